@@ -1,0 +1,95 @@
+# Herd — non-recursive build. Everything lands in build/ (binaries in build/bin).
+#   make            build all programs
+#   make SAN=1      build with ASan+UBSan (into build-san/ is not needed: SAN builds go to build/ too;
+#                   run `make clean` when switching)
+#   make test       install deps, build, run unit tests and cluster tests
+#   make demo       install deps, build, bring up a 4-node cluster and run a demo workload
+#   make install PREFIX=/usr/local
+CC      ?= cc
+PREFIX  ?= /usr/local
+B       := build
+PKGS    := jansson libuv sqlite3 hwloc libcrypto
+CFLAGS  ?= -O2 -g
+CFLAGS  += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare -Isrc -MMD -MP \
+           $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lmunge -lpthread -lm
+ifeq ($(SAN),1)
+CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer -O1
+LDFLAGS += -fsanitize=address,undefined
+endif
+
+COMMON_SRC := $(wildcard src/common/*.c)
+SCHED_SRC  := $(wildcard src/sched/*.c)
+LIB        := $(B)/libherd.a
+CMDS       := sbatch squeue scancel sinfo scontrol
+CMD_SHARED := $(filter-out $(CMDS:%=src/cmd/%.c),$(wildcard src/cmd/*.c))
+DAEMONS    := herdctld:ctld herdd:noded herdstepd:stepd herd:herd herdrestd:restd
+PROGS      := $(foreach d,$(DAEMONS),$(firstword $(subst :, ,$(d)))) $(CMDS)
+BINS       := $(PROGS:%=$(B)/bin/%)
+UNIT_SRC   := $(wildcard tests/unit/test_*.c)
+UNITS      := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
+BENCH_SRC  := $(wildcard bench/*.c)
+BENCHES    := $(BENCH_SRC:bench/%.c=$(B)/bench/%)
+
+obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
+
+all: $(BINS) $(UNITS) $(BENCHES)
+
+$(B)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(LIB): $(call obj,$(COMMON_SRC) $(SCHED_SRC))
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+define daemon_rule
+$(B)/bin/$(1): $(call obj,$(wildcard src/$(2)/*.c)) $(LIB)
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(LDFLAGS) -o $$@ $$^ $$(LDLIBS) $(if $(filter restd,$(2)),-lmicrohttpd -ljwt)
+endef
+$(foreach d,$(DAEMONS),$(eval $(call daemon_rule,$(firstword $(subst :, ,$(d))),$(lastword $(subst :, ,$(d))))))
+
+$(CMDS:%=$(B)/bin/%): $(B)/bin/%: $(B)/obj/src/cmd/%.o $(call obj,$(CMD_SHARED)) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(B)/tests/%: $(B)/obj/tests/unit/%.o $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
+
+$(B)/bench/%: $(B)/obj/bench/%.o $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+deps:
+	@scripts/install-deps
+
+unit: $(UNITS)
+	@set -e; for t in $(UNITS); do echo "== $$t"; $$t; done
+
+cluster: $(BINS)
+	/usr/bin/python3 -m pytest -q tests/cluster
+
+test: deps
+	$(MAKE) all
+	$(MAKE) unit
+	$(MAKE) cluster
+
+demo: deps
+	$(MAKE) all
+	scripts/demo
+
+bench: all
+	scripts/bench
+
+install: $(BINS)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/sbin
+	install -m 755 $(CMDS:%=$(B)/bin/%) $(B)/bin/herd $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(B)/bin/herdctld $(B)/bin/herdd $(B)/bin/herdstepd $(B)/bin/herdrestd $(DESTDIR)$(PREFIX)/sbin/
+
+clean:
+	rm -rf $(B)
+
+.PHONY: all deps unit cluster test demo bench install clean
+-include $(shell find $(B)/obj -name '*.d' 2>/dev/null)

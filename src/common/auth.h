@@ -1,0 +1,27 @@
+/* MUNGE credentials bound to a frame.  The credential's payload is the SHA-256
+ * (hex) of the message type, the destination name and the exact body, so a
+ * credential cannot be moved to another message or another daemon.  The
+ * receiver trusts only the uid/gid inside the decoded credential.  MUNGE
+ * itself refuses expired and replayed credentials.  Thread-safe. */
+#ifndef HERD_AUTH_H
+#define HERD_AUTH_H
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "common/error.h"
+
+/* Destination names: "<cluster>:ctld" for the controller, "<cluster>:<node>"
+ * for a node daemon. */
+char *auth_dest_ctld(const char *cluster);
+char *auth_dest_node(const char *cluster, const char *node);
+
+/* socket: munged's socket path, or NULL for MUNGE's default.  Returns a
+ * credential string (caller frees) or NULL with err. */
+char *auth_encode(const char *socket, uint16_t type, const char *dest, const char *body,
+		  size_t len, struct herd_error *err);
+/* Verify cred against this frame; -1 with err ("credential replayed",
+ * "credential expired", "credential does not match its frame", ...). */
+int auth_decode(const char *socket, const char *cred, uint16_t type, const char *dest,
+		const char *body, size_t len, uid_t *uid, gid_t *gid, struct herd_error *err);
+
+#endif

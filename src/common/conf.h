@@ -1,0 +1,74 @@
+/* herd.conf: slurm.conf syntax and key names.  "Key=Value" pairs, several per
+ * line; NodeName= and PartitionName= lines carry attributes; "Include FILE";
+ * '#' comments; a trailing '\' continues a line.  Keys are case-insensitive as
+ * in Slurm.  An unknown or malformed key is an error naming file:line and key.
+ * Not for gres.conf/topology.conf (later). */
+#ifndef HERD_CONF_H
+#define HERD_CONF_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "common/error.h"
+
+#define HERD_DEFAULT_CONF "/etc/herd/herd.conf"
+
+struct conf_node {
+	char *name;               /* one node (NodeName= expressions are expanded) */
+	char *addr;               /* NodeAddr, default = NodeHostname, default = name */
+	char *hostname;           /* NodeHostname, default = name */
+	int port;                 /* Port, default SlurmdPort (6818) */
+	int cpus;                 /* CPUs; 0 = not declared (use what the node reports) */
+	int boards, sockets, cores_per_socket, threads_per_core;   /* 0 = not declared */
+	uint64_t real_memory;     /* MB; 0 = not declared */
+	uint64_t tmp_disk;
+	int weight;
+	char *features;           /* Features=/Feature= as written, or NULL */
+	char *gres;               /* Gres= as written, or NULL */
+	char *state;              /* State= as written (e.g. "UNKNOWN", "FUTURE"), or NULL */
+};
+
+struct conf_part {
+	char *name;
+	char *nodes;              /* Nodes= expression as written ("ALL" allowed); NULL = none */
+	bool is_default;          /* Default=YES */
+	int64_t max_time;         /* seconds; TIME_INFINITE if unset or UNLIMITED */
+	int64_t default_time;     /* seconds; TIME_INFINITE if unset */
+	char *state;              /* "UP" (default), "DOWN", "DRAIN", "INACTIVE" */
+	int max_nodes;            /* -1 = UNLIMITED (default) */
+	int min_nodes;            /* default 0 */
+	int priority_tier;        /* PriorityTier, default 1 */
+	int priority_job_factor;  /* PriorityJobFactor, default 1 */
+	bool exclusive_user;
+	char *oversubscribe;      /* OverSubscribe= as written, default "NO" */
+	char *allow_accounts, *allow_groups, *allow_qos, *deny_accounts;   /* as written or NULL */
+};
+
+struct conf {
+	char *path;
+	struct conf_node *nodes;  size_t nnodes;
+	struct conf_part *parts;  size_t nparts;
+	char *munge_socket;       /* from AuthInfo=socket=PATH at load, or NULL */
+	/* every other key, as written (last one wins); read with conf_get* */
+	struct conf_kv { char *key; char *value; } *kv;  size_t nkv;
+};
+
+/* Load path (NULL: $HERD_CONF, else HERD_DEFAULT_CONF).  On error returns NULL
+ * and err says e.g. "/etc/herd/herd.conf:12: unknown key 'Foo'". */
+struct conf *conf_load(const char *path, struct herd_error *err);
+void conf_destroy(struct conf *conf);
+
+/* Value of a plain key (case-insensitive), or NULL when not set. */
+const char *conf_get(const struct conf *conf, const char *key);
+/* Integer value, or def when unset. (Values were validated at load.) */
+long conf_get_int(const struct conf *conf, const char *key, long def);
+const struct conf_node *conf_node_find(const struct conf *conf, const char *name);
+const struct conf_part *conf_part_find(const struct conf *conf, const char *name);
+
+/* Derived settings every program needs, with Slurm's defaults. */
+const char *conf_cluster_name(const struct conf *conf);   /* ClusterName, default "cluster" */
+const char *conf_ctld_host(const struct conf *conf);      /* address of the first SlurmctldHost: "name(addr)" -> addr */
+int conf_ctld_port(const struct conf *conf);              /* SlurmctldPort, default 6817 */
+/* AuthInfo "socket=PATH" (comma-separated options, as Slurm) or NULL for MUNGE's default. */
+const char *conf_munge_socket(const struct conf *conf);
+
+#endif

@@ -1,0 +1,46 @@
+/* Errors: the shared rc table every reply uses, and `struct herd_error`, a
+ * sentence for a human that commands print as is ("sbatch: error: ..."). */
+#ifndef HERD_ERROR_H
+#define HERD_ERROR_H
+
+struct herd_error {
+	char text[160];
+};
+
+/* Fill err->text (err may be NULL) and return -1. */
+int errprintf(struct herd_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* One table of reply codes, shared by every daemon and command.  The
+ * sentences match Slurm's error strings where Slurm has the same error,
+ * because scripts grep for them. */
+#define HERD_RC_TABLE(X) \
+	X(HERD_OK, 0, "No error") \
+	X(HERD_ERR_PROTOCOL, 1001, "Protocol error") \
+	X(HERD_ERR_AUTH, 1002, "Protocol authentication error") \
+	X(HERD_ERR_UNKNOWN_TYPE, 1003, "Unexpected message received") \
+	X(HERD_ERR_INTERNAL, 1004, "Unexpected internal error") \
+	X(HERD_ERR_ACCESS, 2002, "Access/permission denied") \
+	X(HERD_ERR_INVALID_PARTITION, 2000, "Invalid partition name specified") \
+	X(HERD_ERR_DEFAULT_PARTITION, 2001, "No partition specified or system default partition") \
+	X(HERD_ERR_INVALID_JOB, 2017, "Invalid job id specified") \
+	X(HERD_ERR_ALREADY_DONE, 2021, "Job/step already completing or completed") \
+	X(HERD_ERR_INVALID_NODE, 2023, "Invalid node name specified") \
+	X(HERD_ERR_TIME_LIMIT, 2051, "Requested time limit is invalid (missing or exceeds some limit)") \
+	X(HERD_ERR_NODE_CONFIG, 2014, "Requested node configuration is not available") \
+	X(HERD_ERR_PARTITION_DOWN, 2015, "Required partition not available (inactive or drain)") \
+	X(HERD_ERR_JOB_NOT_PENDING, 2034, "Job is no longer pending execution") \
+	X(HERD_ERR_JOB_PENDING, 2019, "Job is pending execution") \
+	X(HERD_ERR_INVALID_ARG, 2072, "Invalid argument") \
+	X(HERD_ERR_DISABLED, 2074, "Requested operation is presently disabled") \
+	X(HERD_ERR_NOT_RUNNING, 2035, "Job not running") \
+	X(HERD_ERR_NO_STEP, 2053, "Invalid job step id specified")
+
+enum herd_rc {
+#define HERD_RC_ENUM(name, value, text) name = value,
+	HERD_RC_TABLE(HERD_RC_ENUM)
+#undef HERD_RC_ENUM
+};
+
+const char *herd_strerror(int rc);  /* never NULL */
+
+#endif

@@ -1,0 +1,58 @@
+/* Every message type, declared once: number, name, and (in msg.c) the strict
+ * schema of its request body: each key's JSON type, required or optional,
+ * nested objects and array element types.  Unknown keys, missing keys and
+ * wrong JSON types are refused with a sentence.  Replies are objects that
+ * always carry "rc" (error.h) and, when rc != 0, "error".  doc/protocol.md
+ * says what each field means. */
+#ifndef HERD_MSG_H
+#define HERD_MSG_H
+#include <jansson.h>
+#include <stdbool.h>
+#include "common/error.h"
+
+/* X(enum, number, "NAME") */
+#define MSG_TABLE(X) \
+	X(MSG_PING, 1, "PING") \
+	X(MSG_SUBMIT_JOB, 2, "SUBMIT_JOB") \
+	X(MSG_JOB_INFO, 3, "JOB_INFO") \
+	X(MSG_CANCEL_JOB, 4, "CANCEL_JOB") \
+	X(MSG_UPDATE_JOB, 5, "UPDATE_JOB") \
+	X(MSG_NODE_INFO, 6, "NODE_INFO") \
+	X(MSG_PART_INFO, 7, "PART_INFO") \
+	X(MSG_NODE_REGISTER, 20, "NODE_REGISTER") \
+	X(MSG_JOB_COMPLETE, 21, "JOB_COMPLETE") \
+	X(MSG_LAUNCH_JOB, 40, "LAUNCH_JOB") \
+	X(MSG_SIGNAL_JOB, 41, "SIGNAL_JOB") \
+	X(MSG_TERMINATE_JOB, 42, "TERMINATE_JOB")
+
+enum msg_type {
+#define MSG_ENUM(e, num, name) e = num,
+	MSG_TABLE(MSG_ENUM)
+#undef MSG_ENUM
+};
+
+#define MSG_REPLY 0x8000   /* type bit set on replies */
+
+enum msg_ftype { MF_STR = 1, MF_INT, MF_BOOL, MF_OBJ, MF_ARR_STR, MF_ARR_INT, MF_ANY };
+struct msg_field {
+	const char *key;
+	enum msg_ftype type;
+	bool optional;
+	const struct msg_field *sub;    /* MF_OBJ: schema of the object, NULL = any object */
+};
+
+const char *msg_name(int type);                        /* "SUBMIT_JOB", NULL if undeclared */
+const struct msg_field *msg_schema(int type);          /* NULL if undeclared */
+/* Check a request body against its declared schema; -1 with err like
+ * "SUBMIT_JOB: job.ntasks: expected integer". */
+int msg_validate(int type, const json_t *body, struct herd_error *err);
+/* Check an object against any schema (used for nested bodies). */
+int msg_check(const struct msg_field *schema, const json_t *obj, const char *where,
+	      struct herd_error *err);
+
+/* Reply helpers. */
+json_t *msg_reply_ok(void);                            /* {"rc":0} */
+/* rc from a reply object; -1 with err if it has none. On rc != 0 err gets "error". */
+int msg_reply_rc(const json_t *reply, struct herd_error *err);
+
+#endif

@@ -1,0 +1,36 @@
+/* Parsing and printing of Slurm's time and size notations.  Pure functions. */
+#ifndef HERD_PARSE_H
+#define HERD_PARSE_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#define TIME_INFINITE (-1)   /* "UNLIMITED", "INFINITE", "-1" */
+
+/* Slurm time limits (--time, MaxTime, DefaultTime): "minutes", "minutes:seconds",
+ * "hours:minutes:seconds", "days-hours", "days-hours:minutes",
+ * "days-hours:minutes:seconds", "UNLIMITED"/"INFINITE".  Result in seconds
+ * (TIME_INFINITE for unlimited).  -1 on malformed input. */
+int parse_time_limit(const char *s, int64_t *seconds);
+/* Format a duration as Slurm prints it: "0:00", "5:07", "1:02:03", "1-02:03:04",
+ * "UNLIMITED" for TIME_INFINITE.  Returns buf. */
+char *fmt_duration(int64_t seconds, char *buf, size_t len);
+/* Time limits as squeue/scontrol print them: like fmt_duration. */
+#define fmt_time_limit fmt_duration
+
+/* Memory sizes in megabytes: "512" (MB), "512M", "4G", "1T", "2048K".
+ * -1 on malformed input or overflow. */
+int parse_size_mb(const char *s, uint64_t *mb);
+/* Format MB as Slurm does in "scontrol show": "4G" when a whole number of GiB, else "512M". */
+char *fmt_size_mb(uint64_t mb, char *buf, size_t len);
+
+/* Timestamps as Slurm prints them: "2026-11-29T09:20:03" (local time); 0 -> "Unknown",
+ * and "None" is left to callers where Slurm uses it. */
+char *fmt_timestamp(time_t t, char *buf, size_t len);
+
+/* Positive integer with strict checks ("12", not "12x", not ""); -1 on error. */
+int parse_uint(const char *s, uint64_t max, uint64_t *out);
+bool parse_bool(const char *s, bool *out);   /* YES/NO, TRUE/FALSE, 1/0 — case-insensitive */
+
+#endif
