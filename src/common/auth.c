@@ -1,0 +1,105 @@
+/* MUNGE credentials whose payload binds them to one frame: type, destination
+ * and body.  See doc/protocol.md "Credentials". */
+#include <arpa/inet.h>
+#include <munge.h>
+#include <openssl/evp.h>
+#include <string.h>
+#include "common/auth.h"
+#include "common/xmalloc.h"
+
+char *auth_dest_ctld(const char *cluster)
+{
+	return xasprintf("%s:ctld", cluster);
+}
+
+char *auth_dest_node(const char *cluster, const char *node)
+{
+	return xasprintf("%s:%s", cluster, node);
+}
+
+/* Hex SHA-256 of type ‖ dest ‖ NUL ‖ body, into out[65]. */
+static void frame_digest(uint16_t type, const char *dest, const char *body, size_t len,
+			 char out[65])
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0;
+	uint16_t t = htons(type);
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+
+	EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
+	EVP_DigestUpdate(ctx, &t, sizeof(t));
+	EVP_DigestUpdate(ctx, dest, strlen(dest) + 1);
+	EVP_DigestUpdate(ctx, body, len);
+	EVP_DigestFinal_ex(ctx, md, &mdlen);
+	EVP_MD_CTX_free(ctx);
+	for (unsigned int i = 0; i < mdlen && i < 32; i++)
+		sprintf(out + 2 * i, "%02x", md[i]);
+	out[64] = '\0';
+}
+
+static munge_ctx_t auth_ctx(const char *socket, struct herd_error *err)
+{
+	munge_ctx_t ctx = munge_ctx_create();
+	if (!ctx) {
+		errprintf(err, "cannot create a MUNGE context");
+		return NULL;
+	}
+	if (socket && munge_ctx_set(ctx, MUNGE_OPT_SOCKET, socket) != EMUNGE_SUCCESS) {
+		errprintf(err, "MUNGE socket %s: %s", socket, munge_ctx_strerror(ctx));
+		munge_ctx_destroy(ctx);
+		return NULL;
+	}
+	return ctx;
+}
+
+char *auth_encode(const char *socket, uint16_t type, const char *dest, const char *body,
+		  size_t len, struct herd_error *err)
+{
+	char digest[65], *cred = NULL;
+	munge_ctx_t ctx = auth_ctx(socket, err);
+	munge_err_t e;
+
+	if (!ctx)
+		return NULL;
+	frame_digest(type, dest, body, len, digest);
+	e = munge_encode(&cred, ctx, digest, sizeof(digest) - 1);
+	if (e != EMUNGE_SUCCESS) {
+		errprintf(err, "MUNGE encode failed: %s", munge_ctx_strerror(ctx));
+		cred = NULL;
+	}
+	munge_ctx_destroy(ctx);
+	return cred;
+}
+
+int auth_decode(const char *socket, const char *cred, uint16_t type, const char *dest,
+		const char *body, size_t len, uid_t *uid, gid_t *gid, struct herd_error *err)
+{
+	char digest[65];
+	void *payload = NULL;
+	int plen = 0, rc = -1;
+	munge_ctx_t ctx = auth_ctx(socket, err);
+	munge_err_t e;
+
+	if (!ctx)
+		return -1;
+	e = munge_decode(cred, ctx, &payload, &plen, uid, gid);
+	if (e != EMUNGE_SUCCESS) {
+		switch (e) {
+		case EMUNGE_CRED_REPLAYED: errprintf(err, "credential replayed"); break;
+		case EMUNGE_CRED_EXPIRED: errprintf(err, "credential expired"); break;
+		case EMUNGE_CRED_REWOUND: errprintf(err, "credential from the future (clock skew)"); break;
+		default: errprintf(err, "invalid credential: %s", munge_ctx_strerror(ctx)); break;
+		}
+		goto out;
+	}
+	frame_digest(type, dest, body, len, digest);
+	if (plen != 64 || memcmp(payload, digest, 64) != 0) {
+		errprintf(err, "credential does not match its frame");
+		goto out;
+	}
+	rc = 0;
+out:
+	free(payload);
+	munge_ctx_destroy(ctx);
+	return rc;
+}

@@ -1,0 +1,217 @@
+/* The message catalog: one schema per request type, and the strict checker.
+ * Keep in step with doc/protocol.md. */
+#include <stdio.h>
+#include <string.h>
+#include "common/msg.h"
+
+#define REQ(k, t) { k, t, false, NULL }
+#define OPT(k, t) { k, t, true, NULL }
+#define SUB(k, s) { k, MF_OBJ, false, s }
+#define END { NULL, 0, false, NULL }
+
+static const struct msg_field f_empty[] = { END };
+
+static const struct msg_field f_jobspec[] = {
+	REQ("name", MF_STR), REQ("script", MF_STR), REQ("argv", MF_ARR_STR),
+	REQ("env", MF_ARR_STR), REQ("cwd", MF_STR), REQ("stdout", MF_STR),
+	REQ("stderr", MF_STR), REQ("stdin", MF_STR), REQ("partition", MF_STR),
+	REQ("nodes", MF_INT), REQ("ntasks", MF_INT), REQ("cpus_per_task", MF_INT),
+	REQ("mem_mb", MF_INT), REQ("exclusive", MF_BOOL), REQ("time_limit", MF_INT),
+	REQ("hold", MF_BOOL), REQ("submit_host", MF_STR), REQ("umask", MF_INT),
+	REQ("account", MF_STR), REQ("comment", MF_STR), END
+};
+
+static const struct msg_field f_submit[] = {
+	REQ("key", MF_STR), SUB("job", f_jobspec), END
+};
+
+static const struct msg_field f_job_info[] = {
+	OPT("job_ids", MF_ARR_INT), OPT("uid", MF_INT), OPT("states", MF_ARR_STR), END
+};
+
+static const struct msg_field f_cancel[] = {
+	REQ("job_id", MF_INT), REQ("signal", MF_INT), REQ("flags", MF_STR), END
+};
+
+static const struct msg_field f_update[] = {
+	REQ("job_id", MF_INT), REQ("action", MF_STR), END
+};
+
+static const struct msg_field f_register[] = {
+	REQ("node", MF_STR), REQ("cpus", MF_INT), REQ("boards", MF_INT), REQ("sockets", MF_INT),
+	REQ("cores", MF_INT), REQ("threads", MF_INT), REQ("memory", MF_INT),
+	REQ("boot_time", MF_INT), REQ("start_time", MF_INT), REQ("arch", MF_STR),
+	REQ("os", MF_STR), REQ("jobs", MF_ARR_INT), END
+};
+
+static const struct msg_field f_complete[] = {
+	REQ("job_id", MF_INT), REQ("node", MF_STR), REQ("status", MF_INT),
+	REQ("timed_out", MF_BOOL), END
+};
+
+static const struct msg_field f_launch_spec[] = {
+	REQ("job_id", MF_INT), REQ("uid", MF_INT), REQ("gid", MF_INT), REQ("umask", MF_INT),
+	REQ("user", MF_STR), REQ("name", MF_STR), REQ("partition", MF_STR),
+	REQ("account", MF_STR), REQ("cluster", MF_STR), REQ("submit_host", MF_STR),
+	REQ("script", MF_STR), REQ("argv", MF_ARR_STR), REQ("env", MF_ARR_STR),
+	REQ("cwd", MF_STR), REQ("stdout", MF_STR), REQ("stderr", MF_STR), REQ("stdin", MF_STR),
+	REQ("nodes", MF_STR), REQ("num_nodes", MF_INT), REQ("ntasks", MF_INT),
+	REQ("cpus_per_task", MF_INT), REQ("cpus_on_node", MF_INT), REQ("mem_mb", MF_INT),
+	REQ("tasks_per_node", MF_STR), REQ("time_limit", MF_INT), REQ("kill_wait", MF_INT),
+	REQ("start_time", MF_INT), END
+};
+
+static const struct msg_field f_launch[] = {
+	REQ("job_id", MF_INT), SUB("launch", f_launch_spec), END
+};
+
+static const struct msg_field f_terminate[] = {
+	REQ("job_id", MF_INT), REQ("kill_wait", MF_INT), END
+};
+
+struct msg_decl {
+	int type;
+	const struct msg_field *schema;
+};
+
+static const struct msg_decl decls[] = {
+	{ MSG_PING, f_empty },
+	{ MSG_SUBMIT_JOB, f_submit },
+	{ MSG_JOB_INFO, f_job_info },
+	{ MSG_CANCEL_JOB, f_cancel },
+	{ MSG_UPDATE_JOB, f_update },
+	{ MSG_NODE_INFO, f_empty },
+	{ MSG_PART_INFO, f_empty },
+	{ MSG_NODE_REGISTER, f_register },
+	{ MSG_JOB_COMPLETE, f_complete },
+	{ MSG_LAUNCH_JOB, f_launch },
+	{ MSG_SIGNAL_JOB, f_cancel },
+	{ MSG_TERMINATE_JOB, f_terminate },
+};
+
+/* Every type in MSG_TABLE has an entry here; the msg tests check it. */
+static const struct msg_decl *msg_decl_find(int type)
+{
+	for (size_t i = 0; i < sizeof(decls) / sizeof(decls[0]); i++)
+		if (decls[i].type == type)
+			return &decls[i];
+	return NULL;
+}
+
+const char *msg_name(int type)
+{
+	switch (type) {
+#define MSG_NAME_CASE(e, num, name) case num: return name;
+	MSG_TABLE(MSG_NAME_CASE)
+#undef MSG_NAME_CASE
+	}
+	return NULL;
+}
+
+const struct msg_field *msg_schema(int type)
+{
+	const struct msg_decl *d = msg_decl_find(type);
+	return d ? d->schema : NULL;
+}
+
+static const char *ftype_name(enum msg_ftype t)
+{
+	switch (t) {
+	case MF_STR: return "string";
+	case MF_INT: return "integer";
+	case MF_BOOL: return "boolean";
+	case MF_OBJ: return "object";
+	case MF_ARR_STR: return "array of strings";
+	case MF_ARR_INT: return "array of integers";
+	case MF_ANY: return "value";
+	}
+	return "value";
+}
+
+static bool array_of(const json_t *v, int elem_type)
+{
+	size_t i;
+	json_t *e;
+	if (!json_is_array(v))
+		return false;
+	json_array_foreach(v, i, e)
+		if (json_typeof(e) != elem_type)
+			return false;
+	return true;
+}
+
+static bool field_ok(const struct msg_field *f, const json_t *v)
+{
+	switch (f->type) {
+	case MF_STR: return json_is_string(v);
+	case MF_INT: return json_is_integer(v);
+	case MF_BOOL: return json_is_boolean(v);
+	case MF_OBJ: return json_is_object(v);
+	case MF_ARR_STR: return array_of(v, JSON_STRING);
+	case MF_ARR_INT: return array_of(v, JSON_INTEGER);
+	case MF_ANY: return true;
+	}
+	return false;
+}
+
+int msg_check(const struct msg_field *schema, const json_t *obj, const char *where,
+	      struct herd_error *err)
+{
+	const char *key;
+	json_t *v;
+	char sub[128];
+
+	if (!json_is_object(obj))
+		return errprintf(err, "%s: expected an object", where);
+	json_object_foreach((json_t *)obj, key, v) {
+		const struct msg_field *f = schema;
+		while (f->key && strcmp(f->key, key))
+			f++;
+		if (!f->key)
+			return errprintf(err, "%s: unknown key '%.40s'", where, key);
+	}
+	for (const struct msg_field *f = schema; f->key; f++) {
+		v = json_object_get(obj, f->key);
+		if (!v) {
+			if (f->optional)
+				continue;
+			return errprintf(err, "%s: missing key '%s'", where, f->key);
+		}
+		if (!field_ok(f, v))
+			return errprintf(err, "%s.%s: expected %s", where, f->key, ftype_name(f->type));
+		if (f->type == MF_OBJ && f->sub) {
+			snprintf(sub, sizeof(sub), "%s.%s", where, f->key);
+			if (msg_check(f->sub, v, sub, err) < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+int msg_validate(int type, const json_t *body, struct herd_error *err)
+{
+	const struct msg_decl *d = msg_decl_find(type);
+	if (!d)
+		return errprintf(err, "unknown message type %d", type);
+	return msg_check(d->schema, body, msg_name(type), err);
+}
+
+json_t *msg_reply_ok(void)
+{
+	return json_pack("{s:i}", "rc", 0);
+}
+
+int msg_reply_rc(const json_t *reply, struct herd_error *err)
+{
+	json_t *rc = json_object_get(reply, "rc");
+	if (!json_is_integer(rc)) {
+		errprintf(err, "reply without rc");
+		return -1;
+	}
+	int v = (int)json_integer_value(rc);
+	if (v) {
+		const char *text = json_string_value(json_object_get(reply, "error"));
+		errprintf(err, "%s", text ? text : herd_strerror(v));
+	}
+	return v;
+}
