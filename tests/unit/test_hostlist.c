@@ -1,0 +1,289 @@
+/* hostlist: expansion, compression, round trips and malformed expressions. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "common/hostlist.h"
+#include "common/xmalloc.h"
+
+/* Names of hl joined by single spaces. */
+static char *joined(const struct hostlist *hl)
+{
+	size_t len = 1;
+	for (size_t i = 0; i < hostlist_count(hl); i++)
+		len += strlen(hostlist_nth(hl, i)) + 1;
+	char *s = xmalloc(len);
+	for (size_t i = 0; i < hostlist_count(hl); i++) {
+		if (i)
+			strcat(s, " ");
+		strcat(s, hostlist_nth(hl, i));
+	}
+	return s;
+}
+
+static const struct {
+	const char *expr;
+	const char *names;       /* space-joined expansion */
+} expand_cases[] = {
+	{ "", "" },
+	{ "n1", "n1" },
+	{ "login", "login" },
+	{ "n[1-3]", "n1 n2 n3" },
+	{ "n[01-03,07]", "n01 n02 n03 n07" },
+	{ "n[008-010]", "n008 n009 n010" },
+	{ "n[8-10]", "n8 n9 n10" },
+	{ "n[098-101]", "n098 n099 n100 n101" },
+	{ "n[3,1,2]", "n3 n1 n2" },
+	{ "n[5]", "n5" },
+	{ "a,b[1-3],c", "a b1 b2 b3 c" },
+	{ "rack[1-2]-n[1-3]", "rack1-n1 rack1-n2 rack1-n3 rack2-n1 rack2-n2 rack2-n3" },
+	{ "[1-2]x", "1x 2x" },
+	{ "n[1-2]-ib", "n1-ib n2-ib" },
+	{ "n[1-2],m[3-4]", "n1 n2 m3 m4" },
+	{ "n1 n2\tn3", "n1 n2 n3" },           /* Slurm also splits on whitespace */
+	{ "n1,,n2,", "n1 n2" },                /* empty elements are skipped */
+	{ "n-1", "n-1" },
+	{ "n[0-0]", "n0" },
+	{ "n[1-2,2]", "n1 n2 n2" },            /* duplicates kept until uniq */
+};
+
+static void test_expand(void **state)
+{
+	for (size_t i = 0; i < sizeof(expand_cases) / sizeof(expand_cases[0]); i++) {
+		struct hostlist *hl = hostlist_create(expand_cases[i].expr);
+		assert_non_null(hl);
+		char *s = joined(hl);
+		assert_string_equal(s, expand_cases[i].names);
+		free(s);
+		hostlist_destroy(hl);
+	}
+}
+
+static void test_null_is_empty(void **state)
+{
+	struct hostlist *hl = hostlist_create(NULL);
+	assert_non_null(hl);
+	assert_int_equal(hostlist_count(hl), 0);
+	assert_null(hostlist_nth(hl, 0));
+	char *s = hostlist_ranged_string(hl);
+	assert_string_equal(s, "");
+	free(s);
+	hostlist_destroy(hl);
+	hostlist_destroy(NULL);
+}
+
+static const char *const bad_exprs[] = {
+	"n[1-3",            /* unbalanced */
+	"n1-3]",
+	"n[[1-3]]",         /* nested */
+	"n[]",              /* empty group */
+	"n[3-1]",           /* reversed range */
+	"n[a-c]",           /* not numbers */
+	"n[1-x]",
+	"n[1-]",
+	"n[-3]",
+	"n[1--3]",
+	"n[1-2-3]",
+	"n[1,,2]",
+	"n[1,]",
+	"n[ 1-2]",
+	"n[1-1000000]n[1-2]", /* 2,000,000 names */
+	"n[0-1000000]",      /* 1,000,001 names */
+	"n[1-500000],m[1-500001]",
+	"n[1-9999999999999999999]",   /* number too large */
+	"ok1,n[2-1]",       /* one bad element spoils the expression */
+};
+
+static void test_malformed(void **state)
+{
+	for (size_t i = 0; i < sizeof(bad_exprs) / sizeof(bad_exprs[0]); i++) {
+		errno = 0;
+		struct hostlist *hl = hostlist_create(bad_exprs[i]);
+		if (hl)
+			fail_msg("'%s' was accepted (%zu names)", bad_exprs[i], hostlist_count(hl));
+		assert_int_equal(errno, EINVAL);
+	}
+}
+
+static void test_limit(void **state)
+{
+	struct hostlist *hl = hostlist_create("n[1-1000000]");
+	assert_non_null(hl);
+	assert_int_equal(hostlist_count(hl), 1000000);
+	assert_string_equal(hostlist_nth(hl, 999999), "n1000000");
+	char *s = hostlist_ranged_string(hl);
+	assert_string_equal(s, "n[1-1000000]");
+	free(s);
+	hostlist_destroy(hl);
+}
+
+static void test_push_failure_leaves_list(void **state)
+{
+	struct hostlist *hl = hostlist_create("a[1-2]");
+	assert_non_null(hl);
+	assert_int_equal(hostlist_push(hl, "b1,c[2-1]"), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(hostlist_count(hl), 2);
+	assert_int_equal(hostlist_push(hl, "b[1-2]"), 0);
+	assert_int_equal(hostlist_count(hl), 4);
+	assert_string_equal(hostlist_nth(hl, 3), "b2");
+	assert_null(hostlist_nth(hl, 4));
+	hostlist_destroy(hl);
+}
+
+static void test_find(void **state)
+{
+	struct hostlist *hl = hostlist_create("n[01-04],login");
+	assert_int_equal(hostlist_find(hl, "n01"), 0);
+	assert_int_equal(hostlist_find(hl, "n04"), 3);
+	assert_int_equal(hostlist_find(hl, "login"), 4);
+	assert_int_equal(hostlist_find(hl, "n1"), -1);
+	assert_int_equal(hostlist_find(hl, "n05"), -1);
+	assert_int_equal(hostlist_find(hl, NULL), -1);
+	hostlist_destroy(hl);
+}
+
+static const struct {
+	const char *in;          /* expression to expand first */
+	const char *uniq;        /* names after hostlist_uniq */
+} uniq_cases[] = {
+	{ "n10,n9,n1,n9", "n1 n9 n10" },
+	{ "b2,a1,b1,a1", "a1 b1 b2" },
+	{ "n01,n1,n1", "n1 n01" },
+	{ "n2,n,n1", "n n1 n2" },
+	{ "x", "x" },
+	{ "", "" },
+};
+
+static void test_uniq(void **state)
+{
+	for (size_t i = 0; i < sizeof(uniq_cases) / sizeof(uniq_cases[0]); i++) {
+		struct hostlist *hl = hostlist_create(uniq_cases[i].in);
+		hostlist_uniq(hl);
+		char *s = joined(hl);
+		assert_string_equal(s, uniq_cases[i].uniq);
+		free(s);
+		hostlist_destroy(hl);
+	}
+}
+
+static const struct {
+	const char *in;          /* expression whose names are compressed */
+	const char *ranged;
+} compress_cases[] = {
+	{ "n1", "n1" },
+	{ "n1,n2,n3", "n[1-3]" },
+	{ "n1,n2", "n[1-2]" },
+	{ "n01,n02,n03,n07", "n[01-03,07]" },
+	{ "n008,n009,n010", "n[008-010]" },
+	{ "n8,n9,n10", "n[8-10]" },
+	{ "n08,n09,n10", "n[08-10]" },
+	{ "n098,n099,n100,n101", "n[098-101]" },
+	{ "n9,n010", "n[9,010]" },           /* widths kept per range */
+	{ "n1,n01", "n[1,01]" },
+	{ "n3,n1,n2,n5", "n[1-3,5]" },        /* sorted within a prefix */
+	{ "b1,a1,b2", "b[1-2],a1" },          /* prefixes in order of appearance */
+	{ "login,n1,n2,gpu7", "login,n[1-2],gpu7" },
+	{ "rack1-n1,rack1-n2,rack2-n1", "rack1-n[1-2],rack2-n1" },
+	{ "n1,n2,n2", "n[1-2,2]" },           /* duplicates kept */
+	{ "a,a", "a,a" },
+	{ "n,n1", "n,n1" },
+	{ "n1x,n2x", "n1x,n2x" },             /* only a trailing number is ranged */
+	{ "", "" },
+};
+
+static void test_compress(void **state)
+{
+	for (size_t i = 0; i < sizeof(compress_cases) / sizeof(compress_cases[0]); i++) {
+		struct hostlist *hl = hostlist_create(compress_cases[i].in);
+		assert_non_null(hl);
+		char *s = hostlist_ranged_string(hl);
+		assert_string_equal(s, compress_cases[i].ranged);
+		free(s);
+		hostlist_destroy(hl);
+	}
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Names of hl, sorted bytewise, joined by spaces: a multiset fingerprint. */
+static char *sorted_joined(const struct hostlist *hl)
+{
+	size_t n = hostlist_count(hl);
+	const char **v = xmalloc((n + 1) * sizeof(*v));
+	size_t len = 1;
+	for (size_t i = 0; i < n; i++) {
+		v[i] = hostlist_nth(hl, i);
+		len += strlen(v[i]) + 1;
+	}
+	qsort(v, n, sizeof(*v), cmp_str);
+	char *s = xmalloc(len);
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			strcat(s, " ");
+		strcat(s, v[i]);
+	}
+	free(v);
+	return s;
+}
+
+/* Compressing then expanding gives back the same names (as a multiset). */
+static void test_round_trip(void **state)
+{
+	const char *exprs[] = {
+		"n[01-16,20]", "rack[1-2]-n[1-4]", "a,b[1-3],c", "n[008-010]",
+		"n[098-101],n[5-7]", "n9,n010,n1,n01", "x[1-3],y,x[7-9],y", "n[1-2,2]",
+		"gpu[001-128],cpu[1-300],login[1-2]", "n[1-5],n[3-8]",
+	};
+	for (size_t i = 0; i < sizeof(exprs) / sizeof(exprs[0]); i++) {
+		struct hostlist *hl = hostlist_create(exprs[i]);
+		assert_non_null(hl);
+		char *ranged = hostlist_ranged_string(hl);
+		struct hostlist *back = hostlist_create(ranged);
+		if (!back)
+			fail_msg("'%s' compressed to unparsable '%s'", exprs[i], ranged);
+		char *a = sorted_joined(hl), *b = sorted_joined(back);
+		assert_string_equal(a, b);
+		free(a);
+		free(b);
+		free(ranged);
+		hostlist_destroy(back);
+		hostlist_destroy(hl);
+	}
+}
+
+static void test_compress_names(void **state)
+{
+	const char *names[] = { "n3", "n[1-2]", "login", "n4" };
+	char *s = hostlist_compress(names, 4);
+	assert_string_equal(s, "n[1-4],login");
+	free(s);
+	s = hostlist_compress(NULL, 0);
+	assert_string_equal(s, "");
+	free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_expand),
+		cmocka_unit_test(test_null_is_empty),
+		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_limit),
+		cmocka_unit_test(test_push_failure_leaves_list),
+		cmocka_unit_test(test_find),
+		cmocka_unit_test(test_uniq),
+		cmocka_unit_test(test_compress),
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_compress_names),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
