@@ -1,0 +1,58 @@
+/* The operator's tool `herd`: shared pieces of `herd up` and `herd down`.
+ * A cluster lives in one directory (DIR): herd.conf, state/, spool/, log/,
+ * run/ and, when herd starts its own MUNGE, munge/.  Not a daemon: it starts
+ * and stops daemons and exits. */
+#ifndef HERD_HERD_H
+#define HERD_HERD_H
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "common/error.h"
+
+/* Every process `herd up` started, one "PID STARTTIME NAME" line each, so
+ * `herd down` stops exactly those (the start time guards against PID reuse). */
+#define HERD_PIDS_FILE "run/herd.pids"
+
+int herd_up_main(int argc, char **argv);
+int herd_down_main(int argc, char **argv);
+
+/* proc.c */
+
+/* Start time of pid in clock ticks since boot (field 22 of /proc/PID/stat),
+ * 0 when the process is gone or is a zombie. */
+unsigned long long proc_start_time(pid_t pid);
+/* True when pid is alive (not a zombie) and still has start time `start`. */
+bool proc_alive(pid_t pid, unsigned long long start);
+/* The process's NUL-separated cmdline or environ, joined; NULL if unreadable.
+ * *len gets the length.  Caller frees. */
+char *proc_read(pid_t pid, const char *what, size_t *len);
+/* True when the NUL-separated buffer holds an entry containing needle. */
+bool proc_buf_has(const char *buf, size_t len, const char *needle);
+/* Short name of the process (/proc/PID/comm), into name[16]; -1 if gone. */
+int proc_comm(pid_t pid, char name[16]);
+
+/* Start argv[0] detached (own session, stdin from /dev/null, stdout and stderr
+ * appended to out_path, no other descriptors inherited, env plus the extra
+ * "KEY=VALUE" entries).  Returns the child's PID or -1 with err. */
+pid_t proc_spawn(char *const argv[], const char *out_path, char *const extra_env[],
+		 struct herd_error *err);
+
+/* Append "PID STARTTIME NAME" to DIR/run/herd.pids. */
+int pids_record(const char *dir, pid_t pid, const char *name, struct herd_error *err);
+
+struct pid_entry {
+	pid_t pid;
+	unsigned long long start;
+	char name[64];
+};
+/* Read DIR/run/herd.pids; *n entries (0 when the file is absent). */
+struct pid_entry *pids_load(const char *dir, size_t *n);
+
+/* Stop the given processes: SIGTERM, wait up to grace_ms, then SIGKILL.
+ * Returns how many were stopped. */
+size_t proc_stop_all(const struct pid_entry *procs, size_t n, int grace_ms);
+
+/* Directory holding our own binary (from /proc/self/exe); caller frees. */
+char *herd_bindir(void);
+
+#endif
