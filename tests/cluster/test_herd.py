@@ -1,0 +1,124 @@
+"""`herd up` and `herd down` themselves: the environment they print, two
+clusters side by side, a second `up` in a running directory, and `down`
+stopping exactly one cluster's processes."""
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from conftest import HERD, BIN, Cluster, make_root, read_conf, stop_cluster
+
+
+def processes_naming(path):
+    """PIDs of live processes whose command line or environment names path."""
+    found = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit() or int(d) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{d}/cmdline", "rb") as f:
+                cmd = f.read()
+            with open(f"/proc/{d}/stat") as f:
+                if f.read().rsplit(")", 1)[1].split()[0] == "Z":
+                    continue
+        except OSError:
+            continue
+        if path.encode() in cmd:
+            found.append((int(d), cmd.replace(b"\0", b" ").decode(errors="replace")))
+    return found
+
+
+@pytest.fixture(scope="module")
+def pair(users):
+    a, b = Cluster(make_root(), 2), Cluster(make_root(), 2)
+    try:
+        a.up()
+        b.up()
+        yield a, b
+    finally:
+        stop_cluster(a)
+        stop_cluster(b)
+
+
+def test_up_prints_environment(pair):
+    a, _ = pair
+    out = a.up_result.out
+    assert f"export HERD_CONF='{a.conf}'\n" in out
+    assert f"export PATH='{BIN}':\"$PATH\"\n" in out
+    # The output is meant for eval: a shell that evals it finds the cluster.
+    r = subprocess.run(["/bin/sh", "-c", f'eval "$1"; echo "$HERD_CONF"; command -v sbatch',
+                        "sh", out], capture_output=True, text=True)
+    assert r.stdout.split() == [a.conf, os.path.join(BIN, "sbatch")]
+
+
+def test_generated_conf(pair):
+    a, b = pair
+    kv, nodes = read_conf(a.conf)
+    assert [n["NodeName"] for n in nodes] == ["n1", "n2"]
+    ports = {int(kv["SlurmctldPort"])} | {int(n["Port"]) for n in nodes}
+    assert len(ports) == 3
+    assert kv["StateSaveLocation"] == os.path.join(a.dir, "state")
+    assert os.stat(kv["StateSaveLocation"]).st_mode & 0o077 == 0
+    assert a.name != b.name
+    if a.munge_socket:
+        key = os.path.join(a.dir, "munge", "munge.key")
+        st = os.stat(key)
+        assert st.st_mode & 0o777 == 0o400 and st.st_size == 1024
+        assert a.munge_socket != b.munge_socket
+
+
+def test_two_clusters_side_by_side(pair):
+    a, b = pair
+    for c in pair:
+        assert c.ping_ok()
+        r = c.run(["sinfo", "-h", "-N", "-o", "%N %t"])
+        assert r.rc == 0 and r.out.split() == ["n1", "idle", "n2", "idle"], r
+    ja = a.sbatch("-o", "/dev/null", "-H", "--wrap", "true")
+    jb = b.sbatch("-o", "/dev/null", "-H", "--wrap", "true")
+    # Each controller has its own job IDs and knows nothing of the other's jobs.
+    ra = a.run(["squeue", "-h", "-o", "%i"])
+    rb = b.run(["squeue", "-h", "-o", "%i"])
+    assert str(ja) in ra.out.split() and str(jb) in rb.out.split()
+    assert a.run(["scancel", str(ja)]).rc == 0
+    assert b.run(["scancel", str(jb)]).rc == 0
+
+
+def test_up_refuses_a_running_dir(pair):
+    a, _ = pair
+    r = subprocess.run([HERD, "up", "--nodes", "2", "--dir", a.dir], capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 1
+    assert "already runs a cluster" in r.stderr
+    assert a.ping_ok()
+
+
+def test_down_stops_only_its_cluster(users):
+    a, b = Cluster(make_root(), 2), Cluster(make_root(), 2)
+    try:
+        a.up()
+        b.up()
+        assert processes_naming(a.dir + "/")
+        r = a.down()
+        assert r.rc == 0, r
+        assert processes_naming(a.dir + "/") == []
+        assert b.ping_ok()
+        assert len(b.daemon_pids("herdd")) == 2
+    finally:
+        stop_cluster(a)
+        stop_cluster(b)
+    assert processes_naming(b.dir + "/") == []
+
+
+def test_usage_errors():
+    r = subprocess.run([HERD, "up", "--dir", "/tmp/x"], capture_output=True, text=True)
+    assert r.returncode == 2 and "--nodes" in r.stderr
+    r = subprocess.run([HERD, "up", "--nodes", "0", "--dir", "/tmp/x"], capture_output=True,
+                       text=True)
+    assert r.returncode == 2
+    r = subprocess.run([HERD, "down"], capture_output=True, text=True)
+    assert r.returncode == 2
+    r = subprocess.run([HERD, "sim"], capture_output=True, text=True)
+    assert r.returncode == 2 and r.stderr == "herd: sim: not implemented yet\n"
+    r = subprocess.run([HERD, "bogus"], capture_output=True, text=True)
+    assert r.returncode == 2
