@@ -1,0 +1,172 @@
+/* Slurm output-format specs and cell rendering for squeue/sinfo.  Matches
+ * what Slurm prints: a width cuts the value to that many characters ('.'
+ * pads on the left instead of the right), no width prints the value whole. */
+#include <stdlib.h>
+#include <string.h>
+#include "cmd/fmt.h"
+#include "common/xmalloc.h"
+
+static void line_append(char **line, const char *s, size_t n)
+{
+	size_t old = *line ? strlen(*line) : 0;
+	*line = xrealloc(*line, old + n + 1);
+	memcpy(*line + old, s, n);
+	(*line)[old + n] = '\0';
+}
+
+static void push_item(struct fmt *f, struct fmt_item item)
+{
+	f->items = xrealloc(f->items, (f->count + 1) * sizeof(*f->items));
+	f->items[f->count++] = item;
+}
+
+/* Literal text joins the previous literal, so "a%%b" is one item. */
+static void push_text(struct fmt *f, const char *s, size_t n)
+{
+	if (!n)
+		return;
+	if (f->count && !f->items[f->count - 1].letter) {
+		line_append(&f->items[f->count - 1].text, s, n);
+		return;
+	}
+	push_item(f, (struct fmt_item){ .text = xstrndup(s, n) });
+}
+
+struct fmt *fmt_parse(const char *spec, const char *letters)
+{
+	struct fmt *f = xmalloc(sizeof(*f));
+	const char *p = spec ? spec : "";
+
+	while (*p) {
+		const char *pct = strchr(p, '%');
+		if (!pct) {
+			push_text(f, p, strlen(p));
+			break;
+		}
+		push_text(f, p, pct - p);
+		const char *q = pct + 1;
+		if (*q == '%') {
+			push_text(f, "%", 1);
+			p = q + 1;
+			continue;
+		}
+		struct fmt_item item = { 0 };
+		if (*q == '.') {
+			item.right = true;
+			q++;
+		}
+		if (*q == '#') {
+			item.fit = true;
+			q++;
+		}
+		while (*q >= '0' && *q <= '9') {
+			if (item.width < 100000)
+				item.width = item.width * 10 + (*q - '0');
+			q++;
+		}
+		if (*q && strchr(letters, *q)) {
+			item.letter = *q;
+			push_item(f, item);
+			p = q + 1;
+			continue;
+		}
+		/* Slurm prints an unknown spec as it was written and complains. */
+		if (!f->bad)
+			f->bad = *q ? *q : '%';
+		size_t n = *q ? (size_t)(q - pct + 1) : (size_t)(q - pct);
+		push_text(f, pct, n);
+		p = pct + n;
+	}
+	return f;
+}
+
+void fmt_destroy(struct fmt *f)
+{
+	if (!f)
+		return;
+	for (size_t i = 0; i < f->count; i++)
+		free(f->items[i].text);
+	free(f->items);
+	free(f);
+}
+
+void fmt_cell(char **line, const char *value, int width, bool right)
+{
+	size_t len = strlen(value);
+	if (width <= 0) {
+		line_append(line, value, len);
+		return;
+	}
+	if (len > (size_t)width)
+		len = width;
+	size_t pad = width - len;
+	char *spaces = xmalloc(pad + 1);
+	memset(spaces, ' ', pad);
+	if (right)
+		line_append(line, spaces, pad);
+	line_append(line, value, len);
+	if (!right)
+		line_append(line, spaces, pad);
+	free(spaces);
+}
+
+const char *fmt_title_of(const struct fmt_title *titles, char letter)
+{
+	for (; titles && titles->letter; titles++)
+		if (titles->letter == letter)
+			return titles->title;
+	return NULL;
+}
+
+char *fmt_line(const struct fmt *f, fmt_value_f value, const void *row,
+	       const struct fmt_title *titles)
+{
+	char *line = xstrdup("");
+	char buf[4096];
+
+	for (size_t i = 0; i < f->count; i++) {
+		const struct fmt_item *it = &f->items[i];
+		if (!it->letter) {
+			line_append(&line, it->text, strlen(it->text));
+			continue;
+		}
+		const char *s;
+		if (value) {
+			buf[0] = '\0';
+			s = value(it->letter, row, buf, sizeof(buf));
+		} else {
+			s = fmt_title_of(titles, it->letter);
+			if (!s) {
+				buf[0] = it->letter;
+				buf[1] = '\0';
+				s = buf;
+			}
+		}
+		fmt_cell(&line, s ? s : "", it->width, it->right);
+	}
+	return line;
+}
+
+void fmt_fit(struct fmt *f, fmt_value_f value, const void *const *rows, size_t nrows,
+	     const struct fmt_title *titles, int min_width)
+{
+	char buf[4096];
+
+	for (size_t i = 0; i < f->count; i++) {
+		struct fmt_item *it = &f->items[i];
+		if (!it->letter || !it->fit)
+			continue;
+		const char *title = fmt_title_of(titles, it->letter);
+		size_t width = title ? strlen(title) : 1;
+		if (width < (size_t)min_width)
+			width = min_width;
+		for (size_t r = 0; r < nrows; r++) {
+			buf[0] = '\0';
+			const char *s = value(it->letter, rows[r], buf, sizeof(buf));
+			if (s && strlen(s) > width)
+				width = strlen(s);
+		}
+		if ((int)width > it->width)
+			it->width = width;
+	}
+}

@@ -1,0 +1,323 @@
+/* Shared pieces of the user commands: the controller connection and the pure
+ * option helpers (script directives, --export, signals, users, lists).  Every
+ * command prints its own messages; this file only supplies the sentences. */
+#include <ctype.h>
+#include <errno.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "cmd/opt.h"
+#include "common/auth.h"
+#include "common/xmalloc.h"
+
+int cmd_client_init(struct cmd_client *c, struct herd_error *err)
+{
+	memset(c, 0, sizeof(*c));
+	c->conf = conf_load(NULL, err);
+	if (!c->conf)
+		return -1;
+	c->dest = auth_dest_ctld(conf_cluster_name(c->conf));
+	c->target.host = conf_ctld_host(c->conf);
+	c->target.port = conf_ctld_port(c->conf);
+	c->target.dest = c->dest;
+	c->target.munge_socket = conf_munge_socket(c->conf);
+	/* Slurm's MessageTimeout (seconds, default 10) bounds one exchange. */
+	c->timeout_ms = (int)conf_get_int(c->conf, "MessageTimeout", 10) * 1000;
+	if (c->timeout_ms <= 0)
+		c->timeout_ms = 10000;
+	return 0;
+}
+
+void cmd_client_fini(struct cmd_client *c)
+{
+	if (!c)
+		return;
+	free(c->dest);
+	conf_destroy(c->conf);
+	memset(c, 0, sizeof(*c));
+}
+
+int cmd_call(struct cmd_client *c, int type, const json_t *body, json_t **reply,
+	     struct herd_error *err)
+{
+	struct herd_error detail = { "" };
+	json_t *r = NULL;
+
+	*reply = NULL;
+	if (net_call(&c->target, type, body, c->timeout_ms, &r, &detail) < 0) {
+		errprintf(err, "%s", CMD_NO_CONTACT);
+		return CMD_NO_REPLY;
+	}
+	json_t *rc = json_object_get(r, "rc");
+	if (!json_is_integer(rc)) {
+		json_decref(r);
+		errprintf(err, "%s", herd_strerror(HERD_ERR_PROTOCOL));
+		return HERD_ERR_PROTOCOL;
+	}
+	int code = (int)json_integer_value(rc);
+	if (code != 0) {
+		const char *text = cmd_jstr(r, "error");
+		errprintf(err, "%s", *text ? text : herd_strerror(code));
+		json_decref(r);
+		return code;
+	}
+	*reply = r;
+	return 0;
+}
+
+const char *cmd_jstr(const json_t *obj, const char *key)
+{
+	const char *s = json_string_value(json_object_get(obj, key));
+	return s ? s : "";
+}
+
+long long cmd_jint(const json_t *obj, const char *key)
+{
+	return json_integer_value(json_object_get(obj, key));
+}
+
+bool cmd_jbool(const json_t *obj, const char *key)
+{
+	return json_is_true(json_object_get(obj, key));
+}
+
+size_t opt_strv_len(char *const *v)
+{
+	size_t n = 0;
+	while (v && v[n])
+		n++;
+	return n;
+}
+
+void opt_strv_push(char ***v, size_t *n, char *item)
+{
+	*v = xrealloc(*v, (*n + 2) * sizeof(**v));
+	(*v)[(*n)++] = item;
+	(*v)[*n] = NULL;
+}
+
+void opt_strv_free(char **v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+char **opt_split(const char *s, char sep, size_t *count)
+{
+	char **v = xmalloc(sizeof(*v));
+	size_t n = 0;
+
+	while (s && *s) {
+		const char *end = strchr(s, sep);
+		size_t len = end ? (size_t)(end - s) : strlen(s);
+		if (len)
+			opt_strv_push(&v, &n, xstrndup(s, len));
+		if (!end)
+			break;
+		s = end + 1;
+	}
+	if (count)
+		*count = n;
+	return v;
+}
+
+static const struct {
+	const char *name;
+	int sig;
+} signals[] = {
+	{ "HUP", SIGHUP }, { "INT", SIGINT }, { "QUIT", SIGQUIT }, { "ILL", SIGILL },
+	{ "TRAP", SIGTRAP }, { "ABRT", SIGABRT }, { "BUS", SIGBUS }, { "FPE", SIGFPE },
+	{ "KILL", SIGKILL }, { "USR1", SIGUSR1 }, { "SEGV", SIGSEGV }, { "USR2", SIGUSR2 },
+	{ "PIPE", SIGPIPE }, { "ALRM", SIGALRM }, { "TERM", SIGTERM }, { "STKFLT", SIGSTKFLT },
+	{ "CHLD", SIGCHLD }, { "CONT", SIGCONT }, { "STOP", SIGSTOP }, { "TSTP", SIGTSTP },
+	{ "TTIN", SIGTTIN }, { "TTOU", SIGTTOU }, { "URG", SIGURG }, { "XCPU", SIGXCPU },
+	{ "XFSZ", SIGXFSZ }, { "VTALRM", SIGVTALRM }, { "PROF", SIGPROF },
+	{ "WINCH", SIGWINCH }, { "IO", SIGIO }, { "PWR", SIGPWR }, { "SYS", SIGSYS },
+};
+
+int opt_signal_parse(const char *s)
+{
+	if (!s || !*s)
+		return -1;
+	if (isdigit((unsigned char)*s)) {
+		long n;
+		if (opt_count(s, &n) < 0 || n < 1 || n >= NSIG)
+			return -1;
+		return (int)n;
+	}
+	if (!strncasecmp(s, "SIG", 3))
+		s += 3;
+	for (size_t i = 0; i < sizeof(signals) / sizeof(signals[0]); i++)
+		if (!strcasecmp(s, signals[i].name))
+			return signals[i].sig;
+	return -1;
+}
+
+const char *opt_signal_name(int sig)
+{
+	for (size_t i = 0; i < sizeof(signals) / sizeof(signals[0]); i++)
+		if (signals[i].sig == sig)
+			return signals[i].name;
+	return NULL;
+}
+
+int opt_count(const char *s, long *out)
+{
+	char *end;
+	if (!s || !isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	long n = strtol(s, &end, 10);
+	if (errno || *end)
+		return -1;
+	*out = n;
+	return 0;
+}
+
+int opt_user_parse(const char *s, uid_t *uid)
+{
+	struct passwd *pw = getpwnam(s);
+	long n;
+
+	if (pw) {
+		*uid = pw->pw_uid;
+		return 0;
+	}
+	if (opt_count(s, &n) == 0 && n >= 0 && n < (long)UINT32_MAX) {
+		*uid = (uid_t)n;
+		return 0;
+	}
+	return -1;
+}
+
+/* Split one directive line into words; quotes group words and are removed. */
+static void directive_words(const char *p, const char *end, char ***v, size_t *n)
+{
+	while (p < end) {
+		while (p < end && isspace((unsigned char)*p))
+			p++;
+		if (p >= end || *p == '#')
+			return;   /* a word starting with '#' is a trailing comment */
+		char *word = xmalloc(end - p + 1);
+		size_t len = 0;
+		char quote = 0;
+		for (; p < end; p++) {
+			if (quote) {
+				if (*p == quote)
+					quote = 0;
+				else
+					word[len++] = *p;
+			} else if (*p == '"' || *p == '\'') {
+				quote = *p;
+			} else if (isspace((unsigned char)*p)) {
+				break;
+			} else {
+				word[len++] = *p;
+			}
+		}
+		word[len] = '\0';
+		opt_strv_push(v, n, word);
+	}
+}
+
+char **opt_script_directives(const char *script, const char *prefix, size_t *count)
+{
+	char **v = xmalloc(sizeof(*v));
+	size_t n = 0, plen = strlen(prefix);
+	const char *line = script ? strchr(script, '\n') : NULL;   /* skip the #! line */
+
+	while (line && *line) {
+		line++;
+		const char *end = strchr(line, '\n');
+		if (!end)
+			end = line + strlen(line);
+		const char *p = line;
+		while (p < end && isspace((unsigned char)*p))
+			p++;
+		if (p < end && *p != '#')
+			break;    /* the first command ends the directives */
+		/* Slurm takes "#SBATCH-N 2" too: no blank needed after the prefix. */
+		if ((size_t)(end - line) >= plen && !strncmp(line, prefix, plen))
+			directive_words(line + plen, end, &v, &n);
+		line = *end ? end : NULL;
+	}
+	if (count)
+		*count = n;
+	return v;
+}
+
+static const char *env_lookup(char *const *environ, const char *name, size_t len)
+{
+	for (size_t i = 0; environ && environ[i]; i++)
+		if (!strncmp(environ[i], name, len) && environ[i][len] == '=')
+			return environ[i];
+	return NULL;
+}
+
+static char **env_find(char **env, const char *name, size_t len)
+{
+	for (size_t i = 0; env && env[i]; i++)
+		if (!strncmp(env[i], name, len) && env[i][len] == '=')
+			return &env[i];
+	return NULL;
+}
+
+int opt_export_env(const char *spec, char *const *environ, char ***env, size_t *count,
+		   struct herd_error *err)
+{
+	char **out = xmalloc(sizeof(*out));
+	size_t n = 0, nitems = 0;
+	bool all = !spec || !*spec;
+	bool none = false;
+	char **items = opt_split(spec ? spec : "", ',', &nitems);
+
+	for (size_t i = 0; i < nitems; i++) {
+		if (!strcasecmp(items[i], "ALL"))
+			all = true;
+		else if (!strcasecmp(items[i], "NONE"))
+			none = true;
+	}
+	if (all && none) {
+		opt_strv_free(items);
+		free(out);
+		return errprintf(err, "--export: ALL and NONE cannot be combined");
+	}
+	for (size_t i = 0; environ && environ[i]; i++)
+		if (all || !strncmp(environ[i], "SLURM_", 6))
+			opt_strv_push(&out, &n, xstrdup(environ[i]));
+	for (size_t i = 0; i < nitems && !none; i++) {
+		const char *item = items[i];
+		if (!strcasecmp(item, "ALL"))
+			continue;
+		const char *eq = strchr(item, '=');
+		size_t len = eq ? (size_t)(eq - item) : strlen(item);
+		if (!len) {
+			opt_strv_free(items);
+			opt_strv_free(out);
+			return errprintf(err, "Invalid environment variable specification: %s", item);
+		}
+		/* Already there: with ALL the caller's value wins (sbatch(1));
+		 * a SLURM_* variable named with a value takes that value. */
+		char **have = env_find(out, item, len);
+		if (have && (all || !eq))
+			continue;
+		if (have) {
+			free(*have);
+			*have = xstrdup(item);
+		} else if (eq) {
+			opt_strv_push(&out, &n, xstrdup(item));
+		} else {
+			const char *cur = env_lookup(environ, item, len);
+			if (cur)
+				opt_strv_push(&out, &n, xstrdup(cur));
+		}
+	}
+	opt_strv_free(items);
+	*env = out;
+	if (count)
+		*count = n;
+	return 0;
+}

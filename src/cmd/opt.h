@@ -1,0 +1,73 @@
+/* What the user commands share: connecting to the controller (config,
+ * target, one call helper that turns failures into Slurm's sentences), reading
+ * JSON replies, and the pure option pieces (#SBATCH lines, --export, signal
+ * names, user names, comma lists).  Not for output formats (fmt.h). */
+#ifndef HERD_CMD_OPT_H
+#define HERD_CMD_OPT_H
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "common/conf.h"
+#include "common/error.h"
+#include "common/net.h"
+
+/* Slurm's version, which tools parse, then ours. */
+#define CMD_VERSION "slurm 22.05.8 (herd 0.1)"
+
+/* Slurm's words for a controller that did not answer. */
+#define CMD_NO_CONTACT "Unable to contact slurm controller (connect failure)"
+
+struct cmd_client {
+	struct conf *conf;
+	char *dest;
+	struct net_target target;
+	int timeout_ms;          /* MessageTimeout (default 10 s) */
+};
+
+/* Load the configuration (NULL path: $HERD_CONF, else the default) and
+ * aim at the controller.  -1 with err saying what was wrong with the file. */
+int cmd_client_init(struct cmd_client *c, struct herd_error *err);
+void cmd_client_fini(struct cmd_client *c);
+
+#define CMD_NO_REPLY (-1)
+/* One request.  Returns 0 with *reply (caller decrefs) when the controller
+ * answered rc 0; otherwise the reply's rc (err: the reply's sentence, as is)
+ * or CMD_NO_REPLY (err: CMD_NO_CONTACT, the detail in *detail if wanted). */
+int cmd_call(struct cmd_client *c, int type, const json_t *body, json_t **reply,
+	     struct herd_error *err);
+
+/* Reading replies leniently: a missing or mistyped key gives "" / 0. */
+const char *cmd_jstr(const json_t *obj, const char *key);
+long long cmd_jint(const json_t *obj, const char *key);
+bool cmd_jbool(const json_t *obj, const char *key);
+
+/* Split "a,b,,c" on sep into a NULL-terminated vector (empty items dropped). */
+char **opt_split(const char *s, char sep, size_t *count);
+void opt_strv_free(char **v);
+size_t opt_strv_len(char *const *v);
+void opt_strv_push(char ***v, size_t *n, char *item);   /* steals item */
+
+/* Signal by name ("USR1", "SIGUSR1", case-insensitive) or number; -1 if none. */
+int opt_signal_parse(const char *s);
+const char *opt_signal_name(int sig);    /* "USR1"; NULL if unknown */
+
+/* User by name or numeric uid; -1 if unknown. */
+int opt_user_parse(const char *s, uid_t *uid);
+
+/* Option words from a batch script's directive lines ("#SBATCH ..."): read
+ * after the first line, up to the first line that is neither blank nor a
+ * comment.  Words split on blanks; quotes group and are removed; a word
+ * starting with '#' ends the line.  Returns a NULL-terminated vector. */
+char **opt_script_directives(const char *script, const char *prefix, size_t *count);
+
+/* The job environment for --export=spec ("ALL" or NULL, "NONE",
+ * "ALL,A=1,B", "A,B=x") from environ.  -1 with err for a spec sbatch refuses. */
+int opt_export_env(const char *spec, char *const *environ, char ***env, size_t *count,
+		   struct herd_error *err);
+
+/* Slurm's strict counts: "12" but not "12x"/"" ; -1 if not a number. */
+int opt_count(const char *s, long *out);
+
+#endif

@@ -1,0 +1,546 @@
+/* sbatch: submit a batch script.  Options come from #SBATCH lines, then
+ * SBATCH_* variables, then the command line, each overriding the one before,
+ * as in Slurm.  The submission carries a random key made once per run and is
+ * retried with the same key when no reply came, so a lost reply or a
+ * controller restart never makes a second job. */
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "cmd/opt.h"
+#include "common/msg.h"
+#include "common/parse.h"
+#include "common/xmalloc.h"
+
+extern char **environ;
+
+#define SUBMIT_RETRY_S 60   /* how long a submission rides over a dead controller */
+
+struct sbatch_opts {
+	char *job_name, *partition, *output, *error, *input, *chdir, *export_spec;
+	char *account, *comment, *wrap;
+	long nodes, ntasks, cpus_per_task;
+	uint64_t mem_mb;
+	int64_t time_limit;     /* -1: not given */
+	bool hold, exclusive, parsable, quiet;
+	int verbose;
+};
+
+enum { OPT_MEM = 256, OPT_EXCLUSIVE, OPT_PARSABLE, OPT_EXPORT, OPT_COMMENT, OPT_WRAP,
+       OPT_USAGE };
+
+static const char short_opts[] = "+J:N:n:c:t:p:o:e:i:HD:A:QvhV";
+static const struct option long_opts[] = {
+	{ "job-name", required_argument, NULL, 'J' },
+	{ "nodes", required_argument, NULL, 'N' },
+	{ "ntasks", required_argument, NULL, 'n' },
+	{ "cpus-per-task", required_argument, NULL, 'c' },
+	{ "time", required_argument, NULL, 't' },
+	{ "partition", required_argument, NULL, 'p' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "error", required_argument, NULL, 'e' },
+	{ "input", required_argument, NULL, 'i' },
+	{ "hold", no_argument, NULL, 'H' },
+	{ "chdir", required_argument, NULL, 'D' },
+	{ "account", required_argument, NULL, 'A' },
+	{ "quiet", no_argument, NULL, 'Q' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ "mem", required_argument, NULL, OPT_MEM },
+	{ "exclusive", optional_argument, NULL, OPT_EXCLUSIVE },
+	{ "parsable", no_argument, NULL, OPT_PARSABLE },
+	{ "export", required_argument, NULL, OPT_EXPORT },
+	{ "comment", required_argument, NULL, OPT_COMMENT },
+	{ "wrap", required_argument, NULL, OPT_WRAP },
+	{ "usage", no_argument, NULL, OPT_USAGE },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* SBATCH_* input variables (sbatch(1) "INPUT ENVIRONMENT VARIABLES"). */
+static const struct {
+	const char *var;
+	int opt;
+} env_opts[] = {
+	{ "SBATCH_ACCOUNT", 'A' },       { "SBATCH_ERROR", 'e' },
+	{ "SBATCH_EXCLUSIVE", OPT_EXCLUSIVE }, { "SBATCH_EXPORT", OPT_EXPORT },
+	{ "SBATCH_INPUT", 'i' },         { "SBATCH_JOB_NAME", 'J' },
+	{ "SBATCH_MEM_PER_NODE", OPT_MEM }, { "SBATCH_OUTPUT", 'o' },
+	{ "SBATCH_PARTITION", 'p' },     { "SBATCH_TIMELIMIT", 't' },
+	{ "SBATCH_DEBUG", 'v' },
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: sbatch [-N nnodes] [-n ntasks] [-c ncpus] [-p partition] [--hold]\n"
+		"              [--parsable] [-t minutes] [-D path] [-J jobname] [-A account]\n"
+		"              [--input file] [--output file] [--error file] [--mem=MB]\n"
+		"              [--exclusive] [--export[=names]] [--comment=text] [--quiet]\n"
+		"              [--verbose] [--wrap=command] executable [args...]\n");
+}
+
+static void help(void)
+{
+	printf("Usage: sbatch [OPTIONS...] executable [args...]\n\n"
+	       "Parallel run options:\n"
+	       "  -A, --account=name          charge job to specified account\n"
+	       "      --comment=name          arbitrary comment\n"
+	       "  -c, --cpus-per-task=ncpus   number of cpus required per task\n"
+	       "  -D, --chdir=directory       set working directory for batch script\n"
+	       "  -e, --error=err             file for batch script's standard error\n"
+	       "      --export[=names]        specify environment variables to export\n"
+	       "  -H, --hold                  submit job in held state\n"
+	       "  -i, --input=in              file for batch script's standard input\n"
+	       "  -J, --job-name=jobname      name of job\n"
+	       "  -N, --nodes=N               number of nodes on which to run\n"
+	       "  -n, --ntasks=ntasks         number of tasks to run\n"
+	       "  -o, --output=out            file for batch script's standard output\n"
+	       "  -p, --partition=partition   partition requested\n"
+	       "      --parsable              outputs only the jobid\n"
+	       "  -Q, --quiet                 quiet mode (suppress informational messages)\n"
+	       "  -t, --time=minutes          time limit\n"
+	       "  -v, --verbose               verbose mode (multiple -v's increase verbosity)\n"
+	       "      --wrap[=command string] wrap command string in a sh script and submit\n"
+	       "      --exclusive             allocate nodes in exclusive mode\n"
+	       "      --mem=MB                minimum amount of real memory\n\n"
+	       "Help options:\n"
+	       "  -h, --help                  show this help message\n"
+	       "      --usage                 display brief usage message\n\n"
+	       "Other options:\n"
+	       "  -V, --version               output version information and exit\n");
+}
+
+static void set_str(char **field, const char *value)
+{
+	free(*field);
+	*field = xstrdup(value);
+}
+
+/* Apply one option; 0, or -1 after printing Slurm's message. */
+static int apply_option(struct sbatch_opts *o, int opt, const char *arg)
+{
+	switch (opt) {
+	case 'J': set_str(&o->job_name, arg); break;
+	case 'p': set_str(&o->partition, arg); break;
+	case 'o': set_str(&o->output, arg); break;
+	case 'e': set_str(&o->error, arg); break;
+	case 'i': set_str(&o->input, arg); break;
+	case 'D': set_str(&o->chdir, arg); break;
+	case 'A': set_str(&o->account, arg); break;
+	case OPT_COMMENT: set_str(&o->comment, arg); break;
+	case OPT_EXPORT: set_str(&o->export_spec, arg); break;
+	case OPT_WRAP: set_str(&o->wrap, arg); break;
+	case 'H': o->hold = true; break;
+	case 'Q': o->quiet = true; break;
+	case 'v': o->verbose++; break;
+	case OPT_PARSABLE: o->parsable = true; break;
+	case OPT_EXCLUSIVE:
+		/* Only whole-node exclusivity exists here; "user"/"mcs" would need
+		 * the controller to know them, so they are refused, not ignored. */
+		if (arg && *arg) {
+			fprintf(stderr, "sbatch: error: --exclusive=%s is not supported\n", arg);
+			return -1;
+		}
+		o->exclusive = true;
+		break;
+	case 'N': {
+		long n;
+		if (opt_count(arg, &n) < 0) {
+			fprintf(stderr, "sbatch: error: \"%s\" is not a valid node count\n", arg);
+			return -1;
+		}
+		if (n < 1) {
+			/* Slurm's controller refuses -N 0 with this sentence. */
+			fprintf(stderr, "sbatch: error: Batch job submission failed: "
+				"Node count specification invalid\n");
+			return -1;
+		}
+		o->nodes = n;
+		break;
+	}
+	case 'n':
+	case 'c': {
+		long n;
+		if (opt_count(arg, &n) < 0 || n < 1 || n > INT32_MAX) {
+			fprintf(stderr, "sbatch: error: Invalid numeric value \"%s\" for %s.\n", arg,
+				opt == 'n' ? "--ntasks" : "--cpus-per-task");
+			return -1;
+		}
+		if (opt == 'n')
+			o->ntasks = n;
+		else
+			o->cpus_per_task = n;
+		break;
+	}
+	case 't': {
+		int64_t seconds;
+		if (parse_time_limit(arg, &seconds) < 0) {
+			fprintf(stderr, "sbatch: error: Invalid --time specification\n");
+			return -1;
+		}
+		/* sbatch(1): "A time limit of zero requests that no time limit be
+		 * imposed" -- the same as UNLIMITED. */
+		o->time_limit = seconds == 0 ? TIME_INFINITE : seconds;
+		break;
+	}
+	case OPT_MEM: {
+		uint64_t mb;
+		if (parse_size_mb(arg, &mb) < 0) {
+			fprintf(stderr, "sbatch: error: Invalid --mem specification\n");
+			return -1;
+		}
+		o->mem_mb = mb;
+		break;
+	}
+	default:
+		return -1;
+	}
+	return 0;
+}
+
+/* Run getopt over argv, applying options.  Returns optind, -1 on a bad
+ * option (message printed).  what: "" for the command line, else where the
+ * words came from. */
+static int parse_args(struct sbatch_opts *o, int argc, char **argv, bool *info_only)
+{
+	int c;
+	optind = 0;     /* glibc: full re-initialisation for each pass */
+	while ((c = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			help();
+			*info_only = true;
+			return 0;
+		case OPT_USAGE:
+			usage(stdout);
+			*info_only = true;
+			return 0;
+		case 'V':
+			printf("%s\n", CMD_VERSION);
+			*info_only = true;
+			return 0;
+		case '?':
+			fprintf(stderr, "Try \"sbatch --help\" for more information\n");
+			return -1;
+		default:
+			if (apply_option(o, c, optarg) < 0)
+				return -1;
+		}
+	}
+	return optind;
+}
+
+static char *read_all(FILE *f, size_t *len)
+{
+	size_t cap = 65536, n = 0;
+	char *buf = xmalloc(cap);
+	size_t got;
+	while ((got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+		n += got;
+		if (cap - n < 2) {
+			cap *= 2;
+			buf = xrealloc(buf, cap);
+		}
+	}
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
+/* Slurm's checks on the script text; 0 or -1 after printing why. */
+static int check_script(const char *script, size_t len)
+{
+	if (len == 0) {
+		fprintf(stderr, "sbatch: error: Batch script is empty!\n");
+		return -1;
+	}
+	if (strncmp(script, "#!", 2)) {
+		fprintf(stderr, "sbatch: error: This does not look like a batch script.  The first\n"
+			"sbatch: error: line must start with #! followed by the path to an interpreter.\n"
+			"sbatch: error: For instance: #!/bin/sh\n");
+		return -1;
+	}
+	if (strlen(script) != len) {
+		fprintf(stderr, "sbatch: error: The Slurm controller does not allow scripts that "
+			"contain a NULL character '\\0'.\n");
+		return -1;
+	}
+	if (strstr(script, "\r\n")) {
+		fprintf(stderr, "sbatch: error: Batch script contains DOS line breaks (\\r\\n)\n"
+			"sbatch: error: instead of expected UNIX line breaks (\\n).\n");
+		return -1;
+	}
+	return 0;
+}
+
+static void make_key(char *key, size_t size)
+{
+	unsigned char raw[16];
+	size_t got = 0;
+	while (got < sizeof(raw)) {
+		ssize_t r = getrandom(raw + got, sizeof(raw) - got, 0);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += r;
+	}
+	if (got < sizeof(raw)) {
+		/* No entropy source: time and pid still make a per-run key. */
+		snprintf(key, size, "%lx-%lx-%x", (long)time(NULL), (long)getpid(), (unsigned)clock());
+		return;
+	}
+	for (size_t i = 0; i < sizeof(raw); i++)
+		snprintf(key + 2 * i, size - 2 * i, "%02x", raw[i]);
+}
+
+static json_t *strv_json(char *const *v)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; v && v[i]; i++)
+		json_array_append_new(a, json_string(v[i]));
+	return a;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Submit with retries on a missing reply; prints the outcome. */
+static int submit(const struct sbatch_opts *o, json_t *body)
+{
+	struct cmd_client client;
+	struct herd_error err = { "" };
+	json_t *reply = NULL;
+
+	if (cmd_client_init(&client, &err) < 0) {
+		fprintf(stderr, "sbatch: error: %s\n", err.text);
+		return 1;
+	}
+	double start = now_s(), delay = 0.2;
+	int rc;
+	for (;;) {
+		rc = cmd_call(&client, MSG_SUBMIT_JOB, body, &reply, &err);
+		if (rc != CMD_NO_REPLY || now_s() - start >= SUBMIT_RETRY_S)
+			break;
+		if (o->verbose)
+			fprintf(stderr, "sbatch: no reply from the controller; retrying\n");
+		usleep((useconds_t)(delay * 1e6));
+		if (delay < 2)
+			delay *= 2;
+	}
+	cmd_client_fini(&client);
+	if (rc != 0) {
+		fprintf(stderr, "sbatch: error: Batch job submission failed: %s\n", err.text);
+		return 1;
+	}
+	long long job_id = cmd_jint(reply, "job_id");
+	json_decref(reply);
+	if (o->parsable)
+		printf("%lld\n", job_id);
+	else if (!o->quiet)
+		printf("Submitted batch job %lld\n", job_id);
+	return 0;
+}
+
+static char *abs_path(const char *path, const char *cwd)
+{
+	if (path[0] == '/')
+		return xstrdup(path);
+	return xasprintf("%s/%s", cwd, path);
+}
+
+int main(int argc, char **argv)
+{
+	struct sbatch_opts o = { .time_limit = -1 };
+	bool info_only = false;
+	int status = 1;
+	char *script = NULL, *name = NULL, *cwd = NULL;
+	char **script_args = NULL, **env = NULL, **words = NULL;
+	size_t script_len = 0;
+	json_t *body = NULL;
+
+	/* getopt names the program in its messages: Slurm says "sbatch:". */
+	argv[0] = "sbatch";
+	/* Pass 1: the command line alone, to find the script. */
+	struct sbatch_opts first = { .time_limit = -1 };
+	int first_arg = parse_args(&first, argc, argv, &info_only);
+	if (info_only) {
+		status = 0;
+		goto out;
+	}
+	if (first_arg < 0) {
+		status = 255;   /* Slurm exits -1 on a bad option */
+		goto out_first;
+	}
+
+	const char *script_path = first_arg < argc ? argv[first_arg] : NULL;
+	if (first.wrap) {
+		if (script_path) {
+			fprintf(stderr, "sbatch: error: script argument not permitted with --wrap option\n");
+			status = 255;
+			goto out_first;
+		}
+		script = xasprintf("#!/bin/sh\n# This script was created by sbatch --wrap.\n\n%s\n",
+				   first.wrap);
+		script_len = strlen(script);
+	} else if (script_path) {
+		FILE *f = fopen(script_path, "r");
+		if (!f) {
+			fprintf(stderr, "sbatch: error: Unable to open file %s\n", script_path);
+			goto out_first;
+		}
+		script = read_all(f, &script_len);
+		fclose(f);
+	} else {
+		script = read_all(stdin, &script_len);
+	}
+	if (check_script(script, script_len) < 0)
+		goto out_first;
+
+	/* Pass 2: #SBATCH lines, then SBATCH_*, then the command line. */
+	size_t nwords;
+	words = opt_script_directives(script, "#SBATCH", &nwords);
+	{
+		char **dargv = xmalloc((nwords + 2) * sizeof(*dargv));
+		dargv[0] = argv[0];
+		for (size_t i = 0; i < nwords; i++)
+			dargv[i + 1] = words[i];
+		int r = parse_args(&o, (int)nwords + 1, dargv, &info_only);
+		/* Words left after the options (a stray word on a #SBATCH line)
+		 * are ignored, as Slurm does. */
+		free(dargv);
+		if (r < 0 || info_only) {
+			status = info_only ? 0 : 255;
+			goto out_first;
+		}
+	}
+	for (size_t i = 0; i < sizeof(env_opts) / sizeof(env_opts[0]); i++) {
+		const char *v = getenv(env_opts[i].var);
+		if (!v)
+			continue;
+		if (env_opts[i].opt == 'v') {
+			if (!strcmp(v, "1"))
+				o.verbose++;
+			continue;
+		}
+		if (env_opts[i].opt == OPT_EXCLUSIVE)
+			v = NULL;
+		if (apply_option(&o, env_opts[i].opt, v) < 0) {
+			status = 255;
+			goto out_first;
+		}
+	}
+	if (parse_args(&o, argc, argv, &info_only) < 0) {
+		status = 255;
+		goto out_first;
+	}
+
+	cwd = getcwd(NULL, 0);
+	if (!cwd) {
+		fprintf(stderr, "sbatch: error: getcwd failed: %s\n", strerror(errno));
+		goto out_first;
+	}
+	char *work_dir = o.chdir ? abs_path(o.chdir, cwd) : xstrdup(cwd);
+
+	if (o.job_name)
+		name = xstrdup(o.job_name);
+	else if (o.wrap)
+		name = xstrdup("wrap");
+	else if (script_path) {
+		char *copy = xstrdup(script_path);
+		name = xstrdup(basename(copy));
+		free(copy);
+	} else
+		name = xstrdup("sbatch");
+
+	struct herd_error err = { "" };
+	size_t nenv;
+	if (opt_export_env(o.export_spec, environ, &env, &nenv, &err) < 0) {
+		fprintf(stderr, "sbatch: error: %s\n", err.text);
+		free(work_dir);
+		goto out_first;
+	}
+	if (o.export_spec) {
+		/* Slurm tells the job how it was exported, so srun inside follows. */
+		char *e = xasprintf("SLURM_EXPORT_ENV=%s", o.export_spec);
+		char **have = NULL;
+		for (size_t i = 0; i < nenv; i++)
+			if (!strncmp(env[i], "SLURM_EXPORT_ENV=", 17))
+				have = &env[i];
+		if (have) {
+			free(*have);
+			*have = e;
+		} else
+			opt_strv_push(&env, &nenv, e);
+	}
+
+	size_t nargs = 0;
+	script_args = xmalloc(sizeof(*script_args));
+	for (int i = first_arg + 1; script_path && i < argc; i++)
+		opt_strv_push(&script_args, &nargs, xstrdup(argv[i]));
+
+	char host[256] = "";
+	gethostname(host, sizeof(host) - 1);
+	mode_t mask = umask(0);
+	umask(mask);
+
+	char key[64];
+	make_key(key, sizeof(key));
+
+	json_t *job = json_pack("{s:s, s:s, s:o, s:o, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I,"
+				" s:I, s:b, s:I, s:b, s:s, s:I, s:s, s:s}",
+				"name", name, "script", script,
+				"argv", strv_json(script_args), "env", strv_json(env),
+				"cwd", work_dir,
+				"stdout", o.output ? o.output : "",
+				"stderr", o.error ? o.error : "",
+				"stdin", o.input ? o.input : "",
+				"partition", o.partition ? o.partition : "",
+				"nodes", (json_int_t)o.nodes, "ntasks", (json_int_t)o.ntasks,
+				"cpus_per_task", (json_int_t)o.cpus_per_task,
+				"mem_mb", (json_int_t)o.mem_mb, "exclusive", o.exclusive,
+				"time_limit", (json_int_t)o.time_limit, "hold", o.hold,
+				"submit_host", host, "umask", (json_int_t)mask,
+				"account", o.account ? o.account : "",
+				"comment", o.comment ? o.comment : "");
+	free(work_dir);
+	if (job && script_path && !o.wrap) {
+		/* Command= shows the script's absolute path; --wrap and stdin show "(null)". */
+		char *command = abs_path(script_path, cwd);
+		json_object_set_new(job, "command", json_string(command));
+		free(command);
+	}
+	if (!job) {
+		fprintf(stderr, "sbatch: error: the script or an option is not valid UTF-8\n");
+		goto out_first;
+	}
+	body = json_pack("{s:s, s:o}", "key", key, "job", job);
+	status = submit(&o, body);
+
+out_first:
+	free(first.job_name); free(first.partition); free(first.output); free(first.error);
+	free(first.input); free(first.chdir); free(first.export_spec); free(first.account);
+	free(first.comment); free(first.wrap);
+out:
+	free(o.job_name); free(o.partition); free(o.output); free(o.error); free(o.input);
+	free(o.chdir); free(o.export_spec); free(o.account); free(o.comment); free(o.wrap);
+	json_decref(body);
+	opt_strv_free(words);
+	opt_strv_free(env);
+	opt_strv_free(script_args);
+	free(script);
+	free(name);
+	free(cwd);
+	return status;
+}
