@@ -18,7 +18,7 @@ static const struct msg_field f_jobspec[] = {
 	REQ("nodes", MF_INT), REQ("ntasks", MF_INT), REQ("cpus_per_task", MF_INT),
 	REQ("mem_mb", MF_INT), REQ("exclusive", MF_BOOL), REQ("time_limit", MF_INT),
 	REQ("hold", MF_BOOL), REQ("submit_host", MF_STR), REQ("umask", MF_INT),
-	REQ("account", MF_STR), REQ("comment", MF_STR), END
+	REQ("account", MF_STR), REQ("comment", MF_STR), OPT("command", MF_STR), END
 };
 
 static const struct msg_field f_submit[] = {

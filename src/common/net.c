@@ -479,7 +479,8 @@ static void async_work(uv_work_t *w)
 static void async_done(uv_work_t *w, int status)
 {
 	struct net_async *a = w->data;
-	a->cb(a->arg, a->reply, &a->err);
+	if (a->cb)
+		a->cb(a->arg, a->reply, &a->err);
 	json_decref(a->reply);
 	json_decref(a->body);
 	free(a->host);

@@ -59,7 +59,7 @@ struct net_target {
 int net_call(const struct net_target *to, int type, const json_t *body, int timeout_ms,
 	     json_t **reply, struct herd_error *err);
 
-/* Like net_call but from a loop: cb runs on the loop thread; reply NULL when
+/* Like net_call but from a loop: cb (may be NULL) runs on the loop thread; reply NULL when
  * the call failed (err says why).  to's strings and body are copied. */
 typedef void (*net_call_f)(void *arg, json_t *reply, const struct herd_error *err);
 void net_call_async(uv_loop_t *loop, const struct net_target *to, int type, const json_t *body,

@@ -1,0 +1,193 @@
+/* herdctld's shared state and the interfaces between its files.  Everything
+ * here is owned by the loop thread; workers get copies (see store.c). */
+#ifndef HERD_CTLD_H
+#define HERD_CTLD_H
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+#include <uv.h>
+#include "common/conf.h"
+#include "common/msg.h"
+#include "common/net.h"
+#include "common/state.h"
+
+struct part;
+
+struct node {
+	char *name;
+	char *addr;
+	int port;
+	char *dest;                 /* auth destination name */
+	enum node_state state;
+	bool registered;            /* has registered since the controller started */
+	bool not_responding;
+	bool drain;
+	char *reason;
+	time_t reason_time;
+	int cpus, boards, sockets, cores, threads;
+	uint64_t real_memory;
+	int alloc_cpus;
+	uint64_t alloc_mem;
+	int njobs;                  /* jobs holding part of this node */
+	bool exclusive_job;         /* held whole by an --exclusive job */
+	time_t last_seen, boot_time, slurmd_start_time;
+	char *arch, *os;
+	const struct conf_node *conf;
+};
+
+struct part {
+	char *name;
+	const struct conf_part *conf;
+	int *node_idx;              /* indexes into ctld.nodes */
+	int nnodes;
+	char *nodes_str;            /* compressed */
+};
+
+/* Why a job waits or ended (squeue %r). */
+#define JOB_REASON_TABLE(X) \
+	X(REASON_NONE, "None") \
+	X(REASON_PRIORITY, "Priority") \
+	X(REASON_RESOURCES, "Resources") \
+	X(REASON_HELD_USER, "JobHeldUser") \
+	X(REASON_HELD_ADMIN, "JobHeldAdmin") \
+	X(REASON_PART_DOWN, "PartitionDown") \
+	X(REASON_PART_INACTIVE, "PartitionInactive") \
+	X(REASON_NONZERO_EXIT, "NonZeroExitCode") \
+	X(REASON_TIME_LIMIT, "TimeLimit") \
+	X(REASON_NODE_DOWN, "NodeDown") \
+	X(REASON_LAUNCH_FAILED, "launch failed requeued held") \
+	X(REASON_BEGIN_TIME, "BeginTime") \
+	X(REASON_PART_TIME_LIMIT, "PartitionTimeLimit") \
+	X(REASON_PART_NODE_LIMIT, "PartitionNodeLimit")
+
+enum job_reason {
+#define REASON_ENUM(e, s) e,
+	JOB_REASON_TABLE(REASON_ENUM)
+#undef REASON_ENUM
+};
+const char *job_reason_name(enum job_reason r);
+
+/* A job as the controller holds it.  The script, environment and argv are not
+ * here: they live in the store until launch (memory per pending job stays small). */
+struct job {
+	uint32_t id;
+	enum job_state state;
+	enum job_reason reason;
+	bool durable;               /* its submission is committed: it may be scheduled */
+	bool cancel_requested;
+	bool hold_admin, hold_user;
+	uid_t uid;
+	gid_t gid;
+	char *user;
+	char *name;
+	struct part *part;
+	char *account, *comment;
+	char *work_dir, *std_out, *std_err, *std_in, *command, *submit_host;
+	char *key;                  /* submission key, or NULL */
+	uint32_t req_nodes, ntasks, cpus_per_task;
+	uint64_t mem_mb;
+	bool exclusive;
+	int64_t time_limit;         /* seconds, -1 = UNLIMITED */
+	uint32_t priority;
+	uint32_t restarts;
+	time_t submit_time, eligible_time, start_time, end_time;
+	int exit_status;            /* raw wait status */
+	/* allocation, while running/completing */
+	int nalloc;
+	int *alloc_node;            /* node indexes */
+	int *alloc_cpus;            /* CPUs on each */
+	uint64_t alloc_mem;         /* per node */
+	char *nodes_str;            /* compressed allocated nodes */
+	struct job *hash_next;      /* by id */
+	struct job *key_next;       /* by submission key */
+};
+
+struct ctld {
+	uv_loop_t *loop;
+	struct conf *conf;
+	const char *cluster;
+	char *dest_self;
+	struct net_target ctld_target;
+	struct node *nodes;
+	int nnodes;
+	struct part *parts;
+	int nparts;
+	struct part *default_part;
+	uid_t slurm_uid;
+	int kill_wait;              /* seconds */
+	int slurmd_timeout;
+	int min_job_age;
+	int return_to_service;
+	uint32_t next_job_id;
+	time_t start_time;
+	/* job table */
+	struct job **job_hash, **key_hash;
+	size_t job_hash_size, njobs;
+	uv_timer_t sched_timer, tick_timer;
+	bool sched_queued;
+};
+
+extern struct ctld ctld;
+
+/* job.c */
+struct job *job_find(uint32_t id);
+struct job *job_find_key(uid_t uid, const char *key);
+void job_table_add(struct job *job);
+/* The one place a job's state changes: records it in the store, frees or
+ * takes resources as needed, wakes the scheduler. */
+void job_set_state(struct job *job, enum job_state state, enum job_reason reason);
+json_t *job_to_json(const struct job *job, bool internal);
+struct job *job_from_json(const json_t *rec);
+void job_destroy(struct job *job);
+void job_purge_old(time_t now);
+void job_foreach(void (*fn)(struct job *job, void *arg), void *arg);
+uint32_t job_base_priority(uint32_t id);
+
+/* node.c */
+int node_index(const char *name);
+void node_setup(void);
+void node_register(struct net_req *req);
+void node_check_timeouts(time_t now);
+json_t *node_to_json(const struct node *node);
+void node_alloc(struct job *job);     /* take the job's allocation on its nodes */
+void node_free(struct job *job);      /* give it back */
+void node_update_state(struct node *node);
+
+/* part.c */
+void part_setup(void);
+struct part *part_find(const char *name);
+json_t *part_to_json(const struct part *part);
+
+/* sched.c */
+void sched_request(void);             /* run a scheduling pass soon */
+void sched_setup(void);
+/* Can the job ever run in its partition? 0, or an rc with err. */
+int sched_job_runnable(const struct job *job, struct herd_error *err);
+
+/* launch.c */
+void launch_job(struct job *job);
+void launch_terminate(struct job *job);
+void launch_terminate_id(struct node *node, uint32_t job_id);
+void launch_signal(struct job *job, int signal, const char *flags);
+
+/* store.c */
+int store_open(const char *dir, struct herd_error *err);
+int store_load(void);                 /* jobs into the job table, next_job_id */
+/* Queue writes for the next group commit. */
+void store_job_insert(const struct job *job, json_t *spec);   /* steals spec */
+void store_job_update(const struct job *job);
+void store_job_event(uint32_t job_id, const char *event, const char *detail);
+/* Run cb after everything queued so far is durable (ok false if the commit failed). */
+void store_after_commit(void (*cb)(void *arg, bool ok), void *arg);
+json_t *store_job_spec(uint32_t job_id);
+uint32_t store_find_key(uid_t uid, const char *key);
+bool store_job_known(uint32_t job_id);                 /* any record of it, even purged */   /* committed job with this key, or 0 */   /* the script/env/argv of a job, read now */
+void store_close(void);
+
+/* rpc.c */
+void rpc_handle(struct net_req *req, void *arg);
+bool rpc_is_admin(uid_t uid);
+
+#endif

@@ -1,0 +1,328 @@
+/* The job table (by ID and by submission key), the one function that changes
+ * a job's state, and the job record's JSON form (for the store and for
+ * JOB_INFO).  Scheduling decisions live in sched.c; RPCs in rpc.c. */
+#include <stdlib.h>
+#include <string.h>
+#include "common/log.h"
+#include "common/xmalloc.h"
+#include "ctld/ctld.h"
+
+static const char *reason_names[] = {
+#define REASON_NAME(e, s) s,
+	JOB_REASON_TABLE(REASON_NAME)
+#undef REASON_NAME
+};
+
+const char *job_reason_name(enum job_reason r)
+{
+	return reason_names[r];
+}
+
+static int reason_parse(const char *s)
+{
+	for (size_t i = 0; i < sizeof(reason_names) / sizeof(reason_names[0]); i++)
+		if (s && !strcmp(s, reason_names[i]))
+			return (int)i;
+	return REASON_NONE;
+}
+
+static size_t key_slot(uid_t uid, const char *key)
+{
+	uint64_t h = 1469598103934665603ULL ^ uid;   /* FNV-1a */
+	for (const char *p = key; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+	return h & (ctld.job_hash_size - 1);
+}
+
+static void table_grow(void)
+{
+	size_t old = ctld.job_hash_size, size = old ? 2 * old : 4096;
+	struct job **ids = xmalloc(size * sizeof(*ids)), **keys = xmalloc(size * sizeof(*keys));
+
+	for (size_t i = 0; i < old; i++) {
+		struct job *j, *next;
+		for (j = ctld.job_hash[i]; j; j = next) {
+			next = j->hash_next;
+			j->hash_next = ids[j->id & (size - 1)];
+			ids[j->id & (size - 1)] = j;
+		}
+	}
+	ctld.job_hash_size = size;
+	for (size_t i = 0; i < old; i++) {
+		struct job *j, *next;
+		for (j = ctld.key_hash[i]; j; j = next) {
+			next = j->key_next;
+			size_t s = key_slot(j->uid, j->key);
+			j->key_next = keys[s];
+			keys[s] = j;
+		}
+	}
+	free(ctld.job_hash);
+	free(ctld.key_hash);
+	ctld.job_hash = ids;
+	ctld.key_hash = keys;
+}
+
+struct job *job_find(uint32_t id)
+{
+	if (!ctld.job_hash_size)
+		return NULL;
+	for (struct job *j = ctld.job_hash[id & (ctld.job_hash_size - 1)]; j; j = j->hash_next)
+		if (j->id == id)
+			return j;
+	return NULL;
+}
+
+struct job *job_find_key(uid_t uid, const char *key)
+{
+	if (!ctld.job_hash_size || !key || !*key)
+		return NULL;
+	for (struct job *j = ctld.key_hash[key_slot(uid, key)]; j; j = j->key_next)
+		if (j->uid == uid && !strcmp(j->key, key))
+			return j;
+	return NULL;
+}
+
+void job_table_add(struct job *job)
+{
+	if (ctld.njobs + 1 > ctld.job_hash_size)
+		table_grow();
+	size_t s = job->id & (ctld.job_hash_size - 1);
+	job->hash_next = ctld.job_hash[s];
+	ctld.job_hash[s] = job;
+	if (job->key) {
+		s = key_slot(job->uid, job->key);
+		job->key_next = ctld.key_hash[s];
+		ctld.key_hash[s] = job;
+	}
+	ctld.njobs++;
+}
+
+static void table_remove(struct job *job)
+{
+	struct job **p;
+	for (p = &ctld.job_hash[job->id & (ctld.job_hash_size - 1)]; *p; p = &(*p)->hash_next)
+		if (*p == job) {
+			*p = job->hash_next;
+			break;
+		}
+	if (job->key)
+		for (p = &ctld.key_hash[key_slot(job->uid, job->key)]; *p; p = &(*p)->key_next)
+			if (*p == job) {
+				*p = job->key_next;
+				break;
+			}
+	ctld.njobs--;
+}
+
+void job_foreach(void (*fn)(struct job *job, void *arg), void *arg)
+{
+	for (size_t i = 0; i < ctld.job_hash_size; i++) {
+		struct job *j = ctld.job_hash[i], *next;
+		for (; j; j = next) {
+			next = j->hash_next;   /* fn may purge j */
+			fn(j, arg);
+		}
+	}
+}
+
+void job_destroy(struct job *job)
+{
+	if (!job)
+		return;
+	free(job->user);
+	free(job->name);
+	free(job->account);
+	free(job->comment);
+	free(job->work_dir);
+	free(job->std_out);
+	free(job->std_err);
+	free(job->std_in);
+	free(job->command);
+	free(job->submit_host);
+	free(job->key);
+	free(job->alloc_node);
+	free(job->alloc_cpus);
+	free(job->nodes_str);
+	free(job);
+}
+
+static void purge_one(struct job *job, void *arg)
+{
+	time_t horizon = *(time_t *)arg;
+	if (job_state_is_final(job->state) && job->end_time < horizon) {
+		table_remove(job);
+		job_destroy(job);
+	}
+}
+
+/* Finished jobs stay visible to squeue for MinJobAge, then live on only in
+ * the store (accounting). */
+void job_purge_old(time_t now)
+{
+	time_t horizon = now - ctld.min_job_age;
+	job_foreach(purge_one, &horizon);
+}
+
+/* Slurm's priority/basic: each newer job one less than the one before. */
+uint32_t job_base_priority(uint32_t id)
+{
+	const uint32_t top = 0xFFFF0000u;
+	return id < top - 1 ? top - id : 1;
+}
+
+void job_set_state(struct job *job, enum job_state state, enum job_reason reason)
+{
+	enum job_state old = job->state;
+	time_t now = time(NULL);
+
+	job->state = state;
+	job->reason = reason;
+	if (job_state_is_final(state) && !job_state_is_final(old)) {
+		job->end_time = now;
+		if (old == JOB_PENDING)
+			job->start_time = now;   /* as Slurm: a job ended before it ran starts when it ends */
+		if (old == JOB_RUNNING || old == JOB_COMPLETING || old == JOB_SUSPENDED) {
+			node_free(job);
+			sched_request();
+		}
+	}
+	store_job_update(job);
+	store_job_event(job->id, job_state_name(state), job_reason_name(reason));
+	log_info("job %u: %s -> %s (%s)", job->id, job_state_name(old), job_state_name(state),
+		 job_reason_name(reason));
+}
+
+static const char *nz(const char *s)
+{
+	return s ? s : "";
+}
+
+json_t *job_to_json(const struct job *job, bool internal)
+{
+	json_t *o = json_pack(
+		"{s:I, s:s, s:s, s:I, s:I, s:s, s:s, s:s, s:s, s:s, s:I, s:s, s:s,"
+		" s:I, s:I, s:I, s:I, s:I, s:b, s:I, s:I, s:I, s:I, s:I, s:i,"
+		" s:s, s:s, s:s, s:s, s:s, s:s, s:I}",
+		"job_id", (json_int_t)job->id, "name", nz(job->name), "user", nz(job->user),
+		"uid", (json_int_t)job->uid, "gid", (json_int_t)job->gid,
+		"account", nz(job->account), "partition", job->part ? job->part->name : "",
+		"comment", nz(job->comment), "state", job_state_name(job->state),
+		"reason", job_reason_name(job->reason), "priority", (json_int_t)job->priority,
+		"nodes", nz(job->nodes_str),
+		"batch_host", job->nalloc ? ctld.nodes[job->alloc_node[0]].name : "",
+		"num_nodes", (json_int_t)(job->nalloc ? job->nalloc : job->req_nodes),
+		"num_cpus", (json_int_t)0, "num_tasks", (json_int_t)job->ntasks,
+		"cpus_per_task", (json_int_t)job->cpus_per_task,
+		"mem_per_node", (json_int_t)(job->nalloc ? job->alloc_mem : job->mem_mb),
+		"exclusive", job->exclusive, "time_limit", (json_int_t)job->time_limit,
+		"submit_time", (json_int_t)job->submit_time,
+		"eligible_time", (json_int_t)job->eligible_time,
+		"start_time", (json_int_t)job->start_time, "end_time", (json_int_t)job->end_time,
+		"exit_code", job->exit_status, "work_dir", nz(job->work_dir),
+		"std_out", nz(job->std_out), "std_err", nz(job->std_err), "std_in", nz(job->std_in),
+		"command", job->command ? job->command : "(null)",
+		"submit_host", nz(job->submit_host), "restarts", (json_int_t)job->restarts);
+	int cpus = 0;
+	for (int i = 0; i < job->nalloc; i++)
+		cpus += job->alloc_cpus[i];
+	if (!job->nalloc) {
+		uint32_t ntasks = job->ntasks ? job->ntasks : 1;
+		cpus = ntasks * (job->cpus_per_task ? job->cpus_per_task : 1);
+	}
+	json_object_set_new(o, "num_cpus", json_integer(cpus));
+	if (!internal)
+		return o;
+	json_t *alloc = json_array();
+	for (int i = 0; i < job->nalloc; i++)
+		json_array_append_new(alloc, json_pack("[s,i]", ctld.nodes[job->alloc_node[i]].name,
+							  job->alloc_cpus[i]));
+	json_object_set_new(o, "alloc", alloc);
+	json_object_set_new(o, "req_nodes", json_integer(job->req_nodes));
+	json_object_set_new(o, "mem_mb", json_integer(job->mem_mb));
+	json_object_set_new(o, "hold_user", json_boolean(job->hold_user));
+	json_object_set_new(o, "hold_admin", json_boolean(job->hold_admin));
+	json_object_set_new(o, "cancel_requested", json_boolean(job->cancel_requested));
+	if (job->key)
+		json_object_set_new(o, "key", json_string(job->key));
+	return o;
+}
+
+static char *str_or_null(const json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+	return s && *s ? xstrdup(s) : NULL;
+}
+
+static int64_t int_of(const json_t *o, const char *key)
+{
+	return json_integer_value(json_object_get(o, key));
+}
+
+/* The inverse of job_to_json(job, true), for restart. */
+struct job *job_from_json(const json_t *rec)
+{
+	struct job *job = xmalloc(sizeof(*job));
+	json_t *alloc = json_object_get(rec, "alloc"), *a;
+	size_t i;
+	int st = job_state_parse(json_string_value(json_object_get(rec, "state")) ?: "");
+
+	if (st < 0 || !json_is_array(alloc)) {
+		free(job);
+		return NULL;
+	}
+	job->id = (uint32_t)int_of(rec, "job_id");
+	job->state = st;
+	job->reason = reason_parse(json_string_value(json_object_get(rec, "reason")));
+	job->name = str_or_null(rec, "name");
+	job->user = str_or_null(rec, "user");
+	job->uid = int_of(rec, "uid");
+	job->gid = int_of(rec, "gid");
+	job->account = str_or_null(rec, "account");
+	job->comment = str_or_null(rec, "comment");
+	job->part = part_find(json_string_value(json_object_get(rec, "partition")) ?: "");
+	job->priority = int_of(rec, "priority");
+	job->req_nodes = int_of(rec, "req_nodes");
+	job->ntasks = int_of(rec, "num_tasks");
+	job->cpus_per_task = int_of(rec, "cpus_per_task");
+	job->mem_mb = int_of(rec, "mem_mb");
+	job->exclusive = json_is_true(json_object_get(rec, "exclusive"));
+	job->time_limit = int_of(rec, "time_limit");
+	job->submit_time = int_of(rec, "submit_time");
+	job->eligible_time = int_of(rec, "eligible_time");
+	job->start_time = int_of(rec, "start_time");
+	job->end_time = int_of(rec, "end_time");
+	job->exit_status = int_of(rec, "exit_code");
+	job->work_dir = str_or_null(rec, "work_dir");
+	job->std_out = str_or_null(rec, "std_out");
+	job->std_err = str_or_null(rec, "std_err");
+	job->std_in = str_or_null(rec, "std_in");
+	job->command = str_or_null(rec, "command");
+	if (job->command && !strcmp(job->command, "(null)")) {
+		free(job->command);
+		job->command = NULL;
+	}
+	job->submit_host = str_or_null(rec, "submit_host");
+	job->restarts = int_of(rec, "restarts");
+	job->hold_user = json_is_true(json_object_get(rec, "hold_user"));
+	job->hold_admin = json_is_true(json_object_get(rec, "hold_admin"));
+	job->cancel_requested = json_is_true(json_object_get(rec, "cancel_requested"));
+	job->key = str_or_null(rec, "key");
+	job->nodes_str = str_or_null(rec, "nodes");
+	if (job->state == JOB_RUNNING || job->state == JOB_COMPLETING) {
+		job->alloc_mem = int_of(rec, "mem_per_node");
+		job->alloc_node = xmalloc(json_array_size(alloc) * sizeof(int));
+		job->alloc_cpus = xmalloc(json_array_size(alloc) * sizeof(int));
+		json_array_foreach(alloc, i, a) {
+			int idx = node_index(json_string_value(json_array_get(a, 0)) ?: "");
+			if (idx < 0) {
+				log_error("job %u: node %s is no longer configured", job->id,
+					  json_string_value(json_array_get(a, 0)));
+				continue;
+			}
+			job->alloc_node[job->nalloc] = idx;
+			job->alloc_cpus[job->nalloc++] = json_integer_value(json_array_get(a, 1));
+		}
+	}
+	return job;
+}

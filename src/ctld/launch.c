@@ -1,0 +1,163 @@
+/* Messages from the controller to node daemons: start a job's batch step,
+ * signal it, terminate it.  Sent from the worker pool (net_call_async) so a
+ * slow or dead node never stalls the loop. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "common/log.h"
+#include "common/xmalloc.h"
+#include "ctld/ctld.h"
+
+static struct net_target node_target(const struct node *n)
+{
+	return (struct net_target){ n->addr, n->port, n->dest, ctld.ctld_target.munge_socket };
+}
+
+/* Slurm's compressed per-node counts: "2(x3),1". */
+static char *counts_string(const int *v, int n)
+{
+	char *out = xstrdup(""), *next;
+	for (int i = 0; i < n;) {
+		int k = i;
+		while (k < n && v[k] == v[i])
+			k++;
+		if (k - i > 1)
+			next = xasprintf("%s%s%d(x%d)", out, *out ? "," : "", v[i], k - i);
+		else
+			next = xasprintf("%s%s%d", out, *out ? "," : "", v[i]);
+		free(out);
+		out = next;
+		i = k;
+	}
+	return out;
+}
+
+/* Tasks on each allocated node: spread evenly with -N (the first nodes get
+ * the remainder, as Slurm's block distribution), else as CPUs allow. */
+static int *tasks_per_node(const struct job *job)
+{
+	int n = job->nalloc, cpt = job->cpus_per_task ? job->cpus_per_task : 1;
+	int ntasks = job->ntasks ? job->ntasks : (job->req_nodes ? job->req_nodes : 1);
+	int *t = xmalloc(n * sizeof(int)), left = ntasks;
+
+	for (int i = 0; i < n; i++) {
+		if (job->req_nodes)
+			t[i] = ntasks / n + (i < ntasks % n);
+		else {
+			int room = job->alloc_cpus[i] / cpt;
+			t[i] = i == n - 1 || room > left ? left : room;
+		}
+		left -= t[i];
+	}
+	return t;
+}
+
+static void launch_done(void *arg, json_t *reply, const struct herd_error *err)
+{
+	uint32_t id = (uintptr_t)arg;
+	struct job *job = job_find(id);
+	struct herd_error rerr;
+
+	if (reply && msg_reply_rc(reply, &rerr) == 0)
+		return;
+	if (!job || job->state != JOB_RUNNING)
+		return;
+	log_error("job %u: launch on %s failed: %s", id, ctld.nodes[job->alloc_node[0]].name,
+		  reply ? rerr.text : err->text);
+	/* As Slurm: the job goes back to the queue, held, for an administrator to look at. */
+	node_free(job);
+	job->nalloc = 0;
+	free(job->nodes_str);
+	job->nodes_str = NULL;
+	job->restarts++;
+	job->hold_admin = true;
+	job->priority = 0;
+	job->start_time = 0;
+	job_set_state(job, JOB_PENDING, REASON_LAUNCH_FAILED);
+}
+
+void launch_job(struct job *job)
+{
+	json_t *spec = store_job_spec(job->id), *launch, *body;
+	const struct node *host = &ctld.nodes[job->alloc_node[0]];
+	int *tasks = tasks_per_node(job);
+	char *tpn = counts_string(tasks, job->nalloc);
+	int ntasks = 0;
+
+	for (int i = 0; i < job->nalloc; i++)
+		ntasks += tasks[i];
+	if (!spec) {
+		log_error("job %u: no script in the store", job->id);
+		free(tasks);
+		free(tpn);
+		job->exit_status = 1 << 8;
+		job_set_state(job, JOB_FAILED, REASON_NONE);
+		return;
+	}
+	launch = json_object();
+	/* The submitted text, as the user wrote it. */
+	const char *from_spec[] = { "umask", "script", "argv", "env", "cwd", "stdout", "stderr", "stdin" };
+	for (size_t k = 0; k < sizeof(from_spec) / sizeof(from_spec[0]); k++)
+		json_object_set(launch, from_spec[k], json_object_get(spec, from_spec[k]));
+	json_t *o = json_pack("{s:I, s:I, s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s,"
+			      " s:i, s:i, s:i, s:i, s:I, s:I, s:i, s:I}",
+			      "job_id", (json_int_t)job->id, "uid", (json_int_t)job->uid,
+			      "gid", (json_int_t)job->gid, "user", job->user ? job->user : "",
+			      "name", job->name ? job->name : "", "partition", job->part->name,
+			      "account", job->account ? job->account : "", "cluster", ctld.cluster,
+			      "submit_host", job->submit_host ? job->submit_host : "",
+			      "nodes", job->nodes_str, "tasks_per_node", tpn,
+			      "num_nodes", job->nalloc, "ntasks", ntasks,
+			      "cpus_per_task", (int)job->cpus_per_task, "cpus_on_node", job->alloc_cpus[0],
+			      "mem_mb", (json_int_t)job->alloc_mem,
+			      "time_limit", (json_int_t)job->time_limit, "kill_wait", ctld.kill_wait,
+			      "start_time", (json_int_t)job->start_time);
+	json_object_update(launch, o);
+	json_decref(o);
+	body = json_pack("{s:I, s:o}", "job_id", (json_int_t)job->id, "launch", launch);
+	struct net_target to = node_target(host);
+	net_call_async(ctld.loop, &to, MSG_LAUNCH_JOB, body, 30000, launch_done,
+		       (void *)(uintptr_t)job->id);
+	log_info("job %u: launching on %s", job->id, host->name);
+	json_decref(body);
+	json_decref(spec);
+	free(tasks);
+	free(tpn);
+}
+
+static void node_reply_logged(void *arg, json_t *reply, const struct herd_error *err)
+{
+	uint32_t id = (uintptr_t)arg;
+	struct herd_error rerr;
+	if (!reply)
+		log_error("job %u: node did not answer: %s", id, err->text);
+	else if (msg_reply_rc(reply, &rerr) != 0)
+		log_info("job %u: node answered: %s", id, rerr.text);
+}
+
+void launch_terminate_id(struct node *node, uint32_t job_id)
+{
+	json_t *body = json_pack("{s:I, s:i}", "job_id", (json_int_t)job_id, "kill_wait", ctld.kill_wait);
+	struct net_target to = node_target(node);
+	net_call_async(ctld.loop, &to, MSG_TERMINATE_JOB, body, 10000, node_reply_logged,
+		       (void *)(uintptr_t)job_id);
+	json_decref(body);
+}
+
+void launch_terminate(struct job *job)
+{
+	if (job->nalloc)
+		launch_terminate_id(&ctld.nodes[job->alloc_node[0]], job->id);
+}
+
+void launch_signal(struct job *job, int signal, const char *flags)
+{
+	if (!job->nalloc)
+		return;
+	json_t *body = json_pack("{s:I, s:i, s:s}", "job_id", (json_int_t)job->id, "signal", signal,
+				 "flags", flags);
+	struct net_target to = node_target(&ctld.nodes[job->alloc_node[0]]);
+	net_call_async(ctld.loop, &to, MSG_SIGNAL_JOB, body, 10000, node_reply_logged,
+		       (void *)(uintptr_t)job->id);
+	json_decref(body);
+}

@@ -1,0 +1,181 @@
+/* herdctld: the controller.  One libuv loop thread owns all state (nodes,
+ * partitions, jobs); the store commits and the credential checks run in
+ * libuv's worker pool.  Options follow slurmctld: -D foreground, -f FILE,
+ * -L LOGFILE, -v (more verbose). */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "common/auth.h"
+#include "common/log.h"
+#include "common/xmalloc.h"
+#include "ctld/ctld.h"
+
+struct ctld ctld;
+
+static void usage(void)
+{
+	fprintf(stderr, "Usage: herdctld [-D] [-f FILE] [-L LOGFILE] [-v...]\n");
+	exit(1);
+}
+
+static void daemonize(void)
+{
+	pid_t pid = fork();
+	if (pid < 0) {
+		perror("herdctld: fork");
+		exit(1);
+	}
+	if (pid > 0)
+		_exit(0);
+	setsid();
+	if ((pid = fork()) < 0)
+		exit(1);
+	if (pid > 0)
+		_exit(0);
+	int fd = open("/dev/null", O_RDWR);
+	if (fd >= 0) {
+		dup2(fd, 0);
+		dup2(fd, 1);
+		if (fd > 1)
+			close(fd);
+	}
+	if (chdir("/") < 0)
+		exit(1);
+}
+
+static void on_signal(uv_signal_t *h, int signum)
+{
+	log_info("caught signal %d, shutting down", signum);
+	uv_stop(ctld.loop);
+}
+
+static void tick(uv_timer_t *t)
+{
+	static unsigned n;
+	time_t now = time(NULL);
+	node_check_timeouts(now);
+	if (++n % 10 == 0) {
+		job_purge_old(now);
+		sched_request();
+	}
+}
+
+static uid_t slurm_user_uid(const char *name)
+{
+	struct passwd *pw;
+	if (!name)
+		return 0;
+	pw = getpwnam(name);
+	if (!pw) {
+		log_error("SlurmUser %s does not exist; using root", name);
+		return 0;
+	}
+	return pw->pw_uid;
+}
+
+int main(int argc, char **argv)
+{
+	const char *conf_path = NULL, *log_file = NULL;
+	bool foreground = false;
+	int verbose = 0, c;
+	struct herd_error err;
+	uv_signal_t sigterm, sigint;
+	struct net_server *srv;
+
+	while ((c = getopt(argc, argv, "Df:L:vh")) != -1) {
+		switch (c) {
+		case 'D': foreground = true; break;
+		case 'f': conf_path = optarg; break;
+		case 'L': log_file = optarg; break;
+		case 'v': verbose++; break;
+		default: usage();
+		}
+	}
+	/* Blocking work (credential checks, commits, calls to nodes) shares the pool. */
+	setenv("UV_THREADPOOL_SIZE", "16", 0);
+	ctld.conf = conf_load(conf_path, &err);
+	if (!ctld.conf) {
+		fprintf(stderr, "herdctld: error: %s\n", err.text);
+		return 1;
+	}
+	const struct conf *conf = ctld.conf;
+	if (!log_file && !foreground)
+		log_file = conf_get(conf, "SlurmctldLogFile");
+	enum log_level level = log_level_parse(conf_get(conf, "SlurmctldDebug"));
+	if (verbose)
+		level = LOG_LVL_DEBUG;
+	if (log_init("herdctld", level, log_file) < 0) {
+		fprintf(stderr, "herdctld: error: cannot open log file %s: %s\n", log_file, strerror(errno));
+		return 1;
+	}
+	if (!foreground)
+		daemonize();
+	const char *pid_file = conf_get(conf, "SlurmctldPidFile");
+	if (pid_file) {
+		FILE *f = fopen(pid_file, "w");
+		if (f) {
+			fprintf(f, "%d\n", (int)getpid());
+			fclose(f);
+		} else {
+			log_error("cannot write %s: %s", pid_file, strerror(errno));
+		}
+	}
+	signal(SIGPIPE, SIG_IGN);
+
+	ctld.loop = uv_default_loop();
+	ctld.cluster = conf_cluster_name(conf);
+	ctld.dest_self = auth_dest_ctld(ctld.cluster);
+	ctld.ctld_target = (struct net_target){ conf_ctld_host(conf), conf_ctld_port(conf),
+						ctld.dest_self, conf_munge_socket(conf) };
+	ctld.slurm_uid = slurm_user_uid(conf_get(conf, "SlurmUser"));
+	ctld.kill_wait = conf_get_int(conf, "KillWait", 30);
+	ctld.slurmd_timeout = conf_get_int(conf, "SlurmdTimeout", 300);
+	ctld.min_job_age = conf_get_int(conf, "MinJobAge", 300);
+	ctld.return_to_service = conf_get_int(conf, "ReturnToService", 0);
+	ctld.next_job_id = conf_get_int(conf, "FirstJobId", 1);
+	ctld.start_time = time(NULL);
+	node_setup();
+	part_setup();
+	sched_setup();
+	const char *state_dir = conf_get(conf, "StateSaveLocation");
+	if (store_open(state_dir ? state_dir : "/var/spool/herd/ctld", &err) < 0) {
+		log_error("%s", err.text);
+		return 1;
+	}
+	if (store_load() < 0)
+		return 1;
+
+	struct net_server_opts opts = {
+		.host = "0.0.0.0", .port = ctld.ctld_target.port, .dest = ctld.dest_self,
+		.munge_socket = ctld.ctld_target.munge_socket,
+		.max_body = conf_get_int(conf, "MaxMessageSize", 0), .handler = rpc_handle,
+	};
+	srv = net_server_start(ctld.loop, &opts, &err);
+	if (!srv) {
+		log_error("%s", err.text);
+		return 1;
+	}
+	uv_timer_init(ctld.loop, &ctld.tick_timer);
+	uv_timer_start(&ctld.tick_timer, tick, 1000, 1000);
+	uv_signal_init(ctld.loop, &sigterm);
+	uv_signal_start(&sigterm, on_signal, SIGTERM);
+	uv_signal_init(ctld.loop, &sigint);
+	uv_signal_start(&sigint, on_signal, SIGINT);
+	sched_request();
+	log_info("herdctld for cluster %s listening on port %d (%d nodes, %d partitions)",
+		 ctld.cluster, opts.port, ctld.nnodes, ctld.nparts);
+	uv_run(ctld.loop, UV_RUN_DEFAULT);
+	/* Anything not yet committed was never acknowledged; nothing is lost. */
+	store_close();
+	if (pid_file)
+		unlink(pid_file);
+	log_info("herdctld stopped");
+	return 0;
+}

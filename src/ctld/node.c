@@ -1,0 +1,238 @@
+/* Nodes: configured in herd.conf, registered and kept alive by herdd's
+ * NODE_REGISTER, DOWN when silent past SlurmdTimeout; CPU and memory
+ * bookkeeping for allocations. */
+#include <stdlib.h>
+#include <string.h>
+#include "common/auth.h"
+#include "common/log.h"
+#include "common/xmalloc.h"
+#include "ctld/ctld.h"
+
+int node_index(const char *name)
+{
+	for (int i = 0; i < ctld.nnodes; i++)
+		if (!strcmp(ctld.nodes[i].name, name))
+			return i;
+	return -1;
+}
+
+void node_setup(void)
+{
+	const struct conf *conf = ctld.conf;
+
+	ctld.nnodes = conf->nnodes;
+	ctld.nodes = xmalloc(conf->nnodes * sizeof(*ctld.nodes));
+	for (size_t i = 0; i < conf->nnodes; i++) {
+		const struct conf_node *cn = &conf->nodes[i];
+		struct node *n = &ctld.nodes[i];
+		n->conf = cn;
+		n->name = xstrdup(cn->name);
+		n->addr = xstrdup(cn->addr ? cn->addr : cn->name);
+		n->port = cn->port;
+		n->dest = auth_dest_node(ctld.cluster, cn->name);
+		n->state = cn->state && !strcasecmp(cn->state, "FUTURE") ? NODE_FUTURE : NODE_UNKNOWN;
+		n->cpus = cn->cpus ? cn->cpus : 1;
+		n->boards = cn->boards ? cn->boards : 1;
+		n->sockets = cn->sockets ? cn->sockets : n->cpus;
+		n->cores = cn->cores_per_socket ? cn->cores_per_socket : 1;
+		n->threads = cn->threads_per_core ? cn->threads_per_core : 1;
+		n->real_memory = cn->real_memory ? cn->real_memory : 1;
+	}
+}
+
+/* Base state from what is allocated; DOWN/FUTURE stay until something lifts them. */
+void node_update_state(struct node *n)
+{
+	if (n->state == NODE_DOWN || n->state == NODE_FUTURE || !n->registered)
+		return;
+	if (n->alloc_cpus == 0 && n->njobs == 0)
+		n->state = NODE_IDLE;
+	else if (n->exclusive_job || n->alloc_cpus >= n->cpus)
+		n->state = NODE_ALLOCATED;
+	else
+		n->state = NODE_MIXED;
+}
+
+void node_alloc(struct job *job)
+{
+	for (int i = 0; i < job->nalloc; i++) {
+		struct node *n = &ctld.nodes[job->alloc_node[i]];
+		n->alloc_cpus += job->alloc_cpus[i];
+		n->alloc_mem += job->alloc_mem;
+		n->njobs++;
+		if (job->exclusive)
+			n->exclusive_job = true;
+		node_update_state(n);
+	}
+}
+
+void node_free(struct job *job)
+{
+	for (int i = 0; i < job->nalloc; i++) {
+		struct node *n = &ctld.nodes[job->alloc_node[i]];
+		n->alloc_cpus -= job->alloc_cpus[i];
+		n->alloc_mem -= job->alloc_mem;
+		n->njobs--;
+		if (job->exclusive)
+			n->exclusive_job = false;
+		node_update_state(n);
+	}
+}
+
+static void set_str(char **dst, const char *src)
+{
+	free(*dst);
+	*dst = xstrdup(src);
+}
+
+/* A job the node no longer has: its herdstepd is gone without a word, so the
+ * node lost it (rebooted, or herdstepd was killed). */
+static void node_lost_job(struct job *job, struct node *n)
+{
+	log_error("job %u: node %s no longer runs it", job->id, n->name);
+	job_set_state(job, job->cancel_requested ? JOB_CANCELLED : JOB_NODE_FAIL, REASON_NODE_DOWN);
+}
+
+struct reconcile {
+	struct node *node;
+	int idx;
+	json_t *reported;
+	time_t now;
+};
+
+static bool reported_has(json_t *ids, uint32_t id)
+{
+	size_t i;
+	json_t *v;
+	json_array_foreach(ids, i, v)
+		if ((uint32_t)json_integer_value(v) == id)
+			return true;
+	return false;
+}
+
+static void reconcile_one(struct job *job, void *arg)
+{
+	struct reconcile *r = arg;
+	if ((job->state != JOB_RUNNING && job->state != JOB_COMPLETING) || !job->nalloc ||
+	    job->alloc_node[0] != r->idx)
+		return;
+	/* A launch may be on its way; give it time before calling the job lost. */
+	if (!reported_has(r->reported, job->id) && job->start_time + 30 < r->now)
+		node_lost_job(job, r->node);
+}
+
+void node_register(struct net_req *req)
+{
+	json_t *b = req->body, *jobs = json_object_get(b, "jobs"), *v;
+	const char *name = json_string_value(json_object_get(b, "node"));
+	int idx = node_index(name);
+	struct node *n;
+	time_t now = time(NULL);
+	size_t i;
+
+	if (idx < 0) {
+		log_error("registration from unknown node %s", name);
+		net_respond(req, HERD_ERR_INVALID_NODE, NULL, NULL);
+		return;
+	}
+	n = &ctld.nodes[idx];
+	const struct conf_node *cn = n->conf;
+	bool first = !n->registered;
+	n->cpus = cn->cpus ? cn->cpus : json_integer_value(json_object_get(b, "cpus"));
+	n->boards = cn->boards ? cn->boards : json_integer_value(json_object_get(b, "boards"));
+	n->sockets = cn->sockets ? cn->sockets : json_integer_value(json_object_get(b, "sockets"));
+	n->cores = cn->cores_per_socket ? cn->cores_per_socket
+					: json_integer_value(json_object_get(b, "cores"));
+	n->threads = cn->threads_per_core ? cn->threads_per_core
+					  : json_integer_value(json_object_get(b, "threads"));
+	n->real_memory = cn->real_memory ? cn->real_memory
+					 : (uint64_t)json_integer_value(json_object_get(b, "memory"));
+	n->boot_time = json_integer_value(json_object_get(b, "boot_time"));
+	n->slurmd_start_time = json_integer_value(json_object_get(b, "start_time"));
+	set_str(&n->arch, json_string_value(json_object_get(b, "arch")));
+	set_str(&n->os, json_string_value(json_object_get(b, "os")));
+	n->last_seen = now;
+	n->registered = true;
+	if (n->not_responding) {
+		n->not_responding = false;
+		log_info("node %s responding again", n->name);
+	}
+	if (n->state == NODE_UNKNOWN) {
+		n->state = NODE_IDLE;
+		log_info("node %s registered: %d CPUs, %lu MB", n->name, n->cpus,
+			 (unsigned long)n->real_memory);
+	} else if (n->state == NODE_DOWN && ctld.return_to_service > 0 && n->reason &&
+		   !strcmp(n->reason, "Not responding")) {
+		n->state = NODE_IDLE;
+		set_str(&n->reason, NULL);
+		log_info("node %s returned to service", n->name);
+	}
+	node_update_state(n);
+
+	/* A job the node runs that we have never heard of (or forgot): end it.
+	 * One that ended here but whose herdstepd is still reporting is left alone. */
+	json_array_foreach(jobs, i, v) {
+		uint32_t id = json_integer_value(v);
+		if (!job_find(id) && !store_job_known(id)) {
+			log_error("node %s runs job %u, which is not ours: ending it", n->name, id);
+			launch_terminate_id(n, id);
+		}
+	}
+	if (!first || ctld.start_time + 5 < now) {
+		struct reconcile r = { n, idx, jobs, now };
+		job_foreach(reconcile_one, &r);
+	}
+	net_respond(req, 0, NULL, NULL);
+	sched_request();
+}
+
+static void node_timeout_jobs(struct job *job, void *arg)
+{
+	int idx = *(int *)arg;
+	if (job->state != JOB_RUNNING && job->state != JOB_COMPLETING)
+		return;
+	for (int i = 0; i < job->nalloc; i++)
+		if (job->alloc_node[i] == idx) {
+			node_lost_job(job, &ctld.nodes[idx]);
+			return;
+		}
+}
+
+void node_check_timeouts(time_t now)
+{
+	for (int i = 0; i < ctld.nnodes; i++) {
+		struct node *n = &ctld.nodes[i];
+		/* Nodes not yet heard from since our start get SlurmdTimeout too. */
+		time_t seen = n->registered ? n->last_seen : ctld.start_time;
+		if (n->state == NODE_DOWN || n->state == NODE_FUTURE || seen + ctld.slurmd_timeout > now)
+			continue;
+		log_error("node %s not responding for %ld s, setting DOWN", n->name, (long)(now - seen));
+		n->not_responding = true;
+		n->state = NODE_DOWN;
+		set_str(&n->reason, "Not responding");
+		n->reason_time = now;
+		job_foreach(node_timeout_jobs, &i);
+	}
+}
+
+json_t *node_to_json(const struct node *n)
+{
+	json_t *parts = json_array();
+	for (int p = 0; p < ctld.nparts; p++)
+		for (int k = 0; k < ctld.parts[p].nnodes; k++)
+			if (&ctld.nodes[ctld.parts[p].node_idx[k]] == n)
+				json_array_append_new(parts, json_string(ctld.parts[p].name));
+	return json_pack("{s:s, s:s, s:s, s:i, s:s, s:b, s:b, s:s, s:i, s:i, s:i, s:i, s:i, s:i,"
+			 " s:I, s:I, s:o, s:I, s:I, s:I, s:s, s:s, s:s}",
+			 "name", n->name, "addr", n->addr,
+			 "hostname", n->conf->hostname ? n->conf->hostname : n->name,
+			 "port", n->port, "state", node_state_name(n->state), "drain", n->drain,
+			 "not_responding", n->not_responding, "reason", n->reason ? n->reason : "",
+			 "cpus", n->cpus, "alloc_cpus", n->alloc_cpus, "sockets", n->sockets,
+			 "cores", n->cores, "threads", n->threads, "boards", n->boards,
+			 "real_memory", (json_int_t)n->real_memory,
+			 "alloc_mem", (json_int_t)n->alloc_mem, "partitions", parts,
+			 "boot_time", (json_int_t)n->boot_time, "last_seen", (json_int_t)n->last_seen,
+			 "slurmd_start_time", (json_int_t)n->slurmd_start_time,
+			 "arch", n->arch ? n->arch : "", "os", n->os ? n->os : "", "version", "22.05.8");
+}

@@ -1,0 +1,454 @@
+/* The controller's request table: who may send each message and which
+ * function answers it.  Mutating requests answer only after their change is
+ * durable (store_after_commit). */
+#include <pwd.h>
+#include <grp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/wait.h>
+#include "common/log.h"
+#include "common/parse.h"
+#include "common/xmalloc.h"
+#include "ctld/ctld.h"
+
+enum role { ROLE_ANY, ROLE_NODE };   /* ROLE_NODE: root or SlurmUser only */
+
+bool rpc_is_admin(uid_t uid)
+{
+	return uid == 0 || uid == ctld.slurm_uid;
+}
+
+/* Replies that wait for a commit. */
+struct pending_reply {
+	struct net_req *req;
+	uint32_t job_id;
+	bool with_id;
+};
+
+static void reply_after_commit(void *arg, bool ok)
+{
+	struct pending_reply *p = arg;
+	json_t *body = NULL;
+
+	if (!ok) {
+		net_respond(p->req, HERD_ERR_INTERNAL, NULL, "Unable to save state (store commit failed)");
+		free(p);
+		return;
+	}
+	if (p->with_id) {
+		/* Once its submission is durable, a job may be scheduled. */
+		struct job *job = job_find(p->job_id);
+		if (job)
+			job->durable = true;
+		body = json_pack("{s:I}", "job_id", (json_int_t)p->job_id);
+	}
+	net_respond(p->req, 0, body, NULL);
+	free(p);
+}
+
+static void respond_durable(struct net_req *req, uint32_t job_id, bool with_id)
+{
+	struct pending_reply *p = xmalloc(sizeof(*p));
+	p->req = req;
+	p->job_id = job_id;
+	p->with_id = with_id;
+	store_after_commit(reply_after_commit, p);
+}
+
+static void rpc_ping(struct net_req *req)
+{
+	net_respond(req, 0, json_pack("{s:s, s:s, s:I}", "cluster", ctld.cluster,
+				      "controller", ctld.ctld_target.host, "time", (json_int_t)time(NULL)),
+		    NULL);
+}
+
+static const char *jstr(const json_t *o, const char *key)
+{
+	return json_string_value(json_object_get(o, key));
+}
+
+static int64_t jint(const json_t *o, const char *key)
+{
+	return json_integer_value(json_object_get(o, key));
+}
+
+static char *user_name(uid_t uid)
+{
+	struct passwd pw, *res = NULL;
+	char buf[4096];
+	if (getpwuid_r(uid, &pw, buf, sizeof(buf), &res) == 0 && res)
+		return xstrdup(pw.pw_name);
+	return xasprintf("%u", (unsigned)uid);
+}
+
+/* Where output goes, as scontrol shows it: absolute, with the patterns known
+ * at submit time filled in (%N is known only on the node). */
+static char *output_path(const struct job *job, const char *given, const char *dflt)
+{
+	const char *pat = given && *given ? given : dflt;
+	char *out = xstrdup(""), *next;
+	char num[32];
+
+	if (!pat)
+		return NULL;
+	for (const char *p = pat; *p; p++) {
+		const char *piece = NULL;
+		char one[2] = { *p, 0 };
+		if (*p == '%' && p[1]) {
+			p++;
+			switch (*p) {
+			case 'j': case 'J': case 'A':
+				snprintf(num, sizeof(num), "%u", job->id); piece = num; break;
+			case 'a': piece = "4294967294"; break;
+			case 'x': piece = job->name; break;
+			case 'u': piece = job->user; break;
+			case '%': piece = "%"; break;
+			default: snprintf(num, sizeof(num), "%%%c", *p); piece = num; break;
+			}
+		} else {
+			piece = one;
+		}
+		next = xasprintf("%s%s", out, piece ? piece : "");
+		free(out);
+		out = next;
+	}
+	if (out[0] != '/') {
+		next = xasprintf("%s/%s", job->work_dir ? job->work_dir : "", out);
+		free(out);
+		out = next;
+	}
+	return out;
+}
+
+static void rpc_submit(struct net_req *req)
+{
+	json_t *spec = json_object_get(req->body, "job");
+	const char *key = jstr(req->body, "key"), *pname = jstr(spec, "partition");
+	struct job *job, *dup;
+	struct herd_error err;
+	int rc;
+
+	if (*key && (dup = job_find_key(req->uid, key))) {
+		respond_durable(req, dup->id, true);   /* a retry: the first job's ID */
+		return;
+	}
+	uint32_t old = *key ? store_find_key(req->uid, key) : 0;
+	if (old) {
+		net_respond(req, 0, json_pack("{s:I}", "job_id", (json_int_t)old), NULL);
+		return;
+	}
+	struct part *part = *pname ? part_find(pname) : ctld.default_part;
+	if (!part) {
+		net_respond(req, *pname ? HERD_ERR_INVALID_PARTITION : HERD_ERR_DEFAULT_PARTITION,
+			    NULL, NULL);
+		return;
+	}
+	int64_t nodes = jint(spec, "nodes"), ntasks = jint(spec, "ntasks"),
+		cpt = jint(spec, "cpus_per_task"), mem = jint(spec, "mem_mb"),
+		limit = jint(spec, "time_limit");
+	if (nodes < 0 || nodes > 1000000 || ntasks < 0 || ntasks > 100000000 || cpt < 0 ||
+	    cpt > 1000000 || mem < 0 || limit < -1) {
+		net_respond(req, HERD_ERR_INVALID_ARG, NULL, NULL);
+		return;
+	}
+	if (!*jstr(spec, "script")) {
+		net_respond(req, HERD_ERR_INVALID_ARG, NULL, "Batch script is empty!");
+		return;
+	}
+	job = xmalloc(sizeof(*job));
+	job->uid = req->uid;
+	job->gid = req->gid;
+	job->user = user_name(req->uid);
+	job->name = xstrdup(jstr(spec, "name"));
+	job->part = part;
+	job->account = *jstr(spec, "account") ? xstrdup(jstr(spec, "account")) : NULL;
+	job->comment = *jstr(spec, "comment") ? xstrdup(jstr(spec, "comment")) : NULL;
+	job->work_dir = xstrdup(jstr(spec, "cwd"));
+	job->submit_host = xstrdup(jstr(spec, "submit_host"));
+	job->key = *key ? xstrdup(key) : NULL;
+	job->req_nodes = nodes;
+	job->ntasks = ntasks;
+	job->cpus_per_task = cpt;
+	job->mem_mb = mem;
+	job->exclusive = json_is_true(json_object_get(spec, "exclusive"));
+	job->hold_user = json_is_true(json_object_get(spec, "hold"));
+	if (limit == -1)
+		limit = part->conf->default_time != TIME_INFINITE ? part->conf->default_time
+								  : part->conf->max_time;
+	job->time_limit = limit;
+	if (part->conf->max_nodes >= 0 && nodes > part->conf->max_nodes) {
+		rc = HERD_ERR_NODE_CONFIG;
+		errprintf(&err, "%s", herd_strerror(rc));
+		goto refuse;
+	}
+	if ((rc = sched_job_runnable(job, &err)) != 0)
+		goto refuse;
+	job->id = ctld.next_job_id++;
+	/* A script given by path shows as its path; --wrap and stdin as "(null)". */
+	const char *cmd = jstr(spec, "command");
+	job->command = cmd && *cmd ? xstrdup(cmd) : NULL;
+	job->std_out = output_path(job, jstr(spec, "stdout"), "slurm-%j.out");
+	job->std_err = output_path(job, jstr(spec, "stderr"), *jstr(spec, "stdout") ? jstr(spec, "stdout") : "slurm-%j.out");
+	job->std_in = output_path(job, jstr(spec, "stdin"), "/dev/null");
+	job->submit_time = job->eligible_time = time(NULL);
+	job->priority = job->hold_user ? 0 : job_base_priority(job->id);
+	job->state = JOB_PENDING;
+	job->reason = job->hold_user ? REASON_HELD_USER : REASON_NONE;
+	job_table_add(job);
+	store_job_insert(job, json_incref(spec));
+	store_job_event(job->id, "SUBMIT", job->user);
+	respond_durable(req, job->id, true);   /* marks the job durable, then replies */
+	if (!job->hold_user)
+		sched_request();
+	return;
+refuse:
+	job_destroy(job);
+	net_respond(req, rc, NULL, err.text);
+}
+
+static bool state_wanted(const struct job *job, const json_t *states)
+{
+	size_t i;
+	json_t *s;
+	if (!states)
+		return true;
+	json_array_foreach(states, i, s) {
+		const char *name = json_string_value(s);
+		if (!strcasecmp(name, "all") || job_state_parse(name) == (int)job->state)
+			return true;
+	}
+	return false;
+}
+
+struct info_ctx {
+	json_t *out, *states;
+	bool by_uid;
+	uid_t uid;
+};
+
+static void info_one(struct job *job, void *arg)
+{
+	struct info_ctx *c = arg;
+	if (c->by_uid && job->uid != c->uid)
+		return;
+	if (!state_wanted(job, c->states))
+		return;
+	json_array_append_new(c->out, job_to_json(job, false));
+}
+
+static int by_id(const void *a, const void *b)
+{
+	int64_t x = json_integer_value(json_object_get(*(json_t *const *)a, "job_id"));
+	int64_t y = json_integer_value(json_object_get(*(json_t *const *)b, "job_id"));
+	return (x > y) - (x < y);
+}
+
+static void rpc_job_info(struct net_req *req)
+{
+	json_t *ids = json_object_get(req->body, "job_ids"), *uid = json_object_get(req->body, "uid");
+	struct info_ctx c = { json_array(), json_object_get(req->body, "states"), uid != NULL,
+			      uid ? (uid_t)json_integer_value(uid) : 0 };
+	size_t i;
+	json_t *v;
+
+	if (ids) {
+		json_array_foreach(ids, i, v) {
+			struct job *job = job_find(json_integer_value(v));
+			if (job)
+				info_one(job, &c);
+		}
+		if (json_array_size(ids) && !json_array_size(c.out)) {
+			json_decref(c.out);
+			net_respond(req, HERD_ERR_INVALID_JOB, NULL, NULL);
+			return;
+		}
+	} else {
+		job_foreach(info_one, &c);
+	}
+	/* Stable order for clients: by ID (the commands sort as Slurm's do). */
+	size_t n = json_array_size(c.out);
+	json_t **arr = xmalloc((n + 1) * sizeof(*arr));
+	for (i = 0; i < n; i++)
+		arr[i] = json_incref(json_array_get(c.out, i));
+	qsort(arr, n, sizeof(*arr), by_id);
+	json_array_clear(c.out);
+	for (i = 0; i < n; i++)
+		json_array_append_new(c.out, arr[i]);
+	free(arr);
+	net_respond(req, 0, json_pack("{s:o, s:I}", "jobs", c.out, "time", (json_int_t)time(NULL)),
+		    NULL);
+}
+
+static struct job *owned_job(struct net_req *req, uint32_t id)
+{
+	struct job *job = job_find(id);
+	if (!job) {
+		net_respond(req, HERD_ERR_INVALID_JOB, NULL, NULL);
+		return NULL;
+	}
+	if (job->uid != req->uid && !rpc_is_admin(req->uid)) {
+		log_info("uid %u may not act on job %u of uid %u", (unsigned)req->uid, id,
+			 (unsigned)job->uid);
+		net_respond(req, HERD_ERR_ACCESS, NULL, NULL);
+		return NULL;
+	}
+	return job;
+}
+
+static void rpc_cancel(struct net_req *req)
+{
+	uint32_t id = jint(req->body, "job_id");
+	int sig = jint(req->body, "signal");
+	const char *flags = jstr(req->body, "flags");
+	struct job *job = owned_job(req, id);
+
+	if (!job)
+		return;
+	if (sig < 0 || sig > 64 || (*flags && strcmp(flags, "batch") && strcmp(flags, "full"))) {
+		net_respond(req, HERD_ERR_INVALID_ARG, NULL, NULL);
+		return;
+	}
+	if (job_state_is_final(job->state) || (job->state == JOB_COMPLETING && !sig)) {
+		net_respond(req, HERD_ERR_ALREADY_DONE, NULL, NULL);
+		return;
+	}
+	if (sig) {   /* a signal, not a cancel */
+		if (job->state == JOB_PENDING) {
+			net_respond(req, HERD_ERR_JOB_PENDING, NULL, NULL);
+			return;
+		}
+		launch_signal(job, sig, flags);
+		net_respond(req, 0, NULL, NULL);
+		return;
+	}
+	char *who = xasprintf("%u", (unsigned)req->uid);
+	store_job_event(job->id, "CANCEL", who);
+	free(who);
+	if (job->state == JOB_PENDING) {
+		job_set_state(job, JOB_CANCELLED, REASON_NONE);
+	} else {
+		job->cancel_requested = true;
+		job_set_state(job, JOB_COMPLETING, REASON_NONE);
+		launch_terminate(job);
+	}
+	respond_durable(req, job->id, false);
+}
+
+static void rpc_update(struct net_req *req)
+{
+	uint32_t id = jint(req->body, "job_id");
+	const char *action = jstr(req->body, "action");
+	struct job *job = owned_job(req, id);
+	bool admin = rpc_is_admin(req->uid);
+
+	if (!job)
+		return;
+	if (job->state != JOB_PENDING) {
+		net_respond(req, HERD_ERR_JOB_NOT_PENDING, NULL, NULL);
+		return;
+	}
+	if (!strcmp(action, "hold") || !strcmp(action, "uhold")) {
+		if (!strcmp(action, "hold") && admin)
+			job->hold_admin = true;
+		else
+			job->hold_user = true;
+		job->priority = 0;
+		job_set_state(job, JOB_PENDING, job->hold_admin ? REASON_HELD_ADMIN : REASON_HELD_USER);
+	} else if (!strcmp(action, "release")) {
+		if (job->hold_admin && !admin) {
+			net_respond(req, HERD_ERR_ACCESS, NULL, NULL);
+			return;
+		}
+		job->hold_admin = job->hold_user = false;
+		job->priority = job_base_priority(job->id);
+		job_set_state(job, JOB_PENDING, REASON_NONE);
+		sched_request();
+	} else {
+		net_respond(req, HERD_ERR_INVALID_ARG, NULL, NULL);
+		return;
+	}
+	respond_durable(req, job->id, false);
+}
+
+static void rpc_node_info(struct net_req *req)
+{
+	json_t *nodes = json_array();
+	for (int i = 0; i < ctld.nnodes; i++)
+		json_array_append_new(nodes, node_to_json(&ctld.nodes[i]));
+	net_respond(req, 0, json_pack("{s:o, s:I}", "nodes", nodes, "time", (json_int_t)time(NULL)),
+		    NULL);
+}
+
+static void rpc_part_info(struct net_req *req)
+{
+	json_t *parts = json_array();
+	for (int i = 0; i < ctld.nparts; i++)
+		json_array_append_new(parts, part_to_json(&ctld.parts[i]));
+	net_respond(req, 0, json_pack("{s:o, s:I}", "partitions", parts, "time", (json_int_t)time(NULL)),
+		    NULL);
+}
+
+static void rpc_job_complete(struct net_req *req)
+{
+	uint32_t id = jint(req->body, "job_id");
+	int status = jint(req->body, "status");
+	bool timed_out = json_is_true(json_object_get(req->body, "timed_out"));
+	struct job *job = job_find(id);
+
+	if (!job || job_state_is_final(job->state)) {   /* a repeat, or long gone */
+		net_respond(req, 0, NULL, NULL);
+		return;
+	}
+	if (job->state != JOB_RUNNING && job->state != JOB_COMPLETING) {
+		log_error("job %u: completion from %s while %s", id, jstr(req->body, "node"),
+			  job_state_name(job->state));
+		net_respond(req, HERD_ERR_JOB_PENDING, NULL, NULL);
+		return;
+	}
+	job->exit_status = status;
+	if (job->cancel_requested)
+		job_set_state(job, JOB_CANCELLED, REASON_NONE);
+	else if (timed_out)
+		job_set_state(job, JOB_TIMEOUT, REASON_TIME_LIMIT);
+	else if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		job_set_state(job, JOB_COMPLETED, REASON_NONE);
+	else
+		job_set_state(job, JOB_FAILED, REASON_NONZERO_EXIT);
+	respond_durable(req, id, false);
+}
+
+struct rpc {
+	int type;
+	void (*fn)(struct net_req *req);
+	enum role role;
+};
+
+static const struct rpc rpcs[] = {
+	{ MSG_PING, rpc_ping, ROLE_ANY },
+	{ MSG_SUBMIT_JOB, rpc_submit, ROLE_ANY },
+	{ MSG_JOB_INFO, rpc_job_info, ROLE_ANY },
+	{ MSG_CANCEL_JOB, rpc_cancel, ROLE_ANY },
+	{ MSG_UPDATE_JOB, rpc_update, ROLE_ANY },
+	{ MSG_NODE_INFO, rpc_node_info, ROLE_ANY },
+	{ MSG_PART_INFO, rpc_part_info, ROLE_ANY },
+	{ MSG_NODE_REGISTER, node_register, ROLE_NODE },
+	{ MSG_JOB_COMPLETE, rpc_job_complete, ROLE_NODE },
+};
+
+void rpc_handle(struct net_req *req, void *arg)
+{
+	for (size_t i = 0; i < sizeof(rpcs) / sizeof(rpcs[0]); i++) {
+		if (rpcs[i].type != req->type)
+			continue;
+		if (rpcs[i].role == ROLE_NODE && !rpc_is_admin(req->uid)) {
+			log_error("%s from uid %u refused: not a node daemon", msg_name(req->type),
+				  (unsigned)req->uid);
+			net_respond(req, HERD_ERR_ACCESS, NULL, NULL);
+			return;
+		}
+		rpcs[i].fn(req);
+		return;
+	}
+	net_respond(req, HERD_ERR_UNKNOWN_TYPE, NULL, NULL);
+}

@@ -1,0 +1,189 @@
+/* The controller's scheduling pass: pending jobs in priority order, each
+ * given all it asked for or nothing (src/sched/select.c decides).  Runs soon
+ * after every event that may let a job start (submit committed, job end, node
+ * registration) and every few seconds.  Strict priority within a partition:
+ * once a job waits for resources, lower-priority jobs of that partition wait
+ * too (reason Priority) — backfill comes with sched/backfill. */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "common/hostlist.h"
+#include "common/log.h"
+#include "common/parse.h"
+#include "common/xmalloc.h"
+#include "ctld/ctld.h"
+#include "sched/select.h"
+
+struct pending {
+	struct job **jobs;
+	size_t n, cap;
+};
+
+static void collect(struct job *job, void *arg)
+{
+	struct pending *p = arg;
+	if (job->state != JOB_PENDING || !job->durable)
+		return;
+	if (p->n == p->cap) {
+		p->cap = p->cap ? 2 * p->cap : 256;
+		p->jobs = xrealloc(p->jobs, p->cap * sizeof(*p->jobs));
+	}
+	p->jobs[p->n++] = job;
+}
+
+static int by_priority(const void *a, const void *b)
+{
+	const struct job *x = *(struct job *const *)a, *y = *(struct job *const *)b;
+	if (x->priority != y->priority)
+		return x->priority > y->priority ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static struct sched_node *snapshot_nodes(void)
+{
+	struct sched_node *sn = xmalloc((ctld.nnodes ? ctld.nnodes : 1) * sizeof(*sn));
+	for (int i = 0; i < ctld.nnodes; i++) {
+		const struct node *n = &ctld.nodes[i];
+		sn[i] = (struct sched_node){
+			.cpus = n->cpus, .alloc_cpus = n->alloc_cpus, .memory = n->real_memory,
+			.alloc_mem = n->alloc_mem, .njobs = n->njobs,
+			.usable = n->registered && !n->not_responding && !n->drain &&
+				  (n->state == NODE_IDLE || n->state == NODE_MIXED ||
+				   n->state == NODE_ALLOCATED),
+		};
+	}
+	return sn;
+}
+
+static struct sched_req job_req(const struct job *job)
+{
+	return (struct sched_req){
+		.nodes = job->req_nodes, .ntasks = job->ntasks, .cpus_per_task = job->cpus_per_task,
+		.mem_per_node = job->mem_mb, .exclusive = job->exclusive,
+	};
+}
+
+int sched_job_runnable(const struct job *job, struct herd_error *err)
+{
+	const struct part *p = job->part;
+	struct sched_node *sn = snapshot_nodes();
+	int *out = xmalloc((p->nnodes + 1) * sizeof(int)), *cpus = xmalloc((p->nnodes + 1) * sizeof(int));
+	int n = 0, rc = 0;
+	struct sched_req req = job_req(job);
+
+	if (sched_select(sn, p->node_idx, p->nnodes, &req, out, cpus, &n) == SCHED_NEVER) {
+		errprintf(err, "%s", herd_strerror(HERD_ERR_NODE_CONFIG));
+		rc = HERD_ERR_NODE_CONFIG;
+	}
+	free(sn);
+	free(out);
+	free(cpus);
+	return rc;
+}
+
+static void launch_after_commit(void *arg, bool ok)
+{
+	uint32_t id = (uintptr_t)arg;
+	struct job *job = job_find(id);
+	if (job && job->state == JOB_RUNNING)
+		launch_job(job);
+}
+
+static void job_start(struct job *job, const int *node, const int *cpus, int n)
+{
+	struct hostlist *hl = hostlist_create(NULL);
+
+	job->nalloc = n;
+	job->alloc_node = xmalloc(n * sizeof(int));
+	job->alloc_cpus = xmalloc(n * sizeof(int));
+	memcpy(job->alloc_node, node, n * sizeof(int));
+	memcpy(job->alloc_cpus, cpus, n * sizeof(int));
+	job->alloc_mem = job->mem_mb;
+	for (int i = 0; i < n; i++)
+		hostlist_push(hl, ctld.nodes[node[i]].name);
+	free(job->nodes_str);
+	job->nodes_str = hostlist_ranged_string(hl);
+	hostlist_destroy(hl);
+	job->start_time = time(NULL);
+	node_alloc(job);
+	job_set_state(job, JOB_RUNNING, REASON_NONE);
+	/* The node hears of the job only once its start is durable. */
+	store_after_commit(launch_after_commit, (void *)(uintptr_t)job->id);
+}
+
+static bool part_up(const struct part *p)
+{
+	return !p->conf->state || !strcasecmp(p->conf->state, "UP");
+}
+
+static void sched_pass(uv_timer_t *t)
+{
+	struct pending pend = { 0 };
+	struct sched_node *sn;
+	int *node = xmalloc((ctld.nnodes + 1) * sizeof(int)), *cpus = xmalloc((ctld.nnodes + 1) * sizeof(int));
+	bool *blocked = xmalloc((ctld.nparts + 1) * sizeof(bool));
+	int started = 0;
+
+	ctld.sched_queued = false;
+	job_foreach(collect, &pend);
+	qsort(pend.jobs, pend.n, sizeof(*pend.jobs), by_priority);
+	sn = snapshot_nodes();
+	for (size_t i = 0; i < pend.n; i++) {
+		struct job *job = pend.jobs[i];
+		struct part *p = job->part;
+		int pi = p ? (int)(p - ctld.parts) : -1, n = 0;
+
+		if (job->hold_admin || job->hold_user) {
+			job->reason = job->hold_admin ? REASON_HELD_ADMIN : REASON_HELD_USER;
+			continue;
+		}
+		if (!p || !part_up(p)) {
+			job->reason = p && !strcasecmp(p->conf->state, "INACTIVE") ? REASON_PART_INACTIVE
+										   : REASON_PART_DOWN;
+			continue;
+		}
+		if (p->conf->max_time != TIME_INFINITE &&
+		    (job->time_limit == TIME_INFINITE || job->time_limit > p->conf->max_time)) {
+			job->reason = REASON_PART_TIME_LIMIT;
+			continue;
+		}
+		if (blocked[pi]) {
+			job->reason = REASON_PRIORITY;
+			continue;
+		}
+		struct sched_req req = job_req(job);
+		enum sched_fit fit = sched_select(sn, p->node_idx, p->nnodes, &req, node, cpus, &n);
+		if (fit != SCHED_PICKED) {
+			job->reason = REASON_RESOURCES;
+			blocked[pi] = true;
+			continue;
+		}
+		job_start(job, node, cpus, n);
+		for (int k = 0; k < n; k++) {   /* keep the snapshot current */
+			sn[node[k]].alloc_cpus += cpus[k];
+			sn[node[k]].alloc_mem += job->alloc_mem;
+			sn[node[k]].njobs++;
+		}
+		started++;
+	}
+	if (started)
+		log_debug("scheduler: started %d of %zu pending jobs", started, pend.n);
+	free(sn);
+	free(node);
+	free(cpus);
+	free(blocked);
+	free(pend.jobs);
+}
+
+void sched_request(void)
+{
+	if (ctld.sched_queued)
+		return;
+	ctld.sched_queued = true;
+	uv_timer_start(&ctld.sched_timer, sched_pass, 0, 0);
+}
+
+void sched_setup(void)
+{
+	uv_timer_init(ctld.loop, &ctld.sched_timer);
+}

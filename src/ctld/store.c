@@ -1,0 +1,357 @@
+/* The durable store (SQLite, WAL, synchronous=FULL) with group commit: writes
+ * queued by the loop thread during one loop iteration go to a worker as one
+ * batch, committed in one transaction with one fsync; callbacks waiting on
+ * that batch (replies to clients) run after it is durable.  One commit is in
+ * flight at a time, so batches are durable in order.  The loop thread has its
+ * own read connection for point reads (a job's script at launch). */
+#include <errno.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "common/log.h"
+#include "common/xmalloc.h"
+#include "ctld/ctld.h"
+
+enum op_kind { OP_INSERT, OP_UPDATE, OP_EVENT };
+
+struct store_op {
+	enum op_kind kind;
+	uint32_t id;
+	int state;
+	int64_t time;
+	uid_t uid;
+	char *key, *rec, *spec;     /* OP_EVENT: key = event name, rec = detail */
+};
+
+struct store_cb {
+	void (*cb)(void *arg, bool ok);
+	void *arg;
+};
+
+struct batch {
+	uv_work_t work;
+	struct store_op *ops;
+	size_t nops, ops_cap;
+	struct store_cb *cbs;
+	size_t ncbs, cbs_cap;
+	bool ok;
+};
+
+static sqlite3 *db_write, *db_read;
+static sqlite3_stmt *st_spec, *st_key;
+static struct batch *open_batch;
+static bool in_flight;
+static uv_prepare_t flush_hook;
+
+static const char schema[] =
+	"CREATE TABLE IF NOT EXISTS jobs ("
+	"  id INTEGER PRIMARY KEY, submit_key TEXT, uid INTEGER, state INTEGER,"
+	"  end_time INTEGER, rec TEXT NOT NULL, spec TEXT);"
+	"CREATE UNIQUE INDEX IF NOT EXISTS jobs_key ON jobs(uid, submit_key) WHERE submit_key IS NOT NULL;"
+	"CREATE TABLE IF NOT EXISTS job_events ("
+	"  job_id INTEGER, time INTEGER, event TEXT, detail TEXT);"
+	"CREATE INDEX IF NOT EXISTS job_events_job ON job_events(job_id);";
+
+static struct batch *batch_get(void)
+{
+	if (!open_batch)
+		open_batch = xmalloc(sizeof(*open_batch));
+	return open_batch;
+}
+
+static struct store_op *op_new(enum op_kind kind, uint32_t id)
+{
+	struct batch *b = batch_get();
+	if (b->nops == b->ops_cap) {
+		b->ops_cap = b->ops_cap ? 2 * b->ops_cap : 64;
+		b->ops = xrealloc(b->ops, b->ops_cap * sizeof(*b->ops));
+	}
+	struct store_op *op = &b->ops[b->nops++];
+	memset(op, 0, sizeof(*op));
+	op->kind = kind;
+	op->id = id;
+	return op;
+}
+
+static char *dump(json_t *v)
+{
+	char *s = json_dumps(v, JSON_COMPACT);
+	return s ? s : xstrdup("{}");
+}
+
+void store_job_insert(const struct job *job, json_t *spec)
+{
+	json_t *rec = job_to_json(job, true);
+	struct store_op *op = op_new(OP_INSERT, job->id);
+	op->uid = job->uid;
+	op->state = job->state;
+	op->key = xstrdup(job->key);
+	op->rec = dump(rec);
+	op->spec = dump(spec);
+	json_decref(rec);
+	json_decref(spec);
+}
+
+void store_job_update(const struct job *job)
+{
+	json_t *rec = job_to_json(job, true);
+	struct store_op *op = op_new(OP_UPDATE, job->id);
+	op->state = job->state;
+	op->time = job->end_time;
+	op->rec = dump(rec);
+	json_decref(rec);
+}
+
+void store_job_event(uint32_t job_id, const char *event, const char *detail)
+{
+	struct store_op *op = op_new(OP_EVENT, job_id);
+	op->time = time(NULL);
+	op->key = xstrdup(event);
+	op->rec = xstrdup(detail);
+}
+
+void store_after_commit(void (*cb)(void *arg, bool ok), void *arg)
+{
+	struct batch *b = batch_get();
+	if (b->ncbs == b->cbs_cap) {
+		b->cbs_cap = b->cbs_cap ? 2 * b->cbs_cap : 64;
+		b->cbs = xrealloc(b->cbs, b->cbs_cap * sizeof(*b->cbs));
+	}
+	b->cbs[b->ncbs++] = (struct store_cb){ cb, arg };
+}
+
+static int exec_op(sqlite3_stmt **stmts, const struct store_op *op)
+{
+	sqlite3_stmt *st = stmts[op->kind];
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	switch (op->kind) {
+	case OP_INSERT:
+		sqlite3_bind_int64(st, 1, op->id);
+		if (op->key)
+			sqlite3_bind_text(st, 2, op->key, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 3, op->uid);
+		sqlite3_bind_int(st, 4, op->state);
+		sqlite3_bind_text(st, 5, op->rec, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 6, op->spec, -1, SQLITE_STATIC);
+		break;
+	case OP_UPDATE:
+		sqlite3_bind_int(st, 1, op->state);
+		sqlite3_bind_int64(st, 2, op->time);
+		sqlite3_bind_text(st, 3, op->rec, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 4, op->id);
+		break;
+	case OP_EVENT:
+		sqlite3_bind_int64(st, 1, op->id);
+		sqlite3_bind_int64(st, 2, op->time);
+		sqlite3_bind_text(st, 3, op->key, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 4, op->rec, -1, SQLITE_STATIC);
+		break;
+	}
+	return sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+}
+
+/* Worker thread: the only user of db_write. */
+static void batch_commit(uv_work_t *w)
+{
+	static sqlite3_stmt *stmts[3];
+	struct batch *b = w->data;
+
+	if (!stmts[0]) {
+		const char *sql[3] = {
+			"INSERT INTO jobs(id, submit_key, uid, state, rec, spec) VALUES(?,?,?,?,?,?)",
+			"UPDATE jobs SET state=?, end_time=?, rec=? WHERE id=?",
+			"INSERT INTO job_events(job_id, time, event, detail) VALUES(?,?,?,?)",
+		};
+		for (int i = 0; i < 3; i++)
+			if (sqlite3_prepare_v2(db_write, sql[i], -1, &stmts[i], NULL) != SQLITE_OK) {
+				log_error("store: %s", sqlite3_errmsg(db_write));
+				b->ok = false;
+				return;
+			}
+	}
+	b->ok = true;
+	if (!b->nops)
+		return;
+	if (sqlite3_exec(db_write, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+		goto error;
+	for (size_t i = 0; i < b->nops; i++)
+		if (exec_op(stmts, &b->ops[i]) < 0) {
+			log_error("store: job %u: %s", b->ops[i].id, sqlite3_errmsg(db_write));
+			sqlite3_exec(db_write, "ROLLBACK", NULL, NULL, NULL);
+			goto error;
+		}
+	if (sqlite3_exec(db_write, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+		goto error;
+	return;
+error:
+	log_error("store: commit of %zu writes failed: %s", b->nops, sqlite3_errmsg(db_write));
+	b->ok = false;
+}
+
+static void batch_free(struct batch *b)
+{
+	for (size_t i = 0; i < b->nops; i++) {
+		free(b->ops[i].key);
+		free(b->ops[i].rec);
+		free(b->ops[i].spec);
+	}
+	free(b->ops);
+	free(b->cbs);
+	free(b);
+}
+
+static void batch_done(uv_work_t *w, int status)
+{
+	struct batch *b = w->data;
+	in_flight = false;
+	for (size_t i = 0; i < b->ncbs; i++)
+		b->cbs[i].cb(b->cbs[i].arg, b->ok && status == 0);
+	batch_free(b);
+}
+
+/* Before the loop waits for I/O: everything this iteration queued goes out. */
+static void flush(uv_prepare_t *h)
+{
+	if (in_flight || !open_batch)
+		return;
+	struct batch *b = open_batch;
+	open_batch = NULL;
+	in_flight = true;
+	b->work.data = b;
+	uv_queue_work(ctld.loop, &b->work, batch_commit, batch_done);
+}
+
+static sqlite3 *db_open(const char *path, struct herd_error *err)
+{
+	sqlite3 *db;
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+			    SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		errprintf(err, "cannot open %s: %s", path, sqlite3_errmsg(db));
+		sqlite3_close(db);
+		return NULL;
+	}
+	sqlite3_busy_timeout(db, 10000);
+	return db;
+}
+
+int store_open(const char *dir, struct herd_error *err)
+{
+	char *path;
+	char *msg = NULL;
+
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+		return errprintf(err, "cannot create StateSaveLocation %s: %s", dir, strerror(errno));
+	path = xasprintf("%s/herd.db", dir);
+	db_write = db_open(path, err);
+	if (!db_write)
+		goto error;
+	if (sqlite3_exec(db_write, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;", NULL,
+			 NULL, &msg) != SQLITE_OK ||
+	    sqlite3_exec(db_write, schema, NULL, NULL, &msg) != SQLITE_OK) {
+		errprintf(err, "%s: %s", path, msg ? msg : "schema failed");
+		sqlite3_free(msg);
+		goto error;
+	}
+	db_read = db_open(path, err);
+	if (!db_read)
+		goto error;
+	if (sqlite3_prepare_v2(db_read, "SELECT spec FROM jobs WHERE id=?", -1, &st_spec, NULL)) {
+		errprintf(err, "%s: %s", path, sqlite3_errmsg(db_read));
+		goto error;
+	}
+	if (sqlite3_prepare_v2(db_read, "SELECT id FROM jobs WHERE uid=? AND submit_key=?", -1,
+			       &st_key, NULL)) {
+		errprintf(err, "%s: %s", path, sqlite3_errmsg(db_read));
+		goto error;
+	}
+	free(path);
+	uv_prepare_init(ctld.loop, &flush_hook);
+	uv_prepare_start(&flush_hook, flush);
+	uv_unref((uv_handle_t *)&flush_hook);
+	return 0;
+error:
+	free(path);
+	return -1;
+}
+
+json_t *store_job_spec(uint32_t job_id)
+{
+	json_t *spec = NULL;
+	sqlite3_reset(st_spec);
+	sqlite3_bind_int64(st_spec, 1, job_id);
+	if (sqlite3_step(st_spec) == SQLITE_ROW) {
+		const char *text = (const char *)sqlite3_column_text(st_spec, 0);
+		if (text)
+			spec = json_loads(text, 0, NULL);
+	}
+	sqlite3_reset(st_spec);
+	return spec;
+}
+
+uint32_t store_find_key(uid_t uid, const char *key)
+{
+	uint32_t id = 0;
+	sqlite3_reset(st_key);
+	sqlite3_bind_int64(st_key, 1, uid);
+	sqlite3_bind_text(st_key, 2, key, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(st_key) == SQLITE_ROW)
+		id = (uint32_t)sqlite3_column_int64(st_key, 0);
+	sqlite3_reset(st_key);
+	return id;
+}
+
+bool store_job_known(uint32_t job_id)
+{
+	json_t *spec = store_job_spec(job_id);
+	json_decref(spec);
+	return spec != NULL;
+}
+
+int store_load(void)
+{
+	sqlite3_stmt *st;
+	time_t horizon = time(NULL) - ctld.min_job_age;
+	int n = 0;
+
+	if (sqlite3_prepare_v2(db_read, "SELECT max(id) FROM jobs", -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+		uint32_t max = (uint32_t)sqlite3_column_int64(st, 0);
+		if (max >= ctld.next_job_id)
+			ctld.next_job_id = max + 1;
+	}
+	sqlite3_finalize(st);
+	if (sqlite3_prepare_v2(db_read, "SELECT rec FROM jobs WHERE state < ? OR end_time >= ?",
+			       -1, &st, NULL) != SQLITE_OK) {
+		log_error("store: %s", sqlite3_errmsg(db_read));
+		return -1;
+	}
+	sqlite3_bind_int(st, 1, JOB_COMPLETED);
+	sqlite3_bind_int64(st, 2, horizon);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		json_t *rec = json_loads((const char *)sqlite3_column_text(st, 0), 0, NULL);
+		struct job *job = rec ? job_from_json(rec) : NULL;
+		json_decref(rec);
+		if (!job) {
+			log_error("store: skipping an unreadable job record");
+			continue;
+		}
+		job->durable = true;
+		job_table_add(job);
+		if (job->state == JOB_RUNNING || job->state == JOB_COMPLETING)
+			node_alloc(job);
+		n++;
+	}
+	sqlite3_finalize(st);
+	log_info("store: loaded %d jobs; next job id %u", n, ctld.next_job_id);
+	return 0;
+}
+
+void store_close(void)
+{
+	sqlite3_finalize(st_spec);
+	sqlite3_finalize(st_key);
+	sqlite3_close(db_read);
+	sqlite3_close(db_write);
+}

@@ -1,0 +1,33 @@
+/* Node selection: which nodes and how many CPUs on each a job gets, all or
+ * nothing.  Pure: plain data in, a decision out; the controller and `herd sim`
+ * share it.  (Backfill, priority and topology come later as their own files.) */
+#ifndef HERD_SCHED_SELECT_H
+#define HERD_SCHED_SELECT_H
+#include <stdbool.h>
+#include <stdint.h>
+
+struct sched_node {
+	int cpus, alloc_cpus;
+	uint64_t memory, alloc_mem;   /* MB */
+	int njobs;                    /* jobs holding part of it */
+	bool usable;                  /* responding, not DOWN/DRAIN */
+};
+
+struct sched_req {
+	int nodes;                    /* -N; 0 = as few as fit */
+	int ntasks;                   /* -n; 0 = one per node */
+	int cpus_per_task;            /* -c; 0 = 1 */
+	uint64_t mem_per_node;        /* MB; 0 = not asked */
+	bool exclusive;
+};
+
+enum sched_fit { SCHED_NEVER = -1, SCHED_BUSY = 0, SCHED_PICKED = 1 };
+
+/* Choose among the candidate nodes cand[0..ncand).  On SCHED_PICKED, out_node
+ * and out_cpus (room for ncand entries) get the chosen nodes and the CPUs on
+ * each, and *out_n their count; exclusive jobs get every CPU of their nodes.
+ * SCHED_NEVER: not even on empty, usable nodes. */
+enum sched_fit sched_select(const struct sched_node *nodes, const int *cand, int ncand,
+			    const struct sched_req *req, int *out_node, int *out_cpus, int *out_n);
+
+#endif
