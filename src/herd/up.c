@@ -378,25 +378,23 @@ static int wait_idle(struct cluster *c, int nodes, int timeout_s, struct herd_er
 		if (net_call(&to, MSG_NODE_INFO, body, 2000, &reply, &e) == 0) {
 			if (msg_reply_rc(reply, &e) == 0 &&
 			    json_is_array(list = json_object_get(reply, "nodes"))) {
-				size_t i, idle = 0;
+				size_t i, idle = 0, used;
 				json_t *n;
-				snprintf(last.text, sizeof(last.text), "%zu of %d nodes registered",
-					 json_array_size(list), nodes);
+				used = snprintf(last.text, sizeof(last.text), "herdctld knows %zu of %d nodes; not idle:",
+						json_array_size(list), nodes);
 				json_array_foreach(list, i, n) {
 					const char *st = json_string_value(json_object_get(n, "state"));
 					const char *nm = json_string_value(json_object_get(n, "name"));
-					if (st && !strcmp(st, "IDLE") &&
-					    !json_is_true(json_object_get(n, "not_responding")) &&
-					    !json_is_true(json_object_get(n, "drain"))) {
+					bool drain = json_is_true(json_object_get(n, "drain"));
+					bool silent = json_is_true(json_object_get(n, "not_responding"));
+					if (st && !strcmp(st, "IDLE") && !drain && !silent) {
 						idle++;
 						continue;
 					}
-					snprintf(last.text, sizeof(last.text), "node %s is %s%s%s%s",
-						 nm ? nm : "?", st ? st : "?",
-						 json_is_true(json_object_get(n, "drain")) ? "+DRAIN" : "",
-						 json_is_true(json_object_get(n, "not_responding")) ?
-							 " (not responding)" : "",
-						 "");
+					if (used < sizeof(last.text))
+						used += snprintf(last.text + used, sizeof(last.text) - used,
+								 " %s %s%s%s", nm ? nm : "?", st ? st : "?",
+								 drain ? "+DRAIN" : "", silent ? "*" : "");
 				}
 				if (idle == (size_t)nodes && json_array_size(list) == (size_t)nodes) {
 					json_decref(reply);
@@ -513,7 +511,9 @@ static int up_run(struct cluster *c, const struct up_opts *o, struct herd_error 
 
 	ctld = find_program(c, "herdctld");
 	noded = find_program(c, "herdd");
-	log = xasprintf("%s/log/herdctld.out", c->dir);
+	/* In the foreground (-D) a daemon logs to stderr: send that to the log
+	 * file the configuration names, so every message lands in one place. */
+	log = xasprintf("%s/log/herdctld.log", c->dir);
 	{
 		char *argv[] = {ctld, "-D", "-f", c->conf_path, NULL};
 		if (start_daemon(c, argv, "herdctld", log, err) < 0)
@@ -523,7 +523,7 @@ static int up_run(struct cluster *c, const struct up_opts *o, struct herd_error 
 		char node[32];
 		snprintf(node, sizeof(node), "n%d", i + 1);
 		free(log);
-		log = xasprintf("%s/log/herdd-%s.out", c->dir, node);
+		log = xasprintf("%s/log/herdd-%s.log", c->dir, node);
 		char *argv[] = {noded, "-D", "-N", node, "-f", c->conf_path, NULL};
 		if (start_daemon(c, argv, "herdd", log, err) < 0)
 			goto fail;
@@ -601,9 +601,8 @@ int herd_up_main(int argc, char **argv)
 	if (up_run(&c, &o, &err) < 0) {
 		fprintf(stderr, "herd: error: %s\n", err.text);
 		if (c.dir) {
-			fprintf(stderr, "herd: logs: %s/log/herdctld.log %s/log/herdctld.out "
-					"%s/log/herdd-*.log %s/log/herdd-*.out\n",
-				c.dir, c.dir, c.dir, c.dir);
+			fprintf(stderr, "herd: logs: %s/log/herdctld.log %s/log/herdd-*.log%s\n",
+				c.dir, c.dir, c.munge_socket ? " and munge/munged.log" : "");
 		}
 		if (c.nstarted) {
 			fprintf(stderr, "herd: stopping the %zu processes this run started\n", c.nstarted);
