@@ -133,10 +133,8 @@ static void sched_pass(uv_timer_t *t)
 		struct part *p = job->part;
 		int pi = p ? (int)(p - ctld.parts) : -1, n = 0;
 
-		if (job->hold_admin || job->hold_user) {
-			job->reason = job->hold_admin ? REASON_HELD_ADMIN : REASON_HELD_USER;
-			continue;
-		}
+		if (job->hold_admin || job->hold_user)
+			continue;   /* its reason was set when it was held */
 		if (!p || !part_up(p)) {
 			job->reason = p && !strcasecmp(p->conf->state, "INACTIVE") ? REASON_PART_INACTIVE
 										   : REASON_PART_DOWN;

@@ -1,0 +1,166 @@
+/* Frames and message schemas: every declared type round-trips through a
+ * frame; malformed headers, bodies and shapes are refused with a sentence. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+#include "common/frame.h"
+#include "common/msg.h"
+#include "common/xmalloc.h"
+
+static const int all_types[] = {
+#define T(e, num, name) num,
+	MSG_TABLE(T)
+#undef T
+};
+
+/* A body that fills every field of a schema with a value of its type. */
+static json_t *sample(const struct msg_field *schema)
+{
+	json_t *o = json_object();
+	for (const struct msg_field *f = schema; f->key; f++) {
+		json_t *v = NULL;
+		switch (f->type) {
+		case MF_STR: v = json_string("x\"y;z é"); break;
+		case MF_INT: v = json_integer(42); break;
+		case MF_BOOL: v = json_true(); break;
+		case MF_OBJ: v = f->sub ? sample(f->sub) : json_object(); break;
+		case MF_ARR_STR: v = json_pack("[s,s]", "A=1", "B=2"); break;
+		case MF_ARR_INT: v = json_pack("[i,i]", 1, 2); break;
+		case MF_ANY: v = json_null(); break;
+		}
+		json_object_set_new(o, f->key, v);
+	}
+	return o;
+}
+
+static void every_type_round_trips(void **state)
+{
+	for (size_t i = 0; i < sizeof(all_types) / sizeof(all_types[0]); i++) {
+		int type = all_types[i];
+		struct herd_error err;
+		struct frame_hdr hdr;
+		size_t blen, flen;
+
+		assert_non_null(msg_name(type));
+		assert_non_null(msg_schema(type));
+		json_t *body = sample(msg_schema(type));
+		assert_int_equal(msg_validate(type, body, &err), 0);
+		char *b = frame_body_dump(body, &blen);
+		unsigned char *frame = frame_encode(type, 77, "CRED", b, blen, &flen);
+		assert_int_equal(flen, FRAME_HDR_LEN + 4 + blen);
+		assert_int_equal(frame_hdr_decode(frame, 0, &hdr, &err), 0);
+		assert_int_equal(hdr.type, type);
+		assert_int_equal(hdr.req_id, 77);
+		assert_int_equal(hdr.cred_len, 4);
+		assert_memory_equal(frame + FRAME_HDR_LEN, "CRED", 4);
+		json_t *back = frame_body_parse((char *)frame + FRAME_HDR_LEN + 4, hdr.body_len, &err);
+		assert_non_null(back);
+		assert_true(json_equal(body, back));
+		assert_int_equal(msg_validate(type, back, &err), 0);
+		json_decref(back);
+		json_decref(body);
+		free(b);
+		free(frame);
+	}
+}
+
+static void bad_shapes_are_refused(void **state)
+{
+	struct herd_error err;
+	json_t *body = sample(msg_schema(MSG_SUBMIT_JOB));
+
+	json_object_del(json_object_get(body, "job"), "ntasks");
+	assert_int_equal(msg_validate(MSG_SUBMIT_JOB, body, &err), -1);
+	assert_string_equal(err.text, "SUBMIT_JOB.job: missing key 'ntasks'");
+
+	json_object_set_new(json_object_get(body, "job"), "ntasks", json_string("4"));
+	assert_int_equal(msg_validate(MSG_SUBMIT_JOB, body, &err), -1);
+	assert_string_equal(err.text, "SUBMIT_JOB.job.ntasks: expected integer");
+
+	json_object_set_new(json_object_get(body, "job"), "ntasks", json_integer(4));
+	assert_int_equal(msg_validate(MSG_SUBMIT_JOB, body, &err), 0);
+	json_object_set_new(body, "uid", json_integer(0));   /* identity never comes from a body */
+	assert_int_equal(msg_validate(MSG_SUBMIT_JOB, body, &err), -1);
+	assert_string_equal(err.text, "SUBMIT_JOB: unknown key 'uid'");
+	json_decref(body);
+
+	body = json_pack("{s:[i,s]}", "job_ids", 1, "x");
+	assert_int_equal(msg_validate(MSG_JOB_INFO, body, &err), -1);
+	assert_string_equal(err.text, "JOB_INFO.job_ids: expected array of integers");
+	json_decref(body);
+	body = json_object();
+	assert_int_equal(msg_validate(MSG_JOB_INFO, body, &err), 0);   /* all optional */
+	assert_int_equal(msg_validate(999, body, &err), -1);
+	assert_null(msg_name(999));
+	json_decref(body);
+}
+
+static void bad_bodies_are_refused(void **state)
+{
+	static const char *bad[] = {
+		"", "{", "[]", "42", "{\"a\":1} x", "{\"a\":1}{}", "{\"a\":1,\"a\":2}", "{\"a\":\"\\u0000\"}x",
+	};
+	struct herd_error err;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_null(frame_body_parse(bad[i], strlen(bad[i]), &err));
+	json_t *ok = frame_body_parse("{\"a\":1}  \n", 10, &err);   /* whitespace is not trailing data */
+	assert_non_null(ok);
+	json_decref(ok);
+}
+
+static void bad_headers_are_refused(void **state)
+{
+	struct herd_error err;
+	struct frame_hdr hdr;
+	size_t len;
+	unsigned char *f = frame_encode(MSG_PING, 1, NULL, "{}", 2, &len);
+
+	assert_int_equal(frame_hdr_decode(f, 0, &hdr, &err), 0);
+	f[0] ^= 0xff;
+	assert_int_equal(frame_hdr_decode(f, 0, &hdr, &err), -1);
+	f[0] ^= 0xff;
+	f[5] = 9;   /* version */
+	assert_int_equal(frame_hdr_decode(f, 0, &hdr, &err), -1);
+	f[5] = 1;
+	assert_int_equal(frame_hdr_decode(f, 1, &hdr, &err), -1);   /* body over a 1-byte limit */
+	assert_string_equal(err.text, "frame body of 2 bytes is over the limit");
+	memset(f + 12, 0xff, 4);   /* huge credential */
+	assert_int_equal(frame_hdr_decode(f, 0, &hdr, &err), -1);
+	free(f);
+	f = frame_encode(MSG_PING, 1, NULL, "{}", 2, &len);
+	memset(f + 16, 0xff, 4);   /* 4 GiB body */
+	assert_int_equal(frame_hdr_decode(f, 0, &hdr, &err), -1);
+	free(f);
+}
+
+static void replies(void **state)
+{
+	struct herd_error err;
+	json_t *r = json_pack("{s:i, s:s}", "rc", 2017, "error", "Invalid job id specified");
+	assert_int_equal(msg_reply_rc(r, &err), 2017);
+	assert_string_equal(err.text, "Invalid job id specified");
+	json_decref(r);
+	r = msg_reply_ok();
+	assert_int_equal(msg_reply_rc(r, &err), 0);
+	json_decref(r);
+	r = json_object();
+	assert_int_equal(msg_reply_rc(r, &err), -1);
+	json_decref(r);
+	assert_string_equal(herd_strerror(HERD_ERR_ACCESS), "Access/permission denied");
+	assert_string_equal(herd_strerror(123456), "Unknown error");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(every_type_round_trips),
+		cmocka_unit_test(bad_shapes_are_refused),
+		cmocka_unit_test(bad_bodies_are_refused),
+		cmocka_unit_test(bad_headers_are_refused),
+		cmocka_unit_test(replies),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,82 @@
+/* Node selection (src/sched/select.c): all or nothing, table-driven. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include "sched/select.h"
+
+#define N 4
+static struct sched_node idle(int cpus)
+{
+	return (struct sched_node){ .cpus = cpus, .memory = 1000, .usable = true };
+}
+
+struct sel_case {
+	const char *what;
+	struct sched_req req;
+	int busy_cpus[N];        /* CPUs already taken on each node */
+	enum sched_fit want;
+	int want_n;
+	int want_nodes[N], want_cpus[N];
+};
+
+static const struct sel_case cases[] = {
+	{ "one task fits on the first node", { .ntasks = 1 }, { 0 }, SCHED_PICKED, 1, { 0 }, { 1 } },
+	{ "-N2 takes two nodes", { .nodes = 2 }, { 0 }, SCHED_PICKED, 2, { 0, 1 }, { 1, 1 } },
+	{ "-N2 -n6 puts 3 on each", { .nodes = 2, .ntasks = 6 }, { 0 }, SCHED_PICKED, 2, { 0, 1 }, { 3, 3 } },
+	{ "-n8 -c2 spans 4 nodes", { .ntasks = 8, .cpus_per_task = 2 }, { 0 }, SCHED_PICKED, 4, { 0, 1, 2, 3 }, { 4, 4, 4, 4 } },
+	{ "-n3 prefers one node with room", { .ntasks = 3 }, { 2, 0 }, SCHED_PICKED, 1, { 1 }, { 3 } },
+	{ "exclusive gets the whole node", { .ntasks = 1, .exclusive = true }, { 1, 0 }, SCHED_PICKED, 1, { 1 }, { 4 } },
+	{ "busy: all or nothing", { .nodes = 4 }, { 4, 0, 0, 0 }, SCHED_BUSY, 0, { 0 }, { 0 } },
+	{ "never: more nodes than exist", { .nodes = 5 }, { 0 }, SCHED_NEVER, 0, { 0 }, { 0 } },
+	{ "never: more CPUs than a node has", { .nodes = 1, .ntasks = 5 }, { 0 }, SCHED_NEVER, 0, { 0 }, { 0 } },
+	{ "never: more memory than a node has", { .ntasks = 1, .mem_per_node = 2000 }, { 0 }, SCHED_NEVER, 0, { 0 }, { 0 } },
+	{ "-n17 never fits 16 CPUs", { .ntasks = 17 }, { 0 }, SCHED_NEVER, 0, { 0 }, { 0 } },
+};
+
+static void table(void **state)
+{
+	int cand[N] = { 0, 1, 2, 3 };
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		const struct sel_case *tc = &cases[c];
+		struct sched_node nodes[N];
+		int out[N], cpus[N], n = 0;
+		for (int i = 0; i < N; i++) {
+			nodes[i] = idle(4);
+			nodes[i].alloc_cpus = tc->busy_cpus[i];
+			nodes[i].njobs = tc->busy_cpus[i] > 0;
+		}
+		enum sched_fit fit = sched_select(nodes, cand, N, &tc->req, out, cpus, &n);
+		print_message("%s\n", tc->what);
+		assert_int_equal(fit, tc->want);
+		if (fit != SCHED_PICKED)
+			continue;
+		assert_int_equal(n, tc->want_n);
+		for (int i = 0; i < n; i++) {
+			assert_int_equal(out[i], tc->want_nodes[i]);
+			assert_int_equal(cpus[i], tc->want_cpus[i]);
+		}
+	}
+}
+
+static void unusable_nodes_are_skipped(void **state)
+{
+	struct sched_node nodes[2] = { idle(4), idle(4) };
+	int cand[2] = { 0, 1 }, out[2], cpus[2], n;
+	struct sched_req req = { .nodes = 2 };
+	nodes[1].usable = false;
+	assert_int_equal(sched_select(nodes, cand, 2, &req, out, cpus, &n), SCHED_BUSY);
+	req.nodes = 1;
+	assert_int_equal(sched_select(nodes, cand, 2, &req, out, cpus, &n), SCHED_PICKED);
+	assert_int_equal(out[0], 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(table),
+		cmocka_unit_test(unusable_nodes_are_skipped),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
