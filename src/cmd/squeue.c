@@ -1,0 +1,496 @@
+/* squeue: list jobs from JOB_INFO in Slurm's formats (-o letters, -l,
+ * SQUEUE_FORMAT), filtered by user, id, state and partition, sorted as Slurm
+ * sorts (-S, default "P,t,-p"). */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+#include "cmd/fmt.h"
+#include "cmd/opt.h"
+#include "common/msg.h"
+#include "common/parse.h"
+#include "common/state.h"
+#include "common/xmalloc.h"
+
+#define DEFAULT_FORMAT "%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R"
+#define LONG_FORMAT "%.18i %.9P %.8j %.8u %.8T %.10M %.9l %.6D %R"
+#define DEFAULT_SORT "P,t,-p"
+
+static const struct fmt_title titles[] = {
+	{ 'A', "JOBID" }, { 'a', "ACCOUNT" }, { 'B', "EXEC_HOST" }, { 'b', "TRES_PER_NODE" },
+	{ 'C', "CPUS" }, { 'c', "MIN_CPUS" }, { 'D', "NODES" }, { 'd', "MIN_TMP_DISK" },
+	{ 'E', "DEPENDENCY" }, { 'e', "END_TIME" }, { 'F', "ARRAY_JOB_ID" }, { 'f', "FEATURES" },
+	{ 'G', "GROUP" }, { 'g', "GROUP" }, { 'H', "SOCKETS_PER_NODE" },
+	{ 'h', "OVER_SUBSCRIBE" }, { 'I', "CORES_PER_SOCKET" }, { 'i', "JOBID" },
+	{ 'J', "THREADS_PER_CORE" }, { 'j', "NAME" }, { 'K', "ARRAY_TASK_ID" },
+	{ 'k', "COMMENT" }, { 'L', "TIME_LEFT" }, { 'l', "TIME_LIMIT" }, { 'M', "TIME" },
+	{ 'm', "MIN_MEMORY" }, { 'N', "NODELIST" }, { 'n', "REQ_NODES" },
+	{ 'O', "CONTIGUOUS" }, { 'o', "COMMAND" }, { 'P', "PARTITION" }, { 'p', "PRIORITY" },
+	{ 'Q', "PRIORITY" }, { 'q', "QOS" }, { 'R', "NODELIST(REASON)" }, { 'r', "REASON" },
+	{ 'S', "START_TIME" }, { 'T', "STATE" }, { 't', "ST" }, { 'U', "UID" },
+	{ 'u', "USER" }, { 'V', "SUBMIT_TIME" }, { 'v', "RESERVATION" }, { 'w', "WCKEY" },
+	{ 'X', "CORE_SPEC" }, { 'x', "EXC_NODES" }, { 'Y', "SCHEDNODES" }, { 'y', "NICE" },
+	{ 'Z', "WORK_DIR" }, { 'z', "S:C:T" }, { 0, NULL },
+};
+
+struct row {
+	const json_t *job;
+	time_t now;
+};
+
+static bool is_state(const json_t *job, const char *name)
+{
+	return !strcmp(cmd_jstr(job, "state"), name);
+}
+
+static int64_t elapsed(const json_t *job, time_t now)
+{
+	int64_t start = cmd_jint(job, "start_time"), end = cmd_jint(job, "end_time");
+	if (!start || is_state(job, "PENDING"))
+		return 0;
+	if (is_state(job, "RUNNING") || is_state(job, "SUSPENDED") || !end)
+		return now > start ? now - start : 0;
+	return end > start ? end - start : 0;
+}
+
+static const char *state_code(const json_t *job)
+{
+	int s = job_state_parse(cmd_jstr(job, "state"));
+	return s < 0 ? cmd_jstr(job, "state") : job_state_code(s);
+}
+
+static const char *or_null(const char *s)
+{
+	return *s ? s : "(null)";
+}
+
+static const char *job_value(char letter, const void *arg, char *buf, size_t len)
+{
+	const struct row *r = arg;
+	const json_t *job = r->job;
+	int64_t limit = cmd_jint(job, "time_limit");
+
+	switch (letter) {
+	case 'A': case 'F': case 'i':
+		snprintf(buf, len, "%lld", cmd_jint(job, "job_id"));
+		return buf;
+	case 'K': return "N/A";
+	case 'j': return cmd_jstr(job, "name");
+	case 'u': return cmd_jstr(job, "user");
+	case 'U': snprintf(buf, len, "%lld", cmd_jint(job, "uid")); return buf;
+	case 'g': return cmd_jstr(job, "group");
+	case 'G': snprintf(buf, len, "%lld", cmd_jint(job, "gid")); return buf;
+	case 'a': return or_null(cmd_jstr(job, "account"));
+	case 'P': return cmd_jstr(job, "partition");
+	case 't': return state_code(job);
+	case 'T': return cmd_jstr(job, "state");
+	case 'M': return fmt_duration(elapsed(job, r->now), buf, len);
+	case 'l': return fmt_time_limit(limit, buf, len);
+	case 'L': {
+		if (limit == TIME_INFINITE)
+			return "UNLIMITED";
+		int64_t left = limit - elapsed(job, r->now);
+		return fmt_duration(left > 0 ? left : 0, buf, len);
+	}
+	case 'D': snprintf(buf, len, "%lld", cmd_jint(job, "num_nodes")); return buf;
+	case 'C': snprintf(buf, len, "%lld", cmd_jint(job, "num_cpus")); return buf;
+	case 'c': {
+		long long c = cmd_jint(job, "cpus_per_task");
+		snprintf(buf, len, "%lld", c > 0 ? c : 1);
+		return buf;
+	}
+	case 'm': {
+		long long mb = cmd_jint(job, "mem_per_node");
+		if (mb <= 0)
+			return "0";
+		return fmt_size_mb(mb, buf, len);
+	}
+	case 'd': return "0";
+	case 'R': {
+		const char *reason = cmd_jstr(job, "reason");
+		/* Slurm shows why a job waits or failed; otherwise where it ran. */
+		if (is_state(job, "PENDING") ||
+		    (*reason && strcmp(reason, "None") && !is_state(job, "RUNNING"))) {
+			snprintf(buf, len, "(%s)", reason);
+			return buf;
+		}
+		return cmd_jstr(job, "nodes");
+	}
+	case 'r': return cmd_jstr(job, "reason");
+	case 'N': return cmd_jstr(job, "nodes");
+	case 'B': {
+		const char *h = cmd_jstr(job, "batch_host");
+		return *h ? h : "n/a";
+	}
+	case 'V': return fmt_timestamp(cmd_jint(job, "submit_time"), buf, len);
+	case 'S': {
+		time_t t = cmd_jint(job, "start_time");
+		return t ? fmt_timestamp(t, buf, len) : "N/A";
+	}
+	case 'e': {
+		time_t end = cmd_jint(job, "end_time"), start = cmd_jint(job, "start_time");
+		if (end)
+			return fmt_timestamp(end, buf, len);
+		if (!start || is_state(job, "PENDING"))
+			return "N/A";
+		/* A running job ends at its limit, or never. */
+		return limit == TIME_INFINITE ? "NONE" : fmt_timestamp(start + limit, buf, len);
+	}
+	case 'Q': snprintf(buf, len, "%lld", cmd_jint(job, "priority")); return buf;
+	case 'p':
+		snprintf(buf, len, "%.14f", (double)cmd_jint(job, "priority") / 4294967295.0);
+		return buf;
+	case 'Z': return cmd_jstr(job, "work_dir");
+	case 'o': return or_null(cmd_jstr(job, "command"));
+	case 'h': return cmd_jbool(job, "exclusive") ? "NO" : "OK";
+	case 'k': return or_null(cmd_jstr(job, "comment"));
+	/* Features this scheduler does not have: Slurm's placeholders for "none". */
+	case 'E': case 'f': case 'v': case 'w': case 'q': case 'Y': return "(null)";
+	case 'b': case 'X': return "N/A";
+	case 'x': case 'n': return "";
+	case 'y': case 'O': return "0";
+	case 'z': return "*:*:*";
+	case 'H': case 'I': case 'J': return "*";
+	}
+	return "";
+}
+
+struct sort_key {
+	char letter;
+	bool descending;
+};
+
+static struct sort_key *sort_keys;
+static size_t nsort_keys;
+
+static int cmp_num(long long a, long long b)
+{
+	return (a > b) - (a < b);
+}
+
+static int compare_key(const json_t *a, const json_t *b, char letter)
+{
+	switch (letter) {
+	case 'i': case 'A': case 'F': return cmp_num(cmd_jint(a, "job_id"), cmd_jint(b, "job_id"));
+	case 'j': return strcmp(cmd_jstr(a, "name"), cmd_jstr(b, "name"));
+	case 'u': return strcmp(cmd_jstr(a, "user"), cmd_jstr(b, "user"));
+	case 'U': return cmp_num(cmd_jint(a, "uid"), cmd_jint(b, "uid"));
+	case 'a': return strcmp(cmd_jstr(a, "account"), cmd_jstr(b, "account"));
+	case 'P': return strcmp(cmd_jstr(a, "partition"), cmd_jstr(b, "partition"));
+	case 't': return strcmp(state_code(a), state_code(b));
+	case 'T': return strcmp(cmd_jstr(a, "state"), cmd_jstr(b, "state"));
+	case 'p': case 'Q': return cmp_num(cmd_jint(a, "priority"), cmd_jint(b, "priority"));
+	case 'l': return cmp_num(cmd_jint(a, "time_limit"), cmd_jint(b, "time_limit"));
+	case 'D': return cmp_num(cmd_jint(a, "num_nodes"), cmd_jint(b, "num_nodes"));
+	case 'C': return cmp_num(cmd_jint(a, "num_cpus"), cmd_jint(b, "num_cpus"));
+	case 'V': return cmp_num(cmd_jint(a, "submit_time"), cmd_jint(b, "submit_time"));
+	case 'S': return cmp_num(cmd_jint(a, "start_time"), cmd_jint(b, "start_time"));
+	case 'e': return cmp_num(cmd_jint(a, "end_time"), cmd_jint(b, "end_time"));
+	case 'M': return cmp_num(cmd_jint(b, "start_time"), cmd_jint(a, "start_time"));
+	case 'N': return strcmp(cmd_jstr(a, "nodes"), cmd_jstr(b, "nodes"));
+	case 'r': return strcmp(cmd_jstr(a, "reason"), cmd_jstr(b, "reason"));
+	}
+	return 0;
+}
+
+static int compare_jobs(const void *x, const void *y)
+{
+	const json_t *a = *(const json_t *const *)x, *b = *(const json_t *const *)y;
+	for (size_t i = 0; i < nsort_keys; i++) {
+		int c = compare_key(a, b, sort_keys[i].letter);
+		if (c)
+			return sort_keys[i].descending ? -c : c;
+	}
+	return cmp_num(cmd_jint(a, "job_id"), cmd_jint(b, "job_id"));
+}
+
+static int parse_sort(const char *spec)
+{
+	size_t n;
+	char **keys = opt_split(spec, ',', &n);
+	free(sort_keys);
+	sort_keys = xmalloc((n + 1) * sizeof(*sort_keys));
+	nsort_keys = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *k = keys[i];
+		bool desc = false;
+		if (*k == '-' || *k == '+') {
+			desc = *k == '-';
+			k++;
+		}
+		if (strlen(k) != 1 || !strchr("iAFjuUaPtTpQlDCVSeMNr", *k)) {
+			fprintf(stderr, "squeue: error: Invalid sort specification: %s\n", keys[i]);
+			opt_strv_free(keys);
+			return -1;
+		}
+		sort_keys[nsort_keys++] = (struct sort_key){ *k, desc };
+	}
+	opt_strv_free(keys);
+	return 0;
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out, "Usage: squeue [-A account] [--clusters names] [-i seconds] [--job jobid]\n"
+		"              [-n name] [-o format] [-p partitions] [--qos qos]\n"
+		"              [--reservation reservation] [--sort fields] [--start]\n"
+		"              [--step step_id] [-t states] [-u user_name] [--usage]\n"
+		"              [-L licenses] [-w nodes] [--federation] [--local] [--sibling]\n"
+		"              [-ahjlrsv]\n");
+}
+
+static void help(void)
+{
+	printf("Usage: squeue [OPTIONS]\n"
+	       "  -a, --all                       display jobs in hidden partitions\n"
+	       "  -h, --noheader                  no headers on output\n"
+	       "  -j, --job=job(s)                comma separated list of jobs IDs to view,\n"
+	       "                                  default is all\n"
+	       "  -l, --long                      long report\n"
+	       "      --me                        equivalent to --user=<my username>\n"
+	       "  -n, --name=job_name(s)          comma separated list of job names to view\n"
+	       "  -o, --format=format             format specification\n"
+	       "  -p, --partition=partition(s)    comma separated list of partitions\n"
+	       "                                  to view, default is all partitions\n"
+	       "  -S, --sort=fields               comma separated list of fields to sort on\n"
+	       "  -t, --states=job_state(s)       comma separated list of states to view,\n"
+	       "                                  default is pending and running,\n"
+	       "                                  '--states=all' reports all states\n"
+	       "  -u, --user=user_name(s)         comma separated list of users to view\n"
+	       "  -v, --verbose                   verbosity level\n"
+	       "  -V, --version                   output version information and exit\n\n"
+	       "Help options:\n"
+	       "  --help                          show this help message\n"
+	       "  --usage                         display a brief summary of squeue options\n");
+}
+
+static bool in_list(char *const *list, const char *s)
+{
+	for (size_t i = 0; list && list[i]; i++)
+		if (!strcmp(list[i], s))
+			return true;
+	return false;
+}
+
+enum { OPT_ME = 256, OPT_USAGE, OPT_HELP };
+
+int main(int argc, char **argv)
+{
+	static const struct option long_opts[] = {
+		{ "all", no_argument, NULL, 'a' },
+		{ "noheader", no_argument, NULL, 'h' },
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "job", required_argument, NULL, 'j' },
+		{ "long", no_argument, NULL, 'l' },
+		{ "me", no_argument, NULL, OPT_ME },
+		{ "name", required_argument, NULL, 'n' },
+		{ "format", required_argument, NULL, 'o' },
+		{ "partition", required_argument, NULL, 'p' },
+		{ "array", no_argument, NULL, 'r' },
+		{ "sort", required_argument, NULL, 'S' },
+		{ "states", required_argument, NULL, 't' },
+		{ "user", required_argument, NULL, 'u' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, OPT_HELP },
+		{ "usage", no_argument, NULL, OPT_USAGE },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *format = getenv("SQUEUE_FORMAT");
+	const char *sort = getenv("SQUEUE_SORT");
+	const char *states_arg = getenv("SQUEUE_STATES");
+	const char *users_arg = getenv("SQUEUE_USERS");
+	const char *parts_arg = getenv("SQUEUE_PARTITION");
+	const char *jobs_arg = NULL, *names_arg = NULL;
+	bool no_header = false, long_format = false, me = false;
+	int c, status = 1;
+
+	argv[0] = "squeue";
+	while ((c = getopt_long(argc, argv, "ahj:ln:o:p:rS:t:u:vV", long_opts, NULL)) != -1) {
+		switch (c) {
+		case 'a': case 'r': case 'v': break;   /* no hidden partitions, no arrays */
+		case 'h': no_header = true; break;
+		case 'j': jobs_arg = optarg; break;
+		case 'l': long_format = true; break;
+		case OPT_ME: me = true; break;
+		case 'n': names_arg = optarg; break;
+		case 'o': format = optarg; break;
+		case 'p': parts_arg = optarg; break;
+		case 'S': sort = optarg; break;
+		case 't': states_arg = optarg; break;
+		case 'u': users_arg = optarg; break;
+		case 'V': printf("%s\n", CMD_VERSION); return 0;
+		case OPT_HELP: help(); return 0;
+		case OPT_USAGE: usage(stdout); return 0;
+		default:
+			fprintf(stderr, "Try \"squeue --help\" for more information\n");
+			return 1;
+		}
+	}
+	/* squeue also takes job ids as plain arguments. */
+	char *jobs_joined = NULL;
+	if (optind < argc) {
+		jobs_joined = xstrdup(jobs_arg ? jobs_arg : "");
+		for (int i = optind; i < argc; i++) {
+			char *j = xasprintf("%s%s%s", jobs_joined, *jobs_joined ? "," : "", argv[i]);
+			free(jobs_joined);
+			jobs_joined = j;
+		}
+		jobs_arg = jobs_joined;
+	}
+
+	json_t *body = json_object();
+	json_t *ids = NULL;
+	char **users = NULL, **parts = NULL, **names = NULL;
+	size_t nusers = 0;
+	bool state_filter[JOB_STATE_COUNT] = { false };
+	bool states_given = false;
+	struct fmt *fmt = NULL;
+	json_t *reply = NULL;
+	struct cmd_client client = { 0 };
+	bool client_ok = false;
+
+	if (jobs_arg) {
+		size_t n;
+		char **v = opt_split(jobs_arg, ',', &n);
+		ids = json_array();
+		for (size_t i = 0; i < n; i++) {
+			long id;
+			if (opt_count(v[i], &id) < 0 || id <= 0) {
+				fprintf(stderr, "squeue: error: Invalid job id: %s\n", v[i]);
+				opt_strv_free(v);
+				goto out;
+			}
+			json_array_append_new(ids, json_integer(id));
+		}
+		opt_strv_free(v);
+		json_object_set(body, "job_ids", ids);
+	}
+	if (states_arg) {
+		size_t n;
+		char **v = opt_split(states_arg, ',', &n);
+		states_given = true;
+		for (size_t i = 0; i < n; i++) {
+			if (!strcasecmp(v[i], "all")) {
+				for (int s = 0; s < JOB_STATE_COUNT; s++)
+					state_filter[s] = true;
+				continue;
+			}
+			int s = job_state_parse(v[i]);
+			if (s < 0) {
+				fprintf(stderr, "squeue: error: Invalid job state specified: %s\n", v[i]);
+				fprintf(stderr, "squeue: error: Valid job states include: ");
+				for (int k = 0; k < JOB_STATE_COUNT; k++)
+					fprintf(stderr, "%s%s", k ? "," : "", job_state_name(k));
+				fprintf(stderr, "\n\n");
+				opt_strv_free(v);
+				goto out;
+			}
+			state_filter[s] = true;
+		}
+		opt_strv_free(v);
+	} else if (!jobs_arg) {
+		/* Slurm's default: jobs still in the queue. */
+		state_filter[JOB_PENDING] = state_filter[JOB_RUNNING] = true;
+		state_filter[JOB_SUSPENDED] = state_filter[JOB_COMPLETING] = true;
+		states_given = true;
+	}
+	users = xmalloc(sizeof(*users));
+	if (users_arg) {
+		size_t n;
+		char **v = opt_split(users_arg, ',', &n);
+		for (size_t i = 0; i < n; i++) {
+			uid_t uid;
+			if (opt_user_parse(v[i], &uid) < 0) {
+				fprintf(stderr, "squeue: error: Invalid user: %s\n\n", v[i]);
+				opt_strv_free(v);
+				goto out;
+			}
+			opt_strv_push(&users, &nusers, xasprintf("%u", (unsigned)uid));
+		}
+		opt_strv_free(v);
+	}
+	if (me)
+		opt_strv_push(&users, &nusers, xasprintf("%u", (unsigned)getuid()));
+	if (parts_arg)
+		parts = opt_split(parts_arg, ',', NULL);
+	if (names_arg)
+		names = opt_split(names_arg, ',', NULL);
+	if (parse_sort(sort ? sort : DEFAULT_SORT) < 0)
+		goto out;
+	fmt = fmt_parse(format ? format : long_format ? LONG_FORMAT : DEFAULT_FORMAT,
+			"AaBbCcDdEeFfGgHhIiJjKkLlMmNnOoPpQqRrSTtUuVvwXxYyZz");
+	if (fmt->bad)
+		fprintf(stderr, "squeue: error: Invalid job format specification: %c\n", fmt->bad);
+
+	struct herd_error err = { "" };
+	if (cmd_client_init(&client, &err) < 0) {
+		fprintf(stderr, "squeue: error: %s\n", err.text);
+		goto out;
+	}
+	client_ok = true;
+	int rc = cmd_call(&client, MSG_JOB_INFO, body, &reply, &err);
+	if (rc != 0) {
+		fprintf(stderr, "slurm_load_jobs error: %s\n", err.text);
+		goto out;
+	}
+
+	json_t *jobs = json_object_get(reply, "jobs");
+	time_t now = cmd_jint(reply, "time");
+	size_t njobs = json_array_size(jobs), nshow = 0;
+	json_t **show = xmalloc((njobs + 1) * sizeof(*show));
+	for (size_t i = 0; i < njobs; i++) {
+		json_t *job = json_array_get(jobs, i);
+		int s = job_state_parse(cmd_jstr(job, "state"));
+		if (states_given && (s < 0 || !state_filter[s]))
+			continue;
+		char uid[24];
+		snprintf(uid, sizeof(uid), "%lld", cmd_jint(job, "uid"));
+		if (nusers && !in_list(users, uid))
+			continue;
+		if (parts && !in_list(parts, cmd_jstr(job, "partition")))
+			continue;
+		if (names && !in_list(names, cmd_jstr(job, "name")))
+			continue;
+		show[nshow++] = job;
+	}
+	qsort(show, nshow, sizeof(*show), compare_jobs);
+
+	if (long_format) {
+		char date[64];
+		time_t t = time(NULL);
+		struct tm tm;
+		localtime_r(&t, &tm);
+		strftime(date, sizeof(date), "%a %b %d %H:%M:%S %Y", &tm);
+		printf("%s\n", date);
+	}
+	if (!no_header) {
+		char *line = fmt_line(fmt, NULL, NULL, titles);
+		printf("%s\n", line);
+		free(line);
+	}
+	for (size_t i = 0; i < nshow; i++) {
+		struct row row = { show[i], now };
+		char *line = fmt_line(fmt, job_value, &row, NULL);
+		printf("%s\n", line);
+		free(line);
+	}
+	free(show);
+	status = 0;
+out:
+	if (client_ok)
+		cmd_client_fini(&client);
+	json_decref(reply);
+	json_decref(body);
+	json_decref(ids);
+	opt_strv_free(users);
+	opt_strv_free(parts);
+	opt_strv_free(names);
+	fmt_destroy(fmt);
+	free(jobs_joined);
+	free(sort_keys);
+	return status;
+}
