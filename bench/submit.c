@@ -211,7 +211,7 @@ int main(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	char self[PATH_MAX], sbatch_path[PATH_MAX + 32], *list = "1,8";
+	char self[PATH_MAX], sbatch_path[PATH_MAX + 32], list[256] = "1,8";
 	const char *sbatch = NULL, *noop = "/bin/echo";
 	long total = 2000, jobs = 0, rss0, rss1;
 	int clients[16], nclients = 0, ch, rc = 0;
@@ -224,7 +224,7 @@ int main(int argc, char **argv)
 			total = atol(optarg);
 			break;
 		case 'k':
-			list = optarg;
+			snprintf(list, sizeof(list), "%s", optarg);
 			break;
 		case 's':
 			sbatch = optarg;
