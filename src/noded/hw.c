@@ -1,0 +1,92 @@
+/* What the node is: hwloc's topology and uname, corrected by the NodeName
+ * line.  Declared values win, as in Slurm with FastSchedule: that is how test
+ * nodes declare 8 CPUs on a 2-core host. */
+#include <stdio.h>
+#include <string.h>
+#include <sys/sysinfo.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <hwloc.h>
+#include "noded/noded.h"
+
+static int hw_count(hwloc_topology_t topo, hwloc_obj_type_t type)
+{
+	int n = hwloc_get_nbobjs_by_type(topo, type);
+	return n > 0 ? n : 0;
+}
+
+static int hw_hwloc(struct hw *hw, struct herd_error *err)
+{
+	hwloc_topology_t topo;
+	int pus, cores, packages;
+
+	if (hwloc_topology_init(&topo) < 0)
+		return errprintf(err, "hwloc: cannot initialise a topology");
+	if (hwloc_topology_load(topo) < 0) {
+		hwloc_topology_destroy(topo);
+		return errprintf(err, "hwloc: cannot load the node's topology");
+	}
+	pus = hw_count(topo, HWLOC_OBJ_PU);
+	cores = hw_count(topo, HWLOC_OBJ_CORE);
+	packages = hw_count(topo, HWLOC_OBJ_PACKAGE);
+	if (pus < 1)
+		pus = 1;
+	if (cores < 1)
+		cores = pus;
+	if (packages < 1)
+		packages = 1;
+	hw->cpus = pus;
+	hw->boards = 1;
+	hw->sockets = packages;
+	hw->cores = cores / packages > 0 ? cores / packages : 1;
+	hw->threads = pus / cores > 0 ? pus / cores : 1;
+	hw->memory_mb = hwloc_get_root_obj(topo)->total_memory >> 20;
+	hwloc_topology_destroy(topo);
+	return 0;
+}
+
+/* Slurm's inference for a partly declared node: ThreadsPerCore and
+ * CoresPerSocket default to 1, Sockets to what is left of CPUs, CPUs to the
+ * product. */
+static void hw_apply_declared(struct hw *hw, const struct conf_node *cn)
+{
+	bool topo = cn->sockets || cn->cores_per_socket || cn->threads_per_core || cn->boards;
+
+	if (cn->cpus || topo) {
+		int threads = cn->threads_per_core ? cn->threads_per_core : 1;
+		int cores = cn->cores_per_socket ? cn->cores_per_socket : 1;
+		int sockets = cn->sockets;
+		int boards = cn->boards ? cn->boards : 1;
+
+		if (!sockets)
+			sockets = cn->cpus ? cn->cpus / (cores * threads * boards) : 1;
+		if (sockets < 1)
+			sockets = 1;
+		hw->boards = boards;
+		hw->sockets = sockets;
+		hw->cores = cores;
+		hw->threads = threads;
+		hw->cpus = cn->cpus ? cn->cpus : boards * sockets * cores * threads;
+	}
+	if (cn->real_memory)
+		hw->memory_mb = cn->real_memory;
+}
+
+int hw_detect(struct hw *hw, const struct conf_node *cn, struct herd_error *err)
+{
+	struct utsname u;
+	struct sysinfo si;
+
+	memset(hw, 0, sizeof(*hw));
+	if (hw_hwloc(hw, err) < 0)
+		return -1;
+	hw_apply_declared(hw, cn);
+	if (uname(&u) == 0) {
+		snprintf(hw->arch, sizeof(hw->arch), "%s", u.machine);
+		/* Slurm's "OS=" is sysname, release and version */
+		snprintf(hw->os, sizeof(hw->os), "%s %s %s", u.sysname, u.release, u.version);
+	}
+	if (sysinfo(&si) == 0)
+		hw->boot_time = time(NULL) - si.uptime;
+	return 0;
+}

@@ -1,0 +1,93 @@
+/* herdd's state: one node daemon.  Everything runs on one libuv loop thread;
+ * net.c's workers never touch these structures. */
+#ifndef HERD_NODED_NODED_H
+#define HERD_NODED_NODED_H
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+#include <uv.h>
+#include "common/conf.h"
+#include "common/error.h"
+#include "common/net.h"
+
+/* Names inside a job's spool directory, shared with herdstepd
+ * (src/stepd/stepd.h: STEPD_*). */
+#define NODED_JOB_DIR_FMT  "job%05u"
+#define NODED_LAUNCH_FILE  "launch.json"
+#define NODED_PID_FILE     "herdstepd.pid"
+#define NODED_CTL_SOCKET   "ctl.sock"
+
+struct hw {
+	int cpus, boards, sockets, cores, threads;   /* cores = per socket */
+	uint64_t memory_mb;
+	int64_t boot_time;
+	char arch[80], os[256];
+};
+
+/* A job whose herdstepd runs (or is being started) on this node. */
+struct noded_job {
+	uint32_t job_id;
+	pid_t pid;                /* herdstepd; 0 while it is starting */
+	char *dir;
+	int pending_kill_wait;    /* a TERMINATE that came while starting; -1 none */
+	struct noded_job *next;
+};
+
+struct noded {
+	uv_loop_t *loop;
+	struct conf *conf;
+	char *conf_path;          /* absolute, passed on to herdstepd */
+	const char *node;         /* NodeName */
+	const struct conf_node *cn;
+	char *spool;              /* SlurmdSpoolDir with %n expanded */
+	char *stepd_path;         /* herdstepd next to our binary */
+	char *dest_ctld;
+	uid_t slurm_uid;          /* SlurmUser */
+	int verbose;
+	time_t start_time;
+	struct hw hw;
+	struct net_server *srv;
+	struct noded_job *jobs;
+
+	uv_timer_t heartbeat;
+	bool register_in_flight;
+	bool ctld_reachable;      /* for quiet logging while the controller is down */
+};
+
+/* hw.c */
+/* Fill hw from hwloc and uname, then apply what the NodeName line declares. */
+int hw_detect(struct hw *hw, const struct conf_node *cn, struct herd_error *err);
+
+/* jobs.c: the job table and the spool. */
+char *noded_expand_path(const char *pattern, const char *node);   /* %n, %h */
+struct noded_job *jobs_find(struct noded *nd, uint32_t job_id);
+struct noded_job *jobs_add(struct noded *nd, uint32_t job_id, const char *dir);
+void jobs_remove(struct noded *nd, struct noded_job *job, bool remove_dir);
+void jobs_remove_dir(const char *dir);   /* a job directory and its files */
+/* Is pid a herdstepd serving dir? (/proc/PID/cmdline) */
+bool jobs_stepd_alive(pid_t pid, const char *dir);
+/* Drop jobs whose herdstepd died, removing their directories. */
+void jobs_reap(struct noded *nd);
+/* At start: adopt the jobs whose herdstepd is still alive, clean the rest. */
+int jobs_scan(struct noded *nd, struct herd_error *err);
+/* The IDs of live jobs, for NODE_REGISTER. */
+json_t *jobs_ids(struct noded *nd);
+/* Send one request to a job's herdstepd over its control socket; returns
+ * the rc it answered, or -1 with err when it could not be reached. */
+int jobs_control(struct noded_job *job, const json_t *request, struct herd_error *err);
+
+/* launch.c */
+void launch_job(struct noded *nd, struct net_req *req);
+
+/* rpc.c: TERMINATE_JOB to a job's herdstepd; the rc for the controller. */
+int rpc_terminate(struct noded *nd, struct noded_job *job, int kill_wait, struct herd_error *err);
+
+/* register.c */
+void register_start(struct noded *nd);
+
+/* rpc.c */
+void rpc_handle(struct net_req *req, void *arg);
+
+#endif

@@ -1,0 +1,36 @@
+/* The LAUNCH object herdd wrote to the job's spool directory (doc/protocol.md,
+ * "Controller -> node daemon"), read into plain C fields. */
+#ifndef HERD_STEPD_LAUNCH_H
+#define HERD_STEPD_LAUNCH_H
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "common/error.h"
+
+struct launch {
+	uint32_t job_id;
+	int uid, gid, umask;
+	char *user, *name, *partition, *account, *cluster, *submit_host;
+	char *qos;                /* optional key, NULL when absent */
+	char *script;
+	char **argv;  size_t argc;
+	char **env;   size_t envc;
+	char *cwd, *std_out, *std_err, *std_in;
+	char *nodes;              /* compressed hostlist of the allocation */
+	int num_nodes, ntasks, cpus_per_task, cpus_on_node;
+	int64_t mem_mb;
+	char *tasks_per_node;     /* "2(x3),1" */
+	char *cpus_per_node;      /* optional, same form; NULL = derive from cpus_on_node */
+	int64_t time_limit;       /* seconds, -1 = none */
+	int kill_wait;            /* seconds */
+	int64_t start_time;
+	int restarts;             /* optional, 0 */
+};
+
+/* Fill l from the LAUNCH object; -1 with err naming the bad field. */
+int launch_parse(const json_t *obj, struct launch *l, struct herd_error *err);
+/* Read and parse a launch file. */
+int launch_load(const char *path, struct launch *l, struct herd_error *err);
+void launch_free(struct launch *l);
+
+#endif

@@ -1,0 +1,75 @@
+/* herdstepd's state: one batch job on one node.  Everything runs on one libuv
+ * loop; nothing here is shared with another thread. */
+#ifndef HERD_STEPD_STEPD_H
+#define HERD_STEPD_STEPD_H
+#include <stdbool.h>
+#include <sys/types.h>
+#include <uv.h>
+#include "common/conf.h"
+#include "stepd/launch.h"
+
+/* Names inside the job's spool directory (herdd knows them too:
+ * src/noded/jobs.c). */
+#define STEPD_LAUNCH_FILE "launch.json"
+#define STEPD_PID_FILE    "herdstepd.pid"
+#define STEPD_CTL_SOCKET  "ctl.sock"
+#define STEPD_SCRIPT_FILE "slurm_script"
+
+struct stepd {
+	uv_loop_t *loop;
+	struct conf *conf;
+	char *conf_path;
+	char *node;
+	char *job_dir;
+	int job_dir_fd;               /* O_PATH, for short socket paths */
+	struct launch launch;
+
+	/* the user, resolved once before any fork */
+	char *home, *shell;
+	gid_t *groups;
+	int ngroups;
+
+	/* expanded file names (relative ones are relative to the job's cwd) */
+	char *std_out, *std_err, *std_in;
+	char *script_path;
+
+	pid_t shell_pid;              /* 0 until started */
+	bool shell_done;              /* the batch shell was reaped */
+	int status;                   /* its raw wait status */
+	bool ending;                  /* a cancel or the time limit began the kill */
+	bool timed_out;
+	bool tree_dead;               /* no child left: ready to report */
+
+	uv_signal_t sigchld;
+	uv_timer_t limit_timer;       /* time limit */
+	uv_timer_t kill_timer;        /* SIGKILL after KillWait, then sweeps */
+	uv_timer_t complete_timer;    /* JOB_COMPLETE retries */
+	int complete_backoff_ms;
+	bool complete_in_flight;
+
+	struct ctl_server *ctl;
+};
+
+/* job.c: the job's life on the loop. */
+int job_start(struct stepd *sd, struct herd_error *err);
+/* Signal the job: flags "" (steps only: nothing to do), "batch" (the shell),
+ * "full" (the shell and every descendant).  Returns the rc for herdd. */
+int job_signal(struct stepd *sd, int sig, const char *flags);
+/* scancel / node shutdown: message in stderr, SIGCONT+SIGTERM, SIGKILL after kill_wait. */
+void job_terminate(struct stepd *sd, int kill_wait);
+
+/* task.c: the user's side. */
+/* Fork the batch shell as the user; returns its pid or -1 with err. */
+pid_t task_spawn(struct stepd *sd, struct herd_error *err);
+/* Append one line to the job's stderr file, opened as the user (never as
+ * root: the user owns the path and could point it anywhere). */
+void task_append_stderr(struct stepd *sd, const char *line);
+
+/* ctl.c: the control socket herdd talks to. */
+struct ctl_server *ctl_start(struct stepd *sd, struct herd_error *err);
+void ctl_stop(struct ctl_server *ctl);
+
+/* complete.c: JOB_COMPLETE to the controller, then clean up and stop. */
+void complete_start(struct stepd *sd);
+
+#endif
