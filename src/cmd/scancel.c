@@ -1,0 +1,273 @@
+/* scancel: cancel or signal jobs by id, or every job matching -u/-p/-n/-t
+ * (found through JOB_INFO).  As in Slurm, a job that is unknown or already
+ * finished is not an error unless -v asks to hear about it. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+#include "cmd/opt.h"
+#include "common/msg.h"
+#include "common/state.h"
+#include "common/xmalloc.h"
+
+struct scancel_opts {
+	int signal;
+	const char *flags;
+	int verbose;
+	bool quiet;
+	bool have_uid;
+	uid_t uid;
+	char **partitions, **names;
+	int state;            /* -1: any active state */
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out, "Usage: scancel [-A account] [--batch] [--full] [--interactive] [-n job_name]\n"
+		"               [-p partition] [-Q] [-q qos] [-R reservation] [-s signal |\n"
+		"               integer] [-t PENDING | RUNNING | SUSPENDED] [--usage] [-u user_name]\n"
+		"               [--hurry] [-V] [-v] [-w hosts...] [--wckey=wckey] [job_id[_array_id]]\n");
+}
+
+static void help(void)
+{
+	printf("Usage: scancel [OPTIONS] [job_id[_array_id][.step_id]]\n"
+	       "  -b, --batch                     signal batch shell for specified job\n"
+	       "  -f, --full                      signal batch shell and all steps for specified job\n"
+	       "      --me                        equivalent to --user=<my username>\n"
+	       "  -n, --name=job_name             act only on jobs with this name\n"
+	       "  -p, --partition=partition       act only on jobs in this partition\n"
+	       "  -Q, --quiet                     disable warnings\n"
+	       "  -s, --signal=name | integer     signal to send to job, default is SIGKILL\n"
+	       "  -t, --state=states              act only on jobs in this state.  Valid job\n"
+	       "                                  states are PENDING, RUNNING and SUSPENDED\n"
+	       "  -u, --user=user_name            act only on jobs of this user\n"
+	       "  -V, --version                   output version information and exit\n"
+	       "  -v, --verbose                   verbosity level\n\n"
+	       "Help options:\n"
+	       "  --help                          show this help message\n"
+	       "  --usage                         display brief usage message\n");
+}
+
+/* One CANCEL_JOB; returns 0, or 1 when the failure is worth an exit code. */
+static int cancel_one(struct cmd_client *client, const struct scancel_opts *o, long long id)
+{
+	struct herd_error err = { "" };
+	json_t *reply = NULL;
+
+	if (o->verbose) {
+		if (o->signal)
+			fprintf(stderr, "scancel: Signal %d to job %lld\n", o->signal, id);
+		else
+			fprintf(stderr, "scancel: Terminating job %lld\n", id);
+	}
+	json_t *body = json_pack("{s:I, s:i, s:s}", "job_id", (json_int_t)id, "signal", o->signal,
+				 "flags", o->flags);
+	int rc = cmd_call(client, MSG_CANCEL_JOB, body, &reply, &err);
+	json_decref(body);
+	json_decref(reply);
+	if (rc == 0)
+		return 0;
+	if (rc == HERD_ERR_INVALID_JOB || rc == HERD_ERR_ALREADY_DONE) {
+		if (o->verbose && !o->quiet)
+			fprintf(stderr, "scancel: error: Kill job error on job id %lld: %s\n", id, err.text);
+		return 0;
+	}
+	fprintf(stderr, "scancel: error: Kill job error on job id %lld: %s\n", id, err.text);
+	return 1;
+}
+
+static bool in_list(char *const *list, const char *s)
+{
+	if (!list)
+		return true;
+	for (size_t i = 0; list[i]; i++)
+		if (!strcmp(list[i], s))
+			return true;
+	return false;
+}
+
+/* Jobs matching the filters (among ids when given); -1 after printing. */
+static int select_jobs(struct cmd_client *client, const struct scancel_opts *o, json_t *ids,
+		       long long **out, size_t *nout)
+{
+	struct herd_error err = { "" };
+	json_t *reply = NULL, *body = json_object();
+
+	if (ids)
+		json_object_set(body, "job_ids", ids);
+	if (o->have_uid)
+		json_object_set_new(body, "uid", json_integer(o->uid));
+	int rc = cmd_call(client, MSG_JOB_INFO, body, &reply, &err);
+	json_decref(body);
+	if (rc == HERD_ERR_INVALID_JOB) {
+		*out = NULL;
+		*nout = 0;
+		return 0;
+	}
+	if (rc != 0) {
+		fprintf(stderr, "scancel: error: slurm_load_jobs error: %s\n", err.text);
+		return -1;
+	}
+	json_t *jobs = json_object_get(reply, "jobs");
+	*out = xmalloc((json_array_size(jobs) + 1) * sizeof(**out));
+	*nout = 0;
+	size_t i;
+	json_t *job;
+	json_array_foreach(jobs, i, job) {
+		int s = job_state_parse(cmd_jstr(job, "state"));
+		if (s < 0 || job_state_is_final(s) || s == JOB_COMPLETING)
+			continue;
+		if (o->state >= 0 && s != o->state)
+			continue;
+		if (o->have_uid && cmd_jint(job, "uid") != (long long)o->uid)
+			continue;
+		if (!in_list(o->partitions, cmd_jstr(job, "partition")) ||
+		    !in_list(o->names, cmd_jstr(job, "name")))
+			continue;
+		(*out)[(*nout)++] = cmd_jint(job, "job_id");
+	}
+	json_decref(reply);
+	return 0;
+}
+
+enum { OPT_ME = 256, OPT_USAGE, OPT_HELP };
+
+int main(int argc, char **argv)
+{
+	static const struct option long_opts[] = {
+		{ "batch", no_argument, NULL, 'b' },
+		{ "full", no_argument, NULL, 'f' },
+		{ "me", no_argument, NULL, OPT_ME },
+		{ "name", required_argument, NULL, 'n' },
+		{ "jobname", required_argument, NULL, 'n' },
+		{ "partition", required_argument, NULL, 'p' },
+		{ "quiet", no_argument, NULL, 'Q' },
+		{ "signal", required_argument, NULL, 's' },
+		{ "state", required_argument, NULL, 't' },
+		{ "user", required_argument, NULL, 'u' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, OPT_HELP },
+		{ "usage", no_argument, NULL, OPT_USAGE },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct scancel_opts o = { .flags = "", .state = -1 };
+	bool filters = false;
+	int c, status = 1;
+
+	argv[0] = "scancel";
+	while ((c = getopt_long(argc, argv, "bfn:p:Qs:t:u:vV", long_opts, NULL)) != -1) {
+		switch (c) {
+		case 'b': o.flags = "batch"; break;
+		case 'f': o.flags = "full"; break;
+		case OPT_ME:
+			o.have_uid = true;
+			o.uid = getuid();
+			filters = true;
+			break;
+		case 'n':
+			opt_strv_free(o.names);
+			o.names = opt_split(optarg, ',', NULL);
+			filters = true;
+			break;
+		case 'p':
+			opt_strv_free(o.partitions);
+			o.partitions = opt_split(optarg, ',', NULL);
+			filters = true;
+			break;
+		case 'Q': o.quiet = true; break;
+		case 's':
+			o.signal = opt_signal_parse(optarg);
+			if (o.signal < 0) {
+				fprintf(stderr, "Unknown job signal: %s\n", optarg);
+				goto out;
+			}
+			break;
+		case 't': {
+			int s = job_state_parse(optarg);
+			if (s != JOB_PENDING && s != JOB_RUNNING && s != JOB_SUSPENDED) {
+				fprintf(stderr, "scancel: error: Invalid job state specified: %s\n", optarg);
+				fprintf(stderr, "scancel: error: Valid job states are PENDING, RUNNING, "
+					"and SUSPENDED\n");
+				goto out;
+			}
+			o.state = s;
+			filters = true;
+			break;
+		}
+		case 'u':
+			if (opt_user_parse(optarg, &o.uid) < 0) {
+				fprintf(stderr, "scancel: error: Invalid user name: %s\n", optarg);
+				goto out;
+			}
+			o.have_uid = true;
+			filters = true;
+			break;
+		case 'v': o.verbose++; break;
+		case 'V': printf("%s\n", CMD_VERSION); status = 0; goto out;
+		case OPT_HELP: help(); status = 0; goto out;
+		case OPT_USAGE: usage(stdout); status = 0; goto out;
+		default:
+			fprintf(stderr, "Try \"scancel --help\" for more information\n");
+			goto out;
+		}
+	}
+
+	json_t *ids = NULL;
+	if (optind < argc) {
+		ids = json_array();
+		for (int i = optind; i < argc; i++) {
+			size_t n;
+			char **v = opt_split(argv[i], ',', &n);   /* "1,2" as Slurm accepts */
+			for (size_t k = 0; k < n; k++) {
+				long id;
+				if (opt_count(v[k], &id) < 0 || id <= 0) {
+					fprintf(stderr, "scancel: error: Invalid job id %s\n", v[k]);
+					opt_strv_free(v);
+					json_decref(ids);
+					goto out;
+				}
+				json_array_append_new(ids, json_integer(id));
+			}
+			opt_strv_free(v);
+		}
+	}
+	if (!ids && !filters) {
+		fprintf(stderr, "scancel: error: No job identification provided\n");
+		goto out;
+	}
+
+	struct cmd_client client;
+	struct herd_error err = { "" };
+	if (cmd_client_init(&client, &err) < 0) {
+		fprintf(stderr, "scancel: error: %s\n", err.text);
+		json_decref(ids);
+		goto out;
+	}
+	status = 0;
+	if (filters) {
+		long long *jobs;
+		size_t njobs;
+		if (select_jobs(&client, &o, ids, &jobs, &njobs) < 0) {
+			status = 1;
+		} else {
+			for (size_t i = 0; i < njobs; i++)
+				status |= cancel_one(&client, &o, jobs[i]);
+			free(jobs);
+		}
+	} else {
+		size_t i;
+		json_t *v;
+		json_array_foreach(ids, i, v)
+			status |= cancel_one(&client, &o, json_integer_value(v));
+	}
+	cmd_client_fini(&client);
+	json_decref(ids);
+out:
+	opt_strv_free(o.names);
+	opt_strv_free(o.partitions);
+	return status;
+}
