@@ -25,6 +25,7 @@ struct net_server {
 
 struct net_conn {
 	uv_tcp_t tcp;
+	uv_timer_t idle;            /* closes connections that stall mid-frame or sit idle */
 	struct net_server *srv;
 	int refs;
 	int closed;
@@ -67,6 +68,17 @@ static void conn_close(struct net_conn *c)
 		return;
 	c->closed = 1;
 	uv_close((uv_handle_t *)&c->tcp, conn_close_cb);
+	uv_close((uv_handle_t *)&c->idle, conn_close_cb);
+}
+
+#define NET_IDLE_MS 60000
+
+static void conn_idle(uv_timer_t *t)
+{
+	struct net_conn *c = t->data;
+	if (c->len)
+		log_error("closing connection from %s: stalled inside a frame", c->peer);
+	conn_close(c);
 }
 
 static void write_done(uv_write_t *w, int status)
@@ -231,6 +243,7 @@ static void conn_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 		return;
 	}
 	c->len += n;
+	uv_timer_again(&c->idle);
 	conn_frames(c);
 }
 
@@ -247,9 +260,12 @@ static void server_accept(uv_stream_t *s, int status)
 	}
 	c = xmalloc(sizeof(*c));
 	c->srv = srv;
-	c->refs = 1;
+	c->refs = 2;   /* the socket and the idle timer, each until closed */
 	uv_tcp_init(srv->loop, &c->tcp);
 	c->tcp.data = c;
+	uv_timer_init(srv->loop, &c->idle);
+	c->idle.data = c;
+	uv_timer_start(&c->idle, conn_idle, NET_IDLE_MS, NET_IDLE_MS);
 	if (uv_accept(s, (uv_stream_t *)&c->tcp) < 0) {
 		conn_close(c);
 		return;
