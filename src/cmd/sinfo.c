@@ -66,16 +66,22 @@ static const char *node_state(const json_t *node, bool long_form, char *buf, siz
 	return buf;
 }
 
-/* Numeric order of Slurm's node states, for the default "-t" (descending) sort. */
+/* Slurm's node state numbers, flags included, for the default "-t"
+ * (descending) sort: a drained or unresponsive node sorts first. */
 static int state_rank(const json_t *node)
 {
 	const char *base = cmd_jstr(node, "state");
-	if (!strcasecmp(base, "MIXED")) return 5;
-	if (!strcasecmp(base, "ALLOCATED")) return 3;
-	if (!strcasecmp(base, "IDLE")) return 2;
-	if (!strcasecmp(base, "DOWN")) return 1;
-	if (!strcasecmp(base, "FUTURE")) return 6;
-	return 0;
+	int rank = 0;
+	if (!strcasecmp(base, "MIXED")) rank = 5;
+	else if (!strcasecmp(base, "ALLOCATED")) rank = 3;
+	else if (!strcasecmp(base, "IDLE")) rank = 2;
+	else if (!strcasecmp(base, "DOWN")) rank = 1;
+	else if (!strcasecmp(base, "FUTURE")) rank = 6;
+	if (cmd_jbool(node, "drain"))
+		rank += 0x200;
+	if (cmd_jbool(node, "not_responding"))
+		rank += 0x800;
+	return rank;
 }
 
 static bool node_is_other(const json_t *node)

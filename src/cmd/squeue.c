@@ -2,6 +2,8 @@
  * SQUEUE_FORMAT), filtered by user, id, state and partition, sorted as Slurm
  * sorts (-S, default "P,t,-p"). */
 #include <getopt.h>
+#include <grp.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,9 +81,27 @@ static const char *job_value(char letter, const void *arg, char *buf, size_t len
 		return buf;
 	case 'K': return "N/A";
 	case 'j': return cmd_jstr(job, "name");
-	case 'u': return cmd_jstr(job, "user");
+	case 'u': {
+		/* Names are resolved here when the reply has none, as Slurm's
+		 * commands resolve them on the client. */
+		struct passwd *pw;
+		if (*cmd_jstr(job, "user"))
+			return cmd_jstr(job, "user");
+		if ((pw = getpwuid((uid_t)cmd_jint(job, "uid"))))
+			return pw->pw_name;
+		snprintf(buf, len, "%lld", cmd_jint(job, "uid"));
+		return buf;
+	}
 	case 'U': snprintf(buf, len, "%lld", cmd_jint(job, "uid")); return buf;
-	case 'g': return cmd_jstr(job, "group");
+	case 'g': {
+		struct group *gr;
+		if (*cmd_jstr(job, "group"))
+			return cmd_jstr(job, "group");
+		if ((gr = getgrgid((gid_t)cmd_jint(job, "gid"))))
+			return gr->gr_name;
+		snprintf(buf, len, "%lld", cmd_jint(job, "gid"));
+		return buf;
+	}
 	case 'G': snprintf(buf, len, "%lld", cmd_jint(job, "gid")); return buf;
 	case 'a': return or_null(cmd_jstr(job, "account"));
 	case 'P': return cmd_jstr(job, "partition");
@@ -95,7 +115,12 @@ static const char *job_value(char letter, const void *arg, char *buf, size_t len
 		int64_t left = limit - elapsed(job, r->now);
 		return fmt_duration(left > 0 ? left : 0, buf, len);
 	}
-	case 'D': snprintf(buf, len, "%lld", cmd_jint(job, "num_nodes")); return buf;
+	case 'D': {
+		/* 0 = not asked; Slurm's default request is one node. */
+		long long n = cmd_jint(job, "num_nodes");
+		snprintf(buf, len, "%lld", n > 0 ? n : 1);
+		return buf;
+	}
 	case 'C': snprintf(buf, len, "%lld", cmd_jint(job, "num_cpus")); return buf;
 	case 'c': {
 		long long c = cmd_jint(job, "cpus_per_task");

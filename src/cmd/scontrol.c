@@ -1,0 +1,619 @@
+/* scontrol: show jobs, nodes and partitions in Slurm's KEY=VALUE layout
+ * (one record per paragraph, or one line with -o), hold/uhold/release jobs,
+ * ping the controller, and expand/compress hostlists (no controller needed).
+ * Fields Herd does not have show Slurm's own "nothing here" placeholders. */
+#define _GNU_SOURCE   /* vasprintf */
+#include <getopt.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/wait.h>
+#include <time.h>
+#include "cmd/opt.h"
+#include "common/hostlist.h"
+#include "common/msg.h"
+#include "common/parse.h"
+#include "common/xmalloc.h"
+
+struct scontrol {
+	bool oneliner;
+	bool quiet;
+	struct cmd_client client;
+	bool client_ok;
+};
+
+/* A record is a list of lines; printed as a paragraph or, with -o, joined. */
+struct record {
+	char **lines;
+	size_t count;
+};
+
+static void rec_add(struct record *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void rec_add(struct record *r, const char *fmt, ...)
+{
+	va_list ap;
+	char *line;
+	va_start(ap, fmt);
+	if (vasprintf(&line, fmt, ap) < 0)
+		abort();
+	va_end(ap);
+	opt_strv_push(&r->lines, &r->count, line);
+}
+
+static void rec_print(struct record *r, bool oneliner)
+{
+	for (size_t i = 0; i < r->count; i++) {
+		if (oneliner)
+			printf("%s%s", i ? " " : "", r->lines[i]);
+		else
+			printf("%s%s\n", i ? "   " : "", r->lines[i]);
+	}
+	printf("\n");
+	opt_strv_free(r->lines);
+	r->lines = NULL;
+	r->count = 0;
+}
+
+/* scontrol's durations: HH:MM:SS, D-HH:MM:SS past a day. */
+static const char *duration(long long s, const char *infinite, char *buf, size_t len)
+{
+	if (s == TIME_INFINITE)
+		return infinite;
+	if (s < 0)
+		s = 0;
+	if (s >= 86400)
+		snprintf(buf, len, "%lld-%02lld:%02lld:%02lld", s / 86400, s / 3600 % 24, s / 60 % 60,
+			 s % 60);
+	else
+		snprintf(buf, len, "%02lld:%02lld:%02lld", s / 3600, s / 60 % 60, s % 60);
+	return buf;
+}
+
+static const char *stamp(long long t, char *buf, size_t len)
+{
+	return fmt_timestamp((time_t)t, buf, len);
+}
+
+static const char *or_null(const char *s)
+{
+	return *s ? s : "(null)";
+}
+
+static int client(struct scontrol *sc)
+{
+	struct herd_error err = { "" };
+	if (sc->client_ok)
+		return 0;
+	if (cmd_client_init(&sc->client, &err) < 0) {
+		fprintf(stderr, "scontrol: error: %s\n", err.text);
+		return -1;
+	}
+	sc->client_ok = true;
+	return 0;
+}
+
+/* Names as Slurm's commands show them: resolved here when the reply has none. */
+static const char *user_name(const json_t *job, char *buf, size_t len)
+{
+	const char *s = cmd_jstr(job, "user");
+	struct passwd *pw;
+	if (*s)
+		return s;
+	if ((pw = getpwuid((uid_t)cmd_jint(job, "uid"))))
+		snprintf(buf, len, "%s", pw->pw_name);
+	else
+		snprintf(buf, len, "%lld", cmd_jint(job, "uid"));
+	return buf;
+}
+
+static const char *group_name(const json_t *job, char *buf, size_t len)
+{
+	const char *s = cmd_jstr(job, "group");
+	struct group *gr;
+	if (*s)
+		return s;
+	if ((gr = getgrgid((gid_t)cmd_jint(job, "gid"))))
+		snprintf(buf, len, "%s", gr->gr_name);
+	else
+		snprintf(buf, len, "%lld", cmd_jint(job, "gid"));
+	return buf;
+}
+
+static void job_record(const json_t *job, time_t now, struct record *r)
+{
+	char a[64], b[64], c[64];
+	const char *state = cmd_jstr(job, "state");
+	bool pending = !strcmp(state, "PENDING");
+	long long start = cmd_jint(job, "start_time"), end = cmd_jint(job, "end_time");
+	long long run = 0;
+	if (start && !pending)
+		run = (end && strcmp(state, "RUNNING") ? end : now) - start;
+	int status = (int)cmd_jint(job, "exit_code");
+	int code = WIFEXITED(status) ? WEXITSTATUS(status) : 0;
+	int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+	long long nodes = cmd_jint(job, "num_nodes"), cpus = cmd_jint(job, "num_cpus");
+	long long mem = cmd_jint(job, "mem_per_node"), cpt = cmd_jint(job, "cpus_per_task");
+	const char *host = cmd_jstr(job, "batch_host");
+
+	/* Slurm's defaults for what was not asked: one node, one task. */
+	if (nodes < 1)
+		nodes = 1;
+	long long tasks = cmd_jint(job, "num_tasks");
+	if (tasks < 1)
+		tasks = 1;
+	rec_add(r, "JobId=%lld JobName=%s", cmd_jint(job, "job_id"), cmd_jstr(job, "name"));
+	rec_add(r, "UserId=%s(%lld) GroupId=%s(%lld) MCS_label=N/A", user_name(job, a, sizeof(a)),
+		cmd_jint(job, "uid"), group_name(job, b, sizeof(b)), cmd_jint(job, "gid"));
+	rec_add(r, "Priority=%lld Nice=0 Account=%s QOS=(null)", cmd_jint(job, "priority"),
+		or_null(cmd_jstr(job, "account")));
+	rec_add(r, "JobState=%s Reason=%s Dependency=(null)", state, cmd_jstr(job, "reason"));
+	rec_add(r, "Requeue=1 Restarts=%lld BatchFlag=1 Reboot=0 ExitCode=%d:%d",
+		cmd_jint(job, "restarts"), code, sig);
+	rec_add(r, "RunTime=%s TimeLimit=%s TimeMin=N/A", duration(run, "", a, sizeof(a)),
+		duration(cmd_jint(job, "time_limit"), "UNLIMITED", b, sizeof(b)));
+	rec_add(r, "SubmitTime=%s EligibleTime=%s", stamp(cmd_jint(job, "submit_time"), a, sizeof(a)),
+		stamp(cmd_jint(job, "eligible_time"), b, sizeof(b)));
+	rec_add(r, "AccrueTime=%s", stamp(cmd_jint(job, "eligible_time"), a, sizeof(a)));
+	rec_add(r, "StartTime=%s EndTime=%s Deadline=N/A", stamp(start, a, sizeof(a)),
+		stamp(end, b, sizeof(b)));
+	rec_add(r, "SuspendTime=None SecsPreSuspend=0 LastSchedEval=Unknown Scheduler=Main");
+	rec_add(r, "Partition=%s AllocNode:Sid=%s:0", cmd_jstr(job, "partition"),
+		cmd_jstr(job, "submit_host"));
+	rec_add(r, "ReqNodeList=(null) ExcNodeList=(null)");
+	rec_add(r, "NodeList=%s", cmd_jstr(job, "nodes"));
+	if (*host)
+		rec_add(r, "BatchHost=%s", host);
+	rec_add(r, "NumNodes=%lld NumCPUs=%lld NumTasks=%lld CPUs/Task=%lld ReqB:S:C:T=0:0:*:*",
+		nodes, cpus, tasks, cpt > 0 ? cpt : 1);
+	if (mem > 0)
+		rec_add(r, "TRES=cpu=%lld,mem=%s,node=%lld,billing=%lld", cpus,
+			fmt_size_mb(mem * (nodes > 0 ? nodes : 1), c, sizeof(c)), nodes, cpus);
+	else
+		rec_add(r, "TRES=cpu=%lld,node=%lld,billing=%lld", cpus, nodes, cpus);
+	rec_add(r, "Socks/Node=* NtasksPerN:B:S:C=0:0:*:* CoreSpec=*");
+	rec_add(r, "MinCPUsNode=%lld MinMemoryNode=%s MinTmpDiskNode=0", cpt > 0 ? cpt : 1,
+		mem > 0 ? fmt_size_mb(mem, c, sizeof(c)) : "0");
+	rec_add(r, "Features=(null) DelayBoot=00:00:00");
+	rec_add(r, "OverSubscribe=%s Contiguous=0 Licenses=(null) Network=(null)",
+		cmd_jbool(job, "exclusive") ? "NO" : "OK");
+	rec_add(r, "Command=%s", or_null(cmd_jstr(job, "command")));
+	rec_add(r, "WorkDir=%s", cmd_jstr(job, "work_dir"));
+	if (*cmd_jstr(job, "comment"))
+		rec_add(r, "Comment=%s ", cmd_jstr(job, "comment"));
+	rec_add(r, "StdErr=%s", cmd_jstr(job, "std_err"));
+	rec_add(r, "StdIn=%s", cmd_jstr(job, "std_in"));
+	rec_add(r, "StdOut=%s", cmd_jstr(job, "std_out"));
+	rec_add(r, "Power=");
+	rec_add(r, "%s", "");
+}
+
+static int show_jobs(struct scontrol *sc, const char *arg)
+{
+	struct herd_error err = { "" };
+	json_t *reply = NULL, *body = json_object();
+
+	if (arg) {
+		long id;
+		if (opt_count(arg, &id) < 0 || id <= 0) {
+			json_decref(body);
+			fprintf(stderr, "Invalid job id specified\n");
+			return 1;
+		}
+		json_object_set_new(body, "job_ids", json_pack("[I]", (json_int_t)id));
+	}
+	if (client(sc) < 0) {
+		json_decref(body);
+		return 1;
+	}
+	int rc = cmd_call(&sc->client, MSG_JOB_INFO, body, &reply, &err);
+	json_decref(body);
+	if (rc != 0) {
+		fprintf(stderr, "slurm_load_jobs error: %s\n", err.text);
+		return 1;
+	}
+	json_t *jobs = json_object_get(reply, "jobs");
+	time_t now = cmd_jint(reply, "time");
+	if (!json_array_size(jobs))
+		printf("No jobs in the system\n");
+	size_t i;
+	json_t *job;
+	json_array_foreach(jobs, i, job) {
+		struct record r = { 0 };
+		job_record(job, now, &r);
+		rec_print(&r, sc->oneliner);
+	}
+	json_decref(reply);
+	return 0;
+}
+
+static const char *node_state_text(const json_t *node, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s%s", cmd_jstr(node, "state"),
+		 cmd_jbool(node, "not_responding") ? "*" : "",
+		 cmd_jbool(node, "drain") ? "+DRAIN" : "");
+	return buf;
+}
+
+static void node_record(const json_t *node, struct record *r)
+{
+	char a[64], b[64], c[64];
+	long long cpus = cmd_jint(node, "cpus"), alloc = cmd_jint(node, "alloc_cpus");
+	long long mem = cmd_jint(node, "real_memory"), alloc_mem = cmd_jint(node, "alloc_mem");
+	json_t *parts = json_object_get(node, "partitions");
+	char *plist = xstrdup("");
+	size_t i;
+	json_t *p;
+	json_array_foreach(parts, i, p) {
+		char *n = xasprintf("%s%s%s", plist, i ? "," : "", json_string_value(p));
+		free(plist);
+		plist = n;
+	}
+	const char *arch = cmd_jstr(node, "arch"), *os = cmd_jstr(node, "os");
+
+	rec_add(r, "NodeName=%s Arch=%s CoresPerSocket=%lld ", cmd_jstr(node, "name"),
+		*arch ? arch : "(null)", cmd_jint(node, "cores"));
+	rec_add(r, "CPUAlloc=%lld CPUEfctv=%lld CPUTot=%lld CPULoad=N/A", alloc, cpus, cpus);
+	rec_add(r, "AvailableFeatures=(null)");
+	rec_add(r, "ActiveFeatures=(null)");
+	rec_add(r, "Gres=(null)");
+	rec_add(r, "NodeAddr=%s NodeHostName=%s Port=%lld Version=%s", cmd_jstr(node, "addr"),
+		cmd_jstr(node, "hostname"), cmd_jint(node, "port"),
+		*cmd_jstr(node, "version") ? cmd_jstr(node, "version") : "(null)");
+	rec_add(r, "OS=%s ", *os ? os : "(null)");
+	rec_add(r, "RealMemory=%lld AllocMem=%lld FreeMem=N/A Sockets=%lld Boards=%lld", mem,
+		alloc_mem, cmd_jint(node, "sockets"), cmd_jint(node, "boards"));
+	rec_add(r, "State=%s ThreadsPerCore=%lld TmpDisk=0 Weight=1 Owner=N/A MCS_label=N/A",
+		node_state_text(node, a, sizeof(a)), cmd_jint(node, "threads"));
+	rec_add(r, "Partitions=%s ", plist);
+	rec_add(r, "BootTime=%s SlurmdStartTime=%s",
+		cmd_jint(node, "boot_time") ? stamp(cmd_jint(node, "boot_time"), a, sizeof(a)) : "None",
+		cmd_jint(node, "slurmd_start_time") ?
+			stamp(cmd_jint(node, "slurmd_start_time"), b, sizeof(b)) : "None");
+	rec_add(r, "LastBusyTime=Unknown");
+	rec_add(r, "CfgTRES=cpu=%lld,mem=%s,billing=%lld", cpus, fmt_size_mb(mem, c, sizeof(c)), cpus);
+	if (alloc && alloc_mem)
+		rec_add(r, "AllocTRES=cpu=%lld,mem=%s", alloc, fmt_size_mb(alloc_mem, c, sizeof(c)));
+	else if (alloc)
+		rec_add(r, "AllocTRES=cpu=%lld", alloc);
+	else
+		rec_add(r, "AllocTRES=");
+	rec_add(r, "CapWatts=n/a");
+	rec_add(r, "CurrentWatts=0 AveWatts=0");
+	rec_add(r, "ExtSensorsJoules=n/s ExtSensorsWatts=0 ExtSensorsTemp=n/s");
+	if (*cmd_jstr(node, "reason"))
+		rec_add(r, "Reason=%s", cmd_jstr(node, "reason"));
+	free(plist);
+}
+
+static int load(struct scontrol *sc, int type, const char *what, json_t **reply)
+{
+	struct herd_error err = { "" };
+	if (client(sc) < 0)
+		return -1;
+	json_t *body = json_object();
+	int rc = cmd_call(&sc->client, type, body, reply, &err);
+	json_decref(body);
+	if (rc != 0) {
+		fprintf(stderr, "%s: %s\n", what, err.text);
+		return -1;
+	}
+	return 0;
+}
+
+static int show_nodes(struct scontrol *sc, const char *name)
+{
+	json_t *reply;
+	if (load(sc, MSG_NODE_INFO, "slurm_load_node error", &reply) < 0)
+		return 1;
+	struct hostlist *want = name ? hostlist_create(name) : NULL;
+	size_t i, shown = 0;
+	json_t *node;
+	json_array_foreach(json_object_get(reply, "nodes"), i, node) {
+		if (want && hostlist_find(want, cmd_jstr(node, "name")) < 0)
+			continue;
+		struct record r = { 0 };
+		node_record(node, &r);
+		rec_print(&r, sc->oneliner);
+		shown++;
+	}
+	hostlist_destroy(want);
+	json_decref(reply);
+	if (name && !shown) {
+		printf("Node %s not found\n", name);
+		return 1;
+	}
+	return 0;
+}
+
+static int show_partitions(struct scontrol *sc, const char *name)
+{
+	json_t *reply, *nreply;
+	char a[64], b[64], c[64];
+	if (load(sc, MSG_PART_INFO, "slurm_load_partitions error", &reply) < 0)
+		return 1;
+	if (load(sc, MSG_NODE_INFO, "slurm_load_node error", &nreply) < 0) {
+		json_decref(reply);
+		return 1;
+	}
+	size_t i, shown = 0;
+	json_t *part;
+	json_array_foreach(json_object_get(reply, "partitions"), i, part) {
+		if (name && strcmp(name, cmd_jstr(part, "name")))
+			continue;
+		/* TRES mem: the sum of the partition's nodes' memory. */
+		struct hostlist *members = hostlist_create(cmd_jstr(part, "nodes"));
+		long long mem = 0;
+		size_t k;
+		json_t *node;
+		json_array_foreach(json_object_get(nreply, "nodes"), k, node)
+			if (members && hostlist_find(members, cmd_jstr(node, "name")) >= 0)
+				mem += cmd_jint(node, "real_memory");
+		hostlist_destroy(members);
+		long long max_nodes = cmd_jint(part, "max_nodes");
+		long long cpus = cmd_jint(part, "total_cpus"), nodes = cmd_jint(part, "total_nodes");
+		struct record r = { 0 };
+		rec_add(&r, "PartitionName=%s", cmd_jstr(part, "name"));
+		rec_add(&r, "AllowGroups=ALL AllowAccounts=ALL AllowQos=ALL");
+		rec_add(&r, "AllocNodes=ALL Default=%s QoS=N/A", cmd_jbool(part, "default") ? "YES" : "NO");
+		rec_add(&r, "DefaultTime=%s DisableRootJobs=NO ExclusiveUser=NO GraceTime=0 Hidden=NO",
+			duration(cmd_jint(part, "default_time"), "NONE", a, sizeof(a)));
+		if (max_nodes < 0)
+			snprintf(b, sizeof(b), "UNLIMITED");
+		else
+			snprintf(b, sizeof(b), "%lld", max_nodes);
+		rec_add(&r, "MaxNodes=%s MaxTime=%s MinNodes=%lld LLN=NO MaxCPUsPerNode=UNLIMITED", b,
+			duration(cmd_jint(part, "max_time"), "UNLIMITED", a, sizeof(a)),
+			cmd_jint(part, "min_nodes"));
+		rec_add(&r, "Nodes=%s", or_null(cmd_jstr(part, "nodes")));
+		rec_add(&r, "PriorityJobFactor=%lld PriorityTier=%lld RootOnly=NO ReqResv=NO "
+			"OverSubscribe=%s", cmd_jint(part, "priority_job_factor"),
+			cmd_jint(part, "priority_tier"), cmd_jstr(part, "oversubscribe"));
+		rec_add(&r, "OverTimeLimit=NONE PreemptMode=OFF");
+		rec_add(&r, "State=%s TotalCPUs=%lld TotalNodes=%lld SelectTypeParameters=NONE",
+			cmd_jstr(part, "state"), cpus, nodes);
+		rec_add(&r, "JobDefaults=(null)");
+		rec_add(&r, "DefMemPerNode=UNLIMITED MaxMemPerNode=UNLIMITED");
+		rec_add(&r, "TRES=cpu=%lld,mem=%s,node=%lld,billing=%lld", cpus,
+			fmt_size_mb(mem, c, sizeof(c)), nodes, cpus);
+		rec_print(&r, sc->oneliner);
+		shown++;
+	}
+	json_decref(reply);
+	json_decref(nreply);
+	if (name && !shown) {
+		printf("Partition %s not found\n", name);
+		return 1;
+	}
+	if (!shown)
+		printf("No partitions in the system\n");
+	return 0;
+}
+
+static int show_hostnames(const char *expr)
+{
+	if (!expr)
+		expr = getenv("SLURM_JOB_NODELIST");
+	struct hostlist *hl = hostlist_create(expr ? expr : "");
+	if (!hl) {
+		fprintf(stderr, "scontrol: error: Invalid hostlist: %s\n", expr);
+		return 1;
+	}
+	if (!hostlist_count(hl))
+		fprintf(stderr, "scontrol: error: host list is empty\n");
+	for (size_t i = 0; i < hostlist_count(hl); i++)
+		printf("%s\n", hostlist_nth(hl, i));
+	hostlist_destroy(hl);
+	return 0;
+}
+
+static int show_hostlist(const char *expr, bool sorted)
+{
+	if (!expr) {
+		fprintf(stderr, "scontrol: error: host list is empty\n");
+		return 1;
+	}
+	struct hostlist *hl = hostlist_create(expr);
+	if (!hl) {
+		fprintf(stderr, "scontrol: error: Invalid hostlist: %s\n", expr);
+		return 1;
+	}
+	if (sorted)
+		hostlist_uniq(hl);
+	char *s = hostlist_ranged_string(hl);
+	printf("%s\n", s);
+	free(s);
+	hostlist_destroy(hl);
+	return 0;
+}
+
+/* Slurm accepts any unambiguous prefix of an entity name; so do we for the
+ * ones scripts use. */
+static bool is_word(const char *arg, const char *word, size_t min)
+{
+	size_t n = strlen(arg);
+	return n >= min && n <= strlen(word) && !strncasecmp(arg, word, n);
+}
+
+static int cmd_show(struct scontrol *sc, int argc, char **argv)
+{
+	if (argc < 1) {
+		fprintf(stderr, "too few arguments for keyword:show\n");
+		return 1;
+	}
+	const char *what = argv[0], *arg = argc > 1 ? argv[1] : NULL;
+	if (argc > 2) {
+		fprintf(stderr, "too many arguments for keyword:show\n");
+		return 1;
+	}
+	if (is_word(what, "jobs", 1) || is_word(what, "jobid", 4))
+		return show_jobs(sc, arg);
+	if (is_word(what, "nodes", 1) || is_word(what, "nodename", 5))
+		return show_nodes(sc, arg);
+	if (is_word(what, "partitions", 1) || is_word(what, "partitionname", 10))
+		return show_partitions(sc, arg);
+	if (!strcasecmp(what, "hostnames"))
+		return show_hostnames(arg);
+	if (!strcasecmp(what, "hostlist"))
+		return show_hostlist(arg, false);
+	if (!strcasecmp(what, "hostlistsorted"))
+		return show_hostlist(arg, true);
+	fprintf(stderr, "invalid entity:%s for keyword:show \n", what);
+	return 1;
+}
+
+static int cmd_update_job(struct scontrol *sc, const char *action, int argc, char **argv)
+{
+	if (argc < 1) {
+		fprintf(stderr, "too few arguments for keyword:%s\n", action);
+		return 1;
+	}
+	if (client(sc) < 0)
+		return 1;
+	int status = 0;
+	for (int a = 0; a < argc; a++) {
+		size_t n;
+		/* "scontrol hold 1,2 3": ids by commas or words. */
+		char **ids = opt_split(argv[a], ',', &n);
+		for (size_t i = 0; i < n; i++) {
+			struct herd_error err = { "" };
+			long id;
+			int rc;
+			json_t *reply = NULL;
+			if (opt_count(ids[i], &id) < 0 || id <= 0) {
+				rc = HERD_ERR_INVALID_JOB;
+				errprintf(&err, "%s", herd_strerror(rc));
+			} else {
+				json_t *body = json_pack("{s:I, s:s}", "job_id", (json_int_t)id, "action",
+							 action);
+				rc = cmd_call(&sc->client, MSG_UPDATE_JOB, body, &reply, &err);
+				json_decref(body);
+				json_decref(reply);
+			}
+			if (rc != 0) {
+				/* Slurm names the job, then the call that failed. */
+				fprintf(stderr, "%s for job %s\n", err.text, ids[i]);
+				fprintf(stderr, "slurm_suspend error: %s\n", err.text);
+				status = 1;
+			}
+		}
+		opt_strv_free(ids);
+	}
+	return status;
+}
+
+static int cmd_ping(struct scontrol *sc)
+{
+	struct herd_error err = { "" };
+	json_t *reply = NULL;
+	if (client(sc) < 0)
+		return 1;
+	json_t *body = json_object();
+	int rc = cmd_call(&sc->client, MSG_PING, body, &reply, &err);
+	json_decref(body);
+	/* Slurm names the controller as configured: "name" of "name(addr)". */
+	const char *host = conf_get(sc->client.conf, "SlurmctldHost");
+	char *name = xstrdup(host ? host : conf_ctld_host(sc->client.conf));
+	name[strcspn(name, "(,")] = '\0';
+	printf("Slurmctld(primary) at %s is %s\n", name, rc == 0 ? "UP" : "DOWN");
+	free(name);
+	json_decref(reply);
+	if (rc != 0) {
+		printf("*****************************************\n"
+		       "** RESTORE SLURMCTLD DAEMON TO SERVICE **\n"
+		       "*****************************************\n");
+		return 1;
+	}
+	return 0;
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out, "Usage: scontrol [-o] [-Q] [-v] [-V] [COMMAND]\n");
+}
+
+static void help(void)
+{
+	printf("scontrol [<OPTION>] [<COMMAND>]\n"
+	       "    Valid <OPTION> values are:\n"
+	       "     -h or --help: equivalent to \"help\" command\n"
+	       "     -o or --oneliner: equivalent to \"oneliner\" command\n"
+	       "     -Q or --quiet: equivalent to \"quiet\" command\n"
+	       "     -v or --verbose: equivalent to \"verbose\" command\n"
+	       "     -V or --version: equivalent to \"version\" command\n\n"
+	       "    Valid <COMMAND> values are:\n"
+	       "     hold <job_list>          prevent specified job from starting\n"
+	       "     ping                     print status of slurmctld daemons\n"
+	       "     release <job_list>       permit specified job to start\n"
+	       "     show <ENTITY> [<ID>]     display state of identified entity, default\n"
+	       "                              is all records; ENTITY is job, node,\n"
+	       "                              partition, hostnames, hostlist or\n"
+	       "                              hostlistsorted\n"
+	       "     uhold <job_list>         place user hold on specified job\n"
+	       "     version                  display tool version number\n");
+}
+
+enum { OPT_USAGE = 256 };
+
+int main(int argc, char **argv)
+{
+	static const struct option long_opts[] = {
+		{ "oneliner", no_argument, NULL, 'o' },
+		{ "details", no_argument, NULL, 'd' },
+		{ "quiet", no_argument, NULL, 'Q' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "usage", no_argument, NULL, OPT_USAGE },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct scontrol sc = { 0 };
+	int c, status = 1;
+
+	argv[0] = "scontrol";
+	/* '+': options stop at the command, so "show job -o" is not reordered. */
+	while ((c = getopt_long(argc, argv, "+odQvVh", long_opts, NULL)) != -1) {
+		switch (c) {
+		case 'o': sc.oneliner = true; break;
+		case 'd': case 'v': break;
+		case 'Q': sc.quiet = true; break;
+		case 'V': printf("%s\n", CMD_VERSION); return 0;
+		case 'h': help(); return 0;
+		case OPT_USAGE: usage(stdout); return 0;
+		default:
+			fprintf(stderr, "Try \"scontrol --help\" for more information\n");
+			return 1;
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return 1;
+	}
+	const char *cmd = argv[optind];
+	int nargs = argc - optind - 1;
+	char **args = argv + optind + 1;
+	if (is_word(cmd, "show", 3))
+		status = cmd_show(&sc, nargs, args);
+	else if (!strcasecmp(cmd, "hold") || !strcasecmp(cmd, "uhold") || !strcasecmp(cmd, "release"))
+		status = cmd_update_job(&sc, cmd[0] == 'h' || cmd[0] == 'H' ? "hold" :
+					     cmd[0] == 'u' || cmd[0] == 'U' ? "uhold" : "release",
+					nargs, args);
+	else if (!strcasecmp(cmd, "ping"))
+		status = cmd_ping(&sc);
+	else if (!strcasecmp(cmd, "version")) {
+		printf("%s\n", CMD_VERSION);
+		status = 0;
+	} else if (!strcasecmp(cmd, "help")) {
+		help();
+		status = 0;
+	} else {
+		fprintf(stderr, "invalid keyword: %s\n", cmd);
+		status = 1;
+	}
+	if (sc.client_ok)
+		cmd_client_fini(&sc.client);
+	return status;
+}
