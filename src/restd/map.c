@@ -1,0 +1,263 @@
+/* Controller replies (doc/protocol.md's JOB, NODE, PART) in the field names,
+ * types and units of slurmrestd's openapi/v0.0.38 (Slurm 22.05), so that
+ * clients generated from that spec read Herd unchanged.  Pure: no I/O. */
+#include <ctype.h>
+#include <string.h>
+#include "common/error.h"
+#include "common/xmalloc.h"
+#include "restd/restd.h"
+
+/* The Slurm release whose REST dialect we speak: clients branch on it. */
+#define SLURM_MAJOR 22
+#define SLURM_MINOR 5
+#define SLURM_MICRO 0
+
+static const char *str(const json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+	return s ? s : "";
+}
+
+static json_int_t num(const json_t *o, const char *key)
+{
+	return json_integer_value(json_object_get(o, key));
+}
+
+static bool flag(const json_t *o, const char *key)
+{
+	return json_is_true(json_object_get(o, key));
+}
+
+json_t *restd_meta(void)
+{
+	return json_pack("{s:{s:s, s:s}, s:{s:{s:i, s:i, s:i}, s:s}}",
+			 "plugin", "type", "openapi/" RESTD_API_VERSION,
+			 "name", "Slurm OpenAPI " RESTD_API_VERSION,
+			 "Slurm", "version", "major", SLURM_MAJOR, "micro", SLURM_MICRO,
+			 "minor", SLURM_MINOR, "release", "22.05.0 (herd)");
+}
+
+json_t *restd_error(int error_number, const char *error, const char *source)
+{
+	json_t *e = json_pack("{s:s, s:i}", "error", error ? error : herd_strerror(error_number),
+			      "error_number", error_number);
+	if (source)
+		json_object_set_new(e, "source", json_string(source));
+	return e;
+}
+
+json_t *restd_envelope(const char *key, json_t *items, json_t *errors)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "meta", restd_meta());
+	json_object_set_new(o, "errors", errors ? errors : json_array());
+	if (key)
+		json_object_set_new(o, key, items ? items : json_array());
+	else
+		json_decref(items);
+	return o;
+}
+
+int64_t restd_minutes(int64_t seconds)
+{
+	if (seconds < 0)
+		return RESTD_INFINITE;
+	/* A limit given in seconds still allows that whole last minute. */
+	return (seconds + 59) / 60;
+}
+
+/* Upper-case state name to v0.0.38's lower case ("IDLE" -> "idle"). */
+static json_t *lower(const char *s)
+{
+	char buf[64];
+	size_t i;
+	for (i = 0; s[i] && i < sizeof(buf) - 1; i++)
+		buf[i] = tolower((unsigned char)s[i]);
+	buf[i] = '\0';
+	return json_string(buf);
+}
+
+json_t *restd_job_v38(const json_t *job, const char *cluster)
+{
+	json_int_t limit = num(job, "time_limit");
+	json_int_t end = num(job, "end_time");
+	json_int_t start = num(job, "start_time");
+	/* Slurm reports a running job's expected end: start + limit. */
+	if (!end && start && limit > 0)
+		end = start + limit;
+	json_t *o = json_pack(
+		"{s:s, s:I, s:b, s:s, s:s, s:s, s:s, s:I, s:s, s:I, s:I, s:I, s:I,"
+		" s:I, s:I, s:s, s:s, s:I, s:s, s:s, s:I, s:I, s:I, s:s, s:I, s:I}",
+		"account", str(job, "account"),
+		"accrue_time", num(job, "eligible_time"),
+		"batch_flag", 1,
+		"batch_host", str(job, "batch_host"),
+		"cluster", cluster ? cluster : "",
+		"command", str(job, "command"),
+		"comment", str(job, "comment"),
+		"cpus_per_task", num(job, "cpus_per_task"),
+		"current_working_directory", str(job, "work_dir"),
+		/* Both are raw wait statuses, as Slurm's job records keep them. */
+		"derived_exit_code", num(job, "exit_code"),
+		"eligible_time", num(job, "eligible_time"),
+		"end_time", end,
+		"exit_code", num(job, "exit_code"),
+		"group_id", num(job, "gid"),
+		"job_id", num(job, "job_id"),
+		"job_state", str(job, "state"),
+		"name", str(job, "name"),
+		"node_count", num(job, "num_nodes"),
+		"nodes", str(job, "nodes"),
+		"partition", str(job, "partition"),
+		"cpus", num(job, "num_cpus"),
+		"tasks", num(job, "num_tasks"),
+		"memory_per_node", num(job, "mem_per_node"),
+		"state_reason", str(job, "reason"),
+		"priority", num(job, "priority"),
+		"restart_cnt", num(job, "restarts"));
+	json_object_set_new(o, "standard_error", json_string(str(job, "std_err")));
+	json_object_set_new(o, "standard_input", json_string(str(job, "std_in")));
+	json_object_set_new(o, "standard_output", json_string(str(job, "std_out")));
+	json_object_set_new(o, "start_time", json_integer(start));
+	json_object_set_new(o, "submit_time", json_integer(num(job, "submit_time")));
+	json_object_set_new(o, "time_limit", json_integer(restd_minutes(limit)));
+	json_object_set_new(o, "user_id", json_integer(num(job, "uid")));
+	json_object_set_new(o, "user_name", json_string(str(job, "user")));
+	json_object_set_new(o, "group_name", json_string(str(job, "group")));
+	json_object_set_new(o, "array_job_id", json_integer(0));
+	json_object_set_new(o, "array_task_id", json_null());
+	json_object_set_new(o, "flags", json_array());
+	json_object_set_new(o, "state_description", json_string(""));
+	return o;
+}
+
+json_t *restd_node_v38(const json_t *node)
+{
+	json_int_t cpus = num(node, "cpus"), alloc = num(node, "alloc_cpus");
+	json_t *flags = json_array();
+	json_t *parts = json_array();
+	json_t *p = json_object_get(node, "partitions");
+	size_t i;
+	json_t *v;
+
+	if (flag(node, "drain"))
+		json_array_append_new(flags, json_string("DRAIN"));
+	if (flag(node, "not_responding"))
+		json_array_append_new(flags, json_string("NOT_RESPONDING"));
+	json_array_foreach(p, i, v)
+		if (json_is_string(v))
+			json_array_append(parts, v);
+	json_t *o = json_pack(
+		"{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:s, s:s, s:s, s:o, s:s,"
+		" s:o, s:I, s:I, s:s, s:I, s:I, s:I, s:s}",
+		"architecture", str(node, "arch"),
+		"boards", num(node, "boards"),
+		"boot_time", num(node, "boot_time"),
+		"cores", num(node, "cores"),
+		"cpus", cpus,
+		"alloc_cpus", alloc,
+		"idle_cpus", cpus > alloc ? cpus - alloc : 0,
+		"alloc_memory", num(node, "alloc_mem"),
+		"name", str(node, "name"),
+		"address", str(node, "addr"),
+		"hostname", str(node, "hostname"),
+		"state", lower(str(node, "state")),
+		"operating_system", str(node, "os"),
+		"state_flags", flags,
+		"port", num(node, "port"),
+		"real_memory", num(node, "real_memory"),
+		"reason", str(node, "reason"),
+		"slurmd_start_time", num(node, "slurmd_start_time"),
+		"sockets", num(node, "sockets"),
+		"threads", num(node, "threads"),
+		"slurmd_version", str(node, "version"));
+	json_object_set_new(o, "partitions", parts);
+	json_object_set_new(o, "features", json_string(""));
+	json_object_set_new(o, "active_features", json_string(""));
+	json_object_set_new(o, "gres", json_string(""));
+	json_object_set_new(o, "owner", json_null());
+	json_object_set_new(o, "next_state_after_reboot", json_string("invalid"));
+	json_object_set_new(o, "next_state_after_reboot_flags", json_array());
+	return o;
+}
+
+json_t *restd_partition_v38(const json_t *part)
+{
+	json_int_t max_nodes = num(part, "max_nodes"), def_time = num(part, "default_time");
+	json_t *flags = json_array();
+
+	if (flag(part, "default"))
+		json_array_append_new(flags, json_string("default"));
+	return json_pack(
+		"{s:o, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:s}",
+		"flags", flags,
+		"name", str(part, "name"),
+		"nodes", str(part, "nodes"),
+		"state", str(part, "state"),
+		"total_cpus", num(part, "total_cpus"),
+		"total_nodes", num(part, "total_nodes"),
+		"maximum_nodes_per_job", (json_int_t)(max_nodes < 0 ? RESTD_INFINITE : max_nodes),
+		"min_nodes_per_job", num(part, "min_nodes"),
+		"max_time_limit", (json_int_t)restd_minutes(num(part, "max_time")),
+		/* Slurm leaves an unset DefaultTime at NO_VAL. */
+		"default_time_limit", (json_int_t)(def_time < 0 ? RESTD_NO_VAL : restd_minutes(def_time)),
+		"priority_job_factor", num(part, "priority_job_factor"),
+		"priority_tier", num(part, "priority_tier"),
+		"over_subscribe", str(part, "oversubscribe"));
+}
+
+json_t *restd_ping_v38(const json_t *reply, const char *host)
+{
+	if (!reply)
+		return json_pack("{s:s, s:s, s:i, s:s}", "hostname", host ? host : "", "ping", "DOWN",
+				 "status", -1, "mode", "primary");
+	return json_pack("{s:s, s:s, s:i, s:s}", "hostname", *str(reply, "controller") ?
+			 str(reply, "controller") : (host ? host : ""), "ping", "UP", "status", 0,
+			 "mode", "primary");
+}
+
+json_t *restd_jobs_v38(const json_t *jobs, const char *cluster)
+{
+	json_t *out = json_array(), *v;
+	size_t i;
+	json_array_foreach(jobs, i, v)
+		if (json_is_object(v))
+			json_array_append_new(out, restd_job_v38(v, cluster));
+	return out;
+}
+
+json_t *restd_nodes_v38(const json_t *nodes)
+{
+	json_t *out = json_array(), *v;
+	size_t i;
+	json_array_foreach(nodes, i, v)
+		if (json_is_object(v))
+			json_array_append_new(out, restd_node_v38(v));
+	return out;
+}
+
+json_t *restd_partitions_v38(const json_t *parts)
+{
+	json_t *out = json_array(), *v;
+	size_t i;
+	json_array_foreach(parts, i, v)
+		if (json_is_object(v))
+			json_array_append_new(out, restd_partition_v38(v));
+	return out;
+}
+
+int restd_http_status(int rc)
+{
+	switch (rc) {
+	case HERD_OK:
+		return 200;
+	case HERD_ERR_INVALID_JOB:
+	case HERD_ERR_INVALID_NODE:
+	case HERD_ERR_INVALID_PARTITION:
+		return 404;
+	case HERD_ERR_ACCESS:
+		return 403;
+	default:
+		return 500;
+	}
+}
