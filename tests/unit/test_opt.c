@@ -1,0 +1,200 @@
+/* cmd/opt: #SBATCH directive words, --export environments, signal names,
+ * user names, lists and counts -- the pure pieces of the commands' option
+ * handling.  opt.c is compiled in because command sources are not in libherd. */
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "cmd/opt.c"
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Words joined with '|' for easy comparison. */
+static char *joined(char **v)
+{
+	char *s = xstrdup("");
+	for (size_t i = 0; v[i]; i++) {
+		char *n = xasprintf("%s%s%s", s, i ? "|" : "", v[i]);
+		free(s);
+		s = n;
+	}
+	return s;
+}
+
+static const struct {
+	const char *script, *words;
+} directives[] = {
+	{ "#!/bin/sh\n#SBATCH -J x\n#SBATCH --time=5\necho\n", "-J|x|--time=5" },
+	/* every option form passes through as words for getopt */
+	{ "#!/bin/sh\n#SBATCH -Jx\n#SBATCH --nodes 2\n#SBATCH -n 3 -c2\n", "-Jx|--nodes|2|-n|3|-c2" },
+	/* quotes group and are removed; a word starting with '#' ends the line */
+	{ "#!/bin/sh\n#SBATCH -J \"my name\" # comment\n#SBATCH --comment='a b'   --time 5\n",
+	  "-J|my name|--comment=a b|--time|5" },
+	{ "#!/bin/sh\n#SBATCH --comment=\"a b\"c\n", "--comment=a bc" },
+	/* blank lines and comments do not end the directives; a command does */
+	{ "#!/bin/sh\n\n  \n# hi\n#SBATCH -p debug\necho hi\n#SBATCH -J late\n", "-p|debug" },
+	{ "#!/bin/sh\n  echo indented\n#SBATCH -J late\n", "" },
+	/* Slurm takes "#SBATCH-N 2" too */
+	{ "#!/bin/sh\n#SBATCH-N 2\n", "-N|2" },
+	/* other prefixes and indented directives are comments */
+	{ "#!/bin/sh\n#PBS -N x\n #SBATCH -J indented\n#SBATCH -J y\n", "-J|y" },
+	/* the first line is never a directive; no trailing newline is fine */
+	{ "#SBATCH -J first\n#SBATCH -J second", "-J|second" },
+	{ "#!/bin/sh", "" },
+	{ "", "" },
+	{ "#!/bin/sh\n#SBATCH\n#SBATCH   \n", "" },
+	{ "#!/bin/sh\r\n#SBATCH -J dos\r\n", "-J|dos" },
+};
+
+static void test_directives(void **state)
+{
+	for (size_t i = 0; i < N(directives); i++) {
+		size_t n;
+		char **v = opt_script_directives(directives[i].script, "#SBATCH", &n);
+		char *s = joined(v);
+		if (strcmp(s, directives[i].words))
+			fail_msg("script %zu: '%s', want '%s'", i, s, directives[i].words);
+		assert_int_equal(n, opt_strv_len(v));
+		free(s);
+		opt_strv_free(v);
+	}
+}
+
+static char *const environ_in[] = {
+	"HOME=/root", "PATH=/bin", "EDITOR=vi", "SLURM_CONF=/x", "SLURMD=no", "EMPTY=", NULL,
+};
+
+static const struct {
+	const char *spec, *env;
+} exports[] = {
+	{ NULL, "HOME=/root|PATH=/bin|EDITOR=vi|SLURM_CONF=/x|SLURMD=no|EMPTY=" },
+	{ "ALL", "HOME=/root|PATH=/bin|EDITOR=vi|SLURM_CONF=/x|SLURMD=no|EMPTY=" },
+	{ "all", "HOME=/root|PATH=/bin|EDITOR=vi|SLURM_CONF=/x|SLURMD=no|EMPTY=" },
+	/* NONE: only SLURM_* from the caller (not SLURMD) */
+	{ "NONE", "SLURM_CONF=/x" },
+	/* a list: SLURM_* plus the named ones, current values or given ones */
+	{ "EDITOR,ARG1=test", "SLURM_CONF=/x|EDITOR=vi|ARG1=test" },
+	{ "EDITOR=/bin/emacs", "SLURM_CONF=/x|EDITOR=/bin/emacs" },
+	{ "NOSUCH", "SLURM_CONF=/x" },
+	{ "A=1=2,B=", "SLURM_CONF=/x|A=1=2|B=" },
+	{ "SLURM_CONF=/y", "SLURM_CONF=/y" },
+	/* ALL plus values: the caller's value wins where it has one (sbatch(1)) */
+	{ "ALL,EDITOR=/bin/emacs,NEW=1",
+	  "HOME=/root|PATH=/bin|EDITOR=vi|SLURM_CONF=/x|SLURMD=no|EMPTY=|NEW=1" },
+	{ "EDITOR,ALL", "HOME=/root|PATH=/bin|EDITOR=vi|SLURM_CONF=/x|SLURMD=no|EMPTY=" },
+};
+
+static void test_export(void **state)
+{
+	for (size_t i = 0; i < N(exports); i++) {
+		char **env;
+		size_t n;
+		struct herd_error err = { "" };
+		if (opt_export_env(exports[i].spec, environ_in, &env, &n, &err) < 0)
+			fail_msg("spec '%s': %s", exports[i].spec, err.text);
+		char *s = joined(env);
+		if (strcmp(s, exports[i].env))
+			fail_msg("spec '%s': '%s', want '%s'", exports[i].spec, s, exports[i].env);
+		assert_int_equal(n, opt_strv_len(env));
+		free(s);
+		opt_strv_free(env);
+	}
+	char **env = NULL;
+	struct herd_error err = { "" };
+	assert_int_equal(opt_export_env("ALL,NONE", environ_in, &env, NULL, &err), -1);
+	assert_null(env);
+	assert_true(strlen(err.text) > 0);
+	assert_int_equal(opt_export_env("=x", environ_in, &env, NULL, &err), -1);
+}
+
+static const struct {
+	const char *in;
+	int sig;
+} signals_in[] = {
+	{ "USR1", SIGUSR1 }, { "SIGUSR1", SIGUSR1 }, { "usr2", SIGUSR2 }, { "sigterm", SIGTERM },
+	{ "KILL", SIGKILL }, { "9", 9 }, { "10", 10 }, { "HUP", SIGHUP }, { "CONT", SIGCONT },
+	{ "STOP", SIGSTOP }, { "INT", SIGINT },
+	{ "FOO", -1 }, { "SIG", -1 }, { "", -1 }, { "0", -1 }, { "65", -1 }, { "9x", -1 },
+	{ "-9", -1 }, { "SIGSIGTERM", -1 },
+};
+
+static void test_signals(void **state)
+{
+	for (size_t i = 0; i < N(signals_in); i++)
+		if (opt_signal_parse(signals_in[i].in) != signals_in[i].sig)
+			fail_msg("'%s': %d, want %d", signals_in[i].in, opt_signal_parse(signals_in[i].in),
+				 signals_in[i].sig);
+	assert_null(opt_signal_parse(NULL) == -1 ? NULL : "x");
+	assert_string_equal(opt_signal_name(SIGUSR1), "USR1");
+	assert_string_equal(opt_signal_name(SIGTERM), "TERM");
+	assert_null(opt_signal_name(0));
+}
+
+static void test_split(void **state)
+{
+	size_t n;
+	char **v = opt_split("a,b,,c,", ',', &n);
+	assert_int_equal(n, 3);
+	char *s = joined(v);
+	assert_string_equal(s, "a|b|c");
+	free(s);
+	opt_strv_free(v);
+	v = opt_split("", ',', &n);
+	assert_int_equal(n, 0);
+	assert_null(v[0]);
+	opt_strv_free(v);
+	v = opt_split(NULL, ',', &n);
+	assert_int_equal(n, 0);
+	opt_strv_free(v);
+}
+
+static void test_count_and_user(void **state)
+{
+	long n;
+	assert_int_equal(opt_count("12", &n), 0);
+	assert_int_equal(n, 12);
+	assert_int_equal(opt_count("0", &n), 0);
+	assert_int_equal(n, 0);
+	const char *bad[] = { "", "12x", "x", "-1", " 1", "1.5", "99999999999999999999999" };
+	for (size_t i = 0; i < N(bad); i++)
+		if (opt_count(bad[i], &n) != -1)
+			fail_msg("'%s' accepted", bad[i]);
+	assert_int_equal(opt_count(NULL, &n), -1);
+
+	uid_t uid = 12345;
+	assert_int_equal(opt_user_parse("root", &uid), 0);
+	assert_int_equal(uid, 0);
+	assert_int_equal(opt_user_parse("4242", &uid), 0);
+	assert_int_equal(uid, 4242);
+	assert_int_equal(opt_user_parse("no-such-user-here", &uid), -1);
+}
+
+static void test_json_readers(void **state)
+{
+	json_t *o = json_pack("{s:s, s:i, s:b, s:i}", "s", "x", "i", 7, "b", 1, "bad", 3);
+	assert_string_equal(cmd_jstr(o, "s"), "x");
+	assert_string_equal(cmd_jstr(o, "missing"), "");
+	assert_string_equal(cmd_jstr(o, "i"), "");     /* wrong type reads as empty */
+	assert_int_equal(cmd_jint(o, "i"), 7);
+	assert_int_equal(cmd_jint(o, "s"), 0);
+	assert_true(cmd_jbool(o, "b"));
+	assert_false(cmd_jbool(o, "bad"));
+	json_decref(o);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_directives),
+		cmocka_unit_test(test_export),
+		cmocka_unit_test(test_signals),
+		cmocka_unit_test(test_split),
+		cmocka_unit_test(test_count_and_user),
+		cmocka_unit_test(test_json_readers),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
