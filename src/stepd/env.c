@@ -59,12 +59,16 @@ void env_set(struct env *e, const char *key, const char *value)
 
 void env_setf(struct env *e, const char *key, const char *fmt, ...)
 {
-	va_list ap;
+	va_list ap, ap2;
 	char *value;
+	int n;
 
 	va_start(ap, fmt);
-	if (vasprintf(&value, fmt, ap) < 0)
-		abort();
+	va_copy(ap2, ap);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	value = xmalloc(n + 1);
+	vsnprintf(value, n + 1, fmt, ap2);
+	va_end(ap2);
 	va_end(ap);
 	env_set(e, key, value);
 	free(value);
@@ -138,8 +142,11 @@ void env_batch(struct env *e, const struct launch *l, const struct env_node *nod
 			env_setf(e, "SLURM_JOB_END_TIME", "%lld",
 				 (long long)(l->start_time + l->time_limit));
 	}
-	if (node->conf_path)
+	if (node->conf_path) {
 		env_set(e, "SLURM_CONF", node->conf_path);
+		/* our commands inside the job must reach this cluster */
+		env_set(e, "HERD_CONF", node->conf_path);
+	}
 	env_set(e, "ENVIRONMENT", "BATCH");
 
 	/* The login variables come from passwd only when the submitter's

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "common/xmalloc.h"
 #include "stepd/proctree.h"
 
@@ -89,7 +90,8 @@ int proctree_signal(pid_t root, pid_t pgid, pid_t skip, int sig)
 	if (pgid > 0 && killpg(pgid, sig) == 0)
 		count++;
 	for (ssize_t i = 0; i < n; i++) {
-		if (pids[i] == skip)
+		/* the group's members already got it: send each signal once */
+		if (pids[i] == skip || (pgid > 0 && getpgid(pids[i]) == pgid))
 			continue;
 		if (kill(pids[i], sig) == 0)
 			count++;

@@ -1,0 +1,131 @@
+/* herdstepd's batch environment: the submitter's entries, then Slurm's batch
+ * variables on top, and the login variables only where missing.  The stepd
+ * sources are not in libherd, so the ones under test are compiled in here. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <string.h>
+#include "stepd/env.c"
+#include "stepd/launch.c"
+
+static const char *launch_json =
+	"{\"job_id\": 77, \"uid\": 1001, \"gid\": 1002, \"umask\": 18, \"user\": \"alice\","
+	" \"name\": \"train\", \"partition\": \"debug\", \"account\": \"\", \"cluster\": \"c1\","
+	" \"submit_host\": \"login1\", \"script\": \"#!/bin/sh\\ntrue\\n\", \"argv\": [\"a\", \"b\"],"
+	" \"env\": [\"PATH=/usr/bin\", \"SLURM_JOB_ID=1\", \"HOME=/custom\", \"FOO=x=y\", \"bogus\"],"
+	" \"cwd\": \"/home/alice\", \"stdout\": \"\", \"stderr\": \"\", \"stdin\": \"\","
+	" \"nodes\": \"n[1-2]\", \"num_nodes\": 2, \"ntasks\": 4, \"cpus_per_task\": 0,"
+	" \"cpus_on_node\": 2, \"mem_mb\": 0, \"tasks_per_node\": \"2(x2)\", \"time_limit\": 60,"
+	" \"kill_wait\": 5, \"start_time\": 1000}";
+
+static void build(struct env *e, struct launch *l)
+{
+	struct herd_error err;
+	json_t *obj = json_loads(launch_json, 0, NULL);
+	assert_non_null(obj);
+	assert_int_equal(launch_parse(obj, l, &err), 0);
+	json_decref(obj);
+	struct env_node node = { "n1", "/etc/herd/herd.conf", "/home/alice", "/bin/bash" };
+	env_init(e);
+	env_batch(e, l, &node);
+}
+
+static void test_batch_variables(void **state)
+{
+	static const struct { const char *key, *value; } want[] = {
+		{ "SLURM_JOB_ID", "77" }, { "SLURM_JOBID", "77" }, { "SLURM_JOB_NAME", "train" },
+		{ "SLURM_JOB_USER", "alice" }, { "SLURM_JOB_UID", "1001" }, { "SLURM_JOB_GID", "1002" },
+		{ "SLURM_JOB_NODELIST", "n[1-2]" }, { "SLURM_NODELIST", "n[1-2]" },
+		{ "SLURM_JOB_NUM_NODES", "2" }, { "SLURM_NNODES", "2" }, { "SLURM_NTASKS", "4" },
+		{ "SLURM_NPROCS", "4" }, { "SLURM_CPUS_ON_NODE", "2" },
+		{ "SLURM_SUBMIT_DIR", "/home/alice" }, { "SLURM_SUBMIT_HOST", "login1" },
+		{ "SLURM_JOB_PARTITION", "debug" }, { "SLURM_TASKS_PER_NODE", "2(x2)" },
+		{ "SLURM_JOB_CPUS_PER_NODE", "2(x2)" }, { "SLURMD_NODENAME", "n1" },
+		{ "SLURM_NODEID", "0" }, { "SLURM_PROCID", "0" }, { "SLURM_LOCALID", "0" },
+		{ "SLURM_GTIDS", "0" }, { "SLURM_CLUSTER_NAME", "c1" }, { "SLURM_RESTART_COUNT", "0" },
+		{ "SLURM_CONF", "/etc/herd/herd.conf" }, { "ENVIRONMENT", "BATCH" },
+		{ "SLURM_JOB_START_TIME", "1000" }, { "SLURM_JOB_END_TIME", "1060" },
+		{ "PATH", "/usr/bin" }, { "FOO", "x=y" },
+		{ "HOME", "/custom" },           /* the submitter's wins */
+		{ "USER", "alice" }, { "LOGNAME", "alice" }, { "SHELL", "/bin/bash" },
+	};
+	struct env e;
+	struct launch l;
+
+	build(&e, &l);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const char *got = env_get(&e, want[i].key);
+		if (!got || strcmp(got, want[i].value))
+			fail_msg("%s: got %s, want %s", want[i].key, got ? got : "(unset)", want[i].value);
+	}
+	/* unset when not requested, as Slurm */
+	assert_null(env_get(&e, "SLURM_CPUS_PER_TASK"));
+	assert_null(env_get(&e, "SLURM_MEM_PER_NODE"));
+	assert_null(env_get(&e, "SLURM_JOB_ACCOUNT"));
+	assert_null(env_get(&e, "bogus"));
+	/* each key once, and the vector is NULL-terminated */
+	size_t ids = 0;
+	for (size_t i = 0; e.v[i]; i++)
+		ids += !strncmp(e.v[i], "SLURM_JOB_ID=", 13);
+	assert_int_equal(ids, 1);
+	assert_null(e.v[e.n]);
+	env_free(&e);
+	launch_free(&l);
+}
+
+static void test_optional_variables(void **state)
+{
+	struct env e;
+	struct launch l;
+
+	build(&e, &l);
+	env_free(&e);
+	l.cpus_per_task = 3;
+	l.mem_mb = 2048;
+	free(l.account);
+	l.account = strdup("physics");
+	l.num_nodes = 1;
+	l.time_limit = -1;
+	struct env_node node = { "n1", NULL, NULL, NULL };
+	env_init(&e);
+	env_batch(&e, &l, &node);
+	assert_string_equal(env_get(&e, "SLURM_CPUS_PER_TASK"), "3");
+	assert_string_equal(env_get(&e, "SLURM_MEM_PER_NODE"), "2048");
+	assert_string_equal(env_get(&e, "SLURM_JOB_ACCOUNT"), "physics");
+	assert_string_equal(env_get(&e, "SLURM_JOB_CPUS_PER_NODE"), "2");
+	assert_null(env_get(&e, "SLURM_JOB_END_TIME"));
+	env_free(&e);
+	launch_free(&l);
+}
+
+static void test_launch_rejects_bad_fields(void **state)
+{
+	struct herd_error err;
+	struct launch l;
+	json_t *obj = json_loads(launch_json, 0, NULL);
+
+	json_object_set_new(obj, "ntasks", json_string("4"));
+	assert_int_equal(launch_parse(obj, &l, &err), -1);
+	assert_string_equal(err.text, "launch: ntasks: expected integer");
+	json_object_set_new(obj, "ntasks", json_integer(4));
+	json_object_del(obj, "cwd");
+	assert_int_equal(launch_parse(obj, &l, &err), -1);
+	assert_string_equal(err.text, "launch: cwd: expected string");
+	json_object_set_new(obj, "cwd", json_string("/"));
+	json_object_set_new(obj, "job_id", json_integer(0));
+	assert_int_equal(launch_parse(obj, &l, &err), -1);
+	json_decref(obj);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_batch_variables),
+		cmocka_unit_test(test_optional_variables),
+		cmocka_unit_test(test_launch_rejects_bad_fields),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
