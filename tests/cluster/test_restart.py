@@ -33,10 +33,13 @@ def test_ctld_kill9_during_submission_burst(cluster):
         cluster.wait_until("some submissions", lambda: len(printed) >= 20, timeout=60,
                            interval=0.05)
         before_kill = len(printed)
-        os.kill(cluster.ctld_pid(), signal.SIGKILL)
+        killed = cluster.ctld_pid()
+        os.kill(killed, signal.SIGKILL)
         time.sleep(1.0)
+        assert not cluster.ping_ok()
         cluster.restart_ctld()
         cluster.wait_until("the restarted controller", cluster.ping_ok, timeout=30)
+        assert cluster.ctld_pid() != killed
         n = len(printed)
         cluster.wait_until("submissions after the restart", lambda: len(printed) >= n + 20,
                            timeout=60, interval=0.05)
@@ -69,8 +72,10 @@ def test_herdd_kill9_keeps_running_job(cluster):
     os.kill(pid, signal.SIGKILL)
     time.sleep(1)
     assert cluster.job_state(job_id) == "RUNNING"
+    assert cluster.daemon_pids("herdd", node) == []
     cluster.restart_herdd(node)
     cluster.wait_until(f"herdd {node} back", lambda: cluster.daemon_pids("herdd", node))
+    assert cluster.herdd_pid(node) != pid
     time.sleep(2)
     assert cluster.job_state(job_id) == "RUNNING"
     open(marker, "w").close()
