@@ -99,6 +99,24 @@ static int stepd_resolve_user(struct stepd *sd, struct herd_error *err)
 	return 0;
 }
 
+static void stepd_free(struct stepd *sd)
+{
+	launch_free(&sd->launch);
+	conf_destroy(sd->conf);
+	free(sd->conf_path);
+	free(sd->node);
+	free(sd->job_dir);
+	free(sd->home);
+	free(sd->shell);
+	free(sd->groups);
+	free(sd->std_out);
+	free(sd->std_err);
+	free(sd->std_in);
+	free(sd->script_path);
+	if (sd->job_dir_fd >= 0)
+		close(sd->job_dir_fd);
+}
+
 int main(int argc, char **argv)
 {
 	struct stepd sd = { .job_dir_fd = -1 };
@@ -166,10 +184,16 @@ int main(int argc, char **argv)
 	log_info("job %u: running on %s", sd.launch.job_id, sd.node);
 	uv_run(sd.loop, UV_RUN_DEFAULT);
 	log_debug("job %u: herdstepd exits", sd.launch.job_id);
+	stepd_free(&sd);
+	free(log_file);
+	free(launch_path);
 	return 0;
 
 error:
 	log_error("job %u: launch failed: %s", sd.launch.job_id, err.text);
 	stepd_ready(ready_fd, err.text);
+	stepd_free(&sd);
+	free(log_file);
+	free(launch_path);
 	return 1;
 }

@@ -106,11 +106,6 @@ static void task_child(struct stepd *sd, char **argv, struct env *env, int errfd
 	umask(l->umask);
 	chdir_errno = task_chdir(l->cwd);
 
-	in = open(sd->std_in, O_RDONLY | O_NOCTTY);
-	if (in < 0) {
-		task_fail(errfd, "Could not open stdin file %s: %s", sd->std_in, strerror(errno));
-		_exit(1);
-	}
 	out = open(sd->std_out, TASK_OUT_FLAGS, 0666);
 	if (out < 0) {
 		task_fail(errfd, "Could not open stdout file %s: %s", sd->std_out, strerror(errno));
@@ -120,6 +115,15 @@ static void task_child(struct stepd *sd, char **argv, struct env *env, int errfd
 		err = out;
 	else if ((err = open(sd->std_err, TASK_OUT_FLAGS, 0666)) < 0) {
 		task_fail(errfd, "Could not open stderr file %s: %s", sd->std_err, strerror(errno));
+		_exit(1);
+	}
+	/* stdin last, so its failure can be told in the job's stderr file */
+	in = open(sd->std_in, O_RDONLY | O_NOCTTY);
+	if (in < 0) {
+		int e = errno;
+		dprintf(err, "slurmstepd: error: Could not open stdin file %s: %s\n", sd->std_in,
+			strerror(e));
+		task_fail(errfd, "Could not open stdin file %s: %s", sd->std_in, strerror(e));
 		_exit(1);
 	}
 	if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0) {
