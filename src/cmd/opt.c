@@ -295,9 +295,10 @@ int opt_export_env(const char *spec, char *const *environ, char ***env, size_t *
 		const char *eq = strchr(item, '=');
 		size_t len = eq ? (size_t)(eq - item) : strlen(item);
 		if (!len) {
+			errprintf(err, "Invalid environment variable specification: %s", item);
 			opt_strv_free(items);
 			opt_strv_free(out);
-			return errprintf(err, "Invalid environment variable specification: %s", item);
+			return -1;
 		}
 		/* Already there: with ALL the caller's value wins (sbatch(1));
 		 * a SLURM_* variable named with a value takes that value. */

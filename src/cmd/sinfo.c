@@ -92,13 +92,18 @@ static bool node_is_other(const json_t *node)
 	       !strcasecmp(base, "FUTURE");
 }
 
+/* The names (or hostnames, addresses) of a line's nodes, compressed.  Only
+ * node names are unique; hostnames and addresses are shown once each. */
 static char *compress_field(const struct record *r, const char *key)
 {
-	const char **names = xmalloc((r->nnodes + 1) * sizeof(*names));
-	for (size_t i = 0; i < r->nnodes; i++)
-		names[i] = cmd_jstr(r->nodes[i], key);
-	char *s = hostlist_compress(names, r->nnodes);
-	free(names);
+	struct hostlist *hl = hostlist_create("");
+	for (size_t i = 0; hl && i < r->nnodes; i++)
+		if (hostlist_push(hl, cmd_jstr(r->nodes[i], key)) < 0)
+			break;
+	if (hl && strcmp(key, "name"))
+		hostlist_uniq(hl);
+	char *s = hl ? hostlist_ranged_string(hl) : NULL;
+	hostlist_destroy(hl);
 	return s ? s : xstrdup("");
 }
 
@@ -514,7 +519,7 @@ int main(int argc, char **argv)
 			recs = xrealloc(recs, (nrecs + 1) * sizeof(*recs));
 			recs[nrecs++] = (struct record){ part, NULL, 0, NULL };
 		}
-		if (!node_mode)
+		if (!node_mode && nrecs > first_rec)
 			qsort(recs + first_rec, nrecs - first_rec, sizeof(*recs), state_cmp_desc);
 		hostlist_destroy(members);
 	}

@@ -307,8 +307,9 @@ int main(int argc, char **argv)
 	static const struct option long_opts[] = {
 		{ "all", no_argument, NULL, 'a' },
 		{ "noheader", no_argument, NULL, 'h' },
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "job", required_argument, NULL, 'j' },
+		/* optional, as in Slurm: "-j 12" leaves 12 as an argument */
+		{ "jobs", optional_argument, NULL, 'j' },
+		{ "job", optional_argument, NULL, 'j' },
 		{ "long", no_argument, NULL, 'l' },
 		{ "me", no_argument, NULL, OPT_ME },
 		{ "name", required_argument, NULL, 'n' },
@@ -334,11 +335,14 @@ int main(int argc, char **argv)
 	int c, status = 1;
 
 	argv[0] = "squeue";
-	while ((c = getopt_long(argc, argv, "ahj:ln:o:p:rS:t:u:vV", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "ahj::ln:o:p:rS:t:u:vV", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'a': case 'r': case 'v': break;   /* no hidden partitions, no arrays */
 		case 'h': no_header = true; break;
-		case 'j': jobs_arg = optarg; break;
+		case 'j':
+			if (optarg)
+				jobs_arg = optarg;
+			break;
 		case 'l': long_format = true; break;
 		case OPT_ME: me = true; break;
 		case 'n': names_arg = optarg; break;
@@ -417,8 +421,8 @@ int main(int argc, char **argv)
 			state_filter[s] = true;
 		}
 		opt_strv_free(v);
-	} else if (!jobs_arg) {
-		/* Slurm's default: jobs still in the queue. */
+	} else {
+		/* Slurm's default, even with -j: jobs still in the queue. */
 		state_filter[JOB_PENDING] = state_filter[JOB_RUNNING] = true;
 		state_filter[JOB_SUSPENDED] = state_filter[JOB_COMPLETING] = true;
 		states_given = true;
