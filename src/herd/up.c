@@ -44,6 +44,13 @@ struct cluster {
 	size_t nstarted;
 };
 
+static void cluster_release(struct cluster *c)
+{
+	free(c->dir), free(c->conf_path), free(c->name), free(c->munge_socket);
+	free(c->bindir), free(c->sbindir), free(c->node_ports), free(c->started);
+	memset(c, 0, sizeof(*c));
+}
+
 static void up_usage(FILE *f)
 {
 	fputs("Usage: herd up --nodes N --dir DIR [--cpus C] [--memory MB] [--partition NAME]\n"
@@ -403,11 +410,11 @@ static int wait_idle(struct cluster *c, int nodes, int timeout_s, struct herd_er
 					break;
 				}
 			} else {
-				snprintf(last.text, sizeof(last.text), "NODE_INFO failed: %s", e.text);
+				snprintf(last.text, sizeof(last.text), "NODE_INFO failed: %.120s", e.text);
 			}
 			json_decref(reply);
 		} else {
-			snprintf(last.text, sizeof(last.text), "herdctld does not answer: %s", e.text);
+			snprintf(last.text, sizeof(last.text), "herdctld does not answer: %.120s", e.text);
 		}
 		json_decref(body);
 		if ((dead = dead_daemon(c, &status))) {
@@ -600,14 +607,14 @@ int herd_up_main(int argc, char **argv)
 	}
 	if (up_run(&c, &o, &err) < 0) {
 		fprintf(stderr, "herd: error: %s\n", err.text);
-		if (c.dir) {
-			fprintf(stderr, "herd: logs: %s/log/herdctld.log %s/log/herdd-*.log%s\n",
-				c.dir, c.dir, c.munge_socket ? " and munge/munged.log" : "");
-		}
 		if (c.nstarted) {
-			fprintf(stderr, "herd: stopping the %zu processes this run started\n", c.nstarted);
+			fprintf(stderr, "herd: logs: %s/log/herdctld.log %s/log/herdd-*.log", c.dir, c.dir);
+			if (!strcmp(c.started[0].name, "munged"))
+				fprintf(stderr, " %s/munge/munged.log", c.dir);
+			fprintf(stderr, "\nherd: stopping the %zu processes this run started\n", c.nstarted);
 			proc_stop_all(c.started, c.nstarted, 3000);
 		}
+		cluster_release(&c);
 		return 1;
 	}
 	fprintf(stderr, "herd: cluster %s is up: %d nodes, controller on 127.0.0.1:%d\n", c.name,
@@ -617,6 +624,7 @@ int herd_up_main(int argc, char **argv)
 	fputs("\nexport PATH=", stdout);
 	print_quoted(c.bindir);
 	fputs(":\"$PATH\"\n", stdout);
+	cluster_release(&c);
 	return 0;
 bad_value:
 	fprintf(stderr, "herd: up: invalid value '%s' for --%s\n", optarg,
