@@ -61,8 +61,8 @@ static void fail(struct answer *a, int status, int rc, const char *error, const 
 	a->json = restd_envelope(key, key ? json_array() : NULL, errors);
 }
 
-/* One call to the controller.  On failure fills a (status and errors, with
- * an empty key array) and returns NULL. */
+/* One call to the controller; steals body.  On failure fills a (status and
+ * errors, with an empty key array) and returns NULL. */
 static json_t *ctld_call(struct restd *restd, int type, json_t *body, struct answer *a,
 			 const char *key)
 {
@@ -92,11 +92,11 @@ static json_t *ctld_call(struct restd *restd, int type, json_t *body, struct ans
 static void do_ping(struct restd *restd, struct answer *a)
 {
 	struct herd_error err;
-	json_t *reply = NULL, *errors = json_array(), *pings = json_array();
+	json_t *reply = NULL, *errors = json_array(), *pings = json_array(), *empty = json_object();
 
 	/* A controller that does not answer is a result here, not an error of ours:
 	 * the answer says DOWN, as `scontrol ping` does. */
-	if (net_call(&restd->ctld, MSG_PING, json_object(), restd->call_timeout_ms, &reply, &err) < 0
+	if (net_call(&restd->ctld, MSG_PING, empty, restd->call_timeout_ms, &reply, &err) < 0
 	    || msg_reply_rc(reply, &err) != 0) {
 		json_array_append_new(errors, restd_error(HERD_ERR_INTERNAL, err.text, "herdctld"));
 		json_array_append_new(pings, restd_ping_v38(NULL, restd->ctld.host));
@@ -104,6 +104,7 @@ static void do_ping(struct restd *restd, struct answer *a)
 		json_array_append_new(pings, restd_ping_v38(reply, restd->ctld.host));
 	}
 	json_decref(reply);
+	json_decref(empty);
 	a->status = 200;
 	a->json = restd_envelope("pings", pings, errors);
 }
@@ -159,12 +160,11 @@ static void do_list(struct restd *restd, const struct restd_route *route, struct
 static void do_metrics(struct restd *restd, struct answer *a)
 {
 	struct herd_error err;
-	json_t *jobs = NULL, *nodes = NULL;
+	json_t *jobs = NULL, *nodes = NULL, *empty = json_object();
 
-	if (net_call(&restd->ctld, MSG_JOB_INFO, json_object(), restd->call_timeout_ms, &jobs, &err) < 0
+	if (net_call(&restd->ctld, MSG_JOB_INFO, empty, restd->call_timeout_ms, &jobs, &err) < 0
 	    || msg_reply_rc(jobs, &err) != 0
-	    || net_call(&restd->ctld, MSG_NODE_INFO, json_object(), restd->call_timeout_ms, &nodes,
-			&err) < 0
+	    || net_call(&restd->ctld, MSG_NODE_INFO, empty, restd->call_timeout_ms, &nodes, &err) < 0
 	    || msg_reply_rc(nodes, &err) != 0) {
 		/* No page rather than a page of zeros that would look like an empty cluster. */
 		a->status = 503;
@@ -178,6 +178,7 @@ static void do_metrics(struct restd *restd, struct answer *a)
 	}
 	json_decref(jobs);
 	json_decref(nodes);
+	json_decref(empty);
 }
 
 static int authenticate(struct restd *restd, struct MHD_Connection *conn, char *user,
@@ -342,12 +343,13 @@ struct restd_server *restd_server_start(struct restd *restd, int fd, struct herd
 		MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO |
 		MHD_USE_ERROR_LOG,
 		0, NULL, NULL, on_request, srv,
+		/* First, so that MHD's own start-up messages go to our log too. */
+		MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, NULL,
 		MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd,
 		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)MAX_CONNECTIONS,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)CONN_TIMEOUT_S,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
 		MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
-		MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, NULL,
 		MHD_OPTION_END);
 	if (!srv->mhd) {
 		free(srv);

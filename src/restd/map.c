@@ -12,18 +12,18 @@
 #define SLURM_MINOR 5
 #define SLURM_MICRO 0
 
-static const char *str(const json_t *o, const char *key)
+static const char *map_str(const json_t *o, const char *key)
 {
 	const char *s = json_string_value(json_object_get(o, key));
 	return s ? s : "";
 }
 
-static json_int_t num(const json_t *o, const char *key)
+static json_int_t map_num(const json_t *o, const char *key)
 {
 	return json_integer_value(json_object_get(o, key));
 }
 
-static bool flag(const json_t *o, const char *key)
+static bool map_flag(const json_t *o, const char *key)
 {
 	return json_is_true(json_object_get(o, key));
 }
@@ -67,7 +67,7 @@ int64_t restd_minutes(int64_t seconds)
 }
 
 /* Upper-case state name to v0.0.38's lower case ("IDLE" -> "idle"). */
-static json_t *lower(const char *s)
+static json_t *map_lower(const char *s)
 {
 	char buf[64];
 	size_t i;
@@ -79,51 +79,51 @@ static json_t *lower(const char *s)
 
 json_t *restd_job_v38(const json_t *job, const char *cluster)
 {
-	json_int_t limit = num(job, "time_limit");
-	json_int_t end = num(job, "end_time");
-	json_int_t start = num(job, "start_time");
+	json_int_t limit = map_num(job, "time_limit");
+	json_int_t end = map_num(job, "end_time");
+	json_int_t start = map_num(job, "start_time");
 	/* Slurm reports a running job's expected end: start + limit. */
 	if (!end && start && limit > 0)
 		end = start + limit;
 	json_t *o = json_pack(
 		"{s:s, s:I, s:b, s:s, s:s, s:s, s:s, s:I, s:s, s:I, s:I, s:I, s:I,"
 		" s:I, s:I, s:s, s:s, s:I, s:s, s:s, s:I, s:I, s:I, s:s, s:I, s:I}",
-		"account", str(job, "account"),
-		"accrue_time", num(job, "eligible_time"),
+		"account", map_str(job, "account"),
+		"accrue_time", map_num(job, "eligible_time"),
 		"batch_flag", 1,
-		"batch_host", str(job, "batch_host"),
+		"batch_host", map_str(job, "batch_host"),
 		"cluster", cluster ? cluster : "",
-		"command", str(job, "command"),
-		"comment", str(job, "comment"),
-		"cpus_per_task", num(job, "cpus_per_task"),
-		"current_working_directory", str(job, "work_dir"),
+		"command", map_str(job, "command"),
+		"comment", map_str(job, "comment"),
+		"cpus_per_task", map_num(job, "cpus_per_task"),
+		"current_working_directory", map_str(job, "work_dir"),
 		/* Both are raw wait statuses, as Slurm's job records keep them. */
-		"derived_exit_code", num(job, "exit_code"),
-		"eligible_time", num(job, "eligible_time"),
+		"derived_exit_code", map_num(job, "exit_code"),
+		"eligible_time", map_num(job, "eligible_time"),
 		"end_time", end,
-		"exit_code", num(job, "exit_code"),
-		"group_id", num(job, "gid"),
-		"job_id", num(job, "job_id"),
-		"job_state", str(job, "state"),
-		"name", str(job, "name"),
-		"node_count", num(job, "num_nodes"),
-		"nodes", str(job, "nodes"),
-		"partition", str(job, "partition"),
-		"cpus", num(job, "num_cpus"),
-		"tasks", num(job, "num_tasks"),
-		"memory_per_node", num(job, "mem_per_node"),
-		"state_reason", str(job, "reason"),
-		"priority", num(job, "priority"),
-		"restart_cnt", num(job, "restarts"));
-	json_object_set_new(o, "standard_error", json_string(str(job, "std_err")));
-	json_object_set_new(o, "standard_input", json_string(str(job, "std_in")));
-	json_object_set_new(o, "standard_output", json_string(str(job, "std_out")));
+		"exit_code", map_num(job, "exit_code"),
+		"group_id", map_num(job, "gid"),
+		"job_id", map_num(job, "job_id"),
+		"job_state", map_str(job, "state"),
+		"name", map_str(job, "name"),
+		"node_count", map_num(job, "num_nodes"),
+		"nodes", map_str(job, "nodes"),
+		"partition", map_str(job, "partition"),
+		"cpus", map_num(job, "num_cpus"),
+		"tasks", map_num(job, "num_tasks"),
+		"memory_per_node", map_num(job, "mem_per_node"),
+		"state_reason", map_str(job, "reason"),
+		"priority", map_num(job, "priority"),
+		"restart_cnt", map_num(job, "restarts"));
+	json_object_set_new(o, "standard_error", json_string(map_str(job, "std_err")));
+	json_object_set_new(o, "standard_input", json_string(map_str(job, "std_in")));
+	json_object_set_new(o, "standard_output", json_string(map_str(job, "std_out")));
 	json_object_set_new(o, "start_time", json_integer(start));
-	json_object_set_new(o, "submit_time", json_integer(num(job, "submit_time")));
+	json_object_set_new(o, "submit_time", json_integer(map_num(job, "submit_time")));
 	json_object_set_new(o, "time_limit", json_integer(restd_minutes(limit)));
-	json_object_set_new(o, "user_id", json_integer(num(job, "uid")));
-	json_object_set_new(o, "user_name", json_string(str(job, "user")));
-	json_object_set_new(o, "group_name", json_string(str(job, "group")));
+	json_object_set_new(o, "user_id", json_integer(map_num(job, "uid")));
+	json_object_set_new(o, "user_name", json_string(map_str(job, "user")));
+	json_object_set_new(o, "group_name", json_string(map_str(job, "group")));
 	json_object_set_new(o, "array_job_id", json_integer(0));
 	json_object_set_new(o, "array_task_id", json_null());
 	json_object_set_new(o, "flags", json_array());
@@ -133,16 +133,16 @@ json_t *restd_job_v38(const json_t *job, const char *cluster)
 
 json_t *restd_node_v38(const json_t *node)
 {
-	json_int_t cpus = num(node, "cpus"), alloc = num(node, "alloc_cpus");
+	json_int_t cpus = map_num(node, "cpus"), alloc = map_num(node, "alloc_cpus");
 	json_t *flags = json_array();
 	json_t *parts = json_array();
 	json_t *p = json_object_get(node, "partitions");
 	size_t i;
 	json_t *v;
 
-	if (flag(node, "drain"))
+	if (map_flag(node, "drain"))
 		json_array_append_new(flags, json_string("DRAIN"));
-	if (flag(node, "not_responding"))
+	if (map_flag(node, "not_responding"))
 		json_array_append_new(flags, json_string("NOT_RESPONDING"));
 	json_array_foreach(p, i, v)
 		if (json_is_string(v))
@@ -150,27 +150,27 @@ json_t *restd_node_v38(const json_t *node)
 	json_t *o = json_pack(
 		"{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:s, s:s, s:s, s:o, s:s,"
 		" s:o, s:I, s:I, s:s, s:I, s:I, s:I, s:s}",
-		"architecture", str(node, "arch"),
-		"boards", num(node, "boards"),
-		"boot_time", num(node, "boot_time"),
-		"cores", num(node, "cores"),
+		"architecture", map_str(node, "arch"),
+		"boards", map_num(node, "boards"),
+		"boot_time", map_num(node, "boot_time"),
+		"cores", map_num(node, "cores"),
 		"cpus", cpus,
 		"alloc_cpus", alloc,
 		"idle_cpus", cpus > alloc ? cpus - alloc : 0,
-		"alloc_memory", num(node, "alloc_mem"),
-		"name", str(node, "name"),
-		"address", str(node, "addr"),
-		"hostname", str(node, "hostname"),
-		"state", lower(str(node, "state")),
-		"operating_system", str(node, "os"),
+		"alloc_memory", map_num(node, "alloc_mem"),
+		"name", map_str(node, "name"),
+		"address", map_str(node, "addr"),
+		"hostname", map_str(node, "hostname"),
+		"state", map_lower(map_str(node, "state")),
+		"operating_system", map_str(node, "os"),
 		"state_flags", flags,
-		"port", num(node, "port"),
-		"real_memory", num(node, "real_memory"),
-		"reason", str(node, "reason"),
-		"slurmd_start_time", num(node, "slurmd_start_time"),
-		"sockets", num(node, "sockets"),
-		"threads", num(node, "threads"),
-		"slurmd_version", str(node, "version"));
+		"port", map_num(node, "port"),
+		"real_memory", map_num(node, "real_memory"),
+		"reason", map_str(node, "reason"),
+		"slurmd_start_time", map_num(node, "slurmd_start_time"),
+		"sockets", map_num(node, "sockets"),
+		"threads", map_num(node, "threads"),
+		"slurmd_version", map_str(node, "version"));
 	json_object_set_new(o, "partitions", parts);
 	json_object_set_new(o, "features", json_string(""));
 	json_object_set_new(o, "active_features", json_string(""));
@@ -183,27 +183,27 @@ json_t *restd_node_v38(const json_t *node)
 
 json_t *restd_partition_v38(const json_t *part)
 {
-	json_int_t max_nodes = num(part, "max_nodes"), def_time = num(part, "default_time");
+	json_int_t max_nodes = map_num(part, "max_nodes"), def_time = map_num(part, "default_time");
 	json_t *flags = json_array();
 
-	if (flag(part, "default"))
+	if (map_flag(part, "default"))
 		json_array_append_new(flags, json_string("default"));
 	return json_pack(
 		"{s:o, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:s}",
 		"flags", flags,
-		"name", str(part, "name"),
-		"nodes", str(part, "nodes"),
-		"state", str(part, "state"),
-		"total_cpus", num(part, "total_cpus"),
-		"total_nodes", num(part, "total_nodes"),
+		"name", map_str(part, "name"),
+		"nodes", map_str(part, "nodes"),
+		"state", map_str(part, "state"),
+		"total_cpus", map_num(part, "total_cpus"),
+		"total_nodes", map_num(part, "total_nodes"),
 		"maximum_nodes_per_job", (json_int_t)(max_nodes < 0 ? RESTD_INFINITE : max_nodes),
-		"min_nodes_per_job", num(part, "min_nodes"),
-		"max_time_limit", (json_int_t)restd_minutes(num(part, "max_time")),
+		"min_nodes_per_job", map_num(part, "min_nodes"),
+		"max_time_limit", (json_int_t)restd_minutes(map_num(part, "max_time")),
 		/* Slurm leaves an unset DefaultTime at NO_VAL. */
 		"default_time_limit", (json_int_t)(def_time < 0 ? RESTD_NO_VAL : restd_minutes(def_time)),
-		"priority_job_factor", num(part, "priority_job_factor"),
-		"priority_tier", num(part, "priority_tier"),
-		"over_subscribe", str(part, "oversubscribe"));
+		"priority_job_factor", map_num(part, "priority_job_factor"),
+		"priority_tier", map_num(part, "priority_tier"),
+		"over_subscribe", map_str(part, "oversubscribe"));
 }
 
 json_t *restd_ping_v38(const json_t *reply, const char *host)
@@ -211,8 +211,8 @@ json_t *restd_ping_v38(const json_t *reply, const char *host)
 	if (!reply)
 		return json_pack("{s:s, s:s, s:i, s:s}", "hostname", host ? host : "", "ping", "DOWN",
 				 "status", -1, "mode", "primary");
-	return json_pack("{s:s, s:s, s:i, s:s}", "hostname", *str(reply, "controller") ?
-			 str(reply, "controller") : (host ? host : ""), "ping", "UP", "status", 0,
+	return json_pack("{s:s, s:s, s:i, s:s}", "hostname", *map_str(reply, "controller") ?
+			 map_str(reply, "controller") : (host ? host : ""), "ping", "UP", "status", 0,
 			 "mode", "primary");
 }
 

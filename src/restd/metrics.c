@@ -9,12 +9,12 @@
 #include "common/state.h"
 #include "restd/restd.h"
 
-static void family(FILE *f, const char *name, const char *help)
+static void metrics_family(FILE *f, const char *name, const char *help)
 {
 	fprintf(f, "# TYPE %s gauge\n# HELP %s %s\n", name, name, help);
 }
 
-static void lower(const char *s, char *buf, size_t len)
+static void metrics_lower(const char *s, char *buf, size_t len)
 {
 	size_t i;
 	for (i = 0; s[i] && i < len - 1; i++)
@@ -53,23 +53,23 @@ char *restd_metrics_render(const json_t *jobs, const json_t *nodes)
 	f = open_memstream(&page, &size);
 	if (!f)
 		abort();   /* out of memory, as xmalloc */
-	family(f, "herd_jobs", "Jobs known to the controller, by state.");
+	metrics_family(f, "herd_jobs", "Jobs known to the controller, by state.");
 	for (int s = 0; s < JOB_STATE_COUNT; s++) {
-		lower(job_state_name(s), name, sizeof(name));
+		metrics_lower(job_state_name(s), name, sizeof(name));
 		fprintf(f, "herd_jobs{state=\"%s\"} %ld\n", name, job_count[s]);
 	}
-	family(f, "herd_nodes", "Nodes by base state (flags are counted apart).");
+	metrics_family(f, "herd_nodes", "Nodes by base state (flags are counted apart).");
 	for (int s = 0; s < NODE_STATE_COUNT; s++) {
-		lower(node_state_name(s), name, sizeof(name));
+		metrics_lower(node_state_name(s), name, sizeof(name));
 		fprintf(f, "herd_nodes{state=\"%s\"} %ld\n", name, node_count[s]);
 	}
-	family(f, "herd_nodes_drain", "Nodes with the DRAIN flag.");
+	metrics_family(f, "herd_nodes_drain", "Nodes with the DRAIN flag.");
 	fprintf(f, "herd_nodes_drain %ld\n", drain);
-	family(f, "herd_nodes_not_responding", "Nodes with the NOT_RESPONDING flag.");
+	metrics_family(f, "herd_nodes_not_responding", "Nodes with the NOT_RESPONDING flag.");
 	fprintf(f, "herd_nodes_not_responding %ld\n", not_responding);
-	family(f, "herd_cpus_total", "CPUs of all nodes.");
+	metrics_family(f, "herd_cpus_total", "CPUs of all nodes.");
 	fprintf(f, "herd_cpus_total %lld\n", cpus);
-	family(f, "herd_cpus_alloc", "CPUs allocated to jobs.");
+	metrics_family(f, "herd_cpus_alloc", "CPUs allocated to jobs.");
 	fprintf(f, "herd_cpus_alloc %lld\n", alloc_cpus);
 	fprintf(f, "# TYPE herd_memory_total_megabytes gauge\n# UNIT herd_memory_total_megabytes megabytes\n"
 		"# HELP herd_memory_total_megabytes Real memory of all nodes.\n");

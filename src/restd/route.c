@@ -13,7 +13,7 @@
 static const struct {
 	const char *name;           /* path below RESTD_PREFIX; a trailing '/' takes an argument */
 	enum restd_endpoint endpoint;
-} routes[] = {
+} route_table[] = {
 	{ "ping", RESTD_EP_PING },
 	{ "jobs", RESTD_EP_JOBS },
 	{ "job/", RESTD_EP_JOB },
@@ -23,7 +23,7 @@ static const struct {
 	{ "partition/", RESTD_EP_PARTITION },
 };
 
-static int refuse(struct restd_route *route, int status, const char *error)
+static int route_refuse(struct restd_route *route, int status, const char *error)
 {
 	route->status = status;
 	route->error = error;
@@ -32,7 +32,7 @@ static int refuse(struct restd_route *route, int status, const char *error)
 
 /* Node and partition names as slurm.conf allows them; anything else cannot
  * name one, and keeping it out spares the logs odd bytes. */
-static bool name_ok(const char *s)
+static bool route_name_ok(const char *s)
 {
 	if (!*s)
 		return false;
@@ -52,7 +52,7 @@ int restd_route(const char *method, const char *path, struct restd_route *route)
 	route->allow = "GET, HEAD";
 	len = strlen(path);
 	if (len >= sizeof(rest))
-		return refuse(route, 404, "Unknown URL");
+		return route_refuse(route, 404, "Unknown URL");
 	memcpy(rest, path, len + 1);
 	/* "/slurm/v0.0.38/jobs/" is the same resource as ".../jobs". */
 	if (len > 1 && rest[len - 1] == '/')
@@ -64,43 +64,43 @@ int restd_route(const char *method, const char *path, struct restd_route *route)
 	}
 	n = strlen(RESTD_PREFIX);
 	if (strncmp(rest, RESTD_PREFIX, n))
-		return refuse(route, 404, "Unknown URL");
+		return route_refuse(route, 404, "Unknown URL");
 	const char *tail = rest + n;
-	for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++) {
-		size_t m = strlen(routes[i].name);
-		bool with_arg = routes[i].name[m - 1] == '/';
-		if (!with_arg ? strcmp(tail, routes[i].name) : strncmp(tail, routes[i].name, m))
+	for (size_t i = 0; i < sizeof(route_table) / sizeof(route_table[0]); i++) {
+		size_t m = strlen(route_table[i].name);
+		bool with_arg = route_table[i].name[m - 1] == '/';
+		if (!with_arg ? strcmp(tail, route_table[i].name) : strncmp(tail, route_table[i].name, m))
 			continue;
-		route->endpoint = routes[i].endpoint;
+		route->endpoint = route_table[i].endpoint;
 		if (!with_arg)
 			goto method;
 		const char *arg = tail + m;
 		if (strchr(arg, '/'))
-			return refuse(route, 404, "Unknown URL");
+			return route_refuse(route, 404, "Unknown URL");
 		if (strlen(arg) >= sizeof(route->arg))
-			return refuse(route, 400, "Name too long");
+			return route_refuse(route, 400, "Name too long");
 		strcpy(route->arg, arg);
 		if (route->endpoint == RESTD_EP_JOB) {
 			uint64_t id;
 			/* Job IDs are uint32 in Slurm; 0 is never a job. */
 			if (parse_uint(arg, UINT32_MAX, &id) < 0 || id == 0)
-				return refuse(route, 400, "Invalid job id specified");
+				return route_refuse(route, 400, "Invalid job id specified");
 			route->job_id = id;
 			/* DELETE is Slurm's cancel; see doc/rest.md for why it is not here. */
 			if (!strcmp(method, "DELETE"))
-				return refuse(route, 405,
+				return route_refuse(route, 405,
 					      "Job cancellation over REST is not supported: the controller "
 					      "acts only on MUNGE identities (see doc/rest.md)");
-		} else if (!name_ok(arg)) {
-			return refuse(route, 400, route->endpoint == RESTD_EP_NODE ?
+		} else if (!route_name_ok(arg)) {
+			return route_refuse(route, 400, route->endpoint == RESTD_EP_NODE ?
 				      "Invalid node name specified" : "Invalid partition name specified");
 		}
 		goto method;
 	}
-	return refuse(route, 404, "Unknown URL");
+	return route_refuse(route, 404, "Unknown URL");
 method:
 	if (!read_only)
-		return refuse(route, 405, "Method not allowed");
+		return route_refuse(route, 405, "Method not allowed");
 	return 0;
 }
 
