@@ -171,6 +171,9 @@ def test_ping(restd, token):
     ping = doc["pings"][0]
     assert ping["ping"] == "UP" and ping["status"] == 0 and ping["mode"] == "primary"
     assert doc["meta"]["Slurm"]["version"]["major"] == 22
+    # slurmrestd's query parameters (update_time) are accepted and ignored.
+    doc = restd.get_json(f"{API}/jobs?update_time=0", token)
+    assert doc["errors"] == [] and isinstance(doc["jobs"], list)
 
 
 def test_token_command(restd, users):
