@@ -6,6 +6,7 @@
 #include <sys/sysinfo.h>
 #include <sys/utsname.h>
 #include <time.h>
+#include <unistd.h>
 #include <hwloc.h>
 #include "noded/noded.h"
 
@@ -40,7 +41,13 @@ static int hw_hwloc(struct hw *hw, struct herd_error *err)
 	hw->sockets = packages;
 	hw->cores = cores / packages > 0 ? cores / packages : 1;
 	hw->threads = pus / cores > 0 ? pus / cores : 1;
-	hw->memory_mb = hwloc_get_root_obj(topo)->total_memory >> 20;
+	/* Memory as Slurm's slurmd counts it (physical pages, i.e. MemTotal):
+	 * hwloc sums NUMA nodes, which on some VMs misses hot-plugged memory. */
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+	if (pages > 0 && page > 0)
+		hw->memory_mb = ((uint64_t)pages * page) >> 20;
+	else
+		hw->memory_mb = hwloc_get_root_obj(topo)->total_memory >> 20;
 	hwloc_topology_destroy(topo);
 	return 0;
 }

@@ -277,6 +277,24 @@ int main(int argc, char **argv)
 
 	register_start(&nd);
 	uv_run(nd.loop, UV_RUN_DEFAULT);
+
+	/* Leave cleanly (sanitizer runs stay quiet); jobs are not touched. */
+	net_server_stop(nd.srv);
+	uv_close((uv_handle_t *)&sigterm, NULL);
+	uv_close((uv_handle_t *)&sigint, NULL);
+	uv_close((uv_handle_t *)&nd.heartbeat, NULL);
+	uv_run(nd.loop, UV_RUN_NOWAIT);
+	while (nd.jobs)
+		jobs_remove(&nd, nd.jobs, false);
+	free(dest);
+	free(nd.dest_ctld);
+	free(nd.spool);
+	free(nd.stepd_path);
+	free(nd.conf_path);
+	free((char *)nd.node);
+	free(log_file);
+	free(pid_file);
+	conf_destroy(nd.conf);
 	log_info("stopped");
 	return 0;
 }
