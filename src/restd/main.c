@@ -60,38 +60,64 @@ static bool is_loopback(const struct sockaddr *sa)
 	return false;
 }
 
-/* Bind and listen on the first address host:port resolves to.  With
- * loopback_only, a non-loopback address is refused (-a none). */
-static int listen_on(const char *host, int port, bool loopback_only)
+/* Bind and listen on the first address host:port resolves to (family
+ * AF_UNSPEC) or that the wildcard of family gives.  -1 with *saved = errno. */
+static int listen_family(const char *host, const char *port, int family, bool loopback_only,
+			 int *saved)
 {
-	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+	struct addrinfo hints = { .ai_family = family, .ai_socktype = SOCK_STREAM,
 				  .ai_flags = AI_PASSIVE | AI_NUMERICSERV };
 	struct addrinfo *res, *ai;
-	char portstr[16];
-	int fd = -1, rc, saved = 0;
+	int fd = -1, rc;
 
-	snprintf(portstr, sizeof(portstr), "%d", port);
-	rc = getaddrinfo(*host ? host : NULL, portstr, &hints, &res);
-	if (rc)
+	rc = getaddrinfo(*host ? host : NULL, port, &hints, &res);
+	if (rc) {
+		if (!*host) {
+			*saved = EAFNOSUPPORT;
+			return -1;
+		}
 		die("cannot resolve '%s': %s", host, gai_strerror(rc));
+	}
 	for (ai = res; ai; ai = ai->ai_next) {
-		int one = 1;
+		int one = 1, zero = 0;
 		if (loopback_only && !is_loopback(ai->ai_addr))
 			die("-a none serves loopback addresses only (127.0.0.1, [::1], localhost); "
 			    "'%s' is not one", *host ? host : "(every interface)");
 		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
 		if (fd < 0) {
-			saved = errno;
+			*saved = errno;
 			continue;
 		}
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		/* The IPv6 wildcard takes IPv4 clients too, whatever bindv6only says. */
+		if (ai->ai_family == AF_INET6 && !*host)
+			setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
 		if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, 128) == 0)
 			break;
-		saved = errno;
+		*saved = errno;
 		close(fd);
 		fd = -1;
 	}
 	freeaddrinfo(res);
+	return fd;
+}
+
+/* With no host, every interface: IPv6 and IPv4 on one socket where the host
+ * has IPv6, else IPv4 alone.  With loopback_only, a non-loopback address is
+ * refused (-a none). */
+static int listen_on(const char *host, int port, bool loopback_only)
+{
+	char portstr[16];
+	int fd, saved = 0;
+
+	snprintf(portstr, sizeof(portstr), "%d", port);
+	if (*host) {
+		fd = listen_family(host, portstr, AF_UNSPEC, loopback_only, &saved);
+	} else {
+		fd = listen_family(host, portstr, AF_INET6, loopback_only, &saved);
+		if (fd < 0)
+			fd = listen_family(host, portstr, AF_INET, loopback_only, &saved);
+	}
 	if (fd < 0)
 		die("cannot listen on %s:%d: %s", *host ? host : "*", port, strerror(saved));
 	return fd;
