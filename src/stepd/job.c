@@ -26,9 +26,8 @@
 
 #define JOB_SWEEP_MS 1000   /* SIGKILL sweeps until the tree is gone */
 
-/* Signal every process of the job except the shell's group leader being
- * handled separately: all descendants of herdstepd (see proctree.h) and the
- * shell's process group. */
+/* Signal every process of the job: the shell's process group (while the
+ * shell lives) and every descendant of herdstepd (see proctree.h), each once. */
 static int job_signal_tree(struct stepd *sd, int sig)
 {
 	pid_t pgid = sd->shell_done ? 0 : sd->shell_pid;
@@ -100,15 +99,14 @@ int job_signal(struct stepd *sd, int sig, const char *flags)
 	if (sd->shell_done)
 		return HERD_ERR_ALREADY_DONE;
 	/* Slurm: a plain signal goes to the job's steps only, and a batch job
-	 * here has no steps yet.  --batch reaches the shell alone (Slurm's
-	 * scancel(1): "Children of the batch step are not signaled with this
-	 * option, use -f, --full instead"); --full reaches every process. */
+	 * here has no steps yet; SIGKILL is the exception and reaches the batch
+	 * step too.  --batch reaches the shell alone (scancel(1): "Children of
+	 * the batch step are not signaled with this option, use -f, --full
+	 * instead"); --full reaches every process. */
 	if (!strcmp(flags, "batch")) {
 		if (kill(sd->shell_pid, sig) < 0 && errno != ESRCH)
 			return HERD_ERR_INTERNAL;
-	} else if (!strcmp(flags, "full")) {
-		if (sig == SIGKILL || sig == SIGTERM)
-			job_signal_tree(sd, SIGCONT);
+	} else if (!strcmp(flags, "full") || (!flags[0] && sig == SIGKILL)) {
 		job_signal_tree(sd, sig);
 	} else if (flags[0]) {
 		return HERD_ERR_INVALID_ARG;
