@@ -75,8 +75,8 @@ class Cluster:
         self.up_result = None
 
     # ---- lifecycle -------------------------------------------------------
-    def up(self, timeout=60):
-        p = subprocess.run([HERD, "up", "--nodes", str(self.nnodes), "--dir", self.dir],
+    def up(self, *extra, timeout=60):
+        p = subprocess.run([HERD, "up", "--nodes", str(self.nnodes), "--dir", self.dir, *extra],
                            capture_output=True, text=True, timeout=timeout)
         self.up_result = Result(p)
         if p.returncode != 0:

@@ -110,6 +110,19 @@ def test_down_stops_only_its_cluster(users):
     assert processes_naming(b.dir + "/") == []
 
 
+def test_up_options(users):
+    c = Cluster(make_root(), 1)
+    try:
+        c.up("--cpus", "3", "--memory", "2000", "--partition", "batch")
+        r = c.run(["sinfo", "-h", "-o", "%P %D %c %m %t"])
+        assert r.out.split() == ["batch*", "1", "3", "2000", "idle"], r
+        job_id = c.sbatch("-n", "3", "-o", "/dev/null", "--wrap", "true")
+        assert c.wait_done(job_id) == "COMPLETED"
+        assert c.show_job(job_id)["Partition"] == "batch"
+    finally:
+        stop_cluster(c)
+
+
 def test_usage_errors():
     r = subprocess.run([HERD, "up", "--dir", "/tmp/x"], capture_output=True, text=True)
     assert r.returncode == 2 and "--nodes" in r.stderr
