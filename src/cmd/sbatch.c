@@ -341,6 +341,9 @@ static int submit(const struct sbatch_opts *o, json_t *body)
 	}
 	cmd_client_fini(&client);
 	if (rc != 0) {
+		/* Slurm names the partition it could not find before the failure. */
+		if (rc == HERD_ERR_INVALID_PARTITION && o->partition)
+			fprintf(stderr, "sbatch: error: invalid partition specified: %s\n", o->partition);
 		fprintf(stderr, "sbatch: error: Batch job submission failed: %s\n", err.text);
 		return 1;
 	}

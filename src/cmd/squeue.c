@@ -38,6 +38,80 @@ static const struct fmt_title titles[] = {
 	{ 'Z', "WORK_DIR" }, { 'z', "S:C:T" }, { 0, NULL },
 };
 
+/* squeue -O / SQUEUE_FORMAT2 field names and the letters they stand for. */
+static const struct {
+	const char *name;
+	char letter;
+} long_fields[] = {
+	{ "Account", 'a' }, { "ArrayJobID", 'F' }, { "ArrayTaskID", 'K' }, { "BatchHost", 'B' },
+	{ "Command", 'o' }, { "Comment", 'k' }, { "Contiguous", 'O' }, { "CoreSpec", 'X' },
+	{ "CoresPerSocket", 'I' }, { "Dependency", 'E' }, { "EndTime", 'e' },
+	{ "ExcNodes", 'x' }, { "Feature", 'f' }, { "GroupID", 'G' }, { "GroupName", 'g' },
+	{ "JobArrayID", 'i' }, { "JobID", 'A' }, { "MinCpus", 'c' }, { "MinMemory", 'm' },
+	{ "MinTmpDisk", 'd' }, { "Name", 'j' }, { "Nice", 'y' }, { "NodeList", 'N' },
+	{ "NumCPUs", 'C' }, { "NumNodes", 'D' }, { "OverSubscribe", 'h' }, { "Partition", 'P' },
+	{ "Priority", 'p' }, { "PriorityLong", 'Q' }, { "QOS", 'q' }, { "Reason", 'r' },
+	{ "ReasonList", 'R' }, { "ReqNodes", 'n' }, { "Reservation", 'v' }, { "SCT", 'z' },
+	{ "SchedNodes", 'Y' }, { "SocketsPerNode", 'H' }, { "StartTime", 'S' },
+	{ "State", 'T' }, { "StateCompact", 't' }, { "SubmitTime", 'V' },
+	{ "ThreadsPerCore", 'J' }, { "TimeLeft", 'L' }, { "TimeLimit", 'l' }, { "TimeUsed", 'M' },
+	{ "tres-per-node", 'b' }, { "UID", 'U' }, { "UserName", 'u' }, { "WCKey", 'w' },
+	{ "WorkDir", 'Z' },
+};
+
+/* "JobID,Name:.10,State:|" -> "%20A%.10j%0T|": each field 20 wide unless
+ * told, left-justified unless '.', anything after the width is a suffix. */
+static char *format_from_names(const char *spec)
+{
+	size_t n;
+	char **fields = opt_split(spec, ',', &n);
+	char *out = xstrdup("");
+	for (size_t i = 0; i < n; i++) {
+		char *colon = strchr(fields[i], ':');
+		const char *opts = "";
+		if (colon) {
+			*colon = '\0';
+			opts = colon + 1;
+		}
+		char letter = 0;
+		for (size_t k = 0; k < sizeof(long_fields) / sizeof(long_fields[0]); k++)
+			if (!strcasecmp(fields[i], long_fields[k].name))
+				letter = long_fields[k].letter;
+		if (!letter) {
+			fprintf(stderr, "squeue: error: Invalid job format specification: %s\n",
+				fields[i]);
+			free(out);
+			opt_strv_free(fields);
+			return NULL;
+		}
+		bool right = *opts == '.';
+		if (right)
+			opts++;
+		int width = 0;
+		bool sized = false;
+		while (*opts >= '0' && *opts <= '9') {
+			width = width * 10 + (*opts++ - '0');
+			sized = true;
+		}
+		if (!colon)
+			width = 20;
+		else if (!sized)
+			width = 0;
+		char *suffix = xstrdup("");
+		for (; *opts; opts++) {
+			char *t = xasprintf("%s%s", suffix, *opts == '%' ? "%%" : (char[]){ *opts, 0 });
+			free(suffix);
+			suffix = t;
+		}
+		char *t = xasprintf("%s%%%s%d%c%s", out, right ? "." : "", width, letter, suffix);
+		free(out);
+		free(suffix);
+		out = t;
+	}
+	opt_strv_free(fields);
+	return out;
+}
+
 struct row {
 	const json_t *job;
 	time_t now;
@@ -314,6 +388,7 @@ int main(int argc, char **argv)
 		{ "me", no_argument, NULL, OPT_ME },
 		{ "name", required_argument, NULL, 'n' },
 		{ "format", required_argument, NULL, 'o' },
+		{ "Format", required_argument, NULL, 'O' },
 		{ "partition", required_argument, NULL, 'p' },
 		{ "array", no_argument, NULL, 'r' },
 		{ "sort", required_argument, NULL, 'S' },
@@ -326,6 +401,8 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *format = getenv("SQUEUE_FORMAT");
+	const char *format2 = format ? NULL : getenv("SQUEUE_FORMAT2");
+	char *format2_letters = NULL;
 	const char *sort = getenv("SQUEUE_SORT");
 	const char *states_arg = getenv("SQUEUE_STATES");
 	const char *users_arg = getenv("SQUEUE_USERS");
@@ -335,7 +412,7 @@ int main(int argc, char **argv)
 	int c, status = 1;
 
 	argv[0] = "squeue";
-	while ((c = getopt_long(argc, argv, "ahj::ln:o:p:rS:t:u:vV", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "ahj::ln:o:O:p:rS:t:u:vV", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'a': case 'r': case 'v': break;   /* no hidden partitions, no arrays */
 		case 'h': no_header = true; break;
@@ -346,7 +423,8 @@ int main(int argc, char **argv)
 		case 'l': long_format = true; break;
 		case OPT_ME: me = true; break;
 		case 'n': names_arg = optarg; break;
-		case 'o': format = optarg; break;
+		case 'o': format = optarg; format2 = NULL; break;
+		case 'O': format2 = optarg; format = NULL; break;
 		case 'p': parts_arg = optarg; break;
 		case 'S': sort = optarg; break;
 		case 't': states_arg = optarg; break;
@@ -450,6 +528,12 @@ int main(int argc, char **argv)
 		names = opt_split(names_arg, ',', NULL);
 	if (parse_sort(sort ? sort : DEFAULT_SORT) < 0)
 		goto out;
+	if (format2) {
+		format2_letters = format_from_names(format2);
+		if (!format2_letters)
+			goto out;
+		format = format2_letters;
+	}
 	fmt = fmt_parse(format ? format : long_format ? LONG_FORMAT : DEFAULT_FORMAT,
 			"AaBbCcDdEeFfGgHhIiJjKkLlMmNnOoPpQqRrSTtUuVvwXxYyZz");
 	if (fmt->bad)
@@ -520,6 +604,7 @@ out:
 	opt_strv_free(names);
 	fmt_destroy(fmt);
 	free(jobs_joined);
+	free(format2_letters);
 	free(sort_keys);
 	return status;
 }
