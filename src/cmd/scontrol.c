@@ -155,9 +155,17 @@ static void job_record(const json_t *job, time_t now, struct record *r)
 		cmd_jint(job, "restarts"), code, sig);
 	rec_add(r, "RunTime=%s TimeLimit=%s TimeMin=N/A", duration(run, "", a, sizeof(a)),
 		duration(cmd_jint(job, "time_limit"), "UNLIMITED", b, sizeof(b)));
+	/* A held job is not eligible (Slurm shows Unknown); a running job
+	 * with a limit shows when it will be stopped. */
+	const char *reason = cmd_jstr(job, "reason");
+	bool held = pending && (!strcmp(reason, "JobHeldUser") || !strcmp(reason, "JobHeldAdmin"));
+	long long eligible = held ? 0 : cmd_jint(job, "eligible_time");
+	long long limit = cmd_jint(job, "time_limit");
+	if (!end && start && !pending && limit != TIME_INFINITE)
+		end = start + limit;
 	rec_add(r, "SubmitTime=%s EligibleTime=%s", stamp(cmd_jint(job, "submit_time"), a, sizeof(a)),
-		stamp(cmd_jint(job, "eligible_time"), b, sizeof(b)));
-	rec_add(r, "AccrueTime=%s", stamp(cmd_jint(job, "eligible_time"), a, sizeof(a)));
+		stamp(eligible, b, sizeof(b)));
+	rec_add(r, "AccrueTime=%s", stamp(eligible, a, sizeof(a)));
 	rec_add(r, "StartTime=%s EndTime=%s Deadline=N/A", stamp(start, a, sizeof(a)),
 		stamp(end, b, sizeof(b)));
 	rec_add(r, "SuspendTime=None SecsPreSuspend=0 LastSchedEval=Unknown Scheduler=Main");
