@@ -564,6 +564,69 @@ static void help(void)
 	       "     version                  display tool version number\n");
 }
 
+static int run_command(struct scontrol *sc, int argc, char **argv)
+{
+	const char *cmd = argv[0];
+	int nargs = argc - 1;
+	char **args = argv + 1;
+
+	if (is_word(cmd, "show", 3))
+		return cmd_show(sc, nargs, args);
+	if (!strcasecmp(cmd, "hold"))
+		return cmd_update_job(sc, "hold", nargs, args);
+	if (!strcasecmp(cmd, "uhold"))
+		return cmd_update_job(sc, "uhold", nargs, args);
+	if (!strcasecmp(cmd, "release"))
+		return cmd_update_job(sc, "release", nargs, args);
+	if (!strcasecmp(cmd, "ping"))
+		return cmd_ping(sc);
+	if (!strcasecmp(cmd, "version")) {
+		printf("%s\n", CMD_VERSION);
+		return 0;
+	}
+	if (!strcasecmp(cmd, "help")) {
+		help();
+		return 0;
+	}
+	if (!strcasecmp(cmd, "oneliner")) {
+		sc->oneliner = true;
+		return 0;
+	}
+	fprintf(stderr, "invalid keyword: %s\n", cmd);
+	return 1;
+}
+
+/* No command: read commands from stdin as Slurm's scontrol does, until
+ * EOF, "quit" or "exit". */
+static int interactive(struct scontrol *sc)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	int status = 0;
+
+	for (;;) {
+		printf("scontrol: ");
+		fflush(stdout);
+		if (getline(&line, &cap, stdin) < 0)
+			break;
+		size_t n;
+		char *p = line;
+		for (char *q = p; *q; q++)
+			if (*q == '\t' || *q == '\n' || *q == '\r')
+				*q = ' ';
+		char **words = opt_split(p, ' ', &n);
+		if (n && (!strcasecmp(words[0], "quit") || !strcasecmp(words[0], "exit"))) {
+			opt_strv_free(words);
+			break;
+		}
+		if (n && run_command(sc, (int)n, words))
+			status = 1;   /* an error anywhere is the exit code, as in Slurm */
+		opt_strv_free(words);
+	}
+	free(line);
+	return status;
+}
+
 enum { OPT_USAGE = 256 };
 
 int main(int argc, char **argv)
@@ -597,29 +660,9 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind >= argc) {
-		usage(stderr);
-		return 1;
-	}
-	const char *cmd = argv[optind];
-	int nargs = argc - optind - 1;
-	char **args = argv + optind + 1;
-	if (is_word(cmd, "show", 3))
-		status = cmd_show(&sc, nargs, args);
-	else if (!strcasecmp(cmd, "hold") || !strcasecmp(cmd, "uhold") || !strcasecmp(cmd, "release"))
-		status = cmd_update_job(&sc, cmd[0] == 'h' || cmd[0] == 'H' ? "hold" :
-					     cmd[0] == 'u' || cmd[0] == 'U' ? "uhold" : "release",
-					nargs, args);
-	else if (!strcasecmp(cmd, "ping"))
-		status = cmd_ping(&sc);
-	else if (!strcasecmp(cmd, "version")) {
-		printf("%s\n", CMD_VERSION);
-		status = 0;
-	} else if (!strcasecmp(cmd, "help")) {
-		help();
-		status = 0;
+		status = interactive(&sc);
 	} else {
-		fprintf(stderr, "invalid keyword: %s\n", cmd);
-		status = 1;
+		status = run_command(&sc, argc - optind, argv + optind);
 	}
 	if (sc.client_ok)
 		cmd_client_fini(&sc.client);
