@@ -373,37 +373,45 @@ def squeue_counts(cluster):
     return counts
 
 
+def sinfo_snapshot(cluster):
+    """({state: count} from sinfo -N %T, allocated CPUs, total CPUs from %C)."""
+    states = {}
+    for line in filter(None, cluster.run(["sinfo", "-h", "-N", "-o", "%N %T"]).out.split("\n")):
+        s = line.split()[1].rstrip("*")
+        states[s] = states.get(s, 0) + 1
+    alloc, idle, other, total = map(int, cluster.run(["sinfo", "-h", "-o", "%C"]).out.split("/"))
+    return states, alloc, total
+
+
 def test_metrics_match_squeue_and_sinfo(restd, cluster):
     wd = cluster.workdir("herdu2")
     held = cluster.sbatch("-H", "-o", "/dev/null", "--wrap", "true", user="herdu2", cwd=wd)
     running = cluster.sbatch("-o", "/dev/null", "--wrap", "sleep 300", user="herdu2", cwd=wd)
     try:
         cluster.wait_state(running, "RUNNING")
-        # No auth for /metrics, as a Prometheus exporter.
+        # The page and the commands are compared at a moment when the
+        # commands saw the same before and after it.
         for _ in range(20):
-            before = squeue_counts(cluster)
+            before = squeue_counts(cluster), sinfo_snapshot(cluster)
+            # No auth for /metrics, as a Prometheus exporter.
             code, headers, text = restd.request("/metrics")
-            after = squeue_counts(cluster)
+            after = squeue_counts(cluster), sinfo_snapshot(cluster)
             if before == after:
                 break
+            time.sleep(0.2)
+        assert before == after, "the cluster never stood still"
         assert code == 200, text
         assert headers["Content-Type"].startswith("application/openmetrics-text; version=1.0.0")
         samples, types = parse_metrics(text)
         for fam in ("herd_jobs", "herd_nodes", "herd_cpus_total", "herd_cpus_alloc"):
             assert types[fam] == "gauge"
         jobs = {lv: int(v) for (n, lv), v in samples.items() if n == "herd_jobs"}
-        assert {k: v for k, v in jobs.items() if v} == before
+        job_counts, (states, alloc, total) = before
+        assert {k: v for k, v in jobs.items() if v} == job_counts
         assert jobs["pending"] >= 1 and jobs["running"] >= 1
-
-        sinfo = cluster.run(["sinfo", "-h", "-N", "-o", "%N %T"]).out.split("\n")
-        states = {}
-        for line in filter(None, sinfo):
-            s = line.split()[1].rstrip("*")
-            states[s] = states.get(s, 0) + 1
         nodes = {lv: int(v) for (n, lv), v in samples.items() if n == "herd_nodes"}
         assert {k: v for k, v in nodes.items() if v} == states
         assert sum(nodes.values()) == cluster.nnodes
-        alloc, idle, other, total = map(int, cluster.run(["sinfo", "-h", "-o", "%C"]).out.split("/"))
         assert samples[("herd_cpus_total", None)] == total
         assert samples[("herd_cpus_alloc", None)] == alloc >= 1
     finally:
@@ -427,10 +435,13 @@ def test_bad_requests(restd, token):
     assert code == 405 and "not supported" in json.loads(body)["errors"][0]["error"]
     code, headers, body = restd.request("/metrics", method="PUT", data=b"x")
     assert code == 405
-    # A body on a GET beyond what any request needs.
-    code, headers, body = restd.request(f"{API}/ping", token, data=b"x" * (1 << 20),
-                                        headers={"Content-Type": "application/octet-stream"})
-    assert code == 413
+    # A body beyond what any request needs is refused from its Content-Length,
+    # before it is read (so a raw socket: urllib would still be sending).
+    answer = raw_http(restd.port, b"GET /slurm/v0.0.38/ping HTTP/1.1\r\nHost: x\r\n"
+                      b"X-SLURM-USER-TOKEN: " + token.encode() +
+                      b"\r\nContent-Length: 1048576\r\n\r\n" + b"x" * 1000)
+    assert answer.startswith(b"HTTP/1.1 413 "), answer[:200]
+    assert b'"errors"' in answer
     # Headers past the per-connection memory: refused, no crash.
     answer = raw_http(restd.port, b"GET /metrics HTTP/1.1\r\nHost: x\r\nX-Big: " +
                       b"a" * 100000 + b"\r\n\r\n")
