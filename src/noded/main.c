@@ -122,6 +122,13 @@ static void write_pid_file(const char *path)
 	pid_file = xstrdup(path);
 }
 
+static void on_hangup(uv_signal_t *h, int signum)
+{
+	/* slurmd re-reads its configuration on SIGHUP; we do not yet, and must
+	 * not die of it either. */
+	log_info("SIGHUP: reconfiguration is not supported yet; restart herdd to apply herd.conf");
+}
+
 static void on_stop_signal(uv_signal_t *h, int signum)
 {
 	struct noded *nd = h->data;
@@ -268,12 +275,14 @@ int main(int argc, char **argv)
 		 nd.node, nd.hw.cpus, nd.hw.sockets, nd.hw.cores, nd.hw.threads,
 		 (unsigned long long)nd.hw.memory_mb, o.host, nd.cn->port);
 
-	uv_signal_t sigterm, sigint;
+	uv_signal_t sigterm, sigint, sighup;
 	uv_signal_init(nd.loop, &sigterm);
 	uv_signal_init(nd.loop, &sigint);
-	sigterm.data = sigint.data = &nd;
+	uv_signal_init(nd.loop, &sighup);
+	sigterm.data = sigint.data = sighup.data = &nd;
 	uv_signal_start(&sigterm, on_stop_signal, SIGTERM);
 	uv_signal_start(&sigint, on_stop_signal, SIGINT);
+	uv_signal_start(&sighup, on_hangup, SIGHUP);
 
 	register_start(&nd);
 	uv_run(nd.loop, UV_RUN_DEFAULT);
@@ -282,6 +291,7 @@ int main(int argc, char **argv)
 	net_server_stop(nd.srv);
 	uv_close((uv_handle_t *)&sigterm, NULL);
 	uv_close((uv_handle_t *)&sigint, NULL);
+	uv_close((uv_handle_t *)&sighup, NULL);
 	uv_close((uv_handle_t *)&nd.heartbeat, NULL);
 	uv_run(nd.loop, UV_RUN_NOWAIT);
 	while (nd.jobs)

@@ -53,7 +53,7 @@ struct noded {
 
 	uv_timer_t heartbeat;
 	bool register_in_flight;
-	bool ctld_reachable;      /* for quiet logging while the controller is down */
+	int ctld_state;           /* -1 not tried yet, 0 down, 1 up: log changes only */
 };
 
 /* hw.c */

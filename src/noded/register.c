@@ -33,7 +33,7 @@ static void register_tick(uv_timer_t *t)
 static void register_schedule(struct noded *nd)
 {
 	uint64_t ms = register_interval_ms(nd);
-	if (!nd->ctld_reachable && ms > REGISTER_RETRY_MS)
+	if (nd->ctld_state == 0 && ms > REGISTER_RETRY_MS)
 		ms = REGISTER_RETRY_MS;
 	uv_timer_start(&nd->heartbeat, register_tick, ms, 0);
 }
@@ -45,21 +45,21 @@ static void register_reply(void *arg, json_t *reply, const struct herd_error *er
 
 	nd->register_in_flight = false;
 	if (!reply) {
-		if (nd->ctld_reachable)
+		if (nd->ctld_state != 0)
 			log_info("controller unreachable: %s; retrying", err->text);
 		else
 			log_debug("controller unreachable: %s", err->text);
-		nd->ctld_reachable = false;
+		nd->ctld_state = 0;
 	} else if (msg_reply_rc(reply, &rerr) != 0) {
 		/* reachable but refusing (e.g. a node it does not know): say so
 		 * each time, this needs an operator */
 		log_error("controller refused NODE_REGISTER: %s", rerr.text);
-		nd->ctld_reachable = true;
+		nd->ctld_state = 1;
 	} else {
-		if (!nd->ctld_reachable)
+		if (nd->ctld_state != 1)
 			log_info("registered with the controller at %s:%d", conf_ctld_host(nd->conf),
 				 conf_ctld_port(nd->conf));
-		nd->ctld_reachable = true;
+		nd->ctld_state = 1;
 	}
 	register_schedule(nd);
 }
@@ -93,6 +93,6 @@ void register_start(struct noded *nd)
 {
 	uv_timer_init(nd->loop, &nd->heartbeat);
 	nd->heartbeat.data = nd;
-	nd->ctld_reachable = true;   /* so the first failure is logged once */
+	nd->ctld_state = -1;
 	register_send(nd);
 }

@@ -71,10 +71,11 @@ static int task_chdir(const char *cwd)
 	return e;
 }
 
-/* Slurm's --open-mode default is truncate.  O_APPEND on top keeps every
+/* Slurm's --open-mode default is truncate, except for a requeued job, which
+ * appends to what its earlier runs wrote.  O_APPEND in both cases keeps every
  * writer (stdout and stderr sharing a file, background processes, and our
  * own CANCELLED line) from overwriting the others. */
-#define TASK_OUT_FLAGS (O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_NOCTTY)
+#define TASK_OUT_FLAGS (O_WRONLY | O_CREAT | O_APPEND | O_NOCTTY)
 
 static void task_close_other_fds(int keep1, int keep2)
 {
@@ -91,6 +92,7 @@ static void task_child(struct stepd *sd, char **argv, struct env *env, int errfd
 	const struct launch *l = &sd->launch;
 	char pidbuf[32];
 	int script_fd, in, out, err, chdir_errno;
+	int out_flags = TASK_OUT_FLAGS | (l->restarts > 0 ? 0 : O_TRUNC);
 
 	setsid();   /* own session and process group: the job's group */
 	task_reset_signals();
@@ -106,14 +108,14 @@ static void task_child(struct stepd *sd, char **argv, struct env *env, int errfd
 	umask(l->umask);
 	chdir_errno = task_chdir(l->cwd);
 
-	out = open(sd->std_out, TASK_OUT_FLAGS, 0666);
+	out = open(sd->std_out, out_flags, 0666);
 	if (out < 0) {
 		task_fail(errfd, "Could not open stdout file %s: %s", sd->std_out, strerror(errno));
 		_exit(1);
 	}
 	if (!strcmp(sd->std_err, sd->std_out))
 		err = out;
-	else if ((err = open(sd->std_err, TASK_OUT_FLAGS, 0666)) < 0) {
+	else if ((err = open(sd->std_err, out_flags, 0666)) < 0) {
 		task_fail(errfd, "Could not open stderr file %s: %s", sd->std_err, strerror(errno));
 		_exit(1);
 	}
