@@ -11,11 +11,13 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include "cmd/opt.h"
 #include "common/msg.h"
 #include "common/parse.h"
+#include "common/state.h"
 #include "common/xmalloc.h"
 
 extern char **environ;
@@ -28,14 +30,14 @@ struct sbatch_opts {
 	long nodes, ntasks, cpus_per_task;
 	uint64_t mem_mb;
 	int64_t time_limit;     /* -1: not given */
-	bool hold, exclusive, parsable, quiet;
+	bool hold, exclusive, parsable, quiet, wait;
 	int verbose;
 };
 
 enum { OPT_MEM = 256, OPT_EXCLUSIVE, OPT_PARSABLE, OPT_EXPORT, OPT_COMMENT, OPT_WRAP,
        OPT_USAGE };
 
-static const char short_opts[] = "+J:N:n:c:t:p:o:e:i:HD:A:QvhV";
+static const char short_opts[] = "+J:N:n:c:t:p:o:e:i:HD:A:QvhVW";
 static const struct option long_opts[] = {
 	{ "job-name", required_argument, NULL, 'J' },
 	{ "nodes", required_argument, NULL, 'N' },
@@ -60,6 +62,7 @@ static const struct option long_opts[] = {
 	{ "comment", required_argument, NULL, OPT_COMMENT },
 	{ "wrap", required_argument, NULL, OPT_WRAP },
 	{ "usage", no_argument, NULL, OPT_USAGE },
+	{ "wait", no_argument, NULL, 'W' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -73,7 +76,7 @@ static const struct {
 	{ "SBATCH_INPUT", 'i' },         { "SBATCH_JOB_NAME", 'J' },
 	{ "SBATCH_MEM_PER_NODE", OPT_MEM }, { "SBATCH_OUTPUT", 'o' },
 	{ "SBATCH_PARTITION", 'p' },     { "SBATCH_TIMELIMIT", 't' },
-	{ "SBATCH_DEBUG", 'v' },
+	{ "SBATCH_DEBUG", 'v' },         { "SBATCH_WAIT", 'W' },
 };
 
 static void usage(FILE *out)
@@ -83,7 +86,7 @@ static void usage(FILE *out)
 		"              [--parsable] [-t minutes] [-D path] [-J jobname] [-A account]\n"
 		"              [--input file] [--output file] [--error file] [--mem=MB]\n"
 		"              [--exclusive] [--export[=names]] [--comment=text] [--quiet]\n"
-		"              [--verbose] [--wrap=command] executable [args...]\n");
+		"              [--verbose] [--wait] [--wrap=command] executable [args...]\n");
 }
 
 static void help(void)
@@ -107,6 +110,7 @@ static void help(void)
 	       "  -Q, --quiet                 quiet mode (suppress informational messages)\n"
 	       "  -t, --time=minutes          time limit\n"
 	       "  -v, --verbose               verbose mode (multiple -v's increase verbosity)\n"
+	       "  -W, --wait                  wait for completion of submitted job\n"
 	       "      --wrap[=command string] wrap command string in a sh script and submit\n"
 	       "      --exclusive             allocate nodes in exclusive mode\n"
 	       "      --mem=MB                minimum amount of real memory\n\n"
@@ -139,6 +143,7 @@ static int apply_option(struct sbatch_opts *o, int opt, const char *arg)
 	case OPT_WRAP: set_str(&o->wrap, arg); break;
 	case 'H': o->hold = true; break;
 	case 'Q': o->quiet = true; break;
+	case 'W': o->wait = true; break;
 	case 'v': o->verbose++; break;
 	case OPT_PARSABLE: o->parsable = true; break;
 	case OPT_EXCLUSIVE:
@@ -316,6 +321,41 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* --wait: poll until the job ends; exit as the job did (sbatch(1): its exit
+ * code, or 1 when a signal ended it or it did not complete).  A controller
+ * that does not answer is waited for, as submission waits for it. */
+static int wait_for_job(struct cmd_client *client, long long job_id)
+{
+	double delay = 1;
+	for (;;) {
+		struct herd_error err = { "" };
+		json_t *reply = NULL;
+		json_t *body = json_pack("{s:[I]}", "job_ids", (json_int_t)job_id);
+		int rc = cmd_call(client, MSG_JOB_INFO, body, &reply, &err);
+		json_decref(body);
+		if (rc != 0 && rc != CMD_NO_REPLY) {
+			fprintf(stderr, "sbatch: error: slurm_load_jobs error: %s\n", err.text);
+			return 1;
+		}
+		if (rc == 0) {
+			json_t *job = json_array_get(json_object_get(reply, "jobs"), 0);
+			int state = job_state_parse(cmd_jstr(job, "state"));
+			int status = (int)cmd_jint(job, "exit_code");
+			json_decref(reply);
+			if (state >= 0 && job_state_is_final(state)) {
+				if (state == JOB_COMPLETED)
+					return 0;
+				if (WIFEXITED(status) && WEXITSTATUS(status))
+					return WEXITSTATUS(status);
+				return 1;
+			}
+		}
+		usleep((useconds_t)(delay * 1e6));
+		if (delay < 10)
+			delay *= 1.5;
+	}
+}
+
 /* Submit with retries on a missing reply; prints the outcome. */
 static int submit(const struct sbatch_opts *o, json_t *body)
 {
@@ -339,8 +379,8 @@ static int submit(const struct sbatch_opts *o, json_t *body)
 		if (delay < 2)
 			delay *= 2;
 	}
-	cmd_client_fini(&client);
 	if (rc != 0) {
+		cmd_client_fini(&client);
 		/* Slurm names the partition it could not find before the failure. */
 		if (rc == HERD_ERR_INVALID_PARTITION && o->partition)
 			fprintf(stderr, "sbatch: error: invalid partition specified: %s\n", o->partition);
@@ -353,7 +393,13 @@ static int submit(const struct sbatch_opts *o, json_t *body)
 		printf("%lld\n", job_id);
 	else if (!o->quiet)
 		printf("Submitted batch job %lld\n", job_id);
-	return 0;
+	int status = 0;
+	if (o->wait) {
+		fflush(stdout);
+		status = wait_for_job(&client, job_id);
+	}
+	cmd_client_fini(&client);
+	return status;
 }
 
 static char *abs_path(const char *path, const char *cwd)
