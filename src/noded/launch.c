@@ -3,6 +3,7 @@
  * waits until herdstepd says on its readiness pipe that the job's shell
  * started ("ok") or why it could not. */
 #define _GNU_SOURCE
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -62,6 +63,7 @@ static void launch_finish(struct launch_pending *lp, bool timed_out)
 		return;
 	lp->answered = true;
 	lp->buf[lp->len] = '\0';
+	assert(job && job->pid == 0);   /* only launch.c drops a starting job */
 	if (!strncmp(lp->buf, "ok", 2) || (timed_out && jobs_stepd_alive(lp->pid, job->dir))) {
 		job->pid = lp->pid;
 		log_info("job %u: launched, herdstepd %d", lp->job_id, (int)lp->pid);
