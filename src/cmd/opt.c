@@ -5,12 +5,17 @@
 #include <errno.h>
 #include <pwd.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include "cmd/opt.h"
 #include "common/auth.h"
 #include "common/xmalloc.h"
+
+/* glibc's name of the running program ("sbatch"); declared here because
+ * <errno.h> declares it only under _GNU_SOURCE. */
+extern char *program_invocation_short_name;
 
 int cmd_client_init(struct cmd_client *c, struct herd_error *err)
 {
@@ -42,11 +47,16 @@ void cmd_client_fini(struct cmd_client *c)
 int cmd_call(struct cmd_client *c, int type, const json_t *body, json_t **reply,
 	     struct herd_error *err)
 {
-	struct herd_error detail = { "" };
 	json_t *r = NULL;
 
 	*reply = NULL;
-	if (net_call(&c->target, type, body, c->timeout_ms, &r, &detail) < 0) {
+	c->detail.text[0] = '\0';
+	if (net_call(&c->target, type, body, c->timeout_ms, &r, &c->detail) < 0) {
+		if (!strncmp(c->detail.text, "MUNGE", 5)) {
+			fprintf(stderr, "%s: error: %s\n", program_invocation_short_name, c->detail.text);
+			errprintf(err, "%s", herd_strerror(HERD_ERR_AUTH));
+			return HERD_ERR_AUTH;
+		}
 		errprintf(err, "%s", CMD_NO_CONTACT);
 		return CMD_NO_REPLY;
 	}

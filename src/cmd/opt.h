@@ -24,6 +24,7 @@ struct cmd_client {
 	char *dest;
 	struct net_target target;
 	int timeout_ms;          /* MessageTimeout (default 10 s) */
+	struct herd_error detail;   /* why the last call got no reply, for -v */
 };
 
 /* Load the configuration (NULL path: $HERD_CONF, else the default) and
@@ -34,7 +35,9 @@ void cmd_client_fini(struct cmd_client *c);
 #define CMD_NO_REPLY (-1)
 /* One request.  Returns 0 with *reply (caller decrefs) when the controller
  * answered rc 0; otherwise the reply's rc (err: the reply's sentence, as is)
- * or CMD_NO_REPLY (err: CMD_NO_CONTACT, the detail in *detail if wanted). */
+ * or CMD_NO_REPLY (err: CMD_NO_CONTACT, the detail in c->detail).  A request
+ * MUNGE would not sign is HERD_ERR_AUTH, after printing MUNGE's reason as
+ * Slurm does ("sbatch: error: MUNGE ..."): retrying cannot help it. */
 int cmd_call(struct cmd_client *c, int type, const json_t *body, json_t **reply,
 	     struct herd_error *err);
 

@@ -374,7 +374,8 @@ static int submit(const struct sbatch_opts *o, json_t *body)
 		if (rc != CMD_NO_REPLY || now_s() - start >= SUBMIT_RETRY_S)
 			break;
 		if (o->verbose)
-			fprintf(stderr, "sbatch: no reply from the controller; retrying\n");
+			fprintf(stderr, "sbatch: no reply from the controller (%s); retrying\n",
+				client.detail.text);
 		usleep((useconds_t)(delay * 1e6));
 		if (delay < 2)
 			delay *= 2;
