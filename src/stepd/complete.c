@@ -17,7 +17,7 @@
 
 #define COMPLETE_TIMEOUT_MS 10000
 #define COMPLETE_BACKOFF_MIN_MS 500
-#define COMPLETE_BACKOFF_MAX_MS 10000
+#define COMPLETE_BACKOFF_MAX_MS 5000
 
 static void complete_send(struct stepd *sd);
 
