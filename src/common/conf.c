@@ -339,6 +339,7 @@ struct loader {
 	/* node names already defined: open addressing over indices + 1 */
 	size_t *node_index;
 	size_t node_index_cap;
+	size_t nodes_cap;             /* allocated length of conf->nodes */
 };
 
 /* "FILE:LINE: what" into the caller's error; returns -1. */
@@ -814,7 +815,11 @@ static int node_line(struct loader *ld, struct pair *pairs, size_t npairs)
 			fail(ld, "duplicate NodeName '%s'", name);
 			goto out;
 		}
-		conf->nodes = xrealloc(conf->nodes, (conf->nnodes + 1) * sizeof(*conf->nodes));
+		if (conf->nnodes == ld->nodes_cap) {
+			/* Geometric growth: NodeName=n[1-100000] must stay linear. */
+			ld->nodes_cap = ld->nodes_cap ? ld->nodes_cap * 2 : 64;
+			conf->nodes = xrealloc(conf->nodes, ld->nodes_cap * sizeof(*conf->nodes));
+		}
 		struct conf_node *n = &conf->nodes[conf->nnodes++];
 		node_copy(n, &tmpl);
 		free(n->name);

@@ -201,7 +201,7 @@ static void test_nodes(void **state)
 	assert_int_equal(conf->nnodes, 11);
 	for (int i = 0; i < 4; i++) {
 		const struct conf_node *n = &conf->nodes[i];
-		char name[8];
+		char name[16];
 		snprintf(name, sizeof(name), "n%d", i + 1);
 		assert_string_equal(n->name, name);
 		assert_string_equal(n->hostname, "localhost");
