@@ -211,8 +211,8 @@ static int apply_option(struct sbatch_opts *o, int opt, const char *arg)
 }
 
 /* Run getopt over argv, applying options.  Returns optind, -1 on a bad
- * option (message printed).  what: "" for the command line, else where the
- * words came from. */
+ * option (message printed); *info_only when --help/--usage/--version
+ * answered the run. */
 static int parse_args(struct sbatch_opts *o, int argc, char **argv, bool *info_only)
 {
 	int c;
@@ -240,6 +240,12 @@ static int parse_args(struct sbatch_opts *o, int argc, char **argv, bool *info_o
 		}
 	}
 	return optind;
+}
+
+static void opts_free(struct sbatch_opts *o)
+{
+	free(o->job_name); free(o->partition); free(o->output); free(o->error); free(o->input);
+	free(o->chdir); free(o->export_spec); free(o->account); free(o->comment); free(o->wrap);
 }
 
 static char *read_all(FILE *f, size_t *len)
@@ -427,7 +433,7 @@ int main(int argc, char **argv)
 	int first_arg = parse_args(&first, argc, argv, &info_only);
 	if (info_only) {
 		status = 0;
-		goto out;
+		goto out_first;
 	}
 	if (first_arg < 0) {
 		status = 255;   /* Slurm exits -1 on a bad option */
@@ -579,12 +585,8 @@ int main(int argc, char **argv)
 	status = submit(&o, body);
 
 out_first:
-	free(first.job_name); free(first.partition); free(first.output); free(first.error);
-	free(first.input); free(first.chdir); free(first.export_spec); free(first.account);
-	free(first.comment); free(first.wrap);
-out:
-	free(o.job_name); free(o.partition); free(o.output); free(o.error); free(o.input);
-	free(o.chdir); free(o.export_spec); free(o.account); free(o.comment); free(o.wrap);
+	opts_free(&first);
+	opts_free(&o);
 	json_decref(body);
 	opt_strv_free(words);
 	opt_strv_free(env);
