@@ -32,7 +32,8 @@ enum kind {
 	K_CTLD_HOST,    /* "name" or "name(addr)"; may appear several times (backups) */
 };
 
-/* The plain keys of slurm.conf(5) that Herd accepts, plus its own
+/* The plain keys of slurm.conf(5) that Herd accepts, older releases' names
+ * included (ControlMachine, FastSchedule...), plus Herd's own
  * (MaxMessageSize, HeartbeatInterval).  Many are accepted for
  * compatibility and read by no one yet: a Slurm site's file must load. */
 static const struct key_def {
@@ -68,6 +69,8 @@ static const struct key_def {
 	{ "BcastExclude", K_STR },
 	{ "BcastParameters", K_STR },
 	{ "BurstBufferType", K_STR },
+	{ "CacheGroups", K_UINT },
+	{ "CheckpointType", K_STR },
 	{ "CliFilterPlugins", K_STR },
 	{ "ClusterName", K_STR },
 	{ "CommunicationParameters", K_STR },
@@ -79,6 +82,12 @@ static const struct key_def {
 	{ "CpuFreqGovernors", K_STR },
 	{ "CredType", K_STR },
 	{ "DebugFlags", K_STR },
+	{ "DefaultStorageHost", K_STR },
+	{ "DefaultStorageLoc", K_STR },
+	{ "DefaultStoragePass", K_STR },
+	{ "DefaultStoragePort", K_PORT },
+	{ "DefaultStorageType", K_STR },
+	{ "DefaultStorageUser", K_STR },
 	{ "DefCpuPerGPU", K_UINT },
 	{ "DefMemPerCPU", K_UINT },
 	{ "DefMemPerGPU", K_UINT },
@@ -93,6 +102,7 @@ static const struct key_def {
 	{ "ExtSensorsFreq", K_UINT },
 	{ "ExtSensorsType", K_STR },
 	{ "FairShareDampeningFactor", K_UINT },
+	{ "FastSchedule", K_UINT },
 	{ "FederationParameters", K_STR },
 	{ "FirstJobId", K_UINT },
 	{ "GetEnvTimeout", K_UINT },
@@ -110,6 +120,7 @@ static const struct key_def {
 	{ "JobAcctGatherFrequency", K_STR },
 	{ "JobAcctGatherParams", K_STR },
 	{ "JobAcctGatherType", K_STR },
+	{ "JobCheckpointDir", K_STR },
 	{ "JobCompHost", K_STR },
 	{ "JobCompLoc", K_STR },
 	{ "JobCompParams", K_STR },
@@ -118,6 +129,8 @@ static const struct key_def {
 	{ "JobCompType", K_STR },
 	{ "JobCompUser", K_STR },
 	{ "JobContainerType", K_STR },
+	{ "JobCredentialPrivateKey", K_STR },
+	{ "JobCredentialPublicCertificate", K_STR },
 	{ "JobFileAppend", K_UINT },
 	{ "JobRequeue", K_UINT },
 	{ "JobSubmitPlugins", K_STR },
@@ -143,6 +156,7 @@ static const struct key_def {
 	{ "MaxTasksPerNode", K_UINT },
 	{ "MCSParameters", K_STR },
 	{ "MCSPlugin", K_STR },
+	{ "MemLimitEnforce", K_STR },
 	{ "MessageTimeout", K_UINT },
 	{ "MinJobAge", K_UINT },
 	{ "MpiDefault", K_STR },
@@ -198,7 +212,10 @@ static const struct key_def {
 	{ "ResvProlog", K_STR },
 	{ "ReturnToService", K_UINT },
 	{ "RoutePlugin", K_STR },
+	{ "SallocDefaultCommand", K_STR },
 	{ "SchedulerParameters", K_STR },
+	{ "SchedulerPort", K_PORT },
+	{ "SchedulerRootFilter", K_UINT },
 	{ "SchedulerTimeSlice", K_UINT },
 	{ "SchedulerType", K_STR },
 	{ "ScronParameters", K_STR },
@@ -210,6 +227,7 @@ static const struct key_def {
 	{ "SlurmctldLogFile", K_STR },
 	{ "SlurmctldParameters", K_STR },
 	{ "SlurmctldPidFile", K_STR },
+	{ "SlurmctldPlugstack", K_STR },
 	{ "SlurmctldPort", K_PORTS },
 	{ "SlurmctldPrimaryOffProg", K_STR },
 	{ "SlurmctldPrimaryOnProg", K_STR },
@@ -846,6 +864,57 @@ out:
 	return rc;
 }
 
+/* DownNodes=n[3-4] State=DRAIN Reason="bad fan": marks nodes declared
+ * earlier, as Slurm does (State defaults to DOWN). */
+static const char *const down_states[] = {
+	"DOWN", "DRAIN", "FAIL", "FAILING", "FUTURE", "UNKNOWN", NULL
+};
+
+static int down_line(struct loader *ld, struct pair *pairs, size_t npairs)
+{
+	const char *state = "DOWN", *reason = NULL;
+	struct hostlist *hl = hostlist_create(pairs[0].value);
+	int rc = -1;
+
+	if (!hl || hostlist_count(hl) == 0) {
+		invalid(ld, "DownNodes", pairs[0].value);
+		goto out;
+	}
+	for (size_t i = 1; i < npairs; i++) {
+		if (strcasecmp(pairs[i].key, "State") == 0) {
+			if (!word_ok(down_states, pairs[i].value, false)) {
+				invalid(ld, "State", pairs[i].value);
+				goto out;
+			}
+			state = pairs[i].value;
+		} else if (strcasecmp(pairs[i].key, "Reason") == 0) {
+			reason = pairs[i].value;
+		} else {
+			fail(ld, "unknown key '%s'", pairs[i].key);
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < hostlist_count(hl); i++) {
+		if (node_index_lookup(ld, hostlist_nth(hl, i)) < 0) {
+			fail(ld, "unknown node '%s' in DownNodes", hostlist_nth(hl, i));
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < hostlist_count(hl); i++) {
+		struct conf_node *n = &ld->conf->nodes[node_index_lookup(ld, hostlist_nth(hl, i))];
+		free(n->state);
+		n->state = upper_dup(state);
+		if (reason) {
+			free(n->reason);
+			n->reason = xstrdup(reason);
+		}
+	}
+	rc = 0;
+out:
+	hostlist_destroy(hl);
+	return rc;
+}
+
 /* ---- PartitionName= lines ---- */
 
 static int part_line(struct loader *ld, struct pair *pairs, size_t npairs)
@@ -1033,6 +1102,8 @@ static int logical_line(struct loader *ld, char *line, int depth)
 		rc = node_line(ld, pairs, npairs);
 	else if (strcasecmp(pairs[0].key, "PartitionName") == 0)
 		rc = part_line(ld, pairs, npairs);
+	else if (strcasecmp(pairs[0].key, "DownNodes") == 0)
+		rc = down_line(ld, pairs, npairs);
 	else
 		rc = plain_line(ld, pairs, npairs);
 	free(pairs);

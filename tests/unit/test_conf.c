@@ -394,6 +394,63 @@ static void test_include(void **state)
 	free(abs);
 }
 
+/* The file `herd up` writes (doc/conf.md) loads as the programs expect. */
+static void test_herd_up_file(void **state)
+{
+	struct conf *conf = load_ok(
+		"ClusterName=c1-0123abcd\n"
+		"SlurmctldHost=localhost(127.0.0.1)\n"
+		"SlurmctldPort=40123\n"
+		"SlurmUser=root\n"
+		"AuthInfo=socket=/tmp/c1/munge/munge.sock        # only when herd up started its own munged\n"
+		"StateSaveLocation=/tmp/c1/state\n"
+		"SlurmdSpoolDir=/tmp/c1/spool/%n\n"
+		"SlurmctldLogFile=/tmp/c1/log/herdctld.log\n"
+		"SlurmdLogFile=/tmp/c1/log/herdd-%n.log\n"
+		"SlurmctldPidFile=/tmp/c1/run/herdctld.pid\n"
+		"SlurmdPidFile=/tmp/c1/run/herdd-%n.pid\n"
+		"SlurmdTimeout=10\n"
+		"KillWait=5\n"
+		"MinJobAge=300\n"
+		"NodeName=n1 NodeAddr=127.0.0.1 Port=40124 CPUs=2 RealMemory=1800\n"
+		"NodeName=n2 NodeAddr=127.0.0.1 Port=40125 CPUs=2 RealMemory=1800\n"
+		"PartitionName=debug Nodes=ALL Default=YES MaxTime=UNLIMITED State=UP\n");
+	assert_string_equal(conf_cluster_name(conf), "c1-0123abcd");
+	assert_string_equal(conf_ctld_host(conf), "127.0.0.1");
+	assert_int_equal(conf_ctld_port(conf), 40123);
+	assert_string_equal(conf_munge_socket(conf), "/tmp/c1/munge/munge.sock");
+	assert_string_equal(conf_get(conf, "SlurmdSpoolDir"), "/tmp/c1/spool/%n");
+	assert_int_equal(conf_get_int(conf, "SlurmdTimeout", 300), 10);
+	assert_int_equal(conf_get_int(conf, "MaxMessageSize", 64 << 20), 64 << 20);
+	assert_int_equal(conf->nnodes, 2);
+	assert_int_equal(conf_node_find(conf, "n2")->port, 40125);
+	assert_string_equal(conf_node_find(conf, "n2")->addr, "127.0.0.1");
+	assert_string_equal(conf_node_find(conf, "n2")->hostname, "n2");
+	const struct conf_part *p = conf_part_find(conf, "debug");
+	assert_true(p->is_default);
+	assert_int_equal(p->max_time, TIME_INFINITE);
+	struct hostlist *hl = conf_part_hostlist(conf, p);
+	char *s = hostlist_ranged_string(hl);
+	assert_string_equal(s, "n[1-2]");
+	free(s);
+	hostlist_destroy(hl);
+	conf_destroy(conf);
+}
+
+static void test_down_nodes(void **state)
+{
+	struct conf *conf = load_ok(
+		"NodeName=n[1-4] State=UNKNOWN\n"
+		"DownNodes=n[2-3] State=drain Reason=\"bad fan\"\n"
+		"DownNodes=n4\n");
+	assert_string_equal(conf_node_find(conf, "n1")->state, "UNKNOWN");
+	assert_null(conf_node_find(conf, "n1")->reason);
+	assert_string_equal(conf_node_find(conf, "n2")->state, "DRAIN");
+	assert_string_equal(conf_node_find(conf, "n3")->reason, "bad fan");
+	assert_string_equal(conf_node_find(conf, "n4")->state, "DOWN");
+	conf_destroy(conf);
+}
+
 static void test_env_path(void **state)
 {
 	char *path = write_file("env.conf", "ClusterName=fromenv\n");
@@ -466,6 +523,9 @@ static const struct {
 	{ "PartitionName=p\nPartitionName=p\n", "@/herd.conf:2: duplicate PartitionName 'p'" },
 	{ "NodeName=n[1-2]\n\nPartitionName=p Nodes=n[1-3]\n",
 	  "@/herd.conf:3: unknown node 'n3' in Nodes of partition 'p'" },
+	{ "NodeName=n1\nDownNodes=n[1-2]\n", "@/herd.conf:2: unknown node 'n2' in DownNodes" },
+	{ "NodeName=n1\nDownNodes=n1 State=UP\n", "@/herd.conf:2: invalid value 'UP' for key 'State'" },
+	{ "NodeName=n1\nDownNodes=n1 CPUs=1\n", "@/herd.conf:2: unknown key 'CPUs'" },
 	{ "Include missing.conf\n", "@/missing.conf: No such file or directory" },
 	{ "Include herd.conf\n", "@/herd.conf:1: Include nested too deeply ('herd.conf')" },
 	{ "Include \n", "@/herd.conf:1: Include needs a file name" },
@@ -520,6 +580,8 @@ int main(void)
 		cmocka_unit_test(test_node_default),
 		cmocka_unit_test(test_partitions),
 		cmocka_unit_test(test_include),
+		cmocka_unit_test(test_herd_up_file),
+		cmocka_unit_test(test_down_nodes),
 		cmocka_unit_test(test_env_path),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_missing_file),
