@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "cmd/fmt.h"
 #include "cmd/opt.h"
+#include "common/hostlist.h"
 #include "common/msg.h"
 #include "common/parse.h"
 #include "common/state.h"
@@ -344,6 +345,8 @@ static void usage(FILE *out)
 static void help(void)
 {
 	printf("Usage: squeue [OPTIONS]\n"
+	       "  -A, --account=account(s)        comma separated list of accounts\n"
+	       "                                  to view, default is all accounts\n"
 	       "  -a, --all                       display jobs in hidden partitions\n"
 	       "  -h, --noheader                  no headers on output\n"
 	       "  -j, --job=job(s)                comma separated list of jobs IDs to view,\n"
@@ -360,6 +363,8 @@ static void help(void)
 	       "                                  '--states=all' reports all states\n"
 	       "  -u, --user=user_name(s)         comma separated list of users to view\n"
 	       "  -v, --verbose                   verbosity level\n"
+	       "  -w, --nodelist=hostlist         list of nodes to view, default is\n"
+	       "                                  all nodes\n"
 	       "  -V, --version                   output version information and exit\n\n"
 	       "Help options:\n"
 	       "  --help                          show this help message\n"
@@ -374,12 +379,25 @@ static bool in_list(char *const *list, const char *s)
 	return false;
 }
 
+/* -w: the job runs on at least one of the nodes. */
+static bool uses_nodes(const json_t *job, const struct hostlist *want)
+{
+	struct hostlist *hl = hostlist_create(cmd_jstr(job, "nodes"));
+	bool hit = false;
+	for (size_t i = 0; hl && !hit && i < hostlist_count(hl); i++)
+		hit = hostlist_find(want, hostlist_nth(hl, i)) >= 0;
+	hostlist_destroy(hl);
+	return hit;
+}
+
 enum { OPT_ME = 256, OPT_USAGE, OPT_HELP };
 
 int main(int argc, char **argv)
 {
 	static const struct option long_opts[] = {
 		{ "all", no_argument, NULL, 'a' },
+		{ "account", required_argument, NULL, 'A' },
+		{ "nodelist", required_argument, NULL, 'w' },
 		{ "noheader", no_argument, NULL, 'h' },
 		/* optional, as in Slurm: "-j 12" leaves 12 as an argument */
 		{ "jobs", optional_argument, NULL, 'j' },
@@ -408,14 +426,17 @@ int main(int argc, char **argv)
 	const char *users_arg = getenv("SQUEUE_USERS");
 	const char *parts_arg = getenv("SQUEUE_PARTITION");
 	const char *jobs_arg = NULL, *names_arg = NULL;
+	const char *accounts_arg = getenv("SQUEUE_ACCOUNT"), *nodes_arg = NULL;
 	bool no_header = false, long_format = false, me = false;
 	int c, status = 1;
 
 	argv[0] = "squeue";
-	while ((c = getopt_long(argc, argv, "ahj::ln:o:O:p:rS:t:u:vV", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "aA:hj::ln:o:O:p:rS:t:u:vVw:", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'a': case 'r': case 'v': break;   /* no hidden partitions, no arrays */
 		case 'h': no_header = true; break;
+		case 'A': accounts_arg = optarg; break;
+		case 'w': nodes_arg = optarg; break;
 		case 'j':
 			if (optarg)
 				jobs_arg = optarg;
@@ -451,7 +472,8 @@ int main(int argc, char **argv)
 
 	json_t *body = json_object();
 	json_t *ids = NULL;
-	char **users = NULL, **parts = NULL, **names = NULL;
+	char **users = NULL, **parts = NULL, **names = NULL, **accounts = NULL;
+	struct hostlist *want_nodes = NULL;
 	size_t nusers = 0;
 	bool state_filter[JOB_STATE_COUNT] = { false };
 	bool states_given = false;
@@ -526,6 +548,12 @@ int main(int argc, char **argv)
 		parts = opt_split(parts_arg, ',', NULL);
 	if (names_arg)
 		names = opt_split(names_arg, ',', NULL);
+	if (accounts_arg)
+		accounts = opt_split(accounts_arg, ',', NULL);
+	if (nodes_arg && !(want_nodes = hostlist_create(nodes_arg))) {
+		fprintf(stderr, "squeue: error: Invalid node name specified: %s\n", nodes_arg);
+		goto out;
+	}
 	if (parse_sort(sort ? sort : DEFAULT_SORT) < 0)
 		goto out;
 	if (format2) {
@@ -568,6 +596,10 @@ int main(int argc, char **argv)
 			continue;
 		if (names && !in_list(names, cmd_jstr(job, "name")))
 			continue;
+		if (accounts && !in_list(accounts, cmd_jstr(job, "account")))
+			continue;
+		if (want_nodes && !uses_nodes(job, want_nodes))
+			continue;
 		show[nshow++] = job;
 	}
 	qsort(show, nshow, sizeof(*show), compare_jobs);
@@ -602,6 +634,8 @@ out:
 	opt_strv_free(users);
 	opt_strv_free(parts);
 	opt_strv_free(names);
+	opt_strv_free(accounts);
+	hostlist_destroy(want_nodes);
 	fmt_destroy(fmt);
 	free(jobs_joined);
 	free(format2_letters);
