@@ -35,9 +35,11 @@ struct sbatch_opts {
 };
 
 enum { OPT_MEM = 256, OPT_EXCLUSIVE, OPT_PARSABLE, OPT_EXPORT, OPT_COMMENT, OPT_WRAP,
-       OPT_USAGE };
+       OPT_USAGE, OPT_UNSUPPORTED };
 
-static const char short_opts[] = "+J:N:n:c:t:p:o:e:i:HD:A:QvhVW";
+/* Slurm's own short options that Herd does not implement (see below). */
+#define UNSUPPORTED_SHORT "a:b:B:C:d:F:G:kL:m:M:Oq:sw:x:"
+static const char short_opts[] = "+J:N:n:c:t:p:o:e:i:HD:A:QvhVW" UNSUPPORTED_SHORT;
 static const struct option long_opts[] = {
 	{ "job-name", required_argument, NULL, 'J' },
 	{ "nodes", required_argument, NULL, 'N' },
@@ -63,8 +65,97 @@ static const struct option long_opts[] = {
 	{ "wrap", required_argument, NULL, OPT_WRAP },
 	{ "usage", no_argument, NULL, OPT_USAGE },
 	{ "wait", no_argument, NULL, 'W' },
+	/* Real sbatch options this cluster cannot honour yet: named in the
+	 * refusal, so a script is not run with a request silently dropped. */
+	{ "array", required_argument, NULL, 'a' },
+	{ "begin", required_argument, NULL, 'b' },
+	{ "extra-node-info", required_argument, NULL, 'B' },
+	{ "constraint", required_argument, NULL, 'C' },
+	{ "dependency", required_argument, NULL, 'd' },
+	{ "nodefile", required_argument, NULL, 'F' },
+	{ "gpus", required_argument, NULL, 'G' },
+	{ "no-kill", optional_argument, NULL, 'k' },
+	{ "licenses", required_argument, NULL, 'L' },
+	{ "distribution", required_argument, NULL, 'm' },
+	{ "clusters", required_argument, NULL, 'M' },
+	{ "cluster", required_argument, NULL, 'M' },
+	{ "overcommit", no_argument, NULL, 'O' },
+	{ "qos", required_argument, NULL, 'q' },
+	{ "oversubscribe", no_argument, NULL, 's' },
+	{ "nodelist", required_argument, NULL, 'w' },
+	{ "exclude", required_argument, NULL, 'x' },
+	{ "acctg-freq", required_argument, NULL, OPT_UNSUPPORTED },
+	{ "batch", required_argument, NULL, OPT_UNSUPPORTED },
+	{ "bb", required_argument, NULL, OPT_UNSUPPORTED },
+	{ "bbf", required_argument, NULL, OPT_UNSUPPORTED },
+	{ "container", required_argument, NULL, OPT_UNSUPPORTED },
+	{ "core-spec", required_argument, NULL, OPT_UNSUPPORTED },
+	{ "cores-per-socket", required_argument, NULL, OPT_UNSUPPORTED },
+	{ "cpu-freq", required_argument, NULL, OPT_UNSUPPORTED },
+	{ "cpus-per-gpu", required_argument, NULL, OPT_UNSUPPORTED },
+	{ "deadline", required_argument, NULL, OPT_UNSUPPORTED },
+	{ "delay-boot", required_argument, NULL, OPT_UNSUPPORTED },
+	{ "export-file", required_argument, NULL, OPT_UNSUPPORTED },
+	{ "get-user-env", optional_argument, NULL, OPT_UNSUPPORTED },
+	{ "gid", required_argument, NULL, OPT_UNSUPPORTED },
+	{ "gpu-bind", required_argument, NULL, OPT_UNSUPPORTED },
+	{ "gpu-freq", required_argument, NULL, OPT_UNSUPPORTED },
+	{ "gpus-per-node", required_argument, NULL, OPT_UNSUPPORTED },
+	{ "gpus-per-socket", required_argument, NULL, OPT_UNSUPPORTED },
+	{ "gpus-per-task", required_argument, NULL, OPT_UNSUPPORTED },
+	{ "gres", required_argument, NULL, OPT_UNSUPPORTED },
+	{ "gres-flags", required_argument, NULL, OPT_UNSUPPORTED },
+	{ "hint", required_argument, NULL, OPT_UNSUPPORTED },
+	{ "ignore-pbs", no_argument, NULL, OPT_UNSUPPORTED },
+	{ "kill-on-invalid-dep", required_argument, NULL, OPT_UNSUPPORTED },
+	{ "mail-type", required_argument, NULL, OPT_UNSUPPORTED },
+	{ "mail-user", required_argument, NULL, OPT_UNSUPPORTED },
+	{ "mcs-label", required_argument, NULL, OPT_UNSUPPORTED },
+	{ "mem-bind", required_argument, NULL, OPT_UNSUPPORTED },
+	{ "mem-per-cpu", required_argument, NULL, OPT_UNSUPPORTED },
+	{ "mem-per-gpu", required_argument, NULL, OPT_UNSUPPORTED },
+	{ "mincpus", required_argument, NULL, OPT_UNSUPPORTED },
+	{ "network", required_argument, NULL, OPT_UNSUPPORTED },
+	{ "nice", optional_argument, NULL, OPT_UNSUPPORTED },
+	{ "no-requeue", no_argument, NULL, OPT_UNSUPPORTED },
+	{ "ntasks-per-core", required_argument, NULL, OPT_UNSUPPORTED },
+	{ "ntasks-per-gpu", required_argument, NULL, OPT_UNSUPPORTED },
+	{ "ntasks-per-node", required_argument, NULL, OPT_UNSUPPORTED },
+	{ "ntasks-per-socket", required_argument, NULL, OPT_UNSUPPORTED },
+	{ "open-mode", required_argument, NULL, OPT_UNSUPPORTED },
+	{ "power", required_argument, NULL, OPT_UNSUPPORTED },
+	{ "priority", required_argument, NULL, OPT_UNSUPPORTED },
+	{ "profile", required_argument, NULL, OPT_UNSUPPORTED },
+	{ "propagate", optional_argument, NULL, OPT_UNSUPPORTED },
+	{ "reboot", no_argument, NULL, OPT_UNSUPPORTED },
+	{ "requeue", no_argument, NULL, OPT_UNSUPPORTED },
+	{ "reservation", required_argument, NULL, OPT_UNSUPPORTED },
+	{ "signal", required_argument, NULL, OPT_UNSUPPORTED },
+	{ "sockets-per-node", required_argument, NULL, OPT_UNSUPPORTED },
+	{ "spread-job", no_argument, NULL, OPT_UNSUPPORTED },
+	{ "switches", required_argument, NULL, OPT_UNSUPPORTED },
+	{ "test-only", no_argument, NULL, OPT_UNSUPPORTED },
+	{ "thread-spec", required_argument, NULL, OPT_UNSUPPORTED },
+	{ "threads-per-core", required_argument, NULL, OPT_UNSUPPORTED },
+	{ "time-min", required_argument, NULL, OPT_UNSUPPORTED },
+	{ "tmp", required_argument, NULL, OPT_UNSUPPORTED },
+	{ "uid", required_argument, NULL, OPT_UNSUPPORTED },
+	{ "use-min-nodes", no_argument, NULL, OPT_UNSUPPORTED },
+	{ "wait-all-nodes", required_argument, NULL, OPT_UNSUPPORTED },
+	{ "wckey", required_argument, NULL, OPT_UNSUPPORTED },
 	{ NULL, 0, NULL, 0 },
 };
+
+/* The long name of an option getopt returned (for the refusal message). */
+static const char *option_name(int c, int index)
+{
+	if (index >= 0)
+		return long_opts[index].name;
+	for (size_t i = 0; long_opts[i].name; i++)
+		if (long_opts[i].val == c)
+			return long_opts[i].name;
+	return "?";
+}
 
 /* SBATCH_* input variables (sbatch(1) "INPUT ENVIRONMENT VARIABLES"). */
 static const struct {
@@ -215,9 +306,15 @@ static int apply_option(struct sbatch_opts *o, int opt, const char *arg)
  * answered the run. */
 static int parse_args(struct sbatch_opts *o, int argc, char **argv, bool *info_only)
 {
-	int c;
+	int c, index = -1;
 	optind = 0;     /* glibc: full re-initialisation for each pass */
-	while ((c = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, short_opts, long_opts, &index)) != -1) {
+		if (c == OPT_UNSUPPORTED || (c < 128 && c != ':' && strchr(UNSUPPORTED_SHORT, c))) {
+			fprintf(stderr, "sbatch: error: --%s is not supported by this cluster (herd) yet\n",
+				option_name(c, index));
+			return -1;
+		}
+		index = -1;
 		switch (c) {
 		case 'h':
 			help();
