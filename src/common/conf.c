@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 #include "common/conf.h"
+#include "common/conf_keys.h"
 #include "common/hostlist.h"
 #include "common/parse.h"
 #include "common/xmalloc.h"
@@ -19,330 +20,6 @@
 #define CONF_INCLUDE_DEPTH 16     /* catches include loops long before the stack suffers */
 #define CONF_DEFAULT_SLURMD_PORT 6818
 #define CONF_DEFAULT_CTLD_PORT 6817
-
-/* What a value must look like. */
-enum kind {
-	K_STR,          /* anything */
-	K_UINT,         /* 0..LONG_MAX */
-	K_UINT_UNLIM,   /* a number or UNLIMITED/INFINITE/NONE/-1 */
-	K_PORT,         /* 1..65535 */
-	K_PORTS,        /* a port or a range "6817-6820" */
-	K_TIME,         /* Slurm time syntax (days-hours:minutes:seconds) */
-	K_BOOL,         /* YES/NO/TRUE/FALSE/1/0 */
-	K_CTLD_HOST,    /* "name" or "name(addr)"; may appear several times (backups) */
-};
-
-/* The plain keys of slurm.conf(5) that Herd accepts, older releases' names
- * included (ControlMachine, FastSchedule...), plus Herd's own
- * (MaxMessageSize, HeartbeatInterval).  Many are accepted for
- * compatibility and read by no one yet: a Slurm site's file must load. */
-static const struct key_def {
-	const char *name;
-	enum kind kind;
-} plain_keys[] = {
-	{ "AccountingStorageBackupHost", K_STR },
-	{ "AccountingStorageEnforce", K_STR },
-	{ "AccountingStorageExternalHost", K_STR },
-	{ "AccountingStorageHost", K_STR },
-	{ "AccountingStorageLoc", K_STR },
-	{ "AccountingStorageParameters", K_STR },
-	{ "AccountingStoragePass", K_STR },
-	{ "AccountingStoragePort", K_PORT },
-	{ "AccountingStorageTRES", K_STR },
-	{ "AccountingStorageType", K_STR },
-	{ "AccountingStorageUser", K_STR },
-	{ "AccountingStoreFlags", K_STR },
-	{ "AccountingStoreJobComment", K_BOOL },
-	{ "AcctGatherEnergyType", K_STR },
-	{ "AcctGatherFilesystemType", K_STR },
-	{ "AcctGatherInterconnectType", K_STR },
-	{ "AcctGatherNodeFreq", K_UINT },
-	{ "AcctGatherProfileType", K_STR },
-	{ "AllowSpecResourcesUsage", K_BOOL },
-	{ "AuthAltParameters", K_STR },
-	{ "AuthAltTypes", K_STR },
-	{ "AuthInfo", K_STR },
-	{ "AuthType", K_STR },
-	{ "BackupAddr", K_STR },
-	{ "BackupController", K_STR },
-	{ "BatchStartTimeout", K_UINT },
-	{ "BcastExclude", K_STR },
-	{ "BcastParameters", K_STR },
-	{ "BurstBufferType", K_STR },
-	{ "CacheGroups", K_UINT },
-	{ "CheckpointType", K_STR },
-	{ "CliFilterPlugins", K_STR },
-	{ "ClusterName", K_STR },
-	{ "CommunicationParameters", K_STR },
-	{ "CompleteWait", K_UINT },
-	{ "ControlAddr", K_STR },
-	{ "ControlMachine", K_STR },
-	{ "CoreSpecPlugin", K_STR },
-	{ "CpuFreqDef", K_STR },
-	{ "CpuFreqGovernors", K_STR },
-	{ "CredType", K_STR },
-	{ "DebugFlags", K_STR },
-	{ "DefaultStorageHost", K_STR },
-	{ "DefaultStorageLoc", K_STR },
-	{ "DefaultStoragePass", K_STR },
-	{ "DefaultStoragePort", K_PORT },
-	{ "DefaultStorageType", K_STR },
-	{ "DefaultStorageUser", K_STR },
-	{ "DefCpuPerGPU", K_UINT },
-	{ "DefMemPerCPU", K_UINT },
-	{ "DefMemPerGPU", K_UINT },
-	{ "DefMemPerNode", K_UINT },
-	{ "DependencyParameters", K_STR },
-	{ "DisableRootJobs", K_BOOL },
-	{ "EioTimeout", K_UINT },
-	{ "EnforcePartLimits", K_STR },
-	{ "Epilog", K_STR },
-	{ "EpilogMsgTime", K_UINT },
-	{ "EpilogSlurmctld", K_STR },
-	{ "ExtSensorsFreq", K_UINT },
-	{ "ExtSensorsType", K_STR },
-	{ "FairShareDampeningFactor", K_UINT },
-	{ "FastSchedule", K_UINT },
-	{ "FederationParameters", K_STR },
-	{ "FirstJobId", K_UINT },
-	{ "GetEnvTimeout", K_UINT },
-	{ "GpuFreqDef", K_STR },
-	{ "GresTypes", K_STR },
-	{ "GroupUpdateForce", K_UINT },
-	{ "GroupUpdateTime", K_UINT },
-	{ "HashPlugin", K_STR },
-	{ "HealthCheckInterval", K_UINT },
-	{ "HealthCheckNodeState", K_STR },
-	{ "HealthCheckProgram", K_STR },
-	{ "HeartbeatInterval", K_UINT },
-	{ "InactiveLimit", K_UINT },
-	{ "InteractiveStepOptions", K_STR },
-	{ "JobAcctGatherFrequency", K_STR },
-	{ "JobAcctGatherParams", K_STR },
-	{ "JobAcctGatherType", K_STR },
-	{ "JobCheckpointDir", K_STR },
-	{ "JobCompHost", K_STR },
-	{ "JobCompLoc", K_STR },
-	{ "JobCompParams", K_STR },
-	{ "JobCompPass", K_STR },
-	{ "JobCompPort", K_PORT },
-	{ "JobCompType", K_STR },
-	{ "JobCompUser", K_STR },
-	{ "JobContainerType", K_STR },
-	{ "JobCredentialPrivateKey", K_STR },
-	{ "JobCredentialPublicCertificate", K_STR },
-	{ "JobFileAppend", K_UINT },
-	{ "JobRequeue", K_UINT },
-	{ "JobSubmitPlugins", K_STR },
-	{ "KeepAliveTime", K_UINT },
-	{ "KillOnBadExit", K_UINT },
-	{ "KillWait", K_UINT },
-	{ "LaunchParameters", K_STR },
-	{ "LaunchType", K_STR },
-	{ "Licenses", K_STR },
-	{ "LogTimeFormat", K_STR },
-	{ "MailDomain", K_STR },
-	{ "MailProg", K_STR },
-	{ "MaxArraySize", K_UINT },
-	{ "MaxBatchRequeue", K_UINT },
-	{ "MaxDBDMsgs", K_UINT },
-	{ "MaxJobCount", K_UINT },
-	{ "MaxJobId", K_UINT },
-	{ "MaxMemPerCPU", K_UINT },
-	{ "MaxMemPerNode", K_UINT },
-	{ "MaxMessageSize", K_UINT },          /* Herd: largest frame accepted, bytes */
-	{ "MaxNodeCount", K_UINT },
-	{ "MaxStepCount", K_UINT },
-	{ "MaxTasksPerNode", K_UINT },
-	{ "MCSParameters", K_STR },
-	{ "MCSPlugin", K_STR },
-	{ "MemLimitEnforce", K_STR },
-	{ "MessageTimeout", K_UINT },
-	{ "MinJobAge", K_UINT },
-	{ "MpiDefault", K_STR },
-	{ "MpiParams", K_STR },
-	{ "NodeFeaturesPlugins", K_STR },
-	{ "OverTimeLimit", K_UINT_UNLIM },
-	{ "PluginDir", K_STR },
-	{ "PlugStackConfig", K_STR },
-	{ "PowerParameters", K_STR },
-	{ "PowerPlugin", K_STR },
-	{ "PreemptExemptTime", K_TIME },
-	{ "PreemptMode", K_STR },
-	{ "PreemptParameters", K_STR },
-	{ "PreemptType", K_STR },
-	{ "PrEpParameters", K_STR },
-	{ "PrEpPlugins", K_STR },
-	{ "PriorityCalcPeriod", K_TIME },
-	{ "PriorityDecayHalfLife", K_TIME },
-	{ "PriorityFavorSmall", K_BOOL },
-	{ "PriorityFlags", K_STR },
-	{ "PriorityMaxAge", K_TIME },
-	{ "PriorityParameters", K_STR },
-	{ "PrioritySiteFactorParameters", K_STR },
-	{ "PrioritySiteFactorPlugin", K_STR },
-	{ "PriorityType", K_STR },
-	{ "PriorityUsageResetPeriod", K_STR },
-	{ "PriorityWeightAge", K_UINT },
-	{ "PriorityWeightAssoc", K_UINT },
-	{ "PriorityWeightFairshare", K_UINT },
-	{ "PriorityWeightJobSize", K_UINT },
-	{ "PriorityWeightPartition", K_UINT },
-	{ "PriorityWeightQOS", K_UINT },
-	{ "PriorityWeightTRES", K_STR },
-	{ "PrivateData", K_STR },
-	{ "ProctrackType", K_STR },
-	{ "Prolog", K_STR },
-	{ "PrologEpilogTimeout", K_UINT },
-	{ "PrologFlags", K_STR },
-	{ "PrologSlurmctld", K_STR },
-	{ "PropagatePrioProcess", K_UINT },
-	{ "PropagateResourceLimits", K_STR },
-	{ "PropagateResourceLimitsExcept", K_STR },
-	{ "RebootProgram", K_STR },
-	{ "ReconfigFlags", K_STR },
-	{ "RequeueExit", K_STR },
-	{ "RequeueExitHold", K_STR },
-	{ "ResumeFailProgram", K_STR },
-	{ "ResumeProgram", K_STR },
-	{ "ResumeRate", K_UINT },
-	{ "ResumeTimeout", K_UINT },
-	{ "ResvEpilog", K_STR },
-	{ "ResvOverRun", K_UINT_UNLIM },
-	{ "ResvProlog", K_STR },
-	{ "ReturnToService", K_UINT },
-	{ "RoutePlugin", K_STR },
-	{ "SallocDefaultCommand", K_STR },
-	{ "SchedulerParameters", K_STR },
-	{ "SchedulerPort", K_PORT },
-	{ "SchedulerRootFilter", K_UINT },
-	{ "SchedulerTimeSlice", K_UINT },
-	{ "SchedulerType", K_STR },
-	{ "ScronParameters", K_STR },
-	{ "SelectType", K_STR },
-	{ "SelectTypeParameters", K_STR },
-	{ "SlurmctldAddr", K_STR },
-	{ "SlurmctldDebug", K_STR },
-	{ "SlurmctldHost", K_CTLD_HOST },
-	{ "SlurmctldLogFile", K_STR },
-	{ "SlurmctldParameters", K_STR },
-	{ "SlurmctldPidFile", K_STR },
-	{ "SlurmctldPlugstack", K_STR },
-	{ "SlurmctldPort", K_PORTS },
-	{ "SlurmctldPrimaryOffProg", K_STR },
-	{ "SlurmctldPrimaryOnProg", K_STR },
-	{ "SlurmctldSyslogDebug", K_STR },
-	{ "SlurmctldTimeout", K_UINT },
-	{ "SlurmdDebug", K_STR },
-	{ "SlurmdLogFile", K_STR },
-	{ "SlurmdParameters", K_STR },
-	{ "SlurmdPidFile", K_STR },
-	{ "SlurmdPort", K_PORT },
-	{ "SlurmdSpoolDir", K_STR },
-	{ "SlurmdSyslogDebug", K_STR },
-	{ "SlurmdTimeout", K_UINT },
-	{ "SlurmdUser", K_STR },
-	{ "SlurmSchedLogFile", K_STR },
-	{ "SlurmSchedLogLevel", K_UINT },
-	{ "SlurmUser", K_STR },
-	{ "SrunEpilog", K_STR },
-	{ "SrunPortRange", K_PORTS },
-	{ "SrunProlog", K_STR },
-	{ "StateSaveLocation", K_STR },
-	{ "SuspendExcNodes", K_STR },
-	{ "SuspendExcParts", K_STR },
-	{ "SuspendExcStates", K_STR },
-	{ "SuspendProgram", K_STR },
-	{ "SuspendRate", K_UINT },
-	{ "SuspendTime", K_UINT_UNLIM },
-	{ "SuspendTimeout", K_UINT },
-	{ "SwitchParameters", K_STR },
-	{ "SwitchType", K_STR },
-	{ "TaskEpilog", K_STR },
-	{ "TaskPlugin", K_STR },
-	{ "TaskPluginParam", K_STR },
-	{ "TaskProlog", K_STR },
-	{ "TCPTimeout", K_UINT },
-	{ "TmpFS", K_STR },
-	{ "TopologyParam", K_STR },
-	{ "TopologyPlugin", K_STR },
-	{ "TrackWCKey", K_BOOL },
-	{ "TreeWidth", K_UINT },
-	{ "UnkillableStepProgram", K_STR },
-	{ "UnkillableStepTimeout", K_UINT },
-	{ "UsePAM", K_BOOL },
-	{ "VSizeFactor", K_UINT },
-	{ "WaitTime", K_UINT },
-	{ "X11Parameters", K_STR },
-};
-
-static const struct key_def *plain_key(const char *name)
-{
-	for (size_t i = 0; i < sizeof(plain_keys) / sizeof(plain_keys[0]); i++)
-		if (strcasecmp(plain_keys[i].name, name) == 0)
-			return &plain_keys[i];
-	return NULL;
-}
-
-static bool is_unlimited(const char *v)
-{
-	return strcasecmp(v, "UNLIMITED") == 0 || strcasecmp(v, "INFINITE") == 0 ||
-	       strcasecmp(v, "NONE") == 0 || strcmp(v, "-1") == 0;
-}
-
-/* "6817" or "6817-6820": the ports, low first. */
-static int parse_port_range(const char *v, long *lo, long *hi)
-{
-	char buf[16];
-	const char *dash = strchr(v, '-');
-	size_t n = dash ? (size_t)(dash - v) : strlen(v);
-	uint64_t a, b;
-
-	if (n >= sizeof(buf))
-		return -1;
-	memcpy(buf, v, n);
-	buf[n] = '\0';
-	if (parse_uint(buf, 65535, &a) < 0 || a == 0)
-		return -1;
-	b = a;
-	if (dash && (parse_uint(dash + 1, 65535, &b) < 0 || b < a))
-		return -1;
-	*lo = (long)a;
-	*hi = (long)b;
-	return 0;
-}
-
-static int value_ok(enum kind kind, const char *v)
-{
-	uint64_t u;
-	int64_t t;
-	long lo, hi;
-	bool b;
-
-	switch (kind) {
-	case K_STR:
-		return 1;
-	case K_CTLD_HOST: {
-		const char *open = strchr(v, '(');
-		size_t n = open ? strlen(open) : 0;
-		return *v && *v != '(' && (!open || (n >= 3 && open[n - 1] == ')' &&
-		                                     !strchr(open + 1, '(')));
-	}
-	case K_UINT:
-		return parse_uint(v, LONG_MAX, &u) == 0;
-	case K_UINT_UNLIM:
-		return is_unlimited(v) || parse_uint(v, LONG_MAX, &u) == 0;
-	case K_PORT:
-		return parse_uint(v, 65535, &u) == 0 && u > 0;
-	case K_PORTS:
-		return parse_port_range(v, &lo, &hi) == 0;
-	case K_TIME:
-		return parse_time_limit(v, &t) == 0;
-	case K_BOOL:
-		return parse_bool(v, &b);
-	}
-	return 0;
-}
 
 /* ---- the loader's working state ---- */
 
@@ -429,103 +106,6 @@ static void node_index_add(struct loader *ld)
 
 /* ---- entity attributes: NodeName= and PartitionName= lines ---- */
 
-enum attr_type {
-	A_STR,       /* char *, as written */
-	A_UPPER,     /* char *, upper-cased, checked against a word list */
-	A_INT,       /* int, 0..INT_MAX */
-	A_INT_UNLIM, /* int, UNLIMITED -> -1 */
-	A_U64,       /* uint64_t */
-	A_TIME,      /* int64_t seconds */
-	A_BOOL,      /* bool */
-	A_SPECIAL,   /* handled by the line's own code */
-};
-
-struct attr_def {
-	const char *name;
-	enum attr_type type;
-	size_t offset;
-	const char *const *words;    /* A_UPPER: allowed values (prefix before ':') */
-};
-
-static const char *const node_states[] = {
-	"UNKNOWN", "FUTURE", "DOWN", "DRAIN", "FAIL", "FAILING", "CLOUD", "IDLE", NULL
-};
-static const char *const part_states[] = { "UP", "DOWN", "DRAIN", "INACTIVE", NULL };
-static const char *const oversubscribe_words[] = { "NO", "YES", "EXCLUSIVE", "FORCE", NULL };
-
-#define NODE_ATTR(n, t, f) { n, t, offsetof(struct conf_node, f), NULL }
-static const struct attr_def node_attrs[] = {
-	{ "NodeName", A_SPECIAL, 0, NULL },
-	{ "NodeAddr", A_SPECIAL, 0, NULL },
-	{ "NodeHostname", A_SPECIAL, 0, NULL },
-	{ "Port", A_SPECIAL, 0, NULL },
-	NODE_ATTR("CPUs", A_INT, cpus),
-	NODE_ATTR("Procs", A_INT, cpus),                     /* Slurm's old name */
-	NODE_ATTR("Boards", A_INT, boards),
-	NODE_ATTR("SocketsPerBoard", A_INT, sockets_per_board),
-	NODE_ATTR("Sockets", A_INT, sockets),
-	NODE_ATTR("CoresPerSocket", A_INT, cores_per_socket),
-	NODE_ATTR("ThreadsPerCore", A_INT, threads_per_core),
-	NODE_ATTR("RealMemory", A_U64, real_memory),
-	NODE_ATTR("TmpDisk", A_U64, tmp_disk),
-	NODE_ATTR("Weight", A_INT, weight),
-	NODE_ATTR("Features", A_STR, features),
-	NODE_ATTR("Feature", A_STR, features),
-	NODE_ATTR("Gres", A_STR, gres),
-	{ "State", A_UPPER, offsetof(struct conf_node, state), node_states },
-	NODE_ATTR("CoreSpecCount", A_INT, core_spec_count),
-	NODE_ATTR("CpuSpecList", A_STR, cpu_spec_list),
-	NODE_ATTR("MemSpecLimit", A_U64, mem_spec_limit),
-	NODE_ATTR("Reason", A_STR, reason),
-	{ NULL, 0, 0, NULL },
-};
-
-#define PART_ATTR(n, t, f) { n, t, offsetof(struct conf_part, f), NULL }
-static const struct attr_def part_attrs[] = {
-	{ "PartitionName", A_SPECIAL, 0, NULL },
-	{ "Nodes", A_SPECIAL, 0, NULL },
-	{ "Priority", A_SPECIAL, 0, NULL },                  /* old: tier and job factor */
-	PART_ATTR("Default", A_BOOL, is_default),
-	PART_ATTR("MaxTime", A_TIME, max_time),
-	PART_ATTR("DefaultTime", A_TIME, default_time),
-	{ "State", A_UPPER, offsetof(struct conf_part, state), part_states },
-	PART_ATTR("MaxNodes", A_INT_UNLIM, max_nodes),
-	PART_ATTR("MinNodes", A_INT, min_nodes),
-	PART_ATTR("PriorityTier", A_INT, priority_tier),
-	PART_ATTR("PriorityJobFactor", A_INT, priority_job_factor),
-	PART_ATTR("ExclusiveUser", A_BOOL, exclusive_user),
-	{ "OverSubscribe", A_UPPER, offsetof(struct conf_part, oversubscribe), oversubscribe_words },
-	{ "Shared", A_UPPER, offsetof(struct conf_part, oversubscribe), oversubscribe_words },
-	PART_ATTR("AllowAccounts", A_STR, allow_accounts),
-	PART_ATTR("AllowGroups", A_STR, allow_groups),
-	PART_ATTR("AllowQos", A_STR, allow_qos),
-	PART_ATTR("DenyAccounts", A_STR, deny_accounts),
-	PART_ATTR("DenyQos", A_STR, deny_qos),
-	PART_ATTR("MaxCPUsPerNode", A_INT_UNLIM, max_cpus_per_node),
-	PART_ATTR("DefMemPerCPU", A_U64, def_mem_per_cpu),
-	PART_ATTR("MaxMemPerCPU", A_U64, max_mem_per_cpu),
-	PART_ATTR("DefMemPerNode", A_U64, def_mem_per_node),
-	PART_ATTR("MaxMemPerNode", A_U64, max_mem_per_node),
-	PART_ATTR("Hidden", A_BOOL, hidden),
-	PART_ATTR("RootOnly", A_BOOL, root_only),
-	PART_ATTR("QOS", A_STR, qos),
-	PART_ATTR("GraceTime", A_INT, grace_time),
-	PART_ATTR("PreemptMode", A_STR, preempt_mode),
-	PART_ATTR("TRESBillingWeights", A_STR, tres_billing_weights),
-	PART_ATTR("AllocNodes", A_STR, alloc_nodes),
-	PART_ATTR("LLN", A_BOOL, lln),
-	PART_ATTR("Alternate", A_STR, alternate),
-	{ NULL, 0, 0, NULL },
-};
-
-static const struct attr_def *attr_find(const struct attr_def *table, const char *name)
-{
-	for (; table->name; table++)
-		if (strcasecmp(table->name, name) == 0)
-			return table;
-	return NULL;
-}
-
 static char *upper_dup(const char *s)
 {
 	char *u = xstrdup(s);
@@ -534,23 +114,8 @@ static char *upper_dup(const char *s)
 	return u;
 }
 
-static bool word_ok(const char *const *words, const char *v, bool count_suffix)
-{
-	size_t n = strcspn(v, ":");
-	uint64_t u;
-
-	/* Only YES and FORCE take a job count ("FORCE:4"). */
-	if (v[n] == ':' && (!count_suffix || parse_uint(v + n + 1, INT_MAX, &u) < 0 || u == 0 ||
-	                    !(strncasecmp(v, "YES:", 4) == 0 || strncasecmp(v, "FORCE:", 6) == 0)))
-		return false;
-	for (; *words; words++)
-		if (strlen(*words) == n && strncasecmp(*words, v, n) == 0)
-			return true;
-	return false;
-}
-
 /* Store value into obj according to a; -1 (with the error set) when invalid. */
-static int attr_set(struct loader *ld, void *obj, const struct attr_def *a, const char *v)
+static int attr_set(struct loader *ld, void *obj, const struct conf_attr_def *a, const char *v)
 {
 	char *field = (char *)obj + a->offset;
 	uint64_t u;
@@ -558,43 +123,43 @@ static int attr_set(struct loader *ld, void *obj, const struct attr_def *a, cons
 	bool b;
 
 	switch (a->type) {
-	case A_STR:
+	case CONF_A_STR:
 		free(*(char **)field);
 		*(char **)field = xstrdup(v);
 		return 0;
-	case A_UPPER:
-		if (!word_ok(a->words, v, a->words == oversubscribe_words))
+	case CONF_A_UPPER:
+		if (!conf_keys_word_ok(a->words, v, a->words == conf_keys_oversubscribe))
 			return invalid(ld, a->name, v);
 		free(*(char **)field);
 		*(char **)field = upper_dup(v);
 		return 0;
-	case A_INT_UNLIM:
-		if (is_unlimited(v)) {
+	case CONF_A_INT_UNLIM:
+		if (conf_keys_unlimited(v)) {
 			*(int *)field = -1;
 			return 0;
 		}
 		/* fall through */
-	case A_INT:
+	case CONF_A_INT:
 		if (parse_uint(v, INT_MAX, &u) < 0)
 			return invalid(ld, a->name, v);
 		*(int *)field = (int)u;
 		return 0;
-	case A_U64:
+	case CONF_A_U64:
 		if (parse_uint(v, UINT64_MAX, &u) < 0)
 			return invalid(ld, a->name, v);
 		*(uint64_t *)field = u;
 		return 0;
-	case A_TIME:
+	case CONF_A_TIME:
 		if (parse_time_limit(v, &t) < 0)
 			return invalid(ld, a->name, v);
 		*(int64_t *)field = t;
 		return 0;
-	case A_BOOL:
+	case CONF_A_BOOL:
 		if (!parse_bool(v, &b))
 			return invalid(ld, a->name, v);
 		*(bool *)field = b;
 		return 0;
-	case A_SPECIAL:
+	case CONF_A_SPECIAL:
 		break;
 	}
 	return invalid(ld, a->name, v);
@@ -784,7 +349,7 @@ static int node_line(struct loader *ld, struct pair *pairs, size_t npairs)
 		nnames = hostlist_count(names);
 	}
 	for (size_t i = 1; i < npairs; i++) {
-		const struct attr_def *a = attr_find(node_attrs, pairs[i].key);
+		const struct conf_attr_def *a = conf_keys_attr_find(conf_keys_node_attrs, pairs[i].key);
 		if (!a) {
 			fail(ld, "unknown key '%s'", pairs[i].key);
 			goto out;
@@ -793,7 +358,7 @@ static int node_line(struct loader *ld, struct pair *pairs, size_t npairs)
 			fail(ld, "NodeName given twice");
 			goto out;
 		}
-		if (a->type != A_SPECIAL) {
+		if (a->type != CONF_A_SPECIAL) {
 			if (attr_set(ld, &tmpl, a, pairs[i].value) < 0)
 				goto out;
 			continue;
@@ -866,9 +431,6 @@ out:
 
 /* DownNodes=n[3-4] State=DRAIN Reason="bad fan": marks nodes declared
  * earlier, as Slurm does (State defaults to DOWN). */
-static const char *const down_states[] = {
-	"DOWN", "DRAIN", "FAIL", "FAILING", "FUTURE", "UNKNOWN", NULL
-};
 
 static int down_line(struct loader *ld, struct pair *pairs, size_t npairs)
 {
@@ -882,7 +444,7 @@ static int down_line(struct loader *ld, struct pair *pairs, size_t npairs)
 	}
 	for (size_t i = 1; i < npairs; i++) {
 		if (strcasecmp(pairs[i].key, "State") == 0) {
-			if (!word_ok(down_states, pairs[i].value, false)) {
+			if (!conf_keys_word_ok(conf_keys_down_states, pairs[i].value, false)) {
 				invalid(ld, "State", pairs[i].value);
 				goto out;
 			}
@@ -928,13 +490,13 @@ static int part_line(struct loader *ld, struct pair *pairs, size_t npairs)
 		return invalid(ld, "PartitionName", name);
 	part_copy(&p, &ld->part_default);
 	for (size_t i = 1; i < npairs; i++) {
-		const struct attr_def *a = attr_find(part_attrs, pairs[i].key);
+		const struct conf_attr_def *a = conf_keys_attr_find(conf_keys_part_attrs, pairs[i].key);
 		const char *v = pairs[i].value;
 		if (!a) {
 			fail(ld, "unknown key '%s'", pairs[i].key);
 			goto error;
 		}
-		if (a->type != A_SPECIAL) {
+		if (a->type != CONF_A_SPECIAL) {
 			if (attr_set(ld, &p, a, v) < 0)
 				goto error;
 		} else if (strcmp(a->name, "Nodes") == 0) {
@@ -990,9 +552,9 @@ error:
 
 /* ---- plain keys ---- */
 
-static void kv_set(struct conf *conf, const struct key_def *def, const char *value)
+static void kv_set(struct conf *conf, const struct conf_key_def *def, const char *value)
 {
-	if (def->kind != K_CTLD_HOST) {
+	if (def->kind != CONF_V_CTLD_HOST) {
 		for (size_t i = 0; i < conf->nkv; i++) {
 			if (strcmp(conf->kv[i].key, def->name) == 0) {
 				free(conf->kv[i].value);
@@ -1011,14 +573,14 @@ static int plain_line(struct loader *ld, struct pair *pairs, size_t npairs)
 {
 	/* Check the whole line before storing any of it. */
 	for (size_t i = 0; i < npairs; i++) {
-		const struct key_def *def = plain_key(pairs[i].key);
+		const struct conf_key_def *def = conf_keys_find(pairs[i].key);
 		if (!def)
 			return fail(ld, "unknown key '%s'", pairs[i].key);
-		if (!value_ok(def->kind, pairs[i].value))
+		if (!conf_keys_value_ok(def->kind, pairs[i].value))
 			return invalid(ld, def->name, pairs[i].value);
 	}
 	for (size_t i = 0; i < npairs; i++)
-		kv_set(ld->conf, plain_key(pairs[i].key), pairs[i].value);
+		kv_set(ld->conf, conf_keys_find(pairs[i].key), pairs[i].value);
 	return 0;
 }
 
@@ -1347,11 +909,11 @@ long conf_get_int(const struct conf *conf, const char *key, long def)
 
 	if (!v)
 		return def;
-	if (is_unlimited(v))
+	if (conf_keys_unlimited(v))
 		return -1;
 	if (parse_uint(v, LONG_MAX, &u) == 0)
 		return (long)u;
-	if (parse_port_range(v, &lo, &hi) == 0)
+	if (conf_keys_port_range(v, &lo, &hi) == 0)
 		return lo;
 	return def;
 }
