@@ -76,7 +76,7 @@ static void node_index_grow(struct loader *ld)
 	}
 }
 
-/* Index of a defined node, or -1; with add, records conf->nodes[nnodes-1]. */
+/* Index in conf->nodes of the node called name, or -1. */
 static long node_index_lookup(struct loader *ld, const char *name)
 {
 	if (!ld->node_index_cap)
@@ -431,7 +431,6 @@ out:
 
 /* DownNodes=n[3-4] State=DRAIN Reason="bad fan": marks nodes declared
  * earlier, as Slurm does (State defaults to DOWN). */
-
 static int down_line(struct loader *ld, struct pair *pairs, size_t npairs)
 {
 	const char *state = "DOWN", *reason = NULL;
