@@ -16,6 +16,9 @@
 #define HOSTLIST_MAX_NAMES 1000000
 /* Range numbers are unsigned long in Slurm; 18 digits always fit in uint64_t. */
 #define HOSTLIST_MAX_DIGITS 18
+/* Bracket groups in one name ("rack[1-2]-n[1-4]" has 2).  Expansion recurses
+ * once per group, so a hostile "n[1][1][1]..." must not reach the stack's end. */
+#define HOSTLIST_MAX_GROUPS 16
 
 struct hostlist {
 	char **names;
@@ -66,7 +69,7 @@ static int parse_number(const char *s, size_t len, uint64_t *out)
 /* Parse "01-16,20" (the text between '[' and ']'). */
 static int parse_ranges(const char *s, size_t len, struct piece *p)
 {
-	size_t i = 0;
+	size_t i = 0, cap = 0;
 
 	if (len == 0)
 		return -1;
@@ -97,7 +100,10 @@ static int parse_ranges(const char *s, size_t len, struct piece *p)
 		p->count += r.hi - r.lo + 1;
 		if (p->count > HOSTLIST_MAX_NAMES)
 			return -1;
-		p->ranges = xrealloc(p->ranges, (p->nranges + 1) * sizeof(*p->ranges));
+		if (p->nranges == cap) {
+			cap = cap ? cap * 2 : 4;
+			p->ranges = xrealloc(p->ranges, cap * sizeof(*p->ranges));
+		}
 		p->ranges[p->nranges++] = r;
 		i++;   /* skip ',' (or step past the end) */
 	}
@@ -142,7 +148,7 @@ static void expand(const struct piece *pieces, size_t n, size_t at,
 static int push_element(struct hostlist *out, const char *s, size_t len, uint64_t *total)
 {
 	struct piece *pieces = NULL;
-	size_t npieces = 0, i = 0, maxlen = 0;
+	size_t npieces = 0, i = 0, maxlen = 0, ngroups = 0;
 	uint64_t count = 1;
 
 	while (i < len) {
@@ -150,7 +156,7 @@ static int push_element(struct hostlist *out, const char *s, size_t len, uint64_
 		if (s[i] == '[') {
 			const char *close = memchr(s + i + 1, ']', len - i - 1);
 			const char *open = memchr(s + i + 1, '[', len - i - 1);
-			if (!close || (open && open < close))
+			if (!close || (open && open < close) || ++ngroups > HOSTLIST_MAX_GROUPS)
 				goto error;
 			if (parse_ranges(s + i + 1, (size_t)(close - s - i - 1), &p) < 0) {
 				free(p.ranges);
@@ -314,6 +320,14 @@ static int prefix_cmp(const struct split *a, const struct split *b)
 	return (a->prefix_len > b->prefix_len) - (a->prefix_len < b->prefix_len);
 }
 
+static size_t prefix_hash(const struct split *sp)
+{
+	size_t h = 5381;
+	for (size_t i = 0; i < sp->prefix_len; i++)
+		h = h * 33 + (unsigned char)sp->name[i];
+	return h;
+}
+
 /* Slurm's order: by prefix, then numerically ("n9" before "n10"); bare
  * names before numbered ones; "n1" before "n01" (narrower first). */
 static int split_cmp(const struct split *a, const struct split *b)
@@ -436,20 +450,24 @@ char *hostlist_ranged_string(const struct hostlist *hl)
 	struct split *sp = xmalloc(n * sizeof(*sp));
 	for (size_t i = 0; i < n; i++)
 		split_name(hl->names[i], &sp[i]);
-	/* Number each prefix by its first appearance; quadratic in the number
-	 * of distinct prefixes only, which is small in any real cluster. */
-	size_t *firsts = xmalloc(n * sizeof(*firsts));
-	size_t nfirsts = 0;
+	/* Number each prefix by its first appearance, through a hash table
+	 * so that many distinct names stay linear. */
+	size_t cap = 16, nprefixes = 0;
+	while (cap < 2 * n)
+		cap *= 2;
+	size_t *slots = xmalloc(cap * sizeof(*slots));   /* index + 1 of a first name */
 	for (size_t i = 0; i < n; i++) {
-		size_t f;
-		for (f = 0; f < nfirsts; f++)
-			if (prefix_cmp(&sp[firsts[f]], &sp[i]) == 0)
-				break;
-		if (f == nfirsts)
-			firsts[nfirsts++] = i;
-		sp[i].order = f;
+		size_t h = prefix_hash(&sp[i]) & (cap - 1);
+		while (slots[h] && prefix_cmp(&sp[slots[h] - 1], &sp[i]) != 0)
+			h = (h + 1) & (cap - 1);
+		if (!slots[h]) {
+			slots[h] = i + 1;
+			sp[i].order = nprefixes++;
+		} else {
+			sp[i].order = sp[slots[h] - 1].order;
+		}
 	}
-	free(firsts);
+	free(slots);
 	qsort(sp, n, sizeof(*sp), group_qsort_cmp);
 
 	size_t i = 0, groups = 0;

@@ -50,6 +50,8 @@ static const struct {
 	{ "n-1", "n-1" },
 	{ "n[0-0]", "n0" },
 	{ "n[1-2,2]", "n1 n2 n2" },            /* duplicates kept until uniq */
+	{ "a[1]b[1]c[1]d[1]e[1]f[1]g[1]h[1]i[1]j[1]k[1]l[1]m[1]n[1]o[1]p[1-2]",
+	  "a1b1c1d1e1f1g1h1i1j1k1l1m1n1o1p1 a1b1c1d1e1f1g1h1i1j1k1l1m1n1o1p2" },   /* 16 groups */
 };
 
 static void test_expand(void **state)
@@ -97,6 +99,7 @@ static const char *const bad_exprs[] = {
 	"n[1-500000],m[1-500001]",
 	"n[1-9999999999999999999]",   /* number too large */
 	"ok1,n[2-1]",       /* one bad element spoils the expression */
+	"a[1]b[1]c[1]d[1]e[1]f[1]g[1]h[1]i[1]j[1]k[1]l[1]m[1]n[1]o[1]p[1]q[1]",   /* 17 groups */
 };
 
 static void test_malformed(void **state)
@@ -118,6 +121,44 @@ static void test_limit(void **state)
 	assert_string_equal(hostlist_nth(hl, 999999), "n1000000");
 	char *s = hostlist_ranged_string(hl);
 	assert_string_equal(s, "n[1-1000000]");
+	free(s);
+	hostlist_destroy(hl);
+}
+
+/* A list of many single numbers (as a scheduler might print) stays fast. */
+static void test_long_list(void **state)
+{
+	size_t n = 200000, len = 0;
+	char *expr = xmalloc(n * 8 + 8);
+	len += (size_t)sprintf(expr, "n[");
+	for (size_t i = 0; i < n; i++)
+		len += (size_t)sprintf(expr + len, "%zu,", 2 * i);
+	expr[len - 1] = ']';
+	struct hostlist *hl = hostlist_create(expr);
+	assert_non_null(hl);
+	assert_int_equal(hostlist_count(hl), n);
+	assert_string_equal(hostlist_nth(hl, n - 1), "n399998");
+	char *back = hostlist_ranged_string(hl);
+	assert_string_equal(back, expr);
+	free(back);
+	hostlist_destroy(hl);
+	free(expr);
+}
+
+/* Many distinct prefixes: compression keeps their order and stays fast. */
+static void test_many_prefixes(void **state)
+{
+	size_t n = 100000;
+	struct hostlist *hl = hostlist_create(NULL);
+	char name[32];
+	for (size_t i = n; i > 0; i--) {
+		snprintf(name, sizeof(name), "h%zux", i);
+		assert_int_equal(hostlist_push(hl, name), 0);
+	}
+	char *s = hostlist_ranged_string(hl);
+	assert_true(strncmp(s, "h100000x,h99999x,h99998x,", 25) == 0);
+	size_t len = strlen(s);
+	assert_true(len > 8 && strcmp(s + len - 8, ",h2x,h1x") == 0);
 	free(s);
 	hostlist_destroy(hl);
 }
@@ -278,6 +319,8 @@ int main(void)
 		cmocka_unit_test(test_null_is_empty),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_limit),
+		cmocka_unit_test(test_long_list),
+		cmocka_unit_test(test_many_prefixes),
 		cmocka_unit_test(test_push_failure_leaves_list),
 		cmocka_unit_test(test_find),
 		cmocka_unit_test(test_uniq),
