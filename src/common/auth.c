@@ -3,6 +3,8 @@
 #include <arpa/inet.h>
 #include <munge.h>
 #include <nettle/sha2.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "common/auth.h"
 #include "common/xmalloc.h"

@@ -62,8 +62,10 @@ unsigned char *frame_encode(uint16_t type, uint32_t req_id, const char *cred,
 	put32(buf + 8, req_id);
 	put32(buf + 12, cred_len);
 	put32(buf + 16, body_len);
-	memcpy(buf + FRAME_HDR_LEN, cred, cred_len);
-	memcpy(buf + FRAME_HDR_LEN + cred_len, body, body_len);
+	if (cred_len)
+		memcpy(buf + FRAME_HDR_LEN, cred, cred_len);
+	if (body_len)
+		memcpy(buf + FRAME_HDR_LEN + cred_len, body, body_len);
 	*len = FRAME_HDR_LEN + cred_len + body_len;
 	return buf;
 }

@@ -58,7 +58,8 @@ static const struct msg_field f_launch_spec[] = {
 	REQ("nodes", MF_STR), REQ("num_nodes", MF_INT), REQ("ntasks", MF_INT),
 	REQ("cpus_per_task", MF_INT), REQ("cpus_on_node", MF_INT), REQ("mem_mb", MF_INT),
 	REQ("tasks_per_node", MF_STR), REQ("time_limit", MF_INT), REQ("kill_wait", MF_INT),
-	REQ("start_time", MF_INT), END
+	REQ("start_time", MF_INT), OPT("qos", MF_STR), OPT("restarts", MF_INT),
+	OPT("cpus_per_node", MF_STR), END
 };
 
 static const struct msg_field f_launch[] = {

@@ -144,6 +144,8 @@ void job_destroy(struct job *job);
 void job_purge_old(time_t now);
 void job_foreach(void (*fn)(struct job *job, void *arg), void *arg);
 uint32_t job_base_priority(uint32_t id);
+/* Fill %N (batch host) and %n/%t (0) in the output paths once the job has nodes. */
+void job_expand_node_patterns(struct job *job);
 
 /* node.c */
 int node_index(const char *name);

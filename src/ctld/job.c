@@ -171,6 +171,40 @@ uint32_t job_base_priority(uint32_t id)
 	return id < top - 1 ? top - id : 1;
 }
 
+static char *expand_node(const char *path, const char *node)
+{
+	char *out, *o;
+	size_t extra = 0;
+	if (!path)
+		return NULL;
+	for (const char *p = path; *p; p++)
+		if (*p == '%' && p[1] == 'N')
+			extra += strlen(node);
+	out = o = xmalloc(strlen(path) + extra + 1);
+	for (const char *p = path; *p; p++) {
+		if (*p == '%' && (p[1] == 'N' || p[1] == 'n' || p[1] == 't')) {
+			const char *v = p[1] == 'N' ? node : "0";
+			o = stpcpy(o, v);
+			p++;
+		} else {
+			*o++ = *p;
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
+void job_expand_node_patterns(struct job *job)
+{
+	const char *host = ctld.nodes[job->alloc_node[0]].name;
+	char **paths[] = { &job->std_out, &job->std_err, &job->std_in };
+	for (size_t i = 0; i < 3; i++) {
+		char *x = expand_node(*paths[i], host);
+		free(*paths[i]);
+		*paths[i] = x;
+	}
+}
+
 void job_set_state(struct job *job, enum job_state state, enum job_reason reason)
 {
 	enum job_state old = job->state;

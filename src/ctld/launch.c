@@ -114,6 +114,10 @@ void launch_job(struct job *job)
 			      "start_time", (json_int_t)job->start_time);
 	json_object_update(launch, o);
 	json_decref(o);
+	char *cpn = counts_string(job->alloc_cpus, job->nalloc);
+	json_object_set_new(launch, "cpus_per_node", json_string(cpn));
+	json_object_set_new(launch, "restarts", json_integer(job->restarts));
+	free(cpn);
 	body = json_pack("{s:I, s:o}", "job_id", (json_int_t)job->id, "launch", launch);
 	struct net_target to = node_target(host);
 	net_call_async(ctld.loop, &to, MSG_LAUNCH_JOB, body, 30000, launch_done,

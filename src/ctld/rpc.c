@@ -2,6 +2,7 @@
  * function answers it.  Mutating requests answer only after their change is
  * durable (store_after_commit). */
 #include <pwd.h>
+#include <signal.h>
 #include <grp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -313,6 +314,8 @@ static void rpc_cancel(struct net_req *req)
 		net_respond(req, HERD_ERR_ALREADY_DONE, NULL, NULL);
 		return;
 	}
+	if (sig == SIGKILL && !*flags)
+		sig = 0;   /* as Slurm: scancel --signal=KILL is a cancel */
 	if (sig) {   /* a signal, not a cancel */
 		if (job->state == JOB_PENDING) {
 			net_respond(req, HERD_ERR_JOB_PENDING, NULL, NULL);

@@ -105,6 +105,7 @@ static void job_start(struct job *job, const int *node, const int *cpus, int n)
 	job->nodes_str = hostlist_ranged_string(hl);
 	hostlist_destroy(hl);
 	job->start_time = time(NULL);
+	job_expand_node_patterns(job);
 	node_alloc(job);
 	job_set_state(job, JOB_RUNNING, REASON_NONE);
 	/* The node hears of the job only once its start is durable. */
