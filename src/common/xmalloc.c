@@ -1,4 +1,5 @@
 /* Allocation helpers that abort on exhaustion instead of returning NULL. */
+#define _GNU_SOURCE   /* vasprintf */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
