@@ -29,7 +29,7 @@ struct sbatch_opts {
 	char *account, *comment, *wrap;
 	long nodes, ntasks, cpus_per_task;
 	uint64_t mem_mb;
-	int64_t time_limit;     /* -1: not given */
+	int64_t time_limit;     /* TIME_NOT_GIVEN, TIME_INFINITE, or seconds */
 	bool hold, exclusive, parsable, quiet, wait;
 	int verbose;
 };
@@ -515,7 +515,7 @@ static char *abs_path(const char *path, const char *cwd)
 
 int main(int argc, char **argv)
 {
-	struct sbatch_opts o = { .time_limit = -1 };
+	struct sbatch_opts o = { .time_limit = TIME_NOT_GIVEN };
 	bool info_only = false;
 	int status = 1;
 	char *script = NULL, *name = NULL, *cwd = NULL;
@@ -526,7 +526,7 @@ int main(int argc, char **argv)
 	/* getopt names the program in its messages: Slurm says "sbatch:". */
 	argv[0] = "sbatch";
 	/* Pass 1: the command line alone, to find the script. */
-	struct sbatch_opts first = { .time_limit = -1 };
+	struct sbatch_opts first = { .time_limit = TIME_NOT_GIVEN };
 	int first_arg = parse_args(&first, argc, argv, &info_only);
 	if (info_only) {
 		status = 0;

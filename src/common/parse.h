@@ -7,6 +7,7 @@
 #include <time.h>
 
 #define TIME_INFINITE (-1)   /* "UNLIMITED", "INFINITE", "-1" */
+#define TIME_NOT_GIVEN (-2)  /* on the wire: no --time, so the partition's default applies */
 
 /* Slurm time limits (--time, MaxTime, DefaultTime): "minutes", "minutes:seconds",
  * "hours:minutes:seconds", "days-hours", "days-hours:minutes",

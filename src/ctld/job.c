@@ -1,6 +1,8 @@
 /* The job table (by ID and by submission key), the one function that changes
  * a job's state, and the job record's JSON form (for the store and for
  * JOB_INFO).  Scheduling decisions live in sched.c; RPCs in rpc.c. */
+#include <grp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "common/log.h"
@@ -227,6 +229,27 @@ void job_set_state(struct job *job, enum job_state state, enum job_reason reason
 		 job_reason_name(reason));
 }
 
+/* Group names for JOB_INFO, cached: a name service lookup per job per squeue
+ * would be slow, and groups of running jobs rarely change. */
+static const char *group_name(gid_t gid)
+{
+	static struct { gid_t gid; char name[64]; } cache[64];
+	static unsigned next;
+	struct group gr, *res = NULL;
+	char buf[4096];
+
+	for (unsigned i = 0; i < 64 && i < next; i++)
+		if (cache[i].gid == gid)
+			return cache[i].name;
+	unsigned slot = next++ % 64;
+	cache[slot].gid = gid;
+	if (getgrgid_r(gid, &gr, buf, sizeof(buf), &res) == 0 && res)
+		snprintf(cache[slot].name, sizeof(cache[slot].name), "%s", gr.gr_name);
+	else
+		snprintf(cache[slot].name, sizeof(cache[slot].name), "%u", (unsigned)gid);
+	return cache[slot].name;
+}
+
 static const char *nz(const char *s)
 {
 	return s ? s : "";
@@ -245,8 +268,8 @@ json_t *job_to_json(const struct job *job, bool internal)
 		"reason", job_reason_name(job->reason), "priority", (json_int_t)job->priority,
 		"nodes", nz(job->nodes_str),
 		"batch_host", job->nalloc ? ctld.nodes[job->alloc_node[0]].name : "",
-		"num_nodes", (json_int_t)(job->nalloc ? job->nalloc : job->req_nodes),
-		"num_cpus", (json_int_t)0, "num_tasks", (json_int_t)job->ntasks,
+		"num_nodes", (json_int_t)(job->nalloc ? job->nalloc : job->req_nodes ? job->req_nodes : 1),
+		"num_cpus", (json_int_t)0, "num_tasks", (json_int_t)(job->ntasks ? job->ntasks : job->req_nodes ? job->req_nodes : 1),
 		"cpus_per_task", (json_int_t)job->cpus_per_task,
 		"mem_per_node", (json_int_t)(job->nalloc ? job->alloc_mem : job->mem_mb),
 		"exclusive", job->exclusive, "time_limit", (json_int_t)job->time_limit,
@@ -261,12 +284,16 @@ json_t *job_to_json(const struct job *job, bool internal)
 	for (int i = 0; i < job->nalloc; i++)
 		cpus += job->alloc_cpus[i];
 	if (!job->nalloc) {
-		uint32_t ntasks = job->ntasks ? job->ntasks : 1;
+		uint32_t ntasks = job->ntasks ? job->ntasks : job->req_nodes ? job->req_nodes : 1;
 		cpus = ntasks * (job->cpus_per_task ? job->cpus_per_task : 1);
 	}
 	json_object_set_new(o, "num_cpus", json_integer(cpus));
-	if (!internal)
+	if (!internal) {
+		json_object_set_new(o, "group", json_string(group_name(job->gid)));
 		return o;
+	}
+	/* The record keeps what was asked, not the defaults shown. */
+	json_object_set_new(o, "num_tasks", json_integer(job->ntasks));
 	json_t *alloc = json_array();
 	for (int i = 0; i < job->nalloc; i++)
 		json_array_append_new(alloc, json_pack("[s,i]", ctld.nodes[job->alloc_node[i]].name,

@@ -40,8 +40,11 @@ static void reply_after_commit(void *arg, bool ok)
 	if (p->with_id) {
 		/* Once its submission is durable, a job may be scheduled. */
 		struct job *job = job_find(p->job_id);
-		if (job)
+		if (job && !job->durable) {
 			job->durable = true;
+			if (job->state == JOB_PENDING && !job->hold_user && !job->hold_admin)
+				sched_request();
+		}
 		body = json_pack("{s:I}", "job_id", (json_int_t)p->job_id);
 	}
 	net_respond(p->req, 0, body, NULL);
@@ -149,7 +152,7 @@ static void rpc_submit(struct net_req *req)
 		cpt = jint(spec, "cpus_per_task"), mem = jint(spec, "mem_mb"),
 		limit = jint(spec, "time_limit");
 	if (nodes < 0 || nodes > 1000000 || ntasks < 0 || ntasks > 100000000 || cpt < 0 ||
-	    cpt > 1000000 || mem < 0 || limit < -1) {
+	    cpt > 1000000 || mem < 0 || limit < TIME_NOT_GIVEN) {
 		net_respond(req, HERD_ERR_INVALID_ARG, NULL, NULL);
 		return;
 	}
@@ -174,7 +177,7 @@ static void rpc_submit(struct net_req *req)
 	job->mem_mb = mem;
 	job->exclusive = json_is_true(json_object_get(spec, "exclusive"));
 	job->hold_user = json_is_true(json_object_get(spec, "hold"));
-	if (limit == -1)
+	if (limit == TIME_NOT_GIVEN)
 		limit = part->conf->default_time != TIME_INFINITE ? part->conf->default_time
 								  : part->conf->max_time;
 	job->time_limit = limit;
@@ -200,8 +203,6 @@ static void rpc_submit(struct net_req *req)
 	store_job_insert(job, json_incref(spec));
 	store_job_event(job->id, "SUBMIT", job->user);
 	respond_durable(req, job->id, true);   /* marks the job durable, then replies */
-	if (!job->hold_user)
-		sched_request();
 	return;
 refuse:
 	job_destroy(job);
