@@ -1,13 +1,12 @@
 # Herd — non-recursive build. Everything lands in build/ (binaries in build/bin).
 #   make            build all programs
-#   make SAN=1      build with ASan+UBSan (into build-san/ is not needed: SAN builds go to build/ too;
-#                   run `make clean` when switching)
+#   make SAN=1      build with ASan+UBSan into build-san/ (`make SAN=1 test` tests that build)
 #   make test       install deps, build, run unit tests and cluster tests
 #   make demo       install deps, build, bring up a 4-node cluster and run a demo workload
 #   make install PREFIX=/usr/local
 CC      ?= cc
 PREFIX  ?= /usr/local
-B       := build
+B       ?= $(if $(filter 1,$(SAN)),build-san,build)
 PKGS    := jansson libuv sqlite3 hwloc nettle
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare -Isrc -MMD -MP \
@@ -80,7 +79,7 @@ unit: $(UNITS)
 	@set -e; for t in $(UNITS); do echo "== $$t"; $$t; done
 
 cluster: $(BINS)
-	/usr/bin/python3 -m pytest -q tests/cluster
+	HERD_BIN=$(abspath $(B))/bin /usr/bin/python3 -m pytest -q tests/cluster
 
 test: deps
 	$(MAKE) all
