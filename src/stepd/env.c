@@ -59,16 +59,11 @@ void env_set(struct env *e, const char *key, const char *value)
 
 void env_setf(struct env *e, const char *key, const char *fmt, ...)
 {
-	va_list ap, ap2;
+	va_list ap;
 	char *value;
-	int n;
 
 	va_start(ap, fmt);
-	va_copy(ap2, ap);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	value = xmalloc(n + 1);
-	vsnprintf(value, n + 1, fmt, ap2);
-	va_end(ap2);
+	value = xvasprintf(fmt, ap);
 	va_end(ap);
 	env_set(e, key, value);
 	free(value);
