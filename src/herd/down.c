@@ -122,8 +122,8 @@ int herd_down_main(int argc, char **argv)
 	};
 	const char *dir_arg = NULL;
 	char dir[PATH_MAX], *dir_slash, *conf_env, *path;
-	struct pid_entry *recorded, *procs = NULL;
-	size_t nrecorded, nprocs = 0, stopped;
+	struct pid_entry *recorded, *daemons = NULL, *steps = NULL, *jobs = NULL;
+	size_t nrecorded, ndaemons = 0, nsteps = 0, njobs = 0, stopped;
 	bool known;
 	int ch;
 
@@ -164,24 +164,44 @@ int herd_down_main(int argc, char **argv)
 
 	for (size_t i = 0; i < nrecorded; i++)
 		if (proc_alive(recorded[i].pid, recorded[i].start))
-			add_entry(&procs, &nprocs, recorded[i].pid, recorded[i].start, recorded[i].name);
-	scan_proc(&procs, &nprocs, dir_slash, conf_env, false);
-	/* herdstepd gets the same grace as KillWait plus a little, to end its tasks. */
-	stopped = proc_stop_all(procs, nprocs, 8000);
-	free(procs);
-	procs = NULL;
-	nprocs = 0;
-	/* Whatever a killed herdstepd left behind. */
-	scan_proc(&procs, &nprocs, dir_slash, conf_env, true);
-	if (nprocs) {
-		for (size_t i = 0; i < nprocs; i++)
-			kill(procs[i].pid, SIGKILL);
-		fprintf(stderr, "herd: killed %zu leftover job processes\n", nprocs);
+			add_entry(&daemons, &ndaemons, recorded[i].pid, recorded[i].start,
+				  recorded[i].name);
+	scan_proc(&daemons, &ndaemons, dir_slash, conf_env, false);
+	/* herdstepd apart: it outlives its node daemon by design (jobs survive a
+	 * herdd restart) and retries its completion report until a controller
+	 * answers, so once the controller is gone it cannot finish cleanly. */
+	for (size_t i = 0; i < ndaemons;) {
+		if (!strcmp(daemons[i].name, "herdstepd")) {
+			add_entry(&steps, &nsteps, daemons[i].pid, daemons[i].start, daemons[i].name);
+			daemons[i] = daemons[--ndaemons];
+		} else {
+			i++;
+		}
+	}
+	scan_proc(&jobs, &njobs, dir_slash, conf_env, true);
+	/* The jobs end first, so their step daemons see them end. */
+	proc_signal_all(jobs, njobs, SIGTERM);
+	stopped = proc_signal_all(steps, nsteps, SIGTERM);
+	stopped += proc_signal_all(daemons, ndaemons, SIGTERM);
+	proc_wait_gone(daemons, ndaemons, 8000);
+	proc_wait_gone(steps, nsteps, 1000);
+	proc_signal_all(daemons, ndaemons, SIGKILL);
+	proc_signal_all(steps, nsteps, SIGKILL);
+	proc_wait_gone(daemons, ndaemons, 2000);
+	proc_wait_gone(steps, nsteps, 2000);
+	/* Whatever a killed herdstepd left behind, or a job forked meanwhile. */
+	free(jobs);
+	jobs = NULL;
+	njobs = 0;
+	scan_proc(&jobs, &njobs, dir_slash, conf_env, true);
+	if (njobs) {
+		proc_signal_all(jobs, njobs, SIGKILL);
+		fprintf(stderr, "herd: killed %zu leftover job processes\n", njobs);
 	}
 	path = xasprintf("%s/%s", dir, HERD_PIDS_FILE);
 	unlink(path);
 	free(path);
 	fprintf(stderr, "herd: cluster in %s stopped (%zu processes)\n", dir, stopped);
-	free(procs), free(recorded), free(dir_slash), free(conf_env);
+	free(daemons), free(steps), free(jobs), free(recorded), free(dir_slash), free(conf_env);
 	return 0;
 }

@@ -48,6 +48,10 @@ struct pid_entry {
 /* Read DIR/run/herd.pids; *n entries (0 when the file is absent). */
 struct pid_entry *pids_load(const char *dir, size_t *n);
 
+/* Send sig to those of procs still alive; returns how many. */
+size_t proc_signal_all(const struct pid_entry *procs, size_t n, int sig);
+/* Wait up to timeout_ms until none of procs is alive; false if some still are. */
+bool proc_wait_gone(const struct pid_entry *procs, size_t n, int timeout_ms);
 /* Stop the given processes: SIGTERM, wait up to grace_ms, then SIGKILL.
  * Returns how many were stopped. */
 size_t proc_stop_all(const struct pid_entry *procs, size_t n, int grace_ms);

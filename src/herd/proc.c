@@ -222,37 +222,40 @@ static void sleep_ms(int ms)
 		;
 }
 
-size_t proc_stop_all(const struct pid_entry *procs, size_t n, int grace_ms)
+size_t proc_signal_all(const struct pid_entry *procs, size_t n, int sig)
 {
-	size_t stopped = 0;
-	bool left;
+	size_t signalled = 0;
 
 	for (size_t i = 0; i < n; i++)
-		if (proc_alive(procs[i].pid, procs[i].start) && kill(procs[i].pid, SIGTERM) == 0)
-			stopped++;
-	for (int waited = 0; waited < grace_ms; waited += 50) {
-		left = false;
+		if (proc_alive(procs[i].pid, procs[i].start) && kill(procs[i].pid, sig) == 0)
+			signalled++;
+	return signalled;
+}
+
+bool proc_wait_gone(const struct pid_entry *procs, size_t n, int timeout_ms)
+{
+	for (int waited = 0;; waited += 20) {
+		bool left = false;
 		/* Reap our own children (herd up stopping what it started). */
 		while (waitpid(-1, NULL, WNOHANG) > 0)
 			;
 		for (size_t i = 0; i < n && !left; i++)
 			left = proc_alive(procs[i].pid, procs[i].start);
 		if (!left)
-			return stopped;
-		sleep_ms(50);
-	}
-	for (size_t i = 0; i < n; i++)
-		if (proc_alive(procs[i].pid, procs[i].start))
-			kill(procs[i].pid, SIGKILL);
-	for (int waited = 0; waited < 2000; waited += 20) {
-		left = false;
-		while (waitpid(-1, NULL, WNOHANG) > 0)
-			;
-		for (size_t i = 0; i < n && !left; i++)
-			left = proc_alive(procs[i].pid, procs[i].start);
-		if (!left)
-			break;
+			return true;
+		if (waited >= timeout_ms)
+			return false;
 		sleep_ms(20);
+	}
+}
+
+size_t proc_stop_all(const struct pid_entry *procs, size_t n, int grace_ms)
+{
+	size_t stopped = proc_signal_all(procs, n, SIGTERM);
+
+	if (!proc_wait_gone(procs, n, grace_ms)) {
+		proc_signal_all(procs, n, SIGKILL);
+		proc_wait_gone(procs, n, 2000);
 	}
 	return stopped;
 }

@@ -17,6 +17,10 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 BIN = os.path.join(REPO, "build", "bin")
 HERD = os.path.join(BIN, "herd")
 USERS = ("herdu1", "herdu2")
+# Herd's commands are run by absolute path: a machine may also have Slurm's
+# own commands on PATH, and a test must never talk to them by accident.
+COMMANDS = {"sbatch", "squeue", "scancel", "sinfo", "scontrol", "srun", "salloc", "sacct",
+            "sprio", "sshare", "sacctmgr", "sreport", "sdiag", "herd", "herdctld", "herdd"}
 
 
 def ensure_user(name):
@@ -126,6 +130,8 @@ class Cluster:
             args = ["/bin/sh", "-c", args]
         env = self.env()
         cmd = list(args)
+        if cmd[0] in COMMANDS:
+            cmd[0] = os.path.join(BIN, cmd[0])
         if user:
             cmd = ["runuser", "-u", user, "--", "env", "-i"] + \
                   [f"{k}={v}" for k, v in env.items()] + \

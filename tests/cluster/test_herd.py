@@ -29,6 +29,27 @@ def processes_naming(path):
     return found
 
 
+def processes_with_conf(conf):
+    """PIDs of live processes whose environment holds HERD_CONF=conf (daemons,
+    step daemons and job processes of that cluster)."""
+    needle = f"HERD_CONF={conf}".encode()
+    found = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit() or int(d) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{d}/environ", "rb") as f:
+                env = f.read().split(b"\0")
+            with open(f"/proc/{d}/stat") as f:
+                if f.read().rsplit(")", 1)[1].split()[0] == "Z":
+                    continue
+        except OSError:
+            continue
+        if needle in env:
+            found.append(int(d))
+    return found
+
+
 @pytest.fixture(scope="module")
 def pair(users):
     a, b = Cluster(make_root(), 2), Cluster(make_root(), 2)
@@ -98,10 +119,14 @@ def test_down_stops_only_its_cluster(users):
     try:
         a.up()
         b.up()
+        job_id = a.sbatch("-o", "/dev/null", "--wrap", "sleep 300", user="herdu1")
+        a.wait_state(job_id, "RUNNING")
+        a.wait_until("the job's processes", lambda: len(processes_with_conf(a.conf)) > 4)
         assert processes_naming(a.dir + "/")
         r = a.down()
         assert r.rc == 0, r
         assert processes_naming(a.dir + "/") == []
+        assert processes_with_conf(a.conf) == []
         assert b.ping_ok()
         assert len(b.daemon_pids("herdd")) == 2
     finally:
