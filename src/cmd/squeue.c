@@ -476,7 +476,7 @@ int main(int argc, char **argv)
 	struct hostlist *want_nodes = NULL;
 	size_t nusers = 0;
 	bool state_filter[JOB_STATE_COUNT] = { false };
-	bool states_given = false;
+	bool states_given = false, users_given = false;
 	struct fmt *fmt = NULL;
 	json_t *reply = NULL;
 	struct cmd_client client = { 0 };
@@ -533,17 +533,21 @@ int main(int argc, char **argv)
 		char **v = opt_split(users_arg, ',', &n);
 		for (size_t i = 0; i < n; i++) {
 			uid_t uid;
+			/* Slurm names an unknown user and goes on: it matches no
+			 * job, so "-u nosuch" lists nothing and exits 0. */
 			if (opt_user_parse(v[i], &uid) < 0) {
 				fprintf(stderr, "squeue: error: Invalid user: %s\n\n", v[i]);
-				opt_strv_free(v);
-				goto out;
+				continue;
 			}
 			opt_strv_push(&users, &nusers, xasprintf("%u", (unsigned)uid));
 		}
 		opt_strv_free(v);
+		users_given = true;
 	}
-	if (me)
+	if (me) {
 		opt_strv_push(&users, &nusers, xasprintf("%u", (unsigned)getuid()));
+		users_given = true;
+	}
 	if (parts_arg)
 		parts = opt_split(parts_arg, ',', NULL);
 	if (names_arg)
@@ -590,7 +594,7 @@ int main(int argc, char **argv)
 			continue;
 		char uid[24];
 		snprintf(uid, sizeof(uid), "%lld", cmd_jint(job, "uid"));
-		if (nusers && !in_list(users, uid))
+		if (users_given && !in_list(users, uid))
 			continue;
 		if (parts && !in_list(parts, cmd_jstr(job, "partition")))
 			continue;
