@@ -7,6 +7,8 @@ import time
 
 import pytest
 
+from conftest import BIN, COMMANDS
+
 ACTIVE = "PENDING,RUNNING,SUSPENDED,COMPLETING"
 
 
@@ -17,7 +19,10 @@ def read(path):
 
 def run_env(cluster, env, args, **kw):
     """Run args (a list) with extra environment variables set, as root or
-    user=...: `env K=V ... args`."""
+    user=...: `env K=V ... args`, Herd's commands by absolute path."""
+    args = list(args)
+    if args[0] in COMMANDS:
+        args[0] = os.path.join(BIN, args[0])
     return cluster.run(["env", *[f"{k}={v}" for k, v in env.items()], *args], **kw)
 
 

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from cmd_helpers import clean, squeue_field, wait_reason
+from cmd_helpers import clean, run_env, squeue_field, wait_reason
 
 HEADER = "             JOBID PARTITION     NAME     USER ST       TIME  NODES NODELIST(REASON)"
 
@@ -153,9 +153,9 @@ def test_format_widths_and_justification(clean):
     r = c.run(["squeue", "-h", "-o", "%-20j"])
     assert "squeue: error: Invalid job format specification: -" in r.err, r
     # SQUEUE_FORMAT is the default format; -o wins over it.
-    r = c.run(["env", "SQUEUE_FORMAT=%i:%j", "squeue", "-h"])
+    r = run_env(c, {"SQUEUE_FORMAT": "%i:%j"}, ["squeue", "-h"])
     assert r.out == f"{j}:fmtjob\n", r
-    r = c.run(["env", "SQUEUE_FORMAT=%i:%j", "squeue", "-h", "-o", "%j"])
+    r = run_env(c, {"SQUEUE_FORMAT": "%i:%j"}, ["squeue", "-h", "-o", "%j"])
     assert r.out == "fmtjob\n", r
 
 
