@@ -116,11 +116,13 @@ class Cluster:
         """A directory the user owns, for job output; under the world-readable root."""
         name = user or "root"
         path = os.path.join(self.root, f"work-{name}")
-        if not os.path.isdir(path):
+        try:
             os.mkdir(path, 0o755)
-            if user:
-                pw = pwd.getpwnam(user)
-                os.chown(path, pw.pw_uid, pw.pw_gid)
+        except FileExistsError:
+            return path
+        if user:
+            pw = pwd.getpwnam(user)
+            os.chown(path, pw.pw_uid, pw.pw_gid)
         return path
 
     def run(self, args, user=None, timeout=60, cwd=None, input=None):

@@ -70,9 +70,10 @@ def test_herdd_kill9_keeps_running_job(cluster):
     node = cluster.show_job(job_id)["BatchHost"]
     pid = cluster.herdd_pid(node)
     os.kill(pid, signal.SIGKILL)
+    cluster.wait_until(f"herdd {node} gone", lambda: cluster.daemon_pids("herdd", node) == [],
+                       timeout=10)
     time.sleep(1)
     assert cluster.job_state(job_id) == "RUNNING"
-    assert cluster.daemon_pids("herdd", node) == []
     cluster.restart_herdd(node)
     cluster.wait_until(f"herdd {node} back", lambda: cluster.daemon_pids("herdd", node))
     assert cluster.herdd_pid(node) != pid
