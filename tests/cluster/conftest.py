@@ -14,7 +14,8 @@ import time
 import pytest
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BIN = os.path.join(REPO, "build", "bin")
+# HERD_BIN points the tests at another build (e.g. `make B=build-san SAN=1`).
+BIN = os.environ.get("HERD_BIN") or os.path.join(REPO, "build", "bin")
 HERD = os.path.join(BIN, "herd")
 USERS = ("herdu1", "herdu2")
 # Herd's commands are run by absolute path: a machine may also have Slurm's
@@ -271,12 +272,49 @@ def start_cluster(nodes=4):
     return c
 
 
+SANITIZER_MARKS = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:")
+
+
+def sanitizer_reports(c):
+    """Lines that ASan/UBSan/LSan wrote into the daemons' logs (a `make SAN=1`
+    build); UBSan does not stop a daemon, so only the logs tell."""
+    found = []
+    for sub in ("log", "munge"):
+        logdir = os.path.join(c.dir, sub)
+        if not os.path.isdir(logdir):
+            continue
+        for name in sorted(os.listdir(logdir)):
+            if not (name.endswith(".log") or name.endswith(".out")):
+                continue
+            with open(os.path.join(logdir, name), errors="replace") as f:
+                for line in f:
+                    if any(m in line for m in SANITIZER_MARKS):
+                        found.append(f"{name}: {line.strip()}")
+    return found
+
+
 def stop_cluster(c):
+    """herd down; fails when it did not stop cleanly or when a sanitizer
+    reported something in the logs (the directory is then kept)."""
     r = c.down()
-    # Keep the directory of a cluster that failed to stop, for its logs.
-    if r.rc == 0 and not os.environ.get("HERD_KEEP"):
+    reports = sanitizer_reports(c)
+    if r.rc == 0 and not reports and not os.environ.get("HERD_KEEP"):
         shutil.rmtree(c.root, ignore_errors=True)
+    assert r.rc == 0, f"herd down failed: {r}"
+    assert not reports, f"sanitizer reports (kept {c.dir}):\n" + "\n".join(reports[:20])
     return r
+
+
+def stop_clusters(*clusters):
+    """Stop every cluster, then report the first failure."""
+    errors = []
+    for c in clusters:
+        try:
+            stop_cluster(c)
+        except AssertionError as e:
+            errors.append(e)
+    if errors:
+        raise errors[0]
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from conftest import HERD, BIN, Cluster, make_root, read_conf, stop_cluster
+from conftest import HERD, BIN, Cluster, make_root, read_conf, stop_cluster, stop_clusters
 
 
 def processes_naming(path):
@@ -58,8 +58,7 @@ def pair(users):
         b.up()
         yield a, b
     finally:
-        stop_cluster(a)
-        stop_cluster(b)
+        stop_clusters(a, b)
 
 
 def test_up_prints_environment(pair):
@@ -130,8 +129,7 @@ def test_down_stops_only_its_cluster(users):
         assert b.ping_ok()
         assert len(b.daemon_pids("herdd")) == 2
     finally:
-        stop_cluster(a)
-        stop_cluster(b)
+        stop_clusters(a, b)
     assert processes_naming(b.dir + "/") == []
 
 
