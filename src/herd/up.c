@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -214,6 +215,11 @@ static int start_munge(struct cluster *c, struct herd_error *err)
 			a_seed, "--num-threads=4", "--force", NULL};
 	int rc = -1;
 
+	if (strlen(sock) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
+		errprintf(err, "--dir is too long: MUNGE's socket path would have %zu bytes, the limit is %zu",
+			  strlen(sock), sizeof(((struct sockaddr_un *)0)->sun_path) - 1);
+		goto out;
+	}
 	if (make_dir(mdir, 0755, err) < 0)
 		goto out;
 	if (access(key, F_OK) < 0) {
