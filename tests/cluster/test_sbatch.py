@@ -42,12 +42,12 @@ def test_submitted_message_and_parsable(clean):
     assert re.fullmatch(r"\d+\n", r.out), r
     second = int(r.out)
     assert second > first
+    for j in (first, second):
+        assert c.wait_done(j) == "COMPLETED"
     # -Q prints nothing at all, and the job still exists.
     r = submit(c, "-Q", "-H", "-o", "/dev/null", "--wrap", "true")
     assert (r.rc, r.out, r.err) == (0, "", ""), r
     assert len(active_ids(c)) == 1
-    for j in (first, second):
-        assert c.wait_done(j) == "COMPLETED"
 
 
 def test_script_file_is_read_at_submit_time(clean):
@@ -175,6 +175,10 @@ def test_resource_options_reach_job_and_scontrol(clean):
     assert read(os.path.join(wd, f"res-{job_id}.out")).split() == \
         ["2", "3", "1", "100", "debug", "res"]
     assert int(c.show_job(job_id)["NumCPUs"]) >= 3
+    # Memory with a unit suffix.
+    job_id = job_id_of(submit(c, "-H", "--mem=1G", "--wrap", "true"))
+    assert c.show_job(job_id)["MinMemoryNode"] == "1G"
+    assert squeue_field(c, job_id, "%m") == "1G"
 
 
 def test_cpus_per_task(clean):

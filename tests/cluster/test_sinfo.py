@@ -37,6 +37,9 @@ def test_default_summary(clean):
     assert sinfo(c, "-o", "%P %a %D %T %N").split("\n")[0] == "PARTITION AVAIL NODES STATE NODELIST"
     assert sinfo(c, "-h", "-o", "%R|%c|%m|%l|%D") == \
         f"debug|2|{c.nodes[0]['RealMemory']}|infinite|4\n"
+    assert sinfo(c, "-h", "-p", "debug") == summary_line(4, "idle", "n[1-4]") + "\n"
+    # An unknown partition: the header and nothing else.
+    assert sinfo(c, "-p", "nosuch") == HEADER + "\n"
 
 
 def test_states_follow_jobs(clean):

@@ -91,6 +91,17 @@ def test_unknown_user_matches_nothing(clean):
     assert r.rc == 0 and len(r.out.split()) == 1, r
 
 
+def test_partition_and_name_filters(clean):
+    c = clean
+    a = held(c, "herdu1", name="alpha")
+    b = held(c, "herdu2", name="beta")
+    assert ids(c.run(["squeue", "-h", "-o", "%i", "-p", "debug"])) == [a, b]
+    assert ids(c.run(["squeue", "-h", "-o", "%i", "--partition=nosuch"])) == []
+    assert ids(c.run(["squeue", "-h", "-o", "%i", "-n", "beta"])) == [b]
+    assert ids(c.run(["squeue", "-h", "-o", "%i", "--name=alpha,beta"])) == [a, b]
+    assert ids(c.run(["squeue", "-h", "-o", "%i", "-n", "alpha", "-u", "herdu2"])) == []
+
+
 def test_job_filter(clean):
     c = clean
     a, b, x = held(c, "herdu1"), held(c, "herdu2"), held(c, "herdu2")
