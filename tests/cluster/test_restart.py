@@ -67,6 +67,11 @@ def test_herdd_kill9_keeps_running_job(cluster):
                             f"echo start; while [ ! -e {marker} ]; do sleep 0.2; done; echo done",
                             user="herdu1", cwd=wd)
     cluster.wait_state(job_id, "RUNNING")
+    out = os.path.join(wd, f"nodekill-{job_id}.out")
+    # The batch script runs (not merely allocated: a launch still in flight
+    # when herdd dies fails and is requeued, as in Slurm).
+    cluster.wait_until("the job's first output",
+                       lambda: os.path.exists(out) and open(out).read() == "start\n")
     node = cluster.show_job(job_id)["BatchHost"]
     pid = cluster.herdd_pid(node)
     os.kill(pid, signal.SIGKILL)
@@ -81,6 +86,6 @@ def test_herdd_kill9_keeps_running_job(cluster):
     assert cluster.job_state(job_id) == "RUNNING"
     open(marker, "w").close()
     assert cluster.wait_done(job_id, timeout=60) == "COMPLETED", cluster.show_job(job_id)
-    with open(os.path.join(wd, f"nodekill-{job_id}.out")) as f:
+    with open(out) as f:
         assert f.read() == "start\ndone\n"
     cluster.wait_nodes_idle()
