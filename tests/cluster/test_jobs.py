@@ -70,10 +70,12 @@ def test_owner_cancels_running_job(cluster):
     # The job's processes are gone: nothing of user herdu2 still sleeps.
     uid = pwd.getpwnam("herdu2").pw_uid
     cluster.wait_until("the job's sleep to end",
-                       lambda: not any(sleeping_as(uid)), timeout=15)
+                       lambda: not any(sleeping_as(uid, job_id, cluster.conf)), timeout=15)
 
 
-def sleeping_as(uid):
+def sleeping_as(uid, job_id, conf):
+    """The job's `sleep 300` processes (by uid and SLURM_JOB_ID, and this
+    cluster's HERD_CONF, since other clusters may run the same test)."""
     for d in os.listdir("/proc"):
         if not d.isdigit():
             continue
@@ -82,9 +84,13 @@ def sleeping_as(uid):
                 status = f.read()
             with open(f"/proc/{d}/cmdline", "rb") as f:
                 cmd = f.read()
+            if f"\nUid:\t{uid}\t" not in status or not cmd.startswith(b"sleep\x00300"):
+                continue
+            with open(f"/proc/{d}/environ", "rb") as f:
+                env = f.read().split(b"\0")
         except OSError:
             continue
-        if f"\nUid:\t{uid}\t" in status and cmd.startswith(b"sleep\x00300"):
+        if f"SLURM_JOB_ID={job_id}".encode() in env and f"HERD_CONF={conf}".encode() in env:
             yield int(d)
 
 
