@@ -146,6 +146,25 @@ def test_up_options(users):
         stop_cluster(c)
 
 
+def test_up_again_keeps_the_jobs(users):
+    """herd down then herd up in the same directory: same cluster, same jobs."""
+    c = Cluster(make_root(), 1)
+    try:
+        c.up()
+        name = c.name
+        held = c.sbatch("-H", "-o", "/dev/null", "--wrap", "true", user="herdu1")
+        done = c.sbatch("-o", "/dev/null", "--wrap", "true", user="herdu1")
+        assert c.wait_done(done) == "COMPLETED"
+        assert c.down().rc == 0
+        c.up()
+        assert c.name == name
+        assert c.job_state(held) == "PENDING"
+        assert c.job_state(done) == "COMPLETED"
+        assert c.sbatch("-H", "-o", "/dev/null", "--wrap", "true") > done
+    finally:
+        stop_cluster(c)
+
+
 def test_usage_errors():
     r = subprocess.run([HERD, "up", "--dir", "/tmp/x"], capture_output=True, text=True)
     assert r.returncode == 2 and "--nodes" in r.stderr
