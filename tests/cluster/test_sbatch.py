@@ -320,6 +320,13 @@ def test_submission_rides_over_controller_restart(cluster):
     assert r.err == "slurm_load_jobs error: Unable to contact slurm controller (connect failure)\n"
     r = c.run(["scontrol", "ping"])
     assert r.rc == 1 and r.out.startswith("Slurmctld(primary) at localhost is DOWN\n"), r
+    r = c.run(["sinfo"], user=USER)
+    assert (r.rc, r.out) == (1, ""), r
+    assert r.err == \
+        "slurm_load_partitions: Unable to contact slurm controller (connect failure)\n"
+    r = c.run(["scontrol", "show", "job"], user=USER)
+    assert r.rc == 1, r
+    assert r.err == "slurm_load_jobs error: Unable to contact slurm controller (connect failure)\n"
 
     env = c.env()
     proc = subprocess.Popen(
