@@ -293,14 +293,56 @@ def sanitizer_reports(c):
     return found
 
 
+def processes_naming(path):
+    """PIDs of live processes whose command line or environment names path."""
+    found = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit() or int(d) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{d}/cmdline", "rb") as f:
+                cmd = f.read()
+            with open(f"/proc/{d}/stat") as f:
+                if f.read().rsplit(")", 1)[1].split()[0] == "Z":
+                    continue
+        except OSError:
+            continue
+        if path.encode() in cmd:
+            found.append((int(d), cmd.replace(b"\0", b" ").decode(errors="replace")))
+    return found
+
+
+def processes_with_conf(conf):
+    """PIDs of live processes whose environment holds HERD_CONF=conf (daemons,
+    step daemons and job processes of that cluster)."""
+    needle = f"HERD_CONF={conf}".encode()
+    found = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit() or int(d) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{d}/environ", "rb") as f:
+                env = f.read().split(b"\0")
+            with open(f"/proc/{d}/stat") as f:
+                if f.read().rsplit(")", 1)[1].split()[0] == "Z":
+                    continue
+        except OSError:
+            continue
+        if needle in env:
+            found.append(int(d))
+    return found
+
+
 def stop_cluster(c):
     """herd down; fails when it did not stop cleanly or when a sanitizer
     reported something in the logs (the directory is then kept)."""
     r = c.down()
     reports = sanitizer_reports(c)
-    if r.rc == 0 and not reports and not os.environ.get("HERD_KEEP"):
+    left = processes_naming(c.dir + "/") + processes_with_conf(c.conf)
+    if r.rc == 0 and not reports and not left and not os.environ.get("HERD_KEEP"):
         shutil.rmtree(c.root, ignore_errors=True)
     assert r.rc == 0, f"herd down failed: {r}"
+    assert not left, f"processes of the cluster left after herd down: {left}"
     assert not reports, f"sanitizer reports (kept {c.dir}):\n" + "\n".join(reports[:20])
     return r
 

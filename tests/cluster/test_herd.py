@@ -7,47 +7,8 @@ import subprocess
 
 import pytest
 
-from conftest import HERD, BIN, Cluster, make_root, read_conf, stop_cluster, stop_clusters
-
-
-def processes_naming(path):
-    """PIDs of live processes whose command line or environment names path."""
-    found = []
-    for d in os.listdir("/proc"):
-        if not d.isdigit() or int(d) == os.getpid():
-            continue
-        try:
-            with open(f"/proc/{d}/cmdline", "rb") as f:
-                cmd = f.read()
-            with open(f"/proc/{d}/stat") as f:
-                if f.read().rsplit(")", 1)[1].split()[0] == "Z":
-                    continue
-        except OSError:
-            continue
-        if path.encode() in cmd:
-            found.append((int(d), cmd.replace(b"\0", b" ").decode(errors="replace")))
-    return found
-
-
-def processes_with_conf(conf):
-    """PIDs of live processes whose environment holds HERD_CONF=conf (daemons,
-    step daemons and job processes of that cluster)."""
-    needle = f"HERD_CONF={conf}".encode()
-    found = []
-    for d in os.listdir("/proc"):
-        if not d.isdigit() or int(d) == os.getpid():
-            continue
-        try:
-            with open(f"/proc/{d}/environ", "rb") as f:
-                env = f.read().split(b"\0")
-            with open(f"/proc/{d}/stat") as f:
-                if f.read().rsplit(")", 1)[1].split()[0] == "Z":
-                    continue
-        except OSError:
-            continue
-        if needle in env:
-            found.append(int(d))
-    return found
+from conftest import (HERD, BIN, Cluster, make_root, processes_naming, processes_with_conf,
+                      read_conf, stop_cluster, stop_clusters)
 
 
 @pytest.fixture(scope="module")
