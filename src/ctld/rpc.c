@@ -343,8 +343,8 @@ static void rpc_update(struct net_req *req)
 {
 	uint32_t id = jint(req->body, "job_id");
 	const char *action = jstr(req->body, "action");
+	bool admin = rpc_is_admin(req->uid);   /* before owned_job, which may answer (and free) req */
 	struct job *job = owned_job(req, id);
-	bool admin = rpc_is_admin(req->uid);
 
 	if (!job)
 		return;

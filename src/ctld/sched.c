@@ -127,7 +127,8 @@ static void sched_pass(uv_timer_t *t)
 
 	ctld.sched_queued = false;
 	job_foreach(collect, &pend);
-	qsort(pend.jobs, pend.n, sizeof(*pend.jobs), by_priority);
+	if (pend.n)
+		qsort(pend.jobs, pend.n, sizeof(*pend.jobs), by_priority);
 	sn = snapshot_nodes();
 	for (size_t i = 0; i < pend.n; i++) {
 		struct job *job = pend.jobs[i];

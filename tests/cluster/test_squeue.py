@@ -76,9 +76,6 @@ def test_user_filter(clean):
     assert ids(c.run(["squeue", "-h", "-o", "%i"], user="herdu2")) == [a1, a2, b1, r0]
 
 
-@pytest.mark.xfail(strict=True, reason="Makefile links the commands with -static: glibc's "
-                   "getpwnam then loads libnss_systemd for a name not in /etc/passwd and "
-                   "squeue dies of SIGSEGV (lead: link glibc dynamically)")
 def test_unknown_user_matches_nothing(clean):
     c = clean
     held(c, "herdu1")
