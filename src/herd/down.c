@@ -179,7 +179,8 @@ int herd_down_main(int argc, char **argv)
 		}
 	}
 	scan_proc(&jobs, &njobs, dir_slash, conf_env, true);
-	/* The jobs end first, so their step daemons see them end. */
+	/* Jobs get SIGTERM with the daemons (as at the end of KillWait's grace,
+	 * not before): the cluster is going away, so are its jobs. */
 	proc_signal_all(jobs, njobs, SIGTERM);
 	stopped = proc_signal_all(steps, nsteps, SIGTERM);
 	stopped += proc_signal_all(daemons, ndaemons, SIGTERM);
