@@ -179,8 +179,8 @@ int herd_down_main(int argc, char **argv)
 		}
 	}
 	scan_proc(&jobs, &njobs, dir_slash, conf_env, true);
-	/* Jobs get SIGTERM with the daemons (as at the end of KillWait's grace,
-	 * not before): the cluster is going away, so are its jobs. */
+	/* Jobs get SIGTERM along with the daemons: the cluster is going away,
+	 * and its jobs with it. */
 	proc_signal_all(jobs, njobs, SIGTERM);
 	stopped = proc_signal_all(steps, nsteps, SIGTERM);
 	stopped += proc_signal_all(daemons, ndaemons, SIGTERM);
