@@ -41,6 +41,10 @@ static int task_become_user(const struct stepd *sd)
 {
 	const struct launch *l = &sd->launch;
 
+	/* A cluster started by an ordinary user (herd up without root) runs
+	 * only that user's jobs, as that user: there is nobody to become. */
+	if (getuid() != 0 && getuid() == l->uid)
+		return 0;
 	if (setgroups(sd->ngroups, sd->groups) < 0 || setgid(l->gid) < 0 || setuid(l->uid) < 0)
 		return -1;
 	if (l->uid != 0 && setuid(0) == 0) {   /* must not be able to come back */

@@ -80,9 +80,10 @@ class Cluster:
         self.up_result = None
 
     # ---- lifecycle -------------------------------------------------------
-    def up(self, *extra, timeout=60):
-        p = subprocess.run([HERD, "up", "--nodes", str(self.nnodes), "--dir", self.dir, *extra],
-                           capture_output=True, text=True, timeout=timeout)
+    def up(self, *extra, timeout=60, user=None):
+        as_user = ["runuser", "-u", user, "--"] if user else []
+        p = subprocess.run([*as_user, HERD, "up", "--nodes", str(self.nnodes), "--dir", self.dir,
+                            *extra], capture_output=True, text=True, timeout=timeout)
         self.up_result = Result(p)
         if p.returncode != 0:
             raise RuntimeError(f"herd up failed ({p.returncode}):\n{p.stderr}\n{self.logs()}")

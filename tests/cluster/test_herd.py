@@ -2,6 +2,7 @@
 clusters side by side, a second `up` in a running directory, and `down`
 stopping exactly one cluster's processes."""
 import os
+import pwd
 import shutil
 import subprocess
 
@@ -122,6 +123,27 @@ def test_up_again_keeps_the_jobs(users):
         assert c.job_state(held) == "PENDING"
         assert c.job_state(done) == "COMPLETED"
         assert c.sbatch("-H", "-o", "/dev/null", "--wrap", "true") > done
+    finally:
+        stop_cluster(c)
+
+
+def test_up_as_an_ordinary_user(users):
+    """Anyone may bring up a cluster: started by herdu1, its daemons run as herdu1
+    and run herdu1's jobs as herdu1."""
+    root = make_root()
+    pw = pwd.getpwnam("herdu1")
+    os.chown(root, pw.pw_uid, pw.pw_gid)
+    c = Cluster(root, 2)
+    try:
+        c.up(user="herdu1")
+        owners = {os.stat(f"/proc/{pid}").st_uid for pid in c.daemon_pids("herdd") + [c.ctld_pid()]}
+        assert owners == {pw.pw_uid}
+        out = os.path.join(c.workdir("herdu1"), "who-%j")
+        job_id = c.sbatch("-N", "2", "-o", out, "--wrap", "id -un; echo $SLURM_JOB_NODELIST",
+                          user="herdu1")
+        assert c.wait_done(job_id) == "COMPLETED", c.show_job(job_id)
+        with open(out.replace("%j", str(job_id))) as f:
+            assert f.read() == "herdu1\nn[1-2]\n"
     finally:
         stop_cluster(c)
 
