@@ -89,7 +89,11 @@ static void set_str(char **dst, const char *src)
  * node lost it (rebooted, or herdstepd was killed). */
 static void node_lost_job(struct job *job, struct node *n)
 {
-	log_error("job %u: node %s no longer runs it", job->id, n->name);
+	log_error("job %u: lost on node %s", job->id, n->name);
+	/* Whatever still runs of it elsewhere (its batch script, when the lost
+	 * node was another of its nodes) must stop too. */
+	if (job->nalloc && &ctld.nodes[job->alloc_node[0]] != n)
+		launch_terminate(job);
 	job_set_state(job, job->cancel_requested ? JOB_CANCELLED : JOB_NODE_FAIL, REASON_NODE_DOWN);
 }
 
@@ -161,8 +165,9 @@ void node_register(struct net_req *req)
 		n->state = NODE_IDLE;
 		log_info("node %s registered: %d CPUs, %lu MB", n->name, n->cpus,
 			 (unsigned long)n->real_memory);
-	} else if (n->state == NODE_DOWN && ctld.return_to_service > 0 && n->reason &&
-		   !strcmp(n->reason, "Not responding")) {
+	} else if (n->state == NODE_DOWN &&
+		   (ctld.return_to_service == 2 ||
+		    (ctld.return_to_service == 1 && n->reason && !strcmp(n->reason, "Not responding")))) {
 		n->state = NODE_IDLE;
 		set_str(&n->reason, NULL);
 		log_info("node %s returned to service", n->name);

@@ -317,6 +317,7 @@ static int write_conf(const struct cluster *c, const struct up_opts *o, struct h
 	/* Short timers: a test cluster should notice a dead node and finish a
 	 * cancel in seconds, not Slurm's production defaults (300 s, 30 s). */
 	fprintf(f, "SlurmdTimeout=10\n");
+	fprintf(f, "ReturnToService=2\n");   /* a restarted herdd brings its node back */
 	fprintf(f, "KillWait=5\n");
 	fprintf(f, "MinJobAge=300\n");
 	for (int i = 0; i < o->nodes; i++)
