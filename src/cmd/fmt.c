@@ -1,8 +1,10 @@
 /* Slurm output-format specs and cell rendering for squeue/sinfo.  Matches
  * what Slurm prints: a width cuts the value to that many characters ('.'
  * pads on the left instead of the right), no width prints the value whole. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "cmd/fmt.h"
 #include "common/xmalloc.h"
 
@@ -168,5 +170,29 @@ void fmt_fit(struct fmt *f, fmt_value_f value, const void *const *rows, size_t n
 		}
 		if ((int)width > it->width)
 			it->width = width;
+	}
+}
+
+void fmt_print_table(const struct fmt *f, fmt_value_f value, const void *const *rows,
+		     size_t nrows, const struct fmt_title *titles, bool header, bool long_form)
+{
+	char *line;
+	if (long_form) {
+		char date[64];
+		time_t t = time(NULL);
+		struct tm tm;
+		localtime_r(&t, &tm);
+		strftime(date, sizeof(date), "%a %b %d %H:%M:%S %Y", &tm);
+		printf("%s\n", date);
+	}
+	if (header) {
+		line = fmt_line(f, NULL, NULL, titles);
+		printf("%s\n", line);
+		free(line);
+	}
+	for (size_t i = 0; i < nrows; i++) {
+		line = fmt_line(f, value, rows[i], NULL);
+		printf("%s\n", line);
+		free(line);
 	}
 }

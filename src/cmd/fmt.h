@@ -52,4 +52,10 @@ void fmt_fit(struct fmt *f, fmt_value_f value, const void *const *rows, size_t n
 
 const char *fmt_title_of(const struct fmt_title *titles, char letter);
 
+/* Print a table as squeue and sinfo do: with long_form a date line first
+ * ("Sun Nov 29 10:09:36 2026"), then the header line when header is true,
+ * then one line per row. */
+void fmt_print_table(const struct fmt *f, fmt_value_f value, const void *const *rows,
+		     size_t nrows, const struct fmt_title *titles, bool header, bool long_form);
+
 #endif

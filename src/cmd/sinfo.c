@@ -543,25 +543,8 @@ int main(int argc, char **argv)
 	for (size_t i = 0; node_mode && i < fmt->count; i++)
 		if (fmt->items[i].fit && fmt->items[i].letter == 'N' && fmt->items[i].width < 9)
 			fmt->items[i].width = 9;
+	fmt_print_table(fmt, record_value, rows, nrecs, titles, !no_header, long_form);
 	free(rows);
-	if (long_form) {
-		char date[64];
-		time_t t = time(NULL);
-		struct tm tm;
-		localtime_r(&t, &tm);
-		strftime(date, sizeof(date), "%a %b %d %H:%M:%S %Y", &tm);
-		printf("%s\n", date);
-	}
-	if (!no_header) {
-		char *line = fmt_line(fmt, NULL, NULL, titles);
-		printf("%s\n", line);
-		free(line);
-	}
-	for (size_t i = 0; i < nrecs; i++) {
-		char *line = fmt_line(fmt, record_value, &recs[i], NULL);
-		printf("%s\n", line);
-		free(line);
-	}
 	status = 0;
 out:
 	for (size_t i = 0; i < nrecs; i++) {

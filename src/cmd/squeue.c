@@ -608,25 +608,15 @@ int main(int argc, char **argv)
 	}
 	qsort(show, nshow, sizeof(*show), compare_jobs);
 
-	if (long_format) {
-		char date[64];
-		time_t t = time(NULL);
-		struct tm tm;
-		localtime_r(&t, &tm);
-		strftime(date, sizeof(date), "%a %b %d %H:%M:%S %Y", &tm);
-		printf("%s\n", date);
-	}
-	if (!no_header) {
-		char *line = fmt_line(fmt, NULL, NULL, titles);
-		printf("%s\n", line);
-		free(line);
-	}
+	struct row *rows = xmalloc((nshow + 1) * sizeof(*rows));
+	const void **ptrs = xmalloc((nshow + 1) * sizeof(*ptrs));
 	for (size_t i = 0; i < nshow; i++) {
-		struct row row = { show[i], now };
-		char *line = fmt_line(fmt, job_value, &row, NULL);
-		printf("%s\n", line);
-		free(line);
+		rows[i] = (struct row){ show[i], now };
+		ptrs[i] = &rows[i];
 	}
+	fmt_print_table(fmt, job_value, ptrs, nshow, titles, !no_header, long_format);
+	free(ptrs);
+	free(rows);
 	free(show);
 	status = 0;
 out:
