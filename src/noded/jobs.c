@@ -15,6 +15,7 @@
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
+#include "common/fs.h"
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "noded/noded.h"
@@ -79,16 +80,7 @@ struct noded_job *jobs_add(struct noded *nd, uint32_t job_id, const char *dir)
 /* A job directory holds only plain files and the socket. */
 void jobs_remove_dir(const char *dir)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
-
-	if (d) {
-		while ((e = readdir(d)))
-			if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-				unlinkat(dirfd(d), e->d_name, 0);
-		closedir(d);
-	}
-	if (rmdir(dir) < 0 && errno != ENOENT)
+	if (fs_remove_flat_dir(dir) < 0)
 		log_error("cannot remove %s: %s", dir, strerror(errno));
 }
 

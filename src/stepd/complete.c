@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "common/auth.h"
+#include "common/fs.h"
 #include "common/log.h"
 #include "common/msg.h"
 #include "common/net.h"
@@ -24,16 +25,7 @@ static void complete_send(struct stepd *sd);
 /* Remove the job's directory (flat: herdstepd puts no subdirectory there). */
 static void complete_cleanup(struct stepd *sd)
 {
-	DIR *d = opendir(sd->job_dir);
-	struct dirent *e;
-
-	if (d) {
-		while ((e = readdir(d)))
-			if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-				unlinkat(dirfd(d), e->d_name, 0);
-		closedir(d);
-	}
-	if (rmdir(sd->job_dir) < 0 && errno != ENOENT)
+	if (fs_remove_flat_dir(sd->job_dir) < 0)
 		log_error("job %u: rmdir %s: %s", sd->launch.job_id, sd->job_dir, strerror(errno));
 }
 
