@@ -188,6 +188,10 @@ uint32_t store_find_key(uid_t uid, const char *key);
 bool store_job_known(uint32_t job_id);                 /* any record of it, even purged */   /* committed job with this key, or 0 */   /* the script/env/argv of a job, read now */
 void store_close(void);
 
+/* names.c */
+const char *names_user(uid_t uid);     /* cached; the number when unknown */
+const char *names_group(gid_t gid);
+
 /* rpc.c */
 void rpc_handle(struct net_req *req, void *arg);
 bool rpc_is_admin(uid_t uid);

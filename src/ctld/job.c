@@ -1,7 +1,6 @@
 /* The job table (by ID and by submission key), the one function that changes
  * a job's state, and the job record's JSON form (for the store and for
  * JOB_INFO).  Scheduling decisions live in sched.c; RPCs in rpc.c. */
-#include <grp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -229,27 +228,6 @@ void job_set_state(struct job *job, enum job_state state, enum job_reason reason
 		 job_reason_name(reason));
 }
 
-/* Group names for JOB_INFO, cached: a name service lookup per job per squeue
- * would be slow, and groups of running jobs rarely change. */
-static const char *group_name(gid_t gid)
-{
-	static struct { gid_t gid; char name[64]; } cache[64];
-	static unsigned next;
-	struct group gr, *res = NULL;
-	char buf[4096];
-
-	for (unsigned i = 0; i < 64 && i < next; i++)
-		if (cache[i].gid == gid)
-			return cache[i].name;
-	unsigned slot = next++ % 64;
-	cache[slot].gid = gid;
-	if (getgrgid_r(gid, &gr, buf, sizeof(buf), &res) == 0 && res)
-		snprintf(cache[slot].name, sizeof(cache[slot].name), "%s", gr.gr_name);
-	else
-		snprintf(cache[slot].name, sizeof(cache[slot].name), "%u", (unsigned)gid);
-	return cache[slot].name;
-}
-
 static const char *nz(const char *s)
 {
 	return s ? s : "";
@@ -289,7 +267,7 @@ json_t *job_to_json(const struct job *job, bool internal)
 	}
 	json_object_set_new(o, "num_cpus", json_integer(cpus));
 	if (!internal) {
-		json_object_set_new(o, "group", json_string(group_name(job->gid)));
+		json_object_set_new(o, "group", json_string(names_group(job->gid)));
 		return o;
 	}
 	/* The record keeps what was asked, not the defaults shown. */

@@ -1,9 +1,7 @@
 /* The controller's request table: who may send each message and which
  * function answers it.  Mutating requests answer only after their change is
  * durable (store_after_commit). */
-#include <pwd.h>
 #include <signal.h>
-#include <grp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -75,15 +73,6 @@ static const char *jstr(const json_t *o, const char *key)
 static int64_t jint(const json_t *o, const char *key)
 {
 	return json_integer_value(json_object_get(o, key));
-}
-
-static char *user_name(uid_t uid)
-{
-	struct passwd pw, *res = NULL;
-	char buf[4096];
-	if (getpwuid_r(uid, &pw, buf, sizeof(buf), &res) == 0 && res)
-		return xstrdup(pw.pw_name);
-	return xasprintf("%u", (unsigned)uid);
 }
 
 /* Where output goes, as scontrol shows it: absolute, with the patterns known
@@ -163,7 +152,7 @@ static void rpc_submit(struct net_req *req)
 	job = xmalloc(sizeof(*job));
 	job->uid = req->uid;
 	job->gid = req->gid;
-	job->user = user_name(req->uid);
+	job->user = xstrdup(names_user(req->uid));
 	job->name = xstrdup(jstr(spec, "name"));
 	job->part = part;
 	job->account = *jstr(spec, "account") ? xstrdup(jstr(spec, "account")) : NULL;
@@ -200,8 +189,7 @@ static void rpc_submit(struct net_req *req)
 	job->state = JOB_PENDING;
 	job->reason = job->hold_user ? REASON_HELD_USER : REASON_NONE;
 	job_table_add(job);
-	store_job_insert(job, json_incref(spec));
-	store_job_event(job->id, "SUBMIT", job->user);
+	store_job_insert(job, json_incref(spec));   /* the row itself records the submission */
 	respond_durable(req, job->id, true);   /* marks the job durable, then replies */
 	return;
 refuse:
