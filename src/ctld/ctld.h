@@ -31,6 +31,7 @@ struct node {
 	int alloc_cpus;
 	uint64_t alloc_mem;
 	int njobs;                  /* jobs holding part of this node */
+	int nbatch;                 /* of those, jobs whose batch script runs here */
 	bool exclusive_job;         /* held whole by an --exclusive job */
 	time_t last_seen, boot_time, slurmd_start_time;
 	char *arch, *os;

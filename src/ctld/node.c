@@ -60,6 +60,7 @@ void node_alloc(struct job *job)
 		n->alloc_cpus += job->alloc_cpus[i];
 		n->alloc_mem += job->alloc_mem;
 		n->njobs++;
+		n->nbatch += i == 0;
 		if (job->exclusive)
 			n->exclusive_job = true;
 		node_update_state(n);
@@ -73,6 +74,7 @@ void node_free(struct job *job)
 		n->alloc_cpus -= job->alloc_cpus[i];
 		n->alloc_mem -= job->alloc_mem;
 		n->njobs--;
+		n->nbatch -= i == 0;
 		if (job->exclusive)
 			n->exclusive_job = false;
 		node_update_state(n);
@@ -183,7 +185,17 @@ void node_register(struct net_req *req)
 			launch_terminate_id(n, id);
 		}
 	}
-	if (!first || ctld.start_time + 5 < now) {
+	/* Look for jobs the node lost only when its report does not account for
+	 * every batch script we think runs there: a heartbeat costs O(its jobs),
+	 * not O(all jobs). */
+	int accounted = 0;
+	json_array_foreach(jobs, i, v) {
+		struct job *job = job_find(json_integer_value(v));
+		if (job && (job->state == JOB_RUNNING || job->state == JOB_COMPLETING) &&
+		    job->nalloc && job->alloc_node[0] == idx)
+			accounted++;
+	}
+	if (accounted < n->nbatch && (!first || ctld.start_time + 5 < now)) {
 		struct reconcile r = { n, idx, jobs, now };
 		job_foreach(reconcile_one, &r);
 	}
