@@ -142,6 +142,7 @@ void job_set_state(struct job *job, enum job_state state, enum job_reason reason
 json_t *job_to_json(const struct job *job, bool internal);
 struct job *job_from_json(const json_t *rec);
 void job_destroy(struct job *job);
+void job_forget(struct job *job);     /* out of the table, and destroyed */
 void job_purge_old(time_t now);
 void job_foreach(void (*fn)(struct job *job, void *arg), void *arg);
 uint32_t job_base_priority(uint32_t id);

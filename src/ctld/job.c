@@ -148,6 +148,12 @@ void job_destroy(struct job *job)
 	free(job);
 }
 
+void job_forget(struct job *job)
+{
+	table_remove(job);
+	job_destroy(job);
+}
+
 static void purge_one(struct job *job, void *arg)
 {
 	time_t horizon = *(time_t *)arg;

@@ -31,6 +31,11 @@ static void reply_after_commit(void *arg, bool ok)
 	json_t *body = NULL;
 
 	if (!ok) {
+		/* A submission that never reached the disk never happened: the
+		 * client is told so and may submit again. */
+		struct job *job = p->with_id ? job_find(p->job_id) : NULL;
+		if (job && !job->durable)
+			job_forget(job);
 		net_respond(p->req, HERD_ERR_INTERNAL, NULL, "Unable to save state (store commit failed)");
 		free(p);
 		return;

@@ -6,6 +6,7 @@ module edits the config and kills daemons, so it has its own cluster:
 3 nodes of 4 CPUs and 1000 MB."""
 import os
 import signal
+import subprocess
 import time
 
 import pytest
@@ -148,3 +149,41 @@ def test_running_job_survives_controller_kill9(clean):
         assert f.read() == "start\ndone\n"
     # The next ID follows on: nothing reused.
     assert c.sbatch("-H", "-o", "/dev/null", "--wrap", "true") == job_id + 1
+
+
+def test_full_disk_refuses_submissions_cleanly(users):
+    """When the store cannot commit, sbatch is told so, no half-made job is
+    left behind, the controller stays up, and acknowledged jobs stay."""
+    c = Cluster(make_root(), 1)
+    state = os.path.join(c.dir, "state")
+    os.makedirs(state, mode=0o700)
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=400k", "tmpfs", state]).returncode:
+        pytest.skip("this machine cannot mount a tmpfs (needs CAP_SYS_ADMIN)")
+    try:
+        c.up()
+        script = os.path.join(c.workdir(), "big.sh")
+        with open(script, "w") as f:
+            f.write("#!/bin/sh\n# " + "x" * 60000 + "\ntrue\n")
+        printed, refused = [], 0
+        for _ in range(12):
+            r = c.run(["sbatch", "--parsable", "-H", "-o", "/dev/null", script])
+            if r.rc == 0:
+                printed.append(int(r.out.strip()))
+            else:
+                assert r.err.strip() == ("sbatch: error: Batch job submission failed: "
+                                         "Unable to save state (store commit failed)"), r
+                refused += 1
+        assert printed and refused, (printed, refused)
+        assert c.ping_ok()
+        r = c.run(["squeue", "-h", "-o", "%i"])
+        assert [int(x) for x in r.out.split()] == printed, r
+        # After a crash, exactly the acknowledged jobs are there.
+        os.kill(c.ctld_pid(), signal.SIGKILL)
+        c.wait_until("the controller to die", lambda: not c.daemon_pids("herdctld"))
+        c.restart_ctld()
+        c.wait_until("the controller", c.ping_ok)
+        r = c.run(["squeue", "-h", "-o", "%i"])
+        assert [int(x) for x in r.out.split()] == printed, r
+    finally:
+        stop_cluster(c)
+        subprocess.run(["umount", "-l", state])
