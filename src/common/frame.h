@@ -17,6 +17,7 @@
 #define FRAME_HDR_LEN 20
 #define FRAME_MAX_CRED 4096
 #define FRAME_DEFAULT_MAX_BODY (64u << 20)   /* 64 MiB */
+#define FRAME_MAX_REPLY (1u << 30)           /* what a client accepts from a daemon */
 
 struct frame_hdr {
 	uint16_t version, type;

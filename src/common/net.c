@@ -133,7 +133,8 @@ int net_call(const struct net_target *to, int type, const json_t *body, int time
 		errprintf(err, "no reply from %s:%d: %s", to->host, to->port, strerror(errno));
 		goto error;
 	}
-	if (frame_hdr_decode(hdrbuf, 0, &hdr, err) < 0)
+	/* A reply may be larger than any request: squeue over 100,000 jobs. */
+	if (frame_hdr_decode(hdrbuf, FRAME_MAX_REPLY, &hdr, err) < 0)
 		goto error;
 	if (hdr.type != (type | MSG_REPLY) || hdr.req_id != id || hdr.cred_len) {
 		errprintf(err, "unexpected reply from %s:%d", to->host, to->port);
