@@ -46,6 +46,10 @@ void net_server_stop(struct net_server *srv);   /* closes the listener */
  * gone, the reply is dropped. */
 void net_respond(struct net_req *req, int rc, json_t *body, const char *errtext);
 
+/* Answer req with a body already serialized (a JSON object that carries
+ * "rc"), for replies too large to build as one tree.  Steals body. */
+void net_respond_text(struct net_req *req, char *body, size_t len);
+
 struct net_target {
 	const char *host;
 	int port;

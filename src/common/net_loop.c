@@ -87,21 +87,43 @@ static void write_done(uv_write_t *w, int status)
 	free(w);
 }
 
-static void conn_send(struct net_conn *c, uint16_t type, uint32_t id, json_t *body)
+static void conn_send_text(struct net_conn *c, uint16_t type, uint32_t id, const char *b,
+			   size_t blen)
 {
-	size_t blen, flen;
-	char *b = frame_body_dump(body, &blen);
+	size_t flen;
 	unsigned char *frame = frame_encode(type, id, NULL, b, blen, &flen);
 	uv_write_t *w = xmalloc(sizeof(*w));
 	uv_buf_t buf = uv_buf_init((char *)frame, flen);
 
-	free(b);
 	w->data = frame;
 	if (uv_write(w, (uv_stream_t *)&c->tcp, &buf, 1, write_done) < 0) {
 		free(frame);
 		free(w);
 		conn_close(c);
 	}
+}
+
+static void conn_send(struct net_conn *c, uint16_t type, uint32_t id, json_t *body)
+{
+	size_t blen;
+	char *b = frame_body_dump(body, &blen);
+	conn_send_text(c, type, id, b, blen);
+	free(b);
+}
+
+static void req_free(struct net_req *req)
+{
+	json_decref(req->body);
+	conn_unref(req->conn);
+	free(req);
+}
+
+void net_respond_text(struct net_req *req, char *body, size_t len)
+{
+	if (!req->conn->closed)
+		conn_send_text(req->conn, req->type | MSG_REPLY, req->id, body, len);
+	free(body);
+	req_free(req);
 }
 
 void net_respond(struct net_req *req, int rc, json_t *body, const char *errtext)
@@ -116,9 +138,7 @@ void net_respond(struct net_req *req, int rc, json_t *body, const char *errtext)
 	if (!c->closed)
 		conn_send(c, req->type | MSG_REPLY, req->id, body);
 	json_decref(body);
-	json_decref(req->body);
-	conn_unref(c);
-	free(req);
+	req_free(req);
 }
 
 /* Worker pool: credential, JSON and schema checks, which may block on munged. */

@@ -79,6 +79,9 @@ struct job {
 	bool durable;               /* its submission is committed: it may be scheduled */
 	bool cancel_requested;
 	bool hold_admin, hold_user;
+	/* Where the batch launch stands; a cancel must not overtake it (a
+	 * TERMINATE that reaches the node before the LAUNCH finds nothing). */
+	enum { LAUNCH_NONE, LAUNCH_SENT, LAUNCH_DONE } launch;
 	uid_t uid;
 	gid_t gid;
 	char *user;

@@ -355,6 +355,7 @@ struct job *job_from_json(const json_t *rec)
 	job->key = str_or_null(rec, "key");
 	job->nodes_str = str_or_null(rec, "nodes");
 	if (job->state == JOB_RUNNING || job->state == JOB_COMPLETING) {
+		job->launch = LAUNCH_DONE;   /* or lost: the node's registration tells */
 		job->alloc_mem = int_of(rec, "mem_per_node");
 		job->alloc_node = xmalloc(json_array_size(alloc) * sizeof(int));
 		job->alloc_cpus = xmalloc(json_array_size(alloc) * sizeof(int));

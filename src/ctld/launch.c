@@ -58,9 +58,20 @@ static void launch_done(void *arg, json_t *reply, const struct herd_error *err)
 	struct job *job = job_find(id);
 	struct herd_error rerr;
 
-	if (reply && msg_reply_rc(reply, &rerr) == 0)
+	if (!job || job->launch != LAUNCH_SENT)
 		return;
-	if (!job || job->state != JOB_RUNNING)
+	if (reply && msg_reply_rc(reply, &rerr) == 0) {
+		job->launch = LAUNCH_DONE;
+		if (job->state == JOB_COMPLETING && job->cancel_requested)
+			launch_terminate(job);   /* a cancel came while the launch was on its way */
+		return;
+	}
+	job->launch = LAUNCH_NONE;
+	if (job->state == JOB_COMPLETING && job->cancel_requested) {
+		job_set_state(job, JOB_CANCELLED, REASON_NONE);   /* it never started */
+		return;
+	}
+	if (job->state != JOB_RUNNING)
 		return;
 	log_error("job %u: launch on %s failed: %s", id, ctld.nodes[job->alloc_node[0]].name,
 		  reply ? rerr.text : err->text);
@@ -119,6 +130,7 @@ void launch_job(struct job *job)
 	json_object_set_new(launch, "restarts", json_integer(job->restarts));
 	free(cpn);
 	body = json_pack("{s:I, s:o}", "job_id", (json_int_t)job->id, "launch", launch);
+	job->launch = LAUNCH_SENT;
 	struct net_target to = node_target(host);
 	net_call_async(ctld.loop, &to, MSG_LAUNCH_JOB, body, 30000, launch_done,
 		       (void *)(uintptr_t)job->id);

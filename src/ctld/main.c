@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
@@ -64,6 +65,9 @@ static void tick(uv_timer_t *t)
 	if (++n % 10 == 0) {
 		job_purge_old(now);
 		sched_request();
+		/* Large replies (squeue over many jobs) leave free pages between
+		 * long-lived job records; give them back to the system. */
+		malloc_trim(0);
 	}
 }
 

@@ -217,9 +217,11 @@ static bool state_wanted(const struct job *job, const json_t *states)
 }
 
 struct info_ctx {
-	json_t *out, *states;
+	json_t *states;
 	bool by_uid;
 	uid_t uid;
+	struct job **jobs;
+	size_t n, cap;
 };
 
 static void info_one(struct job *job, void *arg)
@@ -229,23 +231,41 @@ static void info_one(struct job *job, void *arg)
 		return;
 	if (!state_wanted(job, c->states))
 		return;
-	json_array_append_new(c->out, job_to_json(job, false));
+	if (c->n == c->cap) {
+		c->cap = c->cap ? 2 * c->cap : 256;
+		c->jobs = xrealloc(c->jobs, c->cap * sizeof(*c->jobs));
+	}
+	c->jobs[c->n++] = job;
 }
 
 static int by_id(const void *a, const void *b)
 {
-	int64_t x = json_integer_value(json_object_get(*(json_t *const *)a, "job_id"));
-	int64_t y = json_integer_value(json_object_get(*(json_t *const *)b, "job_id"));
+	uint32_t x = (*(struct job *const *)a)->id, y = (*(struct job *const *)b)->id;
 	return (x > y) - (x < y);
 }
 
+/* Append src to the growing buffer *buf (length *len, capacity *cap). */
+static void buf_append(char **buf, size_t *len, size_t *cap, const char *src, size_t n)
+{
+	if (*len + n + 1 > *cap) {
+		*cap = (*len + n + 1) * 2;
+		*buf = xrealloc(*buf, *cap);
+	}
+	memcpy(*buf + *len, src, n);
+	*len += n;
+	(*buf)[*len] = '\0';
+}
+
+/* The reply is written job by job: a tree of every job at once would cost
+ * several KiB per job at the peak (100,000 jobs: most of a gigabyte). */
 static void rpc_job_info(struct net_req *req)
 {
 	json_t *ids = json_object_get(req->body, "job_ids"), *uid = json_object_get(req->body, "uid");
-	struct info_ctx c = { json_array(), json_object_get(req->body, "states"), uid != NULL,
-			      uid ? (uid_t)json_integer_value(uid) : 0 };
-	size_t i;
+	struct info_ctx c = { json_object_get(req->body, "states"), uid != NULL,
+			      uid ? (uid_t)json_integer_value(uid) : 0, NULL, 0, 0 };
+	size_t i, len = 0, cap = 0;
 	json_t *v;
+	char *out = NULL, tail[64];
 
 	if (ids) {
 		json_array_foreach(ids, i, v) {
@@ -253,26 +273,30 @@ static void rpc_job_info(struct net_req *req)
 			if (job)
 				info_one(job, &c);
 		}
-		if (json_array_size(ids) && !json_array_size(c.out)) {
-			json_decref(c.out);
+		if (json_array_size(ids) && !c.n) {
+			free(c.jobs);
 			net_respond(req, HERD_ERR_INVALID_JOB, NULL, NULL);
 			return;
 		}
 	} else {
 		job_foreach(info_one, &c);
 	}
-	/* Stable order for clients: by ID (the commands sort as Slurm's do). */
-	size_t n = json_array_size(c.out);
-	json_t **arr = xmalloc((n + 1) * sizeof(*arr));
-	for (i = 0; i < n; i++)
-		arr[i] = json_incref(json_array_get(c.out, i));
-	qsort(arr, n, sizeof(*arr), by_id);
-	json_array_clear(c.out);
-	for (i = 0; i < n; i++)
-		json_array_append_new(c.out, arr[i]);
-	free(arr);
-	net_respond(req, 0, json_pack("{s:o, s:I}", "jobs", c.out, "time", (json_int_t)time(NULL)),
-		    NULL);
+	if (c.n)
+		qsort(c.jobs, c.n, sizeof(*c.jobs), by_id);   /* stable order for clients */
+	buf_append(&out, &len, &cap, "{\"jobs\":[", 9);
+	for (i = 0; i < c.n; i++) {
+		json_t *o = job_to_json(c.jobs[i], false);
+		char *text = json_dumps(o, JSON_COMPACT);
+		if (i)
+			buf_append(&out, &len, &cap, ",", 1);
+		buf_append(&out, &len, &cap, text, strlen(text));
+		free(text);
+		json_decref(o);
+	}
+	int n = snprintf(tail, sizeof(tail), "],\"time\":%lld,\"rc\":0}", (long long)time(NULL));
+	buf_append(&out, &len, &cap, tail, n);
+	free(c.jobs);
+	net_respond_text(req, out, len);
 }
 
 static struct job *owned_job(struct net_req *req, uint32_t id)
@@ -322,12 +346,13 @@ static void rpc_cancel(struct net_req *req)
 	char *who = xasprintf("%u", (unsigned)req->uid);
 	store_job_event(job->id, "CANCEL", who);
 	free(who);
-	if (job->state == JOB_PENDING) {
-		job_set_state(job, JOB_CANCELLED, REASON_NONE);
+	if (job->state == JOB_PENDING || (job->state == JOB_RUNNING && job->launch == LAUNCH_NONE)) {
+		job_set_state(job, JOB_CANCELLED, REASON_NONE);   /* nothing of it runs anywhere */
 	} else {
 		job->cancel_requested = true;
 		job_set_state(job, JOB_COMPLETING, REASON_NONE);
-		launch_terminate(job);
+		if (job->launch == LAUNCH_DONE)
+			launch_terminate(job);   /* else launch_done sends it */
 	}
 	respond_durable(req, job->id, false);
 }

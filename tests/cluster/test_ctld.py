@@ -97,6 +97,27 @@ def test_cpus_and_memory_are_counted(clean):
             "Batch job submission failed: Requested node configuration is not available"), r
 
 
+def test_cancel_racing_the_launch(clean):
+    """scancel at every moment of a start: before the job is scheduled, while
+    its launch is on the way to the node, once it runs.  Every job ends
+    CANCELLED and every node is free again."""
+    c = clean
+    jobs = []
+    for i in range(12):
+        job_id = c.sbatch("-o", "/dev/null", "--wrap", "sleep 300")
+        if i % 3 == 1:
+            c.wait_until("the job to start", lambda: c.job_state(job_id) != "PENDING",
+                         interval=0.01)
+        elif i % 3 == 2:
+            c.wait_state(job_id, "RUNNING")
+            time.sleep(0.2)
+        assert c.run(["scancel", str(job_id)]).rc == 0
+        jobs.append(job_id)
+    for job_id in jobs:
+        assert c.wait_done(job_id, timeout=30) == "CANCELLED"
+    wait_idle(c)
+
+
 def test_partition_state_and_time_limit(clean):
     c = clean
     closed = c.sbatch("-p", "closed", "-o", "/dev/null", "--wrap", "true")
