@@ -180,8 +180,10 @@ void node_register(struct net_req *req)
 	 * One that ended here but whose herdstepd is still reporting is left alone. */
 	json_array_foreach(jobs, i, v) {
 		uint32_t id = json_integer_value(v);
-		if (!job_find(id) && !store_job_known(id)) {
-			log_error("node %s runs job %u, which is not ours: ending it", n->name, id);
+		struct job *job = job_find(id);
+		if (job ? job->state == JOB_PENDING : !store_job_known(id)) {
+			/* never ours, or a launch we gave up on that started after all */
+			log_error("node %s runs job %u, which should not run: ending it", n->name, id);
 			launch_terminate_id(n, id);
 		}
 	}

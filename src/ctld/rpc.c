@@ -423,9 +423,11 @@ static void rpc_job_complete(struct net_req *req)
 		return;
 	}
 	if (job->state != JOB_RUNNING && job->state != JOB_COMPLETING) {
-		log_error("job %u: completion from %s while %s", id, jstr(req->body, "node"),
+		/* A launch we gave up on (and requeued) ran after all.  Taken as
+		 * heard, so herdstepd stops repeating it; the job stays queued. */
+		log_error("job %u: completion from %s while %s: ignored", id, jstr(req->body, "node"),
 			  job_state_name(job->state));
-		net_respond(req, HERD_ERR_JOB_PENDING, NULL, NULL);
+		net_respond(req, 0, NULL, NULL);
 		return;
 	}
 	job->exit_status = status;
