@@ -39,6 +39,7 @@ struct batch {
 };
 
 static sqlite3 *db_write, *db_read;
+static sqlite3_stmt *st_write[3];   /* by enum op_kind; used only by the commit worker */
 static sqlite3_stmt *st_spec, *st_key;
 static struct batch *open_batch;
 static bool in_flight;
@@ -121,9 +122,9 @@ void store_after_commit(void (*cb)(void *arg, bool ok), void *arg)
 	b->cbs[b->ncbs++] = (struct store_cb){ cb, arg };
 }
 
-static int exec_op(sqlite3_stmt **stmts, const struct store_op *op)
+static int exec_op(const struct store_op *op)
 {
-	sqlite3_stmt *st = stmts[op->kind];
+	sqlite3_stmt *st = st_write[op->kind];
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
 	switch (op->kind) {
@@ -155,17 +156,16 @@ static int exec_op(sqlite3_stmt **stmts, const struct store_op *op)
 /* Worker thread: the only user of db_write. */
 static void batch_commit(uv_work_t *w)
 {
-	static sqlite3_stmt *stmts[3];
 	struct batch *b = w->data;
 
-	if (!stmts[0]) {
+	if (!st_write[0]) {
 		const char *sql[3] = {
 			"INSERT INTO jobs(id, submit_key, uid, state, rec, spec) VALUES(?,?,?,?,?,?)",
 			"UPDATE jobs SET state=?, end_time=?, rec=? WHERE id=?",
 			"INSERT INTO job_events(job_id, time, event, detail) VALUES(?,?,?,?)",
 		};
 		for (int i = 0; i < 3; i++)
-			if (sqlite3_prepare_v2(db_write, sql[i], -1, &stmts[i], NULL) != SQLITE_OK) {
+			if (sqlite3_prepare_v2(db_write, sql[i], -1, &st_write[i], NULL) != SQLITE_OK) {
 				log_error("store: %s", sqlite3_errmsg(db_write));
 				b->ok = false;
 				return;
@@ -177,7 +177,7 @@ static void batch_commit(uv_work_t *w)
 	if (sqlite3_exec(db_write, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
 		goto error;
 	for (size_t i = 0; i < b->nops; i++)
-		if (exec_op(stmts, &b->ops[i]) < 0) {
+		if (exec_op(&b->ops[i]) < 0) {
 			log_error("store: job %u: %s", b->ops[i].id, sqlite3_errmsg(db_write));
 			sqlite3_exec(db_write, "ROLLBACK", NULL, NULL, NULL);
 			goto error;
@@ -348,8 +348,14 @@ int store_load(void)
 	return 0;
 }
 
+/* Only when no commit is in flight (at exit, after the loop has stopped). */
 void store_close(void)
 {
+	for (int i = 0; i < 3; i++) {
+		sqlite3_finalize(st_write[i]);
+		st_write[i] = NULL;
+	}
+	uv_close((uv_handle_t *)&flush_hook, NULL);
 	sqlite3_finalize(st_spec);
 	sqlite3_finalize(st_key);
 	sqlite3_close(db_read);
