@@ -88,6 +88,7 @@ static const struct msg_decl decls[] = {
 	{ MSG_LAUNCH_JOB, f_launch },
 	{ MSG_SIGNAL_JOB, f_cancel },
 	{ MSG_TERMINATE_JOB, f_terminate },
+	{ MSG_REQUEST_REGISTRATION, f_empty },
 };
 
 /* Every type in MSG_TABLE has an entry here; the msg tests check it. */

@@ -157,6 +157,7 @@ int node_index(const char *name);
 void node_setup(void);
 void node_register(struct net_req *req);
 void node_check_timeouts(time_t now);
+void node_request_registrations(void);   /* at start: every node, register now */
 json_t *node_to_json(const struct node *node);
 void node_alloc(struct job *job);     /* take the job's allocation on its nodes */
 void node_free(struct job *job);      /* give it back */

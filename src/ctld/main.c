@@ -173,6 +173,7 @@ int main(int argc, char **argv)
 	uv_signal_init(ctld.loop, &sigint);
 	uv_signal_start(&sigint, on_signal, SIGINT);
 	sched_request();
+	node_request_registrations();
 	log_info("herdctld for cluster %s listening on port %d (%d nodes, %d partitions)",
 		 ctld.cluster, opts.port, ctld.nnodes, ctld.nparts);
 	uv_run(ctld.loop, UV_RUN_DEFAULT);

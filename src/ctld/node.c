@@ -217,6 +217,21 @@ static void node_timeout_jobs(struct job *job, void *arg)
 		}
 }
 
+/* As slurmctld does at start: ask every node daemon to register now rather
+ * than at its next heartbeat, so a restarted controller schedules at once.
+ * A node that does not answer is found by SlurmdTimeout as usual. */
+void node_request_registrations(void)
+{
+	json_t *body = json_object();
+	for (int i = 0; i < ctld.nnodes; i++) {
+		struct node *n = &ctld.nodes[i];
+		struct net_target to = { n->addr, n->port, n->dest, ctld.ctld_target.munge_socket };
+		if (n->state != NODE_FUTURE)
+			net_call_async(ctld.loop, &to, MSG_REQUEST_REGISTRATION, body, 5000, NULL, NULL);
+	}
+	json_decref(body);
+}
+
 void node_check_timeouts(time_t now)
 {
 	for (int i = 0; i < ctld.nnodes; i++) {

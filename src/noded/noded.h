@@ -86,6 +86,7 @@ int rpc_terminate(struct noded *nd, struct noded_job *job, int kill_wait, struct
 
 /* register.c */
 void register_start(struct noded *nd);
+void register_now(struct noded *nd);
 
 /* rpc.c */
 void rpc_handle(struct net_req *req, void *arg);

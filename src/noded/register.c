@@ -89,6 +89,13 @@ static void register_send(struct noded *nd)
 	json_decref(body);
 }
 
+/* The controller asks (at its start): register now, not at the next beat. */
+void register_now(struct noded *nd)
+{
+	uv_timer_stop(&nd->heartbeat);
+	register_send(nd);
+}
+
 void register_start(struct noded *nd)
 {
 	uv_timer_init(nd->loop, &nd->heartbeat);

@@ -101,6 +101,12 @@ static void rpc_launch_job(struct noded *nd, struct net_req *req)
 	launch_job(nd, req);
 }
 
+static void rpc_request_registration(struct noded *nd, struct net_req *req)
+{
+	net_respond(req, 0, NULL, NULL);
+	register_now(nd);
+}
+
 static const struct rpc_entry {
 	int type;
 	void (*handler)(struct noded *nd, struct net_req *req);
@@ -108,6 +114,7 @@ static const struct rpc_entry {
 	{ MSG_LAUNCH_JOB, rpc_launch_job },
 	{ MSG_SIGNAL_JOB, rpc_signal_job },
 	{ MSG_TERMINATE_JOB, rpc_terminate_job },
+	{ MSG_REQUEST_REGISTRATION, rpc_request_registration },
 };
 
 void rpc_handle(struct net_req *req, void *arg)
