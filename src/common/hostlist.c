@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common/hostlist.h"
+#include "common/strbuf.h"
 #include "common/xmalloc.h"
 
 /* Slurm refuses expressions larger than this; so do we, so a typo such as
@@ -382,22 +383,6 @@ static int group_qsort_cmp(const void *x, const void *y)
 	return split_cmp(a, b);
 }
 
-struct strbuf {
-	char *s;
-	size_t len, cap;
-};
-
-static void sb_add(struct strbuf *sb, const char *s, size_t n)
-{
-	if (sb->len + n + 1 > sb->cap) {
-		sb->cap = (sb->len + n + 1) * 2;
-		sb->s = xrealloc(sb->s, sb->cap);
-	}
-	memcpy(sb->s + sb->len, s, n);
-	sb->len += n;
-	sb->s[sb->len] = '\0';
-}
-
 /* Does number v, printed with at least width digits, give exactly the
  * digits of sp?  ("10" fits width 2, "010" does not, "9" fits width 1.) */
 static int fits_width(const struct split *sp, int width)
@@ -422,14 +407,14 @@ static size_t emit_ranges(struct strbuf *sb, const struct split *g, size_t n)
 		while (j + 1 < n && g[j + 1].num == g[j].num + 1 && fits_width(&g[j + 1], width))
 			j++;
 		if (nranges++)
-			sb_add(sb, ",", 1);
+			strbuf_add(sb, ",", 1);
 		int k;
 		if (j == i)
 			k = snprintf(num, sizeof(num), "%0*" PRIu64, width, g[i].num);
 		else
 			k = snprintf(num, sizeof(num), "%0*" PRIu64 "-%0*" PRIu64,
 			             width, g[i].num, width, g[j].num);
-		sb_add(sb, num, (size_t)k);
+		strbuf_add(sb, num, (size_t)k);
 		i = j + 1;
 	}
 	return nranges;
@@ -444,7 +429,7 @@ char *hostlist_ranged_string(const struct hostlist *hl)
 	struct strbuf sb = { 0 };
 	size_t n = hostlist_count(hl);
 
-	sb_add(&sb, "", 0);
+	strbuf_add(&sb, "", 0);
 	if (n == 0)
 		return sb.s;
 	struct split *sp = xmalloc(n * sizeof(*sp));
@@ -473,9 +458,9 @@ char *hostlist_ranged_string(const struct hostlist *hl)
 	size_t i = 0, groups = 0;
 	while (i < n) {
 		if (groups++)
-			sb_add(&sb, ",", 1);
+			strbuf_add(&sb, ",", 1);
 		if (sp[i].ndigits == 0) {
-			sb_add(&sb, sp[i].name, sp[i].prefix_len);
+			strbuf_add(&sb, sp[i].name, sp[i].prefix_len);
 			i++;
 			continue;
 		}
@@ -483,12 +468,12 @@ char *hostlist_ranged_string(const struct hostlist *hl)
 		while (j < n && sp[j].order == sp[i].order && sp[j].ndigits > 0)
 			j++;
 		if (j - i == 1) {
-			sb_add(&sb, sp[i].name, strlen(sp[i].name));
+			strbuf_add(&sb, sp[i].name, strlen(sp[i].name));
 		} else {
-			sb_add(&sb, sp[i].name, sp[i].prefix_len);
-			sb_add(&sb, "[", 1);
+			strbuf_add(&sb, sp[i].name, sp[i].prefix_len);
+			strbuf_add(&sb, "[", 1);
 			emit_ranges(&sb, &sp[i], j - i);
-			sb_add(&sb, "]", 1);
+			strbuf_add(&sb, "]", 1);
 		}
 		i = j;
 	}

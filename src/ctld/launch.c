@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common/log.h"
+#include "common/strbuf.h"
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
 
@@ -16,20 +17,22 @@ static struct net_target node_target(const struct node *n)
 /* Slurm's compressed per-node counts: "2(x3),1". */
 static char *counts_string(const int *v, int n)
 {
-	char *out = xstrdup(""), *next;
+	struct strbuf out = { 0 };
+	char piece[48];
+
+	strbuf_add(&out, "", 0);
 	for (int i = 0; i < n;) {
 		int k = i;
 		while (k < n && v[k] == v[i])
 			k++;
 		if (k - i > 1)
-			next = xasprintf("%s%s%d(x%d)", out, *out ? "," : "", v[i], k - i);
+			snprintf(piece, sizeof(piece), "%s%d(x%d)", i ? "," : "", v[i], k - i);
 		else
-			next = xasprintf("%s%s%d", out, *out ? "," : "", v[i]);
-		free(out);
-		out = next;
+			snprintf(piece, sizeof(piece), "%s%d", i ? "," : "", v[i]);
+		strbuf_adds(&out, piece);
 		i = k;
 	}
-	return out;
+	return out.s;
 }
 
 /* Tasks on each allocated node: spread evenly with -N (the first nodes get

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include "common/log.h"
 #include "common/parse.h"
+#include "common/strbuf.h"
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
 
@@ -85,38 +86,34 @@ static int64_t jint(const json_t *o, const char *key)
 static char *output_path(const struct job *job, const char *given, const char *dflt)
 {
 	const char *pat = given && *given ? given : dflt;
-	char *out = xstrdup(""), *next;
+	struct strbuf out = { 0 };
 	char num[32];
 
 	if (!pat)
 		return NULL;
+	if (pat[0] != '/') {
+		strbuf_adds(&out, job->work_dir ? job->work_dir : "");
+		strbuf_add(&out, "/", 1);
+	}
+	strbuf_add(&out, "", 0);
 	for (const char *p = pat; *p; p++) {
-		const char *piece = NULL;
-		char one[2] = { *p, 0 };
-		if (*p == '%' && p[1]) {
-			p++;
-			switch (*p) {
-			case 'j': case 'J': case 'A':
-				snprintf(num, sizeof(num), "%u", job->id); piece = num; break;
-			case 'a': piece = "4294967294"; break;
-			case 'x': piece = job->name; break;
-			case 'u': piece = job->user; break;
-			case '%': piece = "%"; break;
-			default: snprintf(num, sizeof(num), "%%%c", *p); piece = num; break;
-			}
-		} else {
-			piece = one;
+		if (*p != '%' || !p[1]) {
+			strbuf_add(&out, p, 1);
+			continue;
 		}
-		next = xasprintf("%s%s", out, piece ? piece : "");
-		free(out);
-		out = next;
+		switch (*++p) {
+		case 'j': case 'J': case 'A':
+			snprintf(num, sizeof(num), "%u", job->id);
+			strbuf_adds(&out, num);
+			break;
+		case 'a': strbuf_adds(&out, "4294967294"); break;
+		case 'x': strbuf_adds(&out, job->name); break;
+		case 'u': strbuf_adds(&out, job->user); break;
+		case '%': strbuf_add(&out, "%", 1); break;
+		default: strbuf_add(&out, p - 1, 2); break;   /* known on the node only (%N ...) */
+		}
 	}
-	if (out[0] != '/') {
-		next = xasprintf("%s/%s", job->work_dir ? job->work_dir : "", out);
-		free(out);
-		out = next;
-	}
-	return out;
+	return out.s;
 }
 
 static void rpc_submit(struct net_req *req)
@@ -244,18 +241,6 @@ static int by_id(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Append src to the growing buffer *buf (length *len, capacity *cap). */
-static void buf_append(char **buf, size_t *len, size_t *cap, const char *src, size_t n)
-{
-	if (*len + n + 1 > *cap) {
-		*cap = (*len + n + 1) * 2;
-		*buf = xrealloc(*buf, *cap);
-	}
-	memcpy(*buf + *len, src, n);
-	*len += n;
-	(*buf)[*len] = '\0';
-}
-
 /* The reply is written job by job: a tree of every job at once would cost
  * several KiB per job at the peak (100,000 jobs: most of a gigabyte). */
 static void rpc_job_info(struct net_req *req)
@@ -263,9 +248,10 @@ static void rpc_job_info(struct net_req *req)
 	json_t *ids = json_object_get(req->body, "job_ids"), *uid = json_object_get(req->body, "uid");
 	struct info_ctx c = { json_object_get(req->body, "states"), uid != NULL,
 			      uid ? (uid_t)json_integer_value(uid) : 0, NULL, 0, 0 };
-	size_t i, len = 0, cap = 0;
+	size_t i;
 	json_t *v;
-	char *out = NULL, tail[64];
+	struct strbuf out = { 0 };
+	char tail[64];
 
 	if (ids) {
 		json_array_foreach(ids, i, v) {
@@ -283,20 +269,20 @@ static void rpc_job_info(struct net_req *req)
 	}
 	if (c.n)
 		qsort(c.jobs, c.n, sizeof(*c.jobs), by_id);   /* stable order for clients */
-	buf_append(&out, &len, &cap, "{\"jobs\":[", 9);
+	strbuf_adds(&out, "{\"jobs\":[");
 	for (i = 0; i < c.n; i++) {
 		json_t *o = job_to_json(c.jobs[i], false);
 		char *text = json_dumps(o, JSON_COMPACT);
 		if (i)
-			buf_append(&out, &len, &cap, ",", 1);
-		buf_append(&out, &len, &cap, text, strlen(text));
+			strbuf_add(&out, ",", 1);
+		strbuf_adds(&out, text);
 		free(text);
 		json_decref(o);
 	}
-	int n = snprintf(tail, sizeof(tail), "],\"time\":%lld,\"rc\":0}", (long long)time(NULL));
-	buf_append(&out, &len, &cap, tail, n);
+	snprintf(tail, sizeof(tail), "],\"time\":%lld,\"rc\":0}", (long long)time(NULL));
+	strbuf_adds(&out, tail);
 	free(c.jobs);
-	net_respond_text(req, out, len);
+	net_respond_text(req, out.s, out.len);
 }
 
 static struct job *owned_job(struct net_req *req, uint32_t id)

@@ -3,48 +3,33 @@
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
+#include "common/strbuf.h"
 #include "common/xmalloc.h"
 #include "stepd/pattern.h"
 
-struct pattern_buf {
-	char *s;
-	size_t len, cap;
-};
-
-static void pattern_put(struct pattern_buf *b, const char *s, size_t n)
-{
-	if (b->len + n + 1 > b->cap) {
-		b->cap = (b->len + n + 1) * 2;
-		b->s = xrealloc(b->s, b->cap);
-	}
-	memcpy(b->s + b->len, s, n);
-	b->len += n;
-	b->s[b->len] = '\0';
-}
-
-static void pattern_put_num(struct pattern_buf *b, uint64_t value, int width)
+static void pattern_put_num(struct strbuf *b, uint64_t value, int width)
 {
 	char num[32];
 	int n = snprintf(num, sizeof(num), "%0*llu", width, (unsigned long long)value);
-	pattern_put(b, num, n);
+	strbuf_add(b, num, n);
 }
 
-static void pattern_put_str(struct pattern_buf *b, const char *s)
+static void pattern_put_str(struct strbuf *b, const char *s)
 {
 	if (s)
-		pattern_put(b, s, strlen(s));
+		strbuf_add(b, s, strlen(s));
 }
 
 char *pattern_expand(const char *pattern, const struct pattern_ctx *ctx)
 {
-	struct pattern_buf b = { 0 };
+	struct strbuf b = { 0 };
 	const char *p = pattern;
 
-	pattern_put(&b, "", 0);
+	strbuf_add(&b, "", 0);
 	if (strchr(pattern, '\\')) {
 		for (; *p; p++)
 			if (*p != '\\')
-				pattern_put(&b, p, 1);
+				strbuf_add(&b, p, 1);
 		return b.s;
 	}
 	while (*p) {
@@ -52,7 +37,7 @@ char *pattern_expand(const char *pattern, const struct pattern_ctx *ctx)
 		int width = 0;
 
 		if (*p != '%') {
-			pattern_put(&b, p++, 1);
+			strbuf_add(&b, p++, 1);
 			continue;
 		}
 		p++;
@@ -65,7 +50,7 @@ char *pattern_expand(const char *pattern, const struct pattern_ctx *ctx)
 			width = 10;
 		switch (*p) {
 		case '%':
-			pattern_put(&b, "%", 1);
+			strbuf_add(&b, "%", 1);
 			break;
 		case 'j':
 		case 'J':
@@ -97,10 +82,10 @@ char *pattern_expand(const char *pattern, const struct pattern_ctx *ctx)
 			break;
 		case '\0':
 			/* a trailing '%' (with or without digits) stays as written */
-			pattern_put(&b, start, p - start);
+			strbuf_add(&b, start, p - start);
 			return b.s;
 		default:
-			pattern_put(&b, start, p - start + 1);
+			strbuf_add(&b, start, p - start + 1);
 			break;
 		}
 		p++;
