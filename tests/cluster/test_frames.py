@@ -219,3 +219,39 @@ def test_truncated_and_malformed_frames(cluster, wire):
         assert exchange(int(node["Port"]), good[:10], close_write=True) is None
         assert exchange(int(node["Port"]), b"XXXX" + good[4:]) is None
     cluster.wait_nodes_idle()
+
+
+SUBMIT_JOB = 2
+
+
+def submit_body(key):
+    job = {"name": "keyed", "script": "#!/bin/sh\ntrue\n", "argv": [], "env": [], "cwd": "/tmp",
+           "stdout": "/dev/null", "stderr": "", "stdin": "", "partition": "", "nodes": 0,
+           "ntasks": 0, "cpus_per_task": 0, "mem_mb": 0, "exclusive": False,
+           "time_limit": -2, "hold": True, "submit_host": "h", "umask": 18, "account": "",
+           "comment": ""}
+    return json.dumps({"key": key, "job": job}).encode()
+
+
+def test_submission_key_makes_one_job(cluster, wire):
+    """A retry after a lost reply carries the same key (and a fresh credential):
+    it gets the first job's ID, and there is one job.  Keys are per user."""
+    key = os.urandom(16).hex()
+    body = submit_body(key)
+    first = exchange(cluster.port, wire.request(SUBMIT_JOB, body, user="herdu1"))
+    assert first["rc"] == 0, first
+    again = exchange(cluster.port, wire.request(SUBMIT_JOB, body, user="herdu1"))
+    assert again["rc"] == 0 and again["job_id"] == first["job_id"], (first, again)
+    r = cluster.run(["squeue", "-h", "-u", "herdu1", "-n", "keyed", "-o", "%i"])
+    assert r.out.split() == [str(first["job_id"])], r
+    # The same key from another user is another submission.
+    other = exchange(cluster.port, wire.request(SUBMIT_JOB, body, user="herdu2"))
+    assert other["rc"] == 0 and other["job_id"] != first["job_id"], other
+    # And it holds across a controller restart (the key is in the store).
+    os.kill(cluster.ctld_pid(), 9)
+    cluster.wait_until("the controller to die", lambda: not cluster.daemon_pids("herdctld"))
+    cluster.restart_ctld()
+    cluster.wait_until("the controller", cluster.ping_ok)
+    after = exchange(cluster.port, wire.request(SUBMIT_JOB, body, user="herdu1"))
+    assert after["rc"] == 0 and after["job_id"] == first["job_id"], after
+    cluster.run(["scancel", str(first["job_id"]), str(other["job_id"])])
