@@ -29,6 +29,11 @@ static const struct msg_field f_job_info[] = {
 	OPT("job_ids", MF_ARR_INT), OPT("uid", MF_INT), OPT("states", MF_ARR_STR), END
 };
 
+static const struct msg_field f_acct_jobs[] = {
+	OPT("job_ids", MF_ARR_INT), OPT("uids", MF_ARR_INT), OPT("states", MF_ARR_STR),
+	OPT("start_time", MF_INT), OPT("end_time", MF_INT), END
+};
+
 static const struct msg_field f_cancel[] = {
 	REQ("job_id", MF_INT), REQ("signal", MF_INT), REQ("flags", MF_STR), END
 };
@@ -83,6 +88,7 @@ static const struct msg_decl decls[] = {
 	{ MSG_UPDATE_JOB, f_update },
 	{ MSG_NODE_INFO, f_empty },
 	{ MSG_PART_INFO, f_empty },
+	{ MSG_ACCT_JOBS, f_acct_jobs },
 	{ MSG_NODE_REGISTER, f_register },
 	{ MSG_JOB_COMPLETE, f_complete },
 	{ MSG_LAUNCH_JOB, f_launch },

@@ -198,6 +198,9 @@ void store_close(void);
 const char *names_user(uid_t uid);     /* cached; the number when unknown */
 const char *names_group(gid_t gid);
 
+/* acct.c: ACCT_JOBS, answered from the store by a worker */
+void acct_jobs(struct net_req *req);
+
 /* rpc.c */
 void rpc_handle(struct net_req *req, void *arg);
 bool rpc_is_admin(uid_t uid);

@@ -442,6 +442,7 @@ static const struct rpc rpcs[] = {
 	{ MSG_UPDATE_JOB, rpc_update, ROLE_ANY },
 	{ MSG_NODE_INFO, rpc_node_info, ROLE_ANY },
 	{ MSG_PART_INFO, rpc_part_info, ROLE_ANY },
+	{ MSG_ACCT_JOBS, acct_jobs, ROLE_ANY },
 	{ MSG_NODE_REGISTER, node_register, ROLE_NODE },
 	{ MSG_JOB_COMPLETE, rpc_job_complete, ROLE_NODE },
 };

@@ -1,0 +1,261 @@
+/* ACCT_JOBS: job accounting records for sacct, read from the store.  The
+ * query runs in a libuv worker on its own read-only SQLite connection, so a
+ * scan over many jobs never holds up the loop thread; the worker touches
+ * nothing of the loop's state (it gets a copy of the request).  Not here:
+ * writing records (store.c does that at every state change). */
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "common/log.h"
+#include "common/strbuf.h"
+#include "common/xmalloc.h"
+#include "ctld/ctld.h"
+
+struct acct_query {
+	uv_work_t work;
+	struct net_req *req;
+	char *db_path;
+	int64_t *ids, *uids;
+	size_t nids, nuids;
+	bool want_state[JOB_STATE_COUNT];
+	bool by_state;
+	int64_t start, end;         /* the time window, Unix seconds */
+	/* results (worker) */
+	struct strbuf out;
+	int rc;
+	char err[160];
+};
+
+static int64_t rec_int(const json_t *rec, const char *key)
+{
+	return json_integer_value(json_object_get(rec, key));
+}
+
+static bool in_list(const int64_t *v, size_t n, int64_t x)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i] == x)
+			return true;
+	return false;
+}
+
+/* Is the job in the window, as sacct(1) selects: without states, every job
+ * eligible before the window's end that had not ended before its start
+ * (with job IDs, not-yet-eligible ones too); with states, a job that was
+ * in one of them during the window. */
+static bool in_window(const struct acct_query *q, const json_t *rec, int state)
+{
+	int64_t submit = rec_int(rec, "submit_time"), start = rec_int(rec, "start_time"),
+		end = rec_int(rec, "end_time"), eligible = rec_int(rec, "eligible_time");
+	bool held = state == JOB_PENDING &&
+		    (json_is_true(json_object_get(rec, "hold_user")) ||
+		     json_is_true(json_object_get(rec, "hold_admin")));
+
+	if (!q->by_state) {
+		if (held && !q->nids)
+			return false;   /* as Slurm: a held job has no eligible time */
+		if (!eligible)
+			eligible = submit;
+		return eligible <= q->end && (!end || end >= q->start);
+	}
+	for (int s = 0; s < JOB_STATE_COUNT; s++) {
+		if (!q->want_state[s])
+			continue;
+		switch (s) {
+		case JOB_PENDING:
+			/* pending from submission until it started (a job ended
+			 * while pending "starts" when it ends) */
+			if (submit <= q->end && (state == JOB_PENDING || start >= q->start))
+				return true;
+			break;
+		case JOB_RUNNING:
+			/* sacct(1): RUNNING also returns jobs that ran during the
+			 * window and have ended since */
+			if (state != JOB_PENDING && start && start <= q->end &&
+			    (!end || end >= q->start))
+				return true;
+			break;
+		case JOB_SUSPENDED: case JOB_COMPLETING:
+			if (state == s)
+				return true;
+			break;
+		default:
+			if (state == s && end >= q->start && end <= q->end)
+				return true;
+			break;
+		}
+	}
+	return false;
+}
+
+/* Who cancelled the job: the uid the controller recorded with its CANCEL event. */
+static int cancel_uid(sqlite3_stmt *st, int64_t id)
+{
+	int uid = -1;
+	sqlite3_reset(st);
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		const char *text = (const char *)sqlite3_column_text(st, 0);
+		if (text && *text)
+			uid = atoi(text);
+	}
+	sqlite3_reset(st);
+	return uid;
+}
+
+static void add_row(struct acct_query *q, sqlite3_stmt *ev, const char *text, size_t *n)
+{
+	json_t *rec = text ? json_loads(text, 0, NULL) : NULL;
+	int state = rec ? job_state_parse(json_string_value(json_object_get(rec, "state")) ?: "") : -1;
+
+	if (state < 0)
+		goto out;
+	if (q->nuids && !in_list(q->uids, q->nuids, rec_int(rec, "uid")))
+		goto out;
+	if (!in_window(q, rec, state))
+		goto out;
+	json_object_del(rec, "key");   /* the client's submission key is its own business */
+	if (state == JOB_CANCELLED) {
+		int uid = cancel_uid(ev, rec_int(rec, "job_id"));
+		if (uid >= 0)
+			json_object_set_new(rec, "requid", json_integer(uid));
+	}
+	char *row = json_dumps(rec, JSON_COMPACT);
+	if (*n)
+		strbuf_add(&q->out, ",", 1);
+	strbuf_adds(&q->out, row);
+	free(row);
+	(*n)++;
+out:
+	json_decref(rec);
+}
+
+/* Worker thread. */
+static void acct_work(uv_work_t *w)
+{
+	struct acct_query *q = w->data;
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL, *ev = NULL;
+	size_t n = 0;
+	char tail[64];
+
+	if (sqlite3_open_v2(q->db_path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) !=
+	    SQLITE_OK)
+		goto error;
+	sqlite3_busy_timeout(db, 10000);
+	if (sqlite3_prepare_v2(db, "SELECT detail FROM job_events WHERE job_id=? AND event='CANCEL'"
+			       " ORDER BY rowid DESC LIMIT 1", -1, &ev, NULL) != SQLITE_OK)
+		goto error;
+	/* One read transaction: the rows are one consistent picture. */
+	if (sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
+		goto error;
+	strbuf_adds(&q->out, "{\"jobs\":[");
+	if (q->nids) {
+		/* sacct -j: one indexed read per ID, in the order asked */
+		if (sqlite3_prepare_v2(db, "SELECT rec FROM jobs WHERE id=?", -1, &st, NULL) != SQLITE_OK)
+			goto error;
+		for (size_t i = 0; i < q->nids; i++) {
+			if (in_list(q->ids, i, q->ids[i]))
+				continue;   /* named twice, shown once */
+			sqlite3_reset(st);
+			sqlite3_bind_int64(st, 1, q->ids[i]);
+			if (sqlite3_step(st) == SQLITE_ROW)
+				add_row(q, ev, (const char *)sqlite3_column_text(st, 0), &n);
+		}
+	} else {
+		/* Jobs that ended before the window cannot be in it; end_time is
+		 * NULL or 0 while a job has not ended. */
+		if (sqlite3_prepare_v2(db, "SELECT rec FROM jobs WHERE end_time IS NULL OR end_time = 0"
+				       " OR end_time >= ? ORDER BY id", -1, &st, NULL) != SQLITE_OK)
+			goto error;
+		sqlite3_bind_int64(st, 1, q->start);
+		int rc;
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+			add_row(q, ev, (const char *)sqlite3_column_text(st, 0), &n);
+		if (rc != SQLITE_DONE)
+			goto error;
+	}
+	snprintf(tail, sizeof(tail), "],\"time\":%lld,\"rc\":0}", (long long)time(NULL));
+	strbuf_adds(&q->out, tail);
+	q->rc = 0;
+	goto out;
+error:
+	snprintf(q->err, sizeof(q->err), "Unable to read the job accounting records: %s",
+		 db ? sqlite3_errmsg(db) : "out of memory");
+	q->rc = HERD_ERR_INTERNAL;
+out:
+	sqlite3_finalize(st);
+	sqlite3_finalize(ev);
+	if (db)
+		sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+	sqlite3_close(db);
+}
+
+static void query_free(struct acct_query *q)
+{
+	free(q->db_path);
+	free(q->ids);
+	free(q->uids);
+	free(q->out.s);
+	free(q);
+}
+
+/* Loop thread: answer the request. */
+static void acct_done(uv_work_t *w, int status)
+{
+	struct acct_query *q = w->data;
+	if (status == 0 && q->rc == 0) {
+		net_respond_text(q->req, q->out.s, q->out.len);
+		q->out.s = NULL;
+	} else {
+		log_error("ACCT_JOBS: %s", q->err[0] ? q->err : "worker cancelled");
+		net_respond(q->req, HERD_ERR_INTERNAL, NULL, q->err[0] ? q->err : NULL);
+	}
+	query_free(q);
+}
+
+static int64_t *int_array(const json_t *arr, size_t *n)
+{
+	size_t i;
+	json_t *v;
+	*n = json_array_size(arr);
+	int64_t *out = xmalloc((*n + 1) * sizeof(*out));
+	json_array_foreach(arr, i, v)
+		out[i] = json_integer_value(v);
+	return out;
+}
+
+void acct_jobs(struct net_req *req)
+{
+	struct acct_query *q = xmalloc(sizeof(*q));
+	json_t *states = json_object_get(req->body, "states"), *v;
+	json_t *start = json_object_get(req->body, "start_time"),
+	       *end = json_object_get(req->body, "end_time");
+	size_t i;
+
+	json_array_foreach(states, i, v) {
+		const char *name = json_string_value(v);
+		int s = job_state_parse(name);
+		if (s < 0) {
+			net_respond(req, HERD_ERR_INVALID_ARG, NULL, NULL);
+			free(q);
+			return;
+		}
+		q->want_state[s] = true;
+		q->by_state = true;
+	}
+	q->req = req;
+	q->ids = int_array(json_object_get(req->body, "job_ids"), &q->nids);
+	q->uids = int_array(json_object_get(req->body, "uids"), &q->nuids);
+	q->start = start ? json_integer_value(start) : 0;
+	q->end = end ? json_integer_value(end) : time(NULL);
+	/* The same place store_open() was given (main.c's default). */
+	const char *dir = conf_get(ctld.conf, "StateSaveLocation");
+	q->db_path = xasprintf("%s/herd.db", dir ? dir : "/var/spool/herd/ctld");
+	q->work.data = q;
+	if (uv_queue_work(ctld.loop, &q->work, acct_work, acct_done) != 0) {
+		net_respond(req, HERD_ERR_INTERNAL, NULL, NULL);
+		query_free(q);
+	}
+}
