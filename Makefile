@@ -20,7 +20,7 @@ endif
 COMMON_SRC := $(wildcard src/common/*.c)
 SCHED_SRC  := $(wildcard src/sched/*.c)
 LIB        := $(B)/libherd.a
-CMDS       := sbatch squeue scancel sinfo scontrol
+CMDS       := sbatch squeue scancel sinfo scontrol sacct
 CMD_SHARED := $(filter-out $(CMDS:%=src/cmd/%.c),$(wildcard src/cmd/*.c))
 DAEMONS    := herdctld:ctld herdd:noded herdstepd:stepd herd:herd herdrestd:restd
 PROGS      := $(foreach d,$(DAEMONS),$(firstword $(subst :, ,$(d)))) $(CMDS)

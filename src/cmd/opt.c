@@ -332,3 +332,162 @@ int opt_export_env(const char *spec, char *const *environ, char ***env, size_t *
 		*count = n;
 	return 0;
 }
+
+/* Read 1..max digits as a number; -1 if none. */
+static int digits(const char **p, int min, int max)
+{
+	int n = 0, v = 0;
+	while (n < max && isdigit((unsigned char)**p)) {
+		v = v * 10 + (**p - '0');
+		(*p)++;
+		n++;
+	}
+	return n >= min ? v : -1;
+}
+
+/* "HH:MM[:SS][AM|PM]" at p; the rest of the string must be empty. */
+static int time_of_day(const char *p, int *h, int *m, int *sec)
+{
+	*sec = 0;
+	if ((*h = digits(&p, 1, 2)) < 0 || *p++ != ':' || (*m = digits(&p, 2, 2)) < 0)
+		return -1;
+	if (*p == ':' && (p++, (*sec = digits(&p, 2, 2)) < 0))
+		return -1;
+	if (!strcasecmp(p, "AM") || !strcasecmp(p, "PM")) {
+		if (*h < 1 || *h > 12)
+			return -1;
+		*h = *h % 12 + (toupper((unsigned char)*p) == 'P' ? 12 : 0);
+		p += 2;
+	}
+	if (*p || *h > 23 || *m > 59 || *sec > 59)
+		return -1;
+	return 0;
+}
+
+static time_t make_local(int year, int mon, int day, int h, int m, int sec)
+{
+	struct tm tm = { .tm_year = year - 1900, .tm_mon = mon - 1, .tm_mday = day,
+			 .tm_hour = h, .tm_min = m, .tm_sec = sec, .tm_isdst = -1 };
+	return mktime(&tm);
+}
+
+int opt_time_parse(const char *s, time_t now, bool past, time_t *out)
+{
+	static const struct {
+		const char *name;
+		int hour;
+	} named[] = {
+		{ "today", 0 }, { "midnight", 0 }, { "noon", 12 }, { "elevenses", 11 },
+		{ "fika", 15 }, { "teatime", 16 },
+	};
+	struct tm today;
+	const char *p = s;
+	int year, mon, day, h = 0, m = 0, sec = 0;
+
+	if (!s || !*s)
+		return -1;
+	localtime_r(&now, &today);
+	year = today.tm_year + 1900;
+	mon = today.tm_mon + 1;
+	day = today.tm_mday;
+	if (!strncasecmp(s, "now", 3)) {
+		p = s + 3;
+		if (!*p) {
+			*out = now;
+			return 0;
+		}
+		if (*p != '+' && *p != '-')
+			return -1;
+		int sign = *p++ == '-' ? -1 : 1;
+		char *end;
+		errno = 0;
+		long count = isdigit((unsigned char)*p) ? strtol(p, &end, 10) : -1;
+		if (count < 0 || errno)
+			return -1;
+		long unit = 1;
+		if (!*end || !strcasecmp(end, "s") || !strncasecmp(end, "sec", 3))
+			unit = 1;
+		else if (!strcasecmp(end, "m") || !strncasecmp(end, "min", 3))
+			unit = 60;
+		else if (!strcasecmp(end, "h") || !strncasecmp(end, "hour", 4))
+			unit = 3600;
+		else if (!strcasecmp(end, "d") || !strncasecmp(end, "day", 3))
+			unit = 86400;
+		else if (!strcasecmp(end, "w") || !strncasecmp(end, "week", 4))
+			unit = 7 * 86400;
+		else
+			return -1;
+		*out = now + sign * count * unit;
+		return 0;
+	}
+	if (!strcasecmp(s, "tomorrow")) {
+		*out = make_local(year, mon, day + 1, 0, 0, 0);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++)
+		if (!strcasecmp(s, named[i].name)) {
+			*out = make_local(year, mon, day, named[i].hour, 0, 0);
+			return 0;
+		}
+	/* HH:MM... alone: today, or the day before/after as past says */
+	if (strchr(s, ':') && (strchr(s, ':') - s) <= 2 && isdigit((unsigned char)*s)) {
+		if (time_of_day(s, &h, &m, &sec) < 0)
+			return -1;
+		time_t t = make_local(year, mon, day, h, m, sec);
+		if (past && t > now)
+			t = make_local(year, mon, day - 1, h, m, sec);
+		else if (!past && t < now)
+			t = make_local(year, mon, day + 1, h, m, sec);
+		*out = t;
+		return 0;
+	}
+	bool have_year = false;
+	if (isdigit((unsigned char)p[0]) && strlen(p) >= 10 && p[4] == '-') {
+		/* YYYY-MM-DD[THH:MM[:SS]] */
+		year = digits(&p, 4, 4);
+		p++;
+		if ((mon = digits(&p, 2, 2)) < 0 || *p++ != '-' || (day = digits(&p, 2, 2)) < 0)
+			return -1;
+		have_year = true;
+	} else {
+		if ((mon = digits(&p, 2, 2)) < 0)
+			return -1;
+		if (*p == '/' || *p == '.') {
+			char sep = *p++;
+			if ((day = digits(&p, 1, 2)) < 0)
+				return -1;
+			if (*p == sep) {
+				p++;
+				if ((year = digits(&p, 2, 4)) < 0)
+					return -1;
+				have_year = true;
+			}
+		} else {
+			if ((day = digits(&p, 2, 2)) < 0)
+				return -1;
+			if (isdigit((unsigned char)*p)) {
+				if ((year = digits(&p, 2, 2)) < 0)
+					return -1;
+				have_year = true;
+			}
+		}
+		if (have_year && year < 100)
+			year += 2000;
+	}
+	if (*p == 'T' || *p == '-') {
+		p++;
+		if (time_of_day(p, &h, &m, &sec) < 0)
+			return -1;
+	} else if (*p) {
+		return -1;
+	}
+	if (mon < 1 || mon > 12 || day < 1 || day > 31)
+		return -1;
+	time_t t = make_local(year, mon, day, h, m, sec);
+	if (!have_year && past && t > now)
+		t = make_local(year - 1, mon, day, h, m, sec);
+	else if (!have_year && !past && t < now)
+		t = make_local(year + 1, mon, day, h, m, sec);
+	*out = t;
+	return 0;
+}

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 #include "common/conf.h"
 #include "common/error.h"
 #include "common/net.h"
@@ -69,6 +70,16 @@ char **opt_script_directives(const char *script, const char *prefix, size_t *cou
  * "ALL,A=1,B", "A,B=x") from environ.  -1 with err for a spec sbatch refuses. */
 int opt_export_env(const char *spec, char *const *environ, char ***env, size_t *count,
 		   struct herd_error *err);
+
+/* A point in time in Slurm's notations (sacct -S/-E, sbatch --begin):
+ * HH:MM[:SS][AM|PM], MMDD[YY][-HH:MM[:SS]], MM.DD[.YY][-HH:MM[:SS]],
+ * MM/DD[/YY][-HH:MM[:SS]], YYYY-MM-DD[THH:MM[:SS]] (or '-' before the time),
+ * today, midnight, noon, elevenses, fika, teatime, tomorrow, now, and
+ * now[+|-count[seconds|minutes|hours|days|weeks]].  Local time, relative to
+ * now.  A time of day alone, or a date without a year, is taken in the past
+ * when past is true (sacct: 23:00 at 10:00 means yesterday's) and in the
+ * future otherwise (--begin).  -1 if malformed. */
+int opt_time_parse(const char *s, time_t now, bool past, time_t *out);
 
 /* Slurm's strict counts: "12" but not "12x"/"" ; -1 if not a number. */
 int opt_count(const char *s, long *out);

@@ -116,7 +116,7 @@ static void add_row(struct acct_query *q, sqlite3_stmt *ev, const char *text, si
 	if (!in_window(q, rec, state))
 		goto out;
 	json_object_del(rec, "key");   /* the client's submission key is its own business */
-	if (state == JOB_CANCELLED) {
+	if (state == JOB_CANCELLED || json_is_true(json_object_get(rec, "cancel_requested"))) {
 		int uid = cancel_uid(ev, rec_int(rec, "job_id"));
 		if (uid >= 0)
 			json_object_set_new(rec, "requid", json_integer(uid));
