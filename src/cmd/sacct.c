@@ -619,6 +619,7 @@ int main(int argc, char **argv)
 	const char *format = getenv("SACCT_FORMAT");
 	const char *jobs_arg = NULL, *users_arg = NULL, *states_arg = NULL, *start_arg = NULL,
 		   *end_arg = NULL, *names_arg = NULL, *parts_arg = NULL, *accounts_arg = NULL;
+	char *jobs_joined = NULL;
 	bool all_users = false, allocations = false, no_header = false;
 	struct out o = { PARSABLE_NO, "|" };
 	int c, status = 1;
@@ -634,7 +635,15 @@ int main(int argc, char **argv)
 		case 'e': help_format(); return 0;
 		case 'E': end_arg = optarg; break;
 		case 'h': case OPT_HELP: help(); return 0;
-		case 'j': jobs_arg = optarg; break;
+		case 'j':   /* several -j add up */
+			if (jobs_arg) {
+				char *joined = xasprintf("%s,%s", jobs_arg, optarg);
+				free(jobs_joined);
+				jobs_arg = jobs_joined = joined;
+			} else {
+				jobs_arg = optarg;
+			}
+			break;
 		case 'l': format = LONG_FORMAT; break;
 		case OPT_NAME: names_arg = optarg; break;
 		case 'n': no_header = true; break;
@@ -648,10 +657,11 @@ int main(int argc, char **argv)
 		case 'V': printf("%s\n", CMD_VERSION); return 0;
 		case 'X': allocations = true; break;
 		case OPT_USAGE: usage(stdout); return 0;
-		default: usage(stderr); return 1;
+		default: usage(stderr); free(jobs_joined); return 1;
 		}
 	}
 	if (optind < argc) {
+		free(jobs_joined);
 		fprintf(stderr, "sacct: error: Unknown arguments:");
 		for (int i = optind; i < argc; i++)
 			fprintf(stderr, " %s", argv[i]);
@@ -839,6 +849,7 @@ out:
 	opt_strv_free(names);
 	opt_strv_free(parts);
 	opt_strv_free(accounts);
+	free(jobs_joined);
 	return status;
 }
 #endif

@@ -152,11 +152,11 @@ static void acct_work(uv_work_t *w)
 		goto error;
 	strbuf_adds(&q->out, "{\"jobs\":[");
 	if (q->nids) {
-		/* sacct -j: one indexed read per ID, in the order asked */
+		/* sacct -j: one indexed read per ID (sorted) */
 		if (sqlite3_prepare_v2(db, "SELECT rec FROM jobs WHERE id=?", -1, &st, NULL) != SQLITE_OK)
 			goto error;
 		for (size_t i = 0; i < q->nids; i++) {
-			if (in_list(q->ids, i, q->ids[i]))
+			if (i && q->ids[i] == q->ids[i - 1])
 				continue;   /* named twice, shown once */
 			sqlite3_reset(st);
 			sqlite3_bind_int64(st, 1, q->ids[i]);
@@ -215,6 +215,12 @@ static void acct_done(uv_work_t *w, int status)
 	query_free(q);
 }
 
+static int cmp_id(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
 static int64_t *int_array(const json_t *arr, size_t *n)
 {
 	size_t i;
@@ -247,6 +253,8 @@ void acct_jobs(struct net_req *req)
 	}
 	q->req = req;
 	q->ids = int_array(json_object_get(req->body, "job_ids"), &q->nids);
+	/* Records come in job ID order, however the IDs were listed. */
+	qsort(q->ids, q->nids, sizeof(*q->ids), cmp_id);
 	q->uids = int_array(json_object_get(req->body, "uids"), &q->nuids);
 	q->start = start ? json_integer_value(start) : 0;
 	q->end = end ? json_integer_value(end) : time(NULL);

@@ -1,0 +1,249 @@
+"""sacct: job accounting records from the controller's store, compared with
+what Slurm's sacct(1) prints: the default columns and their widths, -P/-p,
+-o with widths, the N.batch step line and -X, states (CANCELLED by UID,
+TIMEOUT ...) and exit codes, -j lists, -u/-a between two users, -s, -S/-E,
+and records that outlive the controller's memory (MinJobAge, kill -9)."""
+import os
+import pwd
+import re
+import signal
+import time
+
+import pytest
+
+from conftest import start_cluster, stop_cluster
+
+ACTIVE = "PENDING,RUNNING,SUSPENDED,COMPLETING"
+
+
+def sacct(cluster, *args, user=None):
+    return cluster.run(["sacct", *args], user=user)
+
+
+def ok(cluster, *args, user=None):
+    r = sacct(cluster, *args, user=user)
+    assert r.rc == 0, r
+    assert r.err == "", r
+    return r.out
+
+
+def nodes_of(cluster, job_id):
+    r = cluster.run(["squeue", "-h", "-t", "all", "-j", str(job_id), "-o", "%N"])
+    assert r.rc == 0, r
+    return r.out.strip()
+
+
+@pytest.fixture(scope="module")
+def jobs(cluster, users):
+    """Jobs of herdu1 in every final state, one of herdu2, and one of herdu1
+    still running; the module's tests read them."""
+    wd1, wd2 = cluster.workdir("herdu1"), cluster.workdir("herdu2")
+    j = {}
+    j["done"] = cluster.sbatch("-o", "/dev/null", "--wrap", "true", user="herdu1", cwd=wd1)
+    j["fail"] = cluster.sbatch("-o", "/dev/null", "-J", "fails", "--wrap", "exit 3",
+                               user="herdu1", cwd=wd1)
+    j["cancel"] = cluster.sbatch("-o", "/dev/null", "--wrap", "sleep 300", user="herdu1", cwd=wd1)
+    j["timeout"] = cluster.sbatch("-o", "/dev/null", "--time=0:03", "--wrap", "sleep 120",
+                                  user="herdu1", cwd=wd1)
+    j["other"] = cluster.sbatch("-o", "/dev/null", "--wrap", "true", user="herdu2", cwd=wd2)
+    cluster.wait_state(j["cancel"], "RUNNING")
+    r = cluster.run(["scancel", str(j["cancel"])], user="herdu1")
+    assert r.rc == 0, r
+    for name in ("done", "fail", "cancel", "timeout", "other"):
+        cluster.wait_done(j[name], timeout=60)
+    j["running"] = cluster.sbatch("-o", "/dev/null", "--wrap", "sleep 300", user="herdu1", cwd=wd1)
+    cluster.wait_state(j["running"], "RUNNING")
+    j["held"] = cluster.sbatch("-o", "/dev/null", "-H", "--wrap", "true", user="herdu1", cwd=wd1)
+    yield j
+    r = cluster.run(["squeue", "-h", "-t", ACTIVE, "-o", "%i"])
+    ids = r.out.split()
+    if ids:
+        cluster.run(["scancel", *ids])
+
+
+def test_states_exit_codes_and_batch_lines(cluster, users, jobs):
+    uid1 = users["herdu1"].pw_uid
+    ids = ",".join(str(jobs[k]) for k in ("done", "fail", "cancel", "timeout", "running"))
+    out = ok(cluster, "-j", ids, "-P", "-o",
+             "JobID,JobName,State,ExitCode,NodeList,AllocCPUS,NNodes,User,End", user="herdu1")
+    lines = out.splitlines()
+    assert lines[0] == "JobID|JobName|State|ExitCode|NodeList|AllocCPUS|NNodes|User|End"
+    rows = {line.split("|")[0]: line.split("|") for line in lines[1:]}
+    assert list(rows) == [f"{jobs[k]}{s}" for k in ("done", "fail", "cancel", "timeout", "running")
+                          for s in ("", ".batch")]
+
+    def row(key, batch=False):
+        return rows[f"{jobs[key]}{'.batch' if batch else ''}"]
+
+    for key in ("done", "fail", "cancel", "timeout", "running"):
+        node = nodes_of(cluster, jobs[key])
+        assert row(key)[4] == node and row(key, True)[4] == node
+        assert row(key)[5:8] == ["1", "1", "herdu1"]
+        assert row(key, True)[5:8] == ["1", "1", ""], "a step shows no user, as in Slurm"
+    assert row("done")[1:4] == ["wrap", "COMPLETED", "0:0"]
+    assert row("done", True)[1:4] == ["batch", "COMPLETED", "0:0"]
+    assert row("fail")[1:4] == ["fails", "FAILED", "3:0"]
+    assert row("fail", True)[1:4] == ["batch", "FAILED", "3:0"]
+    # Slurm: the job CANCELLED by the uid that asked, 0:0; its script killed by a signal
+    assert row("cancel")[2:4] == [f"CANCELLED by {uid1}", "0:0"]
+    assert row("cancel", True)[2] == "CANCELLED"
+    assert re.fullmatch(r"0:(15|9)", row("cancel", True)[3]), row("cancel", True)
+    assert row("timeout")[2:4] == ["TIMEOUT", "0:0"]
+    assert row("timeout", True)[2] == "CANCELLED"
+    assert re.fullmatch(r"0:(15|9)", row("timeout", True)[3]), row("timeout", True)
+    assert row("running")[2:4] == ["RUNNING", "0:0"]
+    assert row("running", True)[1:3] == ["batch", "RUNNING"]
+    assert row("running")[8] == "Unknown" and row("running", True)[8] == "Unknown"
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d", row("done")[8])
+
+
+def test_default_columns_and_header(cluster, jobs):
+    job = jobs["done"]
+    part = cluster.run(["squeue", "-h", "-t", "all", "-j", str(job), "-o", "%P"]).out.strip()
+    out = ok(cluster, "-j", str(job))
+    assert out.splitlines() == [
+        "JobID           JobName  Partition    Account  AllocCPUS      State ExitCode ",
+        "------------ ---------- ---------- ---------- ---------- ---------- -------- ",
+        f"{job:<12} {'wrap':>10} {part:>10} {'':>10} {'1':>10} {'COMPLETED':>10} {'0:0':>8} ",
+        f"{str(job) + '.batch':<12} {'batch':>10} {'':>10} {'':>10} {'1':>10} "
+        f"{'COMPLETED':>10} {'0:0':>8} ",
+    ]
+    # a cut string ends in '+', as "CANCELLED by N" does in Slurm's 10 columns
+    line = ok(cluster, "-j", str(jobs["cancel"]), "-X", "-n").splitlines()
+    assert len(line) == 1 and line[0].split()[-2:] == ["CANCELLED+", "0:0"]
+    # -b: JobID, State, ExitCode
+    assert ok(cluster, "-j", str(job), "-b").splitlines()[0] == \
+        "JobID             State ExitCode "
+
+
+def test_allocations_noheader_and_parsable(cluster, jobs):
+    job = jobs["fail"]
+    assert ok(cluster, "-j", str(job), "-X", "-n", "-P", "-o", "jobid,state,exitcode") == \
+        f"{job}|FAILED|3:0\n"
+    assert ok(cluster, "-j", str(job), "-p", "-o", "jobid,jobname,state") == \
+        f"JobID|JobName|State|\n{job}|fails|FAILED|\n{job}.batch|batch|FAILED|\n"
+    assert ok(cluster, "-j", str(job), "-P", "-n", "--delimiter=,", "-o", "jobidraw,state") == \
+        f"{job},FAILED\n{job}.batch,FAILED\n"
+    # only the batch step
+    assert ok(cluster, "-j", f"{job}.batch", "-n", "-P", "-o", "jobid,jobname") == \
+        f"{job}.batch|batch\n"
+
+
+def test_format_widths(cluster, jobs):
+    job = jobs["done"]
+    out = ok(cluster, "-j", str(job), "-X", "-o", "JobID%20,JobName%-30,State%5,nnodes")
+    assert out.splitlines() == [
+        f"{'JobID':>20} {'JobName':<30} State   NNodes ",
+        f"{'-' * 20} {'-' * 30} ----- -------- ",
+        f"{job:>20} {'wrap':<30} COMP+ {'1':>8} ",
+    ]
+    # a field name may be cut short, as in Slurm ("nnode"), and is case-blind
+    assert ok(cluster, "-j", str(job), "-X", "-n", "-P", "-o", "NNODE,alloccpus,reqmem,uid") == \
+        f"1|1|0|{pwd.getpwnam('herdu1').pw_uid}\n"
+    r = sacct(cluster, "-o", "jobid,nosuchfield")
+    assert r.rc == 1 and 'Invalid field requested: "nosuchfield"' in r.err, r
+
+
+def test_job_lists(cluster, jobs):
+    a, b = jobs["done"], jobs["fail"]
+    want = f"{a}\n{b}\n"
+    assert ok(cluster, "-j", f"{b},{a}", "-X", "-n", "-P", "-o", "jobid") == want
+    assert ok(cluster, "-j", str(a), "-j", str(b), "-X", "-n", "-P", "-o", "jobid") == want
+    assert ok(cluster, "--jobs", f"{a},{b},{a}", "-X", "-n", "-P", "-o", "jobid") == want
+
+
+def test_unknown_job_prints_the_header_only(cluster):
+    r = sacct(cluster, "-j", "999999")
+    assert r.rc == 0 and r.err == "", r
+    assert len(r.out.splitlines()) == 2 and r.out.startswith("JobID")
+    r = sacct(cluster, "-j", "12x")
+    assert r.rc == 1 and "Bad job/step specified: 12x" in r.err, r
+
+
+def test_users_see_their_own_unless_asked(cluster, users, jobs):
+    mine, theirs = jobs["done"], jobs["other"]
+    both = f"{mine},{theirs}"
+    cols = ["-X", "-n", "-P", "-o", "jobid,user"]
+    assert ok(cluster, "-j", both, *cols, user="herdu1") == f"{mine}|herdu1\n"
+    assert ok(cluster, "-j", both, *cols, user="herdu2") == f"{theirs}|herdu2\n"
+    assert ok(cluster, "-j", both, "-a", *cols, user="herdu1") == \
+        f"{mine}|herdu1\n{theirs}|herdu2\n"
+    assert ok(cluster, "-j", both, "-u", "herdu2", *cols, user="herdu1") == f"{theirs}|herdu2\n"
+    uid2 = users["herdu2"].pw_uid
+    assert ok(cluster, "-j", both, "--uid", str(uid2), *cols) == f"{theirs}|herdu2\n"
+    # root sees everyone's by default
+    assert ok(cluster, "-j", both, *cols) == f"{mine}|herdu1\n{theirs}|herdu2\n"
+    # without -j, herdu1's own jobs of today, and none of herdu2's
+    out = ok(cluster, "-X", "-n", "-P", "-o", "jobid,user", user="herdu1")
+    got = {int(line.split("|")[0]) for line in out.splitlines()}
+    assert {jobs[k] for k in ("done", "fail", "cancel", "timeout", "running")} <= got
+    assert theirs not in got
+    assert jobs["held"] not in got, "a held job has no eligible time: not in the default window"
+    assert jobs["held"] in {int(x) for x in ok(cluster, "-j", str(jobs["held"]), "-X", "-n", "-P",
+                                               "-o", "jobid").split()}
+    r = sacct(cluster, "-u", "nosuchuser_x")
+    assert r.rc == 1 and "Invalid user id: nosuchuser_x" in r.err, r
+
+
+def test_state_filter(cluster, jobs):
+    ids = ",".join(str(jobs[k]) for k in ("done", "fail", "cancel", "timeout", "running"))
+    cols = ["-X", "-n", "-P", "-o", "jobid,state"]
+    assert ok(cluster, "-j", ids, "-s", "F", *cols) == f"{jobs['fail']}|FAILED\n"
+    assert ok(cluster, "-j", ids, "-s", "completed,to", *cols) == \
+        f"{jobs['done']}|COMPLETED\n{jobs['timeout']}|TIMEOUT\n"
+    # RUNNING also matches jobs that ran during the window (sacct(1))
+    got = ok(cluster, "-j", ids, "--state", "R", *cols).splitlines()
+    assert f"{jobs['running']}|RUNNING" in got and len(got) == 5
+    # -s without -S: the window is now, so only what runs now (Slurm's rule)
+    out = ok(cluster, "-s", "R", "-a", *cols)
+    assert f"{jobs['running']}|RUNNING" in out.splitlines()
+    assert str(jobs["done"]) not in out.split("|")
+    assert ok(cluster, "-s", "CD", *cols) == ""
+    assert f"{jobs['done']}|COMPLETED" in ok(cluster, "-s", "CD", "-S", "now-1hour", "-E", "now",
+                                             *cols).splitlines()
+    r = sacct(cluster, "-s", "bogus")
+    assert r.rc == 1 and "Invalid state: bogus" in r.err, r
+
+
+def test_time_window(cluster, jobs):
+    cols = ["-X", "-n", "-P", "-o", "jobid"]
+    got = ok(cluster, "-S", "now-1hour", "-a", *cols).split()
+    assert str(jobs["done"]) in got and str(jobs["other"]) in got
+    assert ok(cluster, "-S", "2001-01-01", "-E", "2001-01-02T12:00:00", *cols) == ""
+    assert ok(cluster, "-j", str(jobs["done"]), "-S", "2001-01-01", "-E", "01/02/01", *cols) == ""
+    # a window ending before the jobs were submitted but after midnight
+    assert str(jobs["done"]) not in ok(cluster, "-E", "now-2hours", "-S", "now-3hours",
+                                       *cols).split()
+    r = sacct(cluster, "-S", "yesterday-ish")
+    assert r.rc == 1 and "Invalid time specification" in r.err, r
+    r = sacct(cluster, "-S", "now+1hour", "-E", "now")
+    assert r.rc == 1 and "is after end time" in r.err, r
+
+
+def test_records_outlive_the_controller_memory(users):
+    """A finished job leaves squeue after MinJobAge, and the controller may
+    die: sacct still shows it from the store."""
+    c = start_cluster(2)
+    try:
+        wd = c.workdir("herdu1")
+        done = c.sbatch("-o", "/dev/null", "--wrap", "exit 2", user="herdu1", cwd=wd)
+        c.wait_done(done)
+        pid = c.ctld_pid()
+        os.kill(pid, signal.SIGKILL)
+        c.wait_until("the controller gone", lambda: not c.daemon_pids("herdctld"), timeout=10)
+        # MinJobAge=1 for the restarted controller: the job is not loaded again
+        with open(c.conf) as f:
+            text = f.read()
+        with open(c.conf, "w") as f:
+            f.write(re.sub(r"(?m)^MinJobAge=\d+$", "MinJobAge=1", text))
+        time.sleep(1.5)
+        c.restart_ctld()
+        c.wait_until("the restarted controller", c.ping_ok, timeout=30)
+        r = c.run(["squeue", "-h", "-t", "all", "-j", str(done)])
+        assert r.rc == 1 and "Invalid job id specified" in r.err, r
+        r = c.run(["sacct", "-j", str(done), "-n", "-P", "-o", "jobid,state,exitcode,user"],
+                  user="herdu1")
+        assert r.rc == 0, r
+        assert r.out == f"{done}|FAILED|2:0|herdu1\n{done}.batch|FAILED|2:0|\n", r
+    finally:
+        stop_cluster(c)
