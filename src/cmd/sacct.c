@@ -451,6 +451,9 @@ static void cell(char **line, const struct out *o, const struct column *c, const
 	free(cut);
 }
 
+/* The rest prints and talks to the controller; tests/unit/test_sacct.c
+ * compiles the pure part above without it. */
+#ifndef SACCT_NO_MAIN
 static void print_header(const struct column *cols, size_t n, const struct out *o)
 {
 	char *line = xstrdup("");
@@ -584,7 +587,6 @@ struct want {
 
 enum { OPT_DELIMITER = 256, OPT_NAME, OPT_USAGE, OPT_HELP, OPT_IGNORED };
 
-#ifndef SACCT_NO_MAIN
 int main(int argc, char **argv)
 {
 	static const struct option long_opts[] = {

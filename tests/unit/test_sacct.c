@@ -1,0 +1,185 @@
+/* cmd/sacct and opt_time_parse: Slurm's time notations for -S/-E, sacct's
+ * -o field list with widths, and how a cell is cut and padded.  The command
+ * sources are compiled in (they are not part of libherd), sacct.c without
+ * its main. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "cmd/fmt.c"
+#include "cmd/opt.c"
+#define SACCT_NO_MAIN
+#include "cmd/sacct.c"
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Sunday 2026-11-29 10:00:00 UTC */
+#define NOW ((time_t)1795946400)
+
+static time_t utc(int y, int mo, int d, int h, int mi, int s)
+{
+	struct tm tm = { .tm_year = y - 1900, .tm_mon = mo - 1, .tm_mday = d, .tm_hour = h,
+			 .tm_min = mi, .tm_sec = s };
+	return timegm(&tm);
+}
+
+static void test_times(void **state)
+{
+	const struct {
+		const char *text;
+		bool past;
+		time_t want;
+	} good[] = {
+		{ "now", true, NOW },
+		{ "NOW", true, NOW },
+		{ "now+90", true, NOW + 90 },
+		{ "now+1hour", true, NOW + 3600 },
+		{ "now-2days", true, NOW - 2 * 86400 },
+		{ "now+5minutes", true, NOW + 300 },
+		{ "now-1weeks", true, NOW - 7 * 86400 },
+		{ "now+30seconds", true, NOW + 30 },
+		{ "today", true, utc(2026, 11, 29, 0, 0, 0) },
+		{ "midnight", true, utc(2026, 11, 29, 0, 0, 0) },
+		{ "noon", true, utc(2026, 11, 29, 12, 0, 0) },
+		{ "elevenses", true, utc(2026, 11, 29, 11, 0, 0) },
+		{ "fika", true, utc(2026, 11, 29, 15, 0, 0) },
+		{ "teatime", true, utc(2026, 11, 29, 16, 0, 0) },
+		{ "tomorrow", true, utc(2026, 11, 30, 0, 0, 0) },
+		/* a time of day alone: the last one for sacct, the next for --begin */
+		{ "09:30", true, utc(2026, 11, 29, 9, 30, 0) },
+		{ "11:30", true, utc(2026, 11, 28, 11, 30, 0) },
+		{ "11:30:15", false, utc(2026, 11, 29, 11, 30, 15) },
+		{ "09:30", false, utc(2026, 11, 30, 9, 30, 0) },
+		{ "2:30PM", true, utc(2026, 11, 28, 14, 30, 0) },
+		{ "12:00am", true, utc(2026, 11, 29, 0, 0, 0) },
+		{ "2026-11-01", true, utc(2026, 11, 1, 0, 0, 0) },
+		{ "2026-11-01T08:15:30", true, utc(2026, 11, 1, 8, 15, 30) },
+		{ "2014-07-03-11:40", true, utc(2014, 7, 3, 11, 40, 0) },
+		{ "1101", true, utc(2026, 11, 1, 0, 0, 0) },
+		{ "110125", true, utc(2025, 11, 1, 0, 0, 0) },
+		{ "12/25", true, utc(2025, 12, 25, 0, 0, 0) },
+		{ "12/25", false, utc(2026, 12, 25, 0, 0, 0) },
+		{ "12/25/27", true, utc(2027, 12, 25, 0, 0, 0) },
+		{ "11.02.26-10:00", true, utc(2026, 11, 2, 10, 0, 0) },
+		{ "11/02-23:59:59", true, utc(2026, 11, 2, 23, 59, 59) },
+	};
+	const char *bad[] = {
+		"", "nope", "25:00", "12:5", "13/01", "00/10", "now+", "now+1fortnight", "now*2",
+		"2026-13-01", "2026-11-01T", "2026-11-01X10:00", "1101x", "13:00PM",
+	};
+	time_t t;
+
+	setenv("TZ", "UTC", 1);
+	tzset();
+	for (size_t i = 0; i < N(good); i++) {
+		t = 0;
+		if (opt_time_parse(good[i].text, NOW, good[i].past, &t) != 0 || t != good[i].want)
+			fail_msg("%s (past=%d): got %lld, want %lld", good[i].text, good[i].past,
+				 (long long)t, (long long)good[i].want);
+	}
+	for (size_t i = 0; i < N(bad); i++)
+		if (opt_time_parse(bad[i], NOW, true, &t) == 0)
+			fail_msg("%s: accepted", bad[i]);
+	assert_int_equal(opt_time_parse(NULL, NOW, true, &t), -1);
+}
+
+static void test_format(void **state)
+{
+	size_t n;
+	struct column *c = sacct_format_parse("jobid,jobname%-30,state%20,job,elapsedr,NNODE", &n);
+	assert_non_null(c);
+	assert_int_equal(n, 6);
+	assert_string_equal(c[0].field->name, "JobID");
+	assert_int_equal(c[0].width, 12);
+	assert_false(c[0].right);
+	assert_string_equal(c[1].field->name, "JobName");
+	assert_int_equal(c[1].width, 30);
+	assert_false(c[1].right);
+	assert_string_equal(c[2].field->name, "State");
+	assert_int_equal(c[2].width, 20);
+	assert_true(c[2].right);
+	assert_string_equal(c[3].field->name, "JobID");   /* first in Slurm's order */
+	assert_string_equal(c[4].field->name, "ElapsedRaw");
+	assert_string_equal(c[5].field->name, "NNodes");
+	assert_int_equal(c[5].width, 8);
+	assert_true(c[5].right);
+	free(c);
+	/* the default columns, with Slurm's widths */
+	c = sacct_format_parse(DEFAULT_FORMAT, &n);
+	assert_int_equal(n, 7);
+	int widths[] = { 12, 10, 10, 10, 10, 10, 8 };
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(c[i].width, widths[i]);
+	free(c);
+	c = sacct_format_parse(LONG_FORMAT, &n);
+	assert_non_null(c);
+	assert_int_equal(n, 54);
+	free(c);
+	fprintf(stderr, "(two error lines expected)\n");
+	assert_null(sacct_format_parse("jobid,bogus", &n));
+	assert_null(sacct_format_parse("state%0", &n));
+}
+
+static void test_cells(void **state)
+{
+	const struct field *state_f = &fields[0], *num_f = NULL, *time_f = NULL;
+	for (size_t i = 0; i < NFIELDS; i++) {
+		if (!strcmp(fields[i].name, "State"))
+			state_f = &fields[i];
+		if (!strcmp(fields[i].name, "ElapsedRaw"))
+			num_f = &fields[i];
+		if (!strcmp(fields[i].name, "Start"))
+			time_f = &fields[i];
+	}
+	struct out plain = { PARSABLE_NO, "|" }, p1 = { PARSABLE_END, "|" },
+		   p2 = { PARSABLE_NO_END, "|" };
+	struct column st = { state_f, 10, true }, left = { state_f, 10, false },
+		      num = { num_f, 3, true }, tm = { time_f, 10, true };
+	char *line = xstrdup("");
+
+	cell(&line, &plain, &st, "CANCELLED by 1000", false);    /* cut, ends in '+' */
+	cell(&line, &plain, &left, "RUNNING", false);
+	cell(&line, &plain, &num, "123456", false);              /* numbers are never cut */
+	cell(&line, &plain, &tm, "2026-11-29T10:00:00", false);   /* times are cut plainly */
+	cell(&line, &plain, &st, NULL, true);                     /* no value: blank */
+	assert_string_equal(line, "CANCELLED+ RUNNING    123456 2026-11-29            ");
+	free(line);
+	line = xstrdup("");
+	cell(&line, &p1, &st, "CANCELLED by 1000", false);
+	cell(&line, &p1, &st, NULL, true);
+	assert_string_equal(line, "CANCELLED by 1000||");
+	free(line);
+	line = xstrdup("");
+	cell(&line, &p2, &st, "A", false);
+	cell(&line, &p2, &st, "B", true);
+	assert_string_equal(line, "A|B");
+	free(line);
+}
+
+static void test_durations_and_exit_codes(void **state)
+{
+	char buf[64];
+	assert_string_equal(duration(0, buf, sizeof(buf)), "00:00:00");
+	assert_string_equal(duration(3599, buf, sizeof(buf)), "00:59:59");
+	assert_string_equal(duration(90061, buf, sizeof(buf)), "1-01:01:01");
+	assert_string_equal(duration(-5, buf, sizeof(buf)), "00:00:00");
+	assert_string_equal(exit_code(0, buf, sizeof(buf)), "0:0");
+	assert_string_equal(exit_code(3 << 8, buf, sizeof(buf)), "3:0");
+	assert_string_equal(exit_code(15, buf, sizeof(buf)), "0:15");
+	assert_string_equal(exit_code(9, buf, sizeof(buf)), "0:9");
+	assert_string_equal(exit_code(130 << 8, buf, sizeof(buf)), "2:0");   /* Slurm takes 128 off */
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_times),
+		cmocka_unit_test(test_format),
+		cmocka_unit_test(test_cells),
+		cmocka_unit_test(test_durations_and_exit_codes),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
