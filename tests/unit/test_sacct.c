@@ -173,6 +173,70 @@ static void test_durations_and_exit_codes(void **state)
 	assert_string_equal(exit_code(130 << 8, buf, sizeof(buf)), "2:0");   /* Slurm takes 128 off */
 }
 
+/* What each field reads from a record, for a job and for its batch step. */
+static void test_values(void **state)
+{
+	json_t *job = json_pack("{s:i, s:s, s:s, s:i, s:i, s:s, s:s, s:i, s:i, s:i, s:i, s:i,"
+				" s:i, s:s, s:[[s,i],[s,i]], s:i, s:i, s:i, s:i, s:i, s:s}",
+				"job_id", 42, "name", "wrap", "state", "CANCELLED", "requid", 1001,
+				"exit_code", 15, "partition", "debug", "user", "herdu1",
+				"uid", 1001, "num_cpus", 5, "num_nodes", 2, "mem_per_node", 2048,
+				"submit_time", (int)(NOW - 100), "start_time", (int)(NOW - 90),
+				"nodes", "n[1-2]", "alloc", "n1", 3, "n2", 2, "end_time", (int)(NOW - 30),
+				"time_limit", 3600, "eligible_time", (int)(NOW - 100), "gid", 1001,
+				"req_nodes", 2, "account", "");
+	struct row job_row = { job, false, NOW, "c1" }, step_row = { job, true, NOW, "c1" };
+	const struct {
+		const char *field, *job, *step;   /* NULL: blank */
+	} want[] = {
+		{ "JobID", "42", "42.batch" }, { "JobIDRaw", "42", "42.batch" },
+		{ "JobName", "wrap", "batch" }, { "Partition", "debug", NULL },
+		{ "State", "CANCELLED by 1001", "CANCELLED" }, { "ExitCode", "0:0", "0:15" },
+		{ "AllocCPUS", "5", "3" }, { "NNodes", "2", "1" }, { "NodeList", "n[1-2]", "n1" },
+		{ "Elapsed", "00:01:00", "00:01:00" }, { "ElapsedRaw", "60", "60" },
+		{ "ReqMem", "4G", NULL }, { "User", "herdu1", NULL }, { "UID", "1001", NULL },
+		{ "Timelimit", "01:00:00", NULL }, { "TimelimitRaw", "60", NULL },
+		{ "AllocTRES", "billing=5,cpu=5,mem=4G,node=2", "cpu=3,mem=2G,node=1" },
+		{ "Cluster", "c1", "c1" }, { "MaxRSS", NULL, NULL }, { "NTasks", NULL, "1" },
+	};
+	char buf[256];
+	size_t n;
+
+	setenv("TZ", "UTC", 1);
+	tzset();
+	for (size_t i = 0; i < N(want); i++) {
+		struct column *c = sacct_format_parse(want[i].field, &n);
+		assert_non_null(c);
+		const char *v = value(c, &job_row, buf, sizeof(buf));
+		if (want[i].job ? !v || strcmp(v, want[i].job) : v && *v)
+			fail_msg("%s (job): got %s", want[i].field, v ? v : "NULL");
+		v = value(c, &step_row, buf, sizeof(buf));
+		if (want[i].step ? !v || strcmp(v, want[i].step) : v && *v)
+			fail_msg("%s (batch): got %s", want[i].field, v ? v : "NULL");
+		free(c);
+	}
+	/* a pending job: nothing allocated, no start or end yet */
+	json_object_set_new(job, "state", json_string("PENDING"));
+	json_object_set_new(job, "alloc", json_array());
+	json_object_set_new(job, "start_time", json_integer(0));
+	json_object_set_new(job, "end_time", json_integer(0));
+	const struct {
+		const char *field, *job;
+	} pending[] = {
+		{ "AllocCPUS", "0" }, { "NodeList", "None assigned" }, { "Start", "Unknown" },
+		{ "End", "Unknown" }, { "Elapsed", "00:00:00" }, { "State", "PENDING" },
+	};
+	for (size_t i = 0; i < N(pending); i++) {
+		struct column *c = sacct_format_parse(pending[i].field, &n);
+		const char *v = value(c, &job_row, buf, sizeof(buf));
+		if (!v || strcmp(v, pending[i].job))
+			fail_msg("%s (pending): got %s", pending[i].field, v ? v : "NULL");
+		free(c);
+	}
+	assert_false(started(job));
+	json_decref(job);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -180,6 +244,7 @@ int main(void)
 		cmocka_unit_test(test_format),
 		cmocka_unit_test(test_cells),
 		cmocka_unit_test(test_durations_and_exit_codes),
+		cmocka_unit_test(test_values),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
