@@ -247,3 +247,18 @@ def test_records_outlive_the_controller_memory(users):
         assert r.out == f"{done}|FAILED|2:0|herdu1\n{done}.batch|FAILED|2:0|\n", r
     finally:
         stop_cluster(c)
+
+
+def test_cancelled_while_pending_has_no_batch_step(cluster, users):
+    wd = cluster.workdir("herdu2")
+    job = cluster.sbatch("-o", "/dev/null", "-H", "--wrap", "true", user="herdu2", cwd=wd)
+    r = cluster.run(["scancel", str(job)])   # by root
+    assert r.rc == 0, r
+    cluster.wait_done(job)
+    out = ok(cluster, "-j", str(job), "-n", "-P", "-o", "jobid,state,exitcode,nodelist,start,end",
+             user="herdu2")
+    fields = out.splitlines()
+    assert len(fields) == 1, out
+    jid, state, code, nodes, start, end = fields[0].split("|")
+    assert (jid, state, code, nodes) == (str(job), "CANCELLED by 0", "0:0", "None assigned")
+    assert start == end != "Unknown", "as Slurm: a job ended before it ran starts when it ends"
