@@ -21,11 +21,19 @@ struct acct_query {
 	bool want_state[JOB_STATE_COUNT];
 	bool by_state;
 	int64_t start, end;         /* the time window, Unix seconds */
+	struct acct_query *next;    /* waiting for a worker */
 	/* results (worker) */
 	struct strbuf out;
 	int rc;
 	char err[160];
 };
+
+/* At most this many queries run at once: the worker pool also checks
+ * credentials and commits the store, and a burst of sacct scans must not
+ * hold those up.  The rest wait in order. */
+#define ACCT_MAX_RUNNING 4
+static int running;
+static struct acct_query *waiting, **waiting_tail = &waiting;
 
 static int64_t rec_int(const json_t *rec, const char *key)
 {
@@ -201,10 +209,14 @@ static void query_free(struct acct_query *q)
 	free(q);
 }
 
+static void start_next(void);
+
 /* Loop thread: answer the request. */
 static void acct_done(uv_work_t *w, int status)
 {
 	struct acct_query *q = w->data;
+	running--;
+	start_next();
 	if (status == 0 && q->rc == 0) {
 		net_respond_text(q->req, q->out.s, q->out.len);
 		q->out.s = NULL;
@@ -262,8 +274,23 @@ void acct_jobs(struct net_req *req)
 	const char *dir = conf_get(ctld.conf, "StateSaveLocation");
 	q->db_path = xasprintf("%s/herd.db", dir ? dir : "/var/spool/herd/ctld");
 	q->work.data = q;
-	if (uv_queue_work(ctld.loop, &q->work, acct_work, acct_done) != 0) {
-		net_respond(req, HERD_ERR_INTERNAL, NULL, NULL);
-		query_free(q);
+	*waiting_tail = q;
+	waiting_tail = &q->next;
+	start_next();
+}
+
+static void start_next(void)
+{
+	while (running < ACCT_MAX_RUNNING && waiting) {
+		struct acct_query *q = waiting;
+		waiting = q->next;
+		if (!waiting)
+			waiting_tail = &waiting;
+		if (uv_queue_work(ctld.loop, &q->work, acct_work, acct_done) != 0) {
+			net_respond(q->req, HERD_ERR_INTERNAL, NULL, NULL);
+			query_free(q);
+			continue;
+		}
+		running++;
 	}
 }

@@ -262,3 +262,24 @@ def test_cancelled_while_pending_has_no_batch_step(cluster, users):
     jid, state, code, nodes, start, end = fields[0].split("|")
     assert (jid, state, code, nodes) == (str(job), "CANCELLED by 0", "0:0", "None assigned")
     assert start == end != "Unknown", "as Slurm: a job ended before it ran starts when it ends"
+
+
+def test_many_queries_at_once(cluster, jobs):
+    """More queries than the controller runs at once (4) wait their turn and
+    all get their answer."""
+    import threading
+    want = f"{jobs['done']}|COMPLETED\n{jobs['fail']}|FAILED\n"
+    results = []
+
+    def one(user):
+        results.append(sacct(cluster, "-j", f"{jobs['done']},{jobs['fail']}", "-X", "-n", "-P",
+                             "-o", "jobid,state", user=user))
+
+    threads = [threading.Thread(target=one, args=(u,)) for u in ("herdu1", None) * 8]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert len(results) == 16
+    for r in results:
+        assert r.rc == 0 and r.out == want, r
