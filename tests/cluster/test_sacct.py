@@ -283,3 +283,25 @@ def test_many_queries_at_once(cluster, jobs):
     assert len(results) == 16
     for r in results:
         assert r.rc == 0 and r.out == want, r
+
+
+def test_name_partition_env_and_helpformat(cluster, jobs):
+    from cmd_helpers import run_env
+    ids = f"{jobs['done']},{jobs['fail']}"
+    part = cluster.run(["squeue", "-h", "-t", "all", "-j", str(jobs["done"]), "-o", "%P"]).out.strip()
+    assert ok(cluster, "-j", ids, "--name", "fails", "-X", "-n", "-P", "-o", "jobid") == \
+        f"{jobs['fail']}\n"
+    assert ok(cluster, "-j", ids, "-r", part, "-X", "-n", "-P", "-o", "jobid") == \
+        f"{jobs['done']}\n{jobs['fail']}\n"
+    assert ok(cluster, "-j", ids, "-r", "nosuchpart", "-X", "-n", "-P", "-o", "jobid") == ""
+    # SACCT_FORMAT replaces the default columns; -o wins over it
+    r = run_env(cluster, {"SACCT_FORMAT": "jobid,user"}, ["sacct", "-j", str(jobs["done"]), "-X",
+                                                          "-n", "-P"])
+    assert r.rc == 0 and r.out == f"{jobs['done']}|herdu1\n", r
+    r = run_env(cluster, {"SACCT_FORMAT": "jobid,user"}, ["sacct", "-j", str(jobs["done"]), "-X",
+                                                          "-n", "-P", "-o", "state"])
+    assert r.rc == 0 and r.out == "COMPLETED\n", r
+    out = ok(cluster, "--helpformat")
+    for name in ("JobID", "JobIDRaw", "ExitCode", "NodeList", "AllocCPUS", "ReqMem", "WorkDir"):
+        assert name in out.split()
+    assert ok(cluster, "-V").startswith("slurm ")
