@@ -271,8 +271,7 @@ void acct_jobs(struct net_req *req)
 	q->start = start ? json_integer_value(start) : 0;
 	q->end = end ? json_integer_value(end) : time(NULL);
 	/* The same place store_open() was given (main.c's default). */
-	const char *dir = conf_get(ctld.conf, "StateSaveLocation");
-	q->db_path = xasprintf("%s/herd.db", dir ? dir : "/var/spool/herd/ctld");
+	q->db_path = xstrdup(store_path());
 	q->work.data = q;
 	*waiting_tail = q;
 	waiting_tail = &q->next;

@@ -190,6 +190,7 @@ void store_job_event(uint32_t job_id, const char *event, const char *detail);
 /* Run cb after everything queued so far is durable (ok false if the commit failed). */
 void store_after_commit(void (*cb)(void *arg, bool ok), void *arg);
 json_t *store_job_spec(uint32_t job_id);
+const char *store_path(void);          /* the database file, for other readers */
 uint32_t store_find_key(uid_t uid, const char *key);
 bool store_job_known(uint32_t job_id);                 /* any record of it, even purged */   /* committed job with this key, or 0 */   /* the script/env/argv of a job, read now */
 void store_close(void);

@@ -39,6 +39,7 @@ struct batch {
 };
 
 static sqlite3 *db_write, *db_read;
+static char *db_path;
 static sqlite3_stmt *st_write[3];   /* by enum op_kind; used only by the commit worker */
 static sqlite3_stmt *st_spec, *st_key;
 static struct batch *open_batch;
@@ -244,6 +245,8 @@ int store_open(const char *dir, struct herd_error *err)
 	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
 		return errprintf(err, "cannot create StateSaveLocation %s: %s", dir, strerror(errno));
 	path = xasprintf("%s/herd.db", dir);
+	free(db_path);
+	db_path = xstrdup(path);
 	db_write = db_open(path, err);
 	if (!db_write)
 		goto error;
@@ -274,6 +277,11 @@ int store_open(const char *dir, struct herd_error *err)
 error:
 	free(path);
 	return -1;
+}
+
+const char *store_path(void)
+{
+	return db_path;
 }
 
 json_t *store_job_spec(uint32_t job_id)
