@@ -148,8 +148,8 @@ static void job_record(const json_t *job, time_t now, struct record *r)
 	rec_add(r, "JobId=%lld JobName=%s", cmd_jint(job, "job_id"), cmd_jstr(job, "name"));
 	rec_add(r, "UserId=%s(%lld) GroupId=%s(%lld) MCS_label=N/A", user_name(job, a, sizeof(a)),
 		cmd_jint(job, "uid"), group_name(job, b, sizeof(b)), cmd_jint(job, "gid"));
-	rec_add(r, "Priority=%lld Nice=0 Account=%s QOS=(null)", cmd_jint(job, "priority"),
-		or_null(cmd_jstr(job, "account")));
+	rec_add(r, "Priority=%lld Nice=%lld Account=%s QOS=(null)", cmd_jint(job, "priority"),
+		cmd_jint(job, "nice"), or_null(cmd_jstr(job, "account")));
 	rec_add(r, "JobState=%s Reason=%s Dependency=(null)", state, cmd_jstr(job, "reason"));
 	rec_add(r, "Requeue=1 Restarts=%lld BatchFlag=1 Reboot=0 ExitCode=%d:%d",
 		cmd_jint(job, "restarts"), code, sig);
@@ -292,7 +292,10 @@ static void node_record(const json_t *node, struct record *r)
 	rec_add(r, "CapWatts=n/a");
 	rec_add(r, "CurrentWatts=0 AveWatts=0");
 	rec_add(r, "ExtSensorsJoules=n/s ExtSensorsWatts=0 ExtSensorsTemp=n/s");
-	if (*cmd_jstr(node, "reason"))
+	if (*cmd_jstr(node, "reason") && *cmd_jstr(node, "reason_user"))
+		rec_add(r, "Reason=%s [%s@%s]", cmd_jstr(node, "reason"), cmd_jstr(node, "reason_user"),
+			stamp(cmd_jint(node, "reason_time"), a, sizeof(a)));
+	else if (*cmd_jstr(node, "reason"))
 		rec_add(r, "Reason=%s", cmd_jstr(node, "reason"));
 	free(plist);
 }
@@ -504,13 +507,162 @@ static int cmd_update_job(struct scontrol *sc, const char *action, int argc, cha
 			if (rc != 0) {
 				/* Slurm names the job, then the call that failed. */
 				fprintf(stderr, "%s for job %s\n", err.text, ids[i]);
-				fprintf(stderr, "slurm_suspend error: %s\n", err.text);
+				fprintf(stderr, "%s error: %s\n", strncmp(action, "requeue", 7) ?
+					"slurm_suspend" : "slurm_requeue", err.text);
 				status = 1;
 			}
 		}
 		opt_strv_free(ids);
 	}
 	return status;
+}
+
+/* "Key=value" against a key: the value, or NULL. */
+static const char *kv_value(const char *arg, const char *key)
+{
+	size_t n = strlen(key);
+	return !strncasecmp(arg, key, n) && arg[n] == '=' ? arg + n + 1 : NULL;
+}
+
+static int update_call(struct scontrol *sc, int type, json_t *body)
+{
+	struct herd_error err = { "" };
+	json_t *reply = NULL;
+	int rc = client(sc) < 0 ? -1 : cmd_call(&sc->client, type, body, &reply, &err);
+	json_decref(body);
+	json_decref(reply);
+	if (rc > 0)
+		fprintf(stderr, "slurm_update error: %s\n", err.text);
+	return rc ? 1 : 0;
+}
+
+/* One KEY=VALUE of "update job" into fields; 0, or 1 after a message. */
+static int job_field(json_t *fields, const char *arg)
+{
+	const char *v;
+	int64_t t;
+	long n;
+
+	if ((v = kv_value(arg, "TimeLimit"))) {
+		if (parse_time_limit(v, &t) < 0) {
+			fprintf(stderr, "scontrol: error: Invalid TimeLimit value: %s\n", v);
+			return 1;
+		}
+		json_object_set_new(fields, "time_limit", json_integer(t));
+	} else if ((v = kv_value(arg, "Partition"))) {
+		json_object_set_new(fields, "partition", json_string(v));
+	} else if ((v = kv_value(arg, "NumNodes")) || (v = kv_value(arg, "ReqNodes"))) {
+		char *min = xstrdup(v);
+		min[strcspn(min, "-")] = '\0';   /* "2-4": the minimum; Herd allocates exactly */
+		int bad = opt_count(min, &n) < 0 || n < 1;
+		free(min);
+		if (bad) {
+			fprintf(stderr, "scontrol: error: Invalid node count %s\n", v);
+			return 1;
+		}
+		json_object_set_new(fields, "num_nodes", json_integer(n));
+	} else if ((v = kv_value(arg, "Name")) || (v = kv_value(arg, "JobName"))) {
+		json_object_set_new(fields, "name", json_string(v));
+	} else if ((v = kv_value(arg, "Comment"))) {
+		json_object_set_new(fields, "comment", json_string(v));
+	} else if ((v = kv_value(arg, "Nice"))) {
+		char *end;
+		long long nice = strtoll(v, &end, 10);
+		if (!*v || *end || nice < -2147483645LL || nice > 2147483645LL) {
+			fprintf(stderr, "scontrol: error: Invalid nice value, must be between "
+				"-2147483645 and 2147483645\n");
+			return 1;
+		}
+		json_object_set_new(fields, "nice", json_integer(nice));
+	} else {
+		fprintf(stderr, "Update of this parameter is not supported: %s\n", arg);
+		fprintf(stderr, "Request aborted\n");
+		return 1;
+	}
+	return 0;
+}
+
+static int update_job(struct scontrol *sc, int argc, char **argv)
+{
+	json_t *fields = json_object();
+	long id = -1;
+	const char *v;
+
+	for (int a = 0; a < argc; a++) {
+		if ((v = kv_value(argv[a], "JobId")) || (v = kv_value(argv[a], "Job"))) {
+			if (opt_count(v, &id) < 0 || id <= 0) {
+				fprintf(stderr, "scontrol: error: Invalid job id specified\n");
+				json_decref(fields);
+				return 1;
+			}
+		} else if (job_field(fields, argv[a])) {
+			json_decref(fields);
+			return 1;
+		}
+	}
+	if (!json_object_size(fields)) {
+		fprintf(stderr, "No changes specified\n");
+		json_decref(fields);
+		return 1;
+	}
+	return update_call(sc, MSG_UPDATE_JOB, json_pack("{s:I, s:s, s:o}", "job_id", (json_int_t)id,
+							 "action", "update", "fields", fields));
+}
+
+static int update_node(struct scontrol *sc, int argc, char **argv)
+{
+	const char *nodes = NULL, *state = NULL, *reason = NULL, *v;
+	static const char *states[] = { "DRAIN", "DOWN", "RESUME", "IDLE", "UNDRAIN", NULL };
+
+	for (int a = 0; a < argc; a++) {
+		if ((v = kv_value(argv[a], "NodeName")))
+			nodes = v;
+		else if ((v = kv_value(argv[a], "State")))
+			state = v;
+		else if ((v = kv_value(argv[a], "Reason")))
+			reason = v;
+		else {
+			fprintf(stderr, "Update of this parameter is not supported: %s\n", argv[a]);
+			fprintf(stderr, "Request aborted\n");
+			return 1;
+		}
+	}
+	int k = 0;
+	while (state && states[k] && strcasecmp(state, states[k]))
+		k++;
+	if (!state || !states[k]) {
+		fprintf(stderr, "Invalid input: State=%s\nRequest aborted\n"
+			"Valid states are: DOWN DRAIN IDLE RESUME UNDRAIN\n", state ? state : "");
+		return 1;
+	}
+	if (k < 2 && (!reason || !*reason)) {
+		fprintf(stderr, "You must specify a reason when DOWNING or DRAINING a node. "
+			"Request denied\n");
+		return 1;
+	}
+	json_t *body = json_pack("{s:s, s:s}", "nodes", nodes, "state", state);
+	if (reason)
+		json_object_set_new(body, "reason", json_string(reason));
+	return update_call(sc, MSG_UPDATE_NODE, body);
+}
+
+/* "update JobId=N KEY=VALUE ..." or "update NodeName=LIST State=..." */
+static int cmd_update(struct scontrol *sc, int argc, char **argv)
+{
+	if (argc < 1) {
+		fprintf(stderr, "too few arguments for keyword:update\n");
+		return 1;
+	}
+	for (int a = 0; a < argc; a++) {
+		if (kv_value(argv[a], "JobId") || kv_value(argv[a], "Job"))
+			return update_job(sc, argc, argv);
+		if (kv_value(argv[a], "NodeName"))
+			return update_node(sc, argc, argv);
+	}
+	fprintf(stderr, "No valid entity in update command\n");
+	fprintf(stderr, "Input line must include \"NodeName\", \"PartitionName\", "
+		"\"Reservation\", \"JobId\", or \"StepId\"\n");
+	return 1;
 }
 
 static int cmd_ping(struct scontrol *sc)
@@ -556,11 +708,14 @@ static void help(void)
 	       "     hold <job_list>          prevent specified job from starting\n"
 	       "     ping                     print status of slurmctld daemons\n"
 	       "     release <job_list>       permit specified job to start\n"
+	       "     requeue <job_id>         re-queue a batch job\n"
+	       "     requeuehold <job_id>     re-queue and hold a batch job\n"
 	       "     show <ENTITY> [<ID>]     display state of identified entity, default\n"
 	       "                              is all records; ENTITY is job, node,\n"
 	       "                              partition, hostnames, hostlist or\n"
 	       "                              hostlistsorted\n"
 	       "     uhold <job_list>         place user hold on specified job\n"
+	       "     update <SPECIFICATIONS>  update job or node configuration\n"
 	       "     version                  display tool version number\n");
 }
 
@@ -578,6 +733,12 @@ static int run_command(struct scontrol *sc, int argc, char **argv)
 		return cmd_update_job(sc, "uhold", nargs, args);
 	if (!strcasecmp(cmd, "release"))
 		return cmd_update_job(sc, "release", nargs, args);
+	if (!strcasecmp(cmd, "requeue"))
+		return cmd_update_job(sc, "requeue", nargs, args);
+	if (!strcasecmp(cmd, "requeuehold"))
+		return cmd_update_job(sc, "requeuehold", nargs, args);
+	if (!strcasecmp(cmd, "update"))
+		return cmd_update(sc, nargs, args);
 	if (!strcasecmp(cmd, "ping"))
 		return cmd_ping(sc);
 	if (!strcasecmp(cmd, "version")) {

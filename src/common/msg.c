@@ -38,8 +38,22 @@ static const struct msg_field f_cancel[] = {
 	REQ("job_id", MF_INT), REQ("signal", MF_INT), REQ("flags", MF_STR), END
 };
 
+static const struct msg_field f_update_fields[] = {
+	OPT("time_limit", MF_INT), OPT("partition", MF_STR), OPT("num_nodes", MF_INT),
+	OPT("name", MF_STR), OPT("comment", MF_STR), OPT("nice", MF_INT), END
+};
+
 static const struct msg_field f_update[] = {
-	REQ("job_id", MF_INT), REQ("action", MF_STR), END
+	REQ("job_id", MF_INT), REQ("action", MF_STR),
+	{ "fields", MF_OBJ, true, f_update_fields }, END
+};
+
+static const struct msg_field f_update_node[] = {
+	REQ("nodes", MF_STR), REQ("state", MF_STR), OPT("reason", MF_STR), END
+};
+
+static const struct msg_field f_job_limit[] = {
+	REQ("job_id", MF_INT), REQ("time_limit", MF_INT), END
 };
 
 static const struct msg_field f_register[] = {
@@ -89,12 +103,14 @@ static const struct msg_decl decls[] = {
 	{ MSG_NODE_INFO, f_empty },
 	{ MSG_PART_INFO, f_empty },
 	{ MSG_ACCT_JOBS, f_acct_jobs },
+	{ MSG_UPDATE_NODE, f_update_node },
 	{ MSG_NODE_REGISTER, f_register },
 	{ MSG_JOB_COMPLETE, f_complete },
 	{ MSG_LAUNCH_JOB, f_launch },
 	{ MSG_SIGNAL_JOB, f_cancel },
 	{ MSG_TERMINATE_JOB, f_terminate },
 	{ MSG_REQUEST_REGISTRATION, f_empty },
+	{ MSG_UPDATE_JOB_LIMIT, f_job_limit },
 };
 
 /* Every type in MSG_TABLE has an entry here; the msg tests check it. */

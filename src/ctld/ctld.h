@@ -24,8 +24,10 @@ struct node {
 	bool registered;            /* has registered since the controller started */
 	bool not_responding;
 	bool drain;
+	bool admin_down;            /* DOWN by scontrol: registering does not lift it */
 	char *reason;
 	time_t reason_time;
+	char *reason_user;          /* who set the reason ("root"), NULL for the controller */
 	int cpus, boards, sockets, cores, threads;
 	uint64_t real_memory;
 	int alloc_cpus;
@@ -78,6 +80,10 @@ struct job {
 	enum job_reason reason;
 	bool durable;               /* its submission is committed: it may be scheduled */
 	bool cancel_requested;
+	/* scontrol requeue[hold] of a started job: back to PENDING (held when
+	 * requeue_hold) once the node reports the end, not to a final state. */
+	bool requeue_requested, requeue_hold;
+	int32_t nice;               /* priority = base - nice */
 	bool hold_admin, hold_user;
 	/* Where the batch launch stands; a cancel must not overtake it (a
 	 * TERMINATE that reaches the node before the LAUNCH finds nothing). */
@@ -149,6 +155,10 @@ void job_forget(struct job *job);     /* out of the table, and destroyed */
 void job_purge_old(time_t now);
 void job_foreach(void (*fn)(struct job *job, void *arg), void *arg);
 uint32_t job_base_priority(uint32_t id);
+uint32_t job_priority(const struct job *job);   /* 0 when held, else base - nice */
+/* A started job whose requeue is done (or need not wait): allocation given
+ * back, restart count up, PENDING (held for requeuehold). */
+void job_requeue_finish(struct job *job);
 /* Fill %N (batch host) and %n/%t (0) in the output paths once the job has nodes. */
 void job_expand_node_patterns(struct job *job);
 
@@ -162,6 +172,8 @@ json_t *node_to_json(const struct node *node);
 void node_alloc(struct job *job);     /* take the job's allocation on its nodes */
 void node_free(struct job *job);      /* give it back */
 void node_update_state(struct node *node);
+void node_update(struct net_req *req);     /* UPDATE_NODE: drain, down, resume */
+void node_admin_restore(const char *name, const json_t *rec);   /* from the store at start */
 
 /* part.c */
 void part_setup(void);
@@ -187,6 +199,7 @@ int store_load(void);                 /* jobs into the job table, next_job_id */
 void store_job_insert(const struct job *job, json_t *spec);   /* steals spec */
 void store_job_update(const struct job *job);
 void store_job_event(uint32_t job_id, const char *event, const char *detail);
+void store_node_admin(const char *name, json_t *rec);        /* steals rec */
 /* Run cb after everything queued so far is durable (ok false if the commit failed). */
 void store_after_commit(void (*cb)(void *arg, bool ok), void *arg);
 json_t *store_job_spec(uint32_t job_id);
@@ -202,7 +215,13 @@ const char *names_group(gid_t gid);
 /* acct.c: ACCT_JOBS, answered from the store by a worker */
 void acct_jobs(struct net_req *req);
 
+/* update.c: UPDATE_JOB's "update", "requeue" and "requeuehold" */
+void update_job_fields(struct net_req *req, struct job *job, bool admin);
+void update_requeue(struct net_req *req, struct job *job, bool hold);
+void launch_time_limit(struct job *job);   /* launch.c: tell the node a new limit */
+
 /* rpc.c */
+void respond_durable(struct net_req *req, uint32_t job_id, bool with_id);
 void rpc_handle(struct net_req *req, void *arg);
 bool rpc_is_admin(uid_t uid);
 

@@ -178,6 +178,34 @@ uint32_t job_base_priority(uint32_t id)
 	return id < top - 1 ? top - id : 1;
 }
 
+uint32_t job_priority(const struct job *job)
+{
+	if (job->hold_user || job->hold_admin)
+		return 0;
+	int64_t p = (int64_t)job_base_priority(job->id) - job->nice;
+	return p < 1 ? 1 : p > 0xFFFFFFFEll ? 0xFFFFFFFEu : (uint32_t)p;
+}
+
+void job_requeue_finish(struct job *job)
+{
+	if (!job_state_is_final(job->state))
+		node_free(job);   /* a finished job gave its nodes back when it ended */
+	job->nalloc = 0;
+	free(job->nodes_str);
+	job->nodes_str = NULL;
+	job->launch = LAUNCH_NONE;
+	job->restarts++;
+	if (job->requeue_hold)
+		job->hold_user = true;
+	job->requeue_requested = job->requeue_hold = false;
+	job->start_time = job->end_time = 0;
+	job->exit_status = 0;
+	job->eligible_time = time(NULL);
+	job->priority = job_priority(job);
+	job_set_state(job, JOB_PENDING, job->hold_user ? REASON_HELD_USER : REASON_NONE);
+	sched_request();
+}
+
 static char *expand_node(const char *path, const char *node)
 {
 	char *out, *o;
@@ -264,6 +292,7 @@ json_t *job_to_json(const struct job *job, bool internal)
 		"std_out", nz(job->std_out), "std_err", nz(job->std_err), "std_in", nz(job->std_in),
 		"command", job->command ? job->command : "(null)",
 		"submit_host", nz(job->submit_host), "restarts", (json_int_t)job->restarts);
+	json_object_set_new(o, "nice", json_integer(job->nice));
 	int cpus = 0;
 	for (int i = 0; i < job->nalloc; i++)
 		cpus += job->alloc_cpus[i];
@@ -288,6 +317,8 @@ json_t *job_to_json(const struct job *job, bool internal)
 	json_object_set_new(o, "hold_user", json_boolean(job->hold_user));
 	json_object_set_new(o, "hold_admin", json_boolean(job->hold_admin));
 	json_object_set_new(o, "cancel_requested", json_boolean(job->cancel_requested));
+	json_object_set_new(o, "requeue_requested", json_boolean(job->requeue_requested));
+	json_object_set_new(o, "requeue_hold", json_boolean(job->requeue_hold));
 	if (job->key)
 		json_object_set_new(o, "key", json_string(job->key));
 	return o;
@@ -352,6 +383,9 @@ struct job *job_from_json(const json_t *rec)
 	job->hold_user = json_is_true(json_object_get(rec, "hold_user"));
 	job->hold_admin = json_is_true(json_object_get(rec, "hold_admin"));
 	job->cancel_requested = json_is_true(json_object_get(rec, "cancel_requested"));
+	job->requeue_requested = json_is_true(json_object_get(rec, "requeue_requested"));
+	job->requeue_hold = json_is_true(json_object_get(rec, "requeue_hold"));
+	job->nice = (int32_t)int_of(rec, "nice");
 	job->key = str_or_null(rec, "key");
 	job->nodes_str = str_or_null(rec, "nodes");
 	if (job->state == JOB_RUNNING || job->state == JOB_COMPLETING) {

@@ -65,13 +65,18 @@ static void launch_done(void *arg, json_t *reply, const struct herd_error *err)
 		return;
 	if (reply && msg_reply_rc(reply, &rerr) == 0) {
 		job->launch = LAUNCH_DONE;
-		if (job->state == JOB_COMPLETING && job->cancel_requested)
-			launch_terminate(job);   /* a cancel came while the launch was on its way */
+		/* a cancel or requeue came while the launch was on its way */
+		if (job->state == JOB_COMPLETING && (job->cancel_requested || job->requeue_requested))
+			launch_terminate(job);
 		return;
 	}
 	job->launch = LAUNCH_NONE;
 	if (job->state == JOB_COMPLETING && job->cancel_requested) {
 		job_set_state(job, JOB_CANCELLED, REASON_NONE);   /* it never started */
+		return;
+	}
+	if (job->state == JOB_COMPLETING && job->requeue_requested) {
+		job_requeue_finish(job);   /* it never started: queued again at once */
 		return;
 	}
 	if (job->state != JOB_RUNNING)
@@ -179,4 +184,70 @@ void launch_signal(struct job *job, int signal, const char *flags)
 	net_call_async(ctld.loop, &to, MSG_SIGNAL_JOB, body, 10000, node_reply_logged,
 		       (void *)(uintptr_t)job->id);
 	json_decref(body);
+}
+
+/* scontrol update TimeLimit= of a running job: its herdstepd enforces the
+ * limit, so it must hear the new one (counted from the job's start).  Right
+ * after a launch herdd may not have the job's herdstepd yet ("Job not
+ * running", or not the job at all while the launch is on its way): the
+ * message is sent again, a few times, while the job still runs. */
+struct limit_send {
+	uv_timer_t timer;
+	uint32_t job_id;
+	int tries;
+};
+
+static void limit_send_now(struct limit_send *ls);
+
+static void limit_freed(uv_handle_t *h)
+{
+	free(h->data);
+}
+
+static void limit_retry(uv_timer_t *t)
+{
+	limit_send_now(t->data);
+}
+
+static void limit_reply(void *arg, json_t *reply, const struct herd_error *err)
+{
+	struct limit_send *ls = arg;
+	struct herd_error rerr;
+	struct job *job = job_find(ls->job_id);
+	int rc = reply ? msg_reply_rc(reply, &rerr) : -1;
+
+	if (rc && job && job->state == JOB_RUNNING && ++ls->tries < 20) {
+		uv_timer_start(&ls->timer, limit_retry, 500, 0);
+		return;
+	}
+	if (rc)
+		log_error("job %u: new time limit not delivered: %s", ls->job_id,
+			  reply ? rerr.text : err->text);
+	uv_close((uv_handle_t *)&ls->timer, limit_freed);
+}
+
+static void limit_send_now(struct limit_send *ls)
+{
+	struct job *job = job_find(ls->job_id);
+
+	if (!job || job->state != JOB_RUNNING || !job->nalloc) {
+		uv_close((uv_handle_t *)&ls->timer, limit_freed);
+		return;
+	}
+	json_t *body = json_pack("{s:I, s:I}", "job_id", (json_int_t)job->id, "time_limit",
+				 (json_int_t)job->time_limit);   /* the latest, on a retry too */
+	struct net_target to = node_target(&ctld.nodes[job->alloc_node[0]]);
+	net_call_async(ctld.loop, &to, MSG_UPDATE_JOB_LIMIT, body, 10000, limit_reply, ls);
+	json_decref(body);
+}
+
+void launch_time_limit(struct job *job)
+{
+	if (!job->nalloc || job->launch == LAUNCH_NONE)
+		return;   /* not launched yet: the launch carries the new limit */
+	struct limit_send *ls = xmalloc(sizeof(*ls));
+	ls->job_id = job->id;
+	uv_timer_init(ctld.loop, &ls->timer);
+	ls->timer.data = ls;
+	limit_send_now(ls);
 }

@@ -3,7 +3,9 @@
  * bookkeeping for allocations. */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "common/auth.h"
+#include "common/hostlist.h"
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
@@ -96,7 +98,11 @@ static void node_lost_job(struct job *job, struct node *n)
 	 * node was another of its nodes) must stop too. */
 	if (job->nalloc && &ctld.nodes[job->alloc_node[0]] != n)
 		launch_terminate(job);
-	job_set_state(job, job->cancel_requested ? JOB_CANCELLED : JOB_NODE_FAIL, REASON_NODE_DOWN);
+	if (job->requeue_requested && !job->cancel_requested)
+		job_requeue_finish(job);   /* it was to end anyway, and go back to the queue */
+	else
+		job_set_state(job, job->cancel_requested ? JOB_CANCELLED : JOB_NODE_FAIL,
+			      REASON_NODE_DOWN);
 }
 
 struct reconcile {
@@ -167,11 +173,14 @@ void node_register(struct net_req *req)
 		n->state = NODE_IDLE;
 		log_info("node %s registered: %d CPUs, %lu MB", n->name, n->cpus,
 			 (unsigned long)n->real_memory);
-	} else if (n->state == NODE_DOWN &&
+	} else if (n->state == NODE_DOWN && !n->admin_down &&
 		   (ctld.return_to_service == 2 ||
 		    (ctld.return_to_service == 1 && n->reason && !strcmp(n->reason, "Not responding")))) {
 		n->state = NODE_IDLE;
-		set_str(&n->reason, NULL);
+		if (!n->drain) {   /* a drain's reason stays with the drain */
+			set_str(&n->reason, NULL);
+			set_str(&n->reason_user, NULL);
+		}
 		log_info("node %s returned to service", n->name);
 	}
 	node_update_state(n);
@@ -243,8 +252,10 @@ void node_check_timeouts(time_t now)
 		log_error("node %s not responding for %ld s, setting DOWN", n->name, (long)(now - seen));
 		n->not_responding = true;
 		n->state = NODE_DOWN;
-		set_str(&n->reason, "Not responding");
-		n->reason_time = now;
+		if (!n->reason) {   /* an administrator's reason stays */
+			set_str(&n->reason, "Not responding");
+			n->reason_time = now;
+		}
 		job_foreach(node_timeout_jobs, &i);
 	}
 }
@@ -257,7 +268,7 @@ json_t *node_to_json(const struct node *n)
 			if (&ctld.nodes[ctld.parts[p].node_idx[k]] == n)
 				json_array_append_new(parts, json_string(ctld.parts[p].name));
 	return json_pack("{s:s, s:s, s:s, s:i, s:s, s:b, s:b, s:s, s:i, s:i, s:i, s:i, s:i, s:i,"
-			 " s:I, s:I, s:o, s:I, s:I, s:I, s:s, s:s, s:s}",
+			 " s:I, s:I, s:o, s:I, s:I, s:I, s:s, s:s, s:s, s:s, s:I}",
 			 "name", n->name, "addr", n->addr,
 			 "hostname", n->conf->hostname ? n->conf->hostname : n->name,
 			 "port", n->port, "state", node_state_name(n->state), "drain", n->drain,
@@ -268,5 +279,134 @@ json_t *node_to_json(const struct node *n)
 			 "alloc_mem", (json_int_t)n->alloc_mem, "partitions", parts,
 			 "boot_time", (json_int_t)n->boot_time, "last_seen", (json_int_t)n->last_seen,
 			 "slurmd_start_time", (json_int_t)n->slurmd_start_time,
-			 "arch", n->arch ? n->arch : "", "os", n->os ? n->os : "", "version", "22.05.8");
+			 "arch", n->arch ? n->arch : "", "os", n->os ? n->os : "", "version", "22.05.8",
+			 "reason_user", n->reason_user ? n->reason_user : "",
+			 "reason_time", (json_int_t)(n->reason ? n->reason_time : 0));
+}
+
+/* What survives a controller restart: the administrator's word on a node. */
+static void admin_save(const struct node *n)
+{
+	store_node_admin(n->name, json_pack("{s:b, s:b, s:s, s:s, s:I}", "drain", n->drain,
+					    "down", n->admin_down, "reason", n->reason ? n->reason : "",
+					    "reason_user", n->reason_user ? n->reason_user : "",
+					    "reason_time", (json_int_t)n->reason_time));
+}
+
+static void set_reason(struct node *n, const char *reason, const char *user)
+{
+	set_str(&n->reason, reason && *reason ? reason : NULL);
+	set_str(&n->reason_user, n->reason ? user : NULL);
+	n->reason_time = n->reason ? time(NULL) : 0;
+}
+
+static void admin_down(struct node *n)
+{
+	int idx = (int)(n - ctld.nodes);
+	n->admin_down = true;
+	n->state = NODE_DOWN;
+	job_foreach(node_timeout_jobs, &idx);   /* its jobs end NODE_FAIL, as for a silent node */
+}
+
+static void admin_resume(struct node *n)
+{
+	n->drain = false;
+	if (n->state == NODE_DOWN) {
+		n->admin_down = false;
+		n->not_responding = false;
+		n->last_seen = time(NULL);   /* a full SlurmdTimeout to be heard from again */
+		n->state = n->registered ? NODE_IDLE : NODE_UNKNOWN;
+	}
+	set_reason(n, NULL, NULL);
+	node_update_state(n);
+}
+
+enum admin_op { ADMIN_DRAIN, ADMIN_DOWN, ADMIN_RESUME, ADMIN_UNDRAIN };
+
+static int admin_op_parse(const char *s)
+{
+	static const char *names[] = { "DRAIN", "DOWN", "RESUME", "UNDRAIN", "IDLE" };
+	for (int i = 0; i < 5; i++)
+		if (!strcasecmp(s, names[i]))
+			return i == 4 ? ADMIN_RESUME : i;   /* IDLE: as RESUME */
+	return -1;
+}
+
+static void admin_apply(struct node *n, enum admin_op op, const char *reason, const char *user)
+{
+	switch (op) {
+	case ADMIN_DRAIN:
+		n->drain = true;
+		set_reason(n, reason, user);
+		break;
+	case ADMIN_DOWN:
+		set_reason(n, reason, user);
+		admin_down(n);
+		break;
+	case ADMIN_RESUME:
+		admin_resume(n);
+		break;
+	case ADMIN_UNDRAIN:
+		n->drain = false;
+		if (n->state != NODE_DOWN)
+			set_reason(n, NULL, NULL);
+		break;
+	}
+	admin_save(n);
+	log_info("node %s: %s by %s", n->name, op == ADMIN_DRAIN ? "DRAIN" : op == ADMIN_DOWN ? "DOWN"
+		 : op == ADMIN_RESUME ? "RESUME" : "UNDRAIN", user);
+}
+
+/* UPDATE_NODE: every named node must exist before any changes. */
+void node_update(struct net_req *req)
+{
+	const char *names = json_string_value(json_object_get(req->body, "nodes"));
+	const char *state = json_string_value(json_object_get(req->body, "state"));
+	const char *reason = json_string_value(json_object_get(req->body, "reason"));
+	int op = admin_op_parse(state);
+	struct hostlist *hl = hostlist_create(names);
+	size_t count = hl ? hostlist_count(hl) : 0;
+
+	if (!rpc_is_admin(req->uid)) {
+		net_respond(req, HERD_ERR_ACCESS, NULL, NULL);
+		goto out;
+	}
+	if (op < 0 || !count) {
+		net_respond(req, op < 0 ? HERD_ERR_INVALID_ARG : HERD_ERR_INVALID_NODE, NULL, NULL);
+		goto out;
+	}
+	if ((op == ADMIN_DRAIN || op == ADMIN_DOWN) && (!reason || !*reason)) {
+		net_respond(req, HERD_ERR_INVALID_ARG, NULL,
+			    "You must specify a reason when DOWNING or DRAINING a node. Request denied");
+		goto out;
+	}
+	for (size_t i = 0; i < count; i++)
+		if (node_index(hostlist_nth(hl, i)) < 0) {
+			net_respond(req, HERD_ERR_INVALID_NODE, NULL, NULL);
+			goto out;
+		}
+	for (size_t i = 0; i < count; i++)
+		admin_apply(&ctld.nodes[node_index(hostlist_nth(hl, i))], op, reason,
+			    names_user(req->uid));
+	sched_request();
+	respond_durable(req, 0, false);
+out:
+	hostlist_destroy(hl);
+}
+
+void node_admin_restore(const char *name, const json_t *rec)
+{
+	int idx = node_index(name);
+	if (idx < 0)
+		return;   /* no longer configured */
+	struct node *n = &ctld.nodes[idx];
+	const char *reason = json_string_value(json_object_get(rec, "reason"));
+	const char *user = json_string_value(json_object_get(rec, "reason_user"));
+	n->drain = json_is_true(json_object_get(rec, "drain"));
+	n->admin_down = json_is_true(json_object_get(rec, "down"));
+	set_str(&n->reason, reason && *reason ? reason : NULL);
+	set_str(&n->reason_user, user && *user ? user : NULL);
+	n->reason_time = json_integer_value(json_object_get(rec, "reason_time"));
+	if (n->admin_down)
+		n->state = NODE_DOWN;
 }

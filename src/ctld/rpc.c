@@ -55,7 +55,7 @@ static void reply_after_commit(void *arg, bool ok)
 	free(p);
 }
 
-static void respond_durable(struct net_req *req, uint32_t job_id, bool with_id)
+void respond_durable(struct net_req *req, uint32_t job_id, bool with_id)
 {
 	struct pending_reply *p = xmalloc(sizeof(*p));
 	p->req = req;
@@ -352,6 +352,14 @@ static void rpc_update(struct net_req *req)
 
 	if (!job)
 		return;
+	if (!strcmp(action, "update")) {
+		update_job_fields(req, job, admin);
+		return;
+	}
+	if (!strcmp(action, "requeue") || !strcmp(action, "requeuehold")) {
+		update_requeue(req, job, !strcmp(action, "requeuehold"));
+		return;
+	}
 	if (job->state != JOB_PENDING) {
 		net_respond(req, HERD_ERR_JOB_NOT_PENDING, NULL, NULL);
 		return;
@@ -369,7 +377,7 @@ static void rpc_update(struct net_req *req)
 			return;
 		}
 		job->hold_admin = job->hold_user = false;
-		job->priority = job_base_priority(job->id);
+		job->priority = job_priority(job);
 		job_set_state(job, JOB_PENDING, REASON_NONE);
 		sched_request();
 	} else {
@@ -416,6 +424,11 @@ static void rpc_job_complete(struct net_req *req)
 		net_respond(req, 0, NULL, NULL);
 		return;
 	}
+	if (job->requeue_requested && !job->cancel_requested) {
+		job_requeue_finish(job);   /* scontrol requeue: queued again, not ended */
+		respond_durable(req, id, false);
+		return;
+	}
 	job->exit_status = status;
 	if (job->cancel_requested)
 		job_set_state(job, JOB_CANCELLED, REASON_NONE);
@@ -443,6 +456,7 @@ static const struct rpc rpcs[] = {
 	{ MSG_NODE_INFO, rpc_node_info, ROLE_ANY },
 	{ MSG_PART_INFO, rpc_part_info, ROLE_ANY },
 	{ MSG_ACCT_JOBS, acct_jobs, ROLE_ANY },
+	{ MSG_UPDATE_NODE, node_update, ROLE_ANY },   /* admins only: node_update checks */
 	{ MSG_NODE_REGISTER, node_register, ROLE_NODE },
 	{ MSG_JOB_COMPLETE, rpc_job_complete, ROLE_NODE },
 };

@@ -13,7 +13,7 @@
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
 
-enum op_kind { OP_INSERT, OP_UPDATE, OP_EVENT };
+enum op_kind { OP_INSERT, OP_UPDATE, OP_EVENT, OP_NODE, OP_COUNT };
 
 struct store_op {
 	enum op_kind kind;
@@ -21,7 +21,7 @@ struct store_op {
 	int state;
 	int64_t time;
 	uid_t uid;
-	char *key, *rec, *spec;     /* OP_EVENT: key = event name, rec = detail */
+	char *key, *rec, *spec;     /* OP_EVENT: key = event name, rec = detail; OP_NODE: key = node */
 };
 
 struct store_cb {
@@ -40,7 +40,7 @@ struct batch {
 
 static sqlite3 *db_write, *db_read;
 static char *db_path;
-static sqlite3_stmt *st_write[3];   /* by enum op_kind; used only by the commit worker */
+static sqlite3_stmt *st_write[OP_COUNT];   /* by enum op_kind; used only by the commit worker */
 static sqlite3_stmt *st_spec, *st_key;
 static struct batch *open_batch;
 static bool in_flight;
@@ -53,7 +53,9 @@ static const char schema[] =
 	"CREATE UNIQUE INDEX IF NOT EXISTS jobs_key ON jobs(uid, submit_key) WHERE submit_key IS NOT NULL;"
 	"CREATE TABLE IF NOT EXISTS job_events ("
 	"  job_id INTEGER, time INTEGER, event TEXT, detail TEXT);"
-	"CREATE INDEX IF NOT EXISTS job_events_job ON job_events(job_id);";
+	"CREATE INDEX IF NOT EXISTS job_events_job ON job_events(job_id);"
+	/* Administrator-set node state (drain, down, reason), one row per node. */
+	"CREATE TABLE IF NOT EXISTS nodes (name TEXT PRIMARY KEY, rec TEXT NOT NULL);";
 
 static struct batch *batch_get(void)
 {
@@ -113,6 +115,31 @@ void store_job_event(uint32_t job_id, const char *event, const char *detail)
 	op->rec = xstrdup(detail);
 }
 
+void store_node_admin(const char *name, json_t *rec)
+{
+	struct store_op *op = op_new(OP_NODE, 0);
+	op->key = xstrdup(name);
+	op->rec = dump(rec);
+	json_decref(rec);
+}
+
+/* Node admin state saved by store_node_admin, handed to node.c at start. */
+static void load_nodes(void)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db_read, "SELECT name, rec FROM nodes", -1, &st, NULL) != SQLITE_OK) {
+		log_error("store: %s", sqlite3_errmsg(db_read));
+		return;
+	}
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		json_t *rec = json_loads((const char *)sqlite3_column_text(st, 1), 0, NULL);
+		if (rec)
+			node_admin_restore((const char *)sqlite3_column_text(st, 0), rec);
+		json_decref(rec);
+	}
+	sqlite3_finalize(st);
+}
+
 void store_after_commit(void (*cb)(void *arg, bool ok), void *arg)
 {
 	struct batch *b = batch_get();
@@ -150,6 +177,12 @@ static int exec_op(const struct store_op *op)
 		sqlite3_bind_text(st, 3, op->key, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 4, op->rec, -1, SQLITE_STATIC);
 		break;
+	case OP_NODE:
+		sqlite3_bind_text(st, 1, op->key, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, op->rec, -1, SQLITE_STATIC);
+		break;
+	case OP_COUNT:
+		break;
 	}
 	return sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
 }
@@ -160,12 +193,13 @@ static void batch_commit(uv_work_t *w)
 	struct batch *b = w->data;
 
 	if (!st_write[0]) {
-		const char *sql[3] = {
+		const char *sql[OP_COUNT] = {
 			"INSERT INTO jobs(id, submit_key, uid, state, rec, spec) VALUES(?,?,?,?,?,?)",
 			"UPDATE jobs SET state=?, end_time=?, rec=? WHERE id=?",
 			"INSERT INTO job_events(job_id, time, event, detail) VALUES(?,?,?,?)",
+			"INSERT OR REPLACE INTO nodes(name, rec) VALUES(?,?)",
 		};
-		for (int i = 0; i < 3; i++)
+		for (int i = 0; i < OP_COUNT; i++)
 			if (sqlite3_prepare_v2(db_write, sql[i], -1, &st_write[i], NULL) != SQLITE_OK) {
 				log_error("store: %s", sqlite3_errmsg(db_write));
 				b->ok = false;
@@ -352,6 +386,7 @@ int store_load(void)
 		n++;
 	}
 	sqlite3_finalize(st);
+	load_nodes();
 	log_info("store: loaded %d jobs; next job id %u", n, ctld.next_job_id);
 	return 0;
 }
@@ -359,7 +394,7 @@ int store_load(void)
 /* Only when no commit is in flight (at exit, after the loop has stopped). */
 void store_close(void)
 {
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < OP_COUNT; i++) {
 		sqlite3_finalize(st_write[i]);
 		st_write[i] = NULL;
 	}

@@ -96,6 +96,29 @@ static void rpc_terminate_job(struct noded *nd, struct net_req *req)
 	net_respond(req, rc, NULL, rc ? err.text : NULL);
 }
 
+/* scontrol update TimeLimit= of a running job: herdstepd enforces limits. */
+static void rpc_update_job_limit(struct noded *nd, struct net_req *req)
+{
+	json_int_t job_id = json_integer_value(json_object_get(req->body, "job_id"));
+	json_int_t limit = json_integer_value(json_object_get(req->body, "time_limit"));
+	struct noded_job *job = rpc_job(nd, job_id);
+	struct herd_error err = { "" };
+	int rc;
+
+	if (!job) {
+		net_respond(req, HERD_ERR_INVALID_JOB, NULL, NULL);
+		return;
+	}
+	if (job->pid == 0) {
+		net_respond(req, HERD_ERR_NOT_RUNNING, NULL, NULL);
+		return;
+	}
+	rc = rpc_forward(nd, job, json_pack("{s:s, s:I}", "op", "time_limit", "time_limit", limit),
+			 &err);
+	log_info("job %u: time limit %lld s: rc %d", (unsigned)job_id, (long long)limit, rc);
+	net_respond(req, rc, NULL, rc ? err.text : NULL);
+}
+
 static void rpc_launch_job(struct noded *nd, struct net_req *req)
 {
 	launch_job(nd, req);
@@ -115,6 +138,7 @@ static const struct rpc_entry {
 	{ MSG_SIGNAL_JOB, rpc_signal_job },
 	{ MSG_TERMINATE_JOB, rpc_terminate_job },
 	{ MSG_REQUEST_REGISTRATION, rpc_request_registration },
+	{ MSG_UPDATE_JOB_LIMIT, rpc_update_job_limit },
 };
 
 void rpc_handle(struct net_req *req, void *arg)

@@ -5,6 +5,7 @@
  *   {"op":"signal","signal":N,"flags":"batch"|"full"|""} -> {"rc":R}
  *   {"op":"terminate","kill_wait":N}                      -> {"rc":0}
  *   {"op":"status"} -> {"rc":0,"job_id":J,"done":B}
+ *   {"op":"time_limit","time_limit":S}                   -> {"rc":0} (scontrol update)
  * We chose a socket over signals to herdstepd because it carries an answer
  * (herdd replies to the controller with the real rc) and needs no state file.
  * The path is reached through /proc/self/fd/<dir fd> so a deep spool path
@@ -16,6 +17,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <jansson.h>
 #include "common/error.h"
@@ -77,6 +79,46 @@ static void ctl_reply(struct ctl_client *c, json_t *reply)
 	}
 }
 
+/* A limit set on a job that started without one. */
+static void ctl_limit_cb(uv_timer_t *t)
+{
+	struct stepd *sd = t->data;
+
+	if (sd->shell_done || sd->ending)
+		return;
+	log_info("job %u: time limit reached", sd->launch.job_id);
+	sd->timed_out = true;
+	job_terminate(sd, sd->launch.kill_wait);
+}
+
+/* A new limit, counted from the job's start as at launch.  A timer started
+ * at launch keeps its callback: uv_timer_again restarts it with "repeat" as
+ * the timeout (a repeat after the limit finds the job ending, and returns). */
+static int ctl_time_limit(struct stepd *sd, json_int_t limit)
+{
+	struct timespec now;
+	int64_t now_ms, start_ms, left_ms;
+
+	if (limit < -1)
+		return HERD_ERR_INVALID_ARG;
+	sd->launch.time_limit = limit;
+	if (limit < 0) {
+		uv_timer_stop(&sd->limit_timer);
+		return HERD_OK;
+	}
+	clock_gettime(CLOCK_REALTIME, &now);
+	now_ms = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+	start_ms = sd->launch.start_time > 0 ? sd->launch.start_time * 1000 : now_ms;
+	left_ms = start_ms + limit * 1000 - now_ms;
+	if (left_ms < 1)
+		left_ms = 1;
+	uv_timer_set_repeat(&sd->limit_timer, (uint64_t)left_ms);
+	if (uv_timer_again(&sd->limit_timer) < 0)   /* never started: no limit at launch */
+		uv_timer_start(&sd->limit_timer, ctl_limit_cb, (uint64_t)left_ms, 0);
+	log_info("job %u: time limit now %lld s", sd->launch.job_id, (long long)limit);
+	return HERD_OK;
+}
+
 static json_t *ctl_handle(struct stepd *sd, const json_t *req)
 {
 	const char *op = json_string_value(json_object_get(req, "op"));
@@ -95,6 +137,12 @@ static json_t *ctl_handle(struct stepd *sd, const json_t *req)
 			return json_pack("{s:i}", "rc", HERD_ERR_PROTOCOL);
 		job_terminate(sd, kill_wait > 3600 * 24 ? 3600 * 24 : (int)kill_wait);
 		return json_pack("{s:i}", "rc", HERD_OK);
+	}
+	if (!strcmp(op, "time_limit")) {
+		json_int_t limit;
+		if (json_unpack((json_t *)req, "{s:I}", "time_limit", &limit) < 0)
+			return json_pack("{s:i}", "rc", HERD_ERR_PROTOCOL);
+		return json_pack("{s:i}", "rc", ctl_time_limit(sd, limit));
 	}
 	if (!strcmp(op, "status"))
 		return json_pack("{s:i, s:I, s:b}", "rc", HERD_OK, "job_id",

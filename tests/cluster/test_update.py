@@ -1,0 +1,254 @@
+"""scontrol update job (TimeLimit, Partition, NumNodes, Name, Comment, Nice),
+requeue and requeuehold, and update node (DRAIN, DOWN, RESUME): who may do
+what, Slurm's errors, running jobs learning a new time limit, and every change
+surviving kill -9 of the controller.  Its own 3-node cluster (2 CPUs each),
+with a second partition added by editing the config."""
+import os
+import signal
+import time
+
+import pytest
+
+from conftest import Cluster, make_root, parse_kv, stop_cluster
+
+USER = "herdu1"
+OTHER = "herdu2"
+
+
+def node_states(c):
+    r = c.run(["sinfo", "-h", "-N", "-o", "%N %t"])
+    return dict(line.split() for line in r.out.splitlines())
+
+
+def wait_idle(c):
+    c.wait_until("all nodes idle",
+                 lambda: sorted(set(node_states(c).items())) ==
+                 [("n1", "idle"), ("n2", "idle"), ("n3", "idle")])
+
+
+def restart_ctld(c):
+    """kill -9 the controller and start it again, as after a crash."""
+    os.kill(c.ctld_pid(), signal.SIGKILL)
+    c.wait_until("the controller to die", lambda: not c.daemon_pids("herdctld"))
+    c.restart_ctld()
+    c.wait_until("the controller", c.ping_ok)
+
+
+@pytest.fixture(scope="module")
+def c(users):
+    c = Cluster(make_root(), 3)
+    try:
+        c.up("--cpus", "2")
+        os.kill(c.ctld_pid(), signal.SIGTERM)
+        c.wait_until("the controller to stop", lambda: not c.daemon_pids("herdctld"))
+        with open(c.conf, "a") as f:
+            f.write("PartitionName=other Nodes=n[1-3] MaxTime=30 State=UP\n")
+        c.restart_ctld()
+        wait_idle(c)
+        yield c
+    finally:
+        stop_cluster(c)
+
+
+@pytest.fixture
+def clean(c):
+    yield c
+    c.run(["scontrol", "update", "NodeName=n[1-3]", "State=RESUME"])
+    for user in ("root", USER, OTHER):
+        c.run(["scancel", "-u", user])
+    wait_idle(c)
+
+
+def scontrol(c, *args, user=None):
+    return c.run(["scontrol", *args], user=user)
+
+
+def test_update_pending_job_fields(clean):
+    c = clean
+    job = c.sbatch("-H", "-t", "20", "-J", "before", "-o", "/dev/null", "--wrap", "true", user=USER)
+    r = scontrol(c, "update", f"JobId={job}", "TimeLimit=10", "Name=after", "Comment=hello",
+                 "Partition=other", "NumNodes=2", "Nice=5", user=USER)
+    assert r.rc == 0, r
+    info = c.show_job(job)
+    assert info["TimeLimit"] == "00:10:00"
+    assert info["JobName"] == "after"
+    assert info["Comment"] == "hello"
+    assert info["Partition"] == "other"
+    assert info["NumNodes"] == "2"
+    assert info["Nice"] == "5"
+    # Released while the nodes are busy: the nice value lowers its priority.
+    blocker = c.sbatch("-N", "3", "--exclusive", "-o", "/dev/null", "--wrap", "sleep 300")
+    c.wait_state(blocker, "RUNNING")
+    assert scontrol(c, "release", str(job), user=USER).rc == 0
+    base = 0xFFFF0000
+    info = c.show_job(job)
+    assert info["JobState"] == "PENDING" and int(info["Priority"]) == base - job - 5
+    # job=N is the same as JobId=N.
+    r = scontrol(c, "update", f"job={job}", "Nice=0", user=USER)
+    assert r.rc == 0, r
+    assert int(c.show_job(job)["Priority"]) == base - job
+
+
+def test_update_errors_and_permissions(clean):
+    c = clean
+    job = c.sbatch("-H", "-t", "10", "-o", "/dev/null", "--wrap", "true", user=USER)
+    # Raising the limit: administrators only.
+    r = scontrol(c, "update", f"JobId={job}", "TimeLimit=20", user=USER)
+    assert r.rc == 1 and "slurm_update error: Access/permission denied" in r.err, r
+    assert c.show_job(job)["TimeLimit"] == "00:10:00"
+    assert scontrol(c, "update", f"JobId={job}", "TimeLimit=20").rc == 0
+    assert c.show_job(job)["TimeLimit"] == "00:20:00"
+    # Negative nice: administrators only.
+    r = scontrol(c, "update", f"JobId={job}", "Nice=-5", user=USER)
+    assert r.rc == 1 and "Access/permission denied" in r.err, r
+    # Someone else's job.
+    r = scontrol(c, "update", f"JobId={job}", "Comment=x", user=OTHER)
+    assert r.rc == 1 and "Access/permission denied" in r.err, r
+    assert "Comment" not in c.show_job(job)
+    # Unknown job, unknown partition, unknown key.
+    r = scontrol(c, "update", "JobId=999999", "Comment=x")
+    assert r.rc == 1 and "Invalid job id specified" in r.err, r
+    r = scontrol(c, "update", f"JobId={job}", "Partition=nope")
+    assert r.rc == 1 and "Invalid partition name specified" in r.err, r
+    r = scontrol(c, "update", f"JobId={job}", "Color=red")
+    assert r.rc == 1 and "Update of this parameter is not supported: Color=red" in r.err, r
+    # A refused request changes nothing, not even its valid parts.
+    r = scontrol(c, "update", f"JobId={job}", "Name=half", "Partition=nope")
+    assert r.rc == 1
+    assert c.show_job(job)["JobName"] == "wrap"
+    # More nodes than exist.
+    r = scontrol(c, "update", f"JobId={job}", "NumNodes=4")
+    assert r.rc == 1 and "Requested node configuration is not available" in r.err, r
+
+
+def test_running_job_limits(clean):
+    c = clean
+    wd = c.workdir(USER)
+    job = c.sbatch("-t", "10", "-o", os.path.join(wd, "run-%j.out"), "--wrap", "sleep 300",
+                   user=USER)
+    c.wait_state(job, "RUNNING")
+    r = scontrol(c, "update", f"JobId={job}", "Partition=other", user=USER)
+    assert r.rc == 1 and "Job is no longer pending execution" in r.err, r
+    r = scontrol(c, "update", f"JobId={job}", "NumNodes=2")
+    assert r.rc == 1 and "Job is no longer pending execution" in r.err, r
+    assert scontrol(c, "update", f"JobId={job}", "Name=renamed", user=USER).rc == 0
+    assert c.show_job(job)["JobName"] == "renamed"
+    # Lowered below the time it has run: herdstepd ends it now, TIMEOUT.
+    time.sleep(2)
+    assert scontrol(c, "update", f"JobId={job}", "TimeLimit=0:01", user=USER).rc == 0
+    assert c.wait_done(job, timeout=30) == "TIMEOUT"
+    # Raised on a running job by root: it keeps running past the old limit.
+    job2 = c.sbatch("-t", "0:03", "-o", "/dev/null", "--wrap", "sleep 300")
+    c.wait_state(job2, "RUNNING")
+    assert scontrol(c, "update", f"JobId={job2}", "TimeLimit=10").rc == 0
+    time.sleep(5)
+    assert c.job_state(job2) == "RUNNING"
+    assert c.show_job(job2)["TimeLimit"] == "00:10:00"
+
+
+def test_requeue_running_job(clean):
+    c = clean
+    wd = c.workdir(USER)
+    path = os.path.join(wd, "rq-marks")
+    job = c.sbatch("-o", "/dev/null", "--wrap",
+                   f"echo run $SLURM_RESTART_COUNT >> {path}; sleep 300", user=USER)
+    c.wait_state(job, "RUNNING")
+    c.wait_until("first run", lambda: os.path.exists(path) and "run 0" in open(path).read())
+    r = scontrol(c, "requeue", str(job), user=OTHER)
+    assert r.rc == 1 and "Access/permission denied" in r.err, r
+    assert scontrol(c, "requeue", str(job), user=USER).rc == 0
+    # Runs again (nodes are free), with the restart count in its environment.
+    c.wait_until("second run", lambda: "run 1" in open(path).read(), timeout=30)
+    info = c.show_job(job)
+    assert info["Restarts"] == "1" and info["JobState"] == "RUNNING"
+    # requeuehold: back in the queue, held.
+    assert scontrol(c, "requeuehold", str(job), user=USER).rc == 0
+    c.wait_state(job, "PENDING")
+    info = c.show_job(job)
+    assert info["Reason"] == "JobHeldUser" and info["Priority"] == "0"
+    assert info["Restarts"] == "2"
+    time.sleep(1)
+    assert c.job_state(job) == "PENDING"
+    # A pending job cannot be requeued.
+    r = scontrol(c, "requeue", str(job))
+    assert r.rc == 1 and "Job is pending execution" in r.err, r
+    wait_idle(c)
+
+
+def test_requeue_finished_job(clean):
+    c = clean
+    job = c.sbatch("-o", "/dev/null", "--wrap", "exit 3", user=USER)
+    assert c.wait_done(job) == "FAILED"
+    assert scontrol(c, "requeuehold", str(job), user=USER).rc == 0
+    assert c.job_state(job) == "PENDING"
+    assert c.show_job(job)["Restarts"] == "1"
+    assert scontrol(c, "release", str(job), user=USER).rc == 0
+    assert c.wait_done(job) == "FAILED"
+
+
+def node_info(c, name):
+    r = scontrol(c, "show", "node", name)
+    assert r.rc == 0, r
+    return r.out, parse_kv(r.out)
+
+
+def test_node_drain_down_resume(clean):
+    c = clean
+    r = scontrol(c, "update", "NodeName=n1", "State=DRAIN", "Reason=maint", user=USER)
+    assert r.rc == 1 and "Access/permission denied" in r.err, r
+    r = scontrol(c, "update", "NodeName=n1", "State=DRAIN")
+    assert r.rc == 1 and "You must specify a reason" in r.err, r
+    r = scontrol(c, "update", "NodeName=n9", "State=RESUME")
+    assert r.rc == 1 and "Invalid node name specified" in r.err, r
+    assert node_states(c)["n1"] == "idle"
+    # Draining with a job on it: drng, the job keeps running, nothing new starts.
+    job = c.sbatch("-N", "3", "-o", "/dev/null", "--wrap", "sleep 300")
+    c.wait_state(job, "RUNNING")
+    assert scontrol(c, "update", "NodeName=n[1-2]", "State=DRAIN", "Reason=disk swap").rc == 0
+    assert node_states(c)["n1"] == "drng"
+    text, info = node_info(c, "n1")
+    assert info["State"] == "MIXED+DRAIN"
+    assert "Reason=disk swap [root@" in text
+    assert c.job_state(job) == "RUNNING"
+    assert c.run(["scancel", str(job)]).rc == 0
+    c.wait_done(job)
+    c.wait_until("drained", lambda: node_states(c)["n1"] == "drain")
+    assert node_info(c, "n1")[1]["State"] == "IDLE+DRAIN"
+    # DOWN ends the node's jobs NODE_FAIL.
+    one = c.sbatch("-o", "/dev/null", "--wrap", "sleep 300")
+    c.wait_state(one, "RUNNING")
+    assert c.show_job(one)["NodeList"] == "n3"   # the others are drained
+    assert scontrol(c, "update", "NodeName=n3", "State=DOWN", "Reason=dead fan").rc == 0
+    assert c.wait_done(one) == "NODE_FAIL"
+    assert node_states(c)["n3"] == "down"
+    two = c.sbatch("-N", "2", "-o", "/dev/null", "--wrap", "true")
+    time.sleep(2)
+    assert c.job_state(two) == "PENDING"   # no node is usable
+    # Survives a controller crash, and a registration (ReturnToService=2).
+    restart_ctld(c)
+    time.sleep(2)
+    states = node_states(c)
+    assert states["n1"] == "drain" and states["n2"] == "drain" and states["n3"] == "down", states
+    text, info = node_info(c, "n3")
+    assert "Reason=dead fan [root@" in text
+    # RESUME: back in service, the waiting job runs.
+    assert scontrol(c, "update", "NodeName=n[1-3]", "State=RESUME").rc == 0
+    assert c.wait_done(two) == "COMPLETED"
+    assert "Reason=" not in node_info(c, "n1")[0]
+
+
+def test_updates_survive_controller_restart(clean):
+    c = clean
+    job = c.sbatch("-H", "-t", "20", "-o", "/dev/null", "--wrap", "true", user=USER)
+    assert scontrol(c, "update", f"JobId={job}", "TimeLimit=5", "Name=kept", "Comment=note",
+                    "Nice=7", "NumNodes=2", "Partition=other", user=USER).rc == 0
+    run = c.sbatch("-o", "/dev/null", "--wrap", "sleep 300", user=USER)
+    c.wait_state(run, "RUNNING")
+    assert scontrol(c, "requeuehold", str(run), user=USER).rc == 0
+    c.wait_state(run, "PENDING")
+    restart_ctld(c)
+    info = c.show_job(job)
+    assert (info["TimeLimit"], info["JobName"], info["Comment"], info["Nice"], info["NumNodes"],
+            info["Partition"]) == ("00:05:00", "kept", "note", "7", "2", "other")
+    info = c.show_job(run)
+    assert (info["JobState"], info["Reason"], info["Restarts"]) == ("PENDING", "JobHeldUser", "1")
