@@ -182,6 +182,7 @@ json_t *part_to_json(const struct part *part);
 
 /* sched.c */
 void sched_request(void);             /* run a scheduling pass soon */
+void sched_request_later(unsigned ms); /* and one after ms (a requeued job's delay) */
 void sched_setup(void);
 /* Can the job ever run in its partition? 0, or an rc with err. */
 int sched_job_runnable(const struct job *job, struct herd_error *err);

@@ -186,8 +186,15 @@ uint32_t job_priority(const struct job *job)
 	return p < 1 ? 1 : p > 0xFFFFFFFEll ? 0xFFFFFFFEu : (uint32_t)p;
 }
 
+/* A requeued job that ran waits this long before it may start again: its
+ * old herdstepd exits only after its JOB_COMPLETE is answered, and herdd
+ * takes a LAUNCH for a job whose herdstepd still lives for a retry. */
+#define REQUEUE_DELAY 2
+
 void job_requeue_finish(struct job *job)
 {
+	bool ran = job->launch != LAUNCH_NONE || job_state_is_final(job->state);
+
 	if (!job_state_is_final(job->state))
 		node_free(job);   /* a finished job gave its nodes back when it ended */
 	job->nalloc = 0;
@@ -200,10 +207,11 @@ void job_requeue_finish(struct job *job)
 	job->requeue_requested = job->requeue_hold = false;
 	job->start_time = job->end_time = 0;
 	job->exit_status = 0;
-	job->eligible_time = time(NULL);
+	job->eligible_time = time(NULL) + (ran ? REQUEUE_DELAY : 0);
 	job->priority = job_priority(job);
-	job_set_state(job, JOB_PENDING, job->hold_user ? REASON_HELD_USER : REASON_NONE);
-	sched_request();
+	job_set_state(job, JOB_PENDING, job->hold_user ? REASON_HELD_USER
+				: ran ? REASON_BEGIN_TIME : REASON_NONE);
+	sched_request_later(REQUEUE_DELAY * 1000 + 100);
 }
 
 static char *expand_node(const char *path, const char *node)

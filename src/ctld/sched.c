@@ -124,6 +124,7 @@ static void sched_pass(uv_timer_t *t)
 	int *node = xmalloc((ctld.nnodes + 1) * sizeof(int)), *cpus = xmalloc((ctld.nnodes + 1) * sizeof(int));
 	bool *blocked = xmalloc((ctld.nparts + 1) * sizeof(bool));
 	int started = 0;
+	time_t now = time(NULL);
 
 	ctld.sched_queued = false;
 	job_foreach(collect, &pend);
@@ -137,6 +138,10 @@ static void sched_pass(uv_timer_t *t)
 
 		if (job->hold_admin || job->hold_user)
 			continue;   /* its reason was set when it was held */
+		if (job->eligible_time > now) {
+			job->reason = REASON_BEGIN_TIME;   /* a requeued job, for a moment */
+			continue;
+		}
 		if (!p || !part_up(p)) {
 			job->reason = p && !strcasecmp(p->conf->state, "INACTIVE") ? REASON_PART_INACTIVE
 										   : REASON_PART_DOWN;
@@ -183,7 +188,21 @@ void sched_request(void)
 	uv_timer_start(&ctld.sched_timer, sched_pass, 0, 0);
 }
 
+static uv_timer_t later_timer;
+
+static void later_cb(uv_timer_t *t)
+{
+	sched_request();
+}
+
+void sched_request_later(unsigned ms)
+{
+	uv_timer_start(&later_timer, later_cb, ms, 0);
+}
+
 void sched_setup(void)
 {
 	uv_timer_init(ctld.loop, &ctld.sched_timer);
+	uv_timer_init(ctld.loop, &later_timer);
+	uv_unref((uv_handle_t *)&later_timer);
 }

@@ -92,8 +92,8 @@ static void ctl_limit_cb(uv_timer_t *t)
 }
 
 /* A new limit, counted from the job's start as at launch.  A timer started
- * at launch keeps its callback: uv_timer_again restarts it with "repeat" as
- * the timeout (a repeat after the limit finds the job ending, and returns). */
+ * at launch keeps its callback (job.c's): uv_timer_again restarts it with
+ * "repeat" as the timeout; repeat goes back to 0 at once, so it fires once. */
 static int ctl_time_limit(struct stepd *sd, json_int_t limit)
 {
 	struct timespec now;
@@ -115,6 +115,7 @@ static int ctl_time_limit(struct stepd *sd, json_int_t limit)
 	uv_timer_set_repeat(&sd->limit_timer, (uint64_t)left_ms);
 	if (uv_timer_again(&sd->limit_timer) < 0)   /* never started: no limit at launch */
 		uv_timer_start(&sd->limit_timer, ctl_limit_cb, (uint64_t)left_ms, 0);
+	uv_timer_set_repeat(&sd->limit_timer, 0);
 	log_info("job %u: time limit now %lld s", sd->launch.job_id, (long long)limit);
 	return HERD_OK;
 }

@@ -144,6 +144,12 @@ def test_running_job_limits(clean):
     time.sleep(5)
     assert c.job_state(job2) == "RUNNING"
     assert c.show_job(job2)["TimeLimit"] == "00:10:00"
+    # A job that started without a limit gets one.
+    job3 = c.sbatch("-t", "UNLIMITED", "-o", "/dev/null", "--wrap", "sleep 300")
+    c.wait_state(job3, "RUNNING")
+    assert c.show_job(job3)["TimeLimit"] == "UNLIMITED"
+    assert scontrol(c, "update", f"JobId={job3}", "TimeLimit=0:02").rc == 0
+    assert c.wait_done(job3, timeout=30) == "TIMEOUT"
 
 
 def test_requeue_running_job(clean):
