@@ -300,12 +300,28 @@ static void set_reason(struct node *n, const char *reason, const char *user)
 	n->reason_time = n->reason ? time(NULL) : 0;
 }
 
+/* Unlike a silent node, one set DOWN still runs its jobs' processes: they
+ * are terminated there, and the jobs end NODE_FAIL as for a silent node. */
+static void admin_down_job(struct job *job, void *arg)
+{
+	int idx = *(int *)arg;
+	if (job->state != JOB_RUNNING && job->state != JOB_COMPLETING)
+		return;
+	for (int i = 0; i < job->nalloc; i++)
+		if (job->alloc_node[i] == idx) {
+			if (i == 0 && job->launch != LAUNCH_NONE)
+				launch_terminate(job);   /* else node_lost_job does */
+			node_lost_job(job, &ctld.nodes[idx]);
+			return;
+		}
+}
+
 static void admin_down(struct node *n)
 {
 	int idx = (int)(n - ctld.nodes);
 	n->admin_down = true;
 	n->state = NODE_DOWN;
-	job_foreach(node_timeout_jobs, &idx);   /* its jobs end NODE_FAIL, as for a silent node */
+	job_foreach(admin_down_job, &idx);
 }
 
 static void admin_resume(struct node *n)

@@ -220,12 +220,16 @@ def test_node_drain_down_resume(clean):
     c.wait_done(job)
     c.wait_until("drained", lambda: node_states(c)["n1"] == "drain")
     assert node_info(c, "n1")[1]["State"] == "IDLE+DRAIN"
-    # DOWN ends the node's jobs NODE_FAIL.
-    one = c.sbatch("-o", "/dev/null", "--wrap", "sleep 300")
+    # DOWN ends the node's jobs NODE_FAIL, and stops what runs of them there.
+    mark = os.path.join(c.workdir(), "down-mark")
+    one = c.sbatch("-o", "/dev/null", "--wrap",
+                   f"trap 'echo term > {mark}; exit 1' TERM; sleep 300 & wait")
     c.wait_state(one, "RUNNING")
     assert c.show_job(one)["NodeList"] == "n3"   # the others are drained
+    time.sleep(0.5)   # the trap is set
     assert scontrol(c, "update", "NodeName=n3", "State=DOWN", "Reason=dead fan").rc == 0
     assert c.wait_done(one) == "NODE_FAIL"
+    c.wait_until("the job terminated on n3", lambda: os.path.exists(mark))
     assert node_states(c)["n3"] == "down"
     two = c.sbatch("-N", "2", "-o", "/dev/null", "--wrap", "true")
     time.sleep(2)
