@@ -79,43 +79,12 @@ static void ctl_reply(struct ctl_client *c, json_t *reply)
 	}
 }
 
-/* A limit set on a job that started without one. */
-static void ctl_limit_cb(uv_timer_t *t)
-{
-	struct stepd *sd = t->data;
-
-	if (sd->shell_done || sd->ending)
-		return;
-	log_info("job %u: time limit reached", sd->launch.job_id);
-	sd->timed_out = true;
-	job_terminate(sd, sd->launch.kill_wait);
-}
-
-/* A new limit, counted from the job's start as at launch.  A timer started
- * at launch keeps its callback (job.c's): uv_timer_again restarts it with
- * "repeat" as the timeout; repeat goes back to 0 at once, so it fires once. */
+/* A new limit, counted from the job's start as at launch. */
 static int ctl_time_limit(struct stepd *sd, json_int_t limit)
 {
-	struct timespec now;
-	int64_t now_ms, start_ms, left_ms;
-
 	if (limit < -1)
 		return HERD_ERR_INVALID_ARG;
-	sd->launch.time_limit = limit;
-	if (limit < 0) {
-		uv_timer_stop(&sd->limit_timer);
-		return HERD_OK;
-	}
-	clock_gettime(CLOCK_REALTIME, &now);
-	now_ms = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
-	start_ms = sd->launch.start_time > 0 ? sd->launch.start_time * 1000 : now_ms;
-	left_ms = start_ms + limit * 1000 - now_ms;
-	if (left_ms < 1)
-		left_ms = 1;
-	uv_timer_set_repeat(&sd->limit_timer, (uint64_t)left_ms);
-	if (uv_timer_again(&sd->limit_timer) < 0)   /* never started: no limit at launch */
-		uv_timer_start(&sd->limit_timer, ctl_limit_cb, (uint64_t)left_ms, 0);
-	uv_timer_set_repeat(&sd->limit_timer, 0);
+	job_set_time_limit(sd, limit);
 	log_info("job %u: time limit now %lld s", sd->launch.job_id, (long long)limit);
 	return HERD_OK;
 }

@@ -78,6 +78,24 @@ static void job_limit_cb(uv_timer_t *t)
 	job_start_kill(sd, sd->launch.kill_wait);
 }
 
+/* The limit counts from the job's start, whether it was set at launch or
+ * changed since (scontrol update TimeLimit); -1 = none. */
+void job_set_time_limit(struct stepd *sd, int64_t limit)
+{
+	struct timespec now;
+	int64_t now_ms, start_ms, left_ms;
+
+	sd->launch.time_limit = limit;
+	uv_timer_stop(&sd->limit_timer);
+	if (limit < 0)
+		return;
+	clock_gettime(CLOCK_REALTIME, &now);
+	now_ms = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+	start_ms = sd->launch.start_time > 0 ? sd->launch.start_time * 1000 : now_ms;
+	left_ms = start_ms + limit * 1000 - now_ms;
+	uv_timer_start(&sd->limit_timer, job_limit_cb, left_ms > 0 ? (uint64_t)left_ms : 0, 0);
+}
+
 void job_terminate(struct stepd *sd, int kill_wait)
 {
 	if (sd->shell_done || sd->ending) {
@@ -220,14 +238,7 @@ int job_start(struct stepd *sd, struct herd_error *err)
 	log_info("job %u: batch shell %d started as uid %d (stdout %s, stderr %s)", l->job_id,
 		 (int)sd->shell_pid, l->uid, sd->std_out, sd->std_err);
 
-	if (l->time_limit >= 0) {
-		struct timespec now;
-		clock_gettime(CLOCK_REALTIME, &now);
-		int64_t now_ms = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
-		int64_t start_ms = l->start_time > 0 ? l->start_time * 1000 : now_ms;
-		int64_t left_ms = start_ms + l->time_limit * 1000 - now_ms;
-		uv_timer_start(&sd->limit_timer, job_limit_cb, left_ms > 0 ? (uint64_t)left_ms : 0, 0);
-	}
+	job_set_time_limit(sd, l->time_limit);
 	/* the shell may already be gone */
 	job_reap(sd);
 	return 0;

@@ -57,6 +57,7 @@ int job_start(struct stepd *sd, struct herd_error *err);
 int job_signal(struct stepd *sd, int sig, const char *flags);
 /* scancel / node shutdown: message in stderr, SIGCONT+SIGTERM, SIGKILL after kill_wait. */
 void job_terminate(struct stepd *sd, int kill_wait);
+void job_set_time_limit(struct stepd *sd, int64_t limit);
 
 /* task.c: the user's side. */
 /* Fork the batch shell as the user; returns its pid or -1 with err. */
