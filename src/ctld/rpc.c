@@ -241,6 +241,20 @@ static int by_id(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* A reply that waits for the commit of everything it shows: squeue never
+ * reports a state a crash could take back. */
+struct pending_text {
+	struct net_req *req;
+	struct strbuf text;
+};
+
+static void text_after_commit(void *arg, bool ok)
+{
+	struct pending_text *p = arg;
+	net_respond_text(p->req, p->text.s, p->text.len);
+	free(p);
+}
+
 /* The reply is written job by job: a tree of every job at once would cost
  * several KiB per job at the peak (100,000 jobs: most of a gigabyte). */
 static void rpc_job_info(struct net_req *req)
@@ -282,7 +296,10 @@ static void rpc_job_info(struct net_req *req)
 	snprintf(tail, sizeof(tail), "],\"time\":%lld,\"rc\":0}", (long long)time(NULL));
 	strbuf_adds(&out, tail);
 	free(c.jobs);
-	net_respond_text(req, out.s, out.len);
+	struct pending_text *p = xmalloc(sizeof(*p));
+	p->req = req;
+	p->text = out;
+	store_after_commit(text_after_commit, p);
 }
 
 static struct job *owned_job(struct net_req *req, uint32_t id)

@@ -236,7 +236,8 @@ def test_records_outlive_the_controller_memory(users):
             text = f.read()
         with open(c.conf, "w") as f:
             f.write(re.sub(r"(?m)^MinJobAge=\d+$", "MinJobAge=1", text))
-        time.sleep(1.5)
+        # Times are whole seconds: 2.5 s puts the end at least 2 s back, past MinJobAge=1.
+        time.sleep(2.5)
         c.restart_ctld()
         c.wait_until("the restarted controller", c.ping_ok, timeout=30)
         r = c.run(["squeue", "-h", "-t", "all", "-j", str(done)])
