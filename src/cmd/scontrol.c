@@ -441,6 +441,66 @@ static int show_hostlist(const char *expr, bool sorted)
 	return 0;
 }
 
+static int cmd_ping(struct scontrol *sc);
+
+struct config_line {
+	const char *key;
+	char *value;
+};
+
+static int by_key(const void *a, const void *b)
+{
+	return strcasecmp(((const struct config_line *)a)->key,
+			  ((const struct config_line *)b)->key);
+}
+
+/* "scontrol show config": the keys of the configuration this command and
+ * the controller read (the same file), with Slurm's defaults for the keys
+ * Herd acts on, sorted, in Slurm's "Key = Value" layout, then the ping line. */
+static int show_config(struct scontrol *sc)
+{
+	static const struct { const char *key, *dflt; } defaults[] = {
+		{ "AuthType", "auth/munge" }, { "ClusterName", NULL }, { "FirstJobId", "1" },
+		{ "KillWait", "30" }, { "MaxMessageSize", "67108864" }, { "MinJobAge", "300" },
+		{ "ReturnToService", "0" }, { "SlurmctldHost", NULL }, { "SlurmctldPort", NULL },
+		{ "SlurmdPort", "6818" }, { "SlurmdSpoolDir", "/var/spool/herd/%n" },
+		{ "SlurmdTimeout", "300" }, { "SlurmUser", "root" },
+		{ "StateSaveLocation", "/var/spool/herd/ctld" },
+	};
+	char stamp[32], port[16];
+	if (client(sc) < 0)
+		return 1;
+	const struct conf *conf = sc->client.conf;
+	size_t n = 0, cap = conf->nkv + sizeof(defaults) / sizeof(defaults[0]) + 1;
+	struct config_line *lines = xmalloc(cap * sizeof(*lines));
+
+	for (size_t i = 0; i < conf->nkv; i++)
+		lines[n++] = (struct config_line){ conf->kv[i].key, xstrdup(conf->kv[i].value) };
+	for (size_t d = 0; d < sizeof(defaults) / sizeof(defaults[0]); d++) {
+		if (conf_get(conf, defaults[d].key))
+			continue;
+		const char *v = defaults[d].dflt;
+		if (!strcmp(defaults[d].key, "ClusterName"))
+			v = conf_cluster_name(conf);
+		else if (!strcmp(defaults[d].key, "SlurmctldHost"))
+			v = conf_ctld_host(conf);
+		else if (!strcmp(defaults[d].key, "SlurmctldPort")) {
+			snprintf(port, sizeof(port), "%d", conf_ctld_port(conf));
+			v = port;
+		}
+		lines[n++] = (struct config_line){ defaults[d].key, xstrdup(v) };
+	}
+	qsort(lines, n, sizeof(*lines), by_key);
+	printf("Configuration data as of %s\n", fmt_timestamp(time(NULL), stamp, sizeof(stamp)));
+	for (size_t i = 0; i < n; i++) {
+		printf("%-23s = %s\n", lines[i].key, lines[i].value);
+		free(lines[i].value);
+	}
+	free(lines);
+	printf("\n");
+	return cmd_ping(sc);
+}
+
 /* Slurm accepts any unambiguous prefix of an entity name; so do we for the
  * ones scripts use. */
 static bool is_word(const char *arg, const char *word, size_t min)
@@ -466,6 +526,8 @@ static int cmd_show(struct scontrol *sc, int argc, char **argv)
 		return show_nodes(sc, arg);
 	if (is_word(what, "partitions", 1) || is_word(what, "partitionname", 10))
 		return show_partitions(sc, arg);
+	if (is_word(what, "config", 1))
+		return show_config(sc);
 	if (!strcasecmp(what, "hostnames"))
 		return show_hostnames(arg);
 	if (!strcasecmp(what, "hostlist"))

@@ -210,3 +210,22 @@ def test_ping(clean):
     c = clean
     r = scontrol(c, "ping", user=USER)
     assert (r.out, r.err) == ("Slurmctld(primary) at localhost is UP\n", ""), r
+
+
+def test_show_config(clean):
+    c = clean
+    r = scontrol(c, "show", "config", user=USER)
+    assert r.rc == 0, r
+    lines = r.out.splitlines()
+    assert re.fullmatch(r"Configuration data as of \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d", lines[0]), r
+    assert lines[-2:] == ["", "Slurmctld(primary) at localhost is UP"], r
+    pairs = [line.split(" = ", 1) for line in lines[1:-2]]
+    assert all(len(p) == 2 and len(p[0]) == 23 for p in pairs), r   # "%-23s = %s"
+    conf = dict((k.strip(), v) for k, v in pairs)
+    keys = [k.strip() for k, _ in pairs]
+    assert keys == sorted(keys, key=str.lower), keys
+    assert conf["ClusterName"] == c.name
+    assert conf["SlurmctldPort"] == str(c.port)
+    assert conf["KillWait"] == "5"              # from herd.conf
+    assert conf["AuthType"] == "auth/munge"     # a default, shown as Slurm does
+    assert scontrol(c, "show", "conf").out.splitlines()[1:] == lines[1:]
