@@ -344,11 +344,15 @@ uint32_t store_find_key(uid_t uid, const char *key)
 	return id;
 }
 
+/* Whether the row exists; the script and environment are not parsed for it. */
 bool store_job_known(uint32_t job_id)
 {
-	json_t *spec = store_job_spec(job_id);
-	json_decref(spec);
-	return spec != NULL;
+	bool known;
+	sqlite3_reset(st_spec);
+	sqlite3_bind_int64(st_spec, 1, job_id);
+	known = sqlite3_step(st_spec) == SQLITE_ROW;
+	sqlite3_reset(st_spec);
+	return known;
 }
 
 int store_load(void)
