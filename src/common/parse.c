@@ -5,8 +5,10 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "common/bitmap.h"
 #include "common/parse.h"
 
 int parse_uint(const char *s, uint64_t max, uint64_t *out)
@@ -214,4 +216,27 @@ char *fmt_timestamp(time_t t, char *buf, size_t len)
 	    strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm) == 0)
 		snprintf(buf, len, "Unknown");
 	return buf;
+}
+
+int parse_array_spec(const char *spec, uint32_t max_size, struct bitmap **tasks,
+		     uint32_t *throttle)
+{
+	const char *pct = strchr(spec, '%');
+	char *ranges = pct ? strndup(spec, pct - spec) : strdup(spec);
+	uint64_t limit = 0;
+
+	*tasks = NULL;
+	*throttle = 0;
+	if (!ranges)
+		return -1;
+	if (pct && (parse_uint(pct + 1, UINT32_MAX, &limit) < 0 || limit == 0)) {
+		free(ranges);
+		return -1;
+	}
+	*tasks = bitmap_parse(ranges, max_size);
+	free(ranges);
+	if (!*tasks)
+		return -1;
+	*throttle = (uint32_t)limit;
+	return 0;
 }

@@ -34,4 +34,11 @@ char *fmt_timestamp(time_t t, char *buf, size_t len);
 int parse_uint(const char *s, uint64_t max, uint64_t *out);
 bool parse_bool(const char *s, bool *out);   /* YES/NO, TRUE/FALSE, 1/0 — case-insensitive */
 
+struct bitmap;
+/* A job array's --array value, "0-31", "1,3,5,7", "1-7:2", "0-15%4": the task
+ * IDs (each < max_size, Slurm's MaxArraySize) and the throttle (0 = none).
+ * -1 on anything else; *tasks is then NULL. */
+int parse_array_spec(const char *spec, uint32_t max_size, struct bitmap **tasks,
+		     uint32_t *throttle);
+
 #endif
