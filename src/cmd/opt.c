@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 #include "cmd/opt.h"
+#include "common/bitmap.h"
 #include "common/auth.h"
 #include "common/xmalloc.h"
 
@@ -490,4 +491,90 @@ int opt_time_parse(const char *s, time_t now, bool past, time_t *out)
 		t = make_local(year + 1, mon, day, h, m, sec);
 	*out = t;
 	return 0;
+}
+
+char *cmd_job_id(const json_t *job, long long task, char *buf, size_t len)
+{
+	long long id = cmd_jint(job, "job_id"), array = cmd_jint(job, "array_job_id");
+	long long own = cmd_jint(job, "array_task_id"), throttle = cmd_jint(job, "array_throttle");
+	const char *pending = cmd_jstr(job, "array_tasks");
+
+	if (!array)
+		snprintf(buf, len, "%lld", id);
+	else if (task >= 0)
+		snprintf(buf, len, "%lld_%lld", array, task);
+	else if (own != CMD_NO_TASK || !*pending)
+		snprintf(buf, len, "%lld_%lld", array, own);
+	else if (throttle)
+		snprintf(buf, len, "%lld_[%s%%%lld]", array, pending, throttle);
+	else
+		snprintf(buf, len, "%lld_[%s]", array, pending);
+	return buf;
+}
+
+int cmd_job_id_parse(const char *s, long *id, struct bitmap **tasks)
+{
+	const char *us = strchr(s, '_');
+	char *head = us ? xstrndup(s, us - s) : xstrdup(s);
+	int rc = -1;
+
+	*tasks = NULL;
+	if (!head || opt_count(head, id) < 0 || *id <= 0)
+		goto out;
+	if (!us) {
+		rc = 0;
+		goto out;
+	}
+	const char *t = us + 1;
+	size_t n = strlen(t);
+	char *inner = n >= 2 && t[0] == '[' && t[n - 1] == ']' ? xstrndup(t + 1, n - 2) : xstrdup(t);
+	/* "%N" has no meaning here: refused by the bitmap syntax */
+	*tasks = inner && !strchr(inner, '%') ? bitmap_parse(inner, UINT32_MAX) : NULL;
+	free(inner);
+	rc = *tasks ? 0 : -1;
+out:
+	free(head);
+	return rc;
+}
+
+char **cmd_job_ids_split(const char *s, size_t *count)
+{
+	char **v = xmalloc(sizeof(*v));
+	size_t n = 0;
+	int depth = 0;
+	const char *start = s;
+
+	v[0] = NULL;
+	for (const char *p = s;; p++) {
+		if (*p == '[')
+			depth++;
+		else if (*p == ']' && depth)
+			depth--;
+		if (*p && (*p != ',' || depth))
+			continue;
+		if (p > start)
+			opt_strv_push(&v, &n, xstrndup(start, p - start));
+		if (!*p)
+			break;
+		start = p + 1;
+	}
+	if (count)
+		*count = n;
+	return v;
+}
+
+bool cmd_array_task_named(const json_t *job, const struct bitmap *tasks)
+{
+	long long task = cmd_jint(job, "array_task_id");
+	if (!cmd_jint(job, "array_job_id"))
+		return false;
+	if (task != CMD_NO_TASK)
+		return bitmap_test(tasks, (uint32_t)task);
+	struct bitmap *pending = bitmap_parse(cmd_jstr(job, "array_tasks"), UINT32_MAX);
+	bool any = false;
+	for (uint32_t t = pending ? bitmap_next(pending, 0) : BITMAP_NONE; t != BITMAP_NONE && !any;
+	     t = bitmap_next(pending, t + 1))
+		any = bitmap_test(tasks, t);
+	bitmap_destroy(pending);
+	return any;
 }

@@ -47,6 +47,21 @@ const char *cmd_jstr(const json_t *obj, const char *key);
 long long cmd_jint(const json_t *obj, const char *key);
 bool cmd_jbool(const json_t *obj, const char *key);
 
+struct bitmap;
+#define CMD_NO_TASK 4294967294LL   /* array_task_id of an array's meta record */
+/* A job's ID as Slurm's commands print it: "N"; an array task "A_T"; an
+ * array's pending tasks, folded, "A_[4-999%4]"; task >= 0 names one pending
+ * task of such a record ("A_5", squeue -r).  Cut to len.  Returns buf. */
+char *cmd_job_id(const json_t *job, long long task, char *buf, size_t len);
+/* A job ID on the command line: "N", "A_T", "A_[1-3,7]"; *tasks NULL when
+ * none is named (caller frees).  -1 when malformed. */
+int cmd_job_id_parse(const char *s, long *id, struct bitmap **tasks);
+/* Is one of tasks this array record's task (its own, or one pending in a
+ * meta record)?  False for a job that is not an array's. */
+bool cmd_array_task_named(const json_t *job, const struct bitmap *tasks);
+/* Split a list of job IDs on commas outside brackets ("1,2_[3,4]"). */
+char **cmd_job_ids_split(const char *s, size_t *count);
+
 /* Split "a,b,,c" on sep into a NULL-terminated vector (empty items dropped). */
 char **opt_split(const char *s, char sep, size_t *count);
 void opt_strv_free(char **v);

@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include "cmd/fmt.h"
 #include "cmd/opt.h"
+#include "common/bitmap.h"
 #include "common/msg.h"
 #include "common/parse.h"
 #include "common/state.h"
@@ -278,7 +279,12 @@ static const char *value(const struct column *c, const struct row *r, char *buf,
 	case F_ACCOUNT: return cmd_jstr(job, "account");
 	case F_CLUSTER: return r->cluster;
 	case F_COMMENT: return batch ? NULL : cmd_jstr(job, "comment");
-	case F_JOBID: case F_JOBID_RAW:
+	case F_JOBID: {
+		char id[4096];
+		snprintf(buf, len, "%s%s", cmd_job_id(job, -1, id, sizeof(id)), batch ? ".batch" : "");
+		return buf;
+	}
+	case F_JOBID_RAW:
 		snprintf(buf, len, "%lld%s", cmd_jint(job, "job_id"), batch ? ".batch" : "");
 		return buf;
 	case F_JOBNAME: return batch ? "batch" : cmd_jstr(job, "name");
@@ -583,7 +589,20 @@ static int parse_window_time(const char *arg, time_t now, time_t *out)
 struct want {
 	long id;
 	int step;     /* 0 = the whole job, 1 = only its batch step, -1 = a step that never exists */
+	struct bitmap *tasks;   /* -j A_T: these tasks of array A; NULL: job (or array) id */
 };
+
+/* Does -j's entry name this record: its ID, its array's ID, or a task of
+ * its array (a meta record: one of its pending tasks)? */
+static bool want_matches(const struct want *w, const json_t *job)
+{
+	long long array = cmd_jint(job, "array_job_id");
+	if (!w->tasks)
+		return w->id == cmd_jint(job, "job_id") || (array && w->id == array);
+	if (!array || w->id != array)
+		return false;
+	return cmd_array_task_named(job, w->tasks);
+}
 
 enum { OPT_DELIMITER = 256, OPT_NAME, OPT_USAGE, OPT_HELP, OPT_IGNORED };
 
@@ -686,12 +705,12 @@ int main(int argc, char **argv)
 		goto out;
 	if (jobs_arg) {
 		size_t n;
-		char **v = opt_split(jobs_arg, ',', &n);
+		char **v = cmd_job_ids_split(jobs_arg, &n);
 		json_t *ids = json_array();
 		want = xmalloc((n + 1) * sizeof(*want));
 		for (size_t i = 0; i < n; i++) {
 			char *dot = strchr(v[i], '.');
-			struct want w = { 0, 0 };
+			struct want w = { 0, 0, NULL };
 			if (dot) {
 				*dot = '\0';
 				long step;
@@ -702,7 +721,7 @@ int main(int argc, char **argv)
 				else
 					w.id = -1;
 			}
-			if (w.id < 0 || opt_count(v[i], &w.id) < 0 || w.id <= 0) {
+			if (w.id < 0 || cmd_job_id_parse(v[i], &w.id, &w.tasks) < 0) {
 				if (dot)
 					*dot = '.';
 				fprintf(stderr, "sacct: fatal: Bad job/step specified: %s\n", v[i]);
@@ -825,7 +844,7 @@ int main(int argc, char **argv)
 		/* -j 12.batch: only that line of job 12 (both when named both ways) */
 		bool whole = !nwant, batch_only = false;
 		for (size_t k = 0; k < nwant; k++)
-			if (want[k].id == cmd_jint(job, "job_id")) {
+			if (want_matches(&want[k], job)) {
 				whole |= want[k].step == 0;
 				batch_only |= want[k].step == 1;
 			}
@@ -847,6 +866,8 @@ out:
 	json_decref(reply);
 	json_decref(body);
 	free(cols);
+	for (size_t k = 0; k < nwant; k++)
+		bitmap_destroy(want[k].tasks);
 	free(want);
 	opt_strv_free(names);
 	opt_strv_free(parts);

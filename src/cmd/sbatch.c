@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "cmd/opt.h"
+#include "common/bitmap.h"
 #include "common/msg.h"
 #include "common/parse.h"
 #include "common/state.h"
@@ -26,7 +27,7 @@ extern char **environ;
 
 struct sbatch_opts {
 	char *job_name, *partition, *output, *error, *input, *chdir, *export_spec;
-	char *account, *comment, *wrap;
+	char *account, *comment, *wrap, *array;
 	long nodes, ntasks, cpus_per_task;
 	uint64_t mem_mb;
 	int64_t time_limit;     /* TIME_NOT_GIVEN, TIME_INFINITE, or seconds */
@@ -38,8 +39,8 @@ enum { OPT_MEM = 256, OPT_EXCLUSIVE, OPT_PARSABLE, OPT_EXPORT, OPT_COMMENT, OPT_
        OPT_USAGE, OPT_UNSUPPORTED };
 
 /* Slurm's own short options that Herd does not implement (see below). */
-#define UNSUPPORTED_SHORT "a:b:B:C:d:F:G:kL:m:M:Oq:sw:x:"
-static const char short_opts[] = "+J:N:n:c:t:p:o:e:i:HD:A:QvhVW" UNSUPPORTED_SHORT;
+#define UNSUPPORTED_SHORT "b:B:C:d:F:G:kL:m:M:Oq:sw:x:"
+static const char short_opts[] = "+J:N:n:c:t:p:o:e:i:HD:A:QvhVWa:" UNSUPPORTED_SHORT;
 static const struct option long_opts[] = {
 	{ "job-name", required_argument, NULL, 'J' },
 	{ "nodes", required_argument, NULL, 'N' },
@@ -65,9 +66,9 @@ static const struct option long_opts[] = {
 	{ "wrap", required_argument, NULL, OPT_WRAP },
 	{ "usage", no_argument, NULL, OPT_USAGE },
 	{ "wait", no_argument, NULL, 'W' },
+	{ "array", required_argument, NULL, 'a' },
 	/* Real sbatch options this cluster cannot honour yet: named in the
 	 * refusal, so a script is not run with a request silently dropped. */
-	{ "array", required_argument, NULL, 'a' },
 	{ "begin", required_argument, NULL, 'b' },
 	{ "extra-node-info", required_argument, NULL, 'B' },
 	{ "constraint", required_argument, NULL, 'C' },
@@ -162,7 +163,8 @@ static const struct {
 	const char *var;
 	int opt;
 } env_opts[] = {
-	{ "SBATCH_ACCOUNT", 'A' },       { "SBATCH_ERROR", 'e' },
+	{ "SBATCH_ACCOUNT", 'A' },       { "SBATCH_ARRAY_INX", 'a' },
+	{ "SBATCH_ERROR", 'e' },
 	{ "SBATCH_EXCLUSIVE", OPT_EXCLUSIVE }, { "SBATCH_EXPORT", OPT_EXPORT },
 	{ "SBATCH_INPUT", 'i' },         { "SBATCH_JOB_NAME", 'J' },
 	{ "SBATCH_MEM_PER_NODE", OPT_MEM }, { "SBATCH_OUTPUT", 'o' },
@@ -174,6 +176,7 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: sbatch [-N nnodes] [-n ntasks] [-c ncpus] [-p partition] [--hold]\n"
+		"              [--array=indexes]\n"
 		"              [--parsable] [-t minutes] [-D path] [-J jobname] [-A account]\n"
 		"              [--input file] [--output file] [--error file] [--mem=MB]\n"
 		"              [--exclusive] [--export[=names]] [--comment=text] [--quiet]\n"
@@ -184,6 +187,7 @@ static void help(void)
 {
 	printf("Usage: sbatch [OPTIONS...] executable [args...]\n\n"
 	       "Parallel run options:\n"
+	       "  -a, --array=indexes         job array index values\n"
 	       "  -A, --account=name          charge job to specified account\n"
 	       "      --comment=name          arbitrary comment\n"
 	       "  -c, --cpus-per-task=ncpus   number of cpus required per task\n"
@@ -232,6 +236,18 @@ static int apply_option(struct sbatch_opts *o, int opt, const char *arg)
 	case OPT_COMMENT: set_str(&o->comment, arg); break;
 	case OPT_EXPORT: set_str(&o->export_spec, arg); break;
 	case OPT_WRAP: set_str(&o->wrap, arg); break;
+	case 'a': {
+		/* The syntax here; the controller checks MaxArraySize. */
+		struct bitmap *tasks;
+		uint32_t throttle;
+		if (parse_array_spec(arg, UINT32_MAX, &tasks, &throttle) < 0) {
+			fprintf(stderr, "sbatch: error: Invalid --array specification\n");
+			return -1;
+		}
+		bitmap_destroy(tasks);
+		set_str(&o->array, arg);
+		break;
+	}
 	case 'H': o->hold = true; break;
 	case 'Q': o->quiet = true; break;
 	case 'W': o->wait = true; break;
@@ -343,6 +359,7 @@ static void opts_free(struct sbatch_opts *o)
 {
 	free(o->job_name); free(o->partition); free(o->output); free(o->error); free(o->input);
 	free(o->chdir); free(o->export_spec); free(o->account); free(o->comment); free(o->wrap);
+	free(o->array);
 }
 
 static char *read_all(FILE *f, size_t *len)
@@ -674,6 +691,8 @@ int main(int argc, char **argv)
 		json_object_set_new(job, "command", json_string(command));
 		free(command);
 	}
+	if (job && o.array)
+		json_object_set_new(job, "array", json_string(o.array));
 	if (!job) {
 		fprintf(stderr, "sbatch: error: the script or an option is not valid UTF-8\n");
 		goto out_first;

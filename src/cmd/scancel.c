@@ -8,6 +8,7 @@
 #include <strings.h>
 #include <unistd.h>
 #include "cmd/opt.h"
+#include "common/bitmap.h"
 #include "common/msg.h"
 #include "common/state.h"
 #include "common/xmalloc.h"
@@ -51,20 +52,49 @@ static void help(void)
 	       "  --usage                         display brief usage message\n");
 }
 
+/* What one CANCEL_JOB names: a job, all of array id (tasks NULL), or some
+ * of its tasks ("1-3"). */
+struct target {
+	long long id;
+	char *tasks;
+};
+
+static void target_push(struct target **v, size_t *n, long long id, char *tasks)
+{
+	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
+	(*v)[(*n)++] = (struct target){ id, tasks };
+}
+
+static void targets_free(struct target *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i].tasks);
+	free(v);
+}
+
 /* One CANCEL_JOB; returns 0, or 1 when the failure is worth an exit code. */
-static int cancel_one(struct cmd_client *client, const struct scancel_opts *o, long long id)
+static int cancel_one(struct cmd_client *client, const struct scancel_opts *o,
+		      const struct target *t)
 {
 	struct herd_error err = { "" };
 	json_t *reply = NULL;
+	char name[256];
 
+	if (t->tasks)
+		snprintf(name, sizeof(name), strpbrk(t->tasks, ",-") ? "%lld_[%s]" : "%lld_%s", t->id,
+			 t->tasks);
+	else
+		snprintf(name, sizeof(name), "%lld", t->id);
 	if (o->verbose) {
 		if (o->signal)
-			fprintf(stderr, "scancel: Signal %d to job %lld\n", o->signal, id);
+			fprintf(stderr, "scancel: Signal %d to job %s\n", o->signal, name);
 		else
-			fprintf(stderr, "scancel: Terminating job %lld\n", id);
+			fprintf(stderr, "scancel: Terminating job %s\n", name);
 	}
-	json_t *body = json_pack("{s:I, s:i, s:s}", "job_id", (json_int_t)id, "signal", o->signal,
+	json_t *body = json_pack("{s:I, s:i, s:s}", "job_id", (json_int_t)t->id, "signal", o->signal,
 				 "flags", o->flags);
+	if (t->tasks)
+		json_object_set_new(body, "array_tasks", json_string(t->tasks));
 	int rc = cmd_call(client, MSG_CANCEL_JOB, body, &reply, &err);
 	json_decref(body);
 	json_decref(reply);
@@ -72,10 +102,10 @@ static int cancel_one(struct cmd_client *client, const struct scancel_opts *o, l
 		return 0;
 	if (rc == HERD_ERR_INVALID_JOB || rc == HERD_ERR_ALREADY_DONE) {
 		if (o->verbose && !o->quiet)
-			fprintf(stderr, "scancel: error: Kill job error on job id %lld: %s\n", id, err.text);
+			fprintf(stderr, "scancel: error: Kill job error on job id %s: %s\n", name, err.text);
 		return 0;
 	}
-	fprintf(stderr, "scancel: error: Kill job error on job id %lld: %s\n", id, err.text);
+	fprintf(stderr, "scancel: error: Kill job error on job id %s: %s\n", name, err.text);
 	return 1;
 }
 
@@ -91,7 +121,7 @@ static bool in_list(char *const *list, const char *s)
 
 /* Jobs matching the filters (among ids when given); -1 after printing. */
 static int select_jobs(struct cmd_client *client, const struct scancel_opts *o, json_t *ids,
-		       long long **out, size_t *nout)
+		       struct target **out, size_t *nout)
 {
 	struct herd_error err = { "" };
 	json_t *reply = NULL, *body = json_object();
@@ -112,7 +142,7 @@ static int select_jobs(struct cmd_client *client, const struct scancel_opts *o, 
 		return -1;
 	}
 	json_t *jobs = json_object_get(reply, "jobs");
-	*out = xmalloc((json_array_size(jobs) + 1) * sizeof(**out));
+	*out = NULL;
 	*nout = 0;
 	size_t i;
 	json_t *job;
@@ -127,7 +157,16 @@ static int select_jobs(struct cmd_client *client, const struct scancel_opts *o, 
 		if (!in_list(o->partitions, cmd_jstr(job, "partition")) ||
 		    !in_list(o->names, cmd_jstr(job, "name")))
 			continue;
-		(*out)[(*nout)++] = cmd_jint(job, "job_id");
+		/* An array's record is named by its tasks, so that what the
+		 * filters matched is all that is cancelled (its ID alone would
+		 * be every task of the array). */
+		long long array = cmd_jint(job, "array_job_id"), task = cmd_jint(job, "array_task_id");
+		if (!array)
+			target_push(out, nout, cmd_jint(job, "job_id"), NULL);
+		else if (task == CMD_NO_TASK)
+			target_push(out, nout, array, xstrdup(cmd_jstr(job, "array_tasks")));
+		else
+			target_push(out, nout, array, xasprintf("%lld", task));
 	}
 	json_decref(reply);
 	return 0;
@@ -217,20 +256,26 @@ int main(int argc, char **argv)
 	}
 
 	json_t *ids = NULL;
+	struct target *named = NULL;
+	size_t nnamed = 0;
 	if (optind < argc) {
 		ids = json_array();
 		for (int i = optind; i < argc; i++) {
 			size_t n;
-			char **v = opt_split(argv[i], ',', &n);   /* "1,2" as Slurm accepts */
+			char **v = cmd_job_ids_split(argv[i], &n);   /* "1,2" as Slurm accepts */
 			for (size_t k = 0; k < n; k++) {
 				long id;
-				if (opt_count(v[k], &id) < 0 || id <= 0) {
+				struct bitmap *tasks;
+				if (cmd_job_id_parse(v[k], &id, &tasks) < 0) {
 					fprintf(stderr, "scancel: error: Invalid job id %s\n", v[k]);
 					opt_strv_free(v);
 					json_decref(ids);
+					targets_free(named, nnamed);
 					goto out;
 				}
 				json_array_append_new(ids, json_integer(id));
+				target_push(&named, &nnamed, id, tasks ? bitmap_fmt(tasks) : NULL);
+				bitmap_destroy(tasks);
 			}
 			opt_strv_free(v);
 		}
@@ -245,26 +290,26 @@ int main(int argc, char **argv)
 	if (cmd_client_init(&client, &err) < 0) {
 		fprintf(stderr, "scancel: error: %s\n", err.text);
 		json_decref(ids);
+		targets_free(named, nnamed);
 		goto out;
 	}
 	status = 0;
 	if (filters) {
-		long long *jobs;
+		struct target *jobs;
 		size_t njobs;
 		if (select_jobs(&client, &o, ids, &jobs, &njobs) < 0) {
 			status = 1;
 		} else {
 			for (size_t i = 0; i < njobs; i++)
-				status |= cancel_one(&client, &o, jobs[i]);
-			free(jobs);
+				status |= cancel_one(&client, &o, &jobs[i]);
+			targets_free(jobs, njobs);
 		}
 	} else {
-		size_t i;
-		json_t *v;
-		json_array_foreach(ids, i, v)
-			status |= cancel_one(&client, &o, json_integer_value(v));
+		for (size_t i = 0; i < nnamed; i++)
+			status |= cancel_one(&client, &o, &named[i]);
 	}
 	cmd_client_fini(&client);
+	targets_free(named, nnamed);
 	json_decref(ids);
 out:
 	opt_strv_free(o.names);

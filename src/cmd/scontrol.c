@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include "cmd/opt.h"
+#include "common/bitmap.h"
 #include "common/hostlist.h"
 #include "common/msg.h"
 #include "common/parse.h"
@@ -145,7 +146,21 @@ static void job_record(const json_t *job, time_t now, struct record *r)
 	long long tasks = cmd_jint(job, "num_tasks");
 	if (tasks < 1)
 		tasks = 1;
-	rec_add(r, "JobId=%lld JobName=%s", cmd_jint(job, "job_id"), cmd_jstr(job, "name"));
+	if (!cmd_jint(job, "array_job_id"))
+		rec_add(r, "JobId=%lld JobName=%s", cmd_jint(job, "job_id"), cmd_jstr(job, "name"));
+	else if (cmd_jint(job, "array_task_id") != CMD_NO_TASK)
+		rec_add(r, "JobId=%lld ArrayJobId=%lld ArrayTaskId=%lld JobName=%s",
+			cmd_jint(job, "job_id"), cmd_jint(job, "array_job_id"),
+			cmd_jint(job, "array_task_id"), cmd_jstr(job, "name"));
+	else if (cmd_jint(job, "array_throttle"))
+		rec_add(r, "JobId=%lld ArrayJobId=%lld ArrayTaskId=%s ArrayTaskThrottle=%lld JobName=%s",
+			cmd_jint(job, "job_id"), cmd_jint(job, "array_job_id"),
+			cmd_jstr(job, "array_tasks"), cmd_jint(job, "array_throttle"),
+			cmd_jstr(job, "name"));
+	else
+		rec_add(r, "JobId=%lld ArrayJobId=%lld ArrayTaskId=%s JobName=%s",
+			cmd_jint(job, "job_id"), cmd_jint(job, "array_job_id"),
+			cmd_jstr(job, "array_tasks"), cmd_jstr(job, "name"));
 	rec_add(r, "UserId=%s(%lld) GroupId=%s(%lld) MCS_label=N/A", user_name(job, a, sizeof(a)),
 		cmd_jint(job, "uid"), group_name(job, b, sizeof(b)), cmd_jint(job, "gid"));
 	rec_add(r, "Priority=%lld Nice=%lld Account=%s QOS=(null)", cmd_jint(job, "priority"),
@@ -204,9 +219,10 @@ static int show_jobs(struct scontrol *sc, const char *arg)
 	struct herd_error err = { "" };
 	json_t *reply = NULL, *body = json_object();
 
+	struct bitmap *tasks = NULL;   /* show job A_T: those tasks of array A */
 	if (arg) {
 		long id;
-		if (opt_count(arg, &id) < 0 || id <= 0) {
+		if (cmd_job_id_parse(arg, &id, &tasks) < 0) {
 			json_decref(body);
 			fprintf(stderr, "Invalid job id specified\n");
 			return 1;
@@ -215,27 +231,37 @@ static int show_jobs(struct scontrol *sc, const char *arg)
 	}
 	if (client(sc) < 0) {
 		json_decref(body);
+		bitmap_destroy(tasks);
 		return 1;
 	}
 	int rc = cmd_call(&sc->client, MSG_JOB_INFO, body, &reply, &err);
 	json_decref(body);
 	if (rc != 0) {
 		fprintf(stderr, "slurm_load_jobs error: %s\n", err.text);
+		bitmap_destroy(tasks);
 		return 1;
 	}
 	json_t *jobs = json_object_get(reply, "jobs");
 	time_t now = cmd_jint(reply, "time");
-	if (!json_array_size(jobs))
-		printf("No jobs in the system\n");
-	size_t i;
+	size_t i, shown = 0;
 	json_t *job;
 	json_array_foreach(jobs, i, job) {
+		if (tasks && !cmd_array_task_named(job, tasks))
+			continue;
 		struct record r = { 0 };
 		job_record(job, now, &r);
 		rec_print(&r, sc->oneliner);
+		shown++;
 	}
+	if (!shown && tasks) {
+		fprintf(stderr, "slurm_load_jobs error: %s\n", herd_strerror(HERD_ERR_INVALID_JOB));
+		rc = 1;
+	} else if (!shown) {
+		printf("No jobs in the system\n");
+	}
+	bitmap_destroy(tasks);
 	json_decref(reply);
-	return 0;
+	return rc ? 1 : 0;
 }
 
 static const char *node_state_text(const json_t *node, char *buf, size_t len)
@@ -538,6 +564,18 @@ static int cmd_show(struct scontrol *sc, int argc, char **argv)
 	return 1;
 }
 
+/* "N" or one array task "A_T" (task -1 for N); -1 when malformed. */
+static int job_id_arg(const char *s, long *id, long long *task)
+{
+	struct bitmap *tasks;
+	if (cmd_job_id_parse(s, id, &tasks) < 0)
+		return -1;
+	*task = tasks ? (long long)bitmap_next(tasks, 0) : -1;
+	bool one = !tasks || bitmap_count(tasks) == 1;
+	bitmap_destroy(tasks);
+	return one ? 0 : -1;
+}
+
 static int cmd_update_job(struct scontrol *sc, const char *action, int argc, char **argv)
 {
 	if (argc < 1) {
@@ -550,18 +588,21 @@ static int cmd_update_job(struct scontrol *sc, const char *action, int argc, cha
 	for (int a = 0; a < argc; a++) {
 		size_t n;
 		/* "scontrol hold 1,2 3": ids by commas or words. */
-		char **ids = opt_split(argv[a], ',', &n);
+		char **ids = cmd_job_ids_split(argv[a], &n);
 		for (size_t i = 0; i < n; i++) {
 			struct herd_error err = { "" };
 			long id;
+			long long task;
 			int rc;
 			json_t *reply = NULL;
-			if (opt_count(ids[i], &id) < 0 || id <= 0) {
+			if (job_id_arg(ids[i], &id, &task) < 0) {
 				rc = HERD_ERR_INVALID_JOB;
 				errprintf(&err, "%s", herd_strerror(rc));
 			} else {
 				json_t *body = json_pack("{s:I, s:s}", "job_id", (json_int_t)id, "action",
 							 action);
+				if (task >= 0)
+					json_object_set_new(body, "array_task", json_integer(task));
 				rc = cmd_call(&sc->client, MSG_UPDATE_JOB, body, &reply, &err);
 				json_decref(body);
 				json_decref(reply);
@@ -648,11 +689,12 @@ static int update_job(struct scontrol *sc, int argc, char **argv)
 {
 	json_t *fields = json_object();
 	long id = -1;
+	long long task = -1;
 	const char *v;
 
 	for (int a = 0; a < argc; a++) {
 		if ((v = kv_value(argv[a], "JobId")) || (v = kv_value(argv[a], "Job"))) {
-			if (opt_count(v, &id) < 0 || id <= 0) {
+			if (job_id_arg(v, &id, &task) < 0) {
 				fprintf(stderr, "scontrol: error: Invalid job id specified\n");
 				json_decref(fields);
 				return 1;
@@ -667,8 +709,11 @@ static int update_job(struct scontrol *sc, int argc, char **argv)
 		json_decref(fields);
 		return 1;
 	}
-	return update_call(sc, MSG_UPDATE_JOB, json_pack("{s:I, s:s, s:o}", "job_id", (json_int_t)id,
-							 "action", "update", "fields", fields));
+	json_t *body = json_pack("{s:I, s:s, s:o}", "job_id", (json_int_t)id, "action", "update",
+				 "fields", fields);
+	if (task >= 0)
+		json_object_set_new(body, "array_task", json_integer(task));
+	return update_call(sc, MSG_UPDATE_JOB, body);
 }
 
 static int update_node(struct scontrol *sc, int argc, char **argv)

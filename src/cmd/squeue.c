@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "cmd/fmt.h"
 #include "cmd/opt.h"
+#include "common/bitmap.h"
 #include "common/hostlist.h"
 #include "common/msg.h"
 #include "common/parse.h"
@@ -116,6 +117,7 @@ static char *format_from_names(const char *spec)
 struct row {
 	const json_t *job;
 	time_t now;
+	long long task;     /* one pending task of an array's meta record (-r), else -1 */
 };
 
 static bool is_state(const json_t *job, const char *name)
@@ -151,10 +153,27 @@ static const char *job_value(char letter, const void *arg, char *buf, size_t len
 	int64_t limit = cmd_jint(job, "time_limit");
 
 	switch (letter) {
-	case 'A': case 'F': case 'i':
+	case 'i': return cmd_job_id(job, r->task, buf, len);
+	case 'A':
 		snprintf(buf, len, "%lld", cmd_jint(job, "job_id"));
 		return buf;
-	case 'K': return "N/A";
+	case 'F':
+		snprintf(buf, len, "%lld", cmd_jint(job, cmd_jint(job, "array_job_id") ? "array_job_id"
+											: "job_id"));
+		return buf;
+	case 'K':
+		if (!cmd_jint(job, "array_job_id"))
+			return "N/A";
+		if (r->task >= 0)
+			snprintf(buf, len, "%lld", r->task);
+		else if (cmd_jint(job, "array_task_id") != CMD_NO_TASK)
+			snprintf(buf, len, "%lld", cmd_jint(job, "array_task_id"));
+		else if (cmd_jint(job, "array_throttle"))
+			snprintf(buf, len, "%s%%%lld", cmd_jstr(job, "array_tasks"),
+				 cmd_jint(job, "array_throttle"));
+		else
+			snprintf(buf, len, "%s", cmd_jstr(job, "array_tasks"));
+		return buf;
 	case 'j': return cmd_jstr(job, "name");
 	case 'u': {
 		/* Names are resolved here when the reply has none, as Slurm's
@@ -392,6 +411,83 @@ static bool uses_nodes(const json_t *job, const struct hostlist *want)
 
 enum { OPT_ME = 256, OPT_USAGE, OPT_HELP };
 
+/* A job named by -j: "N" (a job, or all of array N), "A_T", "A_[1-3]". */
+struct wanted_id {
+	long id;
+	struct bitmap *tasks;   /* NULL: no tasks named */
+};
+
+struct rows {
+	struct row *v;
+	size_t n, cap;
+};
+
+static void row_push(struct rows *rows, const json_t *job, time_t now, long long task)
+{
+	if (rows->n == rows->cap) {
+		rows->cap = rows->cap ? 2 * rows->cap : 256;
+		rows->v = xrealloc(rows->v, rows->cap * sizeof(*rows->v));
+	}
+	rows->v[rows->n++] = (struct row){ job, now, task };
+}
+
+/* The -j entries that name this task (task -1: the record as a whole). */
+static bool wanted(const struct wanted_id *want, size_t nwant, const json_t *job, long long task)
+{
+	long long id = cmd_jint(job, "job_id"), array = cmd_jint(job, "array_job_id");
+	if (!nwant)
+		return true;
+	for (size_t i = 0; i < nwant; i++) {
+		if (!want[i].tasks) {
+			if (want[i].id == id || want[i].id == array)
+				return true;
+		} else if (want[i].id == array && task >= 0 && bitmap_test(want[i].tasks, task)) {
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool tasks_named(const struct wanted_id *want, size_t nwant)
+{
+	for (size_t i = 0; i < nwant; i++)
+		if (want[i].tasks)
+			return true;
+	return false;
+}
+
+/* One row per job; an array's pending tasks fold into one row unless -r
+ * asks for one row each (or -j names some of them, which are shown alone). */
+static void add_rows(struct rows *rows, const json_t *job, time_t now, bool unfold,
+		     const struct wanted_id *want, size_t nwant)
+{
+	long long own = cmd_jint(job, "array_task_id");
+	bool meta = cmd_jint(job, "array_job_id") && own == CMD_NO_TASK &&
+		    *cmd_jstr(job, "array_tasks");
+	bool pending = !strcmp(cmd_jstr(job, "state"), "PENDING");
+
+	if (!meta) {
+		if (wanted(want, nwant, job, cmd_jint(job, "array_job_id") ? own : -1))
+			row_push(rows, job, now, -1);
+		return;
+	}
+	if (!pending || (!unfold && !tasks_named(want, nwant))) {
+		if (wanted(want, nwant, job, -1))
+			row_push(rows, job, now, -1);
+		return;
+	}
+	struct bitmap *tasks = bitmap_parse(cmd_jstr(job, "array_tasks"), UINT32_MAX);
+	if (!tasks)
+		return;
+	if (!unfold && wanted(want, nwant, job, -1))
+		row_push(rows, job, now, -1);   /* all of them asked for, folded */
+	else
+		for (uint32_t t = bitmap_next(tasks, 0); t != BITMAP_NONE; t = bitmap_next(tasks, t + 1))
+			if (wanted(want, nwant, job, t))
+				row_push(rows, job, now, t);
+	bitmap_destroy(tasks);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option long_opts[] = {
@@ -427,13 +523,14 @@ int main(int argc, char **argv)
 	const char *parts_arg = getenv("SQUEUE_PARTITION");
 	const char *jobs_arg = NULL, *names_arg = NULL;
 	const char *accounts_arg = getenv("SQUEUE_ACCOUNT"), *nodes_arg = NULL;
-	bool no_header = false, long_format = false, me = false;
+	bool no_header = false, long_format = false, me = false, unfold = false;
 	int c, status = 1;
 
 	argv[0] = "squeue";
 	while ((c = getopt_long(argc, argv, "aA:hj::ln:o:O:p:rS:t:u:vVw:", long_opts, NULL)) != -1) {
 		switch (c) {
-		case 'a': case 'r': case 'v': break;   /* no hidden partitions, no arrays */
+		case 'a': case 'v': break;   /* no hidden partitions */
+		case 'r': unfold = true; break;
 		case 'h': no_header = true; break;
 		case 'A': accounts_arg = optarg; break;
 		case 'w': nodes_arg = optarg; break;
@@ -472,6 +569,8 @@ int main(int argc, char **argv)
 
 	json_t *body = json_object();
 	json_t *ids = NULL;
+	struct wanted_id *want = NULL;
+	size_t nwant = 0;
 	char **users = NULL, **parts = NULL, **names = NULL, **accounts = NULL;
 	struct hostlist *want_nodes = NULL;
 	size_t nusers = 0;
@@ -484,16 +583,17 @@ int main(int argc, char **argv)
 
 	if (jobs_arg) {
 		size_t n;
-		char **v = opt_split(jobs_arg, ',', &n);
+		char **v = cmd_job_ids_split(jobs_arg, &n);
 		ids = json_array();
+		want = xmalloc((n + 1) * sizeof(*want));
 		for (size_t i = 0; i < n; i++) {
-			long id;
-			if (opt_count(v[i], &id) < 0 || id <= 0) {
+			if (cmd_job_id_parse(v[i], &want[i].id, &want[i].tasks) < 0) {
 				fprintf(stderr, "squeue: error: Invalid job id: %s\n", v[i]);
 				opt_strv_free(v);
 				goto out;
 			}
-			json_array_append_new(ids, json_integer(id));
+			nwant++;
+			json_array_append_new(ids, json_integer(want[i].id));
 		}
 		opt_strv_free(v);
 		json_object_set(body, "job_ids", ids);
@@ -608,15 +708,15 @@ int main(int argc, char **argv)
 	}
 	qsort(show, nshow, sizeof(*show), compare_jobs);
 
-	struct row *rows = xmalloc((nshow + 1) * sizeof(*rows));
-	const void **ptrs = xmalloc((nshow + 1) * sizeof(*ptrs));
-	for (size_t i = 0; i < nshow; i++) {
-		rows[i] = (struct row){ show[i], now };
-		ptrs[i] = &rows[i];
-	}
-	fmt_print_table(fmt, job_value, ptrs, nshow, titles, !no_header, long_format);
+	struct rows rows = { 0 };
+	for (size_t i = 0; i < nshow; i++)
+		add_rows(&rows, show[i], now, unfold, want, nwant);
+	const void **ptrs = xmalloc((rows.n + 1) * sizeof(*ptrs));
+	for (size_t i = 0; i < rows.n; i++)
+		ptrs[i] = &rows.v[i];
+	fmt_print_table(fmt, job_value, ptrs, rows.n, titles, !no_header, long_format);
 	free(ptrs);
-	free(rows);
+	free(rows.v);
 	free(show);
 	status = 0;
 out:
@@ -632,6 +732,9 @@ out:
 	hostlist_destroy(want_nodes);
 	fmt_destroy(fmt);
 	free(jobs_joined);
+	for (size_t i = 0; i < nwant; i++)
+		bitmap_destroy(want[i].tasks);
+	free(want);
 	free(format2_letters);
 	free(sort_keys);
 	return status;

@@ -18,7 +18,8 @@ static const struct msg_field f_jobspec[] = {
 	REQ("nodes", MF_INT), REQ("ntasks", MF_INT), REQ("cpus_per_task", MF_INT),
 	REQ("mem_mb", MF_INT), REQ("exclusive", MF_BOOL), REQ("time_limit", MF_INT),
 	REQ("hold", MF_BOOL), REQ("submit_host", MF_STR), REQ("umask", MF_INT),
-	REQ("account", MF_STR), REQ("comment", MF_STR), OPT("command", MF_STR), END
+	REQ("account", MF_STR), REQ("comment", MF_STR), OPT("command", MF_STR),
+	OPT("array", MF_STR), END
 };
 
 static const struct msg_field f_submit[] = {
@@ -35,7 +36,8 @@ static const struct msg_field f_acct_jobs[] = {
 };
 
 static const struct msg_field f_cancel[] = {
-	REQ("job_id", MF_INT), REQ("signal", MF_INT), REQ("flags", MF_STR), END
+	REQ("job_id", MF_INT), REQ("signal", MF_INT), REQ("flags", MF_STR),
+	OPT("array_tasks", MF_STR), END
 };
 
 static const struct msg_field f_update_fields[] = {
@@ -45,7 +47,7 @@ static const struct msg_field f_update_fields[] = {
 
 static const struct msg_field f_update[] = {
 	REQ("job_id", MF_INT), REQ("action", MF_STR),
-	{ "fields", MF_OBJ, true, f_update_fields }, END
+	{ "fields", MF_OBJ, true, f_update_fields }, OPT("array_task", MF_INT), END
 };
 
 static const struct msg_field f_update_node[] = {
@@ -78,6 +80,8 @@ static const struct msg_field f_launch_spec[] = {
 	REQ("cpus_per_task", MF_INT), REQ("cpus_on_node", MF_INT), REQ("mem_mb", MF_INT),
 	REQ("tasks_per_node", MF_STR), REQ("time_limit", MF_INT), REQ("kill_wait", MF_INT),
 	REQ("start_time", MF_INT), OPT("qos", MF_STR), OPT("restarts", MF_INT),
+	OPT("array_job_id", MF_INT), OPT("array_task_id", MF_INT), OPT("array_task_count", MF_INT),
+	OPT("array_task_min", MF_INT), OPT("array_task_max", MF_INT), OPT("array_task_step", MF_INT),
 	OPT("cpus_per_node", MF_STR), END
 };
 

@@ -139,6 +139,8 @@ out:
 	json_decref(rec);
 }
 
+static int cmp_id(const void *a, const void *b);
+
 /* Worker thread. */
 static void acct_work(uv_work_t *w)
 {
@@ -160,17 +162,37 @@ static void acct_work(uv_work_t *w)
 		goto error;
 	strbuf_adds(&q->out, "{\"jobs\":[");
 	if (q->nids) {
-		/* sacct -j: one indexed read per ID (sorted) */
-		if (sqlite3_prepare_v2(db, "SELECT rec FROM jobs WHERE id=?", -1, &st, NULL) != SQLITE_OK)
+		/* sacct -j: indexed reads per ID (sorted): the job, or every
+		 * record of the array with that ID.  A record named twice (an
+		 * array and one of its tasks' own IDs) is shown once. */
+		struct found { int64_t id; char *rec; } *found = NULL;
+		size_t nfound = 0, cap = 0;
+		if (sqlite3_prepare_v2(db, "SELECT id, rec FROM jobs WHERE id=?1 OR array_job_id=?1",
+				       -1, &st, NULL) != SQLITE_OK)
 			goto error;
 		for (size_t i = 0; i < q->nids; i++) {
 			if (i && q->ids[i] == q->ids[i - 1])
-				continue;   /* named twice, shown once */
+				continue;
 			sqlite3_reset(st);
 			sqlite3_bind_int64(st, 1, q->ids[i]);
-			if (sqlite3_step(st) == SQLITE_ROW)
-				add_row(q, ev, (const char *)sqlite3_column_text(st, 0), &n);
+			while (sqlite3_step(st) == SQLITE_ROW) {
+				if (nfound == cap) {
+					cap = cap ? 2 * cap : 64;
+					found = xrealloc(found, cap * sizeof(*found));
+				}
+				const char *text = (const char *)sqlite3_column_text(st, 1);
+				found[nfound].id = sqlite3_column_int64(st, 0);
+				found[nfound++].rec = xstrdup(text ? text : "");
+			}
 		}
+		if (nfound)
+			qsort(found, nfound, sizeof(*found), cmp_id);   /* id first in each entry */
+		for (size_t i = 0; i < nfound; i++) {
+			if (!i || found[i].id != found[i - 1].id)
+				add_row(q, ev, found[i].rec, &n);
+			free(found[i].rec);
+		}
+		free(found);
 	} else {
 		/* Jobs that ended before the window cannot be in it; end_time is
 		 * NULL or 0 while a job has not ended. */

@@ -14,6 +14,9 @@
 #include "common/state.h"
 
 struct part;
+struct bitmap;
+
+#define ARRAY_NO_TASK 4294967294u   /* array_task_id of a meta record (Slurm's NO_VAL) */
 
 struct node {
 	char *name;
@@ -63,7 +66,8 @@ struct part {
 	X(REASON_LAUNCH_FAILED, "launch failed requeued held") \
 	X(REASON_BEGIN_TIME, "BeginTime") \
 	X(REASON_PART_TIME_LIMIT, "PartitionTimeLimit") \
-	X(REASON_PART_NODE_LIMIT, "PartitionNodeLimit")
+	X(REASON_PART_NODE_LIMIT, "PartitionNodeLimit") \
+	X(REASON_ARRAY_TASK_LIMIT, "JobArrayTaskLimit")
 
 enum job_reason {
 #define REASON_ENUM(e, s) e,
@@ -110,6 +114,17 @@ struct job {
 	int *alloc_cpus;            /* CPUs on each */
 	uint64_t alloc_mem;         /* per node */
 	char *nodes_str;            /* compressed allocated nodes */
+	/* Job arrays (sbatch --array); array_job_id is 0 for a plain job.  The
+	 * pending tasks of an array stay in one record, the meta record (its ID
+	 * is the array's, array_task_id ARRAY_NO_TASK, array_pending their set);
+	 * a task that starts is split off into a record of its own with a new
+	 * job ID, and the last one to start takes over the meta record, as in
+	 * Slurm (array.c). */
+	uint32_t array_job_id, array_task_id;
+	struct bitmap *array_pending;
+	uint32_t array_throttle;    /* %N: at most N tasks running, 0 = no limit */
+	uint32_t array_count, array_min, array_max, array_step;   /* the whole array (SLURM_ARRAY_TASK_*) */
+	uint32_t array_running, array_pass;   /* scratch of a scheduling pass (sched.c) */
 	struct job *hash_next;      /* by id */
 	struct job *key_next;       /* by submission key */
 };
@@ -131,6 +146,7 @@ struct ctld {
 	int min_job_age;
 	int return_to_service;
 	uint32_t next_job_id;
+	uint32_t max_array_size;    /* MaxArraySize: task IDs are below it */
 	time_t start_time;
 	/* job table */
 	struct job **job_hash, **key_hash;
@@ -151,6 +167,7 @@ void job_set_state(struct job *job, enum job_state state, enum job_reason reason
 json_t *job_to_json(const struct job *job, bool internal);
 struct job *job_from_json(const json_t *rec);
 void job_destroy(struct job *job);
+struct job *job_copy(const struct job *job);   /* a new record with the same request, not in the table */
 void job_forget(struct job *job);     /* out of the table, and destroyed */
 void job_purge_old(time_t now);
 void job_foreach(void (*fn)(struct job *job, void *arg), void *arg);
@@ -161,6 +178,25 @@ uint32_t job_priority(const struct job *job);   /* 0 when held, else base - nice
 void job_requeue_finish(struct job *job);
 /* Fill %N (batch host) and %n/%t (0) in the output paths once the job has nodes. */
 void job_expand_node_patterns(struct job *job);
+
+/* Absolute output path for display: the patterns known in the controller
+ * (%j %A %a %x %u %%) filled in; dflt when given is empty. */
+char *job_output_path(const struct job *job, const char *given, const char *dflt);
+void job_set_output_paths(struct job *job, const json_t *spec);
+
+/* array.c */
+/* Set up a new job as an array's meta record from its --array value; rc, or 0. */
+int array_setup(struct job *job, const char *spec);
+bool array_is_meta(const struct job *job);      /* has pending tasks in it */
+/* The next task to start: split off the meta record (or the meta itself,
+ * for the last pending task).  Steals nothing; the task is in the table. */
+struct job *array_split(struct job *meta, uint32_t task_id);
+/* Every job of array array_job_id (meta record and tasks). */
+void array_foreach(uint32_t array_job_id, void (*fn)(struct job *job, void *arg), void *arg);
+char *array_pending_string(const struct job *meta);   /* "4-999", caller frees */
+/* Task task_id of array array_job_id: its own record, else (split off the
+ * meta record) a new one, still pending; NULL when the array has no such task. */
+struct job *array_task_job(uint32_t array_job_id, uint32_t task_id);
 
 /* node.c */
 int node_index(const char *name);

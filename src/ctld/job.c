@@ -4,7 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/bitmap.h"
 #include "common/log.h"
+#include "common/strbuf.h"
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
 
@@ -145,7 +147,36 @@ void job_destroy(struct job *job)
 	free(job->alloc_node);
 	free(job->alloc_cpus);
 	free(job->nodes_str);
+	bitmap_destroy(job->array_pending);
 	free(job);
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+struct job *job_copy(const struct job *job)
+{
+	struct job *c = xmalloc(sizeof(*c));
+	*c = *job;
+	c->hash_next = c->key_next = NULL;
+	c->key = NULL;                  /* the submission key names the first record only */
+	c->user = dup_or_null(job->user);
+	c->name = dup_or_null(job->name);
+	c->account = dup_or_null(job->account);
+	c->comment = dup_or_null(job->comment);
+	c->work_dir = dup_or_null(job->work_dir);
+	c->std_out = dup_or_null(job->std_out);
+	c->std_err = dup_or_null(job->std_err);
+	c->std_in = dup_or_null(job->std_in);
+	c->command = dup_or_null(job->command);
+	c->submit_host = dup_or_null(job->submit_host);
+	c->nodes_str = dup_or_null(job->nodes_str);
+	c->array_pending = job->array_pending ? bitmap_copy(job->array_pending) : NULL;
+	c->nalloc = 0;
+	c->alloc_node = c->alloc_cpus = NULL;
+	return c;
 }
 
 void job_forget(struct job *job)
@@ -309,6 +340,14 @@ json_t *job_to_json(const struct job *job, bool internal)
 		cpus = ntasks * (job->cpus_per_task ? job->cpus_per_task : 1);
 	}
 	json_object_set_new(o, "num_cpus", json_integer(cpus));
+	if (job->array_job_id) {
+		char *pending = array_pending_string(job);
+		json_object_set_new(o, "array_job_id", json_integer(job->array_job_id));
+		json_object_set_new(o, "array_task_id", json_integer(job->array_task_id));
+		json_object_set_new(o, "array_tasks", json_string(pending));
+		json_object_set_new(o, "array_throttle", json_integer(job->array_throttle));
+		free(pending);
+	}
 	if (!internal) {
 		json_object_set_new(o, "group", json_string(names_group(job->gid)));
 		return o;
@@ -329,6 +368,12 @@ json_t *job_to_json(const struct job *job, bool internal)
 	json_object_set_new(o, "requeue_hold", json_boolean(job->requeue_hold));
 	if (job->key)
 		json_object_set_new(o, "key", json_string(job->key));
+	if (job->array_job_id) {
+		json_object_set_new(o, "array_count", json_integer(job->array_count));
+		json_object_set_new(o, "array_min", json_integer(job->array_min));
+		json_object_set_new(o, "array_max", json_integer(job->array_max));
+		json_object_set_new(o, "array_step", json_integer(job->array_step));
+	}
 	return o;
 }
 
@@ -396,6 +441,18 @@ struct job *job_from_json(const json_t *rec)
 	job->nice = (int32_t)int_of(rec, "nice");
 	job->key = str_or_null(rec, "key");
 	job->nodes_str = str_or_null(rec, "nodes");
+	job->array_job_id = int_of(rec, "array_job_id");
+	if (job->array_job_id) {
+		const char *pending = json_string_value(json_object_get(rec, "array_tasks"));
+		job->array_task_id = int_of(rec, "array_task_id");
+		job->array_throttle = int_of(rec, "array_throttle");
+		job->array_count = int_of(rec, "array_count");
+		job->array_min = int_of(rec, "array_min");
+		job->array_max = int_of(rec, "array_max");
+		job->array_step = int_of(rec, "array_step");
+		if (pending && *pending && !(job->array_pending = bitmap_parse(pending, UINT32_MAX)))
+			log_error("job %u: unreadable array tasks \"%s\"", job->id, pending);
+	}
 	if (job->state == JOB_RUNNING || job->state == JOB_COMPLETING) {
 		job->launch = LAUNCH_DONE;   /* or lost: the node's registration tells */
 		job->alloc_mem = int_of(rec, "mem_per_node");
@@ -413,4 +470,67 @@ struct job *job_from_json(const json_t *rec)
 		}
 	}
 	return job;
+}
+
+/* Where output goes, as scontrol shows it: absolute, with the patterns known
+ * in the controller filled in (%N is known only on the node).  An array's
+ * meta record shows %a as Slurm's NO_VAL (4294967294). */
+char *job_output_path(const struct job *job, const char *given, const char *dflt)
+{
+	const char *pat = given && *given ? given : dflt;
+	struct strbuf out = { 0 };
+	char num[32];
+
+	if (!pat)
+		return NULL;
+	if (pat[0] != '/') {
+		strbuf_adds(&out, job->work_dir ? job->work_dir : "");
+		strbuf_add(&out, "/", 1);
+	}
+	strbuf_add(&out, "", 0);
+	for (const char *p = pat; *p; p++) {
+		if (*p != '%' || !p[1]) {
+			strbuf_add(&out, p, 1);
+			continue;
+		}
+		switch (*++p) {
+		case 'j': case 'J':
+			snprintf(num, sizeof(num), "%u", job->id);
+			strbuf_adds(&out, num);
+			break;
+		case 'A':
+			snprintf(num, sizeof(num), "%u", job->array_job_id ? job->array_job_id : job->id);
+			strbuf_adds(&out, num);
+			break;
+		case 'a':
+			snprintf(num, sizeof(num), "%u", job->array_job_id ? job->array_task_id : ARRAY_NO_TASK);
+			strbuf_adds(&out, num);
+			break;
+		case 'x': strbuf_adds(&out, job->name); break;
+		case 'u': strbuf_adds(&out, job->user); break;
+		case '%': strbuf_add(&out, "%", 1); break;
+		default: strbuf_add(&out, p - 1, 2); break;   /* known on the node only (%N ...) */
+		}
+	}
+	return out.s;
+}
+
+static const char *spec_str(const json_t *spec, const char *key)
+{
+	const char *s = json_string_value(json_object_get(spec, key));
+	return s ? s : "";
+}
+
+/* Slurm's defaults: slurm-%j.out, or slurm-%A_%a.out for an array; stderr
+ * with stdout; stdin from /dev/null. */
+void job_set_output_paths(struct job *job, const json_t *spec)
+{
+	const char *out = spec_str(spec, "stdout");
+	const char *dflt = job->array_job_id ? "slurm-%A_%a.out" : "slurm-%j.out";
+	free(job->std_out);
+	free(job->std_err);
+	free(job->std_in);
+	job->std_out = job_output_path(job, out, dflt);
+	job->std_err = job_output_path(job, spec_str(spec, "stderr"), *out ? out : dflt);
+	job->std_in = job_output_path(job, spec_str(spec, "stdin"), "/dev/null");
 }

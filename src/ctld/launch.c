@@ -97,7 +97,8 @@ static void launch_done(void *arg, json_t *reply, const struct herd_error *err)
 
 void launch_job(struct job *job)
 {
-	json_t *spec = store_job_spec(job->id), *launch, *body;
+	/* An array task's script is its array's, in the meta record's row. */
+	json_t *spec = store_job_spec(job->array_job_id ? job->array_job_id : job->id), *launch, *body;
 	const struct node *host = &ctld.nodes[job->alloc_node[0]];
 	int *tasks = tasks_per_node(job);
 	char *tpn = counts_string(tasks, job->nalloc);
@@ -136,6 +137,17 @@ void launch_job(struct job *job)
 	char *cpn = counts_string(job->alloc_cpus, job->nalloc);
 	json_object_set_new(launch, "cpus_per_node", json_string(cpn));
 	json_object_set_new(launch, "restarts", json_integer(job->restarts));
+	if (job->array_job_id) {
+		json_t *a = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}",
+				      "array_job_id", (json_int_t)job->array_job_id,
+				      "array_task_id", (json_int_t)job->array_task_id,
+				      "array_task_count", (json_int_t)job->array_count,
+				      "array_task_min", (json_int_t)job->array_min,
+				      "array_task_max", (json_int_t)job->array_max,
+				      "array_task_step", (json_int_t)job->array_step);
+		json_object_update(launch, a);
+		json_decref(a);
+	}
 	free(cpn);
 	body = json_pack("{s:I, s:o}", "job_id", (json_int_t)job->id, "launch", launch);
 	job->launch = LAUNCH_SENT;

@@ -144,6 +144,13 @@ int main(int argc, char **argv)
 	ctld.min_job_age = conf_get_int(conf, "MinJobAge", 300);
 	ctld.return_to_service = conf_get_int(conf, "ReturnToService", 0);
 	ctld.next_job_id = conf_get_int(conf, "FirstJobId", 1);
+	/* slurm.conf(5): at most 4000001; 0 disables arrays. */
+	long max_array = conf_get_int(conf, "MaxArraySize", 1001);
+	if (max_array < 0 || max_array > 4000001) {
+		log_error("MaxArraySize=%ld is out of range (0-4000001): using 4000001", max_array);
+		max_array = 4000001;
+	}
+	ctld.max_array_size = (uint32_t)max_array;
 	ctld.start_time = time(NULL);
 	node_setup();
 	part_setup();

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/wait.h>
+#include "common/bitmap.h"
 #include "common/log.h"
 #include "common/parse.h"
 #include "common/strbuf.h"
@@ -81,41 +82,6 @@ static int64_t jint(const json_t *o, const char *key)
 	return json_integer_value(json_object_get(o, key));
 }
 
-/* Where output goes, as scontrol shows it: absolute, with the patterns known
- * at submit time filled in (%N is known only on the node). */
-static char *output_path(const struct job *job, const char *given, const char *dflt)
-{
-	const char *pat = given && *given ? given : dflt;
-	struct strbuf out = { 0 };
-	char num[32];
-
-	if (!pat)
-		return NULL;
-	if (pat[0] != '/') {
-		strbuf_adds(&out, job->work_dir ? job->work_dir : "");
-		strbuf_add(&out, "/", 1);
-	}
-	strbuf_add(&out, "", 0);
-	for (const char *p = pat; *p; p++) {
-		if (*p != '%' || !p[1]) {
-			strbuf_add(&out, p, 1);
-			continue;
-		}
-		switch (*++p) {
-		case 'j': case 'J': case 'A':
-			snprintf(num, sizeof(num), "%u", job->id);
-			strbuf_adds(&out, num);
-			break;
-		case 'a': strbuf_adds(&out, "4294967294"); break;
-		case 'x': strbuf_adds(&out, job->name); break;
-		case 'u': strbuf_adds(&out, job->user); break;
-		case '%': strbuf_add(&out, "%", 1); break;
-		default: strbuf_add(&out, p - 1, 2); break;   /* known on the node only (%N ...) */
-		}
-	}
-	return out.s;
-}
-
 static void rpc_submit(struct net_req *req)
 {
 	json_t *spec = json_object_get(req->body, "job");
@@ -179,13 +145,18 @@ static void rpc_submit(struct net_req *req)
 	}
 	if ((rc = sched_job_runnable(job, &err)) != 0)
 		goto refuse;
+	const char *array = jstr(spec, "array");
+	if (array && *array && (rc = array_setup(job, array)) != 0) {
+		errprintf(&err, "%s", herd_strerror(rc));
+		goto refuse;
+	}
 	job->id = ctld.next_job_id++;
 	/* A script given by path shows as its path; --wrap and stdin as "(null)". */
 	const char *cmd = jstr(spec, "command");
 	job->command = cmd && *cmd ? xstrdup(cmd) : NULL;
-	job->std_out = output_path(job, jstr(spec, "stdout"), "slurm-%j.out");
-	job->std_err = output_path(job, jstr(spec, "stderr"), *jstr(spec, "stdout") ? jstr(spec, "stdout") : "slurm-%j.out");
-	job->std_in = output_path(job, jstr(spec, "stdin"), "/dev/null");
+	if (job->array_pending)
+		job->array_job_id = job->id;
+	job_set_output_paths(job, spec);
 	job->submit_time = job->eligible_time = time(NULL);
 	job->priority = job->hold_user ? 0 : job_base_priority(job->id);
 	job->state = JOB_PENDING;
@@ -269,8 +240,13 @@ static void rpc_job_info(struct net_req *req)
 
 	if (ids) {
 		json_array_foreach(ids, i, v) {
-			struct job *job = job_find(json_integer_value(v));
-			if (job)
+			uint32_t id = (uint32_t)json_integer_value(v);
+			struct job *job = job_find(id);
+			/* An array's ID names all its tasks (also once the record
+			 * that bore it is gone); a task's own ID, just it. */
+			if (!job || job->array_job_id == id)
+				array_foreach(id, info_one, &c);
+			else
 				info_one(job, &c);
 		}
 		if (json_array_size(ids) && !c.n) {
@@ -283,6 +259,12 @@ static void rpc_job_info(struct net_req *req)
 	}
 	if (c.n)
 		qsort(c.jobs, c.n, sizeof(*c.jobs), by_id);   /* stable order for clients */
+	for (i = 1; ids && i < c.n; i++)   /* an array and one of its tasks both named */
+		if (c.jobs[i] == c.jobs[i - 1]) {
+			memmove(&c.jobs[i], &c.jobs[i + 1], (c.n - i - 1) * sizeof(*c.jobs));
+			c.n--;
+			i--;
+		}
 	strbuf_adds(&out, "{\"jobs\":[");
 	for (i = 0; i < c.n; i++) {
 		json_t *o = job_to_json(c.jobs[i], false);
@@ -318,35 +300,20 @@ static struct job *owned_job(struct net_req *req, uint32_t id)
 	return job;
 }
 
-static void rpc_cancel(struct net_req *req)
+/* Cancel (sig 0) or signal one job; 0 or an rc.  The caller answers. */
+static int cancel_job(struct job *job, int sig, const char *flags, uid_t uid)
 {
-	uint32_t id = jint(req->body, "job_id");
-	int sig = jint(req->body, "signal");
-	const char *flags = jstr(req->body, "flags");
-	struct job *job = owned_job(req, id);
-
-	if (!job)
-		return;
-	if (sig < 0 || sig > 64 || (*flags && strcmp(flags, "batch") && strcmp(flags, "full"))) {
-		net_respond(req, HERD_ERR_INVALID_ARG, NULL, NULL);
-		return;
-	}
-	if (job_state_is_final(job->state) || (job->state == JOB_COMPLETING && !sig)) {
-		net_respond(req, HERD_ERR_ALREADY_DONE, NULL, NULL);
-		return;
-	}
+	if (job_state_is_final(job->state) || (job->state == JOB_COMPLETING && !sig))
+		return HERD_ERR_ALREADY_DONE;
 	if (sig == SIGKILL && !*flags)
 		sig = 0;   /* as Slurm: scancel --signal=KILL is a cancel */
 	if (sig) {   /* a signal, not a cancel */
-		if (job->state == JOB_PENDING) {
-			net_respond(req, HERD_ERR_JOB_PENDING, NULL, NULL);
-			return;
-		}
+		if (job->state == JOB_PENDING)
+			return HERD_ERR_JOB_PENDING;
 		launch_signal(job, sig, flags);
-		net_respond(req, 0, NULL, NULL);
-		return;
+		return 0;
 	}
-	char *who = xasprintf("%u", (unsigned)req->uid);
+	char *who = xasprintf("%u", (unsigned)uid);
 	store_job_event(job->id, "CANCEL", who);
 	free(who);
 	if (job->state == JOB_PENDING || (job->state == JOB_RUNNING && job->launch == LAUNCH_NONE)) {
@@ -357,7 +324,115 @@ static void rpc_cancel(struct net_req *req)
 		if (job->launch == LAUNCH_DONE)
 			launch_terminate(job);   /* else launch_done sends it */
 	}
-	respond_durable(req, job->id, false);
+	return 0;
+}
+
+struct array_cancel {
+	struct bitmap *tasks;       /* NULL: the whole array */
+	struct job **jobs;
+	size_t n;
+};
+
+static void array_cancel_pick(struct job *job, void *arg)
+{
+	struct array_cancel *ac = arg;
+	if (!ac->tasks || array_is_meta(job) || bitmap_test(ac->tasks, job->array_task_id)) {
+		ac->jobs = xrealloc(ac->jobs, (ac->n + 1) * sizeof(*ac->jobs));
+		ac->jobs[ac->n++] = job;
+	}
+}
+
+/* scancel A (every task of array A), A_7, A_[1-3]: tasks that have a record
+ * of their own are cancelled as they are; named pending tasks are split off
+ * the meta record and cancelled one by one (each has its record in sacct),
+ * unless they are all that is left in it, which then ends as a whole. */
+static int cancel_array(uint32_t array_job_id, const char *spec, int sig, const char *flags,
+			uid_t uid, int *done)
+{
+	struct array_cancel ac = { NULL, NULL, 0 };
+	uint32_t throttle;
+	int rc = HERD_ERR_INVALID_JOB;
+
+	if (spec && parse_array_spec(spec, UINT32_MAX, &ac.tasks, &throttle) < 0)
+		return HERD_ERR_INVALID_ARRAY;
+	array_foreach(array_job_id, array_cancel_pick, &ac);
+	for (size_t i = 0; i < ac.n; i++) {
+		struct job *job = ac.jobs[i];
+		int one = 0;
+		if (ac.tasks && array_is_meta(job) && job->state == JOB_PENDING) {
+			struct bitmap *left = bitmap_copy(job->array_pending);
+			bool named = false;
+			for (uint32_t t = bitmap_next(left, 0); t != BITMAP_NONE; t = bitmap_next(left, t + 1))
+				if (bitmap_test(ac.tasks, t)) {
+					bitmap_clear(left, t);
+					named = true;
+				}
+			bool all = bitmap_next(left, 0) == BITMAP_NONE;
+			bitmap_destroy(left);
+			if (!named)
+				continue;
+			if (sig && sig != SIGKILL) {
+				one = HERD_ERR_JOB_PENDING;
+			} else if (all) {
+				one = cancel_job(job, 0, "", uid);
+			} else {
+				for (uint32_t t = bitmap_next(ac.tasks, 0); t != BITMAP_NONE;
+				     t = bitmap_next(ac.tasks, t + 1))
+					if (bitmap_test(job->array_pending, t))
+						cancel_job(array_split(job, t), 0, "", uid);
+			}
+		} else {
+			one = cancel_job(job, sig, flags, uid);
+		}
+		if (one == 0)
+			(*done)++;
+		else if (rc == HERD_ERR_INVALID_JOB)
+			rc = one;   /* the first error, told when nothing succeeded */
+	}
+	bitmap_destroy(ac.tasks);
+	free(ac.jobs);
+	return *done ? 0 : rc;
+}
+
+static void rpc_cancel(struct net_req *req)
+{
+	uint32_t id = jint(req->body, "job_id");
+	int sig = jint(req->body, "signal");
+	const char *flags = jstr(req->body, "flags"), *tasks = jstr(req->body, "array_tasks");
+	struct job *job = job_find(id);
+	int rc, done = 0;
+
+	if (sig < 0 || sig > 64 || (*flags && strcmp(flags, "batch") && strcmp(flags, "full"))) {
+		net_respond(req, HERD_ERR_INVALID_ARG, NULL, NULL);
+		return;
+	}
+	if (tasks || !job || job->array_job_id == id) {
+		/* Array jobs (and an array whose first record is gone): its
+		 * owner is the owner of every task. */
+		struct job *any = job;
+		if (!any) {
+			struct array_cancel ac = { NULL, NULL, 0 };
+			array_foreach(id, array_cancel_pick, &ac);
+			any = ac.n ? ac.jobs[0] : NULL;
+			free(ac.jobs);
+		}
+		if (!any) {
+			net_respond(req, HERD_ERR_INVALID_JOB, NULL, NULL);
+			return;
+		}
+		if (!owned_job(req, any->id))
+			return;
+		rc = cancel_array(id, tasks, sig, flags, req->uid, &done);
+	} else {
+		if (!owned_job(req, id))
+			return;
+		rc = cancel_job(job, sig, flags, req->uid);
+	}
+	if (rc) {
+		net_respond(req, rc, NULL, NULL);
+		return;
+	}
+	respond_durable(req, id, false);
 }
 
 static void rpc_update(struct net_req *req)
@@ -365,9 +440,22 @@ static void rpc_update(struct net_req *req)
 	uint32_t id = jint(req->body, "job_id");
 	const char *action = jstr(req->body, "action");
 	bool admin = rpc_is_admin(req->uid);   /* before owned_job, which may answer (and free) req */
-	struct job *job = owned_job(req, id);
+	json_t *task = json_object_get(req->body, "array_task");
+	struct job *job;
 
-	if (!job)
+	if (task) {
+		/* scontrol ... JobId=A_T: that task alone (split off its meta
+		 * record while it is pending, as Slurm does) */
+		if (job_find(id) && !owned_job(req, id))
+			return;   /* nobody else's array is split */
+		struct job *t = array_task_job(id, (uint32_t)json_integer_value(task));
+		if (!t) {
+			net_respond(req, HERD_ERR_INVALID_JOB, NULL, NULL);
+			return;
+		}
+		id = t->id;
+	}
+	if (!(job = owned_job(req, id)))
 		return;
 	if (!strcmp(action, "update")) {
 		update_job_fields(req, job, admin);

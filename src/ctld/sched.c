@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "common/bitmap.h"
 #include "common/hostlist.h"
 #include "common/log.h"
 #include "common/parse.h"
@@ -19,9 +20,27 @@ struct pending {
 	size_t n, cap;
 };
 
+static uint32_t pass_number;   /* array_pass: whose array_running is current */
+
+/* A running task counts against its array's throttle (%N). */
+static void count_array_task(const struct job *task)
+{
+	struct job *meta = job_find(task->array_job_id);
+	if (!meta || meta == task || !array_is_meta(meta))
+		return;
+	if (meta->array_pass != pass_number) {
+		meta->array_pass = pass_number;
+		meta->array_running = 0;
+	}
+	meta->array_running++;
+}
+
 static void collect(struct job *job, void *arg)
 {
 	struct pending *p = arg;
+	if (job->array_job_id && (job->state == JOB_RUNNING || job->state == JOB_COMPLETING ||
+				  job->state == JOB_SUSPENDED))
+		count_array_task(job);
 	if (job->state != JOB_PENDING || !job->durable)
 		return;
 	if (p->n == p->cap) {
@@ -127,6 +146,7 @@ static void sched_pass(uv_timer_t *t)
 	time_t now = time(NULL);
 
 	ctld.sched_queued = false;
+	pass_number++;
 	job_foreach(collect, &pend);
 	if (pend.n)
 		qsort(pend.jobs, pend.n, sizeof(*pend.jobs), by_priority);
@@ -157,19 +177,36 @@ static void sched_pass(uv_timer_t *t)
 			continue;
 		}
 		struct sched_req req = job_req(job);
-		enum sched_fit fit = sched_select(sn, p->node_idx, p->nnodes, &req, node, cpus, &n);
-		if (fit != SCHED_PICKED) {
-			job->reason = REASON_RESOURCES;
-			blocked[pi] = true;
-			continue;
+		if (job->array_pass != pass_number)
+			job->array_running = 0;
+		/* An array's meta record starts its tasks one by one, lowest first,
+		 * while they fit and its throttle allows; a plain job once. */
+		for (;;) {
+			if (array_is_meta(job) && job->array_throttle &&
+			    job->array_running >= job->array_throttle) {
+				job->reason = REASON_ARRAY_TASK_LIMIT;
+				break;
+			}
+			enum sched_fit fit = sched_select(sn, p->node_idx, p->nnodes, &req, node, cpus, &n);
+			if (fit != SCHED_PICKED) {
+				job->reason = REASON_RESOURCES;
+				blocked[pi] = true;
+				break;
+			}
+			bool meta = array_is_meta(job);
+			struct job *run = meta ? array_split(job, bitmap_next(job->array_pending, 0)) : job;
+			job_start(run, node, cpus, n);
+			for (int k = 0; k < n; k++) {   /* keep the snapshot current */
+				sn[node[k]].alloc_cpus += cpus[k];
+				sn[node[k]].alloc_mem += run->alloc_mem;
+				sn[node[k]].njobs++;
+			}
+			started++;
+			if (!meta || run == job)
+				break;
+			job->array_pass = pass_number;
+			job->array_running++;
 		}
-		job_start(job, node, cpus, n);
-		for (int k = 0; k < n; k++) {   /* keep the snapshot current */
-			sn[node[k]].alloc_cpus += cpus[k];
-			sn[node[k]].alloc_mem += job->alloc_mem;
-			sn[node[k]].njobs++;
-		}
-		started++;
 	}
 	if (started)
 		log_debug("scheduler: started %d of %zu pending jobs", started, pend.n);

@@ -21,6 +21,7 @@ struct store_op {
 	int state;
 	int64_t time;
 	uid_t uid;
+	uint32_t array_job_id;      /* OP_INSERT: 0 = not an array job */
 	char *key, *rec, *spec;     /* OP_EVENT: key = event name, rec = detail; OP_NODE: key = node */
 };
 
@@ -49,7 +50,7 @@ static uv_prepare_t flush_hook;
 static const char schema[] =
 	"CREATE TABLE IF NOT EXISTS jobs ("
 	"  id INTEGER PRIMARY KEY, submit_key TEXT, uid INTEGER, state INTEGER,"
-	"  end_time INTEGER, rec TEXT NOT NULL, spec TEXT);"
+	"  end_time INTEGER, rec TEXT NOT NULL, spec TEXT, array_job_id INTEGER);"
 	"CREATE UNIQUE INDEX IF NOT EXISTS jobs_key ON jobs(uid, submit_key) WHERE submit_key IS NOT NULL;"
 	"CREATE TABLE IF NOT EXISTS job_events ("
 	"  job_id INTEGER, time INTEGER, event TEXT, detail TEXT);"
@@ -91,8 +92,9 @@ void store_job_insert(const struct job *job, json_t *spec)
 	op->uid = job->uid;
 	op->state = job->state;
 	op->key = xstrdup(job->key);
+	op->array_job_id = job->array_job_id;
 	op->rec = dump(rec);
-	op->spec = dump(spec);
+	op->spec = spec ? dump(spec) : NULL;   /* an array task's is its array's */
 	json_decref(rec);
 	json_decref(spec);
 }
@@ -163,7 +165,10 @@ static int exec_op(const struct store_op *op)
 		sqlite3_bind_int64(st, 3, op->uid);
 		sqlite3_bind_int(st, 4, op->state);
 		sqlite3_bind_text(st, 5, op->rec, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 6, op->spec, -1, SQLITE_STATIC);
+		if (op->spec)
+			sqlite3_bind_text(st, 6, op->spec, -1, SQLITE_STATIC);
+		if (op->array_job_id)
+			sqlite3_bind_int64(st, 7, op->array_job_id);
 		break;
 	case OP_UPDATE:
 		sqlite3_bind_int(st, 1, op->state);
@@ -194,7 +199,8 @@ static void batch_commit(uv_work_t *w)
 
 	if (!st_write[0]) {
 		const char *sql[OP_COUNT] = {
-			"INSERT INTO jobs(id, submit_key, uid, state, rec, spec) VALUES(?,?,?,?,?,?)",
+			"INSERT INTO jobs(id, submit_key, uid, state, rec, spec, array_job_id)"
+			" VALUES(?,?,?,?,?,?,?)",
 			"UPDATE jobs SET state=?, end_time=?, rec=? WHERE id=?",
 			"INSERT INTO job_events(job_id, time, event, detail) VALUES(?,?,?,?)",
 			"INSERT OR REPLACE INTO nodes(name, rec) VALUES(?,?)",
@@ -287,6 +293,15 @@ int store_open(const char *dir, struct herd_error *err)
 	if (sqlite3_exec(db_write, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;", NULL,
 			 NULL, &msg) != SQLITE_OK ||
 	    sqlite3_exec(db_write, schema, NULL, NULL, &msg) != SQLITE_OK) {
+		errprintf(err, "%s: %s", path, msg ? msg : "schema failed");
+		sqlite3_free(msg);
+		goto error;
+	}
+	/* A store made before job arrays lacks the column ("duplicate column"
+	 * otherwise: nothing to do). */
+	sqlite3_exec(db_write, "ALTER TABLE jobs ADD COLUMN array_job_id INTEGER", NULL, NULL, NULL);
+	if (sqlite3_exec(db_write, "CREATE INDEX IF NOT EXISTS jobs_array ON jobs(array_job_id)"
+			 " WHERE array_job_id IS NOT NULL", NULL, NULL, &msg) != SQLITE_OK) {
 		errprintf(err, "%s: %s", path, msg ? msg : "schema failed");
 		sqlite3_free(msg);
 		goto error;

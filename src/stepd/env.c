@@ -131,6 +131,14 @@ void env_batch(struct env *e, const struct launch *l, const struct env_node *nod
 	env_set(e, "SLURM_GTIDS", "0");
 	env_set(e, "SLURM_CLUSTER_NAME", l->cluster);
 	env_setf(e, "SLURM_RESTART_COUNT", "%d", l->restarts);
+	if (l->array_job_id) {
+		env_setf(e, "SLURM_ARRAY_JOB_ID", "%lld", (long long)l->array_job_id);
+		env_setf(e, "SLURM_ARRAY_TASK_ID", "%lld", (long long)l->array_task_id);
+		env_setf(e, "SLURM_ARRAY_TASK_COUNT", "%lld", (long long)l->array_task_count);
+		env_setf(e, "SLURM_ARRAY_TASK_MIN", "%lld", (long long)l->array_task_min);
+		env_setf(e, "SLURM_ARRAY_TASK_MAX", "%lld", (long long)l->array_task_max);
+		env_setf(e, "SLURM_ARRAY_TASK_STEP", "%lld", (long long)l->array_task_step);
+	}
 	if (l->start_time > 0) {
 		env_setf(e, "SLURM_JOB_START_TIME", "%lld", (long long)l->start_time);
 		if (l->time_limit >= 0)

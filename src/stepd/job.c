@@ -204,14 +204,17 @@ static void job_expand_paths(struct stepd *sd)
 	const struct launch *l = &sd->launch;
 	struct pattern_ctx ctx = {
 		.job_id = l->job_id,
-		.array_task_id = PATTERN_NO_ARRAY,
+		.array_job_id = (uint32_t)l->array_job_id,
+		.array_task_id = l->array_job_id ? (uint32_t)l->array_task_id : PATTERN_NO_ARRAY,
 		.job_name = l->name,
 		.user = l->user,
 		.node = sd->node,
 		.node_id = 0,
 	};
 
-	sd->std_out = pattern_expand(l->std_out[0] ? l->std_out : "slurm-%j.out", &ctx);
+	/* sbatch(1): an array task's default is slurm-%A_%a.out */
+	const char *dflt = l->array_job_id ? "slurm-%A_%a.out" : "slurm-%j.out";
+	sd->std_out = pattern_expand(l->std_out[0] ? l->std_out : dflt, &ctx);
 	sd->std_err = l->std_err[0] ? pattern_expand(l->std_err, &ctx) : xstrdup(sd->std_out);
 	sd->std_in = pattern_expand(l->std_in[0] ? l->std_in : "/dev/null", &ctx);
 }

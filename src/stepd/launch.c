@@ -89,8 +89,19 @@ int launch_parse(const json_t *obj, struct launch *l, struct herd_error *err)
 	    launch_int(obj, "time_limit", false, &l->time_limit, err) < 0 ||
 	    launch_int(obj, "kill_wait", false, &kill_wait, err) < 0 ||
 	    launch_int(obj, "start_time", false, &l->start_time, err) < 0 ||
-	    launch_int(obj, "restarts", true, &restarts, err) < 0)
+	    launch_int(obj, "restarts", true, &restarts, err) < 0 ||
+	    launch_int(obj, "array_job_id", true, &l->array_job_id, err) < 0 ||
+	    launch_int(obj, "array_task_id", true, &l->array_task_id, err) < 0 ||
+	    launch_int(obj, "array_task_count", true, &l->array_task_count, err) < 0 ||
+	    launch_int(obj, "array_task_min", true, &l->array_task_min, err) < 0 ||
+	    launch_int(obj, "array_task_max", true, &l->array_task_max, err) < 0 ||
+	    launch_int(obj, "array_task_step", true, &l->array_task_step, err) < 0)
 		goto error;
+	if (l->array_job_id < 0 || l->array_job_id > UINT32_MAX || l->array_task_id < 0 ||
+	    l->array_task_id > UINT32_MAX) {
+		errprintf(err, "launch: array_job_id/array_task_id: out of range");
+		goto error;
+	}
 	if (job_id <= 0 || job_id > UINT32_MAX) {
 		errprintf(err, "launch: job_id: out of range");
 		goto error;

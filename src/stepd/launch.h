@@ -25,6 +25,9 @@ struct launch {
 	int kill_wait;            /* seconds */
 	int64_t start_time;
 	int restarts;             /* optional, 0 */
+	/* optional: an array task (array_job_id 0 otherwise) and its whole array */
+	int64_t array_job_id, array_task_id, array_task_count, array_task_min, array_task_max,
+		array_task_step;
 };
 
 /* Fill l from the LAUNCH object; -1 with err naming the bad field. */

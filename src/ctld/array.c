@@ -1,0 +1,136 @@
+/* Job arrays: the meta record that holds an array's pending tasks as one
+ * bit set (a million-task array costs one record and 125 KB), and the split
+ * of a task into a record of its own when it starts or is cancelled alone.
+ * Scheduling of the tasks (throttle) is in sched.c; what commands see is in
+ * job_to_json. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "common/bitmap.h"
+#include "common/log.h"
+#include "common/parse.h"
+#include "common/xmalloc.h"
+#include "ctld/ctld.h"
+
+/* SLURM_ARRAY_TASK_STEP: the stride when every gap between tasks is the
+ * same, else 1. */
+static uint32_t common_step(const struct bitmap *tasks)
+{
+	uint32_t prev = bitmap_next(tasks, 0), step = 0;
+	for (uint32_t t = bitmap_next(tasks, prev + 1); t != BITMAP_NONE; t = bitmap_next(tasks, t + 1)) {
+		if (step && t - prev != step)
+			return 1;
+		step = t - prev;
+		prev = t;
+	}
+	return step ? step : 1;
+}
+
+int array_setup(struct job *job, const char *spec)
+{
+	struct bitmap *tasks;
+	uint32_t throttle;
+
+	if (!ctld.max_array_size || parse_array_spec(spec, ctld.max_array_size, &tasks, &throttle) < 0)
+		return HERD_ERR_INVALID_ARRAY;
+	job->array_job_id = job->id;
+	job->array_task_id = ARRAY_NO_TASK;
+	job->array_pending = tasks;
+	job->array_throttle = throttle;
+	job->array_count = bitmap_count(tasks);
+	job->array_min = bitmap_next(tasks, 0);
+	job->array_max = bitmap_last(tasks);
+	job->array_step = common_step(tasks);
+	return 0;
+}
+
+bool array_is_meta(const struct job *job)
+{
+	return job->array_pending != NULL;
+}
+
+char *array_pending_string(const struct job *meta)
+{
+	return meta->array_pending ? bitmap_fmt(meta->array_pending) : xstrdup("");
+}
+
+struct job *array_split(struct job *meta, uint32_t task_id)
+{
+	struct job *task;
+	json_t *spec;
+
+	bitmap_clear(meta->array_pending, task_id);
+	if (bitmap_next(meta->array_pending, 0) == BITMAP_NONE) {
+		/* The last pending task: the meta record becomes it. */
+		bitmap_destroy(meta->array_pending);
+		meta->array_pending = NULL;
+		task = meta;
+	} else {
+		task = job_copy(meta);
+		task->id = ctld.next_job_id++;
+		task->durable = true;          /* its array's submission is */
+		bitmap_destroy(task->array_pending);
+		task->array_pending = NULL;
+		task->array_task_id = task_id;
+		store_job_update(meta);        /* the pending set, before the task's row */
+	}
+	task->array_task_id = task_id;
+	spec = store_job_spec(meta->id);
+	job_set_output_paths(task, spec);
+	json_decref(spec);
+	if (task != meta) {
+		job_table_add(task);
+		store_job_insert(task, NULL);   /* the script stays in the meta record's row */
+		char detail[32];
+		snprintf(detail, sizeof(detail), "%u_%u", meta->id, task_id);
+		store_job_event(task->id, "ARRAY_TASK", detail);
+	} else {
+		store_job_update(task);
+	}
+	return task;
+}
+
+struct array_walk {
+	uint32_t array_job_id;
+	void (*fn)(struct job *job, void *arg);
+	void *arg;
+};
+
+static void walk_one(struct job *job, void *arg)
+{
+	struct array_walk *w = arg;
+	if (job->array_job_id == w->array_job_id)
+		w->fn(job, w->arg);
+}
+
+void array_foreach(uint32_t array_job_id, void (*fn)(struct job *job, void *arg), void *arg)
+{
+	struct array_walk w = { array_job_id, fn, arg };
+	if (array_job_id)
+		job_foreach(walk_one, &w);
+}
+
+struct task_find {
+	uint32_t task_id;
+	struct job *own, *meta;
+};
+
+static void task_find_one(struct job *job, void *arg)
+{
+	struct task_find *f = arg;
+	if (array_is_meta(job))
+		f->meta = job;
+	else if (job->array_task_id == f->task_id)
+		f->own = job;
+}
+
+struct job *array_task_job(uint32_t array_job_id, uint32_t task_id)
+{
+	struct task_find f = { task_id, NULL, NULL };
+	array_foreach(array_job_id, task_find_one, &f);
+	if (f.own)
+		return f.own;
+	if (f.meta && f.meta->state == JOB_PENDING && bitmap_test(f.meta->array_pending, task_id))
+		return array_split(f.meta, task_id);
+	return NULL;
+}
