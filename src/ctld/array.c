@@ -118,7 +118,7 @@ struct task_find {
 static void task_find_one(struct job *job, void *arg)
 {
 	struct task_find *f = arg;
-	if (array_is_meta(job))
+	if (array_is_meta(job) && job->state == JOB_PENDING)
 		f->meta = job;
 	else if (job->array_task_id == f->task_id)
 		f->own = job;
@@ -133,4 +133,33 @@ struct job *array_task_job(uint32_t array_job_id, uint32_t task_id)
 	if (f.meta && f.meta->state == JOB_PENDING && bitmap_test(f.meta->array_pending, task_id))
 		return array_split(f.meta, task_id);
 	return NULL;
+}
+
+struct job *array_split_set(struct job *meta, const struct bitmap *tasks)
+{
+	struct bitmap *set = bitmap_create(meta->array_pending->nbits);
+	uint32_t n = 0, first = BITMAP_NONE;
+
+	for (uint32_t t = bitmap_next(meta->array_pending, 0); t != BITMAP_NONE;
+	     t = bitmap_next(meta->array_pending, t + 1))
+		if (bitmap_test(tasks, t)) {
+			bitmap_set(set, t);
+			if (!n++)
+				first = t;
+		}
+	if (n <= 1) {
+		bitmap_destroy(set);
+		return array_split(meta, first);
+	}
+	for (uint32_t t = bitmap_next(set, 0); t != BITMAP_NONE; t = bitmap_next(set, t + 1))
+		bitmap_clear(meta->array_pending, t);
+	struct job *rec = job_copy(meta);
+	rec->id = ctld.next_job_id++;
+	rec->durable = true;
+	bitmap_destroy(rec->array_pending);
+	rec->array_pending = set;
+	store_job_update(meta);
+	job_table_add(rec);
+	store_job_insert(rec, NULL);
+	return rec;
 }

@@ -191,6 +191,10 @@ bool array_is_meta(const struct job *job);      /* has pending tasks in it */
 /* The next task to start: split off the meta record (or the meta itself,
  * for the last pending task).  Steals nothing; the task is in the table. */
 struct job *array_split(struct job *meta, uint32_t task_id);
+/* Several pending tasks (those of tasks in meta's pending set, at least
+ * one, not all) into one record of their own, still pending, out of the
+ * meta record; one task: array_split. */
+struct job *array_split_set(struct job *meta, const struct bitmap *tasks);
 /* Every job of array array_job_id (meta record and tasks). */
 void array_foreach(uint32_t array_job_id, void (*fn)(struct job *job, void *arg), void *arg);
 char *array_pending_string(const struct job *meta);   /* "4-999", caller frees */

@@ -344,8 +344,10 @@ static void array_cancel_pick(struct job *job, void *arg)
 
 /* scancel A (every task of array A), A_7, A_[1-3]: tasks that have a record
  * of their own are cancelled as they are; named pending tasks are split off
- * the meta record and cancelled one by one (each has its record in sacct),
- * unless they are all that is left in it, which then ends as a whole. */
+ * the meta record into one record (one task: a task's record; several: a
+ * record of that set, shown A_[1-3]) that ends CANCELLED, unless they are
+ * all that is left in the meta record, which then ends as a whole.  So a
+ * cancel of half a million pending tasks writes one record, not 500,000. */
 static int cancel_array(uint32_t array_job_id, const char *spec, int sig, const char *flags,
 			uid_t uid, int *done)
 {
@@ -376,10 +378,7 @@ static int cancel_array(uint32_t array_job_id, const char *spec, int sig, const 
 			} else if (all) {
 				one = cancel_job(job, 0, "", uid);
 			} else {
-				for (uint32_t t = bitmap_next(ac.tasks, 0); t != BITMAP_NONE;
-				     t = bitmap_next(ac.tasks, t + 1))
-					if (bitmap_test(job->array_pending, t))
-						cancel_job(array_split(job, t), 0, "", uid);
+				one = cancel_job(array_split_set(job, ac.tasks), 0, "", uid);
 			}
 		} else {
 			one = cancel_job(job, sig, flags, uid);
@@ -435,6 +434,47 @@ static void rpc_cancel(struct net_req *req)
 	respond_durable(req, id, false);
 }
 
+/* hold, uhold, release of one pending job; 0 or an rc. */
+static int hold_job(struct job *job, const char *action, bool admin)
+{
+	if (job->state != JOB_PENDING)
+		return HERD_ERR_JOB_NOT_PENDING;
+	if (!strcmp(action, "release")) {
+		if (job->hold_admin && !admin)
+			return HERD_ERR_ACCESS;
+		job->hold_admin = job->hold_user = false;
+		job->priority = job_priority(job);
+		job_set_state(job, JOB_PENDING, REASON_NONE);
+		sched_request();
+		return 0;
+	}
+	if (!strcmp(action, "hold") && admin)
+		job->hold_admin = true;
+	else
+		job->hold_user = true;
+	job->priority = 0;
+	job_set_state(job, JOB_PENDING, job->hold_admin ? REASON_HELD_ADMIN : REASON_HELD_USER);
+	return 0;
+}
+
+struct hold_walk {
+	const char *action;
+	bool admin;
+	int rc, done;
+};
+
+static void hold_one(struct job *job, void *arg)
+{
+	struct hold_walk *w = arg;
+	if (job->state != JOB_PENDING)
+		return;
+	int rc = hold_job(job, w->action, w->admin);
+	if (rc == 0)
+		w->done++;
+	else
+		w->rc = rc;
+}
+
 static void rpc_update(struct net_req *req)
 {
 	uint32_t id = jint(req->body, "job_id");
@@ -465,31 +505,25 @@ static void rpc_update(struct net_req *req)
 		update_requeue(req, job, !strcmp(action, "requeuehold"));
 		return;
 	}
-	if (job->state != JOB_PENDING) {
-		net_respond(req, HERD_ERR_JOB_NOT_PENDING, NULL, NULL);
-		return;
-	}
-	if (!strcmp(action, "hold") || !strcmp(action, "uhold")) {
-		if (!strcmp(action, "hold") && admin)
-			job->hold_admin = true;
-		else
-			job->hold_user = true;
-		job->priority = 0;
-		job_set_state(job, JOB_PENDING, job->hold_admin ? REASON_HELD_ADMIN : REASON_HELD_USER);
-	} else if (!strcmp(action, "release")) {
-		if (job->hold_admin && !admin) {
-			net_respond(req, HERD_ERR_ACCESS, NULL, NULL);
-			return;
-		}
-		job->hold_admin = job->hold_user = false;
-		job->priority = job_priority(job);
-		job_set_state(job, JOB_PENDING, REASON_NONE);
-		sched_request();
-	} else {
+	if (strcmp(action, "hold") && strcmp(action, "uhold") && strcmp(action, "release")) {
 		net_respond(req, HERD_ERR_INVALID_ARG, NULL, NULL);
 		return;
 	}
-	respond_durable(req, job->id, false);
+	int rc;
+	if (!task && job->array_job_id == id) {
+		/* An array's ID: every pending record of it (the meta record
+		 * and tasks split off it), as Slurm holds and releases arrays. */
+		struct hold_walk w = { action, admin, HERD_ERR_JOB_NOT_PENDING, 0 };
+		array_foreach(id, hold_one, &w);
+		rc = w.done ? 0 : w.rc;
+	} else {
+		rc = hold_job(job, action, admin);
+	}
+	if (rc) {
+		net_respond(req, rc, NULL, NULL);
+		return;
+	}
+	respond_durable(req, id, false);
 }
 
 static void rpc_node_info(struct net_req *req)

@@ -34,7 +34,7 @@ def wait_text(cluster, path, text, timeout=30):
 
 
 def active_ids(cluster):
-    r = cluster.run(["squeue", "-h", "-t", ACTIVE, "-o", "%i"])
+    r = cluster.run(["squeue", "-h", "-t", ACTIVE, "-o", "%A"])   # an array: its meta record
     assert r.rc == 0, r
     return [int(x) for x in r.out.split()]
 
