@@ -426,7 +426,12 @@ int opt_time_parse(const char *s, time_t now, bool past, time_t *out)
 	}
 	for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++)
 		if (!strcasecmp(s, named[i].name)) {
-			*out = make_local(year, mon, day, named[i].hour, 0, 0);
+			time_t t = make_local(year, mon, day, named[i].hour, 0, 0);
+			/* --begin=noon after noon is tomorrow's, as a time of day is
+			 * (not "today", which is a date). */
+			if (!past && i > 0 && t < now)
+				t = make_local(year, mon, day + 1, named[i].hour, 0, 0);
+			*out = t;
 			return 0;
 		}
 	/* HH:MM... alone: today, or the day before/after as past says */

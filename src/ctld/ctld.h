@@ -14,6 +14,7 @@
 #include "common/state.h"
 
 struct part;
+struct depend;
 
 struct node {
 	char *name;
@@ -63,7 +64,10 @@ struct part {
 	X(REASON_LAUNCH_FAILED, "launch failed requeued held") \
 	X(REASON_BEGIN_TIME, "BeginTime") \
 	X(REASON_PART_TIME_LIMIT, "PartitionTimeLimit") \
-	X(REASON_PART_NODE_LIMIT, "PartitionNodeLimit")
+	X(REASON_PART_NODE_LIMIT, "PartitionNodeLimit") \
+	X(REASON_DEPENDENCY, "Dependency") \
+	X(REASON_DEP_NEVER, "DependencyNeverSatisfied") \
+	X(REASON_DEADLINE, "DeadLine")
 
 enum job_reason {
 #define REASON_ENUM(e, s) e,
@@ -103,6 +107,9 @@ struct job {
 	uint32_t priority;
 	uint32_t restarts;
 	time_t submit_time, eligible_time, start_time, end_time;
+	time_t deadline;            /* --deadline, 0 = none */
+	struct depend *depend;      /* what is left of --dependency, NULL = none */
+	int kill_invalid_dep;       /* --kill-on-invalid-dep: 1 yes, 0 no, -1 the config's */
 	int exit_status;            /* raw wait status */
 	/* allocation, while running/completing */
 	int nalloc;
@@ -130,6 +137,7 @@ struct ctld {
 	int slurmd_timeout;
 	int min_job_age;
 	int return_to_service;
+	bool kill_invalid_depend;   /* SchedulerParameters=kill_invalid_depend */
 	uint32_t next_job_id;
 	time_t start_time;
 	/* job table */
@@ -206,8 +214,47 @@ void store_after_commit(void (*cb)(void *arg, bool ok), void *arg);
 json_t *store_job_spec(uint32_t job_id);
 const char *store_path(void);          /* the database file, for other readers */
 uint32_t store_find_key(uid_t uid, const char *key);
-bool store_job_known(uint32_t job_id);                 /* any record of it, even purged */   /* committed job with this key, or 0 */   /* the script/env/argv of a job, read now */
+bool store_job_known(uint32_t job_id);                 /* any record of it, even purged */
+/* A job's last committed state and start time, even purged from memory; -1 if none. */
+int store_job_final(uint32_t job_id, enum job_state *state, time_t *start_time);
 void store_close(void);
+
+/* depend.c: --dependency (parse, evaluate, render) */
+enum depend_type { DEP_AFTER, DEP_AFTERANY, DEP_AFTEROK, DEP_AFTERNOTOK, DEP_AFTERCORR,
+		   DEP_SINGLETON };
+struct depend_item {
+	enum depend_type type;
+	uint32_t job_id;            /* 0 for singleton */
+	int minutes;                /* after:id+minutes */
+	bool failed;                /* can never be met (sticky, as in Slurm) */
+};
+struct depend {
+	bool any;                   /* '?': one item met is enough; else ',' all */
+	size_t n;
+	struct depend_item *items;  /* those not yet met (met ones are dropped) */
+};
+enum depend_result { DEPEND_NONE, DEPEND_WAIT, DEPEND_NEVER };
+/* Parse a --dependency spec; "" gives *out NULL.  -1 with err when malformed. */
+int depend_parse(const char *spec, struct depend **out, struct herd_error *err);
+void depend_destroy(struct depend *d);
+/* What remains, as squeue %E shows it ("afterok:12(unfulfilled)"); "" = none. */
+char *depend_render(const struct depend *d);
+json_t *depend_to_json(const struct depend *d);     /* for the job record */
+struct depend *depend_from_json(const json_t *o);   /* NULL when absent or empty */
+/* Every target of d is a job that exists or existed; -1 with err if not. */
+int depend_check_targets(const struct depend *d, struct herd_error *err);
+/* Where a target stands.  The hook for job arrays: an array ID (task ==
+ * DEPEND_WHOLE) or one task of it (aftercorr) can be answered here; a plain
+ * job is answered from memory, else from the store.  -1 if it never existed. */
+#define DEPEND_WHOLE UINT32_MAX
+struct depend_target {
+	enum job_state state;
+	time_t start_time;
+};
+int depend_target_state(uint32_t job_id, uint32_t task, struct depend_target *out);
+/* Drop what is met, mark what can never be; *changed when the job's record
+ * must be saved again.  Frees job->depend when nothing is left. */
+enum depend_result depend_evaluate(struct job *job, time_t now, bool *changed);
 
 /* names.c */
 const char *names_user(uid_t uid);     /* cached; the number when unknown */

@@ -112,6 +112,40 @@ static void job_start(struct job *job, const int *node, const int *cpus, int n)
 	store_after_commit(launch_after_commit, (void *)(uintptr_t)job->id);
 }
 
+/* --deadline: a job that could not end before it if it started now (or at
+ * its begin time) ends DEADLINE, as Slurm's "DeadLine". */
+static bool deadline_passed(const struct job *job, time_t now)
+{
+	time_t start = job->eligible_time > now ? job->eligible_time : now;
+	if (!job->deadline)
+		return false;
+	return job->time_limit == TIME_INFINITE || start + job->time_limit > job->deadline;
+}
+
+/* Whether the job's dependency lets it go; else its reason says why.  A
+ * dependency that can never be met cancels the job when asked to
+ * (--kill-on-invalid-dep, SchedulerParameters=kill_invalid_depend). */
+static bool dependency_met(struct job *job, time_t now)
+{
+	bool changed;
+	enum depend_result r = depend_evaluate(job, now, &changed);
+
+	if (r == DEPEND_NONE && changed && job->eligible_time < now)
+		job->eligible_time = now;   /* eligible from when its dependency was met */
+	if (r == DEPEND_NEVER && (job->kill_invalid_dep > 0 ||
+				  (job->kill_invalid_dep < 0 && ctld.kill_invalid_depend))) {
+		job_set_state(job, JOB_CANCELLED, REASON_DEP_NEVER);   /* saves the record */
+		return false;
+	}
+	if (changed)
+		store_job_update(job);
+	if (r == DEPEND_NEVER)
+		job->reason = REASON_DEP_NEVER;
+	else if (r == DEPEND_WAIT)
+		job->reason = REASON_DEPENDENCY;
+	return r == DEPEND_NONE;
+}
+
 static bool part_up(const struct part *p)
 {
 	return !p->conf->state || !strcasecmp(p->conf->state, "UP");
@@ -124,7 +158,7 @@ static void sched_pass(uv_timer_t *t)
 	int *node = xmalloc((ctld.nnodes + 1) * sizeof(int)), *cpus = xmalloc((ctld.nnodes + 1) * sizeof(int));
 	bool *blocked = xmalloc((ctld.nparts + 1) * sizeof(bool));
 	int started = 0;
-	time_t now = time(NULL);
+	time_t now = time(NULL), wake = 0;
 
 	ctld.sched_queued = false;
 	job_foreach(collect, &pend);
@@ -136,10 +170,18 @@ static void sched_pass(uv_timer_t *t)
 		struct part *p = job->part;
 		int pi = p ? (int)(p - ctld.parts) : -1, n = 0;
 
+		if (deadline_passed(job, now)) {
+			job_set_state(job, JOB_DEADLINE, REASON_DEADLINE);
+			continue;
+		}
 		if (job->hold_admin || job->hold_user)
 			continue;   /* its reason was set when it was held */
+		if (!dependency_met(job, now))
+			continue;
 		if (job->eligible_time > now) {
-			job->reason = REASON_BEGIN_TIME;   /* a requeued job, for a moment */
+			job->reason = REASON_BEGIN_TIME;   /* --begin, or a requeued job for a moment */
+			if (!wake || job->eligible_time < wake)
+				wake = job->eligible_time;
 			continue;
 		}
 		if (!p || !part_up(p)) {
@@ -173,6 +215,8 @@ static void sched_pass(uv_timer_t *t)
 	}
 	if (started)
 		log_debug("scheduler: started %d of %zu pending jobs", started, pend.n);
+	if (wake)   /* the next --begin: a pass then, not at the next tick */
+		sched_request_later((unsigned)(wake - now) * 1000 + 100);
 	free(sn);
 	free(node);
 	free(cpus);
@@ -195,8 +239,11 @@ static void later_cb(uv_timer_t *t)
 	sched_request();
 }
 
+/* Keeps the soonest of the passes asked for. */
 void sched_request_later(unsigned ms)
 {
+	if (uv_is_active((uv_handle_t *)&later_timer) && uv_timer_get_due_in(&later_timer) <= ms)
+		return;
 	uv_timer_start(&later_timer, later_cb, ms, 0);
 }
 

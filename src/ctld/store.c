@@ -41,7 +41,7 @@ struct batch {
 static sqlite3 *db_write, *db_read;
 static char *db_path;
 static sqlite3_stmt *st_write[OP_COUNT];   /* by enum op_kind; used only by the commit worker */
-static sqlite3_stmt *st_spec, *st_key;
+static sqlite3_stmt *st_spec, *st_key, *st_final;
 static struct batch *open_batch;
 static bool in_flight;
 static uv_prepare_t flush_hook;
@@ -303,6 +303,11 @@ int store_open(const char *dir, struct herd_error *err)
 		errprintf(err, "%s: %s", path, sqlite3_errmsg(db_read));
 		goto error;
 	}
+	if (sqlite3_prepare_v2(db_read, "SELECT state, rec FROM jobs WHERE id=?", -1, &st_final,
+			       NULL)) {
+		errprintf(err, "%s: %s", path, sqlite3_errmsg(db_read));
+		goto error;
+	}
 	free(path);
 	uv_prepare_init(ctld.loop, &flush_hook);
 	uv_prepare_start(&flush_hook, flush);
@@ -355,6 +360,27 @@ bool store_job_known(uint32_t job_id)
 	return known;
 }
 
+/* For a dependency on a job purged from memory (MinJobAge): its record,
+ * without the script and environment. */
+int store_job_final(uint32_t job_id, enum job_state *state, time_t *start_time)
+{
+	int rc = -1;
+	sqlite3_reset(st_final);
+	sqlite3_bind_int64(st_final, 1, job_id);
+	if (sqlite3_step(st_final) == SQLITE_ROW) {
+		int st = sqlite3_column_int(st_final, 0);
+		json_t *rec = json_loads((const char *)sqlite3_column_text(st_final, 1), 0, NULL);
+		if (st >= 0 && st < JOB_STATE_COUNT) {
+			*state = st;
+			*start_time = json_integer_value(json_object_get(rec, "start_time"));
+			rc = 0;
+		}
+		json_decref(rec);
+	}
+	sqlite3_reset(st_final);
+	return rc;
+}
+
 int store_load(void)
 {
 	sqlite3_stmt *st;
@@ -405,6 +431,7 @@ void store_close(void)
 	uv_close((uv_handle_t *)&flush_hook, NULL);
 	sqlite3_finalize(st_spec);
 	sqlite3_finalize(st_key);
+	sqlite3_finalize(st_final);
 	sqlite3_close(db_read);
 	sqlite3_close(db_write);
 }
