@@ -636,6 +636,10 @@ int main(int argc, char **argv)
 		goto out_first;
 	}
 
+	if (o.begin && o.deadline && o.deadline < o.begin) {
+		fprintf(stderr, "sbatch: error: Incompatible begin and deadline time specification\n");
+		goto out_first;
+	}
 	cwd = getcwd(NULL, 0);
 	if (!cwd) {
 		fprintf(stderr, "sbatch: error: getcwd failed: %s\n", strerror(errno));

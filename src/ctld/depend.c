@@ -85,6 +85,8 @@ static int parse_item(struct depend *d, const char *s, size_t len, struct herd_e
 	const char *p = colon + 1, *end = s + len;
 	if (p >= end)
 		return errprintf(err, "dependency '%.*s' names no job", (int)len, s);
+	/* Job arrays: "ID_TASK" (one task) would be parsed here; a plain ID
+	 * stands for the whole array, as in Slurm. */
 	while (p <= end) {
 		const char *q = memchr(p, ':', end - p);
 		if (!q)
@@ -239,6 +241,13 @@ static void singleton_one(struct job *other, void *arg)
 
 enum item_result { ITEM_WAIT, ITEM_MET, ITEM_FAILED };
 
+/* aftercorr waits for the target's task with the dependent's own task ID.
+ * Job arrays: return the array task ID of job here; a plain job has none. */
+static uint32_t own_task(const struct job *job)
+{
+	return DEPEND_WHOLE;
+}
+
 static enum item_result item_evaluate(const struct job *job, const struct depend_item *it,
 				      time_t now)
 {
@@ -251,7 +260,8 @@ static enum item_result item_evaluate(const struct job *job, const struct depend
 		job_foreach(singleton_one, &c);
 		return c.blocked ? ITEM_WAIT : ITEM_MET;
 	}
-	if (depend_target_state(it->job_id, it->type == DEP_AFTERCORR ? 0 : DEPEND_WHOLE, &t) < 0) {
+	if (depend_target_state(it->job_id, it->type == DEP_AFTERCORR ? own_task(job) : DEPEND_WHOLE,
+				&t) < 0) {
 		log_error("job %u: dependency on job %u, of which nothing is known", job->id,
 			  it->job_id);
 		return ITEM_FAILED;

@@ -236,6 +236,15 @@ def test_deadline(clean):
     assert c.show_job(fine)["Deadline"] != "N/A"
     plain = sub(c, "-H", "--wrap", "true")
     assert c.show_job(plain)["Deadline"] == "N/A"
+    r = c.run(["sbatch", "--begin=now+2hours", "--deadline=now+1hour", "--wrap", "true"],
+              user=USER)
+    assert (r.rc, r.out, r.err) == \
+        (1, "", "sbatch: error: Incompatible begin and deadline time specification\n"), r
+    # Waiting for its begin time, a job that could not end by the deadline
+    # is not kept waiting until then.
+    begin_late = sub(c, "-t", "30", "--begin=now+1hour", "--deadline=now+80minutes",
+                     "--wrap", "true")
+    assert c.wait_done(begin_late) == "DEADLINE"
 
 
 def test_scontrol_update_dependency_and_start_time(clean):
