@@ -215,7 +215,8 @@ static void sched_pass(uv_timer_t *t)
 	}
 	if (started)
 		log_debug("scheduler: started %d of %zu pending jobs", started, pend.n);
-	if (wake)   /* the next --begin: a pass then, not at the next tick */
+	/* A --begin due before the next tick (every 10 s) gets a pass of its own. */
+	if (wake && wake - now < 10)
 		sched_request_later((unsigned)(wake - now) * 1000 + 100);
 	free(sn);
 	free(node);
