@@ -405,18 +405,26 @@ int opt_time_parse(const char *s, time_t now, bool past, time_t *out)
 		long count = isdigit((unsigned char)*p) ? strtol(p, &end, 10) : -1;
 		if (count < 0 || errno)
 			return -1;
-		long unit = 1;
-		if (!*end || !strcasecmp(end, "s") || !strncasecmp(end, "sec", 3))
-			unit = 1;
-		else if (!strcasecmp(end, "m") || !strncasecmp(end, "min", 3))
-			unit = 60;
-		else if (!strcasecmp(end, "h") || !strncasecmp(end, "hour", 4))
-			unit = 3600;
-		else if (!strcasecmp(end, "d") || !strncasecmp(end, "day", 3))
-			unit = 86400;
-		else if (!strcasecmp(end, "w") || !strncasecmp(end, "week", 4))
-			unit = 7 * 86400;
-		else
+		/* The unit's name, abbreviated or plural; nothing after it. */
+		static const struct {
+			const char *names;
+			long seconds;
+		} units[] = {
+			{ "|s|sec|secs|second|seconds|", 1 }, { "|m|min|mins|minute|minutes|", 60 },
+			{ "|h|hour|hours|", 3600 }, { "|d|day|days|", 86400 },
+			{ "|w|week|weeks|", 7 * 86400 },
+		};
+		long unit = *end ? 0 : 1;
+		char word[16];
+		if (*end && strlen(end) < sizeof(word) - 2 && !strchr(end, '|')) {
+			snprintf(word, sizeof(word), "|%s|", end);
+			for (char *w = word; *w; w++)
+				*w = tolower((unsigned char)*w);
+			for (size_t u = 0; u < sizeof(units) / sizeof(units[0]); u++)
+				if (strstr(units[u].names, word))
+					unit = units[u].seconds;
+		}
+		if (!unit)
 			return -1;
 		*out = now + sign * count * unit;
 		return 0;
@@ -427,7 +435,12 @@ int opt_time_parse(const char *s, time_t now, bool past, time_t *out)
 	}
 	for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++)
 		if (!strcasecmp(s, named[i].name)) {
-			*out = make_local(year, mon, day, named[i].hour, 0, 0);
+			time_t t = make_local(year, mon, day, named[i].hour, 0, 0);
+			/* --begin=noon after noon is tomorrow's, as a time of day is
+			 * (not "today", which is a date). */
+			if (!past && i > 0 && t < now)
+				t = make_local(year, mon, day + 1, named[i].hour, 0, 0);
+			*out = t;
 			return 0;
 		}
 	/* HH:MM... alone: today, or the day before/after as past says */

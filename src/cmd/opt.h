@@ -91,7 +91,8 @@ int opt_export_env(const char *spec, char *const *environ, char ***env, size_t *
  * MM/DD[/YY][-HH:MM[:SS]], YYYY-MM-DD[THH:MM[:SS]] (or '-' before the time),
  * today, midnight, noon, elevenses, fika, teatime, tomorrow, now, and
  * now[+|-count[seconds|minutes|hours|days|weeks]].  Local time, relative to
- * now.  A time of day alone, or a date without a year, is taken in the past
+ * now.  A time of day alone (and, when !past, midnight, noon, elevenses, fika
+ * and teatime), or a date without a year, is taken in the past
  * when past is true (sacct: 23:00 at 10:00 means yesterday's) and in the
  * future otherwise (--begin).  -1 if malformed. */
 int opt_time_parse(const char *s, time_t now, bool past, time_t *out);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -27,7 +28,9 @@ extern char **environ;
 
 struct sbatch_opts {
 	char *job_name, *partition, *output, *error, *input, *chdir, *export_spec;
-	char *account, *comment, *wrap, *array;
+	char *account, *comment, *wrap, *array, *dependency;
+	time_t begin, deadline;     /* 0 = not given */
+	int kill_on_invalid_dep;    /* 1 yes, 0 no, -1 not given */
 	long nodes, ntasks, cpus_per_task;
 	uint64_t mem_mb;
 	int64_t time_limit;     /* TIME_NOT_GIVEN, TIME_INFINITE, or seconds */
@@ -36,11 +39,11 @@ struct sbatch_opts {
 };
 
 enum { OPT_MEM = 256, OPT_EXCLUSIVE, OPT_PARSABLE, OPT_EXPORT, OPT_COMMENT, OPT_WRAP,
-       OPT_USAGE, OPT_UNSUPPORTED };
+       OPT_USAGE, OPT_DEADLINE, OPT_KILL_INVALID_DEP, OPT_UNSUPPORTED };
 
 /* Slurm's own short options that Herd does not implement (see below). */
-#define UNSUPPORTED_SHORT "b:B:C:d:F:G:kL:m:M:Oq:sw:x:"
-static const char short_opts[] = "+J:N:n:c:t:p:o:e:i:HD:A:QvhVWa:" UNSUPPORTED_SHORT;
+#define UNSUPPORTED_SHORT "B:C:F:G:kL:m:M:Oq:sw:x:"
+static const char short_opts[] = "+J:N:n:c:t:p:o:e:i:HD:A:QvhVWa:b:d:" UNSUPPORTED_SHORT;
 static const struct option long_opts[] = {
 	{ "job-name", required_argument, NULL, 'J' },
 	{ "nodes", required_argument, NULL, 'N' },
@@ -67,12 +70,14 @@ static const struct option long_opts[] = {
 	{ "usage", no_argument, NULL, OPT_USAGE },
 	{ "wait", no_argument, NULL, 'W' },
 	{ "array", required_argument, NULL, 'a' },
+	{ "begin", required_argument, NULL, 'b' },
+	{ "dependency", required_argument, NULL, 'd' },
+	{ "deadline", required_argument, NULL, OPT_DEADLINE },
+	{ "kill-on-invalid-dep", required_argument, NULL, OPT_KILL_INVALID_DEP },
 	/* Real sbatch options this cluster cannot honour yet: named in the
 	 * refusal, so a script is not run with a request silently dropped. */
-	{ "begin", required_argument, NULL, 'b' },
 	{ "extra-node-info", required_argument, NULL, 'B' },
 	{ "constraint", required_argument, NULL, 'C' },
-	{ "dependency", required_argument, NULL, 'd' },
 	{ "nodefile", required_argument, NULL, 'F' },
 	{ "gpus", required_argument, NULL, 'G' },
 	{ "no-kill", optional_argument, NULL, 'k' },
@@ -94,7 +99,6 @@ static const struct option long_opts[] = {
 	{ "cores-per-socket", required_argument, NULL, OPT_UNSUPPORTED },
 	{ "cpu-freq", required_argument, NULL, OPT_UNSUPPORTED },
 	{ "cpus-per-gpu", required_argument, NULL, OPT_UNSUPPORTED },
-	{ "deadline", required_argument, NULL, OPT_UNSUPPORTED },
 	{ "delay-boot", required_argument, NULL, OPT_UNSUPPORTED },
 	{ "export-file", required_argument, NULL, OPT_UNSUPPORTED },
 	{ "get-user-env", optional_argument, NULL, OPT_UNSUPPORTED },
@@ -108,7 +112,6 @@ static const struct option long_opts[] = {
 	{ "gres-flags", required_argument, NULL, OPT_UNSUPPORTED },
 	{ "hint", required_argument, NULL, OPT_UNSUPPORTED },
 	{ "ignore-pbs", no_argument, NULL, OPT_UNSUPPORTED },
-	{ "kill-on-invalid-dep", required_argument, NULL, OPT_UNSUPPORTED },
 	{ "mail-type", required_argument, NULL, OPT_UNSUPPORTED },
 	{ "mail-user", required_argument, NULL, OPT_UNSUPPORTED },
 	{ "mcs-label", required_argument, NULL, OPT_UNSUPPORTED },
@@ -180,7 +183,9 @@ static void usage(FILE *out)
 		"              [--parsable] [-t minutes] [-D path] [-J jobname] [-A account]\n"
 		"              [--input file] [--output file] [--error file] [--mem=MB]\n"
 		"              [--exclusive] [--export[=names]] [--comment=text] [--quiet]\n"
-		"              [--verbose] [--wait] [--wrap=command] executable [args...]\n");
+		"              [--verbose] [--wait] [--wrap=command] [--begin=time]\n"
+		"              [--dependency=type:jobid[:jobid...]] [--deadline=time]\n"
+		"              [--kill-on-invalid-dep=yes|no] executable [args...]\n");
 }
 
 static void help(void)
@@ -189,14 +194,19 @@ static void help(void)
 	       "Parallel run options:\n"
 	       "  -a, --array=indexes         job array index values\n"
 	       "  -A, --account=name          charge job to specified account\n"
+	       "  -b, --begin=time            defer job until HH:MM MM/DD/YY\n"
 	       "      --comment=name          arbitrary comment\n"
 	       "  -c, --cpus-per-task=ncpus   number of cpus required per task\n"
+	       "  -d, --dependency=type:jobid[:time] defer job until condition on jobid is satisfied\n"
+	       "      --deadline=time         remove the job if no ending possible before\n"
+	       "                              this deadline (start > (deadline - time[-min]))\n"
 	       "  -D, --chdir=directory       set working directory for batch script\n"
 	       "  -e, --error=err             file for batch script's standard error\n"
 	       "      --export[=names]        specify environment variables to export\n"
 	       "  -H, --hold                  submit job in held state\n"
 	       "  -i, --input=in              file for batch script's standard input\n"
 	       "  -J, --job-name=jobname      name of job\n"
+	       "      --kill-on-invalid-dep=<yes|no> kill job if dependency is never satisfied\n"
 	       "  -N, --nodes=N               number of nodes on which to run\n"
 	       "  -n, --ntasks=ntasks         number of tasks to run\n"
 	       "  -o, --output=out            file for batch script's standard output\n"
@@ -248,6 +258,32 @@ static int apply_option(struct sbatch_opts *o, int opt, const char *arg)
 		set_str(&o->array, arg);
 		break;
 	}
+	case 'd': set_str(&o->dependency, arg); break;
+	case 'b':
+	case OPT_DEADLINE: {
+		/* Local time here, relative to now: the controller gets seconds. */
+		time_t t;
+		if (opt_time_parse(arg, time(NULL), false, &t) < 0) {
+			fprintf(stderr, "sbatch: error: Invalid --%s specification\n",
+				opt == 'b' ? "begin" : "deadline");
+			return -1;
+		}
+		if (opt == 'b')
+			o->begin = t;
+		else
+			o->deadline = t;
+		break;
+	}
+	case OPT_KILL_INVALID_DEP:
+		if (!strcasecmp(arg, "yes"))
+			o->kill_on_invalid_dep = 1;
+		else if (!strcasecmp(arg, "no"))
+			o->kill_on_invalid_dep = 0;
+		else {
+			fprintf(stderr, "sbatch: error: Invalid --kill-on-invalid-dep specification\n");
+			return -1;
+		}
+		break;
 	case 'H': o->hold = true; break;
 	case 'Q': o->quiet = true; break;
 	case 'W': o->wait = true; break;
@@ -359,7 +395,7 @@ static void opts_free(struct sbatch_opts *o)
 {
 	free(o->job_name); free(o->partition); free(o->output); free(o->error); free(o->input);
 	free(o->chdir); free(o->export_spec); free(o->account); free(o->comment); free(o->wrap);
-	free(o->array);
+	free(o->array); free(o->dependency);
 }
 
 static char *read_all(FILE *f, size_t *len)
@@ -532,7 +568,7 @@ static char *abs_path(const char *path, const char *cwd)
 
 int main(int argc, char **argv)
 {
-	struct sbatch_opts o = { .time_limit = TIME_NOT_GIVEN };
+	struct sbatch_opts o = { .time_limit = TIME_NOT_GIVEN, .kill_on_invalid_dep = -1 };
 	bool info_only = false;
 	int status = 1;
 	char *script = NULL, *name = NULL, *cwd = NULL;
@@ -543,7 +579,7 @@ int main(int argc, char **argv)
 	/* getopt names the program in its messages: Slurm says "sbatch:". */
 	argv[0] = "sbatch";
 	/* Pass 1: the command line alone, to find the script. */
-	struct sbatch_opts first = { .time_limit = TIME_NOT_GIVEN };
+	struct sbatch_opts first = { .time_limit = TIME_NOT_GIVEN, .kill_on_invalid_dep = -1 };
 	int first_arg = parse_args(&first, argc, argv, &info_only);
 	if (info_only) {
 		status = 0;
@@ -616,6 +652,10 @@ int main(int argc, char **argv)
 		goto out_first;
 	}
 
+	if (o.begin && o.deadline && o.deadline < o.begin) {
+		fprintf(stderr, "sbatch: error: Incompatible begin and deadline time specification\n");
+		goto out_first;
+	}
 	cwd = getcwd(NULL, 0);
 	if (!cwd) {
 		fprintf(stderr, "sbatch: error: getcwd failed: %s\n", strerror(errno));
@@ -693,6 +733,16 @@ int main(int argc, char **argv)
 	}
 	if (job && o.array)
 		json_object_set_new(job, "array", json_string(o.array));
+	if (job && o.dependency && json_object_set_new(job, "dependency", json_string(o.dependency))) {
+		json_decref(job);   /* not UTF-8 */
+		job = NULL;
+	}
+	if (job && o.begin)
+		json_object_set_new(job, "begin_time", json_integer(o.begin));
+	if (job && o.deadline)
+		json_object_set_new(job, "deadline", json_integer(o.deadline));
+	if (job && o.kill_on_invalid_dep >= 0)
+		json_object_set_new(job, "kill_on_invalid_dep", json_boolean(o.kill_on_invalid_dep));
 	if (!job) {
 		fprintf(stderr, "sbatch: error: the script or an option is not valid UTF-8\n");
 		goto out_first;

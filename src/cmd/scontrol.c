@@ -165,7 +165,8 @@ static void job_record(const json_t *job, time_t now, struct record *r)
 		cmd_jint(job, "uid"), group_name(job, b, sizeof(b)), cmd_jint(job, "gid"));
 	rec_add(r, "Priority=%lld Nice=%lld Account=%s QOS=(null)", cmd_jint(job, "priority"),
 		cmd_jint(job, "nice"), or_null(cmd_jstr(job, "account")));
-	rec_add(r, "JobState=%s Reason=%s Dependency=(null)", state, cmd_jstr(job, "reason"));
+	rec_add(r, "JobState=%s Reason=%s Dependency=%s", state, cmd_jstr(job, "reason"),
+		or_null(cmd_jstr(job, "dependency")));
 	rec_add(r, "Requeue=1 Restarts=%lld BatchFlag=1 Reboot=0 ExitCode=%d:%d",
 		cmd_jint(job, "restarts"), code, sig);
 	rec_add(r, "RunTime=%s TimeLimit=%s TimeMin=N/A", duration(run, "", a, sizeof(a)),
@@ -181,8 +182,12 @@ static void job_record(const json_t *job, time_t now, struct record *r)
 	rec_add(r, "SubmitTime=%s EligibleTime=%s", stamp(cmd_jint(job, "submit_time"), a, sizeof(a)),
 		stamp(eligible, b, sizeof(b)));
 	rec_add(r, "AccrueTime=%s", stamp(eligible, a, sizeof(a)));
-	rec_add(r, "StartTime=%s EndTime=%s Deadline=N/A", stamp(start, a, sizeof(a)),
-		stamp(end, b, sizeof(b)));
+	/* A pending job with --begin starts at the earliest then (Slurm shows it). */
+	if (pending && !start && eligible > now)
+		start = eligible;
+	long long deadline = cmd_jint(job, "deadline");
+	rec_add(r, "StartTime=%s EndTime=%s Deadline=%s", stamp(start, a, sizeof(a)),
+		stamp(end, b, sizeof(b)), deadline ? stamp(deadline, c, sizeof(c)) : "N/A");
 	rec_add(r, "SuspendTime=None SecsPreSuspend=0 LastSchedEval=Unknown Scheduler=Main");
 	rec_add(r, "Partition=%s AllocNode:Sid=%s:0", cmd_jstr(job, "partition"),
 		cmd_jstr(job, "submit_host"));
@@ -666,6 +671,15 @@ static int job_field(json_t *fields, const char *arg)
 		json_object_set_new(fields, "num_nodes", json_integer(n));
 	} else if ((v = kv_value(arg, "Name")) || (v = kv_value(arg, "JobName"))) {
 		json_object_set_new(fields, "name", json_string(v));
+	} else if ((v = kv_value(arg, "Dependency"))) {
+		json_object_set_new(fields, "dependency", json_string(v));
+	} else if ((v = kv_value(arg, "StartTime")) || (v = kv_value(arg, "BeginTime"))) {
+		time_t when;
+		if (opt_time_parse(v, time(NULL), false, &when) < 0) {
+			fprintf(stderr, "Invalid input: %s\nRequest aborted\n", arg);
+			return 1;
+		}
+		json_object_set_new(fields, "begin_time", json_integer(when));
 	} else if ((v = kv_value(arg, "Comment"))) {
 		json_object_set_new(fields, "comment", json_string(v));
 	} else if ((v = kv_value(arg, "Nice"))) {

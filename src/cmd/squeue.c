@@ -267,7 +267,8 @@ static const char *job_value(char letter, const void *arg, char *buf, size_t len
 	case 'h': return cmd_jbool(job, "exclusive") ? "NO" : "OK";
 	case 'k': return or_null(cmd_jstr(job, "comment"));
 	/* Features this scheduler does not have: Slurm's placeholders for "none". */
-	case 'E': case 'f': case 'v': case 'w': case 'q': case 'Y': return "(null)";
+	case 'E': return or_null(cmd_jstr(job, "dependency"));   /* what remains of it */
+	case 'f': case 'v': case 'w': case 'q': case 'Y': return "(null)";
 	case 'b': case 'X': return "N/A";
 	case 'x': case 'n': return "";
 	case 'y': case 'O': return "0";

@@ -34,7 +34,9 @@ int errprintf(struct herd_error *err, const char *fmt, ...) __attribute__((forma
 	X(HERD_ERR_DISABLED, 2074, "Requested operation is presently disabled") \
 	X(HERD_ERR_NOT_RUNNING, 2035, "Job not running") \
 	X(HERD_ERR_NO_STEP, 2053, "Invalid job step id specified") \
-	X(HERD_ERR_INVALID_ARRAY, 2086, "Invalid job array specification")
+	X(HERD_ERR_INVALID_ARRAY, 2086, "Invalid job array specification") \
+	X(HERD_ERR_DEPENDENCY, 2040, "Job dependency problem") \
+	X(HERD_ERR_INVALID_TIME, 2052, "Invalid time specified")
 
 enum herd_rc {
 #define HERD_RC_ENUM(name, value, text) name = value,

@@ -19,7 +19,9 @@ static const struct msg_field f_jobspec[] = {
 	REQ("mem_mb", MF_INT), REQ("exclusive", MF_BOOL), REQ("time_limit", MF_INT),
 	REQ("hold", MF_BOOL), REQ("submit_host", MF_STR), REQ("umask", MF_INT),
 	REQ("account", MF_STR), REQ("comment", MF_STR), OPT("command", MF_STR),
-	OPT("array", MF_STR), END
+	OPT("array", MF_STR),
+	OPT("dependency", MF_STR), OPT("begin_time", MF_INT), OPT("deadline", MF_INT),
+	OPT("kill_on_invalid_dep", MF_BOOL), END
 };
 
 static const struct msg_field f_submit[] = {
@@ -42,7 +44,8 @@ static const struct msg_field f_cancel[] = {
 
 static const struct msg_field f_update_fields[] = {
 	OPT("time_limit", MF_INT), OPT("partition", MF_STR), OPT("num_nodes", MF_INT),
-	OPT("name", MF_STR), OPT("comment", MF_STR), OPT("nice", MF_INT), END
+	OPT("name", MF_STR), OPT("comment", MF_STR), OPT("nice", MF_INT),
+	OPT("dependency", MF_STR), OPT("begin_time", MF_INT), END
 };
 
 static const struct msg_field f_update[] = {

@@ -163,3 +163,64 @@ struct job *array_split_set(struct job *meta, const struct bitmap *tasks)
 	store_job_insert(rec, NULL);
 	return rec;
 }
+
+struct target_walk {
+	uint32_t task;
+	bool from_store;            /* skip records still in memory: counted already */
+	bool found, pending, active;
+	enum job_state task_state, failed;   /* failed: a final state other than COMPLETED */
+	time_t start;
+};
+
+static void target_one(const struct job *job, void *arg)
+{
+	struct target_walk *w = arg;
+	bool meta_like = job->array_pending != NULL;
+
+	if (w->from_store && job_find(job->id))
+		return;
+	if (w->task != DEPEND_WHOLE) {
+		if (meta_like ? !bitmap_test(job->array_pending, w->task) : job->array_task_id != w->task)
+			return;
+		w->found = true;
+		w->task_state = job->state;
+		w->start = job->start_time;
+		return;
+	}
+	w->found = true;
+	if (job->state == JOB_PENDING)
+		w->pending = true;
+	else if (!job_state_is_final(job->state))
+		w->active = true;
+	else if (job->state != JOB_COMPLETED)
+		w->failed = job->state;
+	if (job->start_time > w->start)
+		w->start = job->start_time;
+}
+
+static void target_mem(struct job *job, void *arg)
+{
+	target_one(job, arg);
+}
+
+int array_target_state(uint32_t array_job_id, uint32_t task, enum job_state *state,
+		       time_t *start_time)
+{
+	struct target_walk w = { task, false, false, false, false, JOB_PENDING, JOB_COMPLETED, 0 };
+
+	array_foreach(array_job_id, target_mem, &w);
+	/* Records gone from memory are final and committed: the store has them.
+	 * Needed only while nothing in memory decides it already. */
+	if (!(task == DEPEND_WHOLE ? w.pending || w.active : w.found)) {
+		w.from_store = true;
+		store_array_records(array_job_id, target_one, &w);
+	}
+	if (!w.found)
+		return -1;
+	*start_time = w.start;
+	if (task != DEPEND_WHOLE)
+		*state = w.task_state;
+	else
+		*state = w.pending ? JOB_PENDING : w.active ? JOB_RUNNING : w.failed;
+	return 0;
+}

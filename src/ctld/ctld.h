@@ -16,6 +16,8 @@
 struct part;
 struct bitmap;
 
+struct depend;
+
 #define ARRAY_NO_TASK 4294967294u   /* array_task_id of a meta record (Slurm's NO_VAL) */
 
 struct node {
@@ -67,7 +69,10 @@ struct part {
 	X(REASON_BEGIN_TIME, "BeginTime") \
 	X(REASON_PART_TIME_LIMIT, "PartitionTimeLimit") \
 	X(REASON_PART_NODE_LIMIT, "PartitionNodeLimit") \
-	X(REASON_ARRAY_TASK_LIMIT, "JobArrayTaskLimit")
+	X(REASON_ARRAY_TASK_LIMIT, "JobArrayTaskLimit") \
+	X(REASON_DEPENDENCY, "Dependency") \
+	X(REASON_DEP_NEVER, "DependencyNeverSatisfied") \
+	X(REASON_DEADLINE, "DeadLine")
 
 enum job_reason {
 #define REASON_ENUM(e, s) e,
@@ -107,6 +112,9 @@ struct job {
 	uint32_t priority;
 	uint32_t restarts;
 	time_t submit_time, eligible_time, start_time, end_time;
+	time_t deadline;            /* --deadline, 0 = none */
+	struct depend *depend;      /* what is left of --dependency, NULL = none */
+	int kill_invalid_dep;       /* --kill-on-invalid-dep: 1 yes, 0 no, -1 the config's */
 	int exit_status;            /* raw wait status */
 	/* allocation, while running/completing */
 	int nalloc;
@@ -145,6 +153,7 @@ struct ctld {
 	int slurmd_timeout;
 	int min_job_age;
 	int return_to_service;
+	bool kill_invalid_depend;   /* SchedulerParameters=kill_invalid_depend */
 	uint32_t next_job_id;
 	uint32_t max_array_size;    /* MaxArraySize: task IDs are below it */
 	time_t start_time;
@@ -198,6 +207,12 @@ struct job *array_split_set(struct job *meta, const struct bitmap *tasks);
 /* Every job of array array_job_id (meta record and tasks). */
 void array_foreach(uint32_t array_job_id, void (*fn)(struct job *job, void *arg), void *arg);
 char *array_pending_string(const struct job *meta);   /* "4-999", caller frees */
+/* Where array array_job_id stands, for dependencies: task DEPEND_WHOLE, the
+ * array as a whole (PENDING while a task waits, RUNNING while one runs, then
+ * COMPLETED when all did, else the state of one that did not; start: the
+ * last task's start); else that task.  -1 when no such array or task. */
+int array_target_state(uint32_t array_job_id, uint32_t task, enum job_state *state,
+		       time_t *start_time);
 /* Task task_id of array array_job_id: its own record, else (split off the
  * meta record) a new one, still pending; NULL when the array has no such task. */
 struct job *array_task_job(uint32_t array_job_id, uint32_t task_id);
@@ -246,8 +261,58 @@ void store_after_commit(void (*cb)(void *arg, bool ok), void *arg);
 json_t *store_job_spec(uint32_t job_id);
 const char *store_path(void);          /* the database file, for other readers */
 uint32_t store_find_key(uid_t uid, const char *key);
-bool store_job_known(uint32_t job_id);                 /* any record of it, even purged */   /* committed job with this key, or 0 */   /* the script/env/argv of a job, read now */
+bool store_job_known(uint32_t job_id);                 /* any record of it, even purged */
+/* A job's last committed state and start time, even purged from memory; -1 if none. */
+int store_job_final(uint32_t job_id, enum job_state *state, time_t *start_time);
+/* Every committed record of array array_job_id, as a job read from the
+ * store (destroyed after fn); the number of records. */
+int store_array_records(uint32_t array_job_id, void (*fn)(const struct job *job, void *arg),
+			void *arg);
 void store_close(void);
+
+/* depend.c: --dependency (parse, evaluate, render) */
+enum depend_type { DEP_AFTER, DEP_AFTERANY, DEP_AFTEROK, DEP_AFTERNOTOK, DEP_AFTERCORR,
+		   DEP_SINGLETON };
+struct depend_item {
+	enum depend_type type;
+	uint32_t job_id;            /* 0 for singleton */
+	uint32_t task;              /* ID_TASK: that task of array job_id; else DEPEND_WHOLE */
+	int minutes;                /* after:id+minutes */
+	bool failed;                /* can never be met (sticky, as in Slurm) */
+};
+struct depend {
+	bool any;                   /* '?': one item met is enough; else ',' all */
+	size_t n;
+	struct depend_item *items;  /* those not yet met (met ones are dropped) */
+};
+/* DEPEND_TASKS: for an array's meta record, only aftercorr items are left,
+ * decided task by task (depend_task_ready). */
+enum depend_result { DEPEND_NONE, DEPEND_WAIT, DEPEND_NEVER, DEPEND_TASKS };
+/* Parse a --dependency spec; "" gives *out NULL.  -1 with err when malformed. */
+int depend_parse(const char *spec, struct depend **out, struct herd_error *err);
+void depend_destroy(struct depend *d);
+/* What remains, as squeue %E shows it ("afterok:12(unfulfilled)"); "" = none. */
+char *depend_render(const struct depend *d);
+json_t *depend_to_json(const struct depend *d);     /* for the job record */
+struct depend *depend_from_json(const json_t *o);   /* NULL when absent or empty */
+/* Every target of d is a job that exists or existed; -1 with err if not. */
+int depend_check_targets(const struct depend *d, struct herd_error *err);
+/* Where a target stands.  The hook for job arrays: an array ID (task ==
+ * DEPEND_WHOLE) or one task of it (aftercorr) can be answered here; a plain
+ * job is answered from memory, else from the store.  -1 if it never existed. */
+#define DEPEND_WHOLE UINT32_MAX
+struct depend_target {
+	enum job_state state;
+	time_t start_time;
+};
+int depend_target_state(uint32_t job_id, uint32_t task, struct depend_target *out);
+/* For a task of meta's array: are its aftercorr items met (true), can they
+ * never be (*never), or not yet?  Changes nothing. */
+bool depend_task_ready(const struct job *meta, uint32_t task, bool *never);
+struct depend *depend_copy(const struct depend *d);
+/* Drop what is met, mark what can never be; *changed when the job's record
+ * must be saved again.  Frees job->depend when nothing is left. */
+enum depend_result depend_evaluate(struct job *job, time_t now, bool *changed);
 
 /* names.c */
 const char *names_user(uid_t uid);     /* cached; the number when unknown */

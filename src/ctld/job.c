@@ -148,6 +148,7 @@ void job_destroy(struct job *job)
 	free(job->alloc_cpus);
 	free(job->nodes_str);
 	bitmap_destroy(job->array_pending);
+	depend_destroy(job->depend);
 	free(job);
 }
 
@@ -174,6 +175,7 @@ struct job *job_copy(const struct job *job)
 	c->submit_host = dup_or_null(job->submit_host);
 	c->nodes_str = dup_or_null(job->nodes_str);
 	c->array_pending = job->array_pending ? bitmap_copy(job->array_pending) : NULL;
+	c->depend = depend_copy(job->depend);
 	c->nalloc = 0;
 	c->alloc_node = c->alloc_cpus = NULL;
 	return c;
@@ -295,6 +297,9 @@ void job_set_state(struct job *job, enum job_state state, enum job_reason reason
 			sched_request();
 		}
 	}
+	/* A job that starts or ends may let its dependents go (after, afterany ...). */
+	if (state != old && (state == JOB_RUNNING || job_state_is_final(state)))
+		sched_request();
 	store_job_update(job);
 	store_job_event(job->id, job_state_name(state), job_reason_name(reason));
 	log_info("job %u: %s -> %s (%s)", job->id, job_state_name(old), job_state_name(state),
@@ -348,10 +353,21 @@ json_t *job_to_json(const struct job *job, bool internal)
 		json_object_set_new(o, "array_throttle", json_integer(job->array_throttle));
 		free(pending);
 	}
+	json_object_set_new(o, "deadline", json_integer(job->deadline));
 	if (!internal) {
+		char *dep = depend_render(job->depend);
 		json_object_set_new(o, "group", json_string(names_group(job->gid)));
+		json_object_set_new(o, "dependency", json_string(dep));
+		free(dep);
+		/* Not eligible while a dependency waits (Slurm: Unknown). */
+		if (job->depend && job->state == JOB_PENDING)
+			json_object_set_new(o, "eligible_time", json_integer(0));
 		return o;
 	}
+	if (job->depend)
+		json_object_set_new(o, "depend", depend_to_json(job->depend));
+	if (job->kill_invalid_dep >= 0)
+		json_object_set_new(o, "kill_invalid_dep", json_boolean(job->kill_invalid_dep));
 	/* The record keeps what was asked, not the defaults shown. */
 	json_object_set_new(o, "num_tasks", json_integer(job->ntasks));
 	json_t *alloc = json_array();
@@ -440,6 +456,10 @@ struct job *job_from_json(const json_t *rec)
 	job->requeue_hold = json_is_true(json_object_get(rec, "requeue_hold"));
 	job->nice = (int32_t)int_of(rec, "nice");
 	job->key = str_or_null(rec, "key");
+	job->deadline = int_of(rec, "deadline");
+	job->depend = depend_from_json(json_object_get(rec, "depend"));
+	json_t *kill = json_object_get(rec, "kill_invalid_dep");
+	job->kill_invalid_dep = kill ? json_is_true(kill) : -1;
 	job->nodes_str = str_or_null(rec, "nodes");
 	job->array_job_id = int_of(rec, "array_job_id");
 	if (job->array_job_id) {

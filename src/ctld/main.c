@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "common/auth.h"
@@ -69,6 +70,16 @@ static void tick(uv_timer_t *t)
 		 * long-lived job records; give them back to the system. */
 		malloc_trim(0);
 	}
+}
+
+/* One flag of SchedulerParameters (comma-separated options). */
+static bool sched_param(const char *params, const char *name)
+{
+	size_t len = strlen(name);
+	for (const char *p = params; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (!strncasecmp(p, name, len) && (p[len] == ',' || !p[len]))
+			return true;
+	return false;
 }
 
 static uid_t slurm_user_uid(const char *name)
@@ -151,6 +162,8 @@ int main(int argc, char **argv)
 		max_array = 4000001;
 	}
 	ctld.max_array_size = (uint32_t)max_array;
+	ctld.kill_invalid_depend = sched_param(conf_get(conf, "SchedulerParameters"),
+					       "kill_invalid_depend");
 	ctld.start_time = time(NULL);
 	node_setup();
 	part_setup();

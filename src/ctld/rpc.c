@@ -150,6 +150,25 @@ static void rpc_submit(struct net_req *req)
 		errprintf(&err, "%s", herd_strerror(rc));
 		goto refuse;
 	}
+	/* A spec that does not parse, or names a job that never existed, is
+	 * refused and nothing is made (Slurm: "Job dependency problem"). */
+	const char *dep = jstr(spec, "dependency");
+	if (depend_parse(dep ? dep : "", &job->depend, &err) < 0 ||
+	    depend_check_targets(job->depend, &err) < 0) {
+		log_info("submission from uid %u refused: %s", (unsigned)req->uid, err.text);
+		rc = HERD_ERR_DEPENDENCY;
+		errprintf(&err, "%s", herd_strerror(rc));
+		goto refuse;
+	}
+	json_t *kill = json_object_get(spec, "kill_on_invalid_dep");
+	job->kill_invalid_dep = kill ? json_is_true(kill) : -1;
+	int64_t begin = jint(spec, "begin_time"), deadline = jint(spec, "deadline");
+	if (begin < 0 || deadline < 0) {
+		rc = HERD_ERR_INVALID_TIME;
+		errprintf(&err, "%s", herd_strerror(rc));
+		goto refuse;
+	}
+	job->deadline = deadline;
 	job->id = ctld.next_job_id++;
 	/* A script given by path shows as its path; --wrap and stdin as "(null)". */
 	const char *cmd = jstr(spec, "command");
@@ -158,9 +177,12 @@ static void rpc_submit(struct net_req *req)
 		job->array_job_id = job->id;
 	job_set_output_paths(job, spec);
 	job->submit_time = job->eligible_time = time(NULL);
+	if (begin > job->submit_time)
+		job->eligible_time = begin;   /* --begin: BeginTime until then */
 	job->priority = job->hold_user ? 0 : job_base_priority(job->id);
 	job->state = JOB_PENDING;
-	job->reason = job->hold_user ? REASON_HELD_USER : REASON_NONE;
+	job->reason = job->hold_user ? REASON_HELD_USER : job->depend ? REASON_DEPENDENCY
+		      : job->eligible_time > job->submit_time ? REASON_BEGIN_TIME : REASON_NONE;
 	job_table_add(job);
 	store_job_insert(job, json_incref(spec));   /* the row itself records the submission */
 	respond_durable(req, job->id, true);   /* marks the job durable, then replies */

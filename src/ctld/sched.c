@@ -131,6 +131,66 @@ static void job_start(struct job *job, const int *node, const int *cpus, int n)
 	store_after_commit(launch_after_commit, (void *)(uintptr_t)job->id);
 }
 
+/* --deadline: a job that could not end before it if it started now (or at
+ * its begin time) ends DEADLINE, as Slurm's "DeadLine". */
+static bool deadline_passed(const struct job *job, time_t now)
+{
+	time_t start = job->eligible_time > now ? job->eligible_time : now;
+	if (!job->deadline)
+		return false;
+	return job->time_limit == TIME_INFINITE || start + job->time_limit > job->deadline;
+}
+
+/* Whether the job's dependency lets it go; else its reason says why.  A
+ * dependency that can never be met cancels the job when asked to
+ * (--kill-on-invalid-dep, SchedulerParameters=kill_invalid_depend). */
+static bool dependency_met(struct job *job, time_t now, bool *per_task)
+{
+	bool changed;
+	enum depend_result r = depend_evaluate(job, now, &changed);
+
+	*per_task = r == DEPEND_TASKS;   /* an array's aftercorr: see next_task() */
+	if (r == DEPEND_NONE && changed && job->eligible_time < now)
+		job->eligible_time = now;   /* eligible from when its dependency was met */
+	if (r == DEPEND_NEVER && (job->kill_invalid_dep > 0 ||
+				  (job->kill_invalid_dep < 0 && ctld.kill_invalid_depend))) {
+		job_set_state(job, JOB_CANCELLED, REASON_DEP_NEVER);   /* saves the record */
+		return false;
+	}
+	if (changed)
+		store_job_update(job);
+	if (r == DEPEND_NEVER)
+		job->reason = REASON_DEP_NEVER;
+	else if (r == DEPEND_WAIT)
+		job->reason = REASON_DEPENDENCY;
+	return r == DEPEND_NONE || r == DEPEND_TASKS;
+}
+
+/* How far into an array's pending tasks one pass looks for one whose
+ * aftercorr is met (they may be met in any order). */
+#define CORR_LOOKAHEAD 1000
+
+/* The meta record's next task to start: the lowest, or with aftercorr the
+ * lowest whose corresponding task is done; BITMAP_NONE (and the reason) if
+ * none may start yet. */
+static uint32_t next_task(struct job *meta, bool per_task)
+{
+	uint32_t t = bitmap_next(meta->array_pending, 0);
+	bool all_never = true;
+
+	if (!per_task)
+		return t;
+	for (int looked = 0; t != BITMAP_NONE && looked < CORR_LOOKAHEAD; looked++) {
+		bool never;
+		if (depend_task_ready(meta, t, &never))
+			return t;
+		all_never &= never;
+		t = bitmap_next(meta->array_pending, t + 1);
+	}
+	meta->reason = all_never && t == BITMAP_NONE ? REASON_DEP_NEVER : REASON_DEPENDENCY;
+	return BITMAP_NONE;
+}
+
 static bool part_up(const struct part *p)
 {
 	return !p->conf->state || !strcasecmp(p->conf->state, "UP");
@@ -143,7 +203,7 @@ static void sched_pass(uv_timer_t *t)
 	int *node = xmalloc((ctld.nnodes + 1) * sizeof(int)), *cpus = xmalloc((ctld.nnodes + 1) * sizeof(int));
 	bool *blocked = xmalloc((ctld.nparts + 1) * sizeof(bool));
 	int started = 0;
-	time_t now = time(NULL);
+	time_t now = time(NULL), wake = 0;
 
 	ctld.sched_queued = false;
 	pass_number++;
@@ -156,10 +216,19 @@ static void sched_pass(uv_timer_t *t)
 		struct part *p = job->part;
 		int pi = p ? (int)(p - ctld.parts) : -1, n = 0;
 
+		if (deadline_passed(job, now)) {
+			job_set_state(job, JOB_DEADLINE, REASON_DEADLINE);
+			continue;
+		}
 		if (job->hold_admin || job->hold_user)
 			continue;   /* its reason was set when it was held */
+		bool per_task;
+		if (!dependency_met(job, now, &per_task))
+			continue;
 		if (job->eligible_time > now) {
-			job->reason = REASON_BEGIN_TIME;   /* a requeued job, for a moment */
+			job->reason = REASON_BEGIN_TIME;   /* --begin, or a requeued job for a moment */
+			if (!wake || job->eligible_time < wake)
+				wake = job->eligible_time;
 			continue;
 		}
 		if (!p || !part_up(p)) {
@@ -194,7 +263,14 @@ static void sched_pass(uv_timer_t *t)
 				break;
 			}
 			bool meta = array_is_meta(job);
-			struct job *run = meta ? array_split(job, bitmap_next(job->array_pending, 0)) : job;
+			uint32_t task = meta ? next_task(job, per_task) : 0;
+			if (task == BITMAP_NONE)
+				break;
+			struct job *run = meta ? array_split(job, task) : job;
+			if (run != job || per_task) {
+				depend_destroy(run->depend);   /* met, for this task */
+				run->depend = NULL;
+			}
 			job_start(run, node, cpus, n);
 			for (int k = 0; k < n; k++) {   /* keep the snapshot current */
 				sn[node[k]].alloc_cpus += cpus[k];
@@ -210,6 +286,9 @@ static void sched_pass(uv_timer_t *t)
 	}
 	if (started)
 		log_debug("scheduler: started %d of %zu pending jobs", started, pend.n);
+	/* A --begin due before the next tick (every 10 s) gets a pass of its own. */
+	if (wake && wake - now < 10)
+		sched_request_later((unsigned)(wake - now) * 1000 + 100);
 	free(sn);
 	free(node);
 	free(cpus);
@@ -232,8 +311,11 @@ static void later_cb(uv_timer_t *t)
 	sched_request();
 }
 
+/* Keeps the soonest of the passes asked for. */
 void sched_request_later(unsigned ms)
 {
+	if (uv_is_active((uv_handle_t *)&later_timer) && uv_timer_get_due_in(&later_timer) <= ms)
+		return;
 	uv_timer_start(&later_timer, later_cb, ms, 0);
 }
 

@@ -42,7 +42,7 @@ struct batch {
 static sqlite3 *db_write, *db_read;
 static char *db_path;
 static sqlite3_stmt *st_write[OP_COUNT];   /* by enum op_kind; used only by the commit worker */
-static sqlite3_stmt *st_spec, *st_key;
+static sqlite3_stmt *st_spec, *st_key, *st_final;
 static struct batch *open_batch;
 static bool in_flight;
 static uv_prepare_t flush_hook;
@@ -318,6 +318,11 @@ int store_open(const char *dir, struct herd_error *err)
 		errprintf(err, "%s: %s", path, sqlite3_errmsg(db_read));
 		goto error;
 	}
+	if (sqlite3_prepare_v2(db_read, "SELECT state, rec FROM jobs WHERE id=?", -1, &st_final,
+			       NULL)) {
+		errprintf(err, "%s: %s", path, sqlite3_errmsg(db_read));
+		goto error;
+	}
 	free(path);
 	uv_prepare_init(ctld.loop, &flush_hook);
 	uv_prepare_start(&flush_hook, flush);
@@ -370,6 +375,53 @@ bool store_job_known(uint32_t job_id)
 	return known;
 }
 
+/* For a dependency on a job purged from memory (MinJobAge): its record,
+ * without the script and environment. */
+int store_job_final(uint32_t job_id, enum job_state *state, time_t *start_time)
+{
+	int rc = -1;
+	sqlite3_reset(st_final);
+	sqlite3_bind_int64(st_final, 1, job_id);
+	if (sqlite3_step(st_final) == SQLITE_ROW) {
+		int st = sqlite3_column_int(st_final, 0);
+		json_t *rec = json_loads((const char *)sqlite3_column_text(st_final, 1), 0, NULL);
+		if (st >= 0 && st < JOB_STATE_COUNT) {
+			*state = st;
+			*start_time = json_integer_value(json_object_get(rec, "start_time"));
+			rc = 0;
+		}
+		json_decref(rec);
+	}
+	sqlite3_reset(st_final);
+	return rc;
+}
+
+int store_array_records(uint32_t array_job_id, void (*fn)(const struct job *job, void *arg),
+			void *arg)
+{
+	sqlite3_stmt *st;
+	int n = 0;
+
+	if (sqlite3_prepare_v2(db_read, "SELECT rec FROM jobs WHERE array_job_id=?", -1, &st,
+			       NULL) != SQLITE_OK) {
+		log_error("store: %s", sqlite3_errmsg(db_read));
+		return 0;
+	}
+	sqlite3_bind_int64(st, 1, array_job_id);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		json_t *rec = json_loads((const char *)sqlite3_column_text(st, 0), 0, NULL);
+		struct job *job = rec ? job_from_json(rec) : NULL;
+		json_decref(rec);
+		if (job) {
+			fn(job, arg);
+			job_destroy(job);
+			n++;
+		}
+	}
+	sqlite3_finalize(st);
+	return n;
+}
+
 int store_load(void)
 {
 	sqlite3_stmt *st;
@@ -420,6 +472,7 @@ void store_close(void)
 	uv_close((uv_handle_t *)&flush_hook, NULL);
 	sqlite3_finalize(st_spec);
 	sqlite3_finalize(st_key);
+	sqlite3_finalize(st_final);
 	sqlite3_close(db_read);
 	sqlite3_close(db_write);
 }

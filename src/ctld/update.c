@@ -68,6 +68,29 @@ static int check_shape(struct job *job, const json_t *fields, struct herd_error 
 	return rc;
 }
 
+/* Dependency and StartTime: pending jobs only, as Slurm. */
+static int check_timing(const struct job *job, const json_t *fields)
+{
+	const json_t *dv = json_object_get(fields, "dependency"), *bv = json_object_get(fields, "begin_time");
+	struct depend *d = NULL;
+	int rc = 0;
+
+	if (!dv && !bv)
+		return 0;
+	if (job->state != JOB_PENDING)
+		return HERD_ERR_JOB_NOT_PENDING;
+	if (bv && json_integer_value(bv) < 0)
+		return HERD_ERR_INVALID_TIME;
+	if (dv && (depend_parse(json_string_value(dv), &d, NULL) < 0 ||
+		   depend_check_targets(d, NULL) < 0))
+		rc = HERD_ERR_DEPENDENCY;
+	for (size_t i = 0; !rc && d && i < d->n; i++)
+		if (d->items[i].job_id == job->id)
+			rc = HERD_ERR_DEPENDENCY;   /* on itself: never */
+	depend_destroy(d);
+	return rc;
+}
+
 static int check_fields(struct job *job, const json_t *fields, bool admin,
 			struct herd_error *err)
 {
@@ -85,6 +108,8 @@ static int check_fields(struct job *job, const json_t *fields, bool admin,
 		if (nice < 0 && !admin)
 			return HERD_ERR_ACCESS;   /* only privileged users may raise priority */
 	}
+	if ((rc = check_timing(job, fields)) != 0)
+		return rc;
 	return check_shape(job, fields, err);
 }
 
@@ -112,6 +137,18 @@ static void apply_fields(struct job *job, const json_t *fields)
 	if ((v = json_object_get(fields, "nice"))) {
 		job->nice = json_integer_value(v);
 		job->priority = job_priority(job);
+	}
+	if ((v = json_object_get(fields, "dependency"))) {
+		depend_destroy(job->depend);
+		depend_parse(json_string_value(v), &job->depend, NULL);   /* checked */
+		if (!job->hold_user && !job->hold_admin)
+			job->reason = job->depend ? REASON_DEPENDENCY : REASON_NONE;
+	}
+	if ((v = json_object_get(fields, "begin_time"))) {
+		time_t now = time(NULL), begin = json_integer_value(v);
+		job->eligible_time = begin > now ? begin : now;
+		if (!job->hold_user && !job->hold_admin && !job->depend)
+			job->reason = begin > now ? REASON_BEGIN_TIME : REASON_NONE;
 	}
 }
 

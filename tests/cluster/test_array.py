@@ -278,3 +278,56 @@ def test_array_survives_controller_kill(clean):
     c.wait_until("all done", lambda: ids_rows(c, "-j", str(a)) == [], timeout=60)
     rows = ids_rows(c, "-t", "all", "-j", str(a), "-o", "%i %T")
     assert sorted(rows) == sorted(f"{a}_{t} COMPLETED" for t in range(6)), rows
+
+
+def test_dependency_on_whole_array(clean):
+    """afterok:A waits for every task of A; afternotok:A holds once all
+    ended and one failed; afterok of a failed array never is."""
+    c = clean
+    wd = c.workdir()
+    a = c.sbatch("--array=0-2", "-o", "/dev/null", "--wrap",
+                 "sleep 1; [ $SLURM_ARRAY_TASK_ID != 1 ]", cwd=wd)
+    ok = c.sbatch("-d", f"afterok:{a}", "-o", "/dev/null", "--wrap", "true", cwd=wd)
+    notok = c.sbatch("-d", f"afternotok:{a}", "-o", "/dev/null", "--wrap", "true", cwd=wd)
+    anyj = c.sbatch("-d", f"afterany:{a}", "-o", "/dev/null", "--wrap", "true", cwd=wd)
+    assert squeue_field(c, ok, "%r %E") == f"Dependency afterok:{a}(unfulfilled)"
+    c.wait_until("the array done", lambda: ids_rows(c, "-j", str(a)) == [])
+    assert c.wait_done(notok) == "COMPLETED"
+    assert c.wait_done(anyj) == "COMPLETED"
+    c.wait_until("never satisfied",
+                 lambda: squeue_field(c, ok, "%r") == "DependencyNeverSatisfied")
+
+
+def test_dependency_on_one_task(clean):
+    c = clean
+    a = c.sbatch("-H", "--array=0-3", "-o", "/dev/null", "--wrap", "true")
+    dep = c.sbatch("-d", f"afterok:{a}_2", "-o", "/dev/null", "--wrap", "true")
+    assert squeue_field(c, dep, "%E") == f"afterok:{a}_2(unfulfilled)"
+    assert c.run(["scontrol", "release", f"{a}_2"]).rc == 0
+    assert c.wait_done(dep) == "COMPLETED"
+    # the rest of the array is still held: only task 2 counted
+    assert ids_rows(c, "-j", str(a), "-o", "%i %r") == [f"{a}_[0-1,3] JobHeldUser"]
+    # a task the array does not have is refused at submit
+    r = c.run(["sbatch", "-d", f"afterok:{a}_9", "--wrap", "true"])
+    assert r.rc == 1 and "Job dependency problem" in r.err, r
+
+
+def test_aftercorr_pairs_tasks(clean):
+    """aftercorr:A: task i of B waits for task i of A only."""
+    c = clean
+    wd = c.workdir()
+    # A's task i takes (3 - i) s: its tasks end in reverse order.
+    a = c.sbatch("--array=0-2", "-o", "/dev/null", "--wrap",
+                 f"sleep $((3 - $SLURM_ARRAY_TASK_ID)); date +%s.%N > {wd}/a-$SLURM_ARRAY_TASK_ID",
+                 cwd=wd)
+    b = c.sbatch("--array=0-2", "-d", f"aftercorr:{a}", "-o", "/dev/null", "--wrap",
+                 f"date +%s.%N > {wd}/b-$SLURM_ARRAY_TASK_ID", cwd=wd)
+    c.wait_until("both arrays done", lambda: ids_rows(c, "-j", f"{a},{b}") == [], timeout=60)
+    ends = {i: float(read(f"{wd}/a-{i}")) for i in range(3)}
+    starts = {i: float(read(f"{wd}/b-{i}")) for i in range(3)}
+    for i in range(3):
+        assert starts[i] >= ends[i], (i, ends, starts)
+    # B's task 2 did not wait for A's task 0 (which ended last)
+    assert starts[2] < ends[0], (ends, starts)
+    rows = ids_rows(c, "-t", "all", "-j", str(b), "-o", "%i %T")
+    assert sorted(rows) == sorted(f"{b}_{i} COMPLETED" for i in range(3)), rows

@@ -98,6 +98,43 @@ static void bad_shapes_are_refused(void **state)
 	json_decref(body);
 }
 
+/* --dependency, --begin, --deadline, --kill-on-invalid-dep came later: an
+ * older sbatch that sends none of them still submits; a wrong type does not. */
+static void jobspec_optional_fields(void **state)
+{
+	static const char *later[] = { "dependency", "begin_time", "deadline",
+				       "kill_on_invalid_dep", "command" };
+	struct herd_error err;
+	json_t *body = sample(msg_schema(MSG_SUBMIT_JOB)), *job = json_object_get(body, "job");
+
+	assert_string_equal(json_string_value(json_object_get(job, "dependency")), "x\"y;z é");
+	assert_int_equal(json_integer_value(json_object_get(job, "begin_time")), 42);
+	assert_true(json_is_true(json_object_get(job, "kill_on_invalid_dep")));
+	for (size_t i = 0; i < sizeof(later) / sizeof(later[0]); i++)
+		json_object_del(job, later[i]);
+	assert_int_equal(msg_validate(MSG_SUBMIT_JOB, body, &err), 0);
+	json_object_set_new(job, "begin_time", json_string("now+1hour"));
+	assert_int_equal(msg_validate(MSG_SUBMIT_JOB, body, &err), -1);
+	assert_string_equal(err.text, "SUBMIT_JOB.job.begin_time: expected integer");
+	json_object_set_new(job, "begin_time", json_integer(1795946400));
+	json_object_set_new(job, "dependency", json_integer(12));
+	assert_int_equal(msg_validate(MSG_SUBMIT_JOB, body, &err), -1);
+	assert_string_equal(err.text, "SUBMIT_JOB.job.dependency: expected string");
+	json_object_set_new(job, "dependency", json_string("afterok:12"));
+	json_object_set_new(job, "kill_on_invalid_dep", json_string("yes"));
+	assert_int_equal(msg_validate(MSG_SUBMIT_JOB, body, &err), -1);
+	assert_string_equal(err.text, "SUBMIT_JOB.job.kill_on_invalid_dep: expected boolean");
+	json_decref(body);
+
+	body = json_pack("{s:i, s:s, s:{s:s, s:I}}", "job_id", 5, "action", "update", "fields",
+			 "dependency", "", "begin_time", (json_int_t)0);
+	assert_int_equal(msg_validate(MSG_UPDATE_JOB, body, &err), 0);
+	json_object_set_new(json_object_get(body, "fields"), "deadline", json_integer(1));
+	assert_int_equal(msg_validate(MSG_UPDATE_JOB, body, &err), -1);
+	assert_string_equal(err.text, "UPDATE_JOB.fields: unknown key 'deadline'");
+	json_decref(body);
+}
+
 static void bad_bodies_are_refused(void **state)
 {
 	static const char *bad[] = {
@@ -158,6 +195,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(every_type_round_trips),
 		cmocka_unit_test(bad_shapes_are_refused),
+		cmocka_unit_test(jobspec_optional_fields),
 		cmocka_unit_test(bad_bodies_are_refused),
 		cmocka_unit_test(bad_headers_are_refused),
 		cmocka_unit_test(replies),

@@ -186,6 +186,82 @@ static void test_json_readers(void **state)
 	json_decref(o);
 }
 
+/* sbatch --begin/--deadline and scontrol StartTime=: opt_time_parse with
+ * past false (sacct's past=true table is in test_sacct.c).  Now is Sunday
+ * 2026-11-29 10:00:00 UTC. */
+#define NOW ((time_t)1795946400)
+
+static time_t utc(int y, int mo, int d, int h, int mi, int s)
+{
+	struct tm tm = { .tm_year = y - 1900, .tm_mon = mo - 1, .tm_mday = d, .tm_hour = h,
+			 .tm_min = mi, .tm_sec = s };
+	return timegm(&tm);
+}
+
+static void test_begin_times(void **state)
+{
+	const struct {
+		const char *text;
+		time_t want;
+	} good[] = {
+		{ "now", NOW },
+		{ "now+60", NOW + 60 },
+		{ "now+4", NOW + 4 },
+		{ "now+90seconds", NOW + 90 },
+		{ "now+1minute", NOW + 60 },
+		{ "now+5minutes", NOW + 300 },
+		{ "now+1hour", NOW + 3600 },
+		{ "now+2hours", NOW + 7200 },
+		{ "now+1day", NOW + 86400 },
+		{ "now+3days", NOW + 3 * 86400 },
+		{ "now+1week", NOW + 7 * 86400 },
+		{ "now+2weeks", NOW + 14 * 86400 },
+		/* a time of day: the next one */
+		{ "16:00", utc(2026, 11, 29, 16, 0, 0) },
+		{ "09:59", utc(2026, 11, 30, 9, 59, 0) },
+		{ "10:00:30", utc(2026, 11, 29, 10, 0, 30) },
+		{ "4:30PM", utc(2026, 11, 29, 16, 30, 0) },
+		{ "9:15am", utc(2026, 11, 30, 9, 15, 0) },
+		/* named times: the next one; today and tomorrow are dates */
+		{ "midnight", utc(2026, 11, 30, 0, 0, 0) },
+		{ "noon", utc(2026, 11, 29, 12, 0, 0) },
+		{ "elevenses", utc(2026, 11, 29, 11, 0, 0) },
+		{ "fika", utc(2026, 11, 29, 15, 0, 0) },
+		{ "teatime", utc(2026, 11, 29, 16, 0, 0) },
+		{ "today", utc(2026, 11, 29, 0, 0, 0) },
+		{ "tomorrow", utc(2026, 11, 30, 0, 0, 0) },
+		/* dates: without a year, the next such day */
+		{ "1201", utc(2026, 12, 1, 0, 0, 0) },
+		{ "1101", utc(2027, 11, 1, 0, 0, 0) },
+		{ "120126", utc(2026, 12, 1, 0, 0, 0) },
+		{ "12/24", utc(2026, 12, 24, 0, 0, 0) },
+		{ "01/02", utc(2027, 1, 2, 0, 0, 0) },
+		{ "12/24/27", utc(2027, 12, 24, 0, 0, 0) },
+		{ "12/24-18:30", utc(2026, 12, 24, 18, 30, 0) },
+		{ "2027-01-15", utc(2027, 1, 15, 0, 0, 0) },
+		{ "2027-01-15T08:00", utc(2027, 1, 15, 8, 0, 0) },
+		{ "2027-01-15T08:00:05", utc(2027, 1, 15, 8, 0, 5) },
+	};
+	const char *bad[] = {
+		"", "soon", "now+", "now+x", "now+1fortnight", "now+1hour2", "24:00", "9:5",
+		"13:00PM", "0:30AM", "13/01", "1301", "2027-1-15", "2027-01-15T", "2027-01-15T8",
+		"tomorrow+1", "noon2", "12/24/", "12/24-25:00",
+	};
+	time_t t;
+
+	setenv("TZ", "UTC", 1);
+	tzset();
+	for (size_t i = 0; i < N(good); i++) {
+		t = 0;
+		if (opt_time_parse(good[i].text, NOW, false, &t) != 0 || t != good[i].want)
+			fail_msg("%s: got %lld, want %lld", good[i].text, (long long)t,
+				 (long long)good[i].want);
+	}
+	for (size_t i = 0; i < N(bad); i++)
+		if (opt_time_parse(bad[i], NOW, false, &t) == 0)
+			fail_msg("%s: accepted", bad[i]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -195,6 +271,7 @@ int main(void)
 		cmocka_unit_test(test_split),
 		cmocka_unit_test(test_count_and_user),
 		cmocka_unit_test(test_json_readers),
+		cmocka_unit_test(test_begin_times),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
