@@ -1,0 +1,106 @@
+/* Constraint expressions (-C) evaluated against a node's Features list, by
+ * recursive descent: expr = term {'|' term}; term = factor {('&'|',') factor};
+ * factor = name | '(' expr ')' | '[' expr ']'. */
+#include <ctype.h>
+#include <stddef.h>
+#include <string.h>
+#include "sched/feature.h"
+
+struct fparse {
+	const char *p;
+	const char *list;      /* the features a name is looked up in */
+	bool all_known;        /* feature_check: every name was found */
+	bool bad;              /* syntax error */
+};
+
+static bool name_char(char c)
+{
+	return isalnum((unsigned char)c) || (c && strchr("_-.:+", c));
+}
+
+/* Is name[0..len) one of the comma-separated items of list? */
+static bool in_list(const char *list, const char *name, size_t len)
+{
+	while (list && *list) {
+		size_t n = strcspn(list, ",");
+		if (n == len && !strncmp(list, name, len))
+			return true;
+		list += n;
+		if (*list == ',')
+			list++;
+	}
+	return false;
+}
+
+static bool fexpr(struct fparse *f);
+
+static bool ffactor(struct fparse *f)
+{
+	char open = *f->p;
+	if (open == '(' || open == '[') {
+		f->p++;
+		bool v = fexpr(f);
+		if (*f->p != (open == '(' ? ')' : ']'))
+			f->bad = true;
+		else
+			f->p++;
+		return v;
+	}
+	const char *start = f->p;
+	while (name_char(*f->p))
+		f->p++;
+	if (f->p == start) {
+		f->bad = true;
+		return false;
+	}
+	bool found = in_list(f->list, start, f->p - start);
+	if (!found)
+		f->all_known = false;
+	return found;
+}
+
+static bool fterm(struct fparse *f)
+{
+	bool v = ffactor(f);
+	while (!f->bad && (*f->p == '&' || *f->p == ',')) {
+		f->p++;
+		v = ffactor(f) && v;   /* parse every factor, whatever v is */
+	}
+	return v;
+}
+
+static bool fexpr(struct fparse *f)
+{
+	bool v = fterm(f);
+	while (!f->bad && *f->p == '|') {
+		f->p++;
+		v = fterm(f) || v;
+	}
+	return v;
+}
+
+static int fparse_run(struct fparse *f, bool *value)
+{
+	if (!f->p || !*f->p)
+		return -1;
+	*value = fexpr(f);
+	return f->bad || *f->p ? -1 : 0;
+}
+
+int feature_match(const char *expr, const char *node_features)
+{
+	struct fparse f = { expr, node_features, true, false };
+	bool v;
+	if (fparse_run(&f, &v) < 0)
+		return -1;
+	return v;
+}
+
+int feature_check(const char *expr, const char *known)
+{
+	struct fparse f = { expr, known, true, false };
+	bool v;
+	if (fparse_run(&f, &v) < 0 || !f.all_known)
+		return -1;
+	return 0;
+}

@@ -1,0 +1,61 @@
+/* Constraint expressions (src/sched/feature.c), table-driven. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include "sched/feature.h"
+
+static const struct {
+	const char *expr, *features;
+	int want;
+} match_cases[] = {
+	{ "a", "a,b", 1 },
+	{ "c", "a,b", 0 },
+	{ "a", NULL, 0 },
+	{ "a&b", "a,b", 1 },
+	{ "a&c", "a,b", 0 },
+	{ "a,b", "b,a", 1 },           /* a comma is AND, as in Slurm */
+	{ "a,c", "a,b", 0 },
+	{ "a|c", "c", 1 },
+	{ "a|c", "b", 0 },
+	{ "a&b|c", "c", 1 },           /* AND binds tighter than OR */
+	{ "a&(b|c)", "a,c", 1 },
+	{ "a&(b|c)", "c", 0 },
+	{ "[a|c]", "c", 1 },
+	{ "ab", "a,b", 0 },            /* whole names only */
+	{ "gpu.big", "gpu.big,x", 1 },
+	{ "", "a", -1 },
+	{ "a&", "a", -1 },
+	{ "a||b", "a", -1 },
+	{ "(a", "a", -1 },
+	{ "[a)", "a", -1 },
+	{ "a b", "a", -1 },
+	{ "a*2", "a", -1 },
+};
+
+static void match_table(void **state)
+{
+	for (size_t i = 0; i < sizeof(match_cases) / sizeof(match_cases[0]); i++) {
+		print_message("%s on %s\n", match_cases[i].expr, match_cases[i].features);
+		assert_int_equal(feature_match(match_cases[i].expr, match_cases[i].features),
+				 match_cases[i].want);
+	}
+}
+
+static void check_names(void **state)
+{
+	assert_int_equal(feature_check("a&b", "a,b,c"), 0);
+	assert_int_equal(feature_check("a|zz", "a,b,c"), -1);   /* an unknown name */
+	assert_int_equal(feature_check("(a|b),c", "a,b,c"), 0);
+	assert_int_equal(feature_check("a&", "a,b,c"), -1);
+	assert_int_equal(feature_check("a", ""), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(match_table),
+		cmocka_unit_test(check_names),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
