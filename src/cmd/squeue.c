@@ -203,7 +203,9 @@ static const char *job_value(char letter, const void *arg, char *buf, size_t len
 		return buf;
 	}
 	case 'm': {
-		long long mb = cmd_jint(job, "mem_per_node");
+		/* --mem-per-cpu shows its per-CPU size, as Slurm's %m does */
+		long long mb = cmd_jint(job, "mem_per_cpu") > 0 ? cmd_jint(job, "mem_per_cpu")
+								 : cmd_jint(job, "mem_per_node");
 		if (mb <= 0)
 			return "0";
 		return fmt_size_mb(mb, buf, len);
@@ -248,9 +250,12 @@ static const char *job_value(char letter, const void *arg, char *buf, size_t len
 	case 'h': return cmd_jbool(job, "exclusive") ? "NO" : "OK";
 	case 'k': return or_null(cmd_jstr(job, "comment"));
 	/* Features this scheduler does not have: Slurm's placeholders for "none". */
-	case 'E': case 'f': case 'v': case 'w': case 'q': case 'Y': return "(null)";
+	case 'q': return *cmd_jstr(job, "qos") ? cmd_jstr(job, "qos") : "normal";
+	case 'f': return or_null(cmd_jstr(job, "features"));
+	case 'n': return cmd_jstr(job, "req_nodelist");
+	case 'x': return cmd_jstr(job, "exc_nodelist");
+	case 'E': case 'v': case 'w': case 'Y': return "(null)";
 	case 'b': case 'X': return "N/A";
-	case 'x': case 'n': return "";
 	case 'y': case 'O': return "0";
 	case 'z': return "*:*:*";
 	case 'H': case 'I': case 'J': return "*";

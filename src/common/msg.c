@@ -18,7 +18,14 @@ static const struct msg_field f_jobspec[] = {
 	REQ("nodes", MF_INT), REQ("ntasks", MF_INT), REQ("cpus_per_task", MF_INT),
 	REQ("mem_mb", MF_INT), REQ("exclusive", MF_BOOL), REQ("time_limit", MF_INT),
 	REQ("hold", MF_BOOL), REQ("submit_host", MF_STR), REQ("umask", MF_INT),
-	REQ("account", MF_STR), REQ("comment", MF_STR), OPT("command", MF_STR), END
+	REQ("account", MF_STR), REQ("comment", MF_STR), OPT("command", MF_STR),
+	/* added later: optional, so older clients still submit */
+	OPT("nice", MF_INT), OPT("requeue", MF_BOOL), OPT("mail_type", MF_STR),
+	OPT("mail_user", MF_STR), OPT("mem_per_cpu", MF_INT), OPT("ntasks_per_node", MF_INT),
+	OPT("open_mode", MF_STR), OPT("time_min", MF_INT), OPT("signal", MF_INT),
+	OPT("signal_time", MF_INT), OPT("signal_flags", MF_STR), OPT("qos", MF_STR),
+	OPT("constraint", MF_STR), OPT("req_nodelist", MF_STR), OPT("exc_nodelist", MF_STR),
+	OPT("test_only", MF_BOOL), END
 };
 
 static const struct msg_field f_submit[] = {
@@ -78,7 +85,9 @@ static const struct msg_field f_launch_spec[] = {
 	REQ("cpus_per_task", MF_INT), REQ("cpus_on_node", MF_INT), REQ("mem_mb", MF_INT),
 	REQ("tasks_per_node", MF_STR), REQ("time_limit", MF_INT), REQ("kill_wait", MF_INT),
 	REQ("start_time", MF_INT), OPT("qos", MF_STR), OPT("restarts", MF_INT),
-	OPT("cpus_per_node", MF_STR), END
+	OPT("cpus_per_node", MF_STR), OPT("mem_per_cpu", MF_INT), OPT("ntasks_per_node", MF_INT),
+	OPT("open_mode", MF_STR), OPT("signal", MF_INT), OPT("signal_time", MF_INT),
+	OPT("signal_flags", MF_STR), END
 };
 
 static const struct msg_field f_launch[] = {

@@ -142,6 +142,7 @@ int main(int argc, char **argv)
 	ctld.kill_wait = conf_get_int(conf, "KillWait", 30);
 	ctld.slurmd_timeout = conf_get_int(conf, "SlurmdTimeout", 300);
 	ctld.min_job_age = conf_get_int(conf, "MinJobAge", 300);
+	ctld.job_requeue = conf_get_int(conf, "JobRequeue", 1) != 0;
 	ctld.return_to_service = conf_get_int(conf, "ReturnToService", 0);
 	ctld.next_job_id = conf_get_int(conf, "FirstJobId", 1);
 	ctld.start_time = time(NULL);

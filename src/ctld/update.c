@@ -68,6 +68,15 @@ static int check_shape(struct job *job, const json_t *fields, struct herd_error 
 	return rc;
 }
 
+int update_check_nice(long long nice, bool admin)
+{
+	if (nice < -NICE_MAX || nice > NICE_MAX)
+		return HERD_ERR_INVALID_ARG;
+	if (nice < 0 && !admin)
+		return HERD_ERR_ACCESS;   /* only privileged users may raise priority */
+	return 0;
+}
+
 static int check_fields(struct job *job, const json_t *fields, bool admin,
 			struct herd_error *err)
 {
@@ -78,13 +87,9 @@ static int check_fields(struct job *job, const json_t *fields, bool admin,
 		return HERD_ERR_INVALID_ARG;
 	if ((v = json_object_get(fields, "time_limit")) && (rc = check_time_limit(job, v, admin)))
 		return rc;
-	if ((v = json_object_get(fields, "nice"))) {
-		json_int_t nice = json_integer_value(v);
-		if (nice < -NICE_MAX || nice > NICE_MAX)
-			return HERD_ERR_INVALID_ARG;
-		if (nice < 0 && !admin)
-			return HERD_ERR_ACCESS;   /* only privileged users may raise priority */
-	}
+	if ((v = json_object_get(fields, "nice")) &&
+	    (rc = update_check_nice(json_integer_value(v), admin)))
+		return rc;
 	return check_shape(job, fields, err);
 }
 
@@ -167,6 +172,11 @@ void update_requeue(struct net_req *req, struct job *job, bool hold)
 
 	if (job->state == JOB_COMPLETING || job->requeue_requested) {
 		net_respond(req, HERD_ERR_ALREADY_DONE, NULL, NULL);   /* already on its way out */
+		return;
+	}
+	if (!job->requeue && job->state != JOB_PENDING) {
+		/* Slurm: a --no-requeue job (or JobRequeue=0) is not requeued */
+		net_respond(req, HERD_ERR_DISABLED, NULL, NULL);
 		return;
 	}
 	if (job->state == JOB_PENDING && (rc = requeue_pending(job, hold)) != 0) {

@@ -3,6 +3,7 @@
 #ifndef HERD_STEPD_LAUNCH_H
 #define HERD_STEPD_LAUNCH_H
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "common/error.h"
@@ -25,6 +26,11 @@ struct launch {
 	int kill_wait;            /* seconds */
 	int64_t start_time;
 	int restarts;             /* optional, 0 */
+	int64_t mem_per_cpu;      /* optional, MB; 0 = not asked */
+	int ntasks_per_node;      /* optional, 0 = not asked */
+	bool open_append;         /* optional open_mode "append" (default truncate) */
+	int signal, signal_time;  /* optional --signal: 0 = none; seconds before the limit */
+	bool signal_batch;        /* signal_flags "B": the batch shell only */
 };
 
 /* Fill l from the LAUNCH object; -1 with err naming the bad field. */
