@@ -60,11 +60,15 @@ static int check_shape(struct job *job, const json_t *fields, struct herd_error 
 		return HERD_ERR_NODE_CONFIG;
 	struct part *old_part = job->part;
 	uint32_t old_nodes = job->req_nodes;
+	int old_nparts = job->nparts;
 	job->part = part;
 	job->req_nodes = nodes;
+	if (pv)
+		job->nparts = 0;   /* Partition= replaces a -p a,b list */
 	rc = sched_job_runnable(job, err);
 	job->part = old_part;
 	job->req_nodes = old_nodes;
+	job->nparts = old_nparts;
 	return rc;
 }
 
@@ -106,8 +110,12 @@ static void apply_fields(struct job *job, const json_t *fields)
 
 	if ((v = json_object_get(fields, "time_limit")))
 		job->time_limit = json_integer_value(v);
-	if ((v = json_object_get(fields, "partition")))
+	if ((v = json_object_get(fields, "partition"))) {
 		job->part = part_find(json_string_value(v));
+		free(job->partitions);
+		job->partitions = NULL;
+		job->nparts = 0;
+	}
 	if ((v = json_object_get(fields, "num_nodes")))
 		job->req_nodes = json_integer_value(v);
 	if ((v = json_object_get(fields, "name")))
