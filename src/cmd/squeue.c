@@ -384,6 +384,18 @@ static bool in_list(char *const *list, const char *s)
 	return false;
 }
 
+/* -p: a pending job of -p a,b shows "a,b"; any of them matches. */
+static bool in_any_partition(char *const *list, const char *parts)
+{
+	size_t n = 0;
+	char **mine = opt_split(parts, ',', &n);
+	bool found = false;
+	for (size_t i = 0; i < n && !found; i++)
+		found = in_list(list, mine[i]);
+	opt_strv_free(mine);
+	return found;
+}
+
 /* -w: the job runs on at least one of the nodes. */
 static bool uses_nodes(const json_t *job, const struct hostlist *want)
 {
@@ -601,7 +613,7 @@ int main(int argc, char **argv)
 		snprintf(uid, sizeof(uid), "%lld", cmd_jint(job, "uid"));
 		if (users_given && !in_list(users, uid))
 			continue;
-		if (parts && !in_list(parts, cmd_jstr(job, "partition")))
+		if (parts && !in_any_partition(parts, cmd_jstr(job, "partition")))
 			continue;
 		if (names && !in_list(names, cmd_jstr(job, "name")))
 			continue;

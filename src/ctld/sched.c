@@ -56,6 +56,18 @@ static struct sched_node *snapshot_nodes(void)
 	return sn;
 }
 
+static bool part_up(const struct part *p)
+{
+	return !p->conf->state || !strcasecmp(p->conf->state, "UP");
+}
+
+/* Within the partition's MaxTime? */
+static bool part_time_ok(const struct job *job, const struct part *p)
+{
+	return p->conf->max_time == TIME_INFINITE ||
+	       (job->time_limit != TIME_INFINITE && job->time_limit <= p->conf->max_time);
+}
+
 static struct sched_req job_req(const struct job *job)
 {
 	return (struct sched_req){
@@ -179,7 +191,8 @@ int sched_test_only(const struct job *job, time_t *start, char **nodes, int *cpu
 				when = r->start_time + r->time_limit;
 		}
 		for (int i = 0; i < nparts && rc; i++) {
-			if (fit_in(job, parts[i], sn, node, cpus, &n) != SCHED_PICKED)
+			if (!part_up(parts[i]) || !part_time_ok(job, parts[i]) ||
+			    fit_in(job, parts[i], sn, node, cpus, &n) != SCHED_PICKED)
 				continue;
 			struct hostlist *hl = hostlist_create(NULL);
 			*cpus_out = 0;
@@ -236,10 +249,6 @@ static void job_start(struct job *job, const int *node, const int *cpus, int n)
 	store_after_commit(launch_after_commit, (void *)(uintptr_t)job->id);
 }
 
-static bool part_up(const struct part *p)
-{
-	return !p->conf->state || !strcasecmp(p->conf->state, "UP");
-}
 
 /* Can the job start in p now?  REASON_NONE with the nodes chosen, or why not
  * (marking p blocked for lower-priority jobs when it waits for resources). */
@@ -252,8 +261,7 @@ static enum job_reason try_partition(const struct job *job, const struct part *p
 	if (!part_up(p))
 		return p->conf->state && !strcasecmp(p->conf->state, "INACTIVE") ? REASON_PART_INACTIVE
 										 : REASON_PART_DOWN;
-	if (p->conf->max_time != TIME_INFINITE &&
-	    (job->time_limit == TIME_INFINITE || job->time_limit > p->conf->max_time))
+	if (!part_time_ok(job, p))
 		return REASON_PART_TIME_LIMIT;
 	if (blocked[pi])
 		return REASON_PRIORITY;

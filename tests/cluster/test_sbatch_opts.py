@@ -439,6 +439,9 @@ def test_several_partitions(clean):
     # pending: every partition it may run in
     held = job_id(submit(c, "-H", "-p", "p2,debug", "-o", "/dev/null", "--wrap", "true"))
     assert squeue_field(c, held, "%P") == "p2,debug"
+    for p in ("p2", "debug"):   # squeue -p finds it under either
+        r = c.run(["squeue", "-h", "-p", p, "-o", "%i"])
+        assert str(held) in r.out.split(), (p, r)
     c.run(["scancel", str(hog)])
     c.wait_done(hog)
     assert c.run(["scontrol", "release", str(held)], user=USER).rc == 0
@@ -496,6 +499,9 @@ def test_options_survive_a_controller_restart(clean):
     assert part == "p2,debug"
     os.kill(c.ctld_pid(), signal.SIGKILL)
     c.wait_until("the controller to die", lambda: not c.daemon_pids("herdctld"))
+    # and the restarted controller has JobRequeue=0 (for new jobs only)
+    with open(c.conf, "a") as f:
+        f.write("JobRequeue=0\n")
     c.restart_ctld()
     c.wait_until("the restarted controller", c.ping_ok, timeout=30)
     got = c.show_job(jid)
@@ -503,6 +509,11 @@ def test_options_survive_a_controller_restart(clean):
                 "Features", "ReqNodeList", "ExcNodeList", "NumTasks", "Priority"):
         assert got[key] == want[key], key
     assert squeue_field(c, jid, "%P") == part
+    dflt = job_id(submit(c, "-H", "-o", "/dev/null", "--wrap", "true"))
+    asked = job_id(submit(c, "-H", "--requeue", "-o", "/dev/null", "--wrap", "true"))
+    assert c.show_job(dflt)["Requeue"] == "0"
+    assert c.show_job(asked)["Requeue"] == "1"
+    c.run(["scancel", str(dflt), str(asked)])
     assert c.run(["scontrol", "release", str(jid)], user=USER).rc == 0
     assert c.wait_done(jid) == "COMPLETED"
     assert squeue_field(c, jid, "%N %P") == "n[1-2] debug"
