@@ -504,8 +504,8 @@ int opt_signal_spec_parse(const char *s, int *sig, int *secs, char *flag)
 	if ((s[0] == 'B' || s[0] == 'R') && s[1] == ':') {
 		f = s[0];
 		s += 2;
-	} else if (s[0] == 'R' && s[1] == 'B' && s[2] == ':') {
-		f = 'B';   /* "RB:" both; the reservation part has no meaning here */
+	} else if ((!strncmp(s, "RB", 2) || !strncmp(s, "BR", 2)) && s[2] == ':') {
+		f = 'B';   /* both; the reservation part has no meaning here */
 		s += 3;
 	}
 	at = strchr(s, '@');
