@@ -232,6 +232,8 @@ static void rpc_submit(struct net_req *req)
 	job->partitions = multi ? xstrdup(pname) : NULL;
 	if ((rc = job_resolve(job, &err)) != 0)
 		goto refuse;
+	if (job->nparts)
+		job->part = job->parts[0];
 	if (job->features && feature_check(job->features, sched_known_features()) < 0) {
 		rc = HERD_ERR_INVALID_FEATURE;
 		errprintf(&err, "%s", herd_strerror(rc));
