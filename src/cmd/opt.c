@@ -532,8 +532,10 @@ int opt_nice_parse(const char *s, long long *nice)
 		return -1;
 	errno = 0;
 	long long v = strtoll(s, &end, 10);
-	if (errno || *end || v > 2147483645LL || v < -2147483645LL)
+	if (*end || end == s)
 		return -1;
+	if (errno || v > 2147483645LL || v < -2147483645LL)
+		return -2;
 	*nice = v;
 	return 0;
 }

@@ -86,7 +86,8 @@ int opt_time_parse(const char *s, time_t now, bool past, time_t *out);
  * letter ('B', 'R' or 0).  -1 if malformed. */
 int opt_signal_spec_parse(const char *s, int *sig, int *secs, char *flag);
 
-/* --nice=adj: a signed number within Slurm's range (+/- 2147483645); -1 if not. */
+/* --nice=adj: a signed number; -1 if not a number, -2 outside Slurm's range
+ * (+/- 2147483645). */
 int opt_nice_parse(const char *s, long long *nice);
 
 /* -w/-x: a node list, or (when it holds a '/') a file of names separated by

@@ -377,7 +377,12 @@ static int apply_option(struct sbatch_opts *o, int opt, const char *arg)
 	}
 	case OPT_NICE: {
 		long long nice = 100;   /* sbatch(1): --nice without a value */
-		if (arg && opt_nice_parse(arg, &nice) < 0) {
+		int r = arg ? opt_nice_parse(arg, &nice) : 0;
+		if (r == -2) {
+			fprintf(stderr, "sbatch: error: Nice value out of range (+/- 2147483645)\n");
+			return -1;
+		}
+		if (r < 0) {
 			fprintf(stderr, "sbatch: error: Invalid --nice value: %s\n", arg);
 			return -1;
 		}
@@ -412,8 +417,7 @@ static int apply_option(struct sbatch_opts *o, int opt, const char *arg)
 		else if (arg && (*arg == 't' || *arg == 'T'))
 			o->open_mode = 't';
 		else {
-			fprintf(stderr, "sbatch: error: Invalid --open-mode argument: %s.\n",
-				arg ? arg : "");
+			fprintf(stderr, "sbatch: error: Invalid --open-mode specification\n");
 			return -1;
 		}
 		break;

@@ -134,7 +134,10 @@ def test_nice(clean):
     c.wait_until("an empty queue", lambda: not queue(c))
     refused(c, "sbatch: error: Batch job submission failed: Access/permission denied",
             "--nice=-5", "-o", "/dev/null", "--wrap", "true", rc=1)
-    refused(c, "sbatch: error: Invalid --nice value: abc", "--nice=abc", "-o", "/dev/null", "--wrap", "true")
+    refused(c, "sbatch: error: Invalid --nice value: abc", "--nice=abc", "-o", "/dev/null",
+            "--wrap", "true")
+    refused(c, "sbatch: error: Nice value out of range (+/- 2147483645)", "--nice=2147483646",
+            "-o", "/dev/null", "--wrap", "true")
     root_job = job_id(submit(c, "--nice=-5", "-H", "-o", "/dev/null", "--wrap", "true",
                              user=None))
     assert c.show_job(root_job)["Nice"] == "-5"
@@ -277,7 +280,7 @@ def test_open_mode(clean):
         jid = job_id(submit(c, *args, env=env))
         assert c.wait_done(jid) == "COMPLETED"
         assert read(out) == want, mode
-    refused(c, "sbatch: error: Invalid --open-mode argument: sideways.", "--open-mode=sideways", "-o", "/dev/null", "--wrap", "true")
+    refused(c, "sbatch: error: Invalid --open-mode specification", "--open-mode=sideways", "-o", "/dev/null", "--wrap", "true")
 
 
 def test_time_min(clean):

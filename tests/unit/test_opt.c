@@ -234,8 +234,9 @@ static void test_nice(void **state)
 	assert_int_equal(opt_nice_parse("-5", &n), 0);
 	assert_int_equal(n, -5);
 	assert_int_equal(opt_nice_parse("2147483645", &n), 0);
-	assert_int_equal(opt_nice_parse("-2147483646", &n), -1);
-	assert_int_equal(opt_nice_parse("2147483646", &n), -1);
+	assert_int_equal(opt_nice_parse("-2147483646", &n), -2);
+	assert_int_equal(opt_nice_parse("2147483646", &n), -2);
+	assert_int_equal(opt_nice_parse("99999999999999999999", &n), -2);
 	assert_int_equal(opt_nice_parse("1e3", &n), -1);
 	assert_int_equal(opt_nice_parse("", &n), -1);
 }
