@@ -197,7 +197,8 @@ def test_mail_type_and_user(clean):
                for line in lines), lines
     # FAIL only: no mail when it began
     assert not any(f"Job_id={bad} Name=wrap Began" in line for line in lines), lines
-    refused(c, "sbatch: error: --mail-type=BEGIN,SOMETIMES invalid", "--mail-type=BEGIN,SOMETIMES", "-o", "/dev/null", "--wrap", "true")
+    refused(c, "sbatch: error: --mail-type=BEGIN,SOMETIMES invalid",
+            "--mail-type=BEGIN,SOMETIMES", "-o", "/dev/null", "--wrap", "true")
 
 
 def test_mem_per_cpu(clean):
@@ -240,7 +241,8 @@ def test_mem_per_cpu(clean):
                         env={"SBATCH_MEM_PER_CPU": "64"}))
     assert c.wait_done(jid) == "COMPLETED"
     assert job_env(c, jid, "SLURM_MEM_PER_CPU") == "64"
-    refused(c, "sbatch: error: Invalid --mem-per-cpu specification", "--mem-per-cpu=lots", "-o", "/dev/null", "--wrap", "true")
+    refused(c, "sbatch: error: Invalid --mem-per-cpu specification",
+            "--mem-per-cpu=lots", "-o", "/dev/null", "--wrap", "true")
 
 
 def test_ntasks_per_node(clean):
@@ -261,7 +263,8 @@ def test_ntasks_per_node(clean):
     assert c.wait_done(jid) == "COMPLETED"
     assert job_env(c, jid, "SLURM_JOB_NUM_NODES") == "3"
     assert job_env(c, jid, "SLURM_TASKS_PER_NODE") == "1(x3)"
-    refused(c, 'sbatch: error: Invalid numeric value "0" for --ntasks-per-node.', "--ntasks-per-node=0", "-o", "/dev/null", "--wrap", "true")
+    refused(c, 'sbatch: error: Invalid numeric value "0" for --ntasks-per-node.',
+            "--ntasks-per-node=0", "-o", "/dev/null", "--wrap", "true")
 
 
 def test_open_mode(clean):
@@ -280,7 +283,8 @@ def test_open_mode(clean):
         jid = job_id(submit(c, *args, env=env))
         assert c.wait_done(jid) == "COMPLETED"
         assert read(out) == want, mode
-    refused(c, "sbatch: error: Invalid --open-mode specification", "--open-mode=sideways", "-o", "/dev/null", "--wrap", "true")
+    refused(c, "sbatch: error: Invalid --open-mode specification",
+            "--open-mode=sideways", "-o", "/dev/null", "--wrap", "true")
 
 
 def test_time_min(clean):
@@ -294,7 +298,8 @@ def test_time_min(clean):
     assert c.show_job(jid)["TimeMin"] == "N/A"
     c.run(["scancel", "-u", USER])
     c.wait_until("an empty queue", lambda: not queue(c))
-    refused(c, "sbatch: error: Invalid --time-min specification", "--time-min=soon", "-o", "/dev/null", "--wrap", "true")
+    refused(c, "sbatch: error: Invalid --time-min specification",
+            "--time-min=soon", "-o", "/dev/null", "--wrap", "true")
 
 
 SIGNAL_SCRIPT = """#!/bin/bash
@@ -344,7 +349,8 @@ def test_signal_job_processes(clean):
     assert c.job_state(jid) == "RUNNING"
     c.run(["scancel", str(jid)])
     for bad in ("B:NOSUCH@10", "USR1@later", "", "X:USR1"):
-        refused(c, "sbatch: error: Invalid --signal specification", f"--signal={bad}", "-o", "/dev/null", "--wrap", "true")
+        refused(c, "sbatch: error: Invalid --signal specification",
+                f"--signal={bad}", "-o", "/dev/null", "--wrap", "true")
 
 
 def test_qos(clean):
@@ -392,7 +398,8 @@ def test_constraint(clean):
     for bad in ("huge", "big&huge", "big|", "(big"):
         refused(c, "sbatch: error: Batch job submission failed: Invalid feature "
                       "specification", "-C", bad, "-o", "/dev/null", "--wrap", "true", rc=1)
-    refused(c, "Invalid feature specification", "-o", "/dev/null", "--wrap", "true", rc=1, env={"SBATCH_CONSTRAINT": "nope"})
+    refused(c, "Invalid feature specification",
+            "-o", "/dev/null", "--wrap", "true", rc=1, env={"SBATCH_CONSTRAINT": "nope"})
 
 
 def test_nodelist(clean):
@@ -408,8 +415,10 @@ def test_nodelist(clean):
     assert squeue_field(c, jid, "%n") == "n[1,3]"
     c.run(["scancel", str(jid)])
     c.wait_until("an empty queue", lambda: not queue(c))
-    refused(c, "sbatch: error: Batch job submission failed: Invalid node name specified", "-w", "n9", "-o", "/dev/null", "--wrap", "true", rc=1)
-    refused(c, "Requested node configuration is not available", "-w", "n3", "-p", "p2", "-x", "n3", "-o", "/dev/null", "--wrap", "true", rc=1)
+    refused(c, "sbatch: error: Batch job submission failed: Invalid node name specified",
+            "-w", "n9", "-o", "/dev/null", "--wrap", "true", rc=1)
+    refused(c, "Requested node configuration is not available",
+            "-w", "n3", "-p", "p2", "-x", "n3", "-o", "/dev/null", "--wrap", "true", rc=1)
 
 
 def test_exclude(clean):
@@ -423,7 +432,8 @@ def test_exclude(clean):
     c.wait_until("an empty queue", lambda: not queue(c))
     refused(c, "sbatch: error: Batch job submission failed: Requested node configuration "
                   "is not available", "-N", "3", "-x", "n1", "-o", "/dev/null", "--wrap", "true", rc=1)
-    refused(c, "Invalid node name specified", "-x", "n[1-7]", "-o", "/dev/null", "--wrap", "true", rc=1)
+    refused(c, "Invalid node name specified",
+            "-x", "n[1-7]", "-o", "/dev/null", "--wrap", "true", rc=1)
 
 
 def test_several_partitions(clean):
@@ -451,7 +461,8 @@ def test_several_partitions(clean):
     assert c.wait_done(held) == "COMPLETED"
     assert squeue_field(c, held, "%P") in ("p2", "debug")
     assert c.show_job(held)["Partition"] == squeue_field(c, held, "%P")
-    refused(c, "Invalid partition name specified", "-p", "p2,nosuch", "-o", "/dev/null", "--wrap", "true", rc=1)
+    refused(c, "Invalid partition name specified",
+            "-p", "p2,nosuch", "-o", "/dev/null", "--wrap", "true", rc=1)
 
 
 def test_test_only(clean):
