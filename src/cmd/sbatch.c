@@ -443,8 +443,8 @@ static int apply_option(struct sbatch_opts *o, int opt, const char *arg)
 }
 
 /* Run getopt over argv, applying options.  Returns optind, -1 on a bad
- * option (message printed), -2 on a fatal one (exit 1, as Slurm's fatal()); *info_only when --help/--usage/--version
- * answered the run. */
+ * option (message printed), -2 on a fatal one (exit 1, as Slurm's fatal());
+ * *info_only when --help/--usage/--version answered the run. */
 static int parse_args(struct sbatch_opts *o, int argc, char **argv, bool *info_only)
 {
 	int c, index = -1;

@@ -426,7 +426,8 @@ json_t *job_to_json(const struct job *job, bool internal)
 	json_object_set_new(o, "nice", json_integer(job->nice));
 	char mail[256];
 	json_object_set_new(o, "requeue", json_boolean(job->requeue));
-	json_object_set_new(o, "mail_type", json_string(fmt_mail_type(job->mail_type, mail, sizeof(mail))));
+	json_object_set_new(o, "mail_type",
+			    json_string(fmt_mail_type(job->mail_type, mail, sizeof(mail))));
 	json_object_set_new(o, "mail_user", json_string(nz(job->mail_user)));
 	json_object_set_new(o, "mem_per_cpu", json_integer((json_int_t)job->mem_per_cpu));
 	json_object_set_new(o, "ntasks_per_node", json_integer(job->ntasks_per_node));

@@ -431,7 +431,8 @@ def test_exclude(clean):
     c.run(["scancel", str(jid)])
     c.wait_until("an empty queue", lambda: not queue(c))
     refused(c, "sbatch: error: Batch job submission failed: Requested node configuration "
-                  "is not available", "-N", "3", "-x", "n1", "-o", "/dev/null", "--wrap", "true", rc=1)
+                  "is not available", "-N", "3", "-x", "n1", "-o", "/dev/null", "--wrap", "true",
+            rc=1)
     refused(c, "Invalid node name specified",
             "-x", "n[1-7]", "-o", "/dev/null", "--wrap", "true", rc=1)
 
