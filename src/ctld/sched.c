@@ -95,26 +95,43 @@ const char *sched_known_features(void)
 	return known;
 }
 
-/* The partition's nodes that have the job's features (-C), into cand. */
-static int candidates(const struct job *job, const struct part *p, int *cand)
+/* The partition's nodes that satisfy the constraint expr (NULL: all), into cand. */
+static int candidates(const char *expr, const struct part *p, int *cand)
 {
 	int n = 0;
 	for (int i = 0; i < p->nnodes; i++) {
 		const struct node *nd = &ctld.nodes[p->node_idx[i]];
-		if (!job->features || feature_match(job->features, nd->conf->features) == 1)
+		if (!expr || feature_match(expr, nd->conf->features) == 1)
 			cand[n++] = p->node_idx[i];
 	}
 	return n;
 }
 
-/* Try the job in one partition on the snapshot. */
+/* Try the job in one partition on the snapshot.  A matching OR (-C
+ * "[a|b]") tries the nodes with a, then those with b: all of one kind. */
 static enum sched_fit fit_in(const struct job *job, const struct part *p,
 			     const struct sched_node *sn, int *node, int *cpus, int *n)
 {
 	int *cand = xmalloc((p->nnodes + 1) * sizeof(int));
-	int ncand = candidates(job, p, cand);
 	struct sched_req req = job_req(job);
-	enum sched_fit fit = sched_select(sn, cand, ncand, &req, node, cpus, n);
+	char **alts = NULL;
+	int nalts = feature_matching_or(job->features, &alts);
+	enum sched_fit fit = SCHED_NEVER;
+
+	if (!nalts) {
+		int ncand = candidates(job->features, p, cand);
+		fit = sched_select(sn, cand, ncand, &req, node, cpus, n);
+	}
+	for (int i = 0; i < nalts; i++) {
+		if (fit != SCHED_PICKED) {
+			int ncand = candidates(alts[i], p, cand);
+			enum sched_fit f = sched_select(sn, cand, ncand, &req, node, cpus, n);
+			if (f > fit)
+				fit = f;
+		}
+		free(alts[i]);
+	}
+	free(alts);
 	free(cand);
 	return fit;
 }

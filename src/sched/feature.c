@@ -2,6 +2,7 @@
  * recursive descent: expr = term {'|' term}; term = factor {('&'|',') factor};
  * factor = name | '(' expr ')' | '[' expr ']'. */
 #include <ctype.h>
+#include <stdlib.h>
 #include <stddef.h>
 #include <string.h>
 #include "sched/feature.h"
@@ -103,4 +104,32 @@ int feature_check(const char *expr, const char *known)
 	if (fparse_run(&f, &v) < 0 || !f.all_known)
 		return -1;
 	return 0;
+}
+
+int feature_matching_or(const char *expr, char ***alts)
+{
+	size_t len = expr ? strlen(expr) : 0;
+	int n = 0;
+
+	*alts = NULL;
+	if (len < 3 || expr[0] != '[' || expr[len - 1] != ']' || feature_match(expr, NULL) < 0)
+		return 0;
+	for (const char *p = expr + 1; p < expr + len - 1; p++)
+		if (!name_char(*p) && *p != '|')
+			return 0;   /* not only names and '|' */
+	char **v = malloc(len * sizeof(*v));
+	if (!v)
+		return 0;
+	for (const char *p = expr + 1; p < expr + len - 1;) {
+		size_t k = strcspn(p, "|]");
+		char *name = malloc(k + 1);
+		if (!name)
+			break;
+		memcpy(name, p, k);
+		name[k] = '\0';
+		v[n++] = name;
+		p += k + (p[k] == '|');
+	}
+	*alts = v;
+	return n;
 }

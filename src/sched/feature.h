@@ -7,8 +7,10 @@
 
 /* The expression: feature names joined by '&' or ',' (AND, as Slurm reads a
  * comma) and '|' (OR, binding looser than AND), grouped with () or [].
- * Slurm's [a|b] ("all nodes with the same one") is read as plain grouping:
- * each node needs one of them.  Names are letters, digits and "_-.:+". */
+ * Names are letters, digits and "_-.:+".  Slurm's matching OR, a whole
+ * expression "[a|b|c]", means every node of the job has the same one of
+ * them (see feature_matching_or); brackets inside an expression are plain
+ * grouping. */
 
 /* 1 when node_features (a comma list, or NULL for none) satisfy expr, 0 when
  * not, -1 when expr is malformed. */
@@ -17,5 +19,9 @@ int feature_match(const char *expr, const char *node_features);
  * of every feature some node has); -1 otherwise (Slurm: "Invalid feature
  * specification"). */
 int feature_check(const char *expr, const char *known);
+
+/* When expr is a matching OR "[a|b|...]" of plain names: their count, with
+ * *alts (caller frees each and the array) holding them in order; else 0. */
+int feature_matching_or(const char *expr, char ***alts);
 
 #endif

@@ -4,7 +4,8 @@
 -w/-x, -p a,b and --test-only: what the job sees, where it runs, what squeue
 and scontrol show, and Slurm's refusals (message, exit code, nothing queued).
 Its own cluster: 3 nodes of 4 CPUs and 1000 MB; n1 has Features=big,fast, n2
-big; partitions debug (all, default) and p2 (n3); MailProg records its calls.
+big, n3 slow; partitions debug (all, default) and p2 (n3); MailProg records
+its calls.
 The last test kills the controller and starts it again."""
 import os
 import re
@@ -36,6 +37,7 @@ def c(users):
             text = f.read()
         text = re.sub(r"(?m)^(NodeName=n1 .*)$", r"\1 Features=big,fast", text)
         text = re.sub(r"(?m)^(NodeName=n2 .*)$", r"\1 Feature=big", text)
+        text = re.sub(r"(?m)^(NodeName=n3 .*)$", r"\1 Features=slow", text)
         text += "PartitionName=p2 Nodes=n3 State=UP\n"
         text += f"MailProg={mailprog}\n"
         with open(c.conf, "w") as f:
@@ -380,6 +382,11 @@ def test_constraint(clean):
     assert ran_on(c, "-C", "big,fast") == "n1"   # a comma is AND
     assert ran_on(c, "-N", "2", "-C", "big") == "n[1-2]"
     assert ran_on(c, "-C", "(fast|big)&big", "-x", "n1") == "n2"
+    # Slurm's matching OR: every node with the same one of them
+    assert ran_on(c, "-N", "2", "-C", "fast|slow") == "n[1,3]"
+    assert ran_on(c, "-N", "2", "-C", "[fast|big]") == "n[1-2]"
+    refused(c, "Requested node configuration is not available",
+            "-N", "2", "-C", "[fast|slow]", "-o", "/dev/null", "--wrap", "true", rc=1)
     # n1 busy: a "big" job goes to n2, never to n3
     hog = job_id(submit(c, "-w", "n1", "--exclusive", "-t", "5", "-o", "/dev/null",
                         "--wrap", "sleep 60"))
@@ -393,7 +400,7 @@ def test_constraint(clean):
     c.run(["scancel", str(hog)])
     assert c.wait_done(waiting) == "COMPLETED"
     r = c.run(["sinfo", "-h", "-N", "-p", "debug", "-o", "%N %f"])
-    assert r.out.splitlines() == ["n1 big,fast", "n2 big", "n3 (null)"], r
+    assert r.out.splitlines() == ["n1 big,fast", "n2 big", "n3 slow"], r
     assert "AvailableFeatures=big,fast" in c.run(["scontrol", "show", "node", "n1"]).out
     for bad in ("huge", "big&huge", "big|", "(big"):
         refused(c, "sbatch: error: Batch job submission failed: Invalid feature "

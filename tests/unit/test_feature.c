@@ -2,6 +2,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <cmocka.h>
 #include "sched/feature.h"
 
@@ -51,11 +52,33 @@ static void check_names(void **state)
 	assert_int_equal(feature_check("a", ""), -1);
 }
 
+static void matching_or(void **state)
+{
+	char **alts;
+	assert_int_equal(feature_matching_or("[a|bb|c]", &alts), 3);
+	assert_string_equal(alts[0], "a");
+	assert_string_equal(alts[1], "bb");
+	assert_string_equal(alts[2], "c");
+	for (int i = 0; i < 3; i++)
+		free(alts[i]);
+	free(alts);
+	assert_int_equal(feature_matching_or("[a]", &alts), 1);
+	free(alts[0]);
+	free(alts);
+	assert_int_equal(feature_matching_or("a|b", &alts), 0);
+	assert_null(alts);
+	assert_int_equal(feature_matching_or("[a&b]", &alts), 0);
+	assert_int_equal(feature_matching_or("[a|b]&c", &alts), 0);
+	assert_int_equal(feature_matching_or("[a||b]", &alts), 0);
+	assert_int_equal(feature_matching_or("[]", &alts), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(match_table),
 		cmocka_unit_test(check_names),
+		cmocka_unit_test(matching_or),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
