@@ -103,6 +103,7 @@ struct job {
 	int64_t time_min;           /* --time-min seconds, TIME_NOT_GIVEN = none */
 	bool requeue;               /* --requeue/--no-requeue, default JobRequeue */
 	unsigned mail_type;         /* MAIL_* bits (common/parse.h) */
+	unsigned mail_sent;         /* of the TIME_LIMIT* ones, those already mailed */
 	char *mail_user;            /* default: the user */
 	uint64_t mem_per_cpu;       /* MB, 0 = not asked (then mem_mb per node) */
 	uint32_t ntasks_per_node;   /* 0 = not asked */
@@ -258,8 +259,13 @@ int update_check_nice(long long nice, bool admin);
 void update_requeue(struct net_req *req, struct job *job, bool hold);
 void launch_time_limit(struct job *job);   /* launch.c: tell the node a new limit */
 
-/* mail.c: MailProg at BEGIN/END/FAIL (--mail-type), never blocking the loop */
-void mail_job_state(const struct job *job, enum job_state old);
+/* mail.c: MailProg for --mail-type, never blocking the loop.  From
+ * job_set_state (BEGIN, END, FAIL, TIME_LIMIT at a timeout), from
+ * job_requeue_finish (REQUEUE), and every tick (TIME_LIMIT_50/80/90, and
+ * TIME_LIMIT once the limit passed). */
+void mail_job_state(struct job *job, enum job_state old);
+void mail_job_requeued(const struct job *job);
+void mail_check_time_limits(time_t now);
 
 /* rpc.c */
 void respond_durable(struct net_req *req, uint32_t job_id, bool with_id);

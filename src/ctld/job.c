@@ -303,6 +303,8 @@ void job_requeue_finish(struct job *job)
 {
 	bool ran = job->launch != LAUNCH_NONE || job_state_is_final(job->state);
 
+	mail_job_requeued(job);
+	job->mail_sent = 0;   /* the next run has its own time-limit mails */
 	if (!job_state_is_final(job->state))
 		node_free(job);   /* a finished job gave its nodes back when it ended */
 	job->nalloc = 0;
@@ -429,6 +431,8 @@ json_t *job_to_json(const struct job *job, bool internal)
 	json_object_set_new(o, "mail_type",
 			    json_string(fmt_mail_type(job->mail_type, mail, sizeof(mail))));
 	json_object_set_new(o, "mail_user", json_string(nz(job->mail_user)));
+	if (internal)
+		json_object_set_new(o, "mail_sent", json_integer(job->mail_sent));
 	json_object_set_new(o, "mem_per_cpu", json_integer((json_int_t)job->mem_per_cpu));
 	json_object_set_new(o, "ntasks_per_node", json_integer(job->ntasks_per_node));
 	json_object_set_new(o, "open_mode", json_string(job->open_append ? "append" : "truncate"));
@@ -549,6 +553,7 @@ struct job *job_from_json(const json_t *rec)
 		parse_mail_type(json_string_value(json_object_get(rec, "mail_type")), &mail);
 	job->mail_type = mail;
 	job->mail_user = str_or_null(rec, "mail_user");
+	job->mail_sent = int_of(rec, "mail_sent");
 	job->mem_per_cpu = int_of(rec, "mem_per_cpu");
 	job->ntasks_per_node = int_of(rec, "ntasks_per_node");
 	job->open_append = !strcmp(json_string_value(json_object_get(rec, "open_mode")) ?: "", "append");

@@ -1,7 +1,8 @@
 /* --mail-type/--mail-user: the controller runs MailProg (default /bin/mail)
  * as Slurm does, `MailProg -s SUBJECT USER`, with Slurm's subject line, when
- * a job begins, ends or fails.  Spawned through libuv and never waited for
- * on the loop; a MailProg that cannot be started is a log line. */
+ * a job begins, ends, fails, is requeued or reaches 50/80/90/100% of its
+ * time limit.  Spawned through libuv and never waited for on the loop; a
+ * MailProg that cannot be started is a log line. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,8 +38,14 @@ static char *mail_duration(int64_t secs, char *buf, size_t len)
 	return buf;
 }
 
-static void mail_send(const struct job *job, const char *what, const char *subject)
+/* what: Slurm's words for the event ("Began", "Reached 90% of time limit");
+ * times: ", Queued time T" or ", Run time T" (or ""); term: ", STATE, ExitCode N" or "". */
+static void mail_send(const struct job *job, const char *what, const char *times,
+		      const char *term)
 {
+	char subject[512];
+	snprintf(subject, sizeof(subject), "Slurm Job_id=%u Name=%s %s%s%s", job->id,
+		 job->name ? job->name : "", what, times, term);
 	const char *prog = conf_get(ctld.conf, "MailProg");
 	uv_process_t *proc = xmalloc(sizeof(*proc));
 	uv_process_options_t o = { 0 };
@@ -51,6 +58,8 @@ static void mail_send(const struct job *job, const char *what, const char *subje
 		xasprintf("SLURM_JOB_MAIL_TYPE=%s", what),
 		xasprintf("SLURM_JOB_STATE=%s", job_state_name(job->state)),
 		xasprintf("SLURM_CLUSTER_NAME=%s", ctld.cluster),
+		xasprintf("SLURM_JOB_%s=%s", !strncmp(times, ", Queued", 8) ? "QUEUED_TIME" : "RUN_TIME",
+			  *times ? strrchr(times, ' ') + 1 : ""),
 		xstrdup("PATH=/usr/sbin:/usr/bin:/sbin:/bin"),
 		NULL,
 	};
@@ -74,31 +83,101 @@ static void mail_send(const struct job *job, const char *what, const char *subje
 		free(env[i]);
 }
 
-void mail_job_state(const struct job *job, enum job_state old)
+static const char *run_time(const struct job *job, time_t end, char *buf, size_t len)
 {
-	char subject[512], t[32];
-	const char *name = job->name ? job->name : "";
+	char t[32];
+	if (!job->start_time)
+		return "";
+	snprintf(buf, len, ", Run time %s", mail_duration(end - job->start_time, t, sizeof(t)));
+	return buf;
+}
+
+static const char *time_limit_words(unsigned bit)
+{
+	switch (bit) {
+	case MAIL_TIME_LIMIT: return "Reached time limit";
+	case MAIL_TIME_LIMIT_90: return "Reached 90% of time limit";
+	case MAIL_TIME_LIMIT_80: return "Reached 80% of time limit";
+	default: return "Reached 50% of time limit";
+	}
+}
+
+/* A time-limit mail, once per job and threshold (job->mail_sent). */
+static void mail_time_limit(struct job *job, unsigned bit, time_t now)
+{
+	char times[64];
+	if (!(job->mail_type & bit) || (job->mail_sent & bit))
+		return;
+	job->mail_sent |= bit;
+	store_job_update(job);   /* not again after a restart */
+	mail_send(job, time_limit_words(bit), run_time(job, now, times, sizeof(times)), "");
+}
+
+void mail_job_state(struct job *job, enum job_state old)
+{
+	char times[64], t[32], term[128];
 	enum job_state st = job->state;
 
 	if (!job->mail_type || st == old)
 		return;
 	if (st == JOB_RUNNING && old == JOB_PENDING && (job->mail_type & MAIL_BEGIN)) {
-		snprintf(subject, sizeof(subject), "Slurm Job_id=%u Name=%s Began, Queued time %s",
-			 job->id, name, mail_duration(job->start_time - job->submit_time, t, sizeof(t)));
-		mail_send(job, "Began", subject);
+		snprintf(times, sizeof(times), ", Queued time %s",
+			 mail_duration(job->start_time - job->submit_time, t, sizeof(t)));
+		mail_send(job, "Began", times, "");
 		return;
 	}
 	if (!job_state_is_final(st) || job_state_is_final(old))
 		return;
+	if (st == JOB_TIMEOUT)
+		mail_time_limit(job, MAIL_TIME_LIMIT, job->end_time);
 	/* As Slurm: a job that did not complete mails FAIL if asked, else END. */
 	bool ok = st == JOB_COMPLETED || st == JOB_CANCELLED;
 	bool fail = !ok && (job->mail_type & MAIL_FAIL);
 	if (!fail && !(job->mail_type & MAIL_END))
 		return;
-	int code = WIFEXITED(job->exit_status) ? WEXITSTATUS(job->exit_status) : 0;
-	snprintf(subject, sizeof(subject), "Slurm Job_id=%u Name=%s %s, Run time %s, %s, ExitCode %d",
-		 job->id, name, fail ? "Failed" : "Ended",
-		 mail_duration(job->start_time ? job->end_time - job->start_time : 0, t, sizeof(t)),
-		 job_state_name(st), code);
-	mail_send(job, fail ? "Failed" : "Ended", subject);
+	if (WIFEXITED(job->exit_status))
+		snprintf(term, sizeof(term), ", %s, ExitCode %d", job_state_name(st),
+			 WEXITSTATUS(job->exit_status));
+	else
+		snprintf(term, sizeof(term), ", %s", job_state_name(st));
+	mail_send(job, fail ? "Failed" : "Ended", run_time(job, job->end_time, times, sizeof(times)),
+		  term);
+}
+
+void mail_job_requeued(const struct job *job)
+{
+	char times[64];
+	if (job->mail_type & MAIL_REQUEUE)
+		mail_send(job, "Requeued",
+			  run_time(job, job->end_time ? job->end_time : time(NULL), times, sizeof(times)),
+			  "");
+}
+
+static void check_limits(struct job *job, void *arg)
+{
+	time_t now = *(time_t *)arg;
+	static const struct {
+		unsigned bit;
+		int percent;
+	} marks[] = { { MAIL_TIME_LIMIT, 100 }, { MAIL_TIME_LIMIT_90, 90 },
+		      { MAIL_TIME_LIMIT_80, 80 }, { MAIL_TIME_LIMIT_50, 50 } };
+
+	if (job->state != JOB_RUNNING || job->time_limit <= 0 || !job->start_time)
+		return;
+	int64_t ran = now - job->start_time;
+	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++)
+		if (ran * 100 >= job->time_limit * marks[i].percent) {
+			/* the highest mark passed; lower ones are not sent late */
+			for (size_t k = i; k < sizeof(marks) / sizeof(marks[0]); k++)
+				if (k == i)
+					mail_time_limit(job, marks[k].bit, now);
+				else
+					job->mail_sent |= marks[k].bit;
+			return;
+		}
+}
+
+void mail_check_time_limits(time_t now)
+{
+	job_foreach(check_limits, &now);
 }

@@ -199,6 +199,24 @@ def test_mail_type_and_user(clean):
                for line in lines), lines
     # FAIL only: no mail when it began
     assert not any(f"Job_id={bad} Name=wrap Began" in line for line in lines), lines
+    # time limits (-t 0:06 is six seconds) and requeue
+    limited = job_id(submit(c, "--mail-type=TIME_LIMIT,TIME_LIMIT_50,REQUEUE", "-t", "0:06",
+                            "-o", "/dev/null", "--wrap", "sleep 60"))
+    c.wait_state(limited, "RUNNING")
+    text = wait_text(c, c.mail_log, f"Job_id={limited} Name=wrap Reached 50% of time limit")
+    assert re.search(rf"(?m)^-s Slurm Job_id={limited} Name=wrap Reached 50% of time limit, "
+                     rf"Run time 00:00:0[34] {USER}$", text), text
+    assert c.run(["scontrol", "requeue", str(limited)]).rc == 0
+    text = wait_text(c, c.mail_log, f"Job_id={limited} Name=wrap Requeued")
+    assert re.search(rf"(?m)^-s Slurm Job_id={limited} Name=wrap Requeued, Run time 00:00:0\d "
+                     rf"{USER}$", text), text
+    # run again: its own 50% mail, then the limit
+    text = wait_text(c, c.mail_log, f"Job_id={limited} Name=wrap Reached time limit", timeout=40)
+    assert len(re.findall(rf"Job_id={limited} Name=wrap Reached 50%", text)) == 2, text
+    assert re.search(rf"(?m)^-s Slurm Job_id={limited} Name=wrap Reached time limit, "
+                     rf"Run time 00:00:0[67] {USER}$", text), text
+    assert c.wait_done(limited) == "TIMEOUT"
+    assert not re.search(rf"Job_id={limited} Name=wrap (Ended|Failed|Began)", read(c.mail_log))
     refused(c, "sbatch: error: --mail-type=BEGIN,SOMETIMES invalid",
             "--mail-type=BEGIN,SOMETIMES", "-o", "/dev/null", "--wrap", "true")
 
