@@ -232,6 +232,8 @@ def test_mem_per_cpu(clean):
     assert info["MinMemoryCPU"] == "200M"
     assert "MinMemoryNode" not in info
     assert squeue_field(c, jid, "%m") == "200M"
+    r = c.run(["sacct", "-j", str(jid), "-n", "-P", "-o", "jobid,reqmem,reqtres"], user=USER)
+    assert r.out.splitlines()[0] == f"{jid}|400M|billing=2,cpu=2,mem=400M,node=1", r
     # Memory per node is CPUs there times the value: 400 MB per CPU on
     # 1000 MB nodes fits two tasks a node, so four tasks take two nodes.
     spread = job_id(submit(c, "--mem-per-cpu=400", "-n", "4", "-t", "5", "-o", "/dev/null",
