@@ -266,11 +266,10 @@ static void job_start(struct job *job, const int *node, const int *cpus, int n)
 	store_after_commit(launch_after_commit, (void *)(uintptr_t)job->id);
 }
 
-
 /* Can the job start in p now?  REASON_NONE with the nodes chosen, or why not
- * (marking p blocked for lower-priority jobs when it waits for resources). */
+ * (REASON_PRIORITY: a higher-priority job waits for resources there). */
 static enum job_reason try_partition(const struct job *job, const struct part *p,
-				     const struct sched_node *sn, bool *blocked, int *node,
+				     const struct sched_node *sn, const bool *blocked, int *node,
 				     int *cpus, int *n)
 {
 	int pi = (int)(p - ctld.parts);
@@ -282,10 +281,8 @@ static enum job_reason try_partition(const struct job *job, const struct part *p
 		return REASON_PART_TIME_LIMIT;
 	if (blocked[pi])
 		return REASON_PRIORITY;
-	if (fit_in(job, p, sn, node, cpus, n) != SCHED_PICKED) {
-		blocked[pi] = true;
+	if (fit_in(job, p, sn, node, cpus, n) != SCHED_PICKED)
 		return REASON_RESOURCES;
-	}
 	return REASON_NONE;
 }
 
@@ -295,6 +292,7 @@ static void sched_pass(uv_timer_t *t)
 	struct sched_node *sn;
 	int *node = xmalloc((ctld.nnodes + 1) * sizeof(int)), *cpus = xmalloc((ctld.nnodes + 1) * sizeof(int));
 	bool *blocked = xmalloc((ctld.nparts + 1) * sizeof(bool));
+	enum job_reason *why = xmalloc((ctld.nparts + 1) * sizeof(*why));   /* per partition of a job */
 	int started = 0;
 	time_t now = time(NULL);
 
@@ -321,15 +319,23 @@ static void sched_pass(uv_timer_t *t)
 		int nparts;
 		struct part *const *parts = job_parts(job, &nparts);
 		struct part *chosen = NULL;
-		for (int k = 0; k < nparts && !chosen; k++) {
-			enum job_reason why = try_partition(job, parts[k], sn, blocked, node, cpus, &n);
-			if (why == REASON_NONE)
+		int k;
+		for (k = 0; k < nparts && !chosen; k++) {
+			why[k] = try_partition(job, parts[k], sn, blocked, node, cpus, &n);
+			if (why[k] == REASON_NONE)
 				chosen = parts[k];
-			else if (k == 0 || why == REASON_RESOURCES || why == REASON_PRIORITY)
-				job->reason = why;   /* the first one's, unless a later one only waits */
+			else if (k == 0 || why[k] == REASON_RESOURCES || why[k] == REASON_PRIORITY)
+				job->reason = why[k];   /* the first one's, unless a later one only waits */
 		}
-		if (!chosen)
+		if (!chosen) {
+			/* It waits for resources: lower-priority jobs of those
+			 * partitions wait behind it (strict priority).  A job that
+			 * started in another of its partitions blocks nothing. */
+			for (k = 0; k < nparts; k++)
+				if (why[k] == REASON_RESOURCES)
+					blocked[parts[k] - ctld.parts] = true;
 			continue;
+		}
 		job->part = chosen;
 		job_start(job, node, cpus, n);
 		for (int k = 0; k < n; k++) {   /* keep the snapshot current */
@@ -345,6 +351,7 @@ static void sched_pass(uv_timer_t *t)
 	free(node);
 	free(cpus);
 	free(blocked);
+	free(why);
 	free(pend.jobs);
 }
 
