@@ -209,10 +209,11 @@ static void job_record(const json_t *job, time_t now, struct record *r)
 	rec_add(r, "StdErr=%s", cmd_jstr(job, "std_err"));
 	rec_add(r, "StdIn=%s", cmd_jstr(job, "std_in"));
 	rec_add(r, "StdOut=%s", cmd_jstr(job, "std_out"));
-	if (*cmd_jstr(job, "mail_user"))
-		rec_add(r, "MailUser=%s MailType=%s", cmd_jstr(job, "mail_user"),
-			cmd_jstr(job, "mail_type"));
 	rec_add(r, "Power=");
+	/* as Slurm: only for a job that asked for mail */
+	const char *mail_type = cmd_jstr(job, "mail_type");
+	if (*mail_type && strcmp(mail_type, "NONE") && *cmd_jstr(job, "mail_user"))
+		rec_add(r, "MailUser=%s MailType=%s", cmd_jstr(job, "mail_user"), mail_type);
 	rec_add(r, "%s", "");
 }
 
