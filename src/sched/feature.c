@@ -12,7 +12,10 @@ struct fparse {
 	const char *list;      /* the features a name is looked up in */
 	bool all_known;        /* feature_check: every name was found */
 	bool bad;              /* syntax error */
+	int depth;             /* open groups: bounded, so no input can exhaust the stack */
 };
+
+#define FEATURE_MAX_DEPTH 32
 
 static bool name_char(char c)
 {
@@ -39,8 +42,13 @@ static bool ffactor(struct fparse *f)
 {
 	char open = *f->p;
 	if (open == '(' || open == '[') {
+		if (++f->depth > FEATURE_MAX_DEPTH) {
+			f->bad = true;
+			return false;
+		}
 		f->p++;
 		bool v = fexpr(f);
+		f->depth--;
 		if (*f->p != (open == '(' ? ')' : ']'))
 			f->bad = true;
 		else
@@ -90,7 +98,7 @@ static int fparse_run(struct fparse *f, bool *value)
 
 int feature_match(const char *expr, const char *node_features)
 {
-	struct fparse f = { expr, node_features, true, false };
+	struct fparse f = { expr, node_features, true, false, 0 };
 	bool v;
 	if (fparse_run(&f, &v) < 0)
 		return -1;
@@ -99,7 +107,7 @@ int feature_match(const char *expr, const char *node_features)
 
 int feature_check(const char *expr, const char *known)
 {
-	struct fparse f = { expr, known, true, false };
+	struct fparse f = { expr, known, true, false, 0 };
 	bool v;
 	if (fparse_run(&f, &v) < 0 || !f.all_known)
 		return -1;

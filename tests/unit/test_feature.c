@@ -43,6 +43,21 @@ static void match_table(void **state)
 	}
 }
 
+/* Deep nesting is refused, never recursed into without bound. */
+static void deep_nesting(void **state)
+{
+	static char expr[200002];   /* 100000 '(', "a", 100000 ')' */
+	for (int i = 0; i < 100000; i++) {
+		expr[i] = '(';
+		expr[100001 + i] = ')';
+	}
+	expr[100000] = 'a';
+	expr[200001] = '\0';
+	assert_int_equal(feature_match(expr, "a"), -1);
+	assert_int_equal(feature_check(expr, "a"), -1);
+	assert_int_equal(feature_match("((((a))))", "a"), 1);
+}
+
 static void check_names(void **state)
 {
 	assert_int_equal(feature_check("a&b", "a,b,c"), 0);
@@ -78,6 +93,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(match_table),
 		cmocka_unit_test(check_names),
+		cmocka_unit_test(deep_nesting),
 		cmocka_unit_test(matching_or),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
