@@ -63,7 +63,8 @@ struct part {
 	X(REASON_LAUNCH_FAILED, "launch failed requeued held") \
 	X(REASON_BEGIN_TIME, "BeginTime") \
 	X(REASON_PART_TIME_LIMIT, "PartitionTimeLimit") \
-	X(REASON_PART_NODE_LIMIT, "PartitionNodeLimit")
+	X(REASON_PART_NODE_LIMIT, "PartitionNodeLimit") \
+	X(REASON_REQ_NODE_NOT_AVAIL, "ReqNodeNotAvail")
 
 enum job_reason {
 #define REASON_ENUM(e, s) e,

@@ -386,6 +386,24 @@ static const char *nz(const char *s)
 	return s ? s : "";
 }
 
+/* Slurm's "ReqNodeNotAvail, UnavailableNodes:n[2-3]": the -w nodes that are
+ * down, drained or not responding now. */
+static char *job_unavailable_reason(const struct job *job)
+{
+	struct hostlist *hl = hostlist_create(NULL);
+	for (int i = 0; i < job->nreq_idx; i++) {
+		const struct node *n = &ctld.nodes[job->req_idx[i]];
+		if (!n->registered || n->not_responding || n->drain || n->state == NODE_DOWN ||
+		    n->state == NODE_FUTURE || n->state == NODE_UNKNOWN)
+			hostlist_push(hl, n->name);
+	}
+	char *list = hostlist_ranged_string(hl);
+	char *why = xasprintf("ReqNodeNotAvail, UnavailableNodes:%s", list);
+	hostlist_destroy(hl);
+	free(list);
+	return why;
+}
+
 /* The partitions a job may run in, comma-separated, as squeue shows them. */
 static char *job_parts_string(const struct job *job)
 {
@@ -426,6 +444,11 @@ json_t *job_to_json(const struct job *job, bool internal)
 		"command", job->command ? job->command : "(null)",
 		"submit_host", nz(job->submit_host), "restarts", (json_int_t)job->restarts);
 	json_object_set_new(o, "nice", json_integer(job->nice));
+	if (!internal && job->reason == REASON_REQ_NODE_NOT_AVAIL) {
+		char *why = job_unavailable_reason(job);
+		json_object_set_new(o, "reason", json_string(why));
+		free(why);
+	}
 	char mail[256];
 	json_object_set_new(o, "requeue", json_boolean(job->requeue));
 	json_object_set_new(o, "mail_type",

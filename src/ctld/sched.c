@@ -281,8 +281,12 @@ static enum job_reason try_partition(const struct job *job, const struct part *p
 		return REASON_PART_TIME_LIMIT;
 	if (blocked[pi])
 		return REASON_PRIORITY;
-	if (fit_in(job, p, sn, node, cpus, n) != SCHED_PICKED)
+	if (fit_in(job, p, sn, node, cpus, n) != SCHED_PICKED) {
+		for (int i = 0; i < job->nreq_idx; i++)
+			if (!sn[job->req_idx[i]].usable)
+				return REASON_REQ_NODE_NOT_AVAIL;   /* a -w node is down or drained */
 		return REASON_RESOURCES;
+	}
 	return REASON_NONE;
 }
 
@@ -324,7 +328,8 @@ static void sched_pass(uv_timer_t *t)
 			why[k] = try_partition(job, parts[k], sn, blocked, node, cpus, &n);
 			if (why[k] == REASON_NONE)
 				chosen = parts[k];
-			else if (k == 0 || why[k] == REASON_RESOURCES || why[k] == REASON_PRIORITY)
+			else if (k == 0 || why[k] == REASON_RESOURCES || why[k] == REASON_PRIORITY ||
+				 why[k] == REASON_REQ_NODE_NOT_AVAIL)
 				job->reason = why[k];   /* the first one's, unless a later one only waits */
 		}
 		if (!chosen) {

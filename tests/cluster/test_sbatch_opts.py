@@ -442,6 +442,18 @@ def test_nodelist(clean):
     assert squeue_field(c, jid, "%n") == "n[1,3]"
     c.run(["scancel", str(jid)])
     c.wait_until("an empty queue", lambda: not queue(c))
+    # a named node that is drained: Slurm's ReqNodeNotAvail, until it is back
+    assert c.run(["scontrol", "update", "NodeName=n3", "State=DRAIN", "Reason=test"]).rc == 0
+    try:
+        jid = job_id(submit(c, "-w", "n[2-3]", "-o", "/dev/null", "--wrap", "true"))
+        c.wait_until("ReqNodeNotAvail", lambda: squeue_field(c, jid, "%r") ==
+                     "ReqNodeNotAvail, UnavailableNodes:n3")
+        assert squeue_field(c, jid, "%R") == "(ReqNodeNotAvail, UnavailableNodes:n3)"
+        assert c.job_state(jid) == "PENDING"
+    finally:
+        assert c.run(["scontrol", "update", "NodeName=n3", "State=RESUME"]).rc == 0
+    assert c.wait_done(jid) == "COMPLETED"
+    assert squeue_field(c, jid, "%N") == "n[2-3]"
     refused(c, "sbatch: error: Batch job submission failed: Invalid node name specified",
             "-w", "n9", "-o", "/dev/null", "--wrap", "true", rc=1)
     refused(c, "Requested node configuration is not available",
