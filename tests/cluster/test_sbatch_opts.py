@@ -354,6 +354,15 @@ def test_signal_batch_shell(clean):
     assert 8 <= t["shell"] - t["start"] <= 13, t
     assert "child" not in t, t
     c.run(["scancel", str(jid)])
+    # SBATCH_SIGNAL, one second into a one-minute limit
+    out2 = os.path.join(wd, "sig-env.txt")
+    script = write_script(os.path.join(wd, "sig3.sh"), SIGNAL_SCRIPT.format(out=out2), owner=USER)
+    jid = job_id(submit(c, "-t", "1", "-o", "/dev/null", script,
+                        env={"SBATCH_SIGNAL": "B:USR1@59"}))
+    wait_text(c, out2, "shell", timeout=15)
+    t = signal_times(out2)
+    assert t["shell"] - t["start"] <= 3, t
+    c.run(["scancel", str(jid)])
 
 
 def test_signal_job_processes(clean):
@@ -565,9 +574,12 @@ def test_options_survive_a_controller_restart(clean):
     assert squeue_field(c, jid, "%P") == part
     dflt = job_id(submit(c, "-H", "-o", "/dev/null", "--wrap", "true"))
     asked = job_id(submit(c, "-H", "--requeue", "-o", "/dev/null", "--wrap", "true"))
+    by_env = job_id(submit(c, "-H", "-o", "/dev/null", "--wrap", "true",
+                           env={"SBATCH_REQUEUE": "1"}))
     assert c.show_job(dflt)["Requeue"] == "0"
     assert c.show_job(asked)["Requeue"] == "1"
-    c.run(["scancel", str(dflt), str(asked)])
+    assert c.show_job(by_env)["Requeue"] == "1"
+    c.run(["scancel", str(dflt), str(asked), str(by_env)])
     assert c.run(["scontrol", "release", str(jid)], user=USER).rc == 0
     assert c.wait_done(jid) == "COMPLETED"
     assert squeue_field(c, jid, "%N %P") == "n[1-2] debug"
