@@ -115,6 +115,8 @@ int main(int argc, char **argv)
 	path[n] = '\0';
 	*strrchr(path, '/') = '\0';
 	snprintf(squeue, sizeof(squeue), "%s/../bin/squeue", path);
+	char sacct[4200];
+	snprintf(sacct, sizeof(sacct), "%s/../bin/sacct", path);
 
 	double t0 = now_s();
 	atomic_store(&left, jobs);
@@ -130,5 +132,9 @@ int main(int argc, char **argv)
 	report("squeue", all);
 	report("squeue -h -o '%i %T'", fmt);
 	report("squeue -j 1", one);
+	char *acct_one[] = { sacct, "-j", "1", NULL };
+	char *acct_some[] = { sacct, "-j", "1,500,5000,50000", "-X", "-P", NULL };
+	report("sacct -j 1", acct_one);
+	report("sacct -j (4 IDs) -X -P", acct_some);
 	return 0;
 }

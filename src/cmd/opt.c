@@ -591,3 +591,81 @@ bool cmd_array_task_named(const json_t *job, const struct bitmap *tasks)
 	bitmap_destroy(pending);
 	return any;
 }
+
+int opt_signal_spec_parse(const char *s, int *sig, int *secs, char *flag)
+{
+	char name[32];
+	const char *at;
+	long t = 60;
+	char f = 0;
+
+	if (!s || !*s)
+		return -1;
+	if ((s[0] == 'B' || s[0] == 'R') && s[1] == ':') {
+		f = s[0];
+		s += 2;
+	} else if ((!strncmp(s, "RB", 2) || !strncmp(s, "BR", 2)) && s[2] == ':') {
+		f = 'B';   /* both; the reservation part has no meaning here */
+		s += 3;
+	}
+	at = strchr(s, '@');
+	size_t len = at ? (size_t)(at - s) : strlen(s);
+	if (len == 0 || len >= sizeof(name))
+		return -1;
+	memcpy(name, s, len);
+	name[len] = '\0';
+	int n = opt_signal_parse(name);
+	if (n < 0)
+		return -1;
+	if (at && (opt_count(at + 1, &t) < 0 || t > 0xffff))
+		return -1;
+	*sig = n;
+	*secs = (int)t;
+	*flag = f;
+	return 0;
+}
+
+int opt_nice_parse(const char *s, long long *nice)
+{
+	char *end;
+	if (!s || !*s)
+		return -1;
+	errno = 0;
+	long long v = strtoll(s, &end, 10);
+	if (*end || end == s)
+		return -1;
+	if (errno || v > 2147483645LL || v < -2147483645LL)
+		return -2;
+	*nice = v;
+	return 0;
+}
+
+char *opt_nodelist_arg(const char *arg)
+{
+	if (!strchr(arg, '/'))
+		return xstrdup(arg);
+	FILE *f = fopen(arg, "r");
+	if (!f)
+		return NULL;
+	size_t cap = 256, n = 0;
+	char *out = xmalloc(cap);
+	int c;
+	bool sep = true;   /* no separator at the start */
+	while ((c = fgetc(f)) != EOF) {
+		if (n + 2 >= cap)
+			out = xrealloc(out, cap *= 2);
+		if (isspace(c) || c == ',') {
+			if (!sep)
+				out[n++] = ',';
+			sep = true;
+			continue;
+		}
+		out[n++] = (char)c;
+		sep = false;
+	}
+	fclose(f);
+	if (n && out[n - 1] == ',')
+		n--;
+	out[n] = '\0';
+	return out;
+}

@@ -97,6 +97,20 @@ int opt_export_env(const char *spec, char *const *environ, char ***env, size_t *
  * future otherwise (--begin).  -1 if malformed. */
 int opt_time_parse(const char *s, time_t now, bool past, time_t *out);
 
+/* sbatch --signal=[{R|B}:]<sig_num>[@sig_time]: the signal (name or number),
+ * the seconds before the time limit (default 60, at most 65535) and the flag
+ * letter ('B', 'R' or 0).  -1 if malformed. */
+int opt_signal_spec_parse(const char *s, int *sig, int *secs, char *flag);
+
+/* --nice=adj: a signed number; -1 if not a number, -2 outside Slurm's range
+ * (+/- 2147483645). */
+int opt_nice_parse(const char *s, long long *nice);
+
+/* -w/-x: a node list, or (when it holds a '/') a file of names separated by
+ * blanks, commas or lines; returns the list with commas (caller frees), or
+ * NULL if the file cannot be read. */
+char *opt_nodelist_arg(const char *arg);
+
 /* Slurm's strict counts: "12" but not "12x"/"" ; -1 if not a number. */
 int opt_count(const char *s, long *out);
 

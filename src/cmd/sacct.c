@@ -323,6 +323,8 @@ static const char *value(const struct column *c, const struct row *r, char *buf,
 		long long cpus = batch ? batch_cpus(job) : cmd_jint(job, "num_cpus");
 		long long nodes = batch ? 1 : cmd_jint(job, "num_nodes");
 		long long mb = cmd_jint(job, "mem_per_node") * nodes;
+		if (cmd_jint(job, "mem_per_cpu") > 0)   /* --mem-per-cpu: CPUs times it */
+			mb = cmd_jint(job, "mem_per_cpu") * cpus;
 		if (batch)
 			snprintf(buf, len, "cpu=%lld,mem=%s,node=1", cpus, mem_text(mb, mem, sizeof(mem)));
 		else
@@ -333,6 +335,8 @@ static const char *value(const struct column *c, const struct row *r, char *buf,
 	case F_REQ_MEM:
 		if (batch)
 			return NULL;
+		if (cmd_jint(job, "mem_per_cpu") > 0)
+			return mem_text(cmd_jint(job, "mem_per_cpu") * cmd_jint(job, "num_cpus"), buf, len);
 		return mem_text(cmd_jint(job, "mem_per_node") * (ran ? cmd_jint(job, "num_nodes") : 1),
 				buf, len);
 	case F_ELAPSED: return duration(batch || ran ? elapsed(r) : 0, buf, len);

@@ -31,19 +31,35 @@ struct sbatch_opts {
 	char *account, *comment, *wrap, *array, *dependency;
 	time_t begin, deadline;     /* 0 = not given */
 	int kill_on_invalid_dep;    /* 1 yes, 0 no, -1 not given */
-	long nodes, ntasks, cpus_per_task;
-	uint64_t mem_mb;
+	char *qos, *constraint, *nodelist, *exclude, *mail_user;
+	long nodes, ntasks, cpus_per_task, ntasks_per_node;
+	uint64_t mem_mb, mem_per_cpu;
+	int mem_pass, mem_per_cpu_pass;   /* which pass set them (mutually exclusive in one) */
 	int64_t time_limit;     /* TIME_NOT_GIVEN, TIME_INFINITE, or seconds */
-	bool hold, exclusive, parsable, quiet, wait;
+	int64_t time_min;       /* TIME_NOT_GIVEN or seconds */
+	bool hold, exclusive, parsable, quiet, wait, test_only;
+	bool nice_set;
+	long long nice;
+	int requeue;            /* -1 not given (JobRequeue), 0, 1 */
+	bool mail_type_set;
+	unsigned mail_type;
+	int open_mode;          /* 0 not given, 'a' append, 't' truncate */
+	int signal, signal_time;   /* --signal: 0 = none */
+	char signal_flag;       /* 'B', 'R' or 0 */
 	int verbose;
 };
 
+/* Which source an option came from: #SBATCH lines, SBATCH_*, the command line. */
+static int current_pass;
+
 enum { OPT_MEM = 256, OPT_EXCLUSIVE, OPT_PARSABLE, OPT_EXPORT, OPT_COMMENT, OPT_WRAP,
-       OPT_USAGE, OPT_DEADLINE, OPT_KILL_INVALID_DEP, OPT_UNSUPPORTED };
+       OPT_USAGE, OPT_DEADLINE, OPT_KILL_INVALID_DEP, OPT_NICE, OPT_REQUEUE, OPT_NO_REQUEUE,
+       OPT_MAIL_TYPE, OPT_MAIL_USER, OPT_MEM_PER_CPU, OPT_NTASKS_PER_NODE, OPT_OPEN_MODE,
+       OPT_TIME_MIN, OPT_SIGNAL, OPT_TEST_ONLY, OPT_UNSUPPORTED };
 
 /* Slurm's own short options that Herd does not implement (see below). */
-#define UNSUPPORTED_SHORT "B:C:F:G:kL:m:M:Oq:sw:x:"
-static const char short_opts[] = "+J:N:n:c:t:p:o:e:i:HD:A:QvhVWa:b:d:" UNSUPPORTED_SHORT;
+#define UNSUPPORTED_SHORT "B:F:G:kL:m:M:Os"
+static const char short_opts[] = "+J:N:n:c:t:p:o:e:i:HD:A:QvhVWa:b:d:q:C:w:x:" UNSUPPORTED_SHORT;
 static const struct option long_opts[] = {
 	{ "job-name", required_argument, NULL, 'J' },
 	{ "nodes", required_argument, NULL, 'N' },
@@ -69,6 +85,21 @@ static const struct option long_opts[] = {
 	{ "wrap", required_argument, NULL, OPT_WRAP },
 	{ "usage", no_argument, NULL, OPT_USAGE },
 	{ "wait", no_argument, NULL, 'W' },
+	{ "qos", required_argument, NULL, 'q' },
+	{ "constraint", required_argument, NULL, 'C' },
+	{ "nodelist", required_argument, NULL, 'w' },
+	{ "exclude", required_argument, NULL, 'x' },
+	{ "nice", optional_argument, NULL, OPT_NICE },
+	{ "requeue", no_argument, NULL, OPT_REQUEUE },
+	{ "no-requeue", no_argument, NULL, OPT_NO_REQUEUE },
+	{ "mail-type", required_argument, NULL, OPT_MAIL_TYPE },
+	{ "mail-user", required_argument, NULL, OPT_MAIL_USER },
+	{ "mem-per-cpu", required_argument, NULL, OPT_MEM_PER_CPU },
+	{ "ntasks-per-node", required_argument, NULL, OPT_NTASKS_PER_NODE },
+	{ "open-mode", required_argument, NULL, OPT_OPEN_MODE },
+	{ "time-min", required_argument, NULL, OPT_TIME_MIN },
+	{ "signal", required_argument, NULL, OPT_SIGNAL },
+	{ "test-only", no_argument, NULL, OPT_TEST_ONLY },
 	{ "array", required_argument, NULL, 'a' },
 	{ "begin", required_argument, NULL, 'b' },
 	{ "dependency", required_argument, NULL, 'd' },
@@ -77,7 +108,6 @@ static const struct option long_opts[] = {
 	/* Real sbatch options this cluster cannot honour yet: named in the
 	 * refusal, so a script is not run with a request silently dropped. */
 	{ "extra-node-info", required_argument, NULL, 'B' },
-	{ "constraint", required_argument, NULL, 'C' },
 	{ "nodefile", required_argument, NULL, 'F' },
 	{ "gpus", required_argument, NULL, 'G' },
 	{ "no-kill", optional_argument, NULL, 'k' },
@@ -86,10 +116,7 @@ static const struct option long_opts[] = {
 	{ "clusters", required_argument, NULL, 'M' },
 	{ "cluster", required_argument, NULL, 'M' },
 	{ "overcommit", no_argument, NULL, 'O' },
-	{ "qos", required_argument, NULL, 'q' },
 	{ "oversubscribe", no_argument, NULL, 's' },
-	{ "nodelist", required_argument, NULL, 'w' },
-	{ "exclude", required_argument, NULL, 'x' },
 	{ "acctg-freq", required_argument, NULL, OPT_UNSUPPORTED },
 	{ "batch", required_argument, NULL, OPT_UNSUPPORTED },
 	{ "bb", required_argument, NULL, OPT_UNSUPPORTED },
@@ -112,36 +139,25 @@ static const struct option long_opts[] = {
 	{ "gres-flags", required_argument, NULL, OPT_UNSUPPORTED },
 	{ "hint", required_argument, NULL, OPT_UNSUPPORTED },
 	{ "ignore-pbs", no_argument, NULL, OPT_UNSUPPORTED },
-	{ "mail-type", required_argument, NULL, OPT_UNSUPPORTED },
-	{ "mail-user", required_argument, NULL, OPT_UNSUPPORTED },
 	{ "mcs-label", required_argument, NULL, OPT_UNSUPPORTED },
 	{ "mem-bind", required_argument, NULL, OPT_UNSUPPORTED },
-	{ "mem-per-cpu", required_argument, NULL, OPT_UNSUPPORTED },
 	{ "mem-per-gpu", required_argument, NULL, OPT_UNSUPPORTED },
 	{ "mincpus", required_argument, NULL, OPT_UNSUPPORTED },
 	{ "network", required_argument, NULL, OPT_UNSUPPORTED },
-	{ "nice", optional_argument, NULL, OPT_UNSUPPORTED },
-	{ "no-requeue", no_argument, NULL, OPT_UNSUPPORTED },
 	{ "ntasks-per-core", required_argument, NULL, OPT_UNSUPPORTED },
 	{ "ntasks-per-gpu", required_argument, NULL, OPT_UNSUPPORTED },
-	{ "ntasks-per-node", required_argument, NULL, OPT_UNSUPPORTED },
 	{ "ntasks-per-socket", required_argument, NULL, OPT_UNSUPPORTED },
-	{ "open-mode", required_argument, NULL, OPT_UNSUPPORTED },
 	{ "power", required_argument, NULL, OPT_UNSUPPORTED },
 	{ "priority", required_argument, NULL, OPT_UNSUPPORTED },
 	{ "profile", required_argument, NULL, OPT_UNSUPPORTED },
 	{ "propagate", optional_argument, NULL, OPT_UNSUPPORTED },
 	{ "reboot", no_argument, NULL, OPT_UNSUPPORTED },
-	{ "requeue", no_argument, NULL, OPT_UNSUPPORTED },
 	{ "reservation", required_argument, NULL, OPT_UNSUPPORTED },
-	{ "signal", required_argument, NULL, OPT_UNSUPPORTED },
 	{ "sockets-per-node", required_argument, NULL, OPT_UNSUPPORTED },
 	{ "spread-job", no_argument, NULL, OPT_UNSUPPORTED },
 	{ "switches", required_argument, NULL, OPT_UNSUPPORTED },
-	{ "test-only", no_argument, NULL, OPT_UNSUPPORTED },
 	{ "thread-spec", required_argument, NULL, OPT_UNSUPPORTED },
 	{ "threads-per-core", required_argument, NULL, OPT_UNSUPPORTED },
-	{ "time-min", required_argument, NULL, OPT_UNSUPPORTED },
 	{ "tmp", required_argument, NULL, OPT_UNSUPPORTED },
 	{ "uid", required_argument, NULL, OPT_UNSUPPORTED },
 	{ "use-min-nodes", no_argument, NULL, OPT_UNSUPPORTED },
@@ -173,6 +189,10 @@ static const struct {
 	{ "SBATCH_MEM_PER_NODE", OPT_MEM }, { "SBATCH_OUTPUT", 'o' },
 	{ "SBATCH_PARTITION", 'p' },     { "SBATCH_TIMELIMIT", 't' },
 	{ "SBATCH_DEBUG", 'v' },         { "SBATCH_WAIT", 'W' },
+	{ "SBATCH_CONSTRAINT", 'C' },    { "SBATCH_MEM_PER_CPU", OPT_MEM_PER_CPU },
+	{ "SBATCH_NO_REQUEUE", OPT_NO_REQUEUE }, { "SBATCH_REQUEUE", OPT_REQUEUE },
+	{ "SBATCH_OPEN_MODE", OPT_OPEN_MODE }, { "SBATCH_QOS", 'q' },
+	{ "SBATCH_SIGNAL", OPT_SIGNAL },
 };
 
 static void usage(FILE *out)
@@ -185,7 +205,12 @@ static void usage(FILE *out)
 		"              [--exclusive] [--export[=names]] [--comment=text] [--quiet]\n"
 		"              [--verbose] [--wait] [--wrap=command] [--begin=time]\n"
 		"              [--dependency=type:jobid[:jobid...]] [--deadline=time]\n"
-		"              [--kill-on-invalid-dep=yes|no] executable [args...]\n");
+		"              [--kill-on-invalid-dep=yes|no] [--array=indexes] [--nice[=value]]\n"
+		"              [--requeue] [--no-requeue] [--mail-type=type] [--mail-user=user]\n"
+		"              [--mem-per-cpu=MB] [--ntasks-per-node=n] [--open-mode={append|truncate}]\n"
+		"              [--time-min=minutes] [--signal=[[R|B]:]num[@time]] [-q qos]\n"
+		"              [-C list] [-w hosts...] [-x hosts...] [--test-only]\n"
+		"              executable [args...]\n");
 }
 
 static void help(void)
@@ -197,6 +222,7 @@ static void help(void)
 	       "  -b, --begin=time            defer job until HH:MM MM/DD/YY\n"
 	       "      --comment=name          arbitrary comment\n"
 	       "  -c, --cpus-per-task=ncpus   number of cpus required per task\n"
+	       "  -C, --constraint=list       specify a list of constraints\n"
 	       "  -d, --dependency=type:jobid[:time] defer job until condition on jobid is satisfied\n"
 	       "      --deadline=time         remove the job if no ending possible before\n"
 	       "                              this deadline (start > (deadline - time[-min]))\n"
@@ -207,18 +233,36 @@ static void help(void)
 	       "  -i, --input=in              file for batch script's standard input\n"
 	       "  -J, --job-name=jobname      name of job\n"
 	       "      --kill-on-invalid-dep=<yes|no> kill job if dependency is never satisfied\n"
+	       "      --mail-type=type        notify on state change: BEGIN, END, FAIL or ALL\n"
+	       "      --mail-user=user        who to send email notification for job state\n"
+	       "                              changes\n"
 	       "  -N, --nodes=N               number of nodes on which to run\n"
 	       "  -n, --ntasks=ntasks         number of tasks to run\n"
+	       "      --nice[=value]          decrease scheduling priority by value\n"
+	       "      --no-requeue            if set, do not permit the job to be requeued\n"
+	       "      --ntasks-per-node=n     number of tasks to invoke on each node\n"
 	       "  -o, --output=out            file for batch script's standard output\n"
+	       "      --open-mode={append|truncate} output and error files open mode\n"
 	       "  -p, --partition=partition   partition requested\n"
 	       "      --parsable              outputs only the jobid\n"
+	       "  -q, --qos=qos               quality of service\n"
 	       "  -Q, --quiet                 quiet mode (suppress informational messages)\n"
+	       "      --requeue               if set, permit the job to be requeued\n"
+	       "      --signal=[[R|B]:]num[@time] send signal when time limit within time seconds\n"
 	       "  -t, --time=minutes          time limit\n"
+	       "      --time-min=minutes      minimum time limit (if distinct)\n"
+	       "      --test-only             validate the job, print when it would start; do\n"
+	       "                              not submit it\n"
 	       "  -v, --verbose               verbose mode (multiple -v's increase verbosity)\n"
 	       "  -W, --wait                  wait for completion of submitted job\n"
 	       "      --wrap[=command string] wrap command string in a sh script and submit\n"
 	       "      --exclusive             allocate nodes in exclusive mode\n"
-	       "      --mem=MB                minimum amount of real memory\n\n"
+	       "      --mem=MB                minimum amount of real memory\n"
+	       "      --mem-per-cpu=MB        maximum amount of real memory per allocated\n"
+	       "                              cpu required by the job.\n"
+	       "                              --mem >= --mem-per-cpu if --mem is specified.\n"
+	       "  -w, --nodelist=hosts...     request a specific list of hosts\n"
+	       "  -x, --exclude=hosts...      exclude a specific list of hosts\n\n"
 	       "Help options:\n"
 	       "  -h, --help                  show this help message\n"
 	       "      --usage                 display brief usage message\n\n"
@@ -232,7 +276,8 @@ static void set_str(char **field, const char *value)
 	*field = xstrdup(value);
 }
 
-/* Apply one option; 0, or -1 after printing Slurm's message. */
+/* Apply one option; 0, or -1 after printing Slurm's message (-2 for a
+ * conflict Slurm treats as fatal). */
 static int apply_option(struct sbatch_opts *o, int opt, const char *arg)
 {
 	switch (opt) {
@@ -338,15 +383,111 @@ static int apply_option(struct sbatch_opts *o, int opt, const char *arg)
 		o->time_limit = seconds == 0 ? TIME_INFINITE : seconds;
 		break;
 	}
-	case OPT_MEM: {
+	case OPT_MEM:
+	case OPT_MEM_PER_CPU: {
 		uint64_t mb;
 		if (parse_size_mb(arg, &mb) < 0) {
-			fprintf(stderr, "sbatch: error: Invalid --mem specification\n");
+			fprintf(stderr, "sbatch: error: Invalid --%s specification\n",
+				opt == OPT_MEM ? "mem" : "mem-per-cpu");
 			return -1;
 		}
-		o->mem_mb = mb;
+		/* Slurm: both from one source is an error; a later source
+		 * (the command line over #SBATCH) replaces the other. */
+		int other_pass = opt == OPT_MEM ? o->mem_per_cpu_pass : o->mem_pass;
+		if (other_pass && other_pass == current_pass) {
+			fprintf(stderr, "sbatch: fatal: --mem, --mem-per-cpu, and --mem-per-gpu "
+				"are mutually exclusive.\n");
+			return -2;
+		}
+		if (opt == OPT_MEM) {
+			o->mem_mb = mb;
+			o->mem_pass = current_pass;
+			o->mem_per_cpu = 0;
+			o->mem_per_cpu_pass = 0;
+		} else {
+			o->mem_per_cpu = mb;
+			o->mem_per_cpu_pass = current_pass;
+			o->mem_mb = 0;
+			o->mem_pass = 0;
+		}
 		break;
 	}
+	case 'q': set_str(&o->qos, arg); break;
+	case 'C': set_str(&o->constraint, arg); break;
+	case OPT_MAIL_USER: set_str(&o->mail_user, arg); break;
+	case 'w':
+	case 'x': {
+		char *list = opt_nodelist_arg(arg);
+		if (!list) {
+			fprintf(stderr, "sbatch: error: Invalid node list file %s\n", arg);
+			return -1;
+		}
+		char **field = opt == 'w' ? &o->nodelist : &o->exclude;
+		free(*field);
+		*field = list;
+		break;
+	}
+	case OPT_NICE: {
+		long long nice = 100;   /* sbatch(1): --nice without a value */
+		int r = arg ? opt_nice_parse(arg, &nice) : 0;
+		if (r == -2) {
+			fprintf(stderr, "sbatch: error: Nice value out of range (+/- 2147483645)\n");
+			return -1;
+		}
+		if (r < 0) {
+			fprintf(stderr, "sbatch: error: Invalid --nice value: %s\n", arg);
+			return -1;
+		}
+		o->nice = nice;
+		o->nice_set = true;
+		break;
+	}
+	case OPT_REQUEUE: o->requeue = 1; break;
+	case OPT_NO_REQUEUE: o->requeue = 0; break;
+	case OPT_TEST_ONLY: o->test_only = true; break;
+	case OPT_MAIL_TYPE:
+		if (parse_mail_type(arg, &o->mail_type) < 0) {
+			fprintf(stderr, "sbatch: error: --mail-type=%s invalid\n", arg);
+			return -1;
+		}
+		o->mail_type_set = true;
+		break;
+	case OPT_NTASKS_PER_NODE: {
+		long n;
+		if (opt_count(arg, &n) < 0 || n < 1 || n > INT32_MAX) {
+			fprintf(stderr, "sbatch: error: Invalid numeric value \"%s\" for "
+				"--ntasks-per-node.\n", arg);
+			return -1;
+		}
+		o->ntasks_per_node = n;
+		break;
+	}
+	case OPT_OPEN_MODE:
+		/* Slurm looks at the first letter only. */
+		if (arg && (*arg == 'a' || *arg == 'A'))
+			o->open_mode = 'a';
+		else if (arg && (*arg == 't' || *arg == 'T'))
+			o->open_mode = 't';
+		else {
+			fprintf(stderr, "sbatch: error: Invalid --open-mode specification\n");
+			return -1;
+		}
+		break;
+	case OPT_TIME_MIN: {
+		int64_t seconds;
+		if (parse_time_limit(arg, &seconds) < 0) {
+			fprintf(stderr, "sbatch: error: Invalid --time-min specification\n");
+			return -1;
+		}
+		o->time_min = seconds;
+		break;
+	}
+	case OPT_SIGNAL:
+		if (opt_signal_spec_parse(arg, &o->signal, &o->signal_time, &o->signal_flag) < 0) {
+			fprintf(stderr, "sbatch: error: Invalid --signal specification\n");
+			return -1;
+		}
+		break;
 	default:
 		return -1;
 	}
@@ -354,8 +495,8 @@ static int apply_option(struct sbatch_opts *o, int opt, const char *arg)
 }
 
 /* Run getopt over argv, applying options.  Returns optind, -1 on a bad
- * option (message printed); *info_only when --help/--usage/--version
- * answered the run. */
+ * option (message printed), -2 on a fatal one (exit 1, as Slurm's fatal());
+ * *info_only when --help/--usage/--version answered the run. */
 static int parse_args(struct sbatch_opts *o, int argc, char **argv, bool *info_only)
 {
 	int c, index = -1;
@@ -383,9 +524,11 @@ static int parse_args(struct sbatch_opts *o, int argc, char **argv, bool *info_o
 		case '?':
 			fprintf(stderr, "Try \"sbatch --help\" for more information\n");
 			return -1;
-		default:
-			if (apply_option(o, c, optarg) < 0)
-				return -1;
+		default: {
+			int r = apply_option(o, c, optarg);
+			if (r < 0)
+				return r;
+		}
 		}
 	}
 	return optind;
@@ -396,6 +539,20 @@ static void opts_free(struct sbatch_opts *o)
 	free(o->job_name); free(o->partition); free(o->output); free(o->error); free(o->input);
 	free(o->chdir); free(o->export_spec); free(o->account); free(o->comment); free(o->wrap);
 	free(o->array); free(o->dependency);
+	free(o->qos); free(o->constraint); free(o->nodelist); free(o->exclude); free(o->mail_user);
+}
+
+/* What follows from the options together.  --ntasks-per-node with -N gives
+ * the task count (sbatch(1)); with -n alone it gives the node count; alone,
+ * one node with that many tasks. */
+static void opts_finish(struct sbatch_opts *o)
+{
+	if (o->ntasks_per_node > 0) {
+		if (!o->ntasks)
+			o->ntasks = (o->nodes ? o->nodes : 1) * o->ntasks_per_node;
+		else if (!o->nodes)
+			o->nodes = (o->ntasks + o->ntasks_per_node - 1) / o->ntasks_per_node;
+	}
 }
 
 static char *read_all(FILE *f, size_t *len)
@@ -545,6 +702,18 @@ static int submit(const struct sbatch_opts *o, json_t *body)
 		return 1;
 	}
 	long long job_id = cmd_jint(reply, "job_id");
+	if (o->test_only) {
+		/* Slurm's --test-only line; nothing was queued. */
+		char when[64];
+		fprintf(stderr, "sbatch: Job %lld to start at %s using %lld processors on nodes %s "
+			"in partition %s\n", job_id,
+			fmt_timestamp(cmd_jint(reply, "start_time"), when, sizeof(when)),
+			cmd_jint(reply, "num_cpus"), cmd_jstr(reply, "nodes"),
+			cmd_jstr(reply, "partition"));
+		json_decref(reply);
+		cmd_client_fini(&client);
+		return 0;
+	}
 	json_decref(reply);
 	if (o->parsable)
 		printf("%lld\n", job_id);
@@ -559,6 +728,50 @@ static int submit(const struct sbatch_opts *o, json_t *body)
 	return status;
 }
 
+/* The JOBSPEC keys added after the first protocol version: only those the
+ * user gave, so what an older controller never knew is not sent. */
+static int add_new_fields(json_t *job, const struct sbatch_opts *o)
+{
+	char mail[256];
+	const struct {
+		const char *key;
+		const char *value;
+	} strs[] = {
+		{ "qos", o->qos }, { "constraint", o->constraint }, { "req_nodelist", o->nodelist },
+		{ "exc_nodelist", o->exclude }, { "mail_user", o->mail_user },
+		{ "mail_type", o->mail_type_set ? fmt_mail_type(o->mail_type, mail, sizeof(mail)) : NULL },
+		{ "open_mode", o->open_mode == 'a' ? "append" : o->open_mode == 't' ? "truncate" : NULL },
+	};
+	int rc = 0;
+
+	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
+		if (strs[i].value) {
+			json_t *v = json_string(strs[i].value);
+			if (!v)
+				rc = -1;
+			json_object_set_new(job, strs[i].key, v ? v : json_null());
+		}
+	if (o->nice_set)
+		json_object_set_new(job, "nice", json_integer(o->nice));
+	if (o->requeue >= 0)
+		json_object_set_new(job, "requeue", json_boolean(o->requeue));
+	if (o->mem_per_cpu)
+		json_object_set_new(job, "mem_per_cpu", json_integer((json_int_t)o->mem_per_cpu));
+	if (o->ntasks_per_node)
+		json_object_set_new(job, "ntasks_per_node", json_integer(o->ntasks_per_node));
+	if (o->time_min != TIME_NOT_GIVEN)
+		json_object_set_new(job, "time_min", json_integer(o->time_min));
+	if (o->signal) {
+		char flag[2] = { o->signal_flag, 0 };
+		json_object_set_new(job, "signal", json_integer(o->signal));
+		json_object_set_new(job, "signal_time", json_integer(o->signal_time));
+		json_object_set_new(job, "signal_flags", json_string(flag));
+	}
+	if (o->test_only)
+		json_object_set_new(job, "test_only", json_true());
+	return rc;
+}
+
 static char *abs_path(const char *path, const char *cwd)
 {
 	if (path[0] == '/')
@@ -568,7 +781,8 @@ static char *abs_path(const char *path, const char *cwd)
 
 int main(int argc, char **argv)
 {
-	struct sbatch_opts o = { .time_limit = TIME_NOT_GIVEN, .kill_on_invalid_dep = -1 };
+	struct sbatch_opts o = { .time_limit = TIME_NOT_GIVEN, .time_min = TIME_NOT_GIVEN,
+				 .requeue = -1, .kill_on_invalid_dep = -1 };
 	bool info_only = false;
 	int status = 1;
 	char *script = NULL, *name = NULL, *cwd = NULL;
@@ -579,14 +793,16 @@ int main(int argc, char **argv)
 	/* getopt names the program in its messages: Slurm says "sbatch:". */
 	argv[0] = "sbatch";
 	/* Pass 1: the command line alone, to find the script. */
-	struct sbatch_opts first = { .time_limit = TIME_NOT_GIVEN, .kill_on_invalid_dep = -1 };
+	struct sbatch_opts first = { .time_limit = TIME_NOT_GIVEN, .time_min = TIME_NOT_GIVEN,
+				     .requeue = -1, .kill_on_invalid_dep = -1 };
+	current_pass = 1;
 	int first_arg = parse_args(&first, argc, argv, &info_only);
 	if (info_only) {
 		status = 0;
 		goto out_first;
 	}
 	if (first_arg < 0) {
-		status = 255;   /* Slurm exits -1 on a bad option */
+		status = first_arg == -2 ? 1 : 255;   /* Slurm exits -1 on a bad option */
 		goto out_first;
 	}
 
@@ -622,15 +838,17 @@ int main(int argc, char **argv)
 		dargv[0] = argv[0];
 		for (size_t i = 0; i < nwords; i++)
 			dargv[i + 1] = words[i];
+		current_pass = 2;
 		int r = parse_args(&o, (int)nwords + 1, dargv, &info_only);
 		/* Words left after the options (a stray word on a #SBATCH line)
 		 * are ignored, as Slurm does. */
 		free(dargv);
 		if (r < 0 || info_only) {
-			status = info_only ? 0 : 255;
+			status = info_only ? 0 : r == -2 ? 1 : 255;
 			goto out_first;
 		}
 	}
+	current_pass = 3;
 	for (size_t i = 0; i < sizeof(env_opts) / sizeof(env_opts[0]); i++) {
 		const char *v = getenv(env_opts[i].var);
 		if (!v)
@@ -642,15 +860,19 @@ int main(int argc, char **argv)
 		}
 		if (env_opts[i].opt == OPT_EXCLUSIVE)
 			v = NULL;
-		if (apply_option(&o, env_opts[i].opt, v) < 0) {
-			status = 255;
+		int r = apply_option(&o, env_opts[i].opt, v);
+		if (r < 0) {
+			status = r == -2 ? 1 : 255;
 			goto out_first;
 		}
 	}
-	if (parse_args(&o, argc, argv, &info_only) < 0) {
-		status = 255;
+	current_pass = 4;
+	int r = parse_args(&o, argc, argv, &info_only);
+	if (r < 0) {
+		status = r == -2 ? 1 : 255;
 		goto out_first;
 	}
+	opts_finish(&o);
 
 	if (o.begin && o.deadline && o.deadline < o.begin) {
 		fprintf(stderr, "sbatch: error: Incompatible begin and deadline time specification\n");
@@ -745,6 +967,11 @@ int main(int argc, char **argv)
 		json_object_set_new(job, "kill_on_invalid_dep", json_boolean(o.kill_on_invalid_dep));
 	if (!job) {
 		fprintf(stderr, "sbatch: error: the script or an option is not valid UTF-8\n");
+		goto out_first;
+	}
+	if (add_new_fields(job, &o) < 0) {
+		json_decref(job);
+		fprintf(stderr, "sbatch: error: an option is not valid UTF-8\n");
 		goto out_first;
 	}
 	body = json_pack("{s:s, s:o}", "key", key, "job", job);

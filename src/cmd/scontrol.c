@@ -163,14 +163,18 @@ static void job_record(const json_t *job, time_t now, struct record *r)
 			cmd_jstr(job, "array_tasks"), cmd_jstr(job, "name"));
 	rec_add(r, "UserId=%s(%lld) GroupId=%s(%lld) MCS_label=N/A", user_name(job, a, sizeof(a)),
 		cmd_jint(job, "uid"), group_name(job, b, sizeof(b)), cmd_jint(job, "gid"));
-	rec_add(r, "Priority=%lld Nice=%lld Account=%s QOS=(null)", cmd_jint(job, "priority"),
-		cmd_jint(job, "nice"), or_null(cmd_jstr(job, "account")));
+	rec_add(r, "Priority=%lld Nice=%lld Account=%s QOS=%s", cmd_jint(job, "priority"),
+		cmd_jint(job, "nice"), or_null(cmd_jstr(job, "account")),
+		*cmd_jstr(job, "qos") ? cmd_jstr(job, "qos") : "normal");
 	rec_add(r, "JobState=%s Reason=%s Dependency=%s", state, cmd_jstr(job, "reason"),
 		or_null(cmd_jstr(job, "dependency")));
-	rec_add(r, "Requeue=1 Restarts=%lld BatchFlag=1 Reboot=0 ExitCode=%d:%d",
-		cmd_jint(job, "restarts"), code, sig);
-	rec_add(r, "RunTime=%s TimeLimit=%s TimeMin=N/A", duration(run, "", a, sizeof(a)),
-		duration(cmd_jint(job, "time_limit"), "UNLIMITED", b, sizeof(b)));
+	json_t *rq = json_object_get(job, "requeue");
+	rec_add(r, "Requeue=%d Restarts=%lld BatchFlag=1 Reboot=0 ExitCode=%d:%d",
+		rq ? json_is_true(rq) : 1, cmd_jint(job, "restarts"), code, sig);
+	long long tmin = json_object_get(job, "time_min") ? cmd_jint(job, "time_min") : TIME_NOT_GIVEN;
+	rec_add(r, "RunTime=%s TimeLimit=%s TimeMin=%s", duration(run, "", a, sizeof(a)),
+		duration(cmd_jint(job, "time_limit"), "UNLIMITED", b, sizeof(b)),
+		tmin == TIME_NOT_GIVEN ? "N/A" : duration(tmin, "UNLIMITED", c, sizeof(c)));
 	/* A held job is not eligible (Slurm shows Unknown); a running job
 	 * with a limit shows when it will be stopped. */
 	const char *reason = cmd_jstr(job, "reason");
@@ -191,21 +195,31 @@ static void job_record(const json_t *job, time_t now, struct record *r)
 	rec_add(r, "SuspendTime=None SecsPreSuspend=0 LastSchedEval=Unknown Scheduler=Main");
 	rec_add(r, "Partition=%s AllocNode:Sid=%s:0", cmd_jstr(job, "partition"),
 		cmd_jstr(job, "submit_host"));
-	rec_add(r, "ReqNodeList=(null) ExcNodeList=(null)");
+	rec_add(r, "ReqNodeList=%s ExcNodeList=%s", or_null(cmd_jstr(job, "req_nodelist")),
+		or_null(cmd_jstr(job, "exc_nodelist")));
 	rec_add(r, "NodeList=%s", cmd_jstr(job, "nodes"));
 	if (*host)
 		rec_add(r, "BatchHost=%s", host);
 	rec_add(r, "NumNodes=%lld NumCPUs=%lld NumTasks=%lld CPUs/Task=%lld ReqB:S:C:T=0:0:*:*",
 		nodes, cpus, tasks, cpt > 0 ? cpt : 1);
-	if (mem > 0)
+	if (cmd_jint(job, "mem_per_cpu") > 0)
+		rec_add(r, "TRES=cpu=%lld,mem=%s,node=%lld,billing=%lld", cpus,
+			fmt_size_mb(cmd_jint(job, "mem_per_cpu") * cpus, c, sizeof(c)), nodes, cpus);
+	else if (mem > 0)
 		rec_add(r, "TRES=cpu=%lld,mem=%s,node=%lld,billing=%lld", cpus,
 			fmt_size_mb(mem * (nodes > 0 ? nodes : 1), c, sizeof(c)), nodes, cpus);
 	else
 		rec_add(r, "TRES=cpu=%lld,node=%lld,billing=%lld", cpus, nodes, cpus);
-	rec_add(r, "Socks/Node=* NtasksPerN:B:S:C=0:0:*:* CoreSpec=*");
-	rec_add(r, "MinCPUsNode=%lld MinMemoryNode=%s MinTmpDiskNode=0", cpt > 0 ? cpt : 1,
-		mem > 0 ? fmt_size_mb(mem, c, sizeof(c)) : "0");
-	rec_add(r, "Features=(null) DelayBoot=00:00:00");
+	rec_add(r, "Socks/Node=* NtasksPerN:B:S:C=%lld:0:*:* CoreSpec=*",
+		cmd_jint(job, "ntasks_per_node"));
+	long long mpc = cmd_jint(job, "mem_per_cpu");
+	if (mpc > 0)   /* Slurm shows MinMemoryCPU= in place of MinMemoryNode= */
+		rec_add(r, "MinCPUsNode=%lld MinMemoryCPU=%s MinTmpDiskNode=0", cpt > 0 ? cpt : 1,
+			fmt_size_mb(mpc, c, sizeof(c)));
+	else
+		rec_add(r, "MinCPUsNode=%lld MinMemoryNode=%s MinTmpDiskNode=0", cpt > 0 ? cpt : 1,
+			mem > 0 ? fmt_size_mb(mem, c, sizeof(c)) : "0");
+	rec_add(r, "Features=%s DelayBoot=00:00:00", or_null(cmd_jstr(job, "features")));
 	rec_add(r, "OverSubscribe=%s Contiguous=0 Licenses=(null) Network=(null)",
 		cmd_jbool(job, "exclusive") ? "NO" : "OK");
 	rec_add(r, "Command=%s", or_null(cmd_jstr(job, "command")));
@@ -216,6 +230,10 @@ static void job_record(const json_t *job, time_t now, struct record *r)
 	rec_add(r, "StdIn=%s", cmd_jstr(job, "std_in"));
 	rec_add(r, "StdOut=%s", cmd_jstr(job, "std_out"));
 	rec_add(r, "Power=");
+	/* as Slurm: only for a job that asked for mail */
+	const char *mail_type = cmd_jstr(job, "mail_type");
+	if (*mail_type && strcmp(mail_type, "NONE") && *cmd_jstr(job, "mail_user"))
+		rec_add(r, "MailUser=%s MailType=%s", cmd_jstr(job, "mail_user"), mail_type);
 	rec_add(r, "%s", "");
 }
 
@@ -296,8 +314,9 @@ static void node_record(const json_t *node, struct record *r)
 	rec_add(r, "NodeName=%s Arch=%s CoresPerSocket=%lld ", cmd_jstr(node, "name"),
 		*arch ? arch : "(null)", cmd_jint(node, "cores"));
 	rec_add(r, "CPUAlloc=%lld CPUEfctv=%lld CPUTot=%lld CPULoad=N/A", alloc, cpus, cpus);
-	rec_add(r, "AvailableFeatures=(null)");
-	rec_add(r, "ActiveFeatures=(null)");
+	const char *features = *cmd_jstr(node, "features") ? cmd_jstr(node, "features") : "(null)";
+	rec_add(r, "AvailableFeatures=%s", features);
+	rec_add(r, "ActiveFeatures=%s", features);
 	rec_add(r, "Gres=(null)");
 	rec_add(r, "NodeAddr=%s NodeHostName=%s Port=%lld Version=%s", cmd_jstr(node, "addr"),
 		cmd_jstr(node, "hostname"), cmd_jint(node, "port"),

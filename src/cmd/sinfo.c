@@ -214,7 +214,8 @@ static const char *record_value(char letter, const void *arg, char *buf, size_t 
 		const char *s = cmd_jstr(node, "reason");
 		return *s ? s : "none";
 	}
-	case 'f': case 'b': case 'G': return "(null)";
+	case 'f': return *cmd_jstr(node, "features") ? cmd_jstr(node, "features") : "(null)";
+	case 'b': case 'G': return "(null)";
 	case 'H': case 'u': case 'U': return "Unknown";
 	case 'v': {
 		const char *s = cmd_jstr(node, "version");

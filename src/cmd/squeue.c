@@ -222,7 +222,9 @@ static const char *job_value(char letter, const void *arg, char *buf, size_t len
 		return buf;
 	}
 	case 'm': {
-		long long mb = cmd_jint(job, "mem_per_node");
+		/* --mem-per-cpu shows its per-CPU size, as Slurm's %m does */
+		long long mb = cmd_jint(job, "mem_per_cpu") > 0 ? cmd_jint(job, "mem_per_cpu")
+								 : cmd_jint(job, "mem_per_node");
 		if (mb <= 0)
 			return "0";
 		return fmt_size_mb(mb, buf, len);
@@ -268,9 +270,12 @@ static const char *job_value(char letter, const void *arg, char *buf, size_t len
 	case 'k': return or_null(cmd_jstr(job, "comment"));
 	/* Features this scheduler does not have: Slurm's placeholders for "none". */
 	case 'E': return or_null(cmd_jstr(job, "dependency"));   /* what remains of it */
-	case 'f': case 'v': case 'w': case 'q': case 'Y': return "(null)";
+	case 'q': return *cmd_jstr(job, "qos") ? cmd_jstr(job, "qos") : "normal";
+	case 'f': return or_null(cmd_jstr(job, "features"));
+	case 'n': return cmd_jstr(job, "req_nodelist");
+	case 'x': return cmd_jstr(job, "exc_nodelist");
+	case 'v': case 'w': case 'Y': return "(null)";
 	case 'b': case 'X': return "N/A";
-	case 'x': case 'n': return "";
 	case 'y': case 'O': return "0";
 	case 'z': return "*:*:*";
 	case 'H': case 'I': case 'J': return "*";
@@ -397,6 +402,18 @@ static bool in_list(char *const *list, const char *s)
 		if (!strcmp(list[i], s))
 			return true;
 	return false;
+}
+
+/* -p: a pending job of -p a,b shows "a,b"; any of them matches. */
+static bool in_any_partition(char *const *list, const char *parts)
+{
+	size_t n = 0;
+	char **mine = opt_split(parts, ',', &n);
+	bool found = false;
+	for (size_t i = 0; i < n && !found; i++)
+		found = in_list(list, mine[i]);
+	opt_strv_free(mine);
+	return found;
 }
 
 /* -w: the job runs on at least one of the nodes. */
@@ -697,7 +714,7 @@ int main(int argc, char **argv)
 		snprintf(uid, sizeof(uid), "%lld", cmd_jint(job, "uid"));
 		if (users_given && !in_list(users, uid))
 			continue;
-		if (parts && !in_list(parts, cmd_jstr(job, "partition")))
+		if (parts && !in_any_partition(parts, cmd_jstr(job, "partition")))
 			continue;
 		if (names && !in_list(names, cmd_jstr(job, "name")))
 			continue;

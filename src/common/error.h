@@ -25,6 +25,7 @@ int errprintf(struct herd_error *err, const char *fmt, ...) __attribute__((forma
 	X(HERD_ERR_INVALID_JOB, 2017, "Invalid job id specified") \
 	X(HERD_ERR_ALREADY_DONE, 2021, "Job/step already completing or completed") \
 	X(HERD_ERR_INVALID_NODE, 2023, "Invalid node name specified") \
+	X(HERD_ERR_INVALID_FEATURE, 2012, "Invalid feature specification") \
 	X(HERD_ERR_TIME_LIMIT, 2051, "Requested time limit is invalid (missing or exceeds some limit)") \
 	X(HERD_ERR_NODE_CONFIG, 2014, "Requested node configuration is not available") \
 	X(HERD_ERR_PARTITION_DOWN, 2015, "Required partition not available (inactive or drain)") \

@@ -21,7 +21,14 @@ static const struct msg_field f_jobspec[] = {
 	REQ("account", MF_STR), REQ("comment", MF_STR), OPT("command", MF_STR),
 	OPT("array", MF_STR),
 	OPT("dependency", MF_STR), OPT("begin_time", MF_INT), OPT("deadline", MF_INT),
-	OPT("kill_on_invalid_dep", MF_BOOL), END
+	OPT("kill_on_invalid_dep", MF_BOOL),
+	/* added later: optional, so older clients still submit */
+	OPT("nice", MF_INT), OPT("requeue", MF_BOOL), OPT("mail_type", MF_STR),
+	OPT("mail_user", MF_STR), OPT("mem_per_cpu", MF_INT), OPT("ntasks_per_node", MF_INT),
+	OPT("open_mode", MF_STR), OPT("time_min", MF_INT), OPT("signal", MF_INT),
+	OPT("signal_time", MF_INT), OPT("signal_flags", MF_STR), OPT("qos", MF_STR),
+	OPT("constraint", MF_STR), OPT("req_nodelist", MF_STR), OPT("exc_nodelist", MF_STR),
+	OPT("test_only", MF_BOOL), END
 };
 
 static const struct msg_field f_submit[] = {
@@ -85,7 +92,9 @@ static const struct msg_field f_launch_spec[] = {
 	REQ("start_time", MF_INT), OPT("qos", MF_STR), OPT("restarts", MF_INT),
 	OPT("array_job_id", MF_INT), OPT("array_task_id", MF_INT), OPT("array_task_count", MF_INT),
 	OPT("array_task_min", MF_INT), OPT("array_task_max", MF_INT), OPT("array_task_step", MF_INT),
-	OPT("cpus_per_node", MF_STR), END
+	OPT("cpus_per_node", MF_STR), OPT("mem_per_cpu", MF_INT), OPT("ntasks_per_node", MF_INT),
+	OPT("open_mode", MF_STR), OPT("signal", MF_INT), OPT("signal_time", MF_INT),
+	OPT("signal_flags", MF_STR), END
 };
 
 static const struct msg_field f_launch[] = {

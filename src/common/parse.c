@@ -240,3 +240,59 @@ int parse_array_spec(const char *spec, uint32_t max_size, struct bitmap **tasks,
 	*throttle = (uint32_t)limit;
 	return 0;
 }
+/* Slurm's order when it prints a mail type list. */
+static const struct {
+	const char *name;
+	unsigned bit;
+} mail_types[] = {
+	{ "ARRAY_TASKS", MAIL_ARRAY_TASKS }, { "INVALID_DEPEND", MAIL_INVALID_DEPEND },
+	{ "BEGIN", MAIL_BEGIN }, { "END", MAIL_END }, { "FAIL", MAIL_FAIL },
+	{ "REQUEUE", MAIL_REQUEUE }, { "STAGE_OUT", MAIL_STAGE_OUT },
+	{ "TIME_LIMIT", MAIL_TIME_LIMIT }, { "TIME_LIMIT_90", MAIL_TIME_LIMIT_90 },
+	{ "TIME_LIMIT_80", MAIL_TIME_LIMIT_80 }, { "TIME_LIMIT_50", MAIL_TIME_LIMIT_50 },
+};
+
+int parse_mail_type(const char *s, unsigned *mask)
+{
+	unsigned m = 0;
+
+	if (!s || !*s)
+		return -1;
+	while (*s) {
+		size_t len = strcspn(s, ",");
+		bool found = false;
+		if (len == 4 && !strncasecmp(s, "NONE", 4)) {
+			m = 0;
+			found = true;
+		} else if (len == 3 && !strncasecmp(s, "ALL", 3)) {
+			m |= MAIL_BEGIN | MAIL_END | MAIL_FAIL | MAIL_REQUEUE | MAIL_INVALID_DEPEND |
+			     MAIL_STAGE_OUT;
+			found = true;
+		}
+		for (size_t i = 0; !found && i < sizeof(mail_types) / sizeof(mail_types[0]); i++)
+			if (strlen(mail_types[i].name) == len && !strncasecmp(s, mail_types[i].name, len)) {
+				m |= mail_types[i].bit;
+				found = true;
+			}
+		if (!found)
+			return -1;
+		s += len;
+		if (*s == ',' && !*++s)
+			return -1;   /* a trailing comma */
+	}
+	*mask = m;
+	return 0;
+}
+
+char *fmt_mail_type(unsigned mask, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(mail_types) / sizeof(mail_types[0]); i++)
+		if ((mask & mail_types[i].bit) && n < len)
+			n += snprintf(buf + n, len - n, "%s%s", n ? "," : "", mail_types[i].name);
+	if (!n)
+		snprintf(buf, len, "NONE");
+	return buf;
+}

@@ -41,4 +41,23 @@ struct bitmap;
 int parse_array_spec(const char *spec, uint32_t max_size, struct bitmap **tasks,
 		     uint32_t *throttle);
 
+/* sbatch --mail-type: a comma list of NONE, BEGIN, END, FAIL, REQUEUE, ALL,
+ * INVALID_DEPEND, STAGE_OUT, TIME_LIMIT, TIME_LIMIT_90/80/50, ARRAY_TASKS
+ * (case-insensitive).  ALL is BEGIN,END,FAIL,REQUEUE,INVALID_DEPEND,STAGE_OUT,
+ * as in Slurm; NONE clears what came before it.  -1 on an unknown word. */
+#define MAIL_BEGIN 0x001
+#define MAIL_END 0x002
+#define MAIL_FAIL 0x004
+#define MAIL_REQUEUE 0x008
+#define MAIL_TIME_LIMIT 0x010
+#define MAIL_TIME_LIMIT_90 0x020
+#define MAIL_TIME_LIMIT_80 0x040
+#define MAIL_TIME_LIMIT_50 0x080
+#define MAIL_ARRAY_TASKS 0x100
+#define MAIL_INVALID_DEPEND 0x200
+#define MAIL_STAGE_OUT 0x400
+int parse_mail_type(const char *s, unsigned *mask);
+/* The mask as scontrol shows MailType= ("BEGIN,END"; "NONE" for 0). */
+char *fmt_mail_type(unsigned mask, char *buf, size_t len);
+
 #endif

@@ -72,7 +72,8 @@ struct part {
 	X(REASON_ARRAY_TASK_LIMIT, "JobArrayTaskLimit") \
 	X(REASON_DEPENDENCY, "Dependency") \
 	X(REASON_DEP_NEVER, "DependencyNeverSatisfied") \
-	X(REASON_DEADLINE, "DeadLine")
+	X(REASON_DEADLINE, "DeadLine") \
+	X(REASON_REQ_NODE_NOT_AVAIL, "ReqNodeNotAvail")
 
 enum job_reason {
 #define REASON_ENUM(e, s) e,
@@ -109,6 +110,25 @@ struct job {
 	uint64_t mem_mb;
 	bool exclusive;
 	int64_t time_limit;         /* seconds, -1 = UNLIMITED */
+	int64_t time_min;           /* --time-min seconds, TIME_NOT_GIVEN = none */
+	bool requeue;               /* --requeue/--no-requeue, default JobRequeue */
+	unsigned mail_type;         /* MAIL_* bits (common/parse.h) */
+	unsigned mail_sent;         /* of the TIME_LIMIT* ones, those already mailed */
+	char *mail_user;            /* default: the user */
+	uint64_t mem_per_cpu;       /* MB, 0 = not asked (then mem_mb per node) */
+	uint32_t ntasks_per_node;   /* 0 = not asked */
+	bool open_append;           /* --open-mode=append */
+	int signal, signal_time;    /* --signal: 0 = none; seconds before the limit */
+	bool signal_batch;          /* B: the batch shell only */
+	char *qos;
+	char *features;             /* -C expression, NULL = none */
+	char *req_nodelist, *exc_nodelist;   /* -w/-x compressed, NULL = none */
+	int *req_idx, nreq_idx, *exc_idx, nexc_idx;   /* the same as node indexes */
+	/* -p a,b: every partition the job may run in, in the user's order;
+	 * part is the first until the job starts, then the one it runs in. */
+	char *partitions;           /* as given, NULL for one partition */
+	struct part **parts;
+	int nparts;
 	uint32_t priority;
 	uint32_t restarts;
 	time_t submit_time, eligible_time, start_time, end_time;
@@ -154,6 +174,7 @@ struct ctld {
 	int min_job_age;
 	int return_to_service;
 	bool kill_invalid_depend;   /* SchedulerParameters=kill_invalid_depend */
+	bool job_requeue;           /* JobRequeue: the default of --requeue */
 	uint32_t next_job_id;
 	uint32_t max_array_size;    /* MaxArraySize: task IDs are below it */
 	time_t start_time;
@@ -187,6 +208,14 @@ uint32_t job_priority(const struct job *job);   /* 0 when held, else base - nice
 void job_requeue_finish(struct job *job);
 /* Fill %N (batch host) and %n/%t (0) in the output paths once the job has nodes. */
 void job_expand_node_patterns(struct job *job);
+/* Memory the job holds on its i-th allocated node (MB): --mem, or the CPUs
+ * there times --mem-per-cpu. */
+uint64_t job_node_mem(const struct job *job, int i);
+/* Turn the job's -w/-x lists and partition list into indexes and pointers.
+ * 0, or an rc (Invalid node name / partition) with err. */
+int job_resolve(struct job *job, struct herd_error *err);
+/* The partitions the job may run in (at least its part). */
+struct part *const *job_parts(const struct job *job, int *n);
 
 /* Absolute output path for display: the patterns known in the controller
  * (%j %A %a %x %u %%) filled in; dflt when given is empty. */
@@ -239,8 +268,15 @@ json_t *part_to_json(const struct part *part);
 void sched_request(void);             /* run a scheduling pass soon */
 void sched_request_later(unsigned ms); /* and one after ms (a requeued job's delay) */
 void sched_setup(void);
-/* Can the job ever run in its partition? 0, or an rc with err. */
+/* Can the job ever run in one of its partitions? 0, or an rc with err. */
 int sched_job_runnable(const struct job *job, struct herd_error *err);
+/* sbatch --test-only: where and when the job could start, on the nodes as
+ * they are now (jobs with time limits end on time; nothing new comes).  0
+ * with the answer filled, or an rc with err. */
+int sched_test_only(const struct job *job, time_t *start, char **nodes, int *cpus,
+		    const struct part **part, struct herd_error *err);
+/* Every feature some node has, comma-separated (for checking -C). */
+const char *sched_known_features(void);
 
 /* launch.c */
 void launch_job(struct job *job);
@@ -323,8 +359,19 @@ void acct_jobs(struct net_req *req);
 
 /* update.c: UPDATE_JOB's "update", "requeue" and "requeuehold" */
 void update_job_fields(struct net_req *req, struct job *job, bool admin);
+/* Nice within Slurm's range, negative only for an administrator: 0 or an rc
+ * (sbatch --nice and scontrol update Nice= share it). */
+int update_check_nice(long long nice, bool admin);
 void update_requeue(struct net_req *req, struct job *job, bool hold);
 void launch_time_limit(struct job *job);   /* launch.c: tell the node a new limit */
+
+/* mail.c: MailProg for --mail-type, never blocking the loop.  From
+ * job_set_state (BEGIN, END, FAIL, TIME_LIMIT at a timeout), from
+ * job_requeue_finish (REQUEUE), and every tick (TIME_LIMIT_50/80/90, and
+ * TIME_LIMIT once the limit passed). */
+void mail_job_state(struct job *job, enum job_state old);
+void mail_job_requeued(const struct job *job);
+void mail_check_time_limits(time_t now);
 
 /* rpc.c */
 void respond_durable(struct net_req *req, uint32_t job_id, bool with_id);

@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common/bitmap.h"
+#include "common/hostlist.h"
 #include "common/log.h"
+#include "common/parse.h"
 #include "common/strbuf.h"
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
@@ -147,14 +149,125 @@ void job_destroy(struct job *job)
 	free(job->alloc_node);
 	free(job->alloc_cpus);
 	free(job->nodes_str);
+	free(job->mail_user);
+	free(job->qos);
+	free(job->features);
+	free(job->req_nodelist);
+	free(job->exc_nodelist);
+	free(job->req_idx);
+	free(job->exc_idx);
+	free(job->partitions);
+	free(job->parts);
 	bitmap_destroy(job->array_pending);
 	depend_destroy(job->depend);
 	free(job);
 }
 
+uint64_t job_node_mem(const struct job *job, int i)
+{
+	if (job->mem_per_cpu)
+		return job->mem_per_cpu * (uint64_t)job->alloc_cpus[i];
+	return job->alloc_mem;
+}
+
+struct part *const *job_parts(const struct job *job, int *n)
+{
+	if (job->nparts) {
+		*n = job->nparts;
+		return job->parts;
+	}
+	*n = 1;
+	return (struct part *const *)&job->part;
+}
+
+/* A -w/-x list as node indexes; the compressed list replaces *list. */
+static int resolve_nodes(char **list, int **idx, int *n, struct herd_error *err)
+{
+	free(*idx);
+	*idx = NULL;
+	*n = 0;
+	if (!*list)
+		return 0;
+	struct hostlist *hl = hostlist_create(*list);
+	if (!hl || !hostlist_count(hl)) {
+		hostlist_destroy(hl);
+		errprintf(err, "%s", herd_strerror(HERD_ERR_INVALID_NODE));
+		return HERD_ERR_INVALID_NODE;
+	}
+	hostlist_uniq(hl);
+	*idx = xmalloc(hostlist_count(hl) * sizeof(int));
+	for (size_t i = 0; i < hostlist_count(hl); i++) {
+		int k = node_index(hostlist_nth(hl, i));
+		if (k < 0) {
+			hostlist_destroy(hl);
+			free(*idx);
+			*idx = NULL;
+			*n = 0;
+			errprintf(err, "%s", herd_strerror(HERD_ERR_INVALID_NODE));
+			return HERD_ERR_INVALID_NODE;
+		}
+		(*idx)[(*n)++] = k;
+	}
+	free(*list);
+	*list = hostlist_ranged_string(hl);
+	hostlist_destroy(hl);
+	return 0;
+}
+
+int job_resolve(struct job *job, struct herd_error *err)
+{
+	int rc;
+	if ((rc = resolve_nodes(&job->req_nodelist, &job->req_idx, &job->nreq_idx, err)) ||
+	    (rc = resolve_nodes(&job->exc_nodelist, &job->exc_idx, &job->nexc_idx, err)))
+		return rc;
+	free(job->parts);
+	job->parts = NULL;
+	job->nparts = 0;
+	if (!job->partitions)
+		return 0;
+	size_t n = 0;
+	char **names = NULL;
+	for (const char *p = job->partitions; *p;) {
+		size_t len = strcspn(p, ",");
+		if (len) {
+			names = xrealloc(names, (n + 1) * sizeof(*names));
+			names[n++] = xstrndup(p, len);
+		}
+		p += len;
+		if (*p)
+			p++;
+	}
+	job->parts = xmalloc((n + 1) * sizeof(*job->parts));
+	rc = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct part *part = part_find(names[i]);
+		if (!part && !rc) {
+			rc = HERD_ERR_INVALID_PARTITION;
+			errprintf(err, "%s", herd_strerror(rc));
+		}
+		bool dup = false;
+		for (int k = 0; k < job->nparts; k++)
+			dup |= job->parts[k] == part;
+		if (part && !dup)
+			job->parts[job->nparts++] = part;
+		free(names[i]);
+	}
+	free(names);
+	if (!rc && !job->nparts) {
+		rc = HERD_ERR_INVALID_PARTITION;
+		errprintf(err, "%s", herd_strerror(rc));
+	}
+	return rc;
+}
+
 static char *dup_or_null(const char *s)
 {
 	return s ? xstrdup(s) : NULL;
+}
+
+static void *mem_dup(const void *p, size_t size)
+{
+	return memcpy(xmalloc(size), p, size);
 }
 
 struct job *job_copy(const struct job *job)
@@ -176,6 +289,15 @@ struct job *job_copy(const struct job *job)
 	c->nodes_str = dup_or_null(job->nodes_str);
 	c->array_pending = job->array_pending ? bitmap_copy(job->array_pending) : NULL;
 	c->depend = depend_copy(job->depend);
+	c->mail_user = dup_or_null(job->mail_user);
+	c->qos = dup_or_null(job->qos);
+	c->features = dup_or_null(job->features);
+	c->req_nodelist = dup_or_null(job->req_nodelist);
+	c->exc_nodelist = dup_or_null(job->exc_nodelist);
+	c->partitions = dup_or_null(job->partitions);
+	c->req_idx = job->nreq_idx ? mem_dup(job->req_idx, job->nreq_idx * sizeof(int)) : NULL;
+	c->exc_idx = job->nexc_idx ? mem_dup(job->exc_idx, job->nexc_idx * sizeof(int)) : NULL;
+	c->parts = job->nparts ? mem_dup(job->parts, job->nparts * sizeof(*job->parts)) : NULL;
 	c->nalloc = 0;
 	c->alloc_node = c->alloc_cpus = NULL;
 	return c;
@@ -228,6 +350,8 @@ void job_requeue_finish(struct job *job)
 {
 	bool ran = job->launch != LAUNCH_NONE || job_state_is_final(job->state);
 
+	mail_job_requeued(job);
+	job->mail_sent = 0;   /* the next run has its own time-limit mails */
 	if (!job_state_is_final(job->state))
 		node_free(job);   /* a finished job gave its nodes back when it ended */
 	job->nalloc = 0;
@@ -304,11 +428,44 @@ void job_set_state(struct job *job, enum job_state state, enum job_reason reason
 	store_job_event(job->id, job_state_name(state), job_reason_name(reason));
 	log_info("job %u: %s -> %s (%s)", job->id, job_state_name(old), job_state_name(state),
 		 job_reason_name(reason));
+	mail_job_state(job, old);
 }
 
 static const char *nz(const char *s)
 {
 	return s ? s : "";
+}
+
+/* Slurm's "ReqNodeNotAvail, UnavailableNodes:n[2-3]": the -w nodes that are
+ * down, drained or not responding now. */
+static char *job_unavailable_reason(const struct job *job)
+{
+	struct hostlist *hl = hostlist_create(NULL);
+	for (int i = 0; i < job->nreq_idx; i++) {
+		const struct node *n = &ctld.nodes[job->req_idx[i]];
+		if (!n->registered || n->not_responding || n->drain || n->state == NODE_DOWN ||
+		    n->state == NODE_FUTURE || n->state == NODE_UNKNOWN)
+			hostlist_push(hl, n->name);
+	}
+	char *list = hostlist_ranged_string(hl);
+	char *why = xasprintf("ReqNodeNotAvail, UnavailableNodes:%s", list);
+	hostlist_destroy(hl);
+	free(list);
+	return why;
+}
+
+/* The partitions a job may run in, comma-separated, as squeue shows them. */
+static char *job_parts_string(const struct job *job)
+{
+	int n;
+	struct part *const *parts = job_parts(job, &n);
+	char *out = xstrdup("");
+	for (int i = 0; i < n; i++) {
+		char *next = xasprintf("%s%s%s", out, i ? "," : "", parts[i]->name);
+		free(out);
+		out = next;
+	}
+	return out;
 }
 
 json_t *job_to_json(const struct job *job, bool internal)
@@ -337,6 +494,30 @@ json_t *job_to_json(const struct job *job, bool internal)
 		"command", job->command ? job->command : "(null)",
 		"submit_host", nz(job->submit_host), "restarts", (json_int_t)job->restarts);
 	json_object_set_new(o, "nice", json_integer(job->nice));
+	if (!internal && job->reason == REASON_REQ_NODE_NOT_AVAIL) {
+		char *why = job_unavailable_reason(job);
+		json_object_set_new(o, "reason", json_string(why));
+		free(why);
+	}
+	char mail[256];
+	json_object_set_new(o, "requeue", json_boolean(job->requeue));
+	json_object_set_new(o, "mail_type",
+			    json_string(fmt_mail_type(job->mail_type, mail, sizeof(mail))));
+	json_object_set_new(o, "mail_user", json_string(nz(job->mail_user)));
+	if (internal)
+		json_object_set_new(o, "mail_sent", json_integer(job->mail_sent));
+	json_object_set_new(o, "mem_per_cpu", json_integer((json_int_t)job->mem_per_cpu));
+	json_object_set_new(o, "ntasks_per_node", json_integer(job->ntasks_per_node));
+	json_object_set_new(o, "open_mode", json_string(job->open_append ? "append" : "truncate"));
+	json_object_set_new(o, "time_min", json_integer(job->time_min));
+	json_object_set_new(o, "signal", json_integer(job->signal));
+	json_object_set_new(o, "signal_time", json_integer(job->signal_time));
+	json_object_set_new(o, "signal_flags", json_string(job->signal_batch ? "B" : ""));
+	json_object_set_new(o, "qos", json_string(job->qos ? job->qos : "normal"));
+	json_object_set_new(o, "features", json_string(nz(job->features)));
+	json_object_set_new(o, "req_nodelist", json_string(nz(job->req_nodelist)));
+	json_object_set_new(o, "exc_nodelist", json_string(nz(job->exc_nodelist)));
+	json_object_set_new(o, "partitions", json_string(nz(job->partitions)));
 	int cpus = 0;
 	for (int i = 0; i < job->nalloc; i++)
 		cpus += job->alloc_cpus[i];
@@ -362,6 +543,12 @@ json_t *job_to_json(const struct job *job, bool internal)
 		/* Not eligible while a dependency waits (Slurm: Unknown). */
 		if (job->depend && job->state == JOB_PENDING)
 			json_object_set_new(o, "eligible_time", json_integer(0));
+		/* squeue shows every partition a pending job may run in */
+		if (job->partitions && job->state == JOB_PENDING) {
+			char *list = job_parts_string(job);
+			json_object_set_new(o, "partition", json_string(list));
+			free(list);
+		}
 		return o;
 	}
 	if (job->depend)
@@ -455,6 +642,31 @@ struct job *job_from_json(const json_t *rec)
 	job->requeue_requested = json_is_true(json_object_get(rec, "requeue_requested"));
 	job->requeue_hold = json_is_true(json_object_get(rec, "requeue_hold"));
 	job->nice = (int32_t)int_of(rec, "nice");
+	/* Keys added with sbatch's later options: a record from before them
+	 * reads as the defaults. */
+	json_t *rq = json_object_get(rec, "requeue");
+	job->requeue = rq ? json_is_true(rq) : true;
+	unsigned mail = 0;
+	if (json_string_value(json_object_get(rec, "mail_type")))
+		parse_mail_type(json_string_value(json_object_get(rec, "mail_type")), &mail);
+	job->mail_type = mail;
+	job->mail_user = str_or_null(rec, "mail_user");
+	job->mail_sent = int_of(rec, "mail_sent");
+	job->mem_per_cpu = int_of(rec, "mem_per_cpu");
+	job->ntasks_per_node = int_of(rec, "ntasks_per_node");
+	job->open_append = !strcmp(json_string_value(json_object_get(rec, "open_mode")) ?: "", "append");
+	job->time_min = json_object_get(rec, "time_min") ? int_of(rec, "time_min") : TIME_NOT_GIVEN;
+	job->signal = int_of(rec, "signal");
+	job->signal_time = int_of(rec, "signal_time");
+	job->signal_batch = !strcmp(json_string_value(json_object_get(rec, "signal_flags")) ?: "", "B");
+	job->qos = str_or_null(rec, "qos");
+	job->features = str_or_null(rec, "features");
+	job->req_nodelist = str_or_null(rec, "req_nodelist");
+	job->exc_nodelist = str_or_null(rec, "exc_nodelist");
+	job->partitions = str_or_null(rec, "partitions");
+	struct herd_error err;
+	if (job_resolve(job, &err) != 0)   /* the config changed under it: run where it may */
+		log_error("job %u: %s (in -w/-x/-p of the stored job)", job->id, err.text);
 	job->key = str_or_null(rec, "key");
 	job->deadline = int_of(rec, "deadline");
 	job->depend = depend_from_json(json_object_get(rec, "depend"));

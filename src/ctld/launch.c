@@ -129,7 +129,7 @@ void launch_job(struct job *job)
 			      "nodes", job->nodes_str, "tasks_per_node", tpn,
 			      "num_nodes", job->nalloc, "ntasks", ntasks,
 			      "cpus_per_task", (int)job->cpus_per_task, "cpus_on_node", job->alloc_cpus[0],
-			      "mem_mb", (json_int_t)job->alloc_mem,
+			      "mem_mb", (json_int_t)(job->mem_per_cpu ? 0 : job->alloc_mem),
 			      "time_limit", (json_int_t)job->time_limit, "kill_wait", ctld.kill_wait,
 			      "start_time", (json_int_t)job->start_time);
 	json_object_update(launch, o);
@@ -147,6 +147,17 @@ void launch_job(struct job *job)
 				      "array_task_step", (json_int_t)job->array_step);
 		json_object_update(launch, a);
 		json_decref(a);
+	}
+	json_object_set_new(launch, "qos", json_string(job->qos ? job->qos : "normal"));
+	if (job->mem_per_cpu)
+		json_object_set_new(launch, "mem_per_cpu", json_integer((json_int_t)job->mem_per_cpu));
+	if (job->ntasks_per_node)
+		json_object_set_new(launch, "ntasks_per_node", json_integer(job->ntasks_per_node));
+	json_object_set_new(launch, "open_mode", json_string(job->open_append ? "append" : "truncate"));
+	if (job->signal) {
+		json_object_set_new(launch, "signal", json_integer(job->signal));
+		json_object_set_new(launch, "signal_time", json_integer(job->signal_time));
+		json_object_set_new(launch, "signal_flags", json_string(job->signal_batch ? "B" : ""));
 	}
 	free(cpn);
 	body = json_pack("{s:I, s:o}", "job_id", (json_int_t)job->id, "launch", launch);

@@ -63,6 +63,7 @@ static void tick(uv_timer_t *t)
 	static unsigned n;
 	time_t now = time(NULL);
 	node_check_timeouts(now);
+	mail_check_time_limits(now);
 	if (++n % 10 == 0) {
 		job_purge_old(now);
 		sched_request();
@@ -153,6 +154,7 @@ int main(int argc, char **argv)
 	ctld.kill_wait = conf_get_int(conf, "KillWait", 30);
 	ctld.slurmd_timeout = conf_get_int(conf, "SlurmdTimeout", 300);
 	ctld.min_job_age = conf_get_int(conf, "MinJobAge", 300);
+	ctld.job_requeue = conf_get_int(conf, "JobRequeue", 1) != 0;
 	ctld.return_to_service = conf_get_int(conf, "ReturnToService", 0);
 	ctld.next_job_id = conf_get_int(conf, "FirstJobId", 1);
 	/* slurm.conf(5): at most 4000001; 0 disables arrays. */

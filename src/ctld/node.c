@@ -60,7 +60,7 @@ void node_alloc(struct job *job)
 	for (int i = 0; i < job->nalloc; i++) {
 		struct node *n = &ctld.nodes[job->alloc_node[i]];
 		n->alloc_cpus += job->alloc_cpus[i];
-		n->alloc_mem += job->alloc_mem;
+		n->alloc_mem += job_node_mem(job, i);
 		n->njobs++;
 		n->nbatch += i == 0;
 		if (job->exclusive)
@@ -74,7 +74,7 @@ void node_free(struct job *job)
 	for (int i = 0; i < job->nalloc; i++) {
 		struct node *n = &ctld.nodes[job->alloc_node[i]];
 		n->alloc_cpus -= job->alloc_cpus[i];
-		n->alloc_mem -= job->alloc_mem;
+		n->alloc_mem -= job_node_mem(job, i);
 		n->njobs--;
 		n->nbatch -= i == 0;
 		if (job->exclusive)
@@ -268,7 +268,7 @@ json_t *node_to_json(const struct node *n)
 			if (&ctld.nodes[ctld.parts[p].node_idx[k]] == n)
 				json_array_append_new(parts, json_string(ctld.parts[p].name));
 	return json_pack("{s:s, s:s, s:s, s:i, s:s, s:b, s:b, s:s, s:i, s:i, s:i, s:i, s:i, s:i,"
-			 " s:I, s:I, s:o, s:I, s:I, s:I, s:s, s:s, s:s, s:s, s:I}",
+			 " s:I, s:I, s:o, s:I, s:I, s:I, s:s, s:s, s:s, s:s, s:I, s:s}",
 			 "name", n->name, "addr", n->addr,
 			 "hostname", n->conf->hostname ? n->conf->hostname : n->name,
 			 "port", n->port, "state", node_state_name(n->state), "drain", n->drain,
@@ -281,7 +281,8 @@ json_t *node_to_json(const struct node *n)
 			 "slurmd_start_time", (json_int_t)n->slurmd_start_time,
 			 "arch", n->arch ? n->arch : "", "os", n->os ? n->os : "", "version", "22.05.8",
 			 "reason_user", n->reason_user ? n->reason_user : "",
-			 "reason_time", (json_int_t)(n->reason ? n->reason_time : 0));
+			 "reason_time", (json_int_t)(n->reason ? n->reason_time : 0),
+			 "features", n->conf->features ? n->conf->features : "");
 }
 
 /* What survives a controller restart: the administrator's word on a node. */

@@ -12,6 +12,7 @@
 #include "common/strbuf.h"
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
+#include "sched/feature.h"
 
 enum role { ROLE_ANY, ROLE_NODE };   /* ROLE_NODE: root or SlurmUser only */
 
@@ -82,6 +83,33 @@ static int64_t jint(const json_t *o, const char *key)
 	return json_integer_value(json_object_get(o, key));
 }
 
+/* A key that may be absent (JOBSPEC keys added later): "" then. */
+static const char *jstr_or(const json_t *o, const char *key)
+{
+	const char *s = jstr(o, key);
+	return s ? s : "";
+}
+
+/* sbatch --test-only: the would-be job ID and start, nothing queued. */
+static void test_only_reply(struct net_req *req, struct job *job)
+{
+	struct herd_error err = { "" };
+	time_t start = 0;
+	char *nodes = NULL;
+	int cpus = 0;
+	const struct part *part = NULL;
+	int rc = sched_test_only(job, &start, &nodes, &cpus, &part, &err);
+
+	if (rc) {
+		net_respond(req, rc, NULL, err.text);
+		return;
+	}
+	net_respond(req, 0, json_pack("{s:I, s:I, s:s, s:i, s:s}", "job_id",
+				      (json_int_t)ctld.next_job_id, "start_time", (json_int_t)start,
+				      "nodes", nodes, "num_cpus", cpus, "partition", part->name), NULL);
+	free(nodes);
+}
+
 static void rpc_submit(struct net_req *req)
 {
 	json_t *spec = json_object_get(req->body, "job");
@@ -99,7 +127,11 @@ static void rpc_submit(struct net_req *req)
 		net_respond(req, 0, json_pack("{s:I}", "job_id", (json_int_t)old), NULL);
 		return;
 	}
-	struct part *part = *pname ? part_find(pname) : ctld.default_part;
+	/* -p a,b: the job may run in any of them; it is checked in the first */
+	bool multi = strchr(pname, ',') != NULL;
+	char *first = xstrndup(pname, strcspn(pname, ","));
+	struct part *part = *first ? part_find(first) : ctld.default_part;
+	free(first);
 	if (!part) {
 		net_respond(req, *pname ? HERD_ERR_INVALID_PARTITION : HERD_ERR_DEFAULT_PARTITION,
 			    NULL, NULL);
@@ -107,10 +139,23 @@ static void rpc_submit(struct net_req *req)
 	}
 	int64_t nodes = jint(spec, "nodes"), ntasks = jint(spec, "ntasks"),
 		cpt = jint(spec, "cpus_per_task"), mem = jint(spec, "mem_mb"),
-		limit = jint(spec, "time_limit");
+		limit = jint(spec, "time_limit"), mpc = jint(spec, "mem_per_cpu"),
+		tpn = jint(spec, "ntasks_per_node"), nice = jint(spec, "nice"),
+		sig = jint(spec, "signal"), sig_time = jint(spec, "signal_time");
+	json_t *tmin = json_object_get(spec, "time_min");
+	const char *mail_type = jstr(spec, "mail_type"), *open_mode = jstr(spec, "open_mode");
+	unsigned mail = 0;
 	if (nodes < 0 || nodes > 1000000 || ntasks < 0 || ntasks > 100000000 || cpt < 0 ||
-	    cpt > 1000000 || mem < 0 || limit < TIME_NOT_GIVEN) {
+	    cpt > 1000000 || mem < 0 || limit < TIME_NOT_GIVEN || mpc < 0 || (mpc && mem) ||
+	    tpn < 0 || tpn > 1000000 || sig < 0 || sig > 64 || sig_time < 0 || sig_time > 0xffff ||
+	    (tmin && json_integer_value(tmin) < TIME_INFINITE) ||
+	    (mail_type && parse_mail_type(mail_type, &mail) < 0) ||
+	    (open_mode && strcmp(open_mode, "append") && strcmp(open_mode, "truncate"))) {
 		net_respond(req, HERD_ERR_INVALID_ARG, NULL, NULL);
+		return;
+	}
+	if ((rc = update_check_nice(nice, rpc_is_admin(req->uid))) != 0) {
+		net_respond(req, rc, NULL, NULL);
 		return;
 	}
 	if (!*jstr(spec, "script")) {
@@ -134,11 +179,48 @@ static void rpc_submit(struct net_req *req)
 	job->mem_mb = mem;
 	job->exclusive = json_is_true(json_object_get(spec, "exclusive"));
 	job->hold_user = json_is_true(json_object_get(spec, "hold"));
+	job->nice = nice;
+	json_t *rq = json_object_get(spec, "requeue");
+	job->requeue = rq ? json_is_true(rq) : ctld.job_requeue;
+	job->mail_type = mail;
+	job->mail_user = xstrdup(*jstr_or(spec, "mail_user") ? jstr_or(spec, "mail_user") : job->user);
+	job->mem_per_cpu = mpc;
+	job->ntasks_per_node = tpn;
+	job->open_append = open_mode && !strcmp(open_mode, "append");
+	job->time_min = tmin ? json_integer_value(tmin) : TIME_NOT_GIVEN;
+	job->signal = sig;
+	job->signal_time = sig ? sig_time : 0;
+	job->signal_batch = sig && !strcmp(jstr_or(spec, "signal_flags"), "B");
+	job->qos = *jstr_or(spec, "qos") ? xstrdup(jstr_or(spec, "qos")) : NULL;
+	job->features = *jstr_or(spec, "constraint") ? xstrdup(jstr_or(spec, "constraint")) : NULL;
+	job->req_nodelist = *jstr_or(spec, "req_nodelist") ? xstrdup(jstr_or(spec, "req_nodelist")) : NULL;
+	job->exc_nodelist = *jstr_or(spec, "exc_nodelist") ? xstrdup(jstr_or(spec, "exc_nodelist")) : NULL;
+	job->partitions = multi ? xstrdup(pname) : NULL;
+	if ((rc = job_resolve(job, &err)) != 0)
+		goto refuse;
+	if (job->nparts)
+		job->part = job->parts[0];
+	if (job->features && feature_check(job->features, sched_known_features()) < 0) {
+		rc = HERD_ERR_INVALID_FEATURE;
+		errprintf(&err, "%s", herd_strerror(rc));
+		goto refuse;
+	}
+	/* Slurm: a node both asked for and excluded cannot be had */
+	for (int i = 0; i < job->nreq_idx; i++)
+		for (int k = 0; k < job->nexc_idx; k++)
+			if (job->req_idx[i] == job->exc_idx[k]) {
+				rc = HERD_ERR_NODE_CONFIG;
+				errprintf(&err, "%s", herd_strerror(rc));
+				goto refuse;
+			}
+	/* -w names more nodes than -N: the job gets them all (as Slurm) */
+	if (job->nreq_idx > (int)job->req_nodes && job->req_nodes)
+		job->req_nodes = nodes = job->nreq_idx;
 	if (limit == TIME_NOT_GIVEN)
 		limit = part->conf->default_time != TIME_INFINITE ? part->conf->default_time
 								  : part->conf->max_time;
 	job->time_limit = limit;
-	if (part->conf->max_nodes >= 0 && nodes > part->conf->max_nodes) {
+	if (part->conf->max_nodes >= 0 && nodes > part->conf->max_nodes && !multi) {
 		rc = HERD_ERR_NODE_CONFIG;
 		errprintf(&err, "%s", herd_strerror(rc));
 		goto refuse;
@@ -169,6 +251,11 @@ static void rpc_submit(struct net_req *req)
 		goto refuse;
 	}
 	job->deadline = deadline;
+	if (json_is_true(json_object_get(spec, "test_only"))) {
+		test_only_reply(req, job);
+		job_destroy(job);
+		return;
+	}
 	job->id = ctld.next_job_id++;
 	/* A script given by path shows as its path; --wrap and stdin as "(null)". */
 	const char *cmd = jstr(spec, "command");
@@ -179,7 +266,7 @@ static void rpc_submit(struct net_req *req)
 	job->submit_time = job->eligible_time = time(NULL);
 	if (begin > job->submit_time)
 		job->eligible_time = begin;   /* --begin: BeginTime until then */
-	job->priority = job->hold_user ? 0 : job_base_priority(job->id);
+	job->priority = job_priority(job);
 	job->state = JOB_PENDING;
 	job->reason = job->hold_user ? REASON_HELD_USER : job->depend ? REASON_DEPENDENCY
 		      : job->eligible_time > job->submit_time ? REASON_BEGIN_TIME : REASON_NONE;

@@ -13,6 +13,7 @@
 #include "common/parse.h"
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
+#include "sched/feature.h"
 #include "sched/select.h"
 
 struct pending {
@@ -74,29 +75,182 @@ static struct sched_node *snapshot_nodes(void)
 	return sn;
 }
 
+static bool part_up(const struct part *p)
+{
+	return !p->conf->state || !strcasecmp(p->conf->state, "UP");
+}
+
+/* Within the partition's MaxTime? */
+static bool part_time_ok(const struct job *job, const struct part *p)
+{
+	return p->conf->max_time == TIME_INFINITE ||
+	       (job->time_limit != TIME_INFINITE && job->time_limit <= p->conf->max_time);
+}
+
 static struct sched_req job_req(const struct job *job)
 {
 	return (struct sched_req){
 		.nodes = job->req_nodes, .ntasks = job->ntasks, .cpus_per_task = job->cpus_per_task,
-		.mem_per_node = job->mem_mb, .exclusive = job->exclusive,
+		.mem_per_node = job->mem_mb, .mem_per_cpu = job->mem_per_cpu,
+		.exclusive = job->exclusive, .required = job->req_idx, .nrequired = job->nreq_idx,
+		.excluded = job->exc_idx, .nexcluded = job->nexc_idx,
 	};
+}
+
+const char *sched_known_features(void)
+{
+	static char *known;
+	if (known)
+		return known;
+	known = xstrdup("");
+	for (int i = 0; i < ctld.nnodes; i++) {
+		const char *f = ctld.nodes[i].conf->features;
+		if (f && *f) {
+			char *next = xasprintf("%s%s%s", known, *known ? "," : "", f);
+			free(known);
+			known = next;
+		}
+	}
+	return known;
+}
+
+/* The partition's nodes that satisfy the constraint expr (NULL: all), into cand. */
+static int candidates(const char *expr, const struct part *p, int *cand)
+{
+	int n = 0;
+	for (int i = 0; i < p->nnodes; i++) {
+		const struct node *nd = &ctld.nodes[p->node_idx[i]];
+		if (!expr || feature_match(expr, nd->conf->features) == 1)
+			cand[n++] = p->node_idx[i];
+	}
+	return n;
+}
+
+/* Try the job in one partition on the snapshot.  A matching OR (-C
+ * "[a|b]") tries the nodes with a, then those with b: all of one kind. */
+static enum sched_fit fit_in(const struct job *job, const struct part *p,
+			     const struct sched_node *sn, int *node, int *cpus, int *n)
+{
+	int *cand = xmalloc((p->nnodes + 1) * sizeof(int));
+	struct sched_req req = job_req(job);
+	char **alts = NULL;
+	int nalts = feature_matching_or(job->features, &alts);
+	enum sched_fit fit = SCHED_NEVER;
+
+	if (!nalts) {
+		int ncand = candidates(job->features, p, cand);
+		fit = sched_select(sn, cand, ncand, &req, node, cpus, n);
+	}
+	for (int i = 0; i < nalts; i++) {
+		if (fit != SCHED_PICKED) {
+			int ncand = candidates(alts[i], p, cand);
+			enum sched_fit f = sched_select(sn, cand, ncand, &req, node, cpus, n);
+			if (f > fit)
+				fit = f;
+		}
+		free(alts[i]);
+	}
+	free(alts);
+	free(cand);
+	return fit;
 }
 
 int sched_job_runnable(const struct job *job, struct herd_error *err)
 {
-	const struct part *p = job->part;
 	struct sched_node *sn = snapshot_nodes();
-	int *out = xmalloc((p->nnodes + 1) * sizeof(int)), *cpus = xmalloc((p->nnodes + 1) * sizeof(int));
-	int n = 0, rc = 0;
-	struct sched_req req = job_req(job);
+	int *out = xmalloc((ctld.nnodes + 1) * sizeof(int)), *cpus = xmalloc((ctld.nnodes + 1) * sizeof(int));
+	int n = 0, rc = HERD_ERR_NODE_CONFIG, nparts;
+	struct part *const *parts = job_parts(job, &nparts);
 
-	if (sched_select(sn, p->node_idx, p->nnodes, &req, out, cpus, &n) == SCHED_NEVER) {
-		errprintf(err, "%s", herd_strerror(HERD_ERR_NODE_CONFIG));
-		rc = HERD_ERR_NODE_CONFIG;
-	}
+	for (int i = 0; i < nparts && rc; i++)
+		if (fit_in(job, parts[i], sn, out, cpus, &n) != SCHED_NEVER)
+			rc = 0;
+	if (rc)
+		errprintf(err, "%s", herd_strerror(rc));
 	free(sn);
 	free(out);
 	free(cpus);
+	return rc;
+}
+
+struct ending {
+	time_t when;
+	const struct job *job;
+};
+
+static void collect_running(struct job *job, void *arg)
+{
+	struct pending *p = arg;
+	if (job->state != JOB_RUNNING || !job->nalloc)
+		return;
+	if (p->n == p->cap) {
+		p->cap = p->cap ? 2 * p->cap : 64;
+		p->jobs = xrealloc(p->jobs, p->cap * sizeof(*p->jobs));
+	}
+	p->jobs[p->n++] = job;
+}
+
+static int by_end(const void *a, const void *b)
+{
+	const struct job *x = *(struct job *const *)a, *y = *(struct job *const *)b;
+	time_t ex = x->time_limit < 0 ? (time_t)INT64_MAX : x->start_time + x->time_limit;
+	time_t ey = y->time_limit < 0 ? (time_t)INT64_MAX : y->start_time + y->time_limit;
+	return (ex > ey) - (ex < ey);
+}
+
+/* A simple estimate: now if it fits now; else free the running jobs in the
+ * order their time limits end them until it fits, and answer that time. */
+int sched_test_only(const struct job *job, time_t *start, char **nodes, int *cpus_out,
+		    const struct part **part, struct herd_error *err)
+{
+	struct sched_node *sn = snapshot_nodes();
+	int *node = xmalloc((ctld.nnodes + 1) * sizeof(int)), *cpus = xmalloc((ctld.nnodes + 1) * sizeof(int));
+	struct pending run = { 0 };
+	int n = 0, nparts, rc = HERD_ERR_NODE_CONFIG;
+	struct part *const *parts = job_parts(job, &nparts);
+	time_t when = time(NULL);
+
+	job_foreach(collect_running, &run);
+	if (run.n)
+		qsort(run.jobs, run.n, sizeof(*run.jobs), by_end);
+	for (size_t k = 0; rc && k <= run.n; k++) {
+		if (k > 0) {   /* the k-th job to end has ended */
+			const struct job *r = run.jobs[k - 1];
+			if (r->time_limit < 0)
+				break;   /* no limit: no telling when */
+			for (int i = 0; i < r->nalloc; i++) {
+				sn[r->alloc_node[i]].alloc_cpus -= r->alloc_cpus[i];
+				sn[r->alloc_node[i]].alloc_mem -= job_node_mem(r, i);
+				sn[r->alloc_node[i]].njobs--;
+			}
+			if (r->start_time + r->time_limit > when)
+				when = r->start_time + r->time_limit;
+		}
+		for (int i = 0; i < nparts && rc; i++) {
+			if (!part_up(parts[i]) || !part_time_ok(job, parts[i]) ||
+			    fit_in(job, parts[i], sn, node, cpus, &n) != SCHED_PICKED)
+				continue;
+			struct hostlist *hl = hostlist_create(NULL);
+			*cpus_out = 0;
+			for (int j = 0; j < n; j++) {
+				hostlist_push(hl, ctld.nodes[node[j]].name);
+				*cpus_out += cpus[j];
+			}
+			*nodes = hostlist_ranged_string(hl);
+			hostlist_destroy(hl);
+			*part = parts[i];
+			*start = when;
+			rc = 0;
+		}
+	}
+	if (rc) {
+		rc = HERD_ERR_NODE_CONFIG;
+		errprintf(err, "%s", herd_strerror(rc));
+	}
+	free(sn);
+	free(node);
+	free(cpus);
+	free(run.jobs);
 	return rc;
 }
 
@@ -117,7 +271,7 @@ static void job_start(struct job *job, const int *node, const int *cpus, int n)
 	job->alloc_cpus = xmalloc(n * sizeof(int));
 	memcpy(job->alloc_node, node, n * sizeof(int));
 	memcpy(job->alloc_cpus, cpus, n * sizeof(int));
-	job->alloc_mem = job->mem_mb;
+	job->alloc_mem = job->mem_mb;   /* per node; with --mem-per-cpu see job_node_mem() */
 	for (int i = 0; i < n; i++)
 		hostlist_push(hl, ctld.nodes[node[i]].name);
 	free(job->nodes_str);
@@ -191,9 +345,28 @@ static uint32_t next_task(struct job *meta, bool per_task)
 	return BITMAP_NONE;
 }
 
-static bool part_up(const struct part *p)
+/* Can the job start in p now?  REASON_NONE with the nodes chosen, or why not
+ * (REASON_PRIORITY: a higher-priority job waits for resources there). */
+static enum job_reason try_partition(const struct job *job, const struct part *p,
+				     const struct sched_node *sn, const bool *blocked, int *node,
+				     int *cpus, int *n)
 {
-	return !p->conf->state || !strcasecmp(p->conf->state, "UP");
+	int pi = (int)(p - ctld.parts);
+
+	if (!part_up(p))
+		return p->conf->state && !strcasecmp(p->conf->state, "INACTIVE") ? REASON_PART_INACTIVE
+										 : REASON_PART_DOWN;
+	if (!part_time_ok(job, p))
+		return REASON_PART_TIME_LIMIT;
+	if (blocked[pi])
+		return REASON_PRIORITY;
+	if (fit_in(job, p, sn, node, cpus, n) != SCHED_PICKED) {
+		for (int i = 0; i < job->nreq_idx; i++)
+			if (!sn[job->req_idx[i]].usable)
+				return REASON_REQ_NODE_NOT_AVAIL;   /* a -w node is down or drained */
+		return REASON_RESOURCES;
+	}
+	return REASON_NONE;
 }
 
 static void sched_pass(uv_timer_t *t)
@@ -202,6 +375,7 @@ static void sched_pass(uv_timer_t *t)
 	struct sched_node *sn;
 	int *node = xmalloc((ctld.nnodes + 1) * sizeof(int)), *cpus = xmalloc((ctld.nnodes + 1) * sizeof(int));
 	bool *blocked = xmalloc((ctld.nparts + 1) * sizeof(bool));
+	enum job_reason *why = xmalloc((ctld.nparts + 1) * sizeof(*why));   /* per partition of a job */
 	int started = 0;
 	time_t now = time(NULL), wake = 0;
 
@@ -213,8 +387,7 @@ static void sched_pass(uv_timer_t *t)
 	sn = snapshot_nodes();
 	for (size_t i = 0; i < pend.n; i++) {
 		struct job *job = pend.jobs[i];
-		struct part *p = job->part;
-		int pi = p ? (int)(p - ctld.parts) : -1, n = 0;
+		int n = 0;
 
 		if (deadline_passed(job, now)) {
 			job_set_state(job, JOB_DEADLINE, REASON_DEADLINE);
@@ -222,6 +395,10 @@ static void sched_pass(uv_timer_t *t)
 		}
 		if (job->hold_admin || job->hold_user)
 			continue;   /* its reason was set when it was held */
+		if (!job->part) {
+			job->reason = REASON_PART_DOWN;   /* its partition left the config */
+			continue;
+		}
 		bool per_task;
 		if (!dependency_met(job, now, &per_task))
 			continue;
@@ -231,35 +408,37 @@ static void sched_pass(uv_timer_t *t)
 				wake = job->eligible_time;
 			continue;
 		}
-		if (!p || !part_up(p)) {
-			job->reason = p && !strcasecmp(p->conf->state, "INACTIVE") ? REASON_PART_INACTIVE
-										   : REASON_PART_DOWN;
-			continue;
-		}
-		if (p->conf->max_time != TIME_INFINITE &&
-		    (job->time_limit == TIME_INFINITE || job->time_limit > p->conf->max_time)) {
-			job->reason = REASON_PART_TIME_LIMIT;
-			continue;
-		}
-		if (blocked[pi]) {
-			job->reason = REASON_PRIORITY;
-			continue;
-		}
-		struct sched_req req = job_req(job);
 		if (job->array_pass != pass_number)
 			job->array_running = 0;
-		/* An array's meta record starts its tasks one by one, lowest first,
-		 * while they fit and its throttle allows; a plain job once. */
+		/* An array's meta record starts its tasks one by one, lowest first
+		 * (with aftercorr: the first whose corresponding task is done),
+		 * while they fit and its throttle allows; a plain job once.  With
+		 * -p a,b each start goes to the first partition that can take it. */
 		for (;;) {
 			if (array_is_meta(job) && job->array_throttle &&
 			    job->array_running >= job->array_throttle) {
 				job->reason = REASON_ARRAY_TASK_LIMIT;
 				break;
 			}
-			enum sched_fit fit = sched_select(sn, p->node_idx, p->nnodes, &req, node, cpus, &n);
-			if (fit != SCHED_PICKED) {
-				job->reason = REASON_RESOURCES;
-				blocked[pi] = true;
+			int nparts;
+			struct part *const *parts = job_parts(job, &nparts);
+			struct part *chosen = NULL;
+			int k;
+			for (k = 0; k < nparts && !chosen; k++) {
+				why[k] = try_partition(job, parts[k], sn, blocked, node, cpus, &n);
+				if (why[k] == REASON_NONE)
+					chosen = parts[k];
+				else if (k == 0 || why[k] == REASON_RESOURCES || why[k] == REASON_PRIORITY ||
+					 why[k] == REASON_REQ_NODE_NOT_AVAIL)
+					job->reason = why[k];   /* the first one's, unless a later one only waits */
+			}
+			if (!chosen) {
+				/* It waits for resources: lower-priority jobs of those
+				 * partitions wait behind it (strict priority).  A job that
+				 * started in another of its partitions blocks nothing. */
+				for (k = 0; k < nparts; k++)
+					if (why[k] == REASON_RESOURCES)
+						blocked[parts[k] - ctld.parts] = true;
 				break;
 			}
 			bool meta = array_is_meta(job);
@@ -271,10 +450,11 @@ static void sched_pass(uv_timer_t *t)
 				depend_destroy(run->depend);   /* met, for this task */
 				run->depend = NULL;
 			}
+			run->part = chosen;
 			job_start(run, node, cpus, n);
-			for (int k = 0; k < n; k++) {   /* keep the snapshot current */
+			for (k = 0; k < n; k++) {   /* keep the snapshot current */
 				sn[node[k]].alloc_cpus += cpus[k];
-				sn[node[k]].alloc_mem += run->alloc_mem;
+				sn[node[k]].alloc_mem += job_node_mem(run, k);
 				sn[node[k]].njobs++;
 			}
 			started++;
@@ -293,6 +473,7 @@ static void sched_pass(uv_timer_t *t)
 	free(node);
 	free(cpus);
 	free(blocked);
+	free(why);
 	free(pend.jobs);
 }
 

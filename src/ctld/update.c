@@ -60,11 +60,15 @@ static int check_shape(struct job *job, const json_t *fields, struct herd_error 
 		return HERD_ERR_NODE_CONFIG;
 	struct part *old_part = job->part;
 	uint32_t old_nodes = job->req_nodes;
+	int old_nparts = job->nparts;
 	job->part = part;
 	job->req_nodes = nodes;
+	if (pv)
+		job->nparts = 0;   /* Partition= replaces a -p a,b list */
 	rc = sched_job_runnable(job, err);
 	job->part = old_part;
 	job->req_nodes = old_nodes;
+	job->nparts = old_nparts;
 	return rc;
 }
 
@@ -91,6 +95,15 @@ static int check_timing(const struct job *job, const json_t *fields)
 	return rc;
 }
 
+int update_check_nice(long long nice, bool admin)
+{
+	if (nice < -NICE_MAX || nice > NICE_MAX)
+		return HERD_ERR_INVALID_ARG;
+	if (nice < 0 && !admin)
+		return HERD_ERR_ACCESS;   /* only privileged users may raise priority */
+	return 0;
+}
+
 static int check_fields(struct job *job, const json_t *fields, bool admin,
 			struct herd_error *err)
 {
@@ -101,13 +114,9 @@ static int check_fields(struct job *job, const json_t *fields, bool admin,
 		return HERD_ERR_INVALID_ARG;
 	if ((v = json_object_get(fields, "time_limit")) && (rc = check_time_limit(job, v, admin)))
 		return rc;
-	if ((v = json_object_get(fields, "nice"))) {
-		json_int_t nice = json_integer_value(v);
-		if (nice < -NICE_MAX || nice > NICE_MAX)
-			return HERD_ERR_INVALID_ARG;
-		if (nice < 0 && !admin)
-			return HERD_ERR_ACCESS;   /* only privileged users may raise priority */
-	}
+	if ((v = json_object_get(fields, "nice")) &&
+	    (rc = update_check_nice(json_integer_value(v), admin)))
+		return rc;
 	if ((rc = check_timing(job, fields)) != 0)
 		return rc;
 	return check_shape(job, fields, err);
@@ -126,8 +135,12 @@ static void apply_fields(struct job *job, const json_t *fields)
 
 	if ((v = json_object_get(fields, "time_limit")))
 		job->time_limit = json_integer_value(v);
-	if ((v = json_object_get(fields, "partition")))
+	if ((v = json_object_get(fields, "partition"))) {
 		job->part = part_find(json_string_value(v));
+		free(job->partitions);
+		job->partitions = NULL;
+		job->nparts = 0;
+	}
 	if ((v = json_object_get(fields, "num_nodes")))
 		job->req_nodes = json_integer_value(v);
 	if ((v = json_object_get(fields, "name")))
@@ -204,6 +217,11 @@ void update_requeue(struct net_req *req, struct job *job, bool hold)
 
 	if (job->state == JOB_COMPLETING || job->requeue_requested) {
 		net_respond(req, HERD_ERR_ALREADY_DONE, NULL, NULL);   /* already on its way out */
+		return;
+	}
+	if (!job->requeue && job->state != JOB_PENDING) {
+		/* Slurm: a --no-requeue job (or JobRequeue=0) is not requeued */
+		net_respond(req, HERD_ERR_DISABLED, NULL, NULL);
 		return;
 	}
 	if (job->state == JOB_PENDING && (rc = requeue_pending(job, hold)) != 0) {

@@ -128,6 +128,19 @@ json_t *restd_job_v38(const json_t *job, const char *cluster)
 	json_object_set_new(o, "array_task_id", json_null());
 	json_object_set_new(o, "flags", json_array());
 	json_object_set_new(o, "state_description", json_string(""));
+	/* sbatch's scheduling options (absent in an older controller's reply: defaults) */
+	json_t *rq = json_object_get(job, "requeue");
+	json_int_t tmin = json_object_get(job, "time_min") ? map_num(job, "time_min") : -2;
+	json_object_set_new(o, "nice", json_integer(map_num(job, "nice")));
+	json_object_set_new(o, "qos", json_string(*map_str(job, "qos") ? map_str(job, "qos") : "normal"));
+	json_object_set_new(o, "features", json_string(map_str(job, "features")));
+	json_object_set_new(o, "requeue", json_boolean(rq ? json_is_true(rq) : true));
+	json_object_set_new(o, "time_minimum", json_integer(tmin < 0 ? 0 : restd_minutes(tmin)));
+	json_object_set_new(o, "mail_user", json_string(map_str(job, "mail_user")));
+	json_object_set_new(o, "required_nodes", json_string(map_str(job, "req_nodelist")));
+	json_object_set_new(o, "excluded_nodes", json_string(map_str(job, "exc_nodelist")));
+	json_object_set_new(o, "memory_per_cpu", json_integer(map_num(job, "mem_per_cpu")));
+	json_object_set_new(o, "tasks_per_node", json_integer(map_num(job, "ntasks_per_node")));
 	return o;
 }
 

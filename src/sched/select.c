@@ -1,13 +1,20 @@
 /* First-fit node selection in configuration order (topology-aware placement
- * comes with topology/tree).  With -N, every node gets ceil(ntasks/N) tasks'
- * worth of CPUs; without it, one node that holds the whole job is preferred,
- * else nodes are filled in order. */
+ * comes with topology/tree), required nodes (-w) first.  With -N, every node
+ * gets ceil(ntasks/N) tasks' worth of CPUs; without it, one node that holds
+ * the whole job is preferred, else nodes are filled in order.  A job asking
+ * for nodes by name gets at least that many nodes, as in Slurm. */
 #include <stddef.h>
+#include <stdlib.h>
 #include "sched/select.h"
 
 static int free_cpus(const struct sched_node *n, bool empty)
 {
 	return empty ? n->cpus : n->cpus - n->alloc_cpus;
+}
+
+static uint64_t free_mem(const struct sched_node *n, bool empty)
+{
+	return empty ? n->memory : n->memory - n->alloc_mem;
 }
 
 static bool node_ok(const struct sched_node *n, const struct sched_req *req, bool empty)
@@ -16,8 +23,53 @@ static bool node_ok(const struct sched_node *n, const struct sched_req *req, boo
 		return false;
 	if (req->exclusive && !empty && n->njobs > 0)
 		return false;
-	uint64_t free_mem = empty ? n->memory : n->memory - n->alloc_mem;
-	return req->mem_per_node <= free_mem;
+	return req->mem_per_node <= free_mem(n, empty);
+}
+
+/* Does this many CPUs' memory fit (--mem-per-cpu)? */
+static bool mem_fits(const struct sched_node *n, const struct sched_req *req, int cpus, bool empty)
+{
+	return req->mem_per_cpu * (uint64_t)cpus <= free_mem(n, empty);
+}
+
+/* How many whole tasks the node can take (CPUs and memory). */
+static int task_room(const struct sched_node *n, const struct sched_req *req, int cpt, bool empty)
+{
+	int tasks = free_cpus(n, empty) / cpt;
+	if (req->mem_per_cpu) {
+		uint64_t by_mem = free_mem(n, empty) / (req->mem_per_cpu * cpt);
+		if (by_mem < (uint64_t)tasks)
+			tasks = (int)by_mem;
+	}
+	return tasks;
+}
+
+static bool in_set(const int *set, int n, int node)
+{
+	for (int i = 0; i < n; i++)
+		if (set[i] == node)
+			return true;
+	return false;
+}
+
+/* The order nodes are tried in: the required ones, then the other candidates
+ * that are not excluded.  Returns the count, or -1 when a required node
+ * cannot be had at all. */
+static int node_order(const int *cand, int ncand, const struct sched_req *req, int *order)
+{
+	int n = 0;
+	for (int i = 0; i < req->nrequired; i++) {
+		int r = req->required[i];
+		if (!in_set(cand, ncand, r) || in_set(req->excluded, req->nexcluded, r))
+			return -1;
+		if (!in_set(order, n, r))
+			order[n++] = r;
+	}
+	for (int i = 0; i < ncand; i++)
+		if (!in_set(req->required, req->nrequired, cand[i]) &&
+		    !in_set(req->excluded, req->nexcluded, cand[i]))
+			order[n++] = cand[i];
+	return n;
 }
 
 /* One attempt; empty = pretend every node is idle and usable (can it ever fit?). */
@@ -27,40 +79,64 @@ static bool try_pick(const struct sched_node *nodes, const int *cand, int ncand,
 {
 	int cpt = req->cpus_per_task > 0 ? req->cpus_per_task : 1;
 	int ntasks = req->ntasks > 0 ? req->ntasks : (req->nodes > 0 ? req->nodes : 1);
+	int nreq = req->nrequired;
+	int nodes_wanted = req->nodes > nreq ? req->nodes : nreq;
 	int n = 0;
 
-	if (req->nodes > 0) {
-		int per_node = ((ntasks + req->nodes - 1) / req->nodes) * cpt;
-		for (int i = 0; i < ncand && n < req->nodes; i++) {
+	if (req->nodes > 0 || (nreq > 0 && ntasks <= nreq)) {
+		/* a node count: the same share on each */
+		int per_node = ((ntasks + nodes_wanted - 1) / nodes_wanted) * cpt;
+		for (int i = 0; i < ncand && n < nodes_wanted; i++) {
 			const struct sched_node *nd = &nodes[cand[i]];
-			if (!node_ok(nd, req, empty) || free_cpus(nd, empty) < per_node)
+			int take = req->exclusive ? nd->cpus : per_node;
+			if (!node_ok(nd, req, empty) || free_cpus(nd, empty) < per_node ||
+			    !mem_fits(nd, req, take, empty)) {
+				if (i < nreq)
+					return false;   /* a required node must be had */
 				continue;
+			}
 			out_node[n] = cand[i];
-			out_cpus[n++] = req->exclusive ? nd->cpus : per_node;
+			out_cpus[n++] = take;
 		}
-		if (n < req->nodes)
+		if (n < nodes_wanted)
 			return false;
 		*out_n = n;
 		return true;
 	}
 	int need = ntasks * cpt;
-	for (int i = 0; i < ncand; i++) {   /* one node for all of it */
+	for (int i = 0; i < ncand && nreq == 0; i++) {   /* one node for all of it */
 		const struct sched_node *nd = &nodes[cand[i]];
-		if (node_ok(nd, req, empty) && free_cpus(nd, empty) >= need) {
+		int take = req->exclusive ? nd->cpus : need;
+		if (node_ok(nd, req, empty) && free_cpus(nd, empty) >= need &&
+		    mem_fits(nd, req, take, empty)) {
 			out_node[0] = cand[i];
-			out_cpus[0] = req->exclusive ? nd->cpus : need;
+			out_cpus[0] = take;
 			*out_n = 1;
 			return true;
 		}
 	}
-	for (int i = 0; i < ncand && need > 0; i++) {   /* whole tasks, node after node */
+	for (int i = 0; i < ncand && (need > 0 || i < nreq); i++) {   /* whole tasks, node after node */
 		const struct sched_node *nd = &nodes[cand[i]];
-		int tasks = free_cpus(nd, empty) / cpt;
-		if (!node_ok(nd, req, empty) || tasks == 0)
+		int tasks = node_ok(nd, req, empty) ? task_room(nd, req, cpt, empty) : 0;
+		if (tasks == 0) {
+			if (i < nreq)
+				return false;
 			continue;
-		int take = tasks * cpt < need ? tasks * cpt : need;
+		}
+		/* leave one task for each required node still to come */
+		int reserve = i < nreq ? (nreq - i - 1) * cpt : 0;
+		int take = tasks * cpt < need - reserve ? tasks * cpt : need - reserve;
+		if (take < cpt)
+			take = cpt;
+		if (req->exclusive)
+			take = nd->cpus;
+		if (req->exclusive && !mem_fits(nd, req, take, empty)) {
+			if (i < nreq)
+				return false;
+			continue;
+		}
 		out_node[n] = cand[i];
-		out_cpus[n++] = req->exclusive ? nd->cpus : take;
+		out_cpus[n++] = take;
 		need -= take;
 	}
 	if (need > 0)
@@ -72,9 +148,17 @@ static bool try_pick(const struct sched_node *nodes, const int *cand, int ncand,
 enum sched_fit sched_select(const struct sched_node *nodes, const int *cand, int ncand,
 			    const struct sched_req *req, int *out_node, int *out_cpus, int *out_n)
 {
-	if (try_pick(nodes, cand, ncand, req, false, out_node, out_cpus, out_n))
-		return SCHED_PICKED;
-	if (!try_pick(nodes, cand, ncand, req, true, out_node, out_cpus, out_n))
-		return SCHED_NEVER;
-	return SCHED_BUSY;
+	int *order = malloc((ncand + req->nrequired + 1) * sizeof(int));
+	enum sched_fit fit = SCHED_NEVER;
+	int n;
+
+	if (!order)
+		return SCHED_BUSY;   /* try again later */
+	n = node_order(cand, ncand, req, order);
+	if (n >= 0 && try_pick(nodes, order, n, req, false, out_node, out_cpus, out_n))
+		fit = SCHED_PICKED;
+	else if (n >= 0 && try_pick(nodes, order, n, req, true, out_node, out_cpus, out_n))
+		fit = SCHED_BUSY;
+	free(order);
+	return fit;
 }

@@ -18,12 +18,20 @@ struct sched_req {
 	int ntasks;                   /* -n; 0 = one per node */
 	int cpus_per_task;            /* -c; 0 = 1 */
 	uint64_t mem_per_node;        /* MB; 0 = not asked */
+	uint64_t mem_per_cpu;         /* MB per allocated CPU (--mem-per-cpu); 0 = not asked */
 	bool exclusive;
+	/* -w: nodes the job must have, all of them (more when -N or the CPUs
+	 * ask); -x: nodes it must not have.  Node indexes, as in cand. */
+	const int *required;
+	int nrequired;
+	const int *excluded;
+	int nexcluded;
 };
 
 enum sched_fit { SCHED_NEVER = -1, SCHED_BUSY = 0, SCHED_PICKED = 1 };
 
-/* Choose among the candidate nodes cand[0..ncand).  On SCHED_PICKED, out_node
+/* Choose among the candidate nodes cand[0..ncand) (a required node that is
+ * not a candidate, or is excluded, makes the request SCHED_NEVER).  On SCHED_PICKED, out_node
  * and out_cpus (room for ncand entries) get the chosen nodes and the CPUs on
  * each, and *out_n their count; exclusive jobs get every CPU of their nodes.
  * SCHED_NEVER: not even on empty, usable nodes. */

@@ -107,6 +107,10 @@ void env_batch(struct env *e, const struct launch *l, const struct env_node *nod
 		env_setf(e, "SLURM_CPUS_PER_TASK", "%d", l->cpus_per_task);
 	if (l->mem_mb > 0)
 		env_setf(e, "SLURM_MEM_PER_NODE", "%lld", (long long)l->mem_mb);
+	if (l->mem_per_cpu > 0)
+		env_setf(e, "SLURM_MEM_PER_CPU", "%lld", (long long)l->mem_per_cpu);
+	if (l->ntasks_per_node > 0)
+		env_setf(e, "SLURM_NTASKS_PER_NODE", "%d", l->ntasks_per_node);
 	env_set(e, "SLURM_SUBMIT_DIR", l->cwd);
 	env_set(e, "SLURM_SUBMIT_HOST", l->submit_host);
 	env_set(e, "SLURM_JOB_PARTITION", l->partition);

@@ -78,8 +78,28 @@ static void job_limit_cb(uv_timer_t *t)
 	job_start_kill(sd, sd->launch.kill_wait);
 }
 
+/* sbatch --signal: with B: the batch shell alone; otherwise every process of
+ * the job but the shell.  Slurm signals the job's steps and not the shell;
+ * a Herd batch job has no steps, so what the script started stands for them. */
+static void job_signal_cb(uv_timer_t *t)
+{
+	struct stepd *sd = t->data;
+	const struct launch *l = &sd->launch;
+
+	if (sd->shell_done || sd->ending || sd->signal_sent)
+		return;
+	sd->signal_sent = true;
+	log_info("job %u: --signal %d, %d s before the time limit%s", l->job_id, l->signal,
+		 l->signal_time, l->signal_batch ? " (batch shell)" : "");
+	if (l->signal_batch)
+		kill(sd->shell_pid, l->signal);
+	else
+		proctree_signal(getpid(), 0, sd->shell_pid, l->signal);
+}
+
 /* The limit counts from the job's start, whether it was set at launch or
- * changed since (scontrol update TimeLimit); -1 = none. */
+ * changed since (scontrol update TimeLimit); -1 = none.  The --signal
+ * timer follows it. */
 void job_set_time_limit(struct stepd *sd, int64_t limit)
 {
 	struct timespec now;
@@ -87,6 +107,7 @@ void job_set_time_limit(struct stepd *sd, int64_t limit)
 
 	sd->launch.time_limit = limit;
 	uv_timer_stop(&sd->limit_timer);
+	uv_timer_stop(&sd->signal_timer);
 	if (limit < 0)
 		return;
 	clock_gettime(CLOCK_REALTIME, &now);
@@ -94,6 +115,10 @@ void job_set_time_limit(struct stepd *sd, int64_t limit)
 	start_ms = sd->launch.start_time > 0 ? sd->launch.start_time * 1000 : now_ms;
 	left_ms = start_ms + limit * 1000 - now_ms;
 	uv_timer_start(&sd->limit_timer, job_limit_cb, left_ms > 0 ? (uint64_t)left_ms : 0, 0);
+	if (sd->launch.signal > 0 && !sd->signal_sent) {
+		int64_t sig_ms = left_ms - (int64_t)sd->launch.signal_time * 1000;
+		uv_timer_start(&sd->signal_timer, job_signal_cb, sig_ms > 0 ? (uint64_t)sig_ms : 0, 0);
+	}
 }
 
 void job_terminate(struct stepd *sd, int kill_wait)
@@ -156,6 +181,7 @@ static void job_reap(struct stepd *sd)
 		sd->tree_dead = true;
 		uv_timer_stop(&sd->kill_timer);
 		uv_timer_stop(&sd->limit_timer);
+		uv_timer_stop(&sd->signal_timer);
 		log_info("job %u: done (status %d%s)", sd->launch.job_id, sd->status,
 			 sd->timed_out ? ", timed out" : "");
 		complete_start(sd);
@@ -233,7 +259,8 @@ int job_start(struct stepd *sd, struct herd_error *err)
 	uv_signal_start(&sd->sigchld, job_sigchld_cb, SIGCHLD);
 	uv_timer_init(sd->loop, &sd->limit_timer);
 	uv_timer_init(sd->loop, &sd->kill_timer);
-	sd->limit_timer.data = sd->kill_timer.data = sd;
+	uv_timer_init(sd->loop, &sd->signal_timer);
+	sd->limit_timer.data = sd->kill_timer.data = sd->signal_timer.data = sd;
 
 	sd->shell_pid = task_spawn(sd, err);
 	if (sd->shell_pid < 0)

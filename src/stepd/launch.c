@@ -54,6 +54,8 @@ int launch_parse(const json_t *obj, struct launch *l, struct herd_error *err)
 {
 	int64_t job_id = 0, uid = 0, gid = 0, umask_ = 0, num_nodes = 0, ntasks = 0;
 	int64_t cpus_per_task = 0, cpus_on_node = 0, kill_wait = 30, restarts = 0;
+	int64_t tpn = 0, sig = 0, sig_time = 0;
+	char *open_mode = NULL, *sig_flags = NULL;
 
 	memset(l, 0, sizeof(*l));
 	if (!json_is_object(obj)) {
@@ -95,8 +97,26 @@ int launch_parse(const json_t *obj, struct launch *l, struct herd_error *err)
 	    launch_int(obj, "array_task_count", true, &l->array_task_count, err) < 0 ||
 	    launch_int(obj, "array_task_min", true, &l->array_task_min, err) < 0 ||
 	    launch_int(obj, "array_task_max", true, &l->array_task_max, err) < 0 ||
-	    launch_int(obj, "array_task_step", true, &l->array_task_step, err) < 0)
+	    launch_int(obj, "array_task_step", true, &l->array_task_step, err) < 0 ||
+	    launch_int(obj, "mem_per_cpu", true, &l->mem_per_cpu, err) < 0 ||
+	    launch_int(obj, "ntasks_per_node", true, &tpn, err) < 0 ||
+	    launch_str(obj, "open_mode", true, &open_mode, err) < 0 ||
+	    launch_int(obj, "signal", true, &sig, err) < 0 ||
+	    launch_int(obj, "signal_time", true, &sig_time, err) < 0 ||
+	    launch_str(obj, "signal_flags", true, &sig_flags, err) < 0)
 		goto error;
+	l->open_append = open_mode && !strcmp(open_mode, "append");
+	l->signal_batch = sig_flags && !strcmp(sig_flags, "B");
+	free(open_mode);
+	free(sig_flags);
+	open_mode = sig_flags = NULL;
+	if (sig < 0 || sig > 64 || sig_time < 0 || sig_time > 0xffff || tpn < 0 || tpn > INT32_MAX) {
+		errprintf(err, "launch: signal/ntasks_per_node: out of range");
+		goto error;
+	}
+	l->signal = sig;
+	l->signal_time = sig_time;
+	l->ntasks_per_node = tpn;
 	if (l->array_job_id < 0 || l->array_job_id > UINT32_MAX || l->array_task_id < 0 ||
 	    l->array_task_id > UINT32_MAX) {
 		errprintf(err, "launch: array_job_id/array_task_id: out of range");
@@ -122,6 +142,8 @@ int launch_parse(const json_t *obj, struct launch *l, struct herd_error *err)
 	l->restarts = restarts;
 	return 0;
 error:
+	free(open_mode);
+	free(sig_flags);
 	launch_free(l);
 	return -1;
 }

@@ -3,6 +3,7 @@
 #ifndef HERD_STEPD_LAUNCH_H
 #define HERD_STEPD_LAUNCH_H
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "common/error.h"
@@ -28,6 +29,11 @@ struct launch {
 	/* optional: an array task (array_job_id 0 otherwise) and its whole array */
 	int64_t array_job_id, array_task_id, array_task_count, array_task_min, array_task_max,
 		array_task_step;
+	int64_t mem_per_cpu;      /* optional, MB; 0 = not asked */
+	int ntasks_per_node;      /* optional, 0 = not asked */
+	bool open_append;         /* optional open_mode "append" (default truncate) */
+	int signal, signal_time;  /* optional --signal: 0 = none; seconds before the limit */
+	bool signal_batch;        /* signal_flags "B": the batch shell only */
 };
 
 /* Fill l from the LAUNCH object; -1 with err naming the bad field. */

@@ -42,6 +42,8 @@ struct stepd {
 
 	uv_signal_t sigchld;
 	uv_timer_t limit_timer;       /* time limit */
+	uv_timer_t signal_timer;      /* --signal, sig_time seconds before the limit */
+	bool signal_sent;
 	uv_timer_t kill_timer;        /* SIGKILL after KillWait, then sweeps */
 	uv_timer_t complete_timer;    /* JOB_COMPLETE retries */
 	int complete_backoff_ms;

@@ -76,7 +76,7 @@ static int task_chdir(const char *cwd)
 }
 
 /* Slurm's --open-mode default is truncate, except for a requeued job, which
- * appends to what its earlier runs wrote.  O_APPEND in both cases keeps every
+ * appends to what its earlier runs wrote; --open-mode=append always appends.  O_APPEND in both cases keeps every
  * writer (stdout and stderr sharing a file, background processes, and our
  * own CANCELLED line) from overwriting the others. */
 #define TASK_OUT_FLAGS (O_WRONLY | O_CREAT | O_APPEND | O_NOCTTY)
@@ -96,7 +96,7 @@ static void task_child(struct stepd *sd, char **argv, struct env *env, int errfd
 	const struct launch *l = &sd->launch;
 	char pidbuf[32];
 	int script_fd, in, out, err, chdir_errno;
-	int out_flags = TASK_OUT_FLAGS | (l->restarts > 0 ? 0 : O_TRUNC);
+	int out_flags = TASK_OUT_FLAGS | (l->restarts > 0 || l->open_append ? 0 : O_TRUNC);
 
 	setsid();   /* own session and process group: the job's group */
 	task_reset_signals();

@@ -135,6 +135,30 @@ static void jobspec_optional_fields(void **state)
 	json_decref(body);
 }
 
+/* The JOBSPEC keys added with sbatch's later options are optional: an older
+ * client's submission still passes; a wrong type is still refused. */
+static void jobspec_new_keys_are_optional(void **state)
+{
+	static const char *added[] = {
+		"nice", "requeue", "mail_type", "mail_user", "mem_per_cpu", "ntasks_per_node",
+		"open_mode", "time_min", "signal", "signal_time", "signal_flags", "qos",
+		"constraint", "req_nodelist", "exc_nodelist", "test_only",
+	};
+	struct herd_error err;
+	json_t *body = sample(msg_schema(MSG_SUBMIT_JOB));
+	json_t *job = json_object_get(body, "job");
+
+	for (size_t i = 0; i < sizeof(added) / sizeof(added[0]); i++) {
+		assert_non_null(json_object_get(job, added[i]));
+		json_object_del(job, added[i]);
+	}
+	assert_int_equal(msg_validate(MSG_SUBMIT_JOB, body, &err), 0);
+	json_object_set_new(job, "mem_per_cpu", json_string("100"));
+	assert_int_equal(msg_validate(MSG_SUBMIT_JOB, body, &err), -1);
+	assert_string_equal(err.text, "SUBMIT_JOB.job.mem_per_cpu: expected integer");
+	json_decref(body);
+}
+
 static void bad_bodies_are_refused(void **state)
 {
 	static const char *bad[] = {
@@ -196,6 +220,7 @@ int main(void)
 		cmocka_unit_test(every_type_round_trips),
 		cmocka_unit_test(bad_shapes_are_refused),
 		cmocka_unit_test(jobspec_optional_fields),
+		cmocka_unit_test(jobspec_new_keys_are_optional),
 		cmocka_unit_test(bad_bodies_are_refused),
 		cmocka_unit_test(bad_headers_are_refused),
 		cmocka_unit_test(replies),

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 #include "cmd/opt.c"
 
@@ -262,12 +263,87 @@ static void test_begin_times(void **state)
 			fail_msg("%s: accepted", bad[i]);
 }
 
+static const struct {
+	const char *spec;
+	int ok, sig, secs;
+	char flag;
+} signal_specs[] = {
+	{ "USR1", 0, SIGUSR1, 60, 0 },          /* Slurm's default: 60 s */
+	{ "B:USR1@30", 0, SIGUSR1, 30, 'B' },
+	{ "R:10@5", 0, 10, 5, 'R' },
+	{ "SIGTERM@0", 0, SIGTERM, 0, 0 },
+	{ "RB:usr2@65535", 0, SIGUSR2, 65535, 'B' },
+	{ "BR:HUP", 0, SIGHUP, 60, 'B' },
+	{ "B:USR1@65536", -1, 0, 0, 0 },
+	{ "USR1@", -1, 0, 0, 0 },
+	{ "USR1@1x", -1, 0, 0, 0 },
+	{ "B:", -1, 0, 0, 0 },
+	{ "X:USR1", -1, 0, 0, 0 },
+	{ "NOSUCH", -1, 0, 0, 0 },
+	{ "", -1, 0, 0, 0 },
+	{ "99", -1, 0, 0, 0 },
+};
+
+static void test_signal_spec(void **state)
+{
+	for (size_t i = 0; i < N(signal_specs); i++) {
+		int sig = -7, secs = -7;
+		char flag = 'x';
+		print_message("--signal=%s\n", signal_specs[i].spec);
+		assert_int_equal(opt_signal_spec_parse(signal_specs[i].spec, &sig, &secs, &flag),
+				 signal_specs[i].ok);
+		if (signal_specs[i].ok < 0) {
+			assert_int_equal(sig, -7);   /* untouched */
+			continue;
+		}
+		assert_int_equal(sig, signal_specs[i].sig);
+		assert_int_equal(secs, signal_specs[i].secs);
+		assert_int_equal(flag, signal_specs[i].flag);
+	}
+}
+
+static void test_nice(void **state)
+{
+	long long n = 0;
+	assert_int_equal(opt_nice_parse("100", &n), 0);
+	assert_int_equal(n, 100);
+	assert_int_equal(opt_nice_parse("-5", &n), 0);
+	assert_int_equal(n, -5);
+	assert_int_equal(opt_nice_parse("2147483645", &n), 0);
+	assert_int_equal(opt_nice_parse("-2147483646", &n), -2);
+	assert_int_equal(opt_nice_parse("2147483646", &n), -2);
+	assert_int_equal(opt_nice_parse("99999999999999999999", &n), -2);
+	assert_int_equal(opt_nice_parse("1e3", &n), -1);
+	assert_int_equal(opt_nice_parse("", &n), -1);
+}
+
+static void test_nodelist_arg(void **state)
+{
+	char path[] = "/tmp/test_opt_nodes_XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	const char text[] = "n1\n n2,n3\n\nn[5-6]\n";
+	assert_int_equal(write(fd, text, sizeof(text) - 1), (ssize_t)sizeof(text) - 1);
+	close(fd);
+	char *list = opt_nodelist_arg(path);   /* a '/' makes it a file name */
+	assert_string_equal(list, "n1,n2,n3,n[5-6]");
+	free(list);
+	unlink(path);
+	assert_null(opt_nodelist_arg(path));
+	list = opt_nodelist_arg("n[1-3],n7");   /* otherwise the list itself */
+	assert_string_equal(list, "n[1-3],n7");
+	free(list);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_directives),
 		cmocka_unit_test(test_export),
 		cmocka_unit_test(test_signals),
+		cmocka_unit_test(test_signal_spec),
+		cmocka_unit_test(test_nice),
+		cmocka_unit_test(test_nodelist_arg),
 		cmocka_unit_test(test_split),
 		cmocka_unit_test(test_count_and_user),
 		cmocka_unit_test(test_json_readers),

@@ -263,6 +263,31 @@ static void test_bool(void **state)
 	assert_false(parse_bool(NULL, &v));
 }
 
+static void test_mail_type(void **state)
+{
+	unsigned m = 99;
+	char buf[256];
+
+	assert_int_equal(parse_mail_type("BEGIN,end", &m), 0);
+	assert_int_equal(m, MAIL_BEGIN | MAIL_END);
+	assert_string_equal(fmt_mail_type(m, buf, sizeof(buf)), "BEGIN,END");
+	assert_int_equal(parse_mail_type("ALL", &m), 0);
+	assert_string_equal(fmt_mail_type(m, buf, sizeof(buf)),
+			    "INVALID_DEPEND,BEGIN,END,FAIL,REQUEUE,STAGE_OUT");
+	assert_int_equal(parse_mail_type("TIME_LIMIT_90,TIME_LIMIT_80,TIME_LIMIT_50,TIME_LIMIT,ARRAY_TASKS", &m), 0);
+	assert_string_equal(fmt_mail_type(m, buf, sizeof(buf)),
+			    "ARRAY_TASKS,TIME_LIMIT,TIME_LIMIT_90,TIME_LIMIT_80,TIME_LIMIT_50");
+	assert_int_equal(parse_mail_type("NONE", &m), 0);
+	assert_int_equal(m, 0);
+	assert_string_equal(fmt_mail_type(m, buf, sizeof(buf)), "NONE");
+	m = 7;
+	assert_int_equal(parse_mail_type("BEGIN,SOMETIMES", &m), -1);
+	assert_int_equal(m, 7);   /* untouched on failure */
+	assert_int_equal(parse_mail_type("BEGIN,", &m), -1);
+	assert_int_equal(parse_mail_type("", &m), -1);
+	assert_int_equal(parse_mail_type("TIME_LIMIT_9", &m), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -274,6 +299,7 @@ int main(void)
 		cmocka_unit_test(test_timestamp),
 		cmocka_unit_test(test_uint),
 		cmocka_unit_test(test_bool),
+		cmocka_unit_test(test_mail_type),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -230,6 +230,26 @@ static void test_job_v38(void **state)
 	assert_int_equal(geti(j, "memory_per_node"), 512);
 	assert_true(json_is_true(json_object_get(j, "batch_flag")));
 	assert_true(json_is_null(json_object_get(j, "array_task_id")));
+	/* a record without sbatch's later keys: their defaults */
+	assert_string_equal(gets_(j, "qos"), "normal");
+	assert_true(json_is_true(json_object_get(j, "requeue")));
+	assert_int_equal(geti(j, "nice"), 0);
+	assert_int_equal(geti(j, "time_minimum"), 0);
+	json_decref(j);
+	json_object_update_new(in, json_pack("{s:s, s:b, s:i, s:i, s:s, s:s, s:i, s:i}", "qos", "high",
+					     "requeue", 0, "nice", 5, "time_min", 300,
+					     "features", "big&fast", "req_nodelist", "n[1-2]",
+					     "mem_per_cpu", 100, "ntasks_per_node", 2));
+	j = restd_job_v38(in, "c1");
+	assert_string_equal(gets_(j, "qos"), "high");
+	assert_true(json_is_false(json_object_get(j, "requeue")));
+	assert_int_equal(geti(j, "nice"), 5);
+	assert_int_equal(geti(j, "time_minimum"), 5);
+	assert_string_equal(gets_(j, "features"), "big&fast");
+	assert_string_equal(gets_(j, "required_nodes"), "n[1-2]");
+	assert_string_equal(gets_(j, "excluded_nodes"), "");
+	assert_int_equal(geti(j, "memory_per_cpu"), 100);
+	assert_int_equal(geti(j, "tasks_per_node"), 2);
 	json_decref(j);
 
 	/* Pending and unlimited: INFINITE minutes, no expected end. */

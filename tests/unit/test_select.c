@@ -72,11 +72,85 @@ static void unusable_nodes_are_skipped(void **state)
 	assert_int_equal(out[0], 0);
 }
 
+/* -w and -x: required nodes come first and all of them; excluded never. */
+static void required_and_excluded(void **state)
+{
+	struct sched_node nodes[N] = { idle(4), idle(4), idle(4), idle(4) };
+	int cand[N] = { 0, 1, 2, 3 }, out[N], cpus[N], n = 0;
+	int req3[] = { 3 }, req13[] = { 1, 3 }, exc01[] = { 0, 1 };
+	struct sched_req req = { .ntasks = 1, .required = req3, .nrequired = 1 };
+
+	assert_int_equal(sched_select(nodes, cand, N, &req, out, cpus, &n), SCHED_PICKED);
+	assert_int_equal(n, 1);
+	assert_int_equal(out[0], 3);
+	/* two named nodes: both, even for one task */
+	req = (struct sched_req){ .ntasks = 1, .required = req13, .nrequired = 2 };
+	assert_int_equal(sched_select(nodes, cand, N, &req, out, cpus, &n), SCHED_PICKED);
+	assert_int_equal(n, 2);
+	assert_int_equal(out[0], 1);
+	assert_int_equal(out[1], 3);
+	/* -N3 with one named node: it and two more */
+	req = (struct sched_req){ .nodes = 3, .required = req3, .nrequired = 1 };
+	assert_int_equal(sched_select(nodes, cand, N, &req, out, cpus, &n), SCHED_PICKED);
+	assert_int_equal(n, 3);
+	assert_int_equal(out[0], 3);
+	assert_int_equal(out[1], 0);
+	/* -n6 with one named node of 4 CPUs: it is filled, then another */
+	req = (struct sched_req){ .ntasks = 6, .required = req3, .nrequired = 1 };
+	assert_int_equal(sched_select(nodes, cand, N, &req, out, cpus, &n), SCHED_PICKED);
+	assert_int_equal(n, 2);
+	assert_int_equal(out[0], 3);
+	assert_int_equal(cpus[0], 4);
+	assert_int_equal(cpus[1], 2);
+	/* a busy named node: wait, even though others are free */
+	nodes[3].alloc_cpus = 4;
+	nodes[3].njobs = 1;
+	req = (struct sched_req){ .ntasks = 1, .required = req3, .nrequired = 1 };
+	assert_int_equal(sched_select(nodes, cand, N, &req, out, cpus, &n), SCHED_BUSY);
+	nodes[3] = idle(4);
+	/* excluded nodes are never picked */
+	req = (struct sched_req){ .ntasks = 1, .excluded = exc01, .nexcluded = 2 };
+	assert_int_equal(sched_select(nodes, cand, N, &req, out, cpus, &n), SCHED_PICKED);
+	assert_int_equal(out[0], 2);
+	req = (struct sched_req){ .nodes = 3, .excluded = exc01, .nexcluded = 2 };
+	assert_int_equal(sched_select(nodes, cand, N, &req, out, cpus, &n), SCHED_NEVER);
+	/* required and excluded at once, or required outside the candidates */
+	int req0[] = { 0 };
+	req = (struct sched_req){ .ntasks = 1, .required = req0, .nrequired = 1,
+				  .excluded = exc01, .nexcluded = 2 };
+	assert_int_equal(sched_select(nodes, cand, N, &req, out, cpus, &n), SCHED_NEVER);
+	req = (struct sched_req){ .ntasks = 1, .required = req3, .nrequired = 1 };
+	assert_int_equal(sched_select(nodes, cand, 3, &req, out, cpus, &n), SCHED_NEVER);
+}
+
+/* --mem-per-cpu: memory grows with the CPUs taken on each node. */
+static void memory_per_cpu(void **state)
+{
+	struct sched_node nodes[2] = { idle(4), idle(4) };   /* 1000 MB each */
+	int cand[2] = { 0, 1 }, out[2], cpus[2], n = 0;
+	struct sched_req req = { .ntasks = 4, .mem_per_cpu = 250 };
+
+	assert_int_equal(sched_select(nodes, cand, 2, &req, out, cpus, &n), SCHED_PICKED);
+	assert_int_equal(n, 1);
+	req.mem_per_cpu = 400;   /* 2 tasks' memory per node: spread over both */
+	assert_int_equal(sched_select(nodes, cand, 2, &req, out, cpus, &n), SCHED_PICKED);
+	assert_int_equal(n, 2);
+	assert_int_equal(cpus[0], 2);
+	assert_int_equal(cpus[1], 2);
+	req.mem_per_cpu = 600;   /* one task per node: 4 never fit */
+	assert_int_equal(sched_select(nodes, cand, 2, &req, out, cpus, &n), SCHED_NEVER);
+	nodes[0].alloc_mem = 700;   /* busy memory: wait */
+	req = (struct sched_req){ .nodes = 2, .mem_per_cpu = 500 };
+	assert_int_equal(sched_select(nodes, cand, 2, &req, out, cpus, &n), SCHED_BUSY);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(table),
 		cmocka_unit_test(unusable_nodes_are_skipped),
+		cmocka_unit_test(required_and_excluded),
+		cmocka_unit_test(memory_per_cpu),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
