@@ -194,7 +194,17 @@ void job_table_add(struct job *job);
 /* The one place a job's state changes: records it in the store, frees or
  * takes resources as needed, wakes the scheduler. */
 void job_set_state(struct job *job, enum job_state state, enum job_reason reason);
-json_t *job_to_json(const struct job *job, bool internal);
+json_t *job_to_json(const struct job *job);   /* the stored record */
+char *job_unavailable_reason(const struct job *job);   /* "ReqNodeNotAvail, UnavailableNodes:n2" */
+char *job_parts_string(const struct job *job);         /* "a,b": the partitions it may run in */
+
+/* job_view.c: the JOB object of JOB_INFO, written as JSON text with the keys
+ * asked for (NULL: all of them, in doc/protocol.md's order). */
+struct strbuf;
+struct job_view;
+struct job_view *job_view_create(const json_t *keys);
+void job_view_destroy(struct job_view *v);
+void job_view_write(const struct job_view *v, const struct job *job, struct strbuf *out);
 struct job *job_from_json(const json_t *rec);
 void job_destroy(struct job *job);
 struct job *job_copy(const struct job *job);   /* a new record with the same request, not in the table */

@@ -438,7 +438,7 @@ static const char *nz(const char *s)
 
 /* Slurm's "ReqNodeNotAvail, UnavailableNodes:n[2-3]": the -w nodes that are
  * down, drained or not responding now. */
-static char *job_unavailable_reason(const struct job *job)
+char *job_unavailable_reason(const struct job *job)
 {
 	struct hostlist *hl = hostlist_create(NULL);
 	for (int i = 0; i < job->nreq_idx; i++) {
@@ -455,7 +455,7 @@ static char *job_unavailable_reason(const struct job *job)
 }
 
 /* The partitions a job may run in, comma-separated, as squeue shows them. */
-static char *job_parts_string(const struct job *job)
+char *job_parts_string(const struct job *job)
 {
 	int n;
 	struct part *const *parts = job_parts(job, &n);
@@ -468,7 +468,7 @@ static char *job_parts_string(const struct job *job)
 	return out;
 }
 
-json_t *job_to_json(const struct job *job, bool internal)
+json_t *job_to_json(const struct job *job)
 {
 	json_t *o = json_pack(
 		"{s:I, s:s, s:s, s:I, s:I, s:s, s:s, s:s, s:s, s:s, s:I, s:s, s:s,"
@@ -494,18 +494,12 @@ json_t *job_to_json(const struct job *job, bool internal)
 		"command", job->command ? job->command : "(null)",
 		"submit_host", nz(job->submit_host), "restarts", (json_int_t)job->restarts);
 	json_object_set_new(o, "nice", json_integer(job->nice));
-	if (!internal && job->reason == REASON_REQ_NODE_NOT_AVAIL) {
-		char *why = job_unavailable_reason(job);
-		json_object_set_new(o, "reason", json_string(why));
-		free(why);
-	}
 	char mail[256];
 	json_object_set_new(o, "requeue", json_boolean(job->requeue));
 	json_object_set_new(o, "mail_type",
 			    json_string(fmt_mail_type(job->mail_type, mail, sizeof(mail))));
 	json_object_set_new(o, "mail_user", json_string(nz(job->mail_user)));
-	if (internal)
-		json_object_set_new(o, "mail_sent", json_integer(job->mail_sent));
+	json_object_set_new(o, "mail_sent", json_integer(job->mail_sent));
 	json_object_set_new(o, "mem_per_cpu", json_integer((json_int_t)job->mem_per_cpu));
 	json_object_set_new(o, "ntasks_per_node", json_integer(job->ntasks_per_node));
 	json_object_set_new(o, "open_mode", json_string(job->open_append ? "append" : "truncate"));
@@ -535,22 +529,6 @@ json_t *job_to_json(const struct job *job, bool internal)
 		free(pending);
 	}
 	json_object_set_new(o, "deadline", json_integer(job->deadline));
-	if (!internal) {
-		char *dep = depend_render(job->depend);
-		json_object_set_new(o, "group", json_string(names_group(job->gid)));
-		json_object_set_new(o, "dependency", json_string(dep));
-		free(dep);
-		/* Not eligible while a dependency waits (Slurm: Unknown). */
-		if (job->depend && job->state == JOB_PENDING)
-			json_object_set_new(o, "eligible_time", json_integer(0));
-		/* squeue shows every partition a pending job may run in */
-		if (job->partitions && job->state == JOB_PENDING) {
-			char *list = job_parts_string(job);
-			json_object_set_new(o, "partition", json_string(list));
-			free(list);
-		}
-		return o;
-	}
 	if (job->depend)
 		json_object_set_new(o, "depend", depend_to_json(job->depend));
 	if (job->kill_invalid_dep >= 0)
@@ -591,7 +569,7 @@ static int64_t int_of(const json_t *o, const char *key)
 	return json_integer_value(json_object_get(o, key));
 }
 
-/* The inverse of job_to_json(job, true), for restart. */
+/* The inverse of job_to_json, for restart. */
 struct job *job_from_json(const json_t *rec)
 {
 	struct job *job = xmalloc(sizeof(*job));

@@ -375,15 +375,13 @@ static void rpc_job_info(struct net_req *req)
 			i--;
 		}
 	strbuf_adds(&out, "{\"jobs\":[");
+	struct job_view *view = job_view_create(json_object_get(req->body, "fields"));
 	for (i = 0; i < c.n; i++) {
-		json_t *o = job_to_json(c.jobs[i], false);
-		char *text = json_dumps(o, JSON_COMPACT);
 		if (i)
 			strbuf_add(&out, ",", 1);
-		strbuf_adds(&out, text);
-		free(text);
-		json_decref(o);
+		job_view_write(view, c.jobs[i], &out);
 	}
+	job_view_destroy(view);
 	snprintf(tail, sizeof(tail), "],\"time\":%lld,\"rc\":0}", (long long)time(NULL));
 	strbuf_adds(&out, tail);
 	free(c.jobs);

@@ -87,7 +87,7 @@ static char *dump(json_t *v)
 
 void store_job_insert(const struct job *job, json_t *spec)
 {
-	json_t *rec = job_to_json(job, true);
+	json_t *rec = job_to_json(job);
 	struct store_op *op = op_new(OP_INSERT, job->id);
 	op->uid = job->uid;
 	op->state = job->state;
@@ -101,7 +101,7 @@ void store_job_insert(const struct job *job, json_t *spec)
 
 void store_job_update(const struct job *job)
 {
-	json_t *rec = job_to_json(job, true);
+	json_t *rec = job_to_json(job);
 	struct store_op *op = op_new(OP_UPDATE, job->id);
 	op->state = job->state;
 	op->time = job->end_time;
