@@ -193,7 +193,7 @@ static uint32_t next_task(struct job *meta, bool per_task)
 
 static bool part_up(const struct part *p)
 {
-	return !p->conf->state || !strcasecmp(p->conf->state, "UP");
+	return !p->removed && (!p->conf->state || !strcasecmp(p->conf->state, "UP"));
 }
 
 static void sched_pass(uv_timer_t *t)
