@@ -95,7 +95,7 @@ static void nodes_apply(const struct conf *conf)
 struct part_swap {
 	struct part *old, *parts;
 	int nold, nparts;
-	bool *in_use;               /* by old index: a job is in it */
+	bool *in_use;               /* by old index: a job is in it (then: moved to parts) */
 };
 
 static void mark_in_use(struct job *job, void *arg)
@@ -143,12 +143,13 @@ static void parts_apply(const struct conf *conf)
 					 s.old[i].name);
 			s.parts[s.nparts] = s.old[i];   /* moved: its fields go with it */
 			s.parts[s.nparts++].removed = true;
-			memset(&s.old[i], 0, sizeof(s.old[i]));
+		} else {
+			s.in_use[i] = false;            /* now: "moved" */
 		}
 	}
-	job_foreach(move_job, &s);
+	job_foreach(move_job, &s);              /* reads the old names: before any release */
 	for (int i = 0; i < s.nold; i++)
-		if (s.old[i].name)
+		if (!s.in_use[i])
 			part_release(&s.old[i]);
 	free(s.old);
 	free(s.in_use);
