@@ -279,3 +279,26 @@ def test_nodes(clean):
     r = reconfigure(c)
     assert r.rc == 1 and "node n2 removed" in r.err and "restart" in r.err, r
     assert partition(c, "debug")["Nodes"] == "n[1-2]"
+
+
+def test_partition_membership_and_state(clean):
+    c = clean
+    write_conf(c, edited(c, DEBUG_LINE, DEBUG_LINE.replace("Nodes=ALL", "Nodes=n1")))
+    assert reconfigure(c).rc == 0
+    info = partition(c, "debug")
+    assert (info["Nodes"], info["TotalNodes"], info["TotalCPUs"]) == ("n1", "1", "2"), info
+    r = c.run(["sbatch", "-N", "2", "-o", "/dev/null", "--wrap", "true"])
+    assert r.rc == 1 and "Requested node configuration is not available" in r.err, r
+    job = c.sbatch("-o", "/dev/null", "--wrap", "true")
+    assert c.wait_done(job) == "COMPLETED"
+    assert squeue(c, job, "%N") == "n1"
+    # State=DOWN: jobs wait, PartitionDown; UP again: they run.
+    write_conf(c, edited(c, DEBUG_LINE, DEBUG_LINE.replace("State=UP", "State=DOWN")))
+    assert reconfigure(c).rc == 0
+    assert partition(c, "debug")["State"] == "DOWN"
+    job = c.sbatch("-o", "/dev/null", "--wrap", "true")
+    c.wait_until("the job to wait for its partition",
+                 lambda: squeue(c, job, "%T %r") == "PENDING PartitionDown")
+    write_conf(c, c.base_conf)
+    assert reconfigure(c).rc == 0
+    assert c.wait_done(job) == "COMPLETED"
