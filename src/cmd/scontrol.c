@@ -830,6 +830,31 @@ static int cmd_ping(struct scontrol *sc)
 	return 0;
 }
 
+/* "reconfigure": every daemon re-reads herd.conf.  Silent on success, as
+ * Slurm's; a refusal (a file that does not load, a change that needs a
+ * restart, a user who is not an administrator) is the controller's sentence. */
+static int cmd_reconfigure(struct scontrol *sc, int argc)
+{
+	struct herd_error err = { "" };
+	json_t *reply = NULL;
+
+	if (argc > 0) {
+		fprintf(stderr, "too many arguments for keyword:reconfigure\n");
+		return 1;
+	}
+	if (client(sc) < 0)
+		return 1;
+	json_t *body = json_object();
+	int rc = cmd_call(&sc->client, MSG_RECONFIGURE, body, &reply, &err);
+	json_decref(body);
+	json_decref(reply);
+	if (rc != 0) {
+		fprintf(stderr, "slurm_reconfigure error: %s\n", err.text);
+		return 1;
+	}
+	return 0;
+}
+
 static void usage(FILE *out)
 {
 	fprintf(out, "Usage: scontrol [-o] [-Q] [-v] [-V] [COMMAND]\n");
@@ -847,6 +872,7 @@ static void help(void)
 	       "    Valid <COMMAND> values are:\n"
 	       "     hold <job_list>          prevent specified job from starting\n"
 	       "     ping                     print status of slurmctld daemons\n"
+	       "     reconfigure              re-read the configuration file (all daemons)\n"
 	       "     release <job_list>       permit specified job to start\n"
 	       "     requeue <job_id>         re-queue a batch job\n"
 	       "     requeuehold <job_id>     re-queue and hold a batch job\n"
@@ -881,6 +907,8 @@ static int run_command(struct scontrol *sc, int argc, char **argv)
 		return cmd_update(sc, nargs, args);
 	if (!strcasecmp(cmd, "ping"))
 		return cmd_ping(sc);
+	if (is_word(cmd, "reconfigure", 3))
+		return cmd_reconfigure(sc, nargs);
 	if (!strcasecmp(cmd, "version")) {
 		printf("%s\n", CMD_VERSION);
 		return 0;

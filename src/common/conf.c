@@ -989,3 +989,21 @@ const char *conf_munge_socket(const struct conf *conf)
 {
 	return conf ? conf->munge_socket : NULL;
 }
+
+struct conf_part *conf_part_dup(const struct conf_part *part)
+{
+	struct conf_part *p = xmalloc(sizeof(*p));
+	part_copy(p, part);
+	return p;
+}
+
+void conf_part_destroy(struct conf_part *part)
+{
+	int saved = errno;
+
+	if (!part)
+		return;
+	part_free_fields(part);
+	free(part);
+	errno = saved;
+}

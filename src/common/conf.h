@@ -89,6 +89,17 @@ int64_t conf_get_time(const struct conf *conf, const char *key, int64_t def);
 bool conf_get_bool(const struct conf *conf, const char *key, bool def);
 const struct conf_node *conf_node_find(const struct conf *conf, const char *name);
 const struct conf_part *conf_part_find(const struct conf *conf, const char *name);
+/* A partition's definition, copied to live apart from its conf (a reloaded
+ * controller keeps the old one for the jobs of a removed partition). */
+struct conf_part *conf_part_dup(const struct conf_part *part);
+void conf_part_destroy(struct conf_part *part);
+/* What differs from old in new that a running daemon cannot take: a key
+ * that needs a restart (ClusterName, ports, StateSaveLocation, AuthInfo...),
+ * a NodeName added or removed, a node's NodeAddr, NodeHostname or Port.
+ * 0 when new can be applied live; else -1 and err says what and that a
+ * restart is needed (conf_diff.c). */
+int conf_diff_restart(const struct conf *old, const struct conf *new, struct herd_error *err);
+
 /* The partition's nodes expanded (Nodes=ALL: every node, in file order);
  * empty when Nodes= is unset.  Caller destroys.  (Names were checked at load.) */
 struct hostlist *conf_part_hostlist(const struct conf *conf, const struct conf_part *part);

@@ -121,6 +121,7 @@ static const struct msg_decl decls[] = {
 	{ MSG_PART_INFO, f_empty },
 	{ MSG_ACCT_JOBS, f_acct_jobs },
 	{ MSG_UPDATE_NODE, f_update_node },
+	{ MSG_RECONFIGURE, f_empty },
 	{ MSG_NODE_REGISTER, f_register },
 	{ MSG_JOB_COMPLETE, f_complete },
 	{ MSG_LAUNCH_JOB, f_launch },
@@ -128,6 +129,7 @@ static const struct msg_decl decls[] = {
 	{ MSG_TERMINATE_JOB, f_terminate },
 	{ MSG_REQUEST_REGISTRATION, f_empty },
 	{ MSG_UPDATE_JOB_LIMIT, f_job_limit },
+	{ MSG_RECONFIGURE_NODE, f_empty },
 };
 
 /* Every type in MSG_TABLE has an entry here; the msg tests check it. */

@@ -51,6 +51,10 @@ struct part {
 	int *node_idx;              /* indexes into ctld.nodes */
 	int nnodes;
 	char *nodes_str;            /* compressed */
+	/* Gone from herd.conf at a reconfigure while jobs were in it: kept for
+	 * them (squeue still names it; pending ones wait, PartitionDown), but
+	 * not listed, not found by name, never scheduled. */
+	bool removed;
 };
 
 /* Why a job waits or ended (squeue %r). */
@@ -160,6 +164,7 @@ struct job {
 struct ctld {
 	uv_loop_t *loop;
 	struct conf *conf;
+	char *conf_path;            /* absolute: what a reconfigure reads */
 	const char *cluster;
 	char *dest_self;
 	struct net_target ctld_target;
@@ -173,6 +178,7 @@ struct ctld {
 	int slurmd_timeout;
 	int min_job_age;
 	int return_to_service;
+	bool log_forced;            /* -v: SlurmctldDebug does not apply */
 	bool kill_invalid_depend;   /* SchedulerParameters=kill_invalid_depend */
 	bool job_requeue;           /* JobRequeue: the default of --requeue */
 	uint32_t next_job_id;
@@ -258,6 +264,7 @@ struct job *array_task_job(uint32_t array_job_id, uint32_t task_id);
 
 /* node.c */
 int node_index(const char *name);
+void node_broadcast(int type);        /* an empty request of type to every node daemon */
 void node_setup(void);
 void node_register(struct net_req *req);
 void node_check_timeouts(time_t now);
@@ -271,7 +278,11 @@ void node_admin_restore(const char *name, const json_t *rec);   /* from the stor
 
 /* part.c */
 void part_setup(void);
-struct part *part_find(const char *name);
+/* conf's partitions into a new array with room for extra more (reconf.c). */
+void part_build(const struct conf *conf, int extra, struct part **parts, int *nparts,
+		struct part **default_part);
+void part_release(struct part *p);      /* its fields; the array is the caller's */
+struct part *part_find(const char *name);   /* a listed partition (not a removed one) */
 json_t *part_to_json(const struct part *part);
 
 /* sched.c */
@@ -382,6 +393,14 @@ void launch_time_limit(struct job *job);   /* launch.c: tell the node a new limi
 void mail_job_state(struct job *job, enum job_state old);
 void mail_job_requeued(const struct job *job);
 void mail_check_time_limits(time_t now);
+/* reconf.c: scontrol reconfigure and SIGHUP */
+/* The settings read from conf (KillWait, SlurmdTimeout, ...) into ctld;
+ * out-of-range values are logged and replaced, as at start. */
+void reconf_settings(const struct conf *conf);
+/* Re-read ctld.conf->path and apply it whole; -1 with err (nothing
+ * changed) when it does not load or needs a restart. */
+int reconf_reload(struct herd_error *err);
+void reconf_rpc(struct net_req *req);
 
 /* rpc.c */
 void respond_durable(struct net_req *req, uint32_t job_id, bool with_id);

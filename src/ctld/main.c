@@ -6,12 +6,10 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <malloc.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "common/auth.h"
@@ -73,27 +71,13 @@ static void tick(uv_timer_t *t)
 	}
 }
 
-/* One flag of SchedulerParameters (comma-separated options). */
-static bool sched_param(const char *params, const char *name)
+static void on_hangup(uv_signal_t *h, int signum)
 {
-	size_t len = strlen(name);
-	for (const char *p = params; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
-		if (!strncasecmp(p, name, len) && (p[len] == ',' || !p[len]))
-			return true;
-	return false;
-}
-
-static uid_t slurm_user_uid(const char *name)
-{
-	struct passwd *pw;
-	if (!name)
-		return 0;
-	pw = getpwnam(name);
-	if (!pw) {
-		log_error("SlurmUser %s does not exist; using root", name);
-		return 0;
-	}
-	return pw->pw_uid;
+	struct herd_error err;
+	/* As slurmctld: SIGHUP is "scontrol reconfigure" without a reply; a
+	 * refusal is in the log. */
+	log_info("caught SIGHUP: re-reading %s", ctld.conf_path);
+	reconf_reload(&err);
 }
 
 int main(int argc, char **argv)
@@ -102,7 +86,7 @@ int main(int argc, char **argv)
 	bool foreground = false;
 	int verbose = 0, c;
 	struct herd_error err;
-	uv_signal_t sigterm, sigint;
+	uv_signal_t sigterm, sigint, sighup;
 	struct net_server *srv;
 
 	while ((c = getopt(argc, argv, "Df:L:vh")) != -1) {
@@ -122,18 +106,23 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	const struct conf *conf = ctld.conf;
+	/* Absolute: a reconfigure reads it again after daemonize's chdir("/"). */
+	ctld.conf_path = realpath(conf->path, NULL);
+	if (!ctld.conf_path)
+		ctld.conf_path = xstrdup(conf->path);
 	if (!log_file && !foreground)
 		log_file = conf_get(conf, "SlurmctldLogFile");
 	enum log_level level = log_level_parse(conf_get(conf, "SlurmctldDebug"));
 	if (verbose)
 		level = LOG_LVL_DEBUG;
+	ctld.log_forced = verbose > 0;
 	if (log_init("herdctld", level, log_file) < 0) {
 		fprintf(stderr, "herdctld: error: cannot open log file %s: %s\n", log_file, strerror(errno));
 		return 1;
 	}
 	if (!foreground)
 		daemonize();
-	const char *pid_file = conf_get(conf, "SlurmctldPidFile");
+	char *pid_file = xstrdup(conf_get(conf, "SlurmctldPidFile"));
 	if (pid_file) {
 		FILE *f = fopen(pid_file, "w");
 		if (f) {
@@ -146,26 +135,13 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	ctld.loop = uv_default_loop();
-	ctld.cluster = conf_cluster_name(conf);
+	/* Copies: a reconfigure replaces ctld.conf, and these need a restart. */
+	ctld.cluster = xstrdup(conf_cluster_name(conf));
 	ctld.dest_self = auth_dest_ctld(ctld.cluster);
-	ctld.ctld_target = (struct net_target){ conf_ctld_host(conf), conf_ctld_port(conf),
-						ctld.dest_self, conf_munge_socket(conf) };
-	ctld.slurm_uid = slurm_user_uid(conf_get(conf, "SlurmUser"));
-	ctld.kill_wait = conf_get_int(conf, "KillWait", 30);
-	ctld.slurmd_timeout = conf_get_int(conf, "SlurmdTimeout", 300);
-	ctld.min_job_age = conf_get_int(conf, "MinJobAge", 300);
-	ctld.job_requeue = conf_get_int(conf, "JobRequeue", 1) != 0;
-	ctld.return_to_service = conf_get_int(conf, "ReturnToService", 0);
+	ctld.ctld_target = (struct net_target){ xstrdup(conf_ctld_host(conf)), conf_ctld_port(conf),
+						ctld.dest_self, xstrdup(conf_munge_socket(conf)) };
 	ctld.next_job_id = conf_get_int(conf, "FirstJobId", 1);
-	/* slurm.conf(5): at most 4000001; 0 disables arrays. */
-	long max_array = conf_get_int(conf, "MaxArraySize", 1001);
-	if (max_array < 0 || max_array > 4000001) {
-		log_error("MaxArraySize=%ld is out of range (0-4000001): using 4000001", max_array);
-		max_array = 4000001;
-	}
-	ctld.max_array_size = (uint32_t)max_array;
-	ctld.kill_invalid_depend = sched_param(conf_get(conf, "SchedulerParameters"),
-					       "kill_invalid_depend");
+	reconf_settings(conf);
 	ctld.start_time = time(NULL);
 	node_setup();
 	part_setup();
@@ -194,6 +170,8 @@ int main(int argc, char **argv)
 	uv_signal_start(&sigterm, on_signal, SIGTERM);
 	uv_signal_init(ctld.loop, &sigint);
 	uv_signal_start(&sigint, on_signal, SIGINT);
+	uv_signal_init(ctld.loop, &sighup);
+	uv_signal_start(&sighup, on_hangup, SIGHUP);
 	sched_request();
 	node_request_registrations();
 	log_info("herdctld for cluster %s listening on port %d (%d nodes, %d partitions)",
@@ -203,6 +181,7 @@ int main(int argc, char **argv)
 	store_close();
 	if (pid_file)
 		unlink(pid_file);
+	free(pid_file);
 	log_info("herdctld stopped");
 	return 0;
 }

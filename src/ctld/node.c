@@ -226,19 +226,24 @@ static void node_timeout_jobs(struct job *job, void *arg)
 		}
 }
 
-/* As slurmctld does at start: ask every node daemon to register now rather
- * than at its next heartbeat, so a restarted controller schedules at once.
- * A node that does not answer is found by SlurmdTimeout as usual. */
-void node_request_registrations(void)
+/* Fire and forget: a node that does not answer is found by SlurmdTimeout. */
+void node_broadcast(int type)
 {
 	json_t *body = json_object();
 	for (int i = 0; i < ctld.nnodes; i++) {
 		struct node *n = &ctld.nodes[i];
 		struct net_target to = { n->addr, n->port, n->dest, ctld.ctld_target.munge_socket };
 		if (n->state != NODE_FUTURE)
-			net_call_async(ctld.loop, &to, MSG_REQUEST_REGISTRATION, body, 5000, NULL, NULL);
+			net_call_async(ctld.loop, &to, type, body, 5000, NULL, NULL);
 	}
 	json_decref(body);
+}
+
+/* As slurmctld does at start: ask every node daemon to register now rather
+ * than at its next heartbeat, so a restarted controller schedules at once. */
+void node_request_registrations(void)
+{
+	node_broadcast(MSG_REQUEST_REGISTRATION);
 }
 
 void node_check_timeouts(time_t now)
@@ -264,7 +269,7 @@ json_t *node_to_json(const struct node *n)
 {
 	json_t *parts = json_array();
 	for (int p = 0; p < ctld.nparts; p++)
-		for (int k = 0; k < ctld.parts[p].nnodes; k++)
+		for (int k = 0; !ctld.parts[p].removed && k < ctld.parts[p].nnodes; k++)
 			if (&ctld.nodes[ctld.parts[p].node_idx[k]] == n)
 				json_array_append_new(parts, json_string(ctld.parts[p].name));
 	return json_pack("{s:s, s:s, s:s, s:i, s:s, s:b, s:b, s:s, s:i, s:i, s:i, s:i, s:i, s:i,"

@@ -1,4 +1,7 @@
-/* Partitions from herd.conf: their nodes, limits and state. */
+/* Partitions from herd.conf: their nodes, limits and state.  Each partition
+ * owns a copy of its definition, so that a reconfigure (reconf.c) can keep
+ * a removed partition, hidden, for the jobs still in it. */
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include "common/hostlist.h"
@@ -6,47 +9,65 @@
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
 
+static void part_init(struct part *p, const struct conf_part *cp)
+{
+	struct hostlist *hl = NULL, *names = hostlist_create(NULL);
+
+	memset(p, 0, sizeof(*p));
+	p->conf = conf_part_dup(cp);
+	p->name = xstrdup(cp->name);
+	p->node_idx = xmalloc((ctld.nnodes ? ctld.nnodes : 1) * sizeof(int));
+	if (cp->nodes && !strcasecmp(cp->nodes, "ALL")) {
+		for (int k = 0; k < ctld.nnodes; k++)
+			p->node_idx[p->nnodes++] = k;
+	} else if (cp->nodes && (hl = hostlist_create(cp->nodes))) {
+		for (size_t k = 0; k < hostlist_count(hl); k++) {
+			int idx = node_index(hostlist_nth(hl, k));
+			if (idx < 0)
+				log_error("partition %s: node %s is not configured", p->name,
+					  hostlist_nth(hl, k));
+			else
+				p->node_idx[p->nnodes++] = idx;
+		}
+	}
+	for (int k = 0; k < p->nnodes; k++)
+		hostlist_push(names, ctld.nodes[p->node_idx[k]].name);
+	p->nodes_str = hostlist_ranged_string(names);
+	hostlist_destroy(names);
+	hostlist_destroy(hl);
+}
+
+void part_build(const struct conf *conf, int extra, struct part **parts, int *nparts,
+		struct part **default_part)
+{
+	*parts = xmalloc((conf->nparts + extra + 1) * sizeof(**parts));
+	*nparts = (int)conf->nparts;
+	*default_part = NULL;
+	for (size_t i = 0; i < conf->nparts; i++) {
+		part_init(&(*parts)[i], &conf->parts[i]);
+		if (conf->parts[i].is_default && !*default_part)
+			*default_part = &(*parts)[i];
+	}
+}
+
+void part_release(struct part *p)
+{
+	conf_part_destroy((struct conf_part *)p->conf);
+	free(p->name);
+	free(p->node_idx);
+	free(p->nodes_str);
+	memset(p, 0, sizeof(*p));
+}
+
 void part_setup(void)
 {
-	const struct conf *conf = ctld.conf;
-
-	ctld.nparts = conf->nparts;
-	ctld.parts = xmalloc((conf->nparts ? conf->nparts : 1) * sizeof(*ctld.parts));
-	for (size_t i = 0; i < conf->nparts; i++) {
-		const struct conf_part *cp = &conf->parts[i];
-		struct part *p = &ctld.parts[i];
-		struct hostlist *hl = NULL, *names = hostlist_create(NULL);
-
-		p->conf = cp;
-		p->name = xstrdup(cp->name);
-		p->node_idx = xmalloc((ctld.nnodes ? ctld.nnodes : 1) * sizeof(int));
-		if (cp->nodes && !strcasecmp(cp->nodes, "ALL")) {
-			for (int k = 0; k < ctld.nnodes; k++)
-				p->node_idx[p->nnodes++] = k;
-		} else if (cp->nodes && (hl = hostlist_create(cp->nodes))) {
-			for (size_t k = 0; k < hostlist_count(hl); k++) {
-				int idx = node_index(hostlist_nth(hl, k));
-				if (idx < 0)
-					log_error("partition %s: node %s is not configured", p->name,
-						  hostlist_nth(hl, k));
-				else
-					p->node_idx[p->nnodes++] = idx;
-			}
-		}
-		for (int k = 0; k < p->nnodes; k++)
-			hostlist_push(names, ctld.nodes[p->node_idx[k]].name);
-		p->nodes_str = hostlist_ranged_string(names);
-		hostlist_destroy(names);
-		hostlist_destroy(hl);
-		if (cp->is_default && !ctld.default_part)
-			ctld.default_part = p;
-	}
+	part_build(ctld.conf, 0, &ctld.parts, &ctld.nparts, &ctld.default_part);
 }
 
 struct part *part_find(const char *name)
 {
 	for (int i = 0; i < ctld.nparts; i++)
-		if (!strcmp(ctld.parts[i].name, name))
+		if (!ctld.parts[i].removed && !strcmp(ctld.parts[i].name, name))
 			return &ctld.parts[i];
 	return NULL;
 }

@@ -14,7 +14,9 @@
 #include "ctld/ctld.h"
 #include "sched/feature.h"
 
-enum role { ROLE_ANY, ROLE_NODE };   /* ROLE_NODE: root or SlurmUser only */
+/* ROLE_NODE: node daemons (root or SlurmUser); ROLE_ADMIN: the same users
+ * as administrators. */
+enum role { ROLE_ANY, ROLE_NODE, ROLE_ADMIN };
 
 bool rpc_is_admin(uid_t uid)
 {
@@ -646,7 +648,8 @@ static void rpc_part_info(struct net_req *req)
 {
 	json_t *parts = json_array();
 	for (int i = 0; i < ctld.nparts; i++)
-		json_array_append_new(parts, part_to_json(&ctld.parts[i]));
+		if (!ctld.parts[i].removed)
+			json_array_append_new(parts, part_to_json(&ctld.parts[i]));
 	net_respond(req, 0, json_pack("{s:o, s:I}", "partitions", parts, "time", (json_int_t)time(NULL)),
 		    NULL);
 }
@@ -703,6 +706,7 @@ static const struct rpc rpcs[] = {
 	{ MSG_PART_INFO, rpc_part_info, ROLE_ANY },
 	{ MSG_ACCT_JOBS, acct_jobs, ROLE_ANY },
 	{ MSG_UPDATE_NODE, node_update, ROLE_ANY },   /* admins only: node_update checks */
+	{ MSG_RECONFIGURE, reconf_rpc, ROLE_ADMIN },
 	{ MSG_NODE_REGISTER, node_register, ROLE_NODE },
 	{ MSG_JOB_COMPLETE, rpc_job_complete, ROLE_NODE },
 };
@@ -712,9 +716,10 @@ void rpc_handle(struct net_req *req, void *arg)
 	for (size_t i = 0; i < sizeof(rpcs) / sizeof(rpcs[0]); i++) {
 		if (rpcs[i].type != req->type)
 			continue;
-		if (rpcs[i].role == ROLE_NODE && !rpc_is_admin(req->uid)) {
-			log_error("%s from uid %u refused: not a node daemon", msg_name(req->type),
-				  (unsigned)req->uid);
+		if (rpcs[i].role != ROLE_ANY && !rpc_is_admin(req->uid)) {
+			log_error("%s from uid %u refused: not %s", msg_name(req->type),
+				  (unsigned)req->uid, rpcs[i].role == ROLE_NODE ? "a node daemon"
+				  : "root or SlurmUser");
 			net_respond(req, HERD_ERR_ACCESS, NULL, NULL);
 			return;
 		}

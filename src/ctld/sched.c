@@ -77,7 +77,7 @@ static struct sched_node *snapshot_nodes(void)
 
 static bool part_up(const struct part *p)
 {
-	return !p->conf->state || !strcasecmp(p->conf->state, "UP");
+	return !p->removed && (!p->conf->state || !strcasecmp(p->conf->state, "UP"));
 }
 
 /* Within the partition's MaxTime? */

@@ -124,9 +124,10 @@ static void write_pid_file(const char *path)
 
 static void on_hangup(uv_signal_t *h, int signum)
 {
-	/* slurmd re-reads its configuration on SIGHUP; we do not yet, and must
-	 * not die of it either. */
-	log_info("SIGHUP: reconfiguration is not supported yet; restart herdd to apply herd.conf");
+	struct herd_error err;
+	/* As slurmd: SIGHUP re-reads the configuration; a refusal is logged. */
+	log_info("caught SIGHUP: re-reading %s", ((struct noded *)h->data)->conf_path);
+	reconf_reload(h->data, &err);
 }
 
 static void on_stop_signal(uv_signal_t *h, int signum)

@@ -88,6 +88,10 @@ int rpc_terminate(struct noded *nd, struct noded_job *job, int kill_wait, struct
 void register_start(struct noded *nd);
 void register_now(struct noded *nd);
 
+/* reconf.c: re-read nd->conf_path and apply it whole; -1 with err (nothing
+ * changed) when it does not load or needs a restart. */
+int reconf_reload(struct noded *nd, struct herd_error *err);
+
 /* rpc.c */
 void rpc_handle(struct net_req *req, void *arg);
 

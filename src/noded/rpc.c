@@ -130,6 +130,14 @@ static void rpc_request_registration(struct noded *nd, struct net_req *req)
 	register_now(nd);
 }
 
+/* The controller passes "scontrol reconfigure" on; it does not wait for us. */
+static void rpc_reconfigure(struct noded *nd, struct net_req *req)
+{
+	struct herd_error err;
+	int rc = reconf_reload(nd, &err) < 0 ? HERD_ERR_INVALID_ARG : 0;
+	net_respond(req, rc, NULL, rc ? err.text : NULL);
+}
+
 static const struct rpc_entry {
 	int type;
 	void (*handler)(struct noded *nd, struct net_req *req);
@@ -139,6 +147,7 @@ static const struct rpc_entry {
 	{ MSG_TERMINATE_JOB, rpc_terminate_job },
 	{ MSG_REQUEST_REGISTRATION, rpc_request_registration },
 	{ MSG_UPDATE_JOB_LIMIT, rpc_update_job_limit },
+	{ MSG_RECONFIGURE_NODE, rpc_reconfigure },
 };
 
 void rpc_handle(struct net_req *req, void *arg)

@@ -159,6 +159,29 @@ static void jobspec_new_keys_are_optional(void **state)
 	json_decref(body);
 }
 
+/* RECONFIGURE (scontrol) and RECONFIGURE_NODE (controller to herdd) carry
+ * nothing: the daemons re-read the file they started with, never a path or
+ * text from the wire. */
+static void reconfigure_bodies_are_empty(void **state)
+{
+	static const int types[] = { MSG_RECONFIGURE, MSG_RECONFIGURE_NODE };
+	struct herd_error err;
+	assert_string_equal(msg_name(MSG_RECONFIGURE), "RECONFIGURE");
+	assert_string_equal(msg_name(MSG_RECONFIGURE_NODE), "RECONFIGURE_NODE");
+	for (size_t i = 0; i < 2; i++) {
+		json_t *body = json_object();
+		assert_int_equal(msg_validate(types[i], body, &err), 0);
+		json_object_set_new(body, "path", json_string("/etc/passwd"));
+		assert_int_equal(msg_validate(types[i], body, &err), -1);
+		assert_non_null(strstr(err.text, "unknown key 'path'"));
+		json_decref(body);
+		body = json_array();
+		assert_int_equal(msg_validate(types[i], body, &err), -1);
+		assert_non_null(strstr(err.text, "expected an object"));
+		json_decref(body);
+	}
+}
+
 static void bad_bodies_are_refused(void **state)
 {
 	static const char *bad[] = {
@@ -221,6 +244,7 @@ int main(void)
 		cmocka_unit_test(bad_shapes_are_refused),
 		cmocka_unit_test(jobspec_optional_fields),
 		cmocka_unit_test(jobspec_new_keys_are_optional),
+		cmocka_unit_test(reconfigure_bodies_are_empty),
 		cmocka_unit_test(bad_bodies_are_refused),
 		cmocka_unit_test(bad_headers_are_refused),
 		cmocka_unit_test(replies),
