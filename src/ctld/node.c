@@ -267,7 +267,7 @@ json_t *node_to_json(const struct node *n)
 		for (int k = 0; k < ctld.parts[p].nnodes; k++)
 			if (&ctld.nodes[ctld.parts[p].node_idx[k]] == n)
 				json_array_append_new(parts, json_string(ctld.parts[p].name));
-	return json_pack("{s:s, s:s, s:s, s:i, s:s, s:b, s:b, s:s, s:i, s:i, s:i, s:i, s:i, s:i,"
+	json_t *o = json_pack("{s:s, s:s, s:s, s:i, s:s, s:b, s:b, s:s, s:i, s:i, s:i, s:i, s:i, s:i,"
 			 " s:I, s:I, s:o, s:I, s:I, s:I, s:s, s:s, s:s, s:s, s:I}",
 			 "name", n->name, "addr", n->addr,
 			 "hostname", n->conf->hostname ? n->conf->hostname : n->name,
@@ -282,6 +282,12 @@ json_t *node_to_json(const struct node *n)
 			 "arch", n->arch ? n->arch : "", "os", n->os ? n->os : "", "version", "22.05.8",
 			 "reason_user", n->reason_user ? n->reason_user : "",
 			 "reason_time", (json_int_t)(n->reason ? n->reason_time : 0));
+	/* What herd.conf says of the node, for sinfo (%d %w %f %G). */
+	json_object_set_new(o, "tmp_disk", json_integer((json_int_t)n->conf->tmp_disk));
+	json_object_set_new(o, "weight", json_integer(n->conf->weight));
+	json_object_set_new(o, "features", json_string(n->conf->features ? n->conf->features : ""));
+	json_object_set_new(o, "gres", json_string(n->conf->gres ? n->conf->gres : ""));
+	return o;
 }
 
 /* What survives a controller restart: the administrator's word on a node. */
