@@ -301,3 +301,34 @@ def test_summary_and_reasons(known):
         r = c.run(["scontrol", "update", "NodeName=n[2-3]", "State=RESUME"])
         assert r.rc == 0, r
     wait_idle(c)
+
+
+def test_draining_and_node_long(known):
+    c = known
+    # -N -l: "%#N %.6D %#P %.11T %.4c %.8z %.6m %.8d %.6w %.8f %20E" (partition
+    # right-justified as Herd's -N does).
+    out = ok(c, "-N", "-l", "-n", "n1").split("\n")
+    assert out[1:] == [
+        "NODELIST   NODES PARTITION       STATE CPUS    S:C:T MEMORY TMP_DISK WEIGHT AVAIL_FE REASON              ",
+        "n1             1    debug*        idle    2    2:1:1   1000      500     10 fast,ssd none                ",
+        ""], out
+    job = c.sbatch("-n", "1", "-o", "/dev/null", "--wrap", "sleep 300")
+    node = None
+    try:
+        c.wait_state(job, "RUNNING")
+        node = c.show_job(job)["NodeList"]
+        assert ok(c, "-h", "-N", "-p", "debug", "-n", node, "-o", "%t %T") == "mix mixed\n"
+        r = c.run(["scontrol", "update", f"NodeName={node}", "State=DRAIN", "Reason=retire"])
+        assert r.rc == 0, r
+        assert ok(c, "-h", "-N", "-p", "debug", "-n", node, "-o", "%t %T") == "drng draining\n"
+        assert ok(c, "-h", "-N", "-p", "debug", "-n", node, "-O", "StateComplete:") == \
+            "mixed+drain\n"
+        # A draining node with a job is allocated; its free CPU is other.
+        assert ok(c, "-h", "-p", "debug", "-o", "%A|%F|%C") == "1/3|1/3/0/4|1/6/1/8\n"
+        assert ok(c, "-h", "-p", "debug", "-t", "draining", "-o", "%N") == f"{node}\n"
+    finally:
+        c.run(["scancel", str(job)])
+        if node:
+            r = c.run(["scontrol", "update", f"NodeName={node}", "State=RESUME"])
+            assert r.rc == 0, r
+    wait_idle(c)
