@@ -423,15 +423,18 @@ static void help(void)
 	       "  -a, --all                  show all partitions (including hidden and those\n"
 	       "                             not accessible)\n"
 	       "  -d, --dead                 show only non-responding nodes\n"
+	       "  -e, --exact                group nodes only on exact match of configuration\n"
 	       "  -h, --noheader             no headers on output\n"
 	       "  -l, --long                 long output - displays more information\n"
 	       "  -n, --nodes=NODES          report on specific node(s)\n"
 	       "  -N, --Node                 Node-centric format\n"
 	       "  -o, --format=format        format specification\n"
+	       "  -O, --Format=format        long format specification\n"
 	       "  -p, --partition=PARTITION  report on specific partition\n"
 	       "  -r, --responding           report only responding nodes\n"
 	       "  -R, --list-reasons         list reason nodes are down or drained\n"
 	       "  -s, --summarize            report state summary only\n"
+	       "  -S, --sort=fields          comma separated list of fields to sort on\n"
 	       "  -t, --states=node_state    specify the what states of nodes to view\n"
 	       "  -v, --verbose              verbosity level\n"
 	       "  -V, --version              output version information and exit\n\n"
@@ -507,26 +510,80 @@ struct line {
 	size_t seq;       /* order of creation: ties keep it */
 };
 
-/* Slurm's default sorts: "#P,-t" (partitions as configured, then node
- * state, descending), and "N" (node name) with -N. */
+/* -S (SINFO_SORT): format letters, each '+' (default) or '-' (descending);
+ * "#P" is the partitions' order in the configuration.  Slurm's defaults:
+ * "#P,-t", and "N" with -N. */
+struct sort_key {
+	char letter;
+	bool descending, config_order;
+};
+
+static struct sort_key *sort_keys;
+static size_t nsort_keys;
+
+static void parse_sort(const char *spec)
+{
+	sort_keys = xrealloc(sort_keys, (strlen(spec) + 1) * sizeof(*sort_keys));
+	nsort_keys = 0;
+	for (const char *p = spec; *p; p++) {
+		struct sort_key k = { 0 };
+		for (; *p == '+' || *p == '-' || *p == '#'; p++) {
+			if (*p == '-')
+				k.descending = true;
+			if (*p == '#')
+				k.config_order = true;
+		}
+		/* Slurm skips what is not a field letter. */
+		if (*p && *p != ',' && strchr(LETTERS, *p) && !strchr("\1\2\3\4\5\6", *p)) {
+			k.letter = *p;
+			sort_keys[nsort_keys++] = k;
+		}
+		if (!*p)
+			break;
+	}
+}
+
+static int num_or_text_cmp(const char *a, const char *b)
+{
+	char *ea, *eb;
+	long long x = strtoll(a, &ea, 10), y = strtoll(b, &eb, 10);
+	if (ea != a && eb != b && !*ea && !*eb)
+		return (x > y) - (x < y);
+	return strcmp(a, b);
+}
+
+static int key_cmp(const struct line *a, const struct line *b, const struct sort_key *k)
+{
+	char x[4096], y[4096];
+	switch (k->letter) {
+	case 'P': case 'R':
+		if (k->config_order)
+			return a->part_idx - b->part_idx;
+		break;
+	case 't': case 'T': {
+		/* Slurm's node state numbers, flags included. */
+		int ra = a->rec.nnodes ? state_rank(a->rec.nodes[0]) : -1;
+		int rb = b->rec.nnodes ? state_rank(b->rec.nodes[0]) : -1;
+		return (ra > rb) - (ra < rb);
+	}
+	case 'N':
+		if (a->rec.nnodes && b->rec.nnodes)
+			return name_cmp(cmd_jstr(a->rec.nodes[0], "name"),
+					cmd_jstr(b->rec.nodes[0], "name"));
+		return (a->rec.nnodes > 0) - (b->rec.nnodes > 0);
+	}
+	return num_or_text_cmp(record_value(k->letter, &a->rec, x, sizeof(x)),
+			       record_value(k->letter, &b->rec, y, sizeof(y)));
+}
+
 static int line_cmp(const void *x, const void *y)
 {
 	const struct line *a = x, *b = y;
-	if (a->part_idx != b->part_idx)
-		return a->part_idx - b->part_idx;
-	int ra = a->rec.nnodes ? state_rank(a->rec.nodes[0]) : -1;
-	int rb = b->rec.nnodes ? state_rank(b->rec.nodes[0]) : -1;
-	if (ra != rb)
-		return rb - ra;
-	return a->seq < b->seq ? -1 : a->seq > b->seq;
-}
-
-static int line_cmp_node(const void *x, const void *y)
-{
-	const struct line *a = x, *b = y;
-	int c = name_cmp(cmd_jstr(a->rec.nodes[0], "name"), cmd_jstr(b->rec.nodes[0], "name"));
-	if (c)
-		return c;
+	for (size_t i = 0; i < nsort_keys; i++) {
+		int c = key_cmp(a, b, &sort_keys[i]);
+		if (c)
+			return sort_keys[i].descending ? -c : c;
+	}
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
@@ -609,6 +666,7 @@ int main(int argc, char **argv)
 		{ "responding", no_argument, NULL, 'r' },
 		{ "list-reasons", no_argument, NULL, 'R' },
 		{ "summarize", no_argument, NULL, 's' },
+		{ "sort", required_argument, NULL, 'S' },
 		{ "states", required_argument, NULL, 't' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
@@ -617,14 +675,14 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *format = getenv("SINFO_FORMAT"), *format_long = NULL;
-	const char *parts_arg = getenv("SINFO_PARTITION");
+	const char *parts_arg = getenv("SINFO_PARTITION"), *sort = getenv("SINFO_SORT");
 	const char *nodes_arg = NULL, *states_arg = NULL;
 	bool no_header = false, long_form = false, node_mode = false, summarize = false;
 	struct filter flt = { 0 };
 	int c, status = 1;
 
 	argv[0] = "sinfo";
-	while ((c = getopt_long(argc, argv, "adehln:No:O:p:rRst:vV", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "adehln:No:O:p:rRsS:t:vV", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'a': case 'v': break;   /* no hidden partitions */
 		case 'd': flt.dead = true; break;
@@ -639,6 +697,7 @@ int main(int argc, char **argv)
 		case 'r': flt.responding = true; break;
 		case 'R': flt.reasons = true; break;
 		case 's': summarize = true; break;
+		case 'S': sort = optarg; break;
 		case 't': states_arg = optarg; break;
 		case 'V': printf("%s\n", CMD_VERSION); return 0;
 		case OPT_HELP: help(); return 0;
@@ -773,7 +832,8 @@ int main(int argc, char **argv)
 			line_push(&lines, &nlines, part, (int)pi, NULL);
 		hostlist_destroy(members);
 	}
-	qsort(lines, nlines, sizeof(*lines), node_mode ? line_cmp_node : line_cmp);
+	parse_sort(sort ? sort : node_mode ? "N" : "#P,-t");
+	qsort(lines, nlines, sizeof(*lines), line_cmp);
 
 	const void **rows = xmalloc((nlines + 1) * sizeof(*rows));
 	for (size_t i = 0; i < nlines; i++)
@@ -801,5 +861,6 @@ out:
 	hostlist_destroy(flt.nodes);
 	fmt_destroy(fmt);
 	free(long_spec);
+	free(sort_keys);
 	return status;
 }

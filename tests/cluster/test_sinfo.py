@@ -181,6 +181,12 @@ def test_every_letter(known):
         "2|2|500+|10|fast,ssd|fast,ssd|n[1-2]\n2|2|0|1|(null)|(null)|n[3-4]\n"
     # -e: only identical nodes share a line.
     assert ok(c, "-h", "-e", "-p", "debug", "-o", "%D|%d|%N") == "1|500|n1\n1|800|n2\n2|0|n[3-4]\n"
+    # -S / SINFO_SORT: letters, '-' descending, "#P" configuration order.
+    assert ok(c, "-h", "-o", "%R", "-S", "-P") == "long\ndebug\n"
+    assert ok(c, "-h", "-o", "%R", "-S", "#P") == "debug\nlong\n"
+    assert ok(c, "-h", "-N", "-p", "debug", "-o", "%N", "-S", "-N") == "n4\nn3\nn2\nn1\n"
+    assert ok(c, "-h", "-e", "-p", "debug", "-o", "%d %N", env={"SINFO_SORT": "-d"}) == \
+        "800 n2\n500 n1\n0 n[3-4]\n"
     # -l (date line first) and the --long columns, INACTIVE cut to "inact".
     out = ok(c, "-l").split("\n")
     assert re.fullmatch(r"\w{3} \w{3} \d\d \d\d:\d\d:\d\d \d{4}", out[0]), out
