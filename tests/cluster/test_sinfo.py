@@ -338,3 +338,25 @@ def test_draining_and_node_long(known):
             r = c.run(["scontrol", "update", f"NodeName={node}", "State=RESUME"])
             assert r.rc == 0, r
     wait_idle(c)
+
+
+def test_not_responding(known):
+    """A node whose herdd stops answering: '*' after its state, -d and -r,
+    and -R with the controller's reason (SlurmdTimeout is 10 s here)."""
+    c = known
+    pid = c.herdd_pid("n1")
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        c.wait_until("n1 not responding", lambda: c.run(
+            ["sinfo", "-h", "-N", "-n", "n1", "-o", "%t"]).out == "down*\n", timeout=40)
+        assert ok(c, "-h", "-N", "-n", "n1", "-o", "%t|%T|%E") == "down*|down*|Not responding\n"
+        assert ok(c, "-h", "-N", "-n", "n1", "-O", "StateComplete:") == "down+not_responding\n"
+        assert ok(c, "-h", "-d", "-o", "%P %D %N") == "debug* 1 n1\nlong 0 \n"
+        assert ok(c, "-h", "-r", "-p", "debug", "-o", "%D %N") == "3 n[2-4]\n"
+        assert ok(c, "-h", "-t", "no_respond", "-p", "debug", "-o", "%N") == "n1\n"
+        out = ok(c, "-R").split("\n")
+        assert re.fullmatch(r"Not responding {7}root {6}\S+ n1", out[1]), out
+        assert ok(c, "-h", "-p", "debug", "-o", "%F") == "0/3/1/4\n"
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    wait_idle(c)
