@@ -833,7 +833,8 @@ int main(int argc, char **argv)
 		hostlist_destroy(members);
 	}
 	parse_sort(sort ? sort : node_mode ? "N" : "#P,-t");
-	qsort(lines, nlines, sizeof(*lines), line_cmp);
+	if (nlines)
+		qsort(lines, nlines, sizeof(*lines), line_cmp);
 
 	const void **rows = xmalloc((nlines + 1) * sizeof(*rows));
 	for (size_t i = 0; i < nlines; i++)
