@@ -93,6 +93,22 @@ static struct {
 	const char *preempt_mode;   /* PreemptMode (default OFF) */
 } ctx;
 
+static const char *lower(const char *s, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", s);
+	for (char *p = buf; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	return buf;
+}
+
+static const char *upper(const char *s, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", s);
+	for (char *p = buf; *p; p++)
+		*p = (char)toupper((unsigned char)*p);
+	return buf;
+}
+
 /* Node state as sinfo prints it: base state, drain turning it into
  * drain/drng, '*' when the node does not answer.  Herd has no power saving,
  * reboots or maintenance reservations, so never Slurm's '~', '#', '%', '!',
@@ -117,11 +133,10 @@ static const char *node_state(const json_t *node, bool long_form, char *buf, siz
 /* StateComplete: the base state and every flag, "idle+drain+not_responding". */
 static const char *node_state_complete(const json_t *node, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s%s%s", cmd_jstr(node, "state"), cmd_jbool(node, "drain") ? "+DRAIN" : "",
+	char s[64];
+	snprintf(s, sizeof(s), "%s%s%s", cmd_jstr(node, "state"), cmd_jbool(node, "drain") ? "+DRAIN" : "",
 		 cmd_jbool(node, "not_responding") ? "+NOT_RESPONDING" : "");
-	for (char *p = buf; *p; p++)
-		*p = (char)tolower((unsigned char)*p);
-	return buf;
+	return lower(s, buf, len);
 }
 
 /* Slurm's node state numbers, flags included, for the default "-t"
@@ -197,22 +212,6 @@ static const char *min_plus(const struct record *r, const char *key, char *buf, 
 	return buf;
 }
 
-static const char *lower(const char *s, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s", s);
-	for (char *p = buf; *p; p++)
-		*p = (char)tolower((unsigned char)*p);
-	return buf;
-}
-
-static const char *upper(const char *s, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s", s);
-	for (char *p = buf; *p; p++)
-		*p = (char)toupper((unsigned char)*p);
-	return buf;
-}
-
 static const char *or_null(const char *s)
 {
 	return *s ? s : "(null)";
@@ -226,10 +225,8 @@ static const char *part_value(char letter, const json_t *part, char *buf, size_t
 		snprintf(buf, len, "%s%s", cmd_jstr(part, "name"), cmd_jbool(part, "default") ? "*" : "");
 		return buf;
 	case 'R': return cmd_jstr(part, "name");
-	case 'a': {
-		/* up, down, drain, inactive (what "%.5a" cuts to "inact") */
+	case 'a':   /* up, down, drain, inactive (what "%.5a" cuts to "inact") */
 		return lower(cmd_jstr(part, "state"), buf, len);
-	}
 	case 'l': {
 		long long t = cmd_jint(part, "max_time");
 		return t == TIME_INFINITE ? "infinite" : fmt_duration(t, buf, len);
