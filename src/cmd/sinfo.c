@@ -626,23 +626,47 @@ static struct line *line_push(struct line **lines, size_t *n, const json_t *part
 	return l;
 }
 
-static void line_add_node(struct line *l, const json_t *node)
+static void line_add_node(struct line *l, const json_t *node, bool across)
 {
-	for (size_t i = 0; i < l->rec.nnodes; i++)
+	for (size_t i = 0; across && i < l->rec.nnodes; i++)
 		if (l->rec.nodes[i] == node)
 			return;   /* seen through another partition */
 	l->rec.nodes = xrealloc(l->rec.nodes, (l->rec.nnodes + 1) * sizeof(*l->rec.nodes));
 	l->rec.nodes[l->rec.nnodes++] = node;
 }
 
-static const json_t *find_node(const json_t *nlist, const char *name)
+/* Lines by key through a jansson hash table, so that a large cluster is
+ * not grouped in quadratic time.  A key may hold any byte (reasons) and an
+ * object's keys must be UTF-8: keys are hashed (FNV-1a) to hex, and each
+ * slot lists its lines. */
+static char *key_slot(const char *key, int part_idx)
 {
-	size_t ni;
-	json_t *n;
-	json_array_foreach(nlist, ni, n)
-		if (!strcmp(cmd_jstr(n, "name"), name))
-			return n;
+	unsigned long long h = 1469598103934665603ULL;
+	for (const unsigned char *p = (const unsigned char *)key; *p; p++)
+		h = (h ^ *p) * 1099511628211ULL;
+	return xasprintf("%d:%016llx", part_idx, h);
+}
+
+static struct line *line_find(json_t *index, struct line *lines, const char *key, int part_idx)
+{
+	char *slot = key_slot(key, part_idx);
+	json_t *list = json_object_get(index, slot), *v;
+	size_t i;
+	free(slot);
+	json_array_foreach(list, i, v)
+		if (!strcmp(lines[json_integer_value(v)].rec.key, key))
+			return &lines[json_integer_value(v)];
 	return NULL;
+}
+
+static void line_index(json_t *index, const char *key, int part_idx, size_t n)
+{
+	char *slot = key_slot(key, part_idx);
+	json_t *list = json_object_get(index, slot);
+	if (!list)
+		json_object_set_new(index, slot, list = json_array());
+	json_array_append_new(list, json_integer((json_int_t)n));
+	free(slot);
 }
 
 enum { OPT_USAGE = 256, OPT_HELP };
@@ -709,7 +733,7 @@ int main(int argc, char **argv)
 	struct fmt *fmt = NULL;
 	struct line *lines = NULL;
 	size_t nlines = 0;
-	json_t *preply = NULL, *nreply = NULL;
+	json_t *preply = NULL, *nreply = NULL, *by_name = json_object(), *by_key = json_object();
 	struct cmd_client client;
 	bool client_ok = false;
 	struct herd_error err = { "" };
@@ -794,8 +818,10 @@ int main(int argc, char **argv)
 	bool across = !node_mode && (flt.reasons || !has_field_of(fmt, PART_FIELDS));
 	json_t *plist = json_object_get(preply, "partitions");
 	json_t *nlist = json_object_get(nreply, "nodes");
-	size_t pi;
-	json_t *part;
+	size_t pi, ni;
+	json_t *part, *n;
+	json_array_foreach(nlist, ni, n)
+		json_object_set_new(by_name, cmd_jstr(n, "name"), json_integer((json_int_t)ni));
 	json_array_foreach(plist, pi, part) {
 		bool part_wanted = true, had_nodes = false;
 		if (parts) {
@@ -806,22 +832,23 @@ int main(int argc, char **argv)
 		if (!part_wanted)
 			continue;
 		struct hostlist *members = hostlist_create(cmd_jstr(part, "nodes"));
-		size_t first = across ? 0 : nlines;
 		for (size_t k = 0; members && k < hostlist_count(members); k++) {
-			const json_t *node = find_node(nlist, hostlist_nth(members, k));
+			json_t *at = json_object_get(by_name, hostlist_nth(members, k));
+			const json_t *node = at ? json_array_get(nlist, json_integer_value(at)) : NULL;
 			if (!node || !node_wanted(&flt, node))
 				continue;
 			had_nodes = true;
 			char *key = node_mode ? NULL : record_key(fmt, part, node);
-			struct line *l = NULL;
-			for (size_t q = first; key && q < nlines && !l; q++)
-				if (lines[q].rec.key && !strcmp(lines[q].rec.key, key))
-					l = &lines[q];
-			if (l)
+			int slot_part = across ? -1 : (int)pi;
+			struct line *l = key ? line_find(by_key, lines, key, slot_part) : NULL;
+			if (l) {
 				free(key);
-			else
+			} else {
+				if (key)
+					line_index(by_key, key, slot_part, nlines);
 				l = line_push(&lines, &nlines, part, (int)pi, key);
-			line_add_node(l, node);
+			}
+			line_add_node(l, node, across);
 		}
 		/* Slurm still lists a partition whose nodes were all filtered out,
 		 * with 0 nodes -- but not for node lists or reasons. */
@@ -854,6 +881,8 @@ out:
 		cmd_client_fini(&client);
 	json_decref(preply);
 	json_decref(nreply);
+	json_decref(by_name);
+	json_decref(by_key);
 	opt_strv_free(flt.states);
 	opt_strv_free(parts);
 	hostlist_destroy(flt.nodes);
