@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include "cmd/fmt.h"
 #include "common/xmalloc.h"
@@ -147,6 +148,54 @@ char *fmt_line(const struct fmt *f, fmt_value_f value, const void *row,
 		fmt_cell(&line, s ? s : "", it->width, it->right);
 	}
 	return line;
+}
+
+char *fmt_from_names(const char *spec, const struct fmt_name *names, char **bad)
+{
+	char *out = xstrdup("");
+	const char *p = spec ? spec : "";
+
+	*bad = NULL;
+	while (*p) {
+		size_t n = strcspn(p, ",");
+		char *field = xstrndup(p, n);
+		p += n + (p[n] == ',');
+		if (!*field) {
+			free(field);
+			continue;
+		}
+		char *colon = strchr(field, ':');
+		const char *opts = "";
+		if (colon) {
+			*colon = '\0';
+			opts = colon + 1;
+		}
+		char letter = 0;
+		for (const struct fmt_name *k = names; k->name && !letter; k++)
+			if (!strcasecmp(field, k->name))
+				letter = k->letter;
+		if (!letter) {
+			*bad = field;
+			free(out);
+			return NULL;
+		}
+		bool right = *opts == '.';
+		if (right)
+			opts++;
+		int width = colon ? 0 : 20;
+		while (*opts >= '0' && *opts <= '9') {
+			if (width < 100000)
+				width = width * 10 + (*opts - '0');
+			opts++;
+		}
+		char prefix[32];
+		snprintf(prefix, sizeof(prefix), "%%%s%d%c", right ? "." : "", width, letter);
+		line_append(&out, prefix, strlen(prefix));
+		for (; *opts; opts++)   /* the suffix, a '%' in it kept literal */
+			line_append(&out, *opts == '%' ? "%%" : opts, *opts == '%' ? 2 : 1);
+		free(field);
+	}
+	return out;
 }
 
 void fmt_fit(struct fmt *f, fmt_value_f value, const void *const *rows, size_t nrows,

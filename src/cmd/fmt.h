@@ -52,6 +52,19 @@ void fmt_fit(struct fmt *f, fmt_value_f value, const void *const *rows, size_t n
 
 const char *fmt_title_of(const struct fmt_title *titles, char letter);
 
+/* A long field name (squeue/sinfo -O) and the letter it stands for. */
+struct fmt_name {
+	const char *name;
+	char letter;
+};
+
+/* Translate a -O spec into a -o spec: "JobID,Name:.10,State:|" ->
+ * "%20A%.10j%0T|".  Names are case-insensitive; names ends with a NULL
+ * name.  A field is 20 wide unless told (":" alone: as wide as its value),
+ * left-justified unless '.', and what follows the width is literal text
+ * after it.  NULL with *bad (caller frees) naming the first unknown field. */
+char *fmt_from_names(const char *spec, const struct fmt_name *names, char **bad);
+
 /* Print a table as squeue and sinfo do: with long_form a date line first
  * ("Sun Nov 29 10:09:36 2026"), then the header line when header is true,
  * then one line per row. */

@@ -22,6 +22,11 @@
 #define DEFAULT_FORMAT "%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R"
 #define LONG_FORMAT "%.18i %.9P %.8j %.8u %.8T %.10M %.9l %.6D %R"
 #define DEFAULT_SORT "P,t,-p"
+/* The -o letters; -S takes any of them. */
+#define JOB_LETTERS "AaBbCcDdEeFfGgHhIiJjKkLlMmNnOoPpQqRrSTtUuVvwXxYyZz"
+/* --start: what Slurm's squeue uses unless -o, -S or -t say otherwise. */
+#define START_FORMAT "%.18i %.9P %.8j %.8u %.2t %.19S %.6D %20Y %R"
+#define START_SORT "S"
 
 static const struct fmt_title titles[] = {
 	{ 'A', "JOBID" }, { 'a', "ACCOUNT" }, { 'B', "EXEC_HOST" }, { 'b', "TRES_PER_NODE" },
@@ -41,10 +46,7 @@ static const struct fmt_title titles[] = {
 };
 
 /* squeue -O / SQUEUE_FORMAT2 field names and the letters they stand for. */
-static const struct {
-	const char *name;
-	char letter;
-} long_fields[] = {
+static const struct fmt_name long_fields[] = {
 	{ "Account", 'a' }, { "ArrayJobID", 'F' }, { "ArrayTaskID", 'K' }, { "BatchHost", 'B' },
 	{ "Command", 'o' }, { "Comment", 'k' }, { "Contiguous", 'O' }, { "CoreSpec", 'X' },
 	{ "CoresPerSocket", 'I' }, { "Dependency", 'E' }, { "EndTime", 'e' },
@@ -58,61 +60,8 @@ static const struct {
 	{ "State", 'T' }, { "StateCompact", 't' }, { "SubmitTime", 'V' },
 	{ "ThreadsPerCore", 'J' }, { "TimeLeft", 'L' }, { "TimeLimit", 'l' }, { "TimeUsed", 'M' },
 	{ "tres-per-node", 'b' }, { "UID", 'U' }, { "UserName", 'u' }, { "WCKey", 'w' },
-	{ "WorkDir", 'Z' },
+	{ "WorkDir", 'Z' }, { NULL, 0 },
 };
-
-/* "JobID,Name:.10,State:|" -> "%20A%.10j%0T|": each field 20 wide unless
- * told, left-justified unless '.', anything after the width is a suffix. */
-static char *format_from_names(const char *spec)
-{
-	size_t n;
-	char **fields = opt_split(spec, ',', &n);
-	char *out = xstrdup("");
-	for (size_t i = 0; i < n; i++) {
-		char *colon = strchr(fields[i], ':');
-		const char *opts = "";
-		if (colon) {
-			*colon = '\0';
-			opts = colon + 1;
-		}
-		char letter = 0;
-		for (size_t k = 0; k < sizeof(long_fields) / sizeof(long_fields[0]); k++)
-			if (!strcasecmp(fields[i], long_fields[k].name))
-				letter = long_fields[k].letter;
-		if (!letter) {
-			fprintf(stderr, "squeue: error: Invalid job format specification: %s\n",
-				fields[i]);
-			free(out);
-			opt_strv_free(fields);
-			return NULL;
-		}
-		bool right = *opts == '.';
-		if (right)
-			opts++;
-		int width = 0;
-		bool sized = false;
-		while (*opts >= '0' && *opts <= '9') {
-			width = width * 10 + (*opts++ - '0');
-			sized = true;
-		}
-		if (!colon)
-			width = 20;
-		else if (!sized)
-			width = 0;
-		char *suffix = xstrdup("");
-		for (; *opts; opts++) {
-			char *t = xasprintf("%s%s", suffix, *opts == '%' ? "%%" : (char[]){ *opts, 0 });
-			free(suffix);
-			suffix = t;
-		}
-		char *t = xasprintf("%s%%%s%d%c%s", out, right ? "." : "", width, letter, suffix);
-		free(out);
-		free(suffix);
-		out = t;
-	}
-	opt_strv_free(fields);
-	return out;
-}
 
 struct row {
 	const json_t *job;
@@ -274,7 +223,10 @@ static const char *job_value(char letter, const void *arg, char *buf, size_t len
 	case 'f': return or_null(cmd_jstr(job, "features"));
 	case 'n': return cmd_jstr(job, "req_nodelist");
 	case 'x': return cmd_jstr(job, "exc_nodelist");
-	case 'v': case 'w': case 'Y': return "(null)";
+	/* A pending job's start_time and sched_nodes are the scheduler's
+	 * estimate (--start); none yet is 0 / absent: N/A, (null). */
+	case 'Y': return or_null(cmd_jstr(job, "sched_nodes"));
+	case 'v': case 'w': return "(null)";
 	case 'b': case 'X': return "N/A";
 	case 'y': case 'O': return "0";
 	case 'z': return "*:*:*";
@@ -314,9 +266,9 @@ static const struct {
 	{ 'S', "start_time" }, { 'e', "end_time start_time time_limit" }, { 'Q', "priority" },
 	{ 'p', "priority" }, { 'Z', "work_dir" }, { 'o', "command" }, { 'h', "exclusive" },
 	{ 'k', "comment" }, { 'E', "dependency" }, { 'q', "qos" }, { 'f', "features" },
-	{ 'n', "req_nodelist" }, { 'x', "exc_nodelist" },
+	{ 'n', "req_nodelist" }, { 'x', "exc_nodelist" }, { 'Y', "sched_nodes" },
 	/* constant placeholders */
-	{ 'v', "" }, { 'w', "" }, { 'Y', "" }, { 'b', "" }, { 'X', "" }, { 'y', "" }, { 'O', "" },
+	{ 'v', "" }, { 'w', "" }, { 'b', "" }, { 'X', "" }, { 'y', "" }, { 'O', "" },
 	{ 'z', "" }, { 'H', "" }, { 'I', "" }, { 'J', "" }, { 'd', "" },
 };
 
@@ -379,7 +331,10 @@ static struct sort_value sort_value_of(const json_t *job, char letter)
 		{ 'p', "priority", false }, { 'Q', "priority", false }, { 'l', "time_limit", false },
 		{ 'D', "num_nodes", false }, { 'C', "num_cpus", false }, { 'V', "submit_time", false },
 		{ 'S', "start_time", false }, { 'e', "end_time", false }, { 'N', "nodes", true },
-		{ 'r', "reason", true },
+		{ 'r', "reason", true }, { 'R', "reason", true }, { 'B', "batch_host", true },
+		{ 'c', "cpus_per_task", false }, { 'g', "group", true }, { 'G', "gid", false },
+		{ 'k', "comment", true }, { 'm', "mem_per_node", false }, { 'o', "command", true },
+		{ 'Z', "work_dir", true }, { 'K', "array_task_id", false }, { 'E', "dependency", true },
 	};
 	if (letter == 't')
 		return (struct sort_value){ state_code(job), 0 };
@@ -441,7 +396,7 @@ static int parse_sort(const char *spec)
 			desc = *k == '-';
 			k++;
 		}
-		if (strlen(k) != 1 || !strchr("iAFjuUaPtTpQlDCVSeMNr", *k)) {
+		if (strlen(k) != 1 || !strchr(JOB_LETTERS, *k)) {
 			fprintf(stderr, "squeue: error: Invalid sort specification: %s\n", keys[i]);
 			opt_strv_free(keys);
 			return -1;
@@ -477,7 +432,10 @@ static void help(void)
 	       "  -o, --format=format             format specification\n"
 	       "  -p, --partition=partition(s)    comma separated list of partitions\n"
 	       "                                  to view, default is all partitions\n"
+	       "  -r, --array                     one job array task a line\n"
+	       "      --array-unique              one pending job array task a line\n"
 	       "  -S, --sort=fields               comma separated list of fields to sort on\n"
+	       "      --start                     pending jobs and when they are expected to start\n"
 	       "  -t, --states=job_state(s)       comma separated list of states to view,\n"
 	       "                                  default is pending and running,\n"
 	       "                                  '--states=all' reports all states\n"
@@ -522,7 +480,7 @@ static bool uses_nodes(const json_t *job, const struct hostlist *want)
 	return hit;
 }
 
-enum { OPT_ME = 256, OPT_USAGE, OPT_HELP };
+enum { OPT_ME = 256, OPT_USAGE, OPT_HELP, OPT_START, OPT_ARRAY_UNIQUE };
 
 /* A job named by -j: "N" (a job, or all of array N), "A_T", "A_[1-3]". */
 struct wanted_id {
@@ -618,6 +576,8 @@ int main(int argc, char **argv)
 		{ "Format", required_argument, NULL, 'O' },
 		{ "partition", required_argument, NULL, 'p' },
 		{ "array", no_argument, NULL, 'r' },
+		{ "array-unique", no_argument, NULL, OPT_ARRAY_UNIQUE },
+		{ "start", no_argument, NULL, OPT_START },
 		{ "sort", required_argument, NULL, 'S' },
 		{ "states", required_argument, NULL, 't' },
 		{ "user", required_argument, NULL, 'u' },
@@ -636,14 +596,18 @@ int main(int argc, char **argv)
 	const char *parts_arg = getenv("SQUEUE_PARTITION");
 	const char *jobs_arg = NULL, *names_arg = NULL;
 	const char *accounts_arg = getenv("SQUEUE_ACCOUNT"), *nodes_arg = NULL;
-	bool no_header = false, long_format = false, me = false, unfold = false;
+	bool no_header = false, long_format = false, me = false, unfold = false, start = false;
+	bool format_given = false;
 	int c, status = 1;
 
 	argv[0] = "squeue";
 	while ((c = getopt_long(argc, argv, "aA:hj::ln:o:O:p:rS:t:u:vVw:", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'a': case 'v': break;   /* no hidden partitions */
-		case 'r': unfold = true; break;
+		/* --array-unique: one pending task a line, which is all -r
+		 * unfolds here (a task that started has its own record). */
+		case 'r': case OPT_ARRAY_UNIQUE: unfold = true; break;
+		case OPT_START: start = true; break;
 		case 'h': no_header = true; break;
 		case 'A': accounts_arg = optarg; break;
 		case 'w': nodes_arg = optarg; break;
@@ -654,8 +618,8 @@ int main(int argc, char **argv)
 		case 'l': long_format = true; break;
 		case OPT_ME: me = true; break;
 		case 'n': names_arg = optarg; break;
-		case 'o': format = optarg; format2 = NULL; break;
-		case 'O': format2 = optarg; format = NULL; break;
+		case 'o': format = optarg; format2 = NULL; format_given = true; break;
+		case 'O': format2 = optarg; format = NULL; format_given = true; break;
 		case 'p': parts_arg = optarg; break;
 		case 'S': sort = optarg; break;
 		case 't': states_arg = optarg; break;
@@ -667,6 +631,19 @@ int main(int argc, char **argv)
 			fprintf(stderr, "Try \"squeue --help\" for more information\n");
 			return 1;
 		}
+	}
+	/* --start: pending jobs by expected start, in its own format; it
+	 * outranks SQUEUE_FORMAT(2), not -o/-O, nor -S/-t or SQUEUE_SORT and
+	 * SQUEUE_STATES (as in Slurm). */
+	if (start) {
+		if (!format_given) {
+			format = START_FORMAT;
+			format2 = NULL;
+		}
+		if (!sort)
+			sort = START_SORT;
+		if (!states_arg)
+			states_arg = "PD";
 	}
 	/* squeue also takes job ids as plain arguments. */
 	char *jobs_joined = NULL;
@@ -774,13 +751,17 @@ int main(int argc, char **argv)
 	if (parse_sort(sort ? sort : DEFAULT_SORT) < 0)
 		goto out;
 	if (format2) {
-		format2_letters = format_from_names(format2);
-		if (!format2_letters)
+		char *bad;
+		format2_letters = fmt_from_names(format2, long_fields, &bad);
+		if (!format2_letters) {
+			fprintf(stderr, "squeue: error: Invalid job format specification: %s\n", bad);
+			free(bad);
 			goto out;
+		}
 		format = format2_letters;
 	}
 	fmt = fmt_parse(format ? format : long_format ? LONG_FORMAT : DEFAULT_FORMAT,
-			"AaBbCcDdEeFfGgHhIiJjKkLlMmNnOoPpQqRrSTtUuVvwXxYyZz");
+			JOB_LETTERS);
 	if (fmt->bad)
 		fprintf(stderr, "squeue: error: Invalid job format specification: %c\n", fmt->bad);
 	json_t *fields = wanted_fields(fmt);

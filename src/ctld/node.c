@@ -272,8 +272,8 @@ json_t *node_to_json(const struct node *n)
 		for (int k = 0; !ctld.parts[p].removed && k < ctld.parts[p].nnodes; k++)
 			if (&ctld.nodes[ctld.parts[p].node_idx[k]] == n)
 				json_array_append_new(parts, json_string(ctld.parts[p].name));
-	return json_pack("{s:s, s:s, s:s, s:i, s:s, s:b, s:b, s:s, s:i, s:i, s:i, s:i, s:i, s:i,"
-			 " s:I, s:I, s:o, s:I, s:I, s:I, s:s, s:s, s:s, s:s, s:I, s:s}",
+	json_t *o = json_pack("{s:s, s:s, s:s, s:i, s:s, s:b, s:b, s:s, s:i, s:i, s:i, s:i, s:i, s:i,"
+			 " s:I, s:I, s:o, s:I, s:I, s:I, s:s, s:s, s:s, s:s, s:I}",
 			 "name", n->name, "addr", n->addr,
 			 "hostname", n->conf->hostname ? n->conf->hostname : n->name,
 			 "port", n->port, "state", node_state_name(n->state), "drain", n->drain,
@@ -286,8 +286,13 @@ json_t *node_to_json(const struct node *n)
 			 "slurmd_start_time", (json_int_t)n->slurmd_start_time,
 			 "arch", n->arch ? n->arch : "", "os", n->os ? n->os : "", "version", "22.05.8",
 			 "reason_user", n->reason_user ? n->reason_user : "",
-			 "reason_time", (json_int_t)(n->reason ? n->reason_time : 0),
-			 "features", n->conf->features ? n->conf->features : "");
+			 "reason_time", (json_int_t)(n->reason ? n->reason_time : 0));
+	/* What herd.conf says of the node, for sinfo (%d %w %f %G). */
+	json_object_set_new(o, "tmp_disk", json_integer((json_int_t)n->conf->tmp_disk));
+	json_object_set_new(o, "weight", json_integer(n->conf->weight));
+	json_object_set_new(o, "features", json_string(n->conf->features ? n->conf->features : ""));
+	json_object_set_new(o, "gres", json_string(n->conf->gres ? n->conf->gres : ""));
+	return o;
 }
 
 /* What survives a controller restart: the administrator's word on a node. */

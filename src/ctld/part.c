@@ -77,7 +77,8 @@ json_t *part_to_json(const struct part *p)
 	int cpus = 0;
 	for (int k = 0; k < p->nnodes; k++)
 		cpus += ctld.nodes[p->node_idx[k]].cpus;
-	return json_pack("{s:s, s:s, s:s, s:s, s:b, s:i, s:i, s:i, s:i, s:i, s:i, s:I, s:I}",
+	const struct conf_part *cp = p->conf;
+	json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:b, s:i, s:i, s:i, s:i, s:i, s:i, s:I, s:I}",
 			 "name", p->name, "nodes", p->nodes_str ? p->nodes_str : "",
 			 "state", p->conf->state ? p->conf->state : "UP",
 			 "oversubscribe", p->conf->oversubscribe ? p->conf->oversubscribe : "NO",
@@ -87,4 +88,11 @@ json_t *part_to_json(const struct part *p)
 			 "priority_job_factor", p->conf->priority_job_factor,
 			 "max_time", (json_int_t)p->conf->max_time,
 			 "default_time", (json_int_t)p->conf->default_time);
+	/* Access and preemption settings as herd.conf has them, for sinfo (%g %S %r %B %M). */
+	json_object_set_new(o, "allow_groups", json_string(cp->allow_groups ? cp->allow_groups : ""));
+	json_object_set_new(o, "alloc_nodes", json_string(cp->alloc_nodes ? cp->alloc_nodes : ""));
+	json_object_set_new(o, "root_only", json_boolean(cp->root_only));
+	json_object_set_new(o, "max_cpus_per_node", json_integer(cp->max_cpus_per_node));
+	json_object_set_new(o, "preempt_mode", json_string(cp->preempt_mode ? cp->preempt_mode : ""));
+	return o;
 }

@@ -187,3 +187,59 @@ def test_pending_reasons(clean):
     assert c.wait_done(first) == "COMPLETED"
     assert c.wait_done(second) == "COMPLETED"
     assert squeue_field(c, hold, "%t %R") == "PD (JobHeldUser)"
+
+
+START_HEADER = ("             JOBID PARTITION     NAME     USER ST          START_TIME  NODES "
+                "SCHEDNODES           NODELIST(REASON)")
+
+
+def start_row(job_id, name, user, reason, start="N/A", sched="(null)"):
+    """A line of squeue --start ("%.18i %.9P %.8j %.8u %.2t %.19S %.6D %20Y %R")."""
+    return (f"{job_id:>18} {'debug':>9} {name[:8]:>8} {user[:8]:>8} {'PD':>2} {start:>19} "
+            f"{1:>6} {sched:<20} {reason}")
+
+
+def test_start(clean):
+    c = clean
+    wd = c.workdir("herdu1")
+    blocker = c.sbatch("-N", str(c.nnodes), "--exclusive", "-J", "blocker", "-o", "/dev/null",
+                       "--wrap", "sleep 300")
+    c.wait_state(blocker, "RUNNING")
+    hold = held(c, "herdu2", name="waiting")
+    first = c.sbatch("-J", "first", "-o", "/dev/null", "--wrap", "true", user="herdu1", cwd=wd)
+    wait_reason(c, first, "Resources")
+    # Pending jobs only, in Slurm's --start format.  Herd's scheduler does
+    # not estimate start times yet: START_TIME N/A, SCHEDNODES (null), as
+    # Slurm prints a job without an estimate; ties by job ID.
+    r = c.run(["squeue", "--start"], user="herdu1")
+    assert (r.rc, r.err) == (0, ""), r
+    assert r.out.split("\n") == [
+        START_HEADER,
+        start_row(hold, "waiting", "herdu2", "(JobHeldUser)"),
+        start_row(first, "first", "herdu1", "(Resources)"),
+        ""], r
+    # --start outranks SQUEUE_FORMAT; -o, -t and -h go with it.
+    r = run_env(c, {"SQUEUE_FORMAT": "%i"}, ["squeue", "--start", "-h"])
+    assert r.out == "\n".join([start_row(hold, "waiting", "herdu2", "(JobHeldUser)"),
+                               start_row(first, "first", "herdu1", "(Resources)"), ""]), r
+    r = c.run(["squeue", "--start", "-h", "-o", "%i %S %Y"])
+    assert r.out == f"{hold} N/A (null)\n{first} N/A (null)\n", r
+    r = c.run(["squeue", "--start", "-h", "-t", "R", "-o", "%i %t"])
+    assert r.out == f"{blocker} R\n", r
+    # -S keys from the -o letters; a descending key reverses.
+    r = c.run(["squeue", "--start", "-h", "-o", "%i", "-S", "-i"])
+    assert r.out == f"{first}\n{hold}\n", r
+    r = c.run(["squeue", "-h", "-o", "%i", "-S", "j", "-t", "all", "-j", f"{first},{hold},{blocker}"])
+    assert r.out == f"{blocker}\n{first}\n{hold}\n", r   # blocker, first, waiting
+    r = c.run(["squeue", "-h", "-S", "%"])
+    assert r.rc == 1 and "Invalid sort specification" in r.err, r
+
+
+def test_array_unique(clean):
+    c = clean
+    arr = c.sbatch("-H", "--array=1-3", "-o", "/dev/null", "--wrap", "true")
+    assert squeue_field(c, arr, "%i") == f"{arr}_[1-3]"
+    r = c.run(["squeue", "-h", "--array-unique", "-o", "%i %K"])
+    assert r.out == f"{arr}_1 1\n{arr}_2 2\n{arr}_3 3\n", r
+    r = c.run(["squeue", "-h", "--start", "-r", "-o", "%i"])
+    assert r.out == f"{arr}_1\n{arr}_2\n{arr}_3\n", r

@@ -135,6 +135,51 @@ static void test_cell(void **state)
 	free(line);
 }
 
+/* squeue/sinfo -O: names to "%[.]W<letter>" specs. */
+static void test_from_names(void **state)
+{
+	static const struct fmt_name names[] = {
+		{ "JobID", 'i' }, { "Name", 'j' }, { "State", 't' }, { "Priority", 'P' },
+		{ "PriorityTier", 'R' }, { NULL, 0 },
+	};
+	static const struct {
+		const char *spec, *want;
+	} ok[] = {
+		{ "JobID", "%20i" },                      /* 20 wide by default */
+		{ "jobid,NAME", "%20i%20j" },             /* names are case-insensitive */
+		{ "Name:10", "%10j" },
+		{ "Name:.10", "%.10j" },                  /* '.': right-justified */
+		{ "Name:", "%0j" },                       /* ':' alone: as wide as the value */
+		{ "State:5|,Name:.3 x%", "%5t|%.3j x%%" },  /* suffixes; a '%' stays literal */
+		{ "Priority,PriorityTier", "%20P%20R" },  /* whole names, not prefixes */
+		{ "JobID,,Name:1", "%20i%1j" },           /* empty items are skipped */
+		{ "", "" },
+	};
+	for (size_t i = 0; i < N(ok); i++) {
+		char *bad = (char *)"unset";
+		char *got = fmt_from_names(ok[i].spec, names, &bad);
+		if (!got || strcmp(got, ok[i].want))
+			fail_msg("'%s': got '%s', want '%s'", ok[i].spec, got ? got : "NULL", ok[i].want);
+		assert_null(bad);
+		free(got);
+	}
+	char *bad = NULL;
+	assert_null(fmt_from_names("JobID,Nope:5,Alsono", names, &bad));
+	assert_string_equal(bad, "Nope");
+	free(bad);
+	assert_null(fmt_from_names("Prio", names, &bad));
+	assert_string_equal(bad, "Prio");
+	free(bad);
+	/* What it makes, fmt_parse reads: the widths and justification. */
+	char *spec = fmt_from_names("Name:.4,JobID:3|", names, &bad);
+	struct fmt *f = fmt_parse(spec, "ij");
+	char *line = fmt_line(f, row_value, "i=12345;j=ab", NULL);
+	assert_string_equal(line, "  ab123|");
+	free(line);
+	fmt_destroy(f);
+	free(spec);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -143,6 +188,7 @@ int main(void)
 		cmocka_unit_test(test_items),
 		cmocka_unit_test(test_fit),
 		cmocka_unit_test(test_cell),
+		cmocka_unit_test(test_from_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
