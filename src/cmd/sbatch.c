@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -772,6 +773,19 @@ static int add_new_fields(json_t *job, const struct sbatch_opts *o)
 	return rc;
 }
 
+/* Set "KEY=value" in env (steals entry), over an entry of the same key. */
+static void env_replace(char ***env, size_t *n, char *entry)
+{
+	size_t klen = strcspn(entry, "=") + 1;
+	for (size_t i = 0; i < *n; i++)
+		if (!strncmp((*env)[i], entry, klen)) {
+			free((*env)[i]);
+			(*env)[i] = entry;
+			return;
+		}
+	opt_strv_push(env, n, entry);
+}
+
 static char *abs_path(const char *path, const char *cwd)
 {
 	if (path[0] == '/')
@@ -903,19 +917,13 @@ int main(int argc, char **argv)
 		free(work_dir);
 		goto out_first;
 	}
-	if (o.export_spec) {
-		/* Slurm tells the job how it was exported, so srun inside follows. */
-		char *e = xasprintf("SLURM_EXPORT_ENV=%s", o.export_spec);
-		char **have = NULL;
-		for (size_t i = 0; i < nenv; i++)
-			if (!strncmp(env[i], "SLURM_EXPORT_ENV=", 17))
-				have = &env[i];
-		if (have) {
-			free(*have);
-			*have = e;
-		} else
-			opt_strv_push(&env, &nenv, e);
-	}
+	/* Slurm tells the job how it was exported, so srun inside follows, and
+	 * the scheduling priority sbatch ran at (sbatch(1) SLURM_PRIO_PROCESS). */
+	if (o.export_spec)
+		env_replace(&env, &nenv, xasprintf("SLURM_EXPORT_ENV=%s", o.export_spec));
+	errno = 0;
+	int prio = getpriority(PRIO_PROCESS, 0);
+	env_replace(&env, &nenv, xasprintf("SLURM_PRIO_PROCESS=%d", errno ? 0 : prio));
 
 	size_t nargs = 0;
 	script_args = xmalloc(sizeof(*script_args));

@@ -91,6 +91,7 @@ static const struct msg_field f_launch_spec[] = {
 	REQ("cpus_per_task", MF_INT), REQ("cpus_on_node", MF_INT), REQ("mem_mb", MF_INT),
 	REQ("tasks_per_node", MF_STR), REQ("time_limit", MF_INT), REQ("kill_wait", MF_INT),
 	REQ("start_time", MF_INT), OPT("qos", MF_STR), OPT("restarts", MF_INT),
+	OPT("dependency", MF_STR),
 	OPT("array_job_id", MF_INT), OPT("array_task_id", MF_INT), OPT("array_task_count", MF_INT),
 	OPT("array_task_min", MF_INT), OPT("array_task_max", MF_INT), OPT("array_task_step", MF_INT),
 	OPT("cpus_per_node", MF_STR), OPT("mem_per_cpu", MF_INT), OPT("ntasks_per_node", MF_INT),

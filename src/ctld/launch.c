@@ -119,6 +119,10 @@ void launch_job(struct job *job)
 	const char *from_spec[] = { "umask", "script", "argv", "env", "cwd", "stdout", "stderr", "stdin" };
 	for (size_t k = 0; k < sizeof(from_spec) / sizeof(from_spec[0]); k++)
 		json_object_set(launch, from_spec[k], json_object_get(spec, from_spec[k]));
+	/* SLURM_JOB_DEPENDENCY: the --dependency given at submit */
+	const char *dep = json_string_value(json_object_get(spec, "dependency"));
+	if (dep && *dep)
+		json_object_set_new(launch, "dependency", json_string(dep));
 	json_t *o = json_pack("{s:I, s:I, s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s,"
 			      " s:i, s:i, s:i, s:i, s:I, s:I, s:i, s:I}",
 			      "job_id", (json_int_t)job->id, "uid", (json_int_t)job->uid,

@@ -113,6 +113,9 @@ void env_batch(struct env *e, const struct launch *l, const struct env_node *nod
 		env_setf(e, "SLURM_NTASKS_PER_NODE", "%d", l->ntasks_per_node);
 	env_set(e, "SLURM_SUBMIT_DIR", l->cwd);
 	env_set(e, "SLURM_SUBMIT_HOST", l->submit_host);
+	env_setf(e, "SLURM_UMASK", "%04o", l->umask);
+	if (l->dependency && l->dependency[0])
+		env_set(e, "SLURM_JOB_DEPENDENCY", l->dependency);
 	env_set(e, "SLURM_JOB_PARTITION", l->partition);
 	if (l->account && l->account[0])
 		env_set(e, "SLURM_JOB_ACCOUNT", l->account);

@@ -13,6 +13,7 @@ struct launch {
 	int uid, gid, umask;
 	char *user, *name, *partition, *account, *cluster, *submit_host;
 	char *qos;                /* optional key, NULL when absent */
+	char *dependency;         /* optional: --dependency as submitted */
 	char *script;
 	char **argv;  size_t argc;
 	char **env;   size_t envc;

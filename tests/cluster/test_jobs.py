@@ -168,3 +168,19 @@ def test_multi_node_job(cluster):
     text = read(os.path.join(wd, f"mn-{job_id}.out"))
     assert text.startswith("nodes=2 list=")
     assert text.split("list=")[1].strip() == info["NodeList"]
+
+
+def test_submission_variables(cluster):
+    """sbatch(1)'s OUTPUT ENVIRONMENT that come from the submission:
+    SLURM_UMASK (sbatch's umask), SLURM_PRIO_PROCESS (its nice value),
+    SLURM_JOB_DEPENDENCY (as given)."""
+    wd = cluster.workdir("herdu1")
+    first = cluster.sbatch("-o", "/dev/null", "--wrap", "true", user="herdu1", cwd=wd)
+    assert cluster.wait_done(first) == "COMPLETED"
+    r = cluster.run(f"umask 0027; nice -n 7 sbatch --parsable -o subvars-%j.out -d afterany:{first}"
+                    " --wrap 'echo $SLURM_UMASK $SLURM_PRIO_PROCESS $SLURM_JOB_DEPENDENCY'",
+                    user="herdu1", cwd=wd)
+    assert r.rc == 0, r
+    job_id = int(r.out)
+    assert cluster.wait_done(job_id) == "COMPLETED"
+    assert read(os.path.join(wd, f"subvars-{job_id}.out")).split() == ["0027", "7", f"afterany:{first}"]

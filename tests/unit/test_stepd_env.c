@@ -47,6 +47,7 @@ static void test_batch_variables(void **state)
 		{ "SLURM_NODEID", "0" }, { "SLURM_PROCID", "0" }, { "SLURM_LOCALID", "0" },
 		{ "SLURM_GTIDS", "0" }, { "SLURM_CLUSTER_NAME", "c1" }, { "SLURM_RESTART_COUNT", "0" },
 		{ "SLURM_CONF", "/etc/herd/herd.conf" }, { "ENVIRONMENT", "BATCH" },
+		{ "SLURM_UMASK", "0022" },
 		{ "SLURM_JOB_START_TIME", "1000" }, { "SLURM_JOB_END_TIME", "1060" },
 		{ "PATH", "/usr/bin" }, { "FOO", "x=y" },
 		{ "HOME", "/custom" },           /* the submitter's wins */
@@ -65,6 +66,8 @@ static void test_batch_variables(void **state)
 	assert_null(env_get(&e, "SLURM_CPUS_PER_TASK"));
 	assert_null(env_get(&e, "SLURM_MEM_PER_NODE"));
 	assert_null(env_get(&e, "SLURM_JOB_ACCOUNT"));
+	assert_null(env_get(&e, "SLURM_ARRAY_JOB_ID"));
+	assert_null(env_get(&e, "SLURM_JOB_DEPENDENCY"));
 	assert_null(env_get(&e, "bogus"));
 	/* each key once, and the vector is NULL-terminated */
 	size_t ids = 0;
@@ -120,10 +123,44 @@ static void test_launch_rejects_bad_fields(void **state)
 	json_decref(obj);
 }
 
+/* An array task: SLURM_ARRAY_* from the launch, and the dependency as given. */
+static void test_array_and_dependency_variables(void **state)
+{
+	struct herd_error err;
+	json_t *obj = json_loads(launch_json, 0, NULL);
+	struct launch l;
+	struct env e;
+	assert_non_null(obj);
+	json_object_update_new(obj, json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:s}",
+					      "array_job_id", 70, "array_task_id", 5,
+					      "array_task_count", 4, "array_task_min", 1,
+					      "array_task_max", 7, "array_task_step", 2,
+					      "dependency", "afterok:12"));
+	assert_int_equal(launch_parse(obj, &l, &err), 0);
+	struct env_node node = { "n1", NULL, "/home/alice", "/bin/bash" };
+	env_init(&e);
+	env_batch(&e, &l, &node);
+	assert_string_equal(env_get(&e, "SLURM_ARRAY_JOB_ID"), "70");
+	assert_string_equal(env_get(&e, "SLURM_ARRAY_TASK_ID"), "5");
+	assert_string_equal(env_get(&e, "SLURM_ARRAY_TASK_COUNT"), "4");
+	assert_string_equal(env_get(&e, "SLURM_ARRAY_TASK_MIN"), "1");
+	assert_string_equal(env_get(&e, "SLURM_ARRAY_TASK_MAX"), "7");
+	assert_string_equal(env_get(&e, "SLURM_ARRAY_TASK_STEP"), "2");
+	assert_string_equal(env_get(&e, "SLURM_JOB_ID"), "77");   /* the task's own */
+	assert_string_equal(env_get(&e, "SLURM_JOB_DEPENDENCY"), "afterok:12");
+	/* out of range: refused, not wrapped */
+	json_object_set_new(obj, "array_task_id", json_integer(-1));
+	launch_free(&l);
+	assert_int_equal(launch_parse(obj, &l, &err), -1);
+	json_decref(obj);
+	env_free(&e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_batch_variables),
+		cmocka_unit_test(test_array_and_dependency_variables),
 		cmocka_unit_test(test_optional_variables),
 		cmocka_unit_test(test_launch_rejects_bad_fields),
 	};
