@@ -7,6 +7,7 @@
 #include <strings.h>
 #include <time.h>
 #include "cmd/fmt.h"
+#include "common/strbuf.h"
 #include "common/xmalloc.h"
 
 static void line_append(char **line, const char *s, size_t n)
@@ -93,24 +94,39 @@ void fmt_destroy(struct fmt *f)
 	free(f);
 }
 
-void fmt_cell(char **line, const char *value, int width, bool right)
+static void add_spaces(struct strbuf *sb, size_t n)
+{
+	static const char spaces[] = "                                                                ";
+	while (n) {
+		size_t k = n < sizeof(spaces) - 1 ? n : sizeof(spaces) - 1;
+		strbuf_add(sb, spaces, k);
+		n -= k;
+	}
+}
+
+/* One cell onto sb (no allocation per cell: squeue renders 100,000 rows). */
+static void cell_add(struct strbuf *sb, const char *value, int width, bool right)
 {
 	size_t len = strlen(value);
 	if (width <= 0) {
-		line_append(line, value, len);
+		strbuf_add(sb, value, len);
 		return;
 	}
 	if (len > (size_t)width)
 		len = width;
-	size_t pad = width - len;
-	char *spaces = xmalloc(pad + 1);
-	memset(spaces, ' ', pad);
 	if (right)
-		line_append(line, spaces, pad);
-	line_append(line, value, len);
+		add_spaces(sb, width - len);
+	strbuf_add(sb, value, len);
 	if (!right)
-		line_append(line, spaces, pad);
-	free(spaces);
+		add_spaces(sb, width - len);
+}
+
+void fmt_cell(char **line, const char *value, int width, bool right)
+{
+	struct strbuf sb = { 0 };
+	cell_add(&sb, value, width, right);
+	line_append(line, sb.s ? sb.s : "", sb.len);
+	free(sb.s);
 }
 
 const char *fmt_title_of(const struct fmt_title *titles, char letter)
@@ -124,13 +140,14 @@ const char *fmt_title_of(const struct fmt_title *titles, char letter)
 char *fmt_line(const struct fmt *f, fmt_value_f value, const void *row,
 	       const struct fmt_title *titles)
 {
-	char *line = xstrdup("");
+	struct strbuf line = { 0 };
 	char buf[4096];
 
+	strbuf_add(&line, "", 0);
 	for (size_t i = 0; i < f->count; i++) {
 		const struct fmt_item *it = &f->items[i];
 		if (!it->letter) {
-			line_append(&line, it->text, strlen(it->text));
+			strbuf_adds(&line, it->text);
 			continue;
 		}
 		const char *s;
@@ -145,9 +162,9 @@ char *fmt_line(const struct fmt *f, fmt_value_f value, const void *row,
 				s = buf;
 			}
 		}
-		fmt_cell(&line, s ? s : "", it->width, it->right);
+		cell_add(&line, s ? s : "", it->width, it->right);
 	}
-	return line;
+	return line.s;
 }
 
 char *fmt_from_names(const char *spec, const struct fmt_name *names, char **bad)
