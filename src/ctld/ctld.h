@@ -19,6 +19,7 @@ struct bitmap;
 struct depend;
 
 #define ARRAY_NO_TASK 4294967294u   /* array_task_id of a meta record (Slurm's NO_VAL) */
+#define MAX_ARRAY_SIZE_LIMIT 4000001   /* slurm.conf(5): MaxArraySize at most 4000001 */
 
 struct node {
 	char *name;

@@ -12,7 +12,6 @@
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
 
-#define MAX_ARRAY_SIZE_LIMIT 4000001   /* slurm.conf(5): MaxArraySize at most 4000001 */
 
 /* One flag of SchedulerParameters (comma-separated options). */
 static bool sched_param(const char *params, const char *name)

@@ -464,7 +464,9 @@ static int cancel_array(uint32_t array_job_id, const char *spec, int sig, const 
 	uint32_t throttle;
 	int rc = HERD_ERR_INVALID_JOB;
 
-	if (spec && parse_array_spec(spec, UINT32_MAX, &ac.tasks, &throttle) < 0)
+	/* No task ID reaches the hard limit: a bigger spec is refused before
+	 * it costs a bit set of half a gigabyte. */
+	if (spec && parse_array_spec(spec, MAX_ARRAY_SIZE_LIMIT, &ac.tasks, &throttle) < 0)
 		return HERD_ERR_INVALID_ARRAY;
 	array_foreach(array_job_id, array_cancel_pick, &ac);
 	for (size_t i = 0; i < ac.n; i++) {
