@@ -90,24 +90,16 @@ struct job *array_split(struct job *meta, uint32_t task_id)
 	return task;
 }
 
-struct array_walk {
-	uint32_t array_job_id;
-	void (*fn)(struct job *job, void *arg);
-	void *arg;
-};
-
-static void walk_one(struct job *job, void *arg)
-{
-	struct array_walk *w = arg;
-	if (job->array_job_id == w->array_job_id)
-		w->fn(job, w->arg);
-}
-
 void array_foreach(uint32_t array_job_id, void (*fn)(struct job *job, void *arg), void *arg)
 {
-	struct array_walk w = { array_job_id, fn, arg };
-	if (array_job_id)
-		job_foreach(walk_one, &w);
+	if (!array_job_id || !ctld.job_hash_size)
+		return;
+	struct job *j = ctld.array_hash[array_job_id & (ctld.job_hash_size - 1)], *next;
+	for (; j; j = next) {
+		next = j->array_next;   /* fn may take j out of the table */
+		if (j->array_job_id == array_job_id)
+			fn(j, arg);
+	}
 }
 
 struct task_find {

@@ -159,6 +159,7 @@ struct job {
 	uint32_t array_count, array_min, array_max, array_step;   /* the whole array (SLURM_ARRAY_TASK_*) */
 	uint32_t array_running, array_pass;   /* scratch of a scheduling pass (sched.c) */
 	struct job *hash_next;      /* by id */
+	struct job *array_next;     /* by array_job_id (array jobs only) */
 	struct job *key_next;       /* by submission key */
 };
 
@@ -186,7 +187,7 @@ struct ctld {
 	uint32_t max_array_size;    /* MaxArraySize: task IDs are below it */
 	time_t start_time;
 	/* job table */
-	struct job **job_hash, **key_hash;
+	struct job **job_hash, **key_hash, **array_hash;
 	size_t job_hash_size, njobs;
 	uv_timer_t sched_timer, tick_timer;
 	bool sched_queued;
@@ -250,7 +251,8 @@ struct job *array_split(struct job *meta, uint32_t task_id);
  * one, not all) into one record of their own, still pending, out of the
  * meta record; one task: array_split. */
 struct job *array_split_set(struct job *meta, const struct bitmap *tasks);
-/* Every job of array array_job_id (meta record and tasks). */
+/* Every job of array array_job_id (meta record and tasks), through the
+ * table's index by array ID (no scan of the whole table). */
 void array_foreach(uint32_t array_job_id, void (*fn)(struct job *job, void *arg), void *arg);
 char *array_pending_string(const struct job *meta);   /* "4-999", caller frees */
 /* Where array array_job_id stands, for dependencies: task DEPEND_WHOLE, the

@@ -43,6 +43,7 @@ static void table_grow(void)
 {
 	size_t old = ctld.job_hash_size, size = old ? 2 * old : 4096;
 	struct job **ids = xmalloc(size * sizeof(*ids)), **keys = xmalloc(size * sizeof(*keys));
+	struct job **arrays = xmalloc(size * sizeof(*arrays));
 
 	for (size_t i = 0; i < old; i++) {
 		struct job *j, *next;
@@ -62,10 +63,20 @@ static void table_grow(void)
 			keys[s] = j;
 		}
 	}
+	for (size_t i = 0; i < old; i++) {
+		struct job *j, *next;
+		for (j = ctld.array_hash[i]; j; j = next) {
+			next = j->array_next;
+			j->array_next = arrays[j->array_job_id & (size - 1)];
+			arrays[j->array_job_id & (size - 1)] = j;
+		}
+	}
 	free(ctld.job_hash);
 	free(ctld.key_hash);
+	free(ctld.array_hash);
 	ctld.job_hash = ids;
 	ctld.key_hash = keys;
+	ctld.array_hash = arrays;
 }
 
 struct job *job_find(uint32_t id)
@@ -100,6 +111,11 @@ void job_table_add(struct job *job)
 		job->key_next = ctld.key_hash[s];
 		ctld.key_hash[s] = job;
 	}
+	if (job->array_job_id) {
+		s = job->array_job_id & (ctld.job_hash_size - 1);
+		job->array_next = ctld.array_hash[s];
+		ctld.array_hash[s] = job;
+	}
 	ctld.njobs++;
 }
 
@@ -115,6 +131,13 @@ static void table_remove(struct job *job)
 		for (p = &ctld.key_hash[key_slot(job->uid, job->key)]; *p; p = &(*p)->key_next)
 			if (*p == job) {
 				*p = job->key_next;
+				break;
+			}
+	if (job->array_job_id)
+		for (p = &ctld.array_hash[job->array_job_id & (ctld.job_hash_size - 1)]; *p;
+		     p = &(*p)->array_next)
+			if (*p == job) {
+				*p = job->array_next;
 				break;
 			}
 	ctld.njobs--;
@@ -274,7 +297,7 @@ struct job *job_copy(const struct job *job)
 {
 	struct job *c = xmalloc(sizeof(*c));
 	*c = *job;
-	c->hash_next = c->key_next = NULL;
+	c->hash_next = c->key_next = c->array_next = NULL;
 	c->key = NULL;                  /* the submission key names the first record only */
 	c->user = dup_or_null(job->user);
 	c->name = dup_or_null(job->name);
