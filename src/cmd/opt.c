@@ -508,10 +508,14 @@ int opt_time_parse(const char *s, time_t now, bool past, time_t *out)
 
 char *cmd_job_id(const json_t *job, long long task, char *buf, size_t len)
 {
-	long long id = cmd_jint(job, "job_id"), array = cmd_jint(job, "array_job_id");
-	long long own = cmd_jint(job, "array_task_id"), throttle = cmd_jint(job, "array_throttle");
-	const char *pending = cmd_jstr(job, "array_tasks");
+	return cmd_job_id_of(cmd_jint(job, "job_id"), cmd_jint(job, "array_job_id"),
+			     cmd_jint(job, "array_task_id"), cmd_jint(job, "array_throttle"),
+			     cmd_jstr(job, "array_tasks"), task, buf, len);
+}
 
+char *cmd_job_id_of(long long id, long long array, long long own, long long throttle,
+		    const char *pending, long long task, char *buf, size_t len)
+{
 	if (!array)
 		snprintf(buf, len, "%lld", id);
 	else if (task >= 0)

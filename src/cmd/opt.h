@@ -53,6 +53,9 @@ struct bitmap;
  * array's pending tasks, folded, "A_[4-999%4]"; task >= 0 names one pending
  * task of such a record ("A_5", squeue -r).  Cut to len.  Returns buf. */
 char *cmd_job_id(const json_t *job, long long task, char *buf, size_t len);
+/* The same from the values (array 0: not an array job). */
+char *cmd_job_id_of(long long id, long long array, long long own, long long throttle,
+		    const char *pending, long long task, char *buf, size_t len);
 /* A job ID on the command line: "N", "A_T", "A_[1-3,7]"; *tasks NULL when
  * none is named (caller frees).  -1 when malformed. */
 int cmd_job_id_parse(const char *s, long *id, struct bitmap **tasks);

@@ -4,6 +4,7 @@
 #include <getopt.h>
 #include <grp.h>
 #include <pwd.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,59 @@
 #define DEFAULT_FORMAT "%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R"
 #define LONG_FORMAT "%.18i %.9P %.8j %.8u %.8T %.10M %.9l %.6D %R"
 #define DEFAULT_SORT "P,t,-p"
+
+/* A job of the reply is an object, or with "rows" an array of values in the
+ * order of the reply's "keys" (a third of the text, and no hash table per
+ * job: squeue over 100,000 jobs).  These read either. */
+static const json_t *reply_keys;
+static struct {
+	const char *key;    /* a key string of this program (a literal) */
+	int idx;            /* its column, -1 when the reply has none */
+} key_cache[64];
+
+static int key_index(const char *key)
+{
+	size_t slot = ((uintptr_t)key >> 3) % (sizeof(key_cache) / sizeof(key_cache[0]));
+	int idx = -1;
+	size_t i;
+	json_t *k;
+
+	if (key_cache[slot].key == key && (key_cache[slot].idx < 0 ||
+	    !strcmp(json_string_value(json_array_get(reply_keys, key_cache[slot].idx)), key)))
+		return key_cache[slot].idx;
+	json_array_foreach(reply_keys, i, k)
+		if (!strcmp(json_string_value(k), key)) {
+			idx = (int)i;
+			break;
+		}
+	key_cache[slot].key = key;
+	key_cache[slot].idx = idx;
+	return idx;
+}
+
+static const json_t *field(const json_t *job, const char *key)
+{
+	if (!json_is_array(job))
+		return json_object_get(job, key);
+	int i = key_index(key);
+	return i < 0 ? NULL : json_array_get(job, i);
+}
+
+static const char *jstr(const json_t *job, const char *key)
+{
+	const char *s = json_string_value(field(job, key));
+	return s ? s : "";
+}
+
+static long long jint(const json_t *job, const char *key)
+{
+	return json_integer_value(field(job, key));
+}
+
+static bool jbool(const json_t *job, const char *key)
+{
+	return json_is_true(field(job, key));
+}
 /* The -o letters; -S takes any of them. */
 #define JOB_LETTERS "AaBbCcDdEeFfGgHhIiJjKkLlMmNnOoPpQqRrSTtUuVvwXxYyZz"
 /* --start: what Slurm's squeue uses unless -o, -S or -t say otherwise. */
@@ -71,12 +125,12 @@ struct row {
 
 static bool is_state(const json_t *job, const char *name)
 {
-	return !strcmp(cmd_jstr(job, "state"), name);
+	return !strcmp(jstr(job, "state"), name);
 }
 
 static int64_t elapsed(const json_t *job, time_t now)
 {
-	int64_t start = cmd_jint(job, "start_time"), end = cmd_jint(job, "end_time");
+	int64_t start = jint(job, "start_time"), end = jint(job, "end_time");
 	if (!start || is_state(job, "PENDING"))
 		return 0;
 	if (is_state(job, "RUNNING") || is_state(job, "SUSPENDED") || !end)
@@ -86,8 +140,8 @@ static int64_t elapsed(const json_t *job, time_t now)
 
 static const char *state_code(const json_t *job)
 {
-	int s = job_state_parse(cmd_jstr(job, "state"));
-	return s < 0 ? cmd_jstr(job, "state") : job_state_code(s);
+	int s = job_state_parse(jstr(job, "state"));
+	return s < 0 ? jstr(job, "state") : job_state_code(s);
 }
 
 static const char *or_null(const char *s)
@@ -99,57 +153,60 @@ static const char *job_value(char letter, const void *arg, char *buf, size_t len
 {
 	const struct row *r = arg;
 	const json_t *job = r->job;
-	int64_t limit = cmd_jint(job, "time_limit");
+	int64_t limit = jint(job, "time_limit");
 
 	switch (letter) {
-	case 'i': return cmd_job_id(job, r->task, buf, len);
+	case 'i':
+		return cmd_job_id_of(jint(job, "job_id"), jint(job, "array_job_id"),
+				     jint(job, "array_task_id"), jint(job, "array_throttle"),
+				     jstr(job, "array_tasks"), r->task, buf, len);
 	case 'A':
-		snprintf(buf, len, "%lld", cmd_jint(job, "job_id"));
+		snprintf(buf, len, "%lld", jint(job, "job_id"));
 		return buf;
 	case 'F':
-		snprintf(buf, len, "%lld", cmd_jint(job, cmd_jint(job, "array_job_id") ? "array_job_id"
+		snprintf(buf, len, "%lld", jint(job, jint(job, "array_job_id") ? "array_job_id"
 											: "job_id"));
 		return buf;
 	case 'K':
-		if (!cmd_jint(job, "array_job_id"))
+		if (!jint(job, "array_job_id"))
 			return "N/A";
 		if (r->task >= 0)
 			snprintf(buf, len, "%lld", r->task);
-		else if (cmd_jint(job, "array_task_id") != CMD_NO_TASK)
-			snprintf(buf, len, "%lld", cmd_jint(job, "array_task_id"));
-		else if (cmd_jint(job, "array_throttle"))
-			snprintf(buf, len, "%s%%%lld", cmd_jstr(job, "array_tasks"),
-				 cmd_jint(job, "array_throttle"));
+		else if (jint(job, "array_task_id") != CMD_NO_TASK)
+			snprintf(buf, len, "%lld", jint(job, "array_task_id"));
+		else if (jint(job, "array_throttle"))
+			snprintf(buf, len, "%s%%%lld", jstr(job, "array_tasks"),
+				 jint(job, "array_throttle"));
 		else
-			snprintf(buf, len, "%s", cmd_jstr(job, "array_tasks"));
+			snprintf(buf, len, "%s", jstr(job, "array_tasks"));
 		return buf;
-	case 'j': return cmd_jstr(job, "name");
+	case 'j': return jstr(job, "name");
 	case 'u': {
 		/* Names are resolved here when the reply has none, as Slurm's
 		 * commands resolve them on the client. */
 		struct passwd *pw;
-		if (*cmd_jstr(job, "user"))
-			return cmd_jstr(job, "user");
-		if ((pw = getpwuid((uid_t)cmd_jint(job, "uid"))))
+		if (*jstr(job, "user"))
+			return jstr(job, "user");
+		if ((pw = getpwuid((uid_t)jint(job, "uid"))))
 			return pw->pw_name;
-		snprintf(buf, len, "%lld", cmd_jint(job, "uid"));
+		snprintf(buf, len, "%lld", jint(job, "uid"));
 		return buf;
 	}
-	case 'U': snprintf(buf, len, "%lld", cmd_jint(job, "uid")); return buf;
+	case 'U': snprintf(buf, len, "%lld", jint(job, "uid")); return buf;
 	case 'g': {
 		struct group *gr;
-		if (*cmd_jstr(job, "group"))
-			return cmd_jstr(job, "group");
-		if ((gr = getgrgid((gid_t)cmd_jint(job, "gid"))))
+		if (*jstr(job, "group"))
+			return jstr(job, "group");
+		if ((gr = getgrgid((gid_t)jint(job, "gid"))))
 			return gr->gr_name;
-		snprintf(buf, len, "%lld", cmd_jint(job, "gid"));
+		snprintf(buf, len, "%lld", jint(job, "gid"));
 		return buf;
 	}
-	case 'G': snprintf(buf, len, "%lld", cmd_jint(job, "gid")); return buf;
-	case 'a': return or_null(cmd_jstr(job, "account"));
-	case 'P': return cmd_jstr(job, "partition");
+	case 'G': snprintf(buf, len, "%lld", jint(job, "gid")); return buf;
+	case 'a': return or_null(jstr(job, "account"));
+	case 'P': return jstr(job, "partition");
 	case 't': return state_code(job);
-	case 'T': return cmd_jstr(job, "state");
+	case 'T': return jstr(job, "state");
 	case 'M': return fmt_duration(elapsed(job, r->now), buf, len);
 	case 'l': return fmt_time_limit(limit, buf, len);
 	case 'L': {
@@ -160,48 +217,48 @@ static const char *job_value(char letter, const void *arg, char *buf, size_t len
 	}
 	case 'D': {
 		/* 0 = not asked; Slurm's default request is one node. */
-		long long n = cmd_jint(job, "num_nodes");
+		long long n = jint(job, "num_nodes");
 		snprintf(buf, len, "%lld", n > 0 ? n : 1);
 		return buf;
 	}
-	case 'C': snprintf(buf, len, "%lld", cmd_jint(job, "num_cpus")); return buf;
+	case 'C': snprintf(buf, len, "%lld", jint(job, "num_cpus")); return buf;
 	case 'c': {
-		long long c = cmd_jint(job, "cpus_per_task");
+		long long c = jint(job, "cpus_per_task");
 		snprintf(buf, len, "%lld", c > 0 ? c : 1);
 		return buf;
 	}
 	case 'm': {
 		/* --mem-per-cpu shows its per-CPU size, as Slurm's %m does */
-		long long mb = cmd_jint(job, "mem_per_cpu") > 0 ? cmd_jint(job, "mem_per_cpu")
-								 : cmd_jint(job, "mem_per_node");
+		long long mb = jint(job, "mem_per_cpu") > 0 ? jint(job, "mem_per_cpu")
+								 : jint(job, "mem_per_node");
 		if (mb <= 0)
 			return "0";
 		return fmt_size_mb(mb, buf, len);
 	}
 	case 'd': return "0";
 	case 'R': {
-		const char *reason = cmd_jstr(job, "reason");
+		const char *reason = jstr(job, "reason");
 		/* Slurm shows why a job waits or failed; otherwise where it ran. */
 		if (is_state(job, "PENDING") ||
 		    (*reason && strcmp(reason, "None") && !is_state(job, "RUNNING"))) {
 			snprintf(buf, len, "(%s)", reason);
 			return buf;
 		}
-		return cmd_jstr(job, "nodes");
+		return jstr(job, "nodes");
 	}
-	case 'r': return cmd_jstr(job, "reason");
-	case 'N': return cmd_jstr(job, "nodes");
+	case 'r': return jstr(job, "reason");
+	case 'N': return jstr(job, "nodes");
 	case 'B': {
-		const char *h = cmd_jstr(job, "batch_host");
+		const char *h = jstr(job, "batch_host");
 		return *h ? h : "n/a";
 	}
-	case 'V': return fmt_timestamp(cmd_jint(job, "submit_time"), buf, len);
+	case 'V': return fmt_timestamp(jint(job, "submit_time"), buf, len);
 	case 'S': {
-		time_t t = cmd_jint(job, "start_time");
+		time_t t = jint(job, "start_time");
 		return t ? fmt_timestamp(t, buf, len) : "N/A";
 	}
 	case 'e': {
-		time_t end = cmd_jint(job, "end_time"), start = cmd_jint(job, "start_time");
+		time_t end = jint(job, "end_time"), start = jint(job, "start_time");
 		if (end)
 			return fmt_timestamp(end, buf, len);
 		if (!start || is_state(job, "PENDING"))
@@ -209,23 +266,23 @@ static const char *job_value(char letter, const void *arg, char *buf, size_t len
 		/* A running job ends at its limit, or never. */
 		return limit == TIME_INFINITE ? "NONE" : fmt_timestamp(start + limit, buf, len);
 	}
-	case 'Q': snprintf(buf, len, "%lld", cmd_jint(job, "priority")); return buf;
+	case 'Q': snprintf(buf, len, "%lld", jint(job, "priority")); return buf;
 	case 'p':
-		snprintf(buf, len, "%.14f", (double)cmd_jint(job, "priority") / 4294967295.0);
+		snprintf(buf, len, "%.14f", (double)jint(job, "priority") / 4294967295.0);
 		return buf;
-	case 'Z': return cmd_jstr(job, "work_dir");
-	case 'o': return or_null(cmd_jstr(job, "command"));
-	case 'h': return cmd_jbool(job, "exclusive") ? "NO" : "OK";
-	case 'k': return or_null(cmd_jstr(job, "comment"));
+	case 'Z': return jstr(job, "work_dir");
+	case 'o': return or_null(jstr(job, "command"));
+	case 'h': return jbool(job, "exclusive") ? "NO" : "OK";
+	case 'k': return or_null(jstr(job, "comment"));
 	/* Features this scheduler does not have: Slurm's placeholders for "none". */
-	case 'E': return or_null(cmd_jstr(job, "dependency"));   /* what remains of it */
-	case 'q': return *cmd_jstr(job, "qos") ? cmd_jstr(job, "qos") : "normal";
-	case 'f': return or_null(cmd_jstr(job, "features"));
-	case 'n': return cmd_jstr(job, "req_nodelist");
-	case 'x': return cmd_jstr(job, "exc_nodelist");
+	case 'E': return or_null(jstr(job, "dependency"));   /* what remains of it */
+	case 'q': return *jstr(job, "qos") ? jstr(job, "qos") : "normal";
+	case 'f': return or_null(jstr(job, "features"));
+	case 'n': return jstr(job, "req_nodelist");
+	case 'x': return jstr(job, "exc_nodelist");
 	/* A pending job's start_time and sched_nodes are the scheduler's
 	 * estimate (--start); none yet is 0 / absent: N/A, (null). */
-	case 'Y': return or_null(cmd_jstr(job, "sched_nodes"));
+	case 'Y': return or_null(jstr(job, "sched_nodes"));
 	case 'v': case 'w': return "(null)";
 	case 'b': case 'X': return "N/A";
 	case 'y': case 'O': return "0";
@@ -250,19 +307,20 @@ static int cmp_num(long long a, long long b)
 
 /* The JOB keys each letter reads, so squeue asks the controller for those
  * alone (a 100,000-job reply is then a fraction of the size to write,
- * send and parse).  Filters, sorting, folding arrays and %i read BASE_KEYS. */
-#define BASE_KEYS "job_id state uid user partition name account nodes array_job_id " \
-		  "array_task_id array_tasks array_throttle"
+ * send and parse).  Sorting, folding arrays and %i read BASE_KEYS; each
+ * filter adds its own (main). */
+#define BASE_KEYS "job_id state array_job_id array_task_id array_tasks array_throttle"
 static const struct {
 	char letter;
 	const char *keys;
 } letter_keys[] = {
-	{ 'A', "" }, { 'F', "" }, { 'K', "" }, { 'i', "" }, { 'j', "" }, { 'u', "" }, { 'U', "" },
-	{ 'a', "" }, { 'P', "" }, { 't', "" }, { 'T', "" }, { 'N', "" },
+	{ 'A', "" }, { 'F', "" }, { 'K', "" }, { 'i', "" }, { 'j', "name" }, { 'u', "user" },
+	{ 'U', "uid" }, { 'a', "account" }, { 'P', "partition" }, { 't', "" }, { 'T', "" },
+	{ 'N', "nodes" },
 	{ 'g', "group gid" }, { 'G', "gid" }, { 'M', "start_time end_time" },
 	{ 'l', "time_limit" }, { 'L', "time_limit start_time end_time" }, { 'D', "num_nodes" },
 	{ 'C', "num_cpus" }, { 'c', "cpus_per_task" }, { 'm', "mem_per_cpu mem_per_node" },
-	{ 'R', "reason" }, { 'r', "reason" }, { 'B', "batch_host" }, { 'V', "submit_time" },
+	{ 'R', "reason nodes" }, { 'r', "reason" }, { 'B', "batch_host" }, { 'V', "submit_time" },
 	{ 'S', "start_time" }, { 'e', "end_time start_time time_limit" }, { 'Q', "priority" },
 	{ 'p', "priority" }, { 'Z', "work_dir" }, { 'o', "command" }, { 'h', "exclusive" },
 	{ 'k', "comment" }, { 'E', "dependency" }, { 'q', "qos" }, { 'f', "features" },
@@ -290,12 +348,14 @@ static bool add_letter_keys(json_t *fields, char letter)
 }
 
 /* The "fields" of the JOB_INFO request for this format and sort; NULL: all. */
-static json_t *wanted_fields(const struct fmt *fmt)
+static json_t *wanted_fields(const struct fmt *fmt, const char *filter_keys)
 {
 	json_t *fields = json_array();
 	bool ok = add_letter_keys(fields, 'A');
 	size_t n;
-	char **base = opt_split(BASE_KEYS, ' ', &n);
+	char *keys = xasprintf("%s %s", BASE_KEYS, filter_keys);
+	char **base = opt_split(keys, ' ', &n);
+	free(keys);
 	for (size_t k = 0; k < n; k++)
 		json_array_append_new(fields, json_string(base[k]));
 	opt_strv_free(base);
@@ -339,11 +399,11 @@ static struct sort_value sort_value_of(const json_t *job, char letter)
 	if (letter == 't')
 		return (struct sort_value){ state_code(job), 0 };
 	if (letter == 'M')   /* time used: the later start, the less */
-		return (struct sort_value){ NULL, -cmd_jint(job, "start_time") };
+		return (struct sort_value){ NULL, -jint(job, "start_time") };
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		if (keys[i].letter == letter)
-			return keys[i].text ? (struct sort_value){ cmd_jstr(job, keys[i].key), 0 }
-					    : (struct sort_value){ NULL, cmd_jint(job, keys[i].key) };
+			return keys[i].text ? (struct sort_value){ jstr(job, keys[i].key), 0 }
+					    : (struct sort_value){ NULL, jint(job, keys[i].key) };
 	return (struct sort_value){ NULL, 0 };   /* not a sort key: no order */
 }
 
@@ -371,7 +431,7 @@ static void sort_jobs(json_t **jobs, size_t n)
 	struct sorted_job *s = xmalloc((n + 1) * sizeof(*s));
 	struct sort_value *v = xmalloc((n * nsort_keys + 1) * sizeof(*v));
 	for (size_t i = 0; i < n; i++) {
-		s[i] = (struct sorted_job){ jobs[i], v + i * nsort_keys, cmd_jint(jobs[i], "job_id") };
+		s[i] = (struct sorted_job){ jobs[i], v + i * nsort_keys, jint(jobs[i], "job_id") };
 		for (size_t k = 0; k < nsort_keys; k++)
 			s[i].v[k] = sort_value_of(jobs[i], sort_keys[k].letter);
 	}
@@ -472,7 +532,7 @@ static bool in_any_partition(char *const *list, const char *parts)
 /* -w: the job runs on at least one of the nodes. */
 static bool uses_nodes(const json_t *job, const struct hostlist *want)
 {
-	struct hostlist *hl = hostlist_create(cmd_jstr(job, "nodes"));
+	struct hostlist *hl = hostlist_create(jstr(job, "nodes"));
 	bool hit = false;
 	for (size_t i = 0; hl && !hit && i < hostlist_count(hl); i++)
 		hit = hostlist_find(want, hostlist_nth(hl, i)) >= 0;
@@ -505,7 +565,7 @@ static void row_push(struct rows *rows, const json_t *job, time_t now, long long
 /* The -j entries that name this task (task -1: the record as a whole). */
 static bool wanted(const struct wanted_id *want, size_t nwant, const json_t *job, long long task)
 {
-	long long id = cmd_jint(job, "job_id"), array = cmd_jint(job, "array_job_id");
+	long long id = jint(job, "job_id"), array = jint(job, "array_job_id");
 	if (!nwant)
 		return true;
 	for (size_t i = 0; i < nwant; i++) {
@@ -532,13 +592,13 @@ static bool tasks_named(const struct wanted_id *want, size_t nwant)
 static void add_rows(struct rows *rows, const json_t *job, time_t now, bool unfold,
 		     const struct wanted_id *want, size_t nwant)
 {
-	long long own = cmd_jint(job, "array_task_id");
-	bool meta = cmd_jint(job, "array_job_id") && own == CMD_NO_TASK &&
-		    *cmd_jstr(job, "array_tasks");
-	bool pending = !strcmp(cmd_jstr(job, "state"), "PENDING");
+	long long own = jint(job, "array_task_id");
+	bool meta = jint(job, "array_job_id") && own == CMD_NO_TASK &&
+		    *jstr(job, "array_tasks");
+	bool pending = !strcmp(jstr(job, "state"), "PENDING");
 
 	if (!meta) {
-		if (wanted(want, nwant, job, cmd_jint(job, "array_job_id") ? own : -1))
+		if (wanted(want, nwant, job, jint(job, "array_job_id") ? own : -1))
 			row_push(rows, job, now, -1);
 		return;
 	}
@@ -547,7 +607,7 @@ static void add_rows(struct rows *rows, const json_t *job, time_t now, bool unfo
 			row_push(rows, job, now, -1);
 		return;
 	}
-	struct bitmap *tasks = bitmap_parse(cmd_jstr(job, "array_tasks"), UINT32_MAX);
+	struct bitmap *tasks = bitmap_parse(jstr(job, "array_tasks"), UINT32_MAX);
 	if (!tasks)
 		return;
 	if (!unfold && wanted(want, nwant, job, -1))
@@ -764,9 +824,15 @@ int main(int argc, char **argv)
 			JOB_LETTERS);
 	if (fmt->bad)
 		fprintf(stderr, "squeue: error: Invalid job format specification: %c\n", fmt->bad);
-	json_t *fields = wanted_fields(fmt);
-	if (fields)
+	char *filter_keys = xasprintf("%s %s %s %s %s", users_given ? "uid" : "",
+				      parts ? "partition" : "", names ? "name" : "",
+				      accounts ? "account" : "", want_nodes ? "nodes" : "");
+	json_t *fields = wanted_fields(fmt, filter_keys);
+	free(filter_keys);
+	if (fields) {
 		json_object_set_new(body, "fields", fields);
+		json_object_set_new(body, "rows", json_true());
+	}
 
 	struct herd_error err = { "" };
 	if (cmd_client_init(&client, &err) < 0) {
@@ -780,24 +846,27 @@ int main(int argc, char **argv)
 		goto out;
 	}
 
-	json_t *jobs = json_object_get(reply, "jobs");
-	time_t now = cmd_jint(reply, "time");
+	json_t *jobs = json_object_get(reply, "rows");
+	reply_keys = json_object_get(reply, "keys");
+	if (!jobs)
+		jobs = json_object_get(reply, "jobs");
+	time_t now = jint(reply, "time");
 	size_t njobs = json_array_size(jobs), nshow = 0;
 	json_t **show = xmalloc((njobs + 1) * sizeof(*show));
 	for (size_t i = 0; i < njobs; i++) {
 		json_t *job = json_array_get(jobs, i);
-		int s = job_state_parse(cmd_jstr(job, "state"));
+		int s = job_state_parse(jstr(job, "state"));
 		if (states_given && (s < 0 || !state_filter[s]))
 			continue;
 		char uid[24];
-		snprintf(uid, sizeof(uid), "%lld", cmd_jint(job, "uid"));
+		snprintf(uid, sizeof(uid), "%lld", jint(job, "uid"));
 		if (users_given && !in_list(users, uid))
 			continue;
-		if (parts && !in_any_partition(parts, cmd_jstr(job, "partition")))
+		if (parts && !in_any_partition(parts, jstr(job, "partition")))
 			continue;
-		if (names && !in_list(names, cmd_jstr(job, "name")))
+		if (names && !in_list(names, jstr(job, "name")))
 			continue;
-		if (accounts && !in_list(accounts, cmd_jstr(job, "account")))
+		if (accounts && !in_list(accounts, jstr(job, "account")))
 			continue;
 		if (want_nodes && !uses_nodes(job, want_nodes))
 			continue;

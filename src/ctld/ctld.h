@@ -213,6 +213,10 @@ struct job_view;
 struct job_view *job_view_create(const json_t *keys);
 void job_view_destroy(struct job_view *v);
 void job_view_write(const struct job_view *v, const struct job *job, struct strbuf *out);
+/* The "rows" form: the keys once (a JSON array), then each job as an array
+ * of its values in that order (null for an array key of a plain job). */
+void job_view_keys(const struct job_view *v, struct strbuf *out);
+void job_view_write_row(const struct job_view *v, const struct job *job, struct strbuf *out);
 struct job *job_from_json(const json_t *rec);
 void job_destroy(struct job *job);
 struct job *job_copy(const struct job *job);   /* a new record with the same request, not in the table */

@@ -185,6 +185,32 @@ void job_view_destroy(struct job_view *v)
 	free(v);
 }
 
+void job_view_keys(const struct job_view *v, struct strbuf *out)
+{
+	strbuf_add(out, "[", 1);
+	for (size_t i = 0; i < v->n; i++) {
+		if (i)
+			strbuf_add(out, ",", 1);
+		put_str(out, fields[v->idx[i]].key);
+	}
+	strbuf_add(out, "]", 1);
+}
+
+void job_view_write_row(const struct job_view *v, const struct job *job, struct strbuf *out)
+{
+	strbuf_add(out, "[", 1);
+	for (size_t i = 0; i < v->n; i++) {
+		const typeof(fields[0]) *f = &fields[v->idx[i]];
+		if (i)
+			strbuf_add(out, ",", 1);
+		if (f->array_only && !job->array_job_id)
+			strbuf_adds(out, "null");   /* as absent */
+		else
+			f->write(out, job);
+	}
+	strbuf_add(out, "]", 1);
+}
+
 void job_view_write(const struct job_view *v, const struct job *job, struct strbuf *out)
 {
 	bool first = true;
