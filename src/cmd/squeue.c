@@ -40,8 +40,7 @@ static int key_index(const char *key)
 	size_t i;
 	json_t *k;
 
-	if (key_cache[slot].key == key && (key_cache[slot].idx < 0 ||
-	    !strcmp(json_string_value(json_array_get(reply_keys, key_cache[slot].idx)), key)))
+	if (key_cache[slot].key == key)   /* the same literal: the same text */
 		return key_cache[slot].idx;
 	json_array_foreach(reply_keys, i, k)
 		if (!strcmp(json_string_value(k), key)) {
