@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include "cmd/opt.h"
 #include "common/bitmap.h"
+#include "common/hostlist.h"
 #include "common/msg.h"
 #include "common/state.h"
 #include "common/xmalloc.h"
@@ -20,7 +21,8 @@ struct scancel_opts {
 	bool quiet;
 	bool have_uid;
 	uid_t uid;
-	char **partitions, **names;
+	char **partitions, **names, **accounts, **qoses;
+	struct hostlist *nodes;   /* -w: jobs using any of them */
 	int state;            /* -1: any active state */
 };
 
@@ -35,17 +37,20 @@ static void usage(FILE *out)
 static void help(void)
 {
 	printf("Usage: scancel [OPTIONS] [job_id[_array_id][.step_id]]\n"
+	       "  -A, --account=account           act only on jobs charging this account\n"
 	       "  -b, --batch                     signal batch shell for specified job\n"
 	       "  -f, --full                      signal batch shell and all steps for specified job\n"
 	       "      --me                        equivalent to --user=<my username>\n"
 	       "  -n, --name=job_name             act only on jobs with this name\n"
 	       "  -p, --partition=partition       act only on jobs in this partition\n"
+	       "  -q, --qos=qos                   act only on jobs with this quality of service\n"
 	       "  -Q, --quiet                     disable warnings\n"
 	       "  -s, --signal=name | integer     signal to send to job, default is SIGKILL\n"
 	       "  -t, --state=states              act only on jobs in this state.  Valid job\n"
 	       "                                  states are PENDING, RUNNING and SUSPENDED\n"
 	       "  -u, --user=user_name            act only on jobs of this user\n"
 	       "  -V, --version                   output version information and exit\n"
+	       "  -w, --nodelist                  act only on jobs on these nodes\n"
 	       "  -v, --verbose                   verbosity level\n\n"
 	       "Help options:\n"
 	       "  --help                          show this help message\n"
@@ -119,6 +124,19 @@ static bool in_list(char *const *list, const char *s)
 	return false;
 }
 
+/* -w: does the job hold one of these nodes (no list: any job)? */
+static bool uses_nodes(const json_t *job, const struct hostlist *want)
+{
+	if (!want)
+		return true;
+	struct hostlist *hl = hostlist_create(cmd_jstr(job, "nodes"));
+	bool hit = false;
+	for (size_t i = 0; hl && !hit && i < hostlist_count(hl); i++)
+		hit = hostlist_find(want, hostlist_nth(hl, i)) >= 0;
+	hostlist_destroy(hl);
+	return hit;
+}
+
 /* Jobs matching the filters (among ids when given); -1 after printing. */
 static int select_jobs(struct cmd_client *client, const struct scancel_opts *o, json_t *ids,
 		       struct target **out, size_t *nout)
@@ -155,7 +173,10 @@ static int select_jobs(struct cmd_client *client, const struct scancel_opts *o, 
 		if (o->have_uid && cmd_jint(job, "uid") != (long long)o->uid)
 			continue;
 		if (!in_list(o->partitions, cmd_jstr(job, "partition")) ||
-		    !in_list(o->names, cmd_jstr(job, "name")))
+		    !in_list(o->names, cmd_jstr(job, "name")) ||
+		    !in_list(o->accounts, cmd_jstr(job, "account")) ||
+		    !in_list(o->qoses, *cmd_jstr(job, "qos") ? cmd_jstr(job, "qos") : "normal") ||
+		    !uses_nodes(job, o->nodes))
 			continue;
 		/* An array's record is named by its tasks, so that what the
 		 * filters matched is all that is cancelled (its ID alone would
@@ -177,6 +198,9 @@ enum { OPT_ME = 256, OPT_USAGE, OPT_HELP };
 int main(int argc, char **argv)
 {
 	static const struct option long_opts[] = {
+		{ "account", required_argument, NULL, 'A' },
+		{ "qos", required_argument, NULL, 'q' },
+		{ "nodelist", required_argument, NULL, 'w' },
 		{ "batch", no_argument, NULL, 'b' },
 		{ "full", no_argument, NULL, 'f' },
 		{ "me", no_argument, NULL, OPT_ME },
@@ -198,8 +222,26 @@ int main(int argc, char **argv)
 	int c, status = 1;
 
 	argv[0] = "scancel";
-	while ((c = getopt_long(argc, argv, "bfn:p:Qs:t:u:vV", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "A:bfn:p:q:Qs:t:u:vVw:", long_opts, NULL)) != -1) {
 		switch (c) {
+		case 'A':
+			opt_strv_free(o.accounts);
+			o.accounts = opt_split(optarg, ',', NULL);
+			filters = true;
+			break;
+		case 'q':
+			opt_strv_free(o.qoses);
+			o.qoses = opt_split(optarg, ',', NULL);
+			filters = true;
+			break;
+		case 'w':
+			hostlist_destroy(o.nodes);
+			if (!(o.nodes = hostlist_create(optarg))) {
+				fprintf(stderr, "scancel: error: Invalid node name specified: %s\n", optarg);
+				goto out;
+			}
+			filters = true;
+			break;
 		case 'b': o.flags = "batch"; break;
 		case 'f': o.flags = "full"; break;
 		case OPT_ME:
@@ -314,5 +356,8 @@ int main(int argc, char **argv)
 out:
 	opt_strv_free(o.names);
 	opt_strv_free(o.partitions);
+	opt_strv_free(o.accounts);
+	opt_strv_free(o.qoses);
+	hostlist_destroy(o.nodes);
 	return status;
 }

@@ -489,6 +489,8 @@ static void help(void)
 	       "      --me                        equivalent to --user=<my username>\n"
 	       "  -n, --name=job_name(s)          comma separated list of job names to view\n"
 	       "  -o, --format=format             format specification\n"
+	       "  -q, --qos=qos(s)                comma separated list of qos's\n"
+	       "                                  to view, default is all qos's\n"
 	       "  -p, --partition=partition(s)    comma separated list of partitions\n"
 	       "                                  to view, default is all partitions\n"
 	       "  -r, --array                     one job array task a line\n"
@@ -634,6 +636,7 @@ int main(int argc, char **argv)
 		{ "format", required_argument, NULL, 'o' },
 		{ "Format", required_argument, NULL, 'O' },
 		{ "partition", required_argument, NULL, 'p' },
+		{ "qos", required_argument, NULL, 'q' },
 		{ "array", no_argument, NULL, 'r' },
 		{ "array-unique", no_argument, NULL, OPT_ARRAY_UNIQUE },
 		{ "start", no_argument, NULL, OPT_START },
@@ -655,12 +658,13 @@ int main(int argc, char **argv)
 	const char *parts_arg = getenv("SQUEUE_PARTITION");
 	const char *jobs_arg = NULL, *names_arg = NULL;
 	const char *accounts_arg = getenv("SQUEUE_ACCOUNT"), *nodes_arg = NULL;
+	const char *qos_arg = getenv("SQUEUE_QOS");
 	bool no_header = false, long_format = false, me = false, unfold = false, start = false;
 	bool format_given = false;
 	int c, status = 1;
 
 	argv[0] = "squeue";
-	while ((c = getopt_long(argc, argv, "aA:hj::ln:o:O:p:rS:t:u:vVw:", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "aA:hj::ln:o:O:p:q:rS:t:u:vVw:", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'a': case 'v': break;   /* no hidden partitions */
 		/* --array-unique: one pending task a line, which is all -r
@@ -680,6 +684,7 @@ int main(int argc, char **argv)
 		case 'o': format = optarg; format2 = NULL; format_given = true; break;
 		case 'O': format2 = optarg; format = NULL; format_given = true; break;
 		case 'p': parts_arg = optarg; break;
+		case 'q': qos_arg = optarg; break;
 		case 'S': sort = optarg; break;
 		case 't': states_arg = optarg; break;
 		case 'u': users_arg = optarg; break;
@@ -720,7 +725,7 @@ int main(int argc, char **argv)
 	json_t *ids = NULL;
 	struct wanted_id *want = NULL;
 	size_t nwant = 0;
-	char **users = NULL, **parts = NULL, **names = NULL, **accounts = NULL;
+	char **users = NULL, **parts = NULL, **names = NULL, **accounts = NULL, **qoses = NULL;
 	struct hostlist *want_nodes = NULL;
 	size_t nusers = 0;
 	bool state_filter[JOB_STATE_COUNT] = { false };
@@ -803,6 +808,8 @@ int main(int argc, char **argv)
 		names = opt_split(names_arg, ',', NULL);
 	if (accounts_arg)
 		accounts = opt_split(accounts_arg, ',', NULL);
+	if (qos_arg)
+		qoses = opt_split(qos_arg, ',', NULL);
 	if (nodes_arg && !(want_nodes = hostlist_create(nodes_arg))) {
 		fprintf(stderr, "squeue: error: Invalid node name specified: %s\n", nodes_arg);
 		goto out;
@@ -823,9 +830,10 @@ int main(int argc, char **argv)
 			JOB_LETTERS);
 	if (fmt->bad)
 		fprintf(stderr, "squeue: error: Invalid job format specification: %c\n", fmt->bad);
-	char *filter_keys = xasprintf("%s %s %s %s %s", users_given ? "uid" : "",
+	char *filter_keys = xasprintf("%s %s %s %s %s %s", users_given ? "uid" : "",
 				      parts ? "partition" : "", names ? "name" : "",
-				      accounts ? "account" : "", want_nodes ? "nodes" : "");
+				      accounts ? "account" : "", want_nodes ? "nodes" : "",
+				      qoses ? "qos" : "");
 	json_t *fields = wanted_fields(fmt, filter_keys);
 	free(filter_keys);
 	if (fields) {
@@ -867,6 +875,8 @@ int main(int argc, char **argv)
 			continue;
 		if (accounts && !in_list(accounts, jstr(job, "account")))
 			continue;
+		if (qoses && !in_list(qoses, *jstr(job, "qos") ? jstr(job, "qos") : "normal"))
+			continue;
 		if (want_nodes && !uses_nodes(job, want_nodes))
 			continue;
 		show[nshow++] = job;
@@ -894,6 +904,7 @@ out:
 	opt_strv_free(parts);
 	opt_strv_free(names);
 	opt_strv_free(accounts);
+	opt_strv_free(qoses);
 	hostlist_destroy(want_nodes);
 	fmt_destroy(fmt);
 	free(jobs_joined);

@@ -152,3 +152,33 @@ def test_unknown_and_finished_jobs(clean):
     assert c.job_state(job_id) == "COMPLETED"
     r = c.run(["scancel"], user="herdu1")
     assert r.rc == 1 and r.err == "scancel: error: No job identification provided\n", r
+
+
+def test_filters_account_qos_nodelist(clean):
+    """scancel -A, -q, -w act only on the jobs they match (and squeue -q
+    lists by QOS)."""
+    c = clean
+    u = "herdu1"
+    wd = c.workdir(u)
+    a = c.sbatch("-H", "-A", "physics", "-o", "/dev/null", "--wrap", "true", user=u, cwd=wd)
+    b = c.sbatch("-H", "-A", "chem", "-q", "long", "-o", "/dev/null", "--wrap", "true", user=u, cwd=wd)
+    run_n1 = c.sbatch("-w", "n1", "-o", "/dev/null", "--wrap", "sleep 300", user=u, cwd=wd)
+    run_n2 = c.sbatch("-w", "n2", "-o", "/dev/null", "--wrap", "sleep 300", user=u, cwd=wd)
+    c.wait_state(run_n1, "RUNNING")
+    c.wait_state(run_n2, "RUNNING")
+    r = c.run(["squeue", "-h", "-q", "long", "-o", "%i %q"], user=u)
+    assert r.out.split("\n")[:-1] == [f"{b} long"], r
+    r = c.run(["squeue", "-h", "--qos=normal", "-o", "%i"], user=u)
+    assert sorted(map(int, r.out.split())) == sorted([a, run_n1, run_n2]), r
+
+    assert c.run(["scancel", "-A", "physics"], user=u).rc == 0
+    assert c.wait_done(a) == "CANCELLED"
+    assert stays(lambda: c.job_state(b) == "PENDING", 0.5)
+    assert c.run(["scancel", "-q", "long"], user=u).rc == 0
+    assert c.wait_done(b) == "CANCELLED"
+    assert c.run(["scancel", "-w", "n2"], user=u).rc == 0
+    assert c.wait_done(run_n2) == "CANCELLED"
+    assert c.job_state(run_n1) == "RUNNING"
+    r = c.run(["scancel", "-w", "n[1-"], user=u)
+    assert r.rc == 1 and "Invalid node name specified" in r.err, r
+    assert c.job_state(run_n1) == "RUNNING"
