@@ -11,58 +11,11 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-extern char **environ;
+#include "bench.h"
 
 #define TARGET_MS 50.0
 #define TARGET_KIB 1024.0
 #define RUNS 5
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* The controller's resident memory, KiB (VmRSS). */
-static long rss_kib(const char *pid)
-{
-	char path[64], line[256];
-	long kib = -1;
-	snprintf(path, sizeof(path), "/proc/%s/status", pid);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmRSS: %ld kB", &kib) == 1)
-			break;
-	fclose(f);
-	return kib;
-}
-
-static double run_timed(char *const argv[])
-{
-	posix_spawn_file_actions_t fa;
-	pid_t pid;
-	int status;
-	double t0 = now_s();
-
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-	if (posix_spawn(&pid, argv[0], &fa, NULL, argv, environ) != 0)
-		return -1;
-	posix_spawn_file_actions_destroy(&fa);
-	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
-		return -1;
-	return now_s() - t0;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
 
 int main(int argc, char **argv)
 {

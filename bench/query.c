@@ -17,20 +17,12 @@
 #include "common/conf.h"
 #include "common/msg.h"
 #include "common/net.h"
-
-extern char **environ;
+#include "bench.h"
 
 #define TARGET_S 0.5
 
 static struct net_target target;
 static atomic_long left, failed;
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static void *submitter(void *arg)
 {
@@ -56,30 +48,6 @@ static void *submitter(void *arg)
 		json_decref(body);
 	}
 	return NULL;
-}
-
-/* Run argv with output to /dev/null; seconds it took, or -1 if it failed. */
-static double run_timed(char *const argv[])
-{
-	posix_spawn_file_actions_t fa;
-	pid_t pid;
-	int status;
-	double t0 = now_s();
-
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-	if (posix_spawn(&pid, argv[0], &fa, NULL, argv, environ) != 0)
-		return -1;
-	posix_spawn_file_actions_destroy(&fa);
-	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
-		return -1;
-	return now_s() - t0;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
 }
 
 static void report(const char *what, char *const argv[])
