@@ -230,6 +230,10 @@ uint64_t job_node_mem(const struct job *job, int i);
 /* Turn the job's -w/-x lists and partition list into indexes and pointers.
  * 0, or an rc (Invalid node name / partition) with err. */
 int job_resolve(struct job *job, struct herd_error *err);
+/* job_resolve, then what a submission and an update both check of where
+ * the job may run: -C names known features, no node both in -w and -x; a
+ * -w list longer than -N raises -N.  0, or an rc with err. */
+int job_check_placement(struct job *job, struct herd_error *err);
 /* The partitions the job may run in (at least its part). */
 struct part *const *job_parts(const struct job *job, int *n);
 
