@@ -3,6 +3,7 @@
  * ping the controller, and expand/compress hostlists (no controller needed).
  * Fields Herd does not have show Slurm's own "nothing here" placeholders. */
 #define _GNU_SOURCE   /* vasprintf */
+#include <ctype.h>
 #include <getopt.h>
 #include <grp.h>
 #include <pwd.h>
@@ -84,6 +85,20 @@ static const char *or_null(const char *s)
 	return *s ? s : "(null)";
 }
 
+static const char *all_or(const char *s)
+{
+	return *s ? s : "ALL";
+}
+
+static const char *upper(const char *s, char *buf, size_t len)
+{
+	size_t i;
+	for (i = 0; s[i] && i + 1 < len; i++)
+		buf[i] = (char)toupper((unsigned char)s[i]);
+	buf[i] = '\0';
+	return buf;
+}
+
 static int client(struct scontrol *sc)
 {
 	struct herd_error err = { "" };
@@ -152,11 +167,11 @@ static void job_record(const json_t *job, time_t now, struct record *r)
 		rec_add(r, "JobId=%lld ArrayJobId=%lld ArrayTaskId=%lld JobName=%s",
 			cmd_jint(job, "job_id"), cmd_jint(job, "array_job_id"),
 			cmd_jint(job, "array_task_id"), cmd_jstr(job, "name"));
-	else if (cmd_jint(job, "array_throttle"))
-		rec_add(r, "JobId=%lld ArrayJobId=%lld ArrayTaskId=%s ArrayTaskThrottle=%lld JobName=%s",
-			cmd_jint(job, "job_id"), cmd_jint(job, "array_job_id"),
+	else if (cmd_jint(job, "array_throttle"))   /* Slurm: the throttle in ArrayTaskId too */
+		rec_add(r, "JobId=%lld ArrayJobId=%lld ArrayTaskId=%s%%%lld ArrayTaskThrottle=%lld "
+			"JobName=%s", cmd_jint(job, "job_id"), cmd_jint(job, "array_job_id"),
 			cmd_jstr(job, "array_tasks"), cmd_jint(job, "array_throttle"),
-			cmd_jstr(job, "name"));
+			cmd_jint(job, "array_throttle"), cmd_jstr(job, "name"));
 	else
 		rec_add(r, "JobId=%lld ArrayJobId=%lld ArrayTaskId=%s JobName=%s",
 			cmd_jint(job, "job_id"), cmd_jint(job, "array_job_id"),
@@ -295,7 +310,7 @@ static const char *node_state_text(const json_t *node, char *buf, size_t len)
 	return buf;
 }
 
-static void node_record(const json_t *node, struct record *r)
+static void node_record(const json_t *node, long long slurmd_port, struct record *r)
 {
 	char a[64], b[64], c[64];
 	long long cpus = cmd_jint(node, "cpus"), alloc = cmd_jint(node, "alloc_cpus");
@@ -314,18 +329,23 @@ static void node_record(const json_t *node, struct record *r)
 	rec_add(r, "NodeName=%s Arch=%s CoresPerSocket=%lld ", cmd_jstr(node, "name"),
 		*arch ? arch : "(null)", cmd_jint(node, "cores"));
 	rec_add(r, "CPUAlloc=%lld CPUEfctv=%lld CPUTot=%lld CPULoad=N/A", alloc, cpus, cpus);
-	const char *features = *cmd_jstr(node, "features") ? cmd_jstr(node, "features") : "(null)";
-	rec_add(r, "AvailableFeatures=%s", features);
-	rec_add(r, "ActiveFeatures=%s", features);
-	rec_add(r, "Gres=(null)");
-	rec_add(r, "NodeAddr=%s NodeHostName=%s Port=%lld Version=%s", cmd_jstr(node, "addr"),
-		cmd_jstr(node, "hostname"), cmd_jint(node, "port"),
+	rec_add(r, "AvailableFeatures=%s", or_null(cmd_jstr(node, "features")));
+	rec_add(r, "ActiveFeatures=%s", or_null(cmd_jstr(node, "features")));
+	rec_add(r, "Gres=%s", or_null(cmd_jstr(node, "gres")));
+	/* Slurm names the port only when it is not the cluster's SlurmdPort */
+	if (cmd_jint(node, "port") != slurmd_port)
+		snprintf(b, sizeof(b), " Port=%lld", cmd_jint(node, "port"));
+	else
+		*b = '\0';
+	rec_add(r, "NodeAddr=%s NodeHostName=%s%s Version=%s", cmd_jstr(node, "addr"),
+		cmd_jstr(node, "hostname"), b,
 		*cmd_jstr(node, "version") ? cmd_jstr(node, "version") : "(null)");
 	rec_add(r, "OS=%s ", *os ? os : "(null)");
 	rec_add(r, "RealMemory=%lld AllocMem=%lld FreeMem=N/A Sockets=%lld Boards=%lld", mem,
 		alloc_mem, cmd_jint(node, "sockets"), cmd_jint(node, "boards"));
-	rec_add(r, "State=%s ThreadsPerCore=%lld TmpDisk=0 Weight=1 Owner=N/A MCS_label=N/A",
-		node_state_text(node, a, sizeof(a)), cmd_jint(node, "threads"));
+	rec_add(r, "State=%s ThreadsPerCore=%lld TmpDisk=%lld Weight=%lld Owner=N/A MCS_label=N/A",
+		node_state_text(node, a, sizeof(a)), cmd_jint(node, "threads"),
+		cmd_jint(node, "tmp_disk"), cmd_jint(node, "weight"));
 	rec_add(r, "Partitions=%s ", plist);
 	rec_add(r, "BootTime=%s SlurmdStartTime=%s",
 		cmd_jint(node, "boot_time") ? stamp(cmd_jint(node, "boot_time"), a, sizeof(a)) : "None",
@@ -377,7 +397,7 @@ static int show_nodes(struct scontrol *sc, const char *name)
 		if (want && hostlist_find(want, cmd_jstr(node, "name")) < 0)
 			continue;
 		struct record r = { 0 };
-		node_record(node, &r);
+		node_record(node, conf_get_int(sc->client.conf, "SlurmdPort", 6818), &r);
 		rec_print(&r, sc->oneliner);
 		shown++;
 	}
@@ -418,22 +438,33 @@ static int show_partitions(struct scontrol *sc, const char *name)
 		long long cpus = cmd_jint(part, "total_cpus"), nodes = cmd_jint(part, "total_nodes");
 		struct record r = { 0 };
 		rec_add(&r, "PartitionName=%s", cmd_jstr(part, "name"));
-		rec_add(&r, "AllowGroups=ALL AllowAccounts=ALL AllowQos=ALL");
-		rec_add(&r, "AllocNodes=ALL Default=%s QoS=N/A", cmd_jbool(part, "default") ? "YES" : "NO");
+		rec_add(&r, "AllowGroups=%s AllowAccounts=ALL AllowQos=ALL",
+			all_or(cmd_jstr(part, "allow_groups")));
+		rec_add(&r, "AllocNodes=%s Default=%s QoS=N/A", all_or(cmd_jstr(part, "alloc_nodes")),
+			cmd_jbool(part, "default") ? "YES" : "NO");
 		rec_add(&r, "DefaultTime=%s DisableRootJobs=NO ExclusiveUser=NO GraceTime=0 Hidden=NO",
 			duration(cmd_jint(part, "default_time"), "NONE", a, sizeof(a)));
 		if (max_nodes < 0)
 			snprintf(b, sizeof(b), "UNLIMITED");
 		else
 			snprintf(b, sizeof(b), "%lld", max_nodes);
-		rec_add(&r, "MaxNodes=%s MaxTime=%s MinNodes=%lld LLN=NO MaxCPUsPerNode=UNLIMITED", b,
+		long long max_cpus = cmd_jint(part, "max_cpus_per_node");
+		if (max_cpus < 0)
+			snprintf(c, sizeof(c), "UNLIMITED");
+		else
+			snprintf(c, sizeof(c), "%lld", max_cpus);
+		rec_add(&r, "MaxNodes=%s MaxTime=%s MinNodes=%lld LLN=NO MaxCPUsPerNode=%s", b,
 			duration(cmd_jint(part, "max_time"), "UNLIMITED", a, sizeof(a)),
-			cmd_jint(part, "min_nodes"));
+			cmd_jint(part, "min_nodes"), c);
 		rec_add(&r, "Nodes=%s", or_null(cmd_jstr(part, "nodes")));
-		rec_add(&r, "PriorityJobFactor=%lld PriorityTier=%lld RootOnly=NO ReqResv=NO "
+		rec_add(&r, "PriorityJobFactor=%lld PriorityTier=%lld RootOnly=%s ReqResv=NO "
 			"OverSubscribe=%s", cmd_jint(part, "priority_job_factor"),
-			cmd_jint(part, "priority_tier"), cmd_jstr(part, "oversubscribe"));
-		rec_add(&r, "OverTimeLimit=NONE PreemptMode=OFF");
+			cmd_jint(part, "priority_tier"), cmd_jbool(part, "root_only") ? "YES" : "NO",
+			cmd_jstr(part, "oversubscribe"));
+		/* not set on the partition: the cluster's PreemptMode (default OFF) */
+		const char *pm = *cmd_jstr(part, "preempt_mode") ? cmd_jstr(part, "preempt_mode")
+				 : conf_get(sc->client.conf, "PreemptMode");
+		rec_add(&r, "OverTimeLimit=NONE PreemptMode=%s", upper(pm ? pm : "OFF", a, sizeof(a)));
 		rec_add(&r, "State=%s TotalCPUs=%lld TotalNodes=%lld SelectTypeParameters=NONE",
 			cmd_jstr(part, "state"), cpus, nodes);
 		rec_add(&r, "JobDefaults=(null)");
@@ -663,22 +694,99 @@ static int update_call(struct scontrol *sc, int type, json_t *body)
 	return rc ? 1 : 0;
 }
 
+/* "update job" keys that map straight to one FIELDS key; what the value is. */
+enum job_value { V_STR, V_COUNT, V_UINT, V_BOOL01, V_LIMIT, V_WHEN, V_MEM, V_MAIL };
+
+static const struct job_key {
+	const char *key, *alias, *field;
+	enum job_value kind;
+} job_keys[] = {
+	{ "Partition", NULL, "partition", V_STR },
+	{ "Name", "JobName", "name", V_STR },
+	{ "Comment", NULL, "comment", V_STR },
+	{ "Dependency", NULL, "dependency", V_STR },
+	{ "Account", NULL, "account", V_STR },
+	{ "QOS", NULL, "qos", V_STR },
+	{ "MailUser", NULL, "mail_user", V_STR },
+	{ "MailType", NULL, "mail_type", V_MAIL },
+	{ "Requeue", NULL, "requeue", V_BOOL01 },
+	{ "TimeLimit", NULL, "time_limit", V_LIMIT },
+	{ "TimeMin", NULL, "time_min", V_LIMIT },
+	{ "StartTime", "BeginTime", "begin_time", V_WHEN },
+	{ "Deadline", NULL, "deadline", V_WHEN },
+	{ "ExcNodeList", NULL, "exc_nodelist", V_STR },
+	{ "ReqNodeList", "NodeList", "req_nodelist", V_STR },
+	{ "Features", NULL, "features", V_STR },
+	{ "ArrayTaskThrottle", NULL, "array_throttle", V_UINT },
+	{ "NumTasks", "ReqProcs", "num_tasks", V_COUNT },
+	{ "CPUsPerTask", NULL, "cpus_per_task", V_COUNT },
+	{ "MinMemoryNode", NULL, "min_mem_node", V_MEM },
+	{ "MinMemoryCPU", NULL, "min_mem_cpu", V_MEM },
+};
+
+/* The value of one of job_keys as JSON; NULL after a message. */
+static json_t *job_value(const struct job_key *k, const char *v, const char *arg)
+{
+	int64_t t;
+	time_t when;
+	uint64_t n;
+	unsigned mail;
+
+	switch (k->kind) {
+	case V_STR:
+		return json_string(v);
+	case V_COUNT:
+		if (parse_uint(v, 1000000000, &n) < 0 || n < 1)
+			break;
+		return json_integer((json_int_t)n);
+	case V_UINT:
+		if (parse_uint(v, UINT32_MAX, &n) < 0)
+			break;
+		return json_integer((json_int_t)n);
+	case V_BOOL01:   /* Slurm: Requeue=0|1 */
+		if (strcmp(v, "0") && strcmp(v, "1"))
+			break;
+		return json_boolean(*v == '1');
+	case V_LIMIT:
+		if (parse_time_limit(v, &t) < 0)
+			break;
+		return json_integer(t);
+	case V_WHEN:
+		if (opt_time_parse(v, time(NULL), false, &when) < 0) {
+			fprintf(stderr, "Invalid input: %s\nRequest aborted\n", arg);
+			return NULL;
+		}
+		return json_integer(when);
+	case V_MEM:
+		if (parse_size_mb(v, &n) < 0)
+			break;
+		return json_integer((json_int_t)n);
+	case V_MAIL:
+		if (parse_mail_type(v, &mail) < 0)
+			break;
+		return json_string(v);
+	}
+	fprintf(stderr, "scontrol: error: Invalid %s value: %s\n", k->key, v);
+	return NULL;
+}
+
 /* One KEY=VALUE of "update job" into fields; 0, or 1 after a message. */
 static int job_field(json_t *fields, const char *arg)
 {
 	const char *v;
-	int64_t t;
 	long n;
 
-	if ((v = kv_value(arg, "TimeLimit"))) {
-		if (parse_time_limit(v, &t) < 0) {
-			fprintf(stderr, "scontrol: error: Invalid TimeLimit value: %s\n", v);
+	for (size_t i = 0; i < sizeof(job_keys) / sizeof(job_keys[0]); i++) {
+		const struct job_key *k = &job_keys[i];
+		if (!(v = kv_value(arg, k->key)) && !(k->alias && (v = kv_value(arg, k->alias))))
+			continue;
+		json_t *value = job_value(k, v, arg);
+		if (!value)
 			return 1;
-		}
-		json_object_set_new(fields, "time_limit", json_integer(t));
-	} else if ((v = kv_value(arg, "Partition"))) {
-		json_object_set_new(fields, "partition", json_string(v));
-	} else if ((v = kv_value(arg, "NumNodes")) || (v = kv_value(arg, "ReqNodes"))) {
+		json_object_set_new(fields, k->field, value);
+		return 0;
+	}
+	if ((v = kv_value(arg, "NumNodes")) || (v = kv_value(arg, "ReqNodes"))) {
 		char *min = xstrdup(v);
 		min[strcspn(min, "-")] = '\0';   /* "2-4": the minimum; Herd allocates exactly */
 		int bad = opt_count(min, &n) < 0 || n < 1;
@@ -688,19 +796,6 @@ static int job_field(json_t *fields, const char *arg)
 			return 1;
 		}
 		json_object_set_new(fields, "num_nodes", json_integer(n));
-	} else if ((v = kv_value(arg, "Name")) || (v = kv_value(arg, "JobName"))) {
-		json_object_set_new(fields, "name", json_string(v));
-	} else if ((v = kv_value(arg, "Dependency"))) {
-		json_object_set_new(fields, "dependency", json_string(v));
-	} else if ((v = kv_value(arg, "StartTime")) || (v = kv_value(arg, "BeginTime"))) {
-		time_t when;
-		if (opt_time_parse(v, time(NULL), false, &when) < 0) {
-			fprintf(stderr, "Invalid input: %s\nRequest aborted\n", arg);
-			return 1;
-		}
-		json_object_set_new(fields, "begin_time", json_integer(when));
-	} else if ((v = kv_value(arg, "Comment"))) {
-		json_object_set_new(fields, "comment", json_string(v));
 	} else if ((v = kv_value(arg, "Nice"))) {
 		char *end;
 		long long nice = strtoll(v, &end, 10);
