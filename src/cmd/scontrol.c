@@ -14,6 +14,7 @@
 #include <strings.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 #include "cmd/opt.h"
 #include "common/bitmap.h"
 #include "common/hostlist.h"
@@ -23,6 +24,7 @@
 
 struct scontrol {
 	bool oneliner;
+	int details;                /* -d */
 	bool quiet;
 	struct cmd_client client;
 	bool client_ok;
@@ -139,7 +141,39 @@ static const char *group_name(const json_t *job, char *buf, size_t len)
 	return buf;
 }
 
-static void job_record(const json_t *job, time_t now, struct record *r)
+/* -d: one line per run of nodes where the job has the same CPUs and memory,
+ * as Slurm's.  Herd does not pin a job to CPU IDs: CPU_IDs numbers its CPUs
+ * on the node from 0, so that their count is right. */
+static void node_alloc_lines(const json_t *job, struct record *r)
+{
+	const json_t *alloc = json_object_get(job, "node_alloc");
+	size_t n = json_array_size(alloc);
+
+	for (size_t i = 0; i < n;) {
+		const json_t *e = json_array_get(alloc, i);
+		long long cpus = json_integer_value(json_array_get(e, 1));
+		long long mem = json_integer_value(json_array_get(e, 2));
+		const char **names = xmalloc(n * sizeof(*names));
+		size_t k = 0;
+		for (; i < n; i++, k++) {
+			e = json_array_get(alloc, i);
+			if (json_integer_value(json_array_get(e, 1)) != cpus ||
+			    json_integer_value(json_array_get(e, 2)) != mem)
+				break;
+			names[k] = json_string_value(json_array_get(e, 0));
+		}
+		char *hosts = hostlist_compress(names, k), ids[32];
+		if (cpus > 1)
+			snprintf(ids, sizeof(ids), "0-%lld", cpus - 1);
+		else
+			snprintf(ids, sizeof(ids), "0");
+		rec_add(r, "  Nodes=%s CPU_IDs=%s Mem=%lld GRES=", hosts, ids, mem);
+		free(hosts);
+		free(names);
+	}
+}
+
+static void job_record(const json_t *job, time_t now, int details, struct record *r)
 {
 	char a[64], b[64], c[64];
 	const char *state = cmd_jstr(job, "state");
@@ -186,6 +220,8 @@ static void job_record(const json_t *job, time_t now, struct record *r)
 	json_t *rq = json_object_get(job, "requeue");
 	rec_add(r, "Requeue=%d Restarts=%lld BatchFlag=1 Reboot=0 ExitCode=%d:%d",
 		rq ? json_is_true(rq) : 1, cmd_jint(job, "restarts"), code, sig);
+	if (details)   /* the highest exit of the job's steps: a Herd batch job has none */
+		rec_add(r, "DerivedExitCode=0:0");
 	long long tmin = json_object_get(job, "time_min") ? cmd_jint(job, "time_min") : TIME_NOT_GIVEN;
 	rec_add(r, "RunTime=%s TimeLimit=%s TimeMin=%s", duration(run, "", a, sizeof(a)),
 		duration(cmd_jint(job, "time_limit"), "UNLIMITED", b, sizeof(b)),
@@ -227,6 +263,10 @@ static void job_record(const json_t *job, time_t now, struct record *r)
 		rec_add(r, "TRES=cpu=%lld,node=%lld,billing=%lld", cpus, nodes, cpus);
 	rec_add(r, "Socks/Node=* NtasksPerN:B:S:C=%lld:0:*:* CoreSpec=*",
 		cmd_jint(job, "ntasks_per_node"));
+	if (details && json_array_size(json_object_get(job, "node_alloc"))) {
+		rec_add(r, "JOB_GRES=(null)");
+		node_alloc_lines(job, r);
+	}
 	long long mpc = cmd_jint(job, "mem_per_cpu");
 	if (mpc > 0)   /* Slurm shows MinMemoryCPU= in place of MinMemoryNode= */
 		rec_add(r, "MinCPUsNode=%lld MinMemoryCPU=%s MinTmpDiskNode=0", cpt > 0 ? cpt : 1,
@@ -287,7 +327,7 @@ static int show_jobs(struct scontrol *sc, const char *arg)
 		if (tasks && !cmd_array_task_named(job, tasks))
 			continue;
 		struct record r = { 0 };
-		job_record(job, now, &r);
+		job_record(job, now, sc->details, &r);
 		rec_print(&r, sc->oneliner);
 		shown++;
 	}
@@ -491,11 +531,14 @@ static int show_hostnames(const char *expr)
 		expr = getenv("SLURM_JOB_NODELIST");
 	struct hostlist *hl = hostlist_create(expr ? expr : "");
 	if (!hl) {
-		fprintf(stderr, "scontrol: error: Invalid hostlist: %s\n", expr);
+		fprintf(stderr, "Invalid hostlist: %s\n", expr);
 		return 1;
 	}
-	if (!hostlist_count(hl))
+	if (!hostlist_count(hl)) {
 		fprintf(stderr, "scontrol: error: host list is empty\n");
+		hostlist_destroy(hl);
+		return 1;
+	}
 	for (size_t i = 0; i < hostlist_count(hl); i++)
 		printf("%s\n", hostlist_nth(hl, i));
 	hostlist_destroy(hl);
@@ -510,7 +553,12 @@ static int show_hostlist(const char *expr, bool sorted)
 	}
 	struct hostlist *hl = hostlist_create(expr);
 	if (!hl) {
-		fprintf(stderr, "scontrol: error: Invalid hostlist: %s\n", expr);
+		fprintf(stderr, "Invalid hostlist: %s\n", expr);
+		return 1;
+	}
+	if (!hostlist_count(hl)) {
+		fprintf(stderr, "scontrol: error: host list is empty\n");
+		hostlist_destroy(hl);
 		return 1;
 	}
 	if (sorted)
@@ -916,13 +964,11 @@ static int cmd_ping(struct scontrol *sc)
 	printf("Slurmctld(primary) at %s is %s\n", name, rc == 0 ? "UP" : "DOWN");
 	free(name);
 	json_decref(reply);
-	if (rc != 0) {
+	if (rc != 0 && getuid() == 0)   /* as Slurm: the call to act is for root */
 		printf("*****************************************\n"
 		       "** RESTORE SLURMCTLD DAEMON TO SERVICE **\n"
 		       "*****************************************\n");
-		return 1;
-	}
-	return 0;
+	return rc ? 1 : 0;
 }
 
 /* "reconfigure": every daemon re-reads herd.conf.  Silent on success, as
@@ -1073,7 +1119,8 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "+odQvVh", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': sc.oneliner = true; break;
-		case 'd': case 'v': break;
+		case 'd': sc.details++; break;
+		case 'v': break;
 		case 'Q': sc.quiet = true; break;
 		case 'V': printf("%s\n", CMD_VERSION); return 0;
 		case 'h': help(); return 0;

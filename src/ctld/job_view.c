@@ -124,6 +124,21 @@ FIELD(features, put_str(o, job->features))
 FIELD(req_nodelist, put_str(o, job->req_nodelist))
 FIELD(exc_nodelist, put_str(o, job->exc_nodelist))
 FIELD(dependency, put_owned(o, depend_render(job->depend)))
+/* scontrol show job -d: each allocated node, its CPUs and memory there */
+static void w_node_alloc(struct strbuf *o, const struct job *job)
+{
+	strbuf_add(o, "[", 1);
+	for (int i = 0; i < job->nalloc; i++) {
+		strbuf_adds(o, i ? ",[" : "[");
+		put_str(o, ctld.nodes[job->alloc_node[i]].name);
+		strbuf_add(o, ",", 1);
+		put_int(o, job->alloc_cpus[i]);
+		strbuf_add(o, ",", 1);
+		put_int(o, (long long)job_node_mem(job, i));
+		strbuf_add(o, "]", 1);
+	}
+	strbuf_add(o, "]", 1);
+}
 /* array keys: only for array jobs (see job_view_write) */
 FIELD(array_job_id, put_int(o, job->array_job_id))
 FIELD(array_task_id, put_int(o, job->array_task_id))
@@ -147,7 +162,7 @@ static const struct {
 	F(exit_code), F(work_dir), F(std_out), F(std_err), F(std_in), F(command),
 	F(submit_host), F(restarts), F(requeue), F(mail_type), F(mail_user), F(open_mode),
 	F(signal), F(signal_time), F(signal_flags), F(qos), F(features), F(req_nodelist),
-	F(exc_nodelist), F(dependency),
+	F(exc_nodelist), F(dependency), F(node_alloc),
 	A(array_job_id), A(array_task_id), A(array_tasks), A(array_throttle),
 #undef F
 #undef A
