@@ -289,6 +289,14 @@ static void job_record(const json_t *job, time_t now, int details, struct record
 	const char *mail_type = cmd_jstr(job, "mail_type");
 	if (*mail_type && strcmp(mail_type, "NONE") && *cmd_jstr(job, "mail_user"))
 		rec_add(r, "MailUser=%s MailType=%s", cmd_jstr(job, "mail_user"), mail_type);
+	/* -dd: the script, unindented after its key, as Slurm prints it */
+	const json_t *script = json_object_get(job, "script");
+	if (script) {
+		const char *text = json_string_value(script);
+		size_t len = strlen(text);
+		rec_add(r, "BatchScript=\n%.*s", (int)(len && text[len - 1] == '\n' ? len - 1 : len),
+			text);
+	}
 	rec_add(r, "%s", "");
 }
 
@@ -307,6 +315,8 @@ static int show_jobs(struct scontrol *sc, const char *arg)
 		}
 		json_object_set_new(body, "job_ids", json_pack("[I]", (json_int_t)id));
 	}
+	if (sc->details > 1)
+		json_object_set_new(body, "script", json_true());
 	if (client(sc) < 0) {
 		json_decref(body);
 		bitmap_destroy(tasks);

@@ -37,7 +37,7 @@ static const struct msg_field f_submit[] = {
 
 static const struct msg_field f_job_info[] = {
 	OPT("job_ids", MF_ARR_INT), OPT("uid", MF_INT), OPT("states", MF_ARR_STR),
-	OPT("fields", MF_ARR_STR), END
+	OPT("fields", MF_ARR_STR), OPT("script", MF_BOOL), END
 };
 
 static const struct msg_field f_acct_jobs[] = {

@@ -210,6 +210,8 @@ struct strbuf;
 struct job_view;
 struct job_view *job_view_create(const json_t *keys);
 void job_view_destroy(struct job_view *v);
+/* Also each job's batch script ("script"), for its owner or an administrator. */
+void job_view_want_script(struct job_view *v, uid_t viewer, bool admin);
 void job_view_write(const struct job_view *v, const struct job *job, struct strbuf *out);
 struct job *job_from_json(const json_t *rec);
 void job_destroy(struct job *job);

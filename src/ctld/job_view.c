@@ -172,6 +172,9 @@ static const struct {
 struct job_view {
 	size_t n;
 	unsigned char idx[NFIELDS];   /* into fields[], in order */
+	bool script;                  /* add "script" for jobs the viewer may read */
+	uid_t viewer;
+	bool admin;
 };
 
 struct job_view *job_view_create(const json_t *keys)
@@ -195,6 +198,22 @@ struct job_view *job_view_create(const json_t *keys)
 	return v;
 }
 
+void job_view_want_script(struct job_view *v, uid_t viewer, bool admin)
+{
+	v->script = true;
+	v->viewer = viewer;
+	v->admin = admin;
+}
+
+/* The batch script from the stored submission (an array's tasks share the
+ * array's); read only on request (scontrol -dd), one job at a time. */
+static void put_script(struct strbuf *o, const struct job *job)
+{
+	json_t *spec = store_job_spec(job->array_job_id ? job->array_job_id : job->id);
+	put_str(o, json_string_value(json_object_get(spec, "script")));
+	json_decref(spec);
+}
+
 void job_view_destroy(struct job_view *v)
 {
 	free(v);
@@ -215,6 +234,10 @@ void job_view_write(const struct job_view *v, const struct job *job, struct strb
 		put_str(out, f->key);
 		strbuf_add(out, ":", 1);
 		f->write(out, job);
+	}
+	if (v->script && (job->uid == v->viewer || v->admin)) {
+		strbuf_adds(out, first ? "\"script\":" : ",\"script\":");
+		put_script(out, job);
 	}
 	strbuf_add(out, "}", 1);
 }

@@ -362,6 +362,8 @@ static void rpc_job_info(struct net_req *req)
 		}
 	strbuf_adds(&out, "{\"jobs\":[");
 	struct job_view *view = job_view_create(json_object_get(req->body, "fields"));
+	if (json_is_true(json_object_get(req->body, "script")))
+		job_view_want_script(view, req->uid, rpc_is_admin(req->uid));
 	for (i = 0; i < c.n; i++) {
 		if (i)
 			strbuf_add(&out, ",", 1);

@@ -306,3 +306,20 @@ def test_show_partition_and_node_layout(clean):
     assert (info["AvailableFeatures"], info["ActiveFeatures"], info["Gres"], info["TmpDisk"],
             info["Weight"]) == ("(null)", "(null)", "(null)", "0", "1"), text
     assert f"Version={info['Version']}" in text and info["Version"].startswith("22.05"), text
+
+
+def test_show_job_script_dd(clean):
+    c = clean
+    wd = c.workdir(USER)
+    body = "#!/bin/sh\n#SBATCH -J ddjob\necho 'a \"quoted\" line'\n"
+    script = write_script(os.path.join(wd, "dd.sh"), body, owner=USER)
+    job_id = c.sbatch("-H", "-o", "/dev/null", script, user=USER, cwd=wd)
+    # -dd: the batch script after BatchScript=, for its owner and for root ...
+    for user in (USER, None):
+        out = scontrol(c, "-dd", "show", "job", str(job_id), user=user).out
+        assert f"\n   BatchScript=\n{body}   \n\n" in out, out
+        assert out.startswith(f"JobId={job_id} JobName=ddjob\n"), out
+    # ... not for another user, and not with one -d.
+    out = scontrol(c, "-dd", "show", "job", str(job_id), user="herdu2").out
+    assert "BatchScript" not in out and "DerivedExitCode" in out, out
+    assert "BatchScript" not in scontrol(c, "-d", "show", "job", str(job_id)).out
