@@ -248,7 +248,9 @@ static void job_record(const json_t *job, time_t now, int details, struct record
 		cmd_jstr(job, "submit_host"));
 	rec_add(r, "ReqNodeList=%s ExcNodeList=%s", or_null(cmd_jstr(job, "req_nodelist")),
 		or_null(cmd_jstr(job, "exc_nodelist")));
-	rec_add(r, "NodeList=%s", cmd_jstr(job, "nodes"));
+	rec_add(r, "NodeList=%s", or_null(cmd_jstr(job, "nodes")));   /* pending: (null) */
+	if (*cmd_jstr(job, "sched_nodes"))   /* where the scheduler expects to start it */
+		rec_add(r, "SchedNodeList=%s", cmd_jstr(job, "sched_nodes"));
 	if (*host)
 		rec_add(r, "BatchHost=%s", host);
 	rec_add(r, "NumNodes=%lld NumCPUs=%lld NumTasks=%lld CPUs/Task=%lld ReqB:S:C:T=0:0:*:*",

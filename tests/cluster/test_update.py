@@ -306,8 +306,8 @@ def test_update_more_pending_fields(clean):
     job = c.sbatch("-H", "-t", "20", "-o", "/dev/null", "--wrap", "sleep 300", user=USER)
     info = c.show_job(job)
     assert (info["Account"], info["QOS"], info["Requeue"], info["TimeMin"], info["Deadline"],
-            info["Features"], info["ExcNodeList"], info["ReqNodeList"]) == \
-        ("(null)", "normal", "1", "N/A", "N/A", "(null)", "(null)", "(null)"), info
+            info["Features"], info["ExcNodeList"], info["ReqNodeList"], info["NodeList"]) == \
+        ("(null)", "normal", "1", "N/A", "N/A", "(null)", "(null)", "(null)", "(null)"), info
     assert "MailUser" not in info
     r = scontrol(c, "update", f"JobId={job}", "Account=proj", "QOS=high",
                  "MailUser=me@example.org", "MailType=END,FAIL", "Requeue=0", "TimeMin=5",
