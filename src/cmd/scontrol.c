@@ -492,8 +492,8 @@ static int show_partitions(struct scontrol *sc, const char *name)
 		rec_add(&r, "PartitionName=%s", cmd_jstr(part, "name"));
 		rec_add(&r, "AllowGroups=%s AllowAccounts=ALL AllowQos=ALL",
 			all_or(cmd_jstr(part, "allow_groups")));
-		rec_add(&r, "AllocNodes=%s Default=%s QoS=N/A", all_or(cmd_jstr(part, "alloc_nodes")),
-			cmd_jbool(part, "default") ? "YES" : "NO");
+		rec_add(&r, "AllocNodes=%s Default=%s QoS=N/A",
+			all_or(cmd_jstr(part, "alloc_nodes")), cmd_jbool(part, "default") ? "YES" : "NO");
 		rec_add(&r, "DefaultTime=%s DisableRootJobs=NO ExclusiveUser=NO GraceTime=0 Hidden=NO",
 			duration(cmd_jint(part, "default_time"), "NONE", a, sizeof(a)));
 		if (max_nodes < 0)
@@ -516,7 +516,8 @@ static int show_partitions(struct scontrol *sc, const char *name)
 		/* not set on the partition: the cluster's PreemptMode (default OFF) */
 		const char *pm = *cmd_jstr(part, "preempt_mode") ? cmd_jstr(part, "preempt_mode")
 				 : conf_get(sc->client.conf, "PreemptMode");
-		rec_add(&r, "OverTimeLimit=NONE PreemptMode=%s", upper(pm ? pm : "OFF", a, sizeof(a)));
+		rec_add(&r, "OverTimeLimit=NONE PreemptMode=%s",
+			upper(pm ? pm : "OFF", a, sizeof(a)));
 		rec_add(&r, "State=%s TotalCPUs=%lld TotalNodes=%lld SelectTypeParameters=NONE",
 			cmd_jstr(part, "state"), cpus, nodes);
 		rec_add(&r, "JobDefaults=(null)");

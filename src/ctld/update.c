@@ -84,7 +84,8 @@ static int check_values(const struct job *job, const json_t *fields)
 	/* Slurm: MinMemoryNode or MinMemoryCPU, not both */
 	if (json_object_get(fields, "min_mem_node") && json_object_get(fields, "min_mem_cpu"))
 		return HERD_ERR_INVALID_ARG;
-	if ((v = json_object_get(fields, "mail_type")) && parse_mail_type(json_string_value(v), &mail) < 0)
+	v = json_object_get(fields, "mail_type");
+	if (v && parse_mail_type(json_string_value(v), &mail) < 0)
 		return HERD_ERR_INVALID_ARG;
 	if (json_object_get(fields, "array_throttle") && !job->array_job_id)
 		return HERD_ERR_INVALID_ARRAY;   /* not an array */
