@@ -3,6 +3,7 @@
  * ping the controller, and expand/compress hostlists (no controller needed).
  * Fields Herd does not have show Slurm's own "nothing here" placeholders. */
 #define _GNU_SOURCE   /* vasprintf */
+#include <ctype.h>
 #include <getopt.h>
 #include <grp.h>
 #include <pwd.h>
@@ -13,6 +14,7 @@
 #include <strings.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 #include "cmd/opt.h"
 #include "common/bitmap.h"
 #include "common/hostlist.h"
@@ -22,6 +24,7 @@
 
 struct scontrol {
 	bool oneliner;
+	int details;                /* -d */
 	bool quiet;
 	struct cmd_client client;
 	bool client_ok;
@@ -84,6 +87,20 @@ static const char *or_null(const char *s)
 	return *s ? s : "(null)";
 }
 
+static const char *all_or(const char *s)
+{
+	return *s ? s : "ALL";
+}
+
+static const char *upper(const char *s, char *buf, size_t len)
+{
+	size_t i;
+	for (i = 0; s[i] && i + 1 < len; i++)
+		buf[i] = (char)toupper((unsigned char)s[i]);
+	buf[i] = '\0';
+	return buf;
+}
+
 static int client(struct scontrol *sc)
 {
 	struct herd_error err = { "" };
@@ -124,7 +141,39 @@ static const char *group_name(const json_t *job, char *buf, size_t len)
 	return buf;
 }
 
-static void job_record(const json_t *job, time_t now, struct record *r)
+/* -d: one line per run of nodes where the job has the same CPUs and memory,
+ * as Slurm's.  Herd does not pin a job to CPU IDs: CPU_IDs numbers its CPUs
+ * on the node from 0, so that their count is right. */
+static void node_alloc_lines(const json_t *job, struct record *r)
+{
+	const json_t *alloc = json_object_get(job, "node_alloc");
+	size_t n = json_array_size(alloc);
+
+	for (size_t i = 0; i < n;) {
+		const json_t *e = json_array_get(alloc, i);
+		long long cpus = json_integer_value(json_array_get(e, 1));
+		long long mem = json_integer_value(json_array_get(e, 2));
+		const char **names = xmalloc(n * sizeof(*names));
+		size_t k = 0;
+		for (; i < n; i++, k++) {
+			e = json_array_get(alloc, i);
+			if (json_integer_value(json_array_get(e, 1)) != cpus ||
+			    json_integer_value(json_array_get(e, 2)) != mem)
+				break;
+			names[k] = json_string_value(json_array_get(e, 0));
+		}
+		char *hosts = hostlist_compress(names, k), ids[32];
+		if (cpus > 1)
+			snprintf(ids, sizeof(ids), "0-%lld", cpus - 1);
+		else
+			snprintf(ids, sizeof(ids), "0");
+		rec_add(r, "  Nodes=%s CPU_IDs=%s Mem=%lld GRES=", hosts, ids, mem);
+		free(hosts);
+		free(names);
+	}
+}
+
+static void job_record(const json_t *job, time_t now, int details, struct record *r)
 {
 	char a[64], b[64], c[64];
 	const char *state = cmd_jstr(job, "state");
@@ -152,11 +201,11 @@ static void job_record(const json_t *job, time_t now, struct record *r)
 		rec_add(r, "JobId=%lld ArrayJobId=%lld ArrayTaskId=%lld JobName=%s",
 			cmd_jint(job, "job_id"), cmd_jint(job, "array_job_id"),
 			cmd_jint(job, "array_task_id"), cmd_jstr(job, "name"));
-	else if (cmd_jint(job, "array_throttle"))
-		rec_add(r, "JobId=%lld ArrayJobId=%lld ArrayTaskId=%s ArrayTaskThrottle=%lld JobName=%s",
-			cmd_jint(job, "job_id"), cmd_jint(job, "array_job_id"),
+	else if (cmd_jint(job, "array_throttle"))   /* Slurm: the throttle in ArrayTaskId too */
+		rec_add(r, "JobId=%lld ArrayJobId=%lld ArrayTaskId=%s%%%lld ArrayTaskThrottle=%lld "
+			"JobName=%s", cmd_jint(job, "job_id"), cmd_jint(job, "array_job_id"),
 			cmd_jstr(job, "array_tasks"), cmd_jint(job, "array_throttle"),
-			cmd_jstr(job, "name"));
+			cmd_jint(job, "array_throttle"), cmd_jstr(job, "name"));
 	else
 		rec_add(r, "JobId=%lld ArrayJobId=%lld ArrayTaskId=%s JobName=%s",
 			cmd_jint(job, "job_id"), cmd_jint(job, "array_job_id"),
@@ -171,6 +220,8 @@ static void job_record(const json_t *job, time_t now, struct record *r)
 	json_t *rq = json_object_get(job, "requeue");
 	rec_add(r, "Requeue=%d Restarts=%lld BatchFlag=1 Reboot=0 ExitCode=%d:%d",
 		rq ? json_is_true(rq) : 1, cmd_jint(job, "restarts"), code, sig);
+	if (details)   /* the highest exit of the job's steps: a Herd batch job has none */
+		rec_add(r, "DerivedExitCode=0:0");
 	long long tmin = json_object_get(job, "time_min") ? cmd_jint(job, "time_min") : TIME_NOT_GIVEN;
 	rec_add(r, "RunTime=%s TimeLimit=%s TimeMin=%s", duration(run, "", a, sizeof(a)),
 		duration(cmd_jint(job, "time_limit"), "UNLIMITED", b, sizeof(b)),
@@ -197,7 +248,9 @@ static void job_record(const json_t *job, time_t now, struct record *r)
 		cmd_jstr(job, "submit_host"));
 	rec_add(r, "ReqNodeList=%s ExcNodeList=%s", or_null(cmd_jstr(job, "req_nodelist")),
 		or_null(cmd_jstr(job, "exc_nodelist")));
-	rec_add(r, "NodeList=%s", cmd_jstr(job, "nodes"));
+	rec_add(r, "NodeList=%s", or_null(cmd_jstr(job, "nodes")));   /* pending: (null) */
+	if (*cmd_jstr(job, "sched_nodes"))   /* where the scheduler expects to start it */
+		rec_add(r, "SchedNodeList=%s", cmd_jstr(job, "sched_nodes"));
 	if (*host)
 		rec_add(r, "BatchHost=%s", host);
 	rec_add(r, "NumNodes=%lld NumCPUs=%lld NumTasks=%lld CPUs/Task=%lld ReqB:S:C:T=0:0:*:*",
@@ -212,6 +265,10 @@ static void job_record(const json_t *job, time_t now, struct record *r)
 		rec_add(r, "TRES=cpu=%lld,node=%lld,billing=%lld", cpus, nodes, cpus);
 	rec_add(r, "Socks/Node=* NtasksPerN:B:S:C=%lld:0:*:* CoreSpec=*",
 		cmd_jint(job, "ntasks_per_node"));
+	if (details && json_array_size(json_object_get(job, "node_alloc"))) {
+		rec_add(r, "JOB_GRES=(null)");
+		node_alloc_lines(job, r);
+	}
 	long long mpc = cmd_jint(job, "mem_per_cpu");
 	if (mpc > 0)   /* Slurm shows MinMemoryCPU= in place of MinMemoryNode= */
 		rec_add(r, "MinCPUsNode=%lld MinMemoryCPU=%s MinTmpDiskNode=0", cpt > 0 ? cpt : 1,
@@ -234,6 +291,14 @@ static void job_record(const json_t *job, time_t now, struct record *r)
 	const char *mail_type = cmd_jstr(job, "mail_type");
 	if (*mail_type && strcmp(mail_type, "NONE") && *cmd_jstr(job, "mail_user"))
 		rec_add(r, "MailUser=%s MailType=%s", cmd_jstr(job, "mail_user"), mail_type);
+	/* -dd: the script, unindented after its key, as Slurm prints it */
+	const json_t *script = json_object_get(job, "script");
+	if (script) {
+		const char *text = json_string_value(script);
+		size_t len = strlen(text);
+		rec_add(r, "BatchScript=\n%.*s", (int)(len && text[len - 1] == '\n' ? len - 1 : len),
+			text);
+	}
 	rec_add(r, "%s", "");
 }
 
@@ -252,6 +317,8 @@ static int show_jobs(struct scontrol *sc, const char *arg)
 		}
 		json_object_set_new(body, "job_ids", json_pack("[I]", (json_int_t)id));
 	}
+	if (sc->details > 1)
+		json_object_set_new(body, "script", json_true());
 	if (client(sc) < 0) {
 		json_decref(body);
 		bitmap_destroy(tasks);
@@ -272,7 +339,7 @@ static int show_jobs(struct scontrol *sc, const char *arg)
 		if (tasks && !cmd_array_task_named(job, tasks))
 			continue;
 		struct record r = { 0 };
-		job_record(job, now, &r);
+		job_record(job, now, sc->details, &r);
 		rec_print(&r, sc->oneliner);
 		shown++;
 	}
@@ -295,7 +362,7 @@ static const char *node_state_text(const json_t *node, char *buf, size_t len)
 	return buf;
 }
 
-static void node_record(const json_t *node, struct record *r)
+static void node_record(const json_t *node, long long slurmd_port, struct record *r)
 {
 	char a[64], b[64], c[64];
 	long long cpus = cmd_jint(node, "cpus"), alloc = cmd_jint(node, "alloc_cpus");
@@ -314,18 +381,23 @@ static void node_record(const json_t *node, struct record *r)
 	rec_add(r, "NodeName=%s Arch=%s CoresPerSocket=%lld ", cmd_jstr(node, "name"),
 		*arch ? arch : "(null)", cmd_jint(node, "cores"));
 	rec_add(r, "CPUAlloc=%lld CPUEfctv=%lld CPUTot=%lld CPULoad=N/A", alloc, cpus, cpus);
-	const char *features = *cmd_jstr(node, "features") ? cmd_jstr(node, "features") : "(null)";
-	rec_add(r, "AvailableFeatures=%s", features);
-	rec_add(r, "ActiveFeatures=%s", features);
-	rec_add(r, "Gres=(null)");
-	rec_add(r, "NodeAddr=%s NodeHostName=%s Port=%lld Version=%s", cmd_jstr(node, "addr"),
-		cmd_jstr(node, "hostname"), cmd_jint(node, "port"),
+	rec_add(r, "AvailableFeatures=%s", or_null(cmd_jstr(node, "features")));
+	rec_add(r, "ActiveFeatures=%s", or_null(cmd_jstr(node, "features")));
+	rec_add(r, "Gres=%s", or_null(cmd_jstr(node, "gres")));
+	/* Slurm names the port only when it is not the cluster's SlurmdPort */
+	if (cmd_jint(node, "port") != slurmd_port)
+		snprintf(b, sizeof(b), " Port=%lld", cmd_jint(node, "port"));
+	else
+		*b = '\0';
+	rec_add(r, "NodeAddr=%s NodeHostName=%s%s Version=%s", cmd_jstr(node, "addr"),
+		cmd_jstr(node, "hostname"), b,
 		*cmd_jstr(node, "version") ? cmd_jstr(node, "version") : "(null)");
 	rec_add(r, "OS=%s ", *os ? os : "(null)");
 	rec_add(r, "RealMemory=%lld AllocMem=%lld FreeMem=N/A Sockets=%lld Boards=%lld", mem,
 		alloc_mem, cmd_jint(node, "sockets"), cmd_jint(node, "boards"));
-	rec_add(r, "State=%s ThreadsPerCore=%lld TmpDisk=0 Weight=1 Owner=N/A MCS_label=N/A",
-		node_state_text(node, a, sizeof(a)), cmd_jint(node, "threads"));
+	rec_add(r, "State=%s ThreadsPerCore=%lld TmpDisk=%lld Weight=%lld Owner=N/A MCS_label=N/A",
+		node_state_text(node, a, sizeof(a)), cmd_jint(node, "threads"),
+		cmd_jint(node, "tmp_disk"), cmd_jint(node, "weight"));
 	rec_add(r, "Partitions=%s ", plist);
 	rec_add(r, "BootTime=%s SlurmdStartTime=%s",
 		cmd_jint(node, "boot_time") ? stamp(cmd_jint(node, "boot_time"), a, sizeof(a)) : "None",
@@ -377,7 +449,7 @@ static int show_nodes(struct scontrol *sc, const char *name)
 		if (want && hostlist_find(want, cmd_jstr(node, "name")) < 0)
 			continue;
 		struct record r = { 0 };
-		node_record(node, &r);
+		node_record(node, conf_get_int(sc->client.conf, "SlurmdPort", 6818), &r);
 		rec_print(&r, sc->oneliner);
 		shown++;
 	}
@@ -418,22 +490,34 @@ static int show_partitions(struct scontrol *sc, const char *name)
 		long long cpus = cmd_jint(part, "total_cpus"), nodes = cmd_jint(part, "total_nodes");
 		struct record r = { 0 };
 		rec_add(&r, "PartitionName=%s", cmd_jstr(part, "name"));
-		rec_add(&r, "AllowGroups=ALL AllowAccounts=ALL AllowQos=ALL");
-		rec_add(&r, "AllocNodes=ALL Default=%s QoS=N/A", cmd_jbool(part, "default") ? "YES" : "NO");
+		rec_add(&r, "AllowGroups=%s AllowAccounts=ALL AllowQos=ALL",
+			all_or(cmd_jstr(part, "allow_groups")));
+		rec_add(&r, "AllocNodes=%s Default=%s QoS=N/A",
+			all_or(cmd_jstr(part, "alloc_nodes")), cmd_jbool(part, "default") ? "YES" : "NO");
 		rec_add(&r, "DefaultTime=%s DisableRootJobs=NO ExclusiveUser=NO GraceTime=0 Hidden=NO",
 			duration(cmd_jint(part, "default_time"), "NONE", a, sizeof(a)));
 		if (max_nodes < 0)
 			snprintf(b, sizeof(b), "UNLIMITED");
 		else
 			snprintf(b, sizeof(b), "%lld", max_nodes);
-		rec_add(&r, "MaxNodes=%s MaxTime=%s MinNodes=%lld LLN=NO MaxCPUsPerNode=UNLIMITED", b,
+		long long max_cpus = cmd_jint(part, "max_cpus_per_node");
+		if (max_cpus < 0)
+			snprintf(c, sizeof(c), "UNLIMITED");
+		else
+			snprintf(c, sizeof(c), "%lld", max_cpus);
+		rec_add(&r, "MaxNodes=%s MaxTime=%s MinNodes=%lld LLN=NO MaxCPUsPerNode=%s", b,
 			duration(cmd_jint(part, "max_time"), "UNLIMITED", a, sizeof(a)),
-			cmd_jint(part, "min_nodes"));
+			cmd_jint(part, "min_nodes"), c);
 		rec_add(&r, "Nodes=%s", or_null(cmd_jstr(part, "nodes")));
-		rec_add(&r, "PriorityJobFactor=%lld PriorityTier=%lld RootOnly=NO ReqResv=NO "
+		rec_add(&r, "PriorityJobFactor=%lld PriorityTier=%lld RootOnly=%s ReqResv=NO "
 			"OverSubscribe=%s", cmd_jint(part, "priority_job_factor"),
-			cmd_jint(part, "priority_tier"), cmd_jstr(part, "oversubscribe"));
-		rec_add(&r, "OverTimeLimit=NONE PreemptMode=OFF");
+			cmd_jint(part, "priority_tier"), cmd_jbool(part, "root_only") ? "YES" : "NO",
+			cmd_jstr(part, "oversubscribe"));
+		/* not set on the partition: the cluster's PreemptMode (default OFF) */
+		const char *pm = *cmd_jstr(part, "preempt_mode") ? cmd_jstr(part, "preempt_mode")
+				 : conf_get(sc->client.conf, "PreemptMode");
+		rec_add(&r, "OverTimeLimit=NONE PreemptMode=%s",
+			upper(pm ? pm : "OFF", a, sizeof(a)));
 		rec_add(&r, "State=%s TotalCPUs=%lld TotalNodes=%lld SelectTypeParameters=NONE",
 			cmd_jstr(part, "state"), cpus, nodes);
 		rec_add(&r, "JobDefaults=(null)");
@@ -460,11 +544,14 @@ static int show_hostnames(const char *expr)
 		expr = getenv("SLURM_JOB_NODELIST");
 	struct hostlist *hl = hostlist_create(expr ? expr : "");
 	if (!hl) {
-		fprintf(stderr, "scontrol: error: Invalid hostlist: %s\n", expr);
+		fprintf(stderr, "Invalid hostlist: %s\n", expr);
 		return 1;
 	}
-	if (!hostlist_count(hl))
+	if (!hostlist_count(hl)) {
 		fprintf(stderr, "scontrol: error: host list is empty\n");
+		hostlist_destroy(hl);
+		return 1;
+	}
 	for (size_t i = 0; i < hostlist_count(hl); i++)
 		printf("%s\n", hostlist_nth(hl, i));
 	hostlist_destroy(hl);
@@ -479,7 +566,12 @@ static int show_hostlist(const char *expr, bool sorted)
 	}
 	struct hostlist *hl = hostlist_create(expr);
 	if (!hl) {
-		fprintf(stderr, "scontrol: error: Invalid hostlist: %s\n", expr);
+		fprintf(stderr, "Invalid hostlist: %s\n", expr);
+		return 1;
+	}
+	if (!hostlist_count(hl)) {
+		fprintf(stderr, "scontrol: error: host list is empty\n");
+		hostlist_destroy(hl);
 		return 1;
 	}
 	if (sorted)
@@ -663,22 +755,99 @@ static int update_call(struct scontrol *sc, int type, json_t *body)
 	return rc ? 1 : 0;
 }
 
+/* "update job" keys that map straight to one FIELDS key; what the value is. */
+enum job_value { V_STR, V_COUNT, V_UINT, V_BOOL01, V_LIMIT, V_WHEN, V_MEM, V_MAIL };
+
+static const struct job_key {
+	const char *key, *alias, *field;
+	enum job_value kind;
+} job_keys[] = {
+	{ "Partition", NULL, "partition", V_STR },
+	{ "Name", "JobName", "name", V_STR },
+	{ "Comment", NULL, "comment", V_STR },
+	{ "Dependency", NULL, "dependency", V_STR },
+	{ "Account", NULL, "account", V_STR },
+	{ "QOS", NULL, "qos", V_STR },
+	{ "MailUser", NULL, "mail_user", V_STR },
+	{ "MailType", NULL, "mail_type", V_MAIL },
+	{ "Requeue", NULL, "requeue", V_BOOL01 },
+	{ "TimeLimit", NULL, "time_limit", V_LIMIT },
+	{ "TimeMin", NULL, "time_min", V_LIMIT },
+	{ "StartTime", "BeginTime", "begin_time", V_WHEN },
+	{ "Deadline", NULL, "deadline", V_WHEN },
+	{ "ExcNodeList", NULL, "exc_nodelist", V_STR },
+	{ "ReqNodeList", "NodeList", "req_nodelist", V_STR },
+	{ "Features", NULL, "features", V_STR },
+	{ "ArrayTaskThrottle", NULL, "array_throttle", V_UINT },
+	{ "NumTasks", "ReqProcs", "num_tasks", V_COUNT },
+	{ "CPUsPerTask", NULL, "cpus_per_task", V_COUNT },
+	{ "MinMemoryNode", NULL, "min_mem_node", V_MEM },
+	{ "MinMemoryCPU", NULL, "min_mem_cpu", V_MEM },
+};
+
+/* The value of one of job_keys as JSON; NULL after a message. */
+static json_t *job_value(const struct job_key *k, const char *v, const char *arg)
+{
+	int64_t t;
+	time_t when;
+	uint64_t n;
+	unsigned mail;
+
+	switch (k->kind) {
+	case V_STR:
+		return json_string(v);
+	case V_COUNT:
+		if (parse_uint(v, 1000000000, &n) < 0 || n < 1)
+			break;
+		return json_integer((json_int_t)n);
+	case V_UINT:
+		if (parse_uint(v, UINT32_MAX, &n) < 0)
+			break;
+		return json_integer((json_int_t)n);
+	case V_BOOL01:   /* Slurm: Requeue=0|1 */
+		if (strcmp(v, "0") && strcmp(v, "1"))
+			break;
+		return json_boolean(*v == '1');
+	case V_LIMIT:
+		if (parse_time_limit(v, &t) < 0)
+			break;
+		return json_integer(t);
+	case V_WHEN:
+		if (opt_time_parse(v, time(NULL), false, &when) < 0) {
+			fprintf(stderr, "Invalid input: %s\nRequest aborted\n", arg);
+			return NULL;
+		}
+		return json_integer(when);
+	case V_MEM:
+		if (parse_size_mb(v, &n) < 0)
+			break;
+		return json_integer((json_int_t)n);
+	case V_MAIL:
+		if (parse_mail_type(v, &mail) < 0)
+			break;
+		return json_string(v);
+	}
+	fprintf(stderr, "scontrol: error: Invalid %s value: %s\n", k->key, v);
+	return NULL;
+}
+
 /* One KEY=VALUE of "update job" into fields; 0, or 1 after a message. */
 static int job_field(json_t *fields, const char *arg)
 {
 	const char *v;
-	int64_t t;
 	long n;
 
-	if ((v = kv_value(arg, "TimeLimit"))) {
-		if (parse_time_limit(v, &t) < 0) {
-			fprintf(stderr, "scontrol: error: Invalid TimeLimit value: %s\n", v);
+	for (size_t i = 0; i < sizeof(job_keys) / sizeof(job_keys[0]); i++) {
+		const struct job_key *k = &job_keys[i];
+		if (!(v = kv_value(arg, k->key)) && !(k->alias && (v = kv_value(arg, k->alias))))
+			continue;
+		json_t *value = job_value(k, v, arg);
+		if (!value)
 			return 1;
-		}
-		json_object_set_new(fields, "time_limit", json_integer(t));
-	} else if ((v = kv_value(arg, "Partition"))) {
-		json_object_set_new(fields, "partition", json_string(v));
-	} else if ((v = kv_value(arg, "NumNodes")) || (v = kv_value(arg, "ReqNodes"))) {
+		json_object_set_new(fields, k->field, value);
+		return 0;
+	}
+	if ((v = kv_value(arg, "NumNodes")) || (v = kv_value(arg, "ReqNodes"))) {
 		char *min = xstrdup(v);
 		min[strcspn(min, "-")] = '\0';   /* "2-4": the minimum; Herd allocates exactly */
 		int bad = opt_count(min, &n) < 0 || n < 1;
@@ -688,19 +857,6 @@ static int job_field(json_t *fields, const char *arg)
 			return 1;
 		}
 		json_object_set_new(fields, "num_nodes", json_integer(n));
-	} else if ((v = kv_value(arg, "Name")) || (v = kv_value(arg, "JobName"))) {
-		json_object_set_new(fields, "name", json_string(v));
-	} else if ((v = kv_value(arg, "Dependency"))) {
-		json_object_set_new(fields, "dependency", json_string(v));
-	} else if ((v = kv_value(arg, "StartTime")) || (v = kv_value(arg, "BeginTime"))) {
-		time_t when;
-		if (opt_time_parse(v, time(NULL), false, &when) < 0) {
-			fprintf(stderr, "Invalid input: %s\nRequest aborted\n", arg);
-			return 1;
-		}
-		json_object_set_new(fields, "begin_time", json_integer(when));
-	} else if ((v = kv_value(arg, "Comment"))) {
-		json_object_set_new(fields, "comment", json_string(v));
 	} else if ((v = kv_value(arg, "Nice"))) {
 		char *end;
 		long long nice = strtoll(v, &end, 10);
@@ -821,13 +977,11 @@ static int cmd_ping(struct scontrol *sc)
 	printf("Slurmctld(primary) at %s is %s\n", name, rc == 0 ? "UP" : "DOWN");
 	free(name);
 	json_decref(reply);
-	if (rc != 0) {
+	if (rc != 0 && getuid() == 0)   /* as Slurm: the call to act is for root */
 		printf("*****************************************\n"
 		       "** RESTORE SLURMCTLD DAEMON TO SERVICE **\n"
 		       "*****************************************\n");
-		return 1;
-	}
-	return 0;
+	return rc ? 1 : 0;
 }
 
 /* "reconfigure": every daemon re-reads herd.conf.  Silent on success, as
@@ -978,7 +1132,8 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "+odQvVh", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': sc.oneliner = true; break;
-		case 'd': case 'v': break;
+		case 'd': sc.details++; break;
+		case 'v': break;
 		case 'Q': sc.quiet = true; break;
 		case 'V': printf("%s\n", CMD_VERSION); return 0;
 		case 'h': help(); return 0;

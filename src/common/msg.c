@@ -37,7 +37,7 @@ static const struct msg_field f_submit[] = {
 
 static const struct msg_field f_job_info[] = {
 	OPT("job_ids", MF_ARR_INT), OPT("uid", MF_INT), OPT("states", MF_ARR_STR),
-	OPT("fields", MF_ARR_STR), OPT("rows", MF_BOOL), END
+	OPT("fields", MF_ARR_STR), OPT("rows", MF_BOOL), OPT("script", MF_BOOL), END
 };
 
 static const struct msg_field f_acct_jobs[] = {
@@ -53,7 +53,14 @@ static const struct msg_field f_cancel[] = {
 static const struct msg_field f_update_fields[] = {
 	OPT("time_limit", MF_INT), OPT("partition", MF_STR), OPT("num_nodes", MF_INT),
 	OPT("name", MF_STR), OPT("comment", MF_STR), OPT("nice", MF_INT),
-	OPT("dependency", MF_STR), OPT("begin_time", MF_INT), END
+	OPT("dependency", MF_STR), OPT("begin_time", MF_INT),
+	/* added later: optional like the rest */
+	OPT("account", MF_STR), OPT("qos", MF_STR), OPT("mail_user", MF_STR),
+	OPT("mail_type", MF_STR), OPT("requeue", MF_BOOL), OPT("time_min", MF_INT),
+	OPT("deadline", MF_INT), OPT("exc_nodelist", MF_STR), OPT("req_nodelist", MF_STR),
+	OPT("features", MF_STR), OPT("array_throttle", MF_INT), OPT("num_tasks", MF_INT),
+	OPT("min_mem_node", MF_INT), OPT("min_mem_cpu", MF_INT), OPT("cpus_per_task", MF_INT),
+	END
 };
 
 static const struct msg_field f_update[] = {

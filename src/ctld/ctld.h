@@ -212,6 +212,8 @@ struct strbuf;
 struct job_view;
 struct job_view *job_view_create(const json_t *keys);
 void job_view_destroy(struct job_view *v);
+/* Also each job's batch script ("script"), for its owner or an administrator. */
+void job_view_want_script(struct job_view *v, uid_t viewer, bool admin);
 void job_view_write(const struct job_view *v, const struct job *job, struct strbuf *out);
 /* The "rows" form: the keys once (a JSON array), then each job as an array
  * of its values in that order (null for an array key of a plain job). */
@@ -236,6 +238,10 @@ uint64_t job_node_mem(const struct job *job, int i);
 /* Turn the job's -w/-x lists and partition list into indexes and pointers.
  * 0, or an rc (Invalid node name / partition) with err. */
 int job_resolve(struct job *job, struct herd_error *err);
+/* job_resolve, then what a submission and an update both check of where
+ * the job may run: -C names known features, no node both in -w and -x; a
+ * -w list longer than -N raises -N.  0, or an rc with err. */
+int job_check_placement(struct job *job, struct herd_error *err);
 /* The partitions the job may run in (at least its part). */
 struct part *const *job_parts(const struct job *job, int *n);
 

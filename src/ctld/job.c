@@ -11,6 +11,7 @@
 #include "common/strbuf.h"
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
+#include "sched/feature.h"
 
 static const char *reason_names[] = {
 #define REASON_NAME(e, s) s,
@@ -281,6 +282,28 @@ int job_resolve(struct job *job, struct herd_error *err)
 		errprintf(err, "%s", herd_strerror(rc));
 	}
 	return rc;
+}
+
+int job_check_placement(struct job *job, struct herd_error *err)
+{
+	int rc;
+	if ((rc = job_resolve(job, err)) != 0)
+		return rc;
+	if (job->features && feature_check(job->features, sched_known_features()) < 0)
+		rc = HERD_ERR_INVALID_FEATURE;
+	/* Slurm: a node both asked for and excluded cannot be had */
+	for (int i = 0; !rc && i < job->nreq_idx; i++)
+		for (int k = 0; !rc && k < job->nexc_idx; k++)
+			if (job->req_idx[i] == job->exc_idx[k])
+				rc = HERD_ERR_NODE_CONFIG;
+	if (rc) {
+		errprintf(err, "%s", herd_strerror(rc));
+		return rc;
+	}
+	/* -w names more nodes than -N: the job gets them all (as Slurm) */
+	if (job->nreq_idx > (int)job->req_nodes && job->req_nodes)
+		job->req_nodes = job->nreq_idx;
+	return 0;
 }
 
 static char *dup_or_null(const char *s)

@@ -124,6 +124,21 @@ FIELD(features, put_str(o, job->features))
 FIELD(req_nodelist, put_str(o, job->req_nodelist))
 FIELD(exc_nodelist, put_str(o, job->exc_nodelist))
 FIELD(dependency, put_owned(o, depend_render(job->depend)))
+/* scontrol show job -d: each allocated node, its CPUs and memory there */
+static void w_node_alloc(struct strbuf *o, const struct job *job)
+{
+	strbuf_add(o, "[", 1);
+	for (int i = 0; i < job->nalloc; i++) {
+		strbuf_adds(o, i ? ",[" : "[");
+		put_str(o, ctld.nodes[job->alloc_node[i]].name);
+		strbuf_add(o, ",", 1);
+		put_int(o, job->alloc_cpus[i]);
+		strbuf_add(o, ",", 1);
+		put_int(o, (long long)job_node_mem(job, i));
+		strbuf_add(o, "]", 1);
+	}
+	strbuf_add(o, "]", 1);
+}
 /* array keys: only for array jobs (see job_view_write) */
 FIELD(array_job_id, put_int(o, job->array_job_id))
 FIELD(array_task_id, put_int(o, job->array_task_id))
@@ -147,7 +162,7 @@ static const struct {
 	F(exit_code), F(work_dir), F(std_out), F(std_err), F(std_in), F(command),
 	F(submit_host), F(restarts), F(requeue), F(mail_type), F(mail_user), F(open_mode),
 	F(signal), F(signal_time), F(signal_flags), F(qos), F(features), F(req_nodelist),
-	F(exc_nodelist), F(dependency),
+	F(exc_nodelist), F(dependency), F(node_alloc),
 	A(array_job_id), A(array_task_id), A(array_tasks), A(array_throttle),
 #undef F
 #undef A
@@ -157,6 +172,9 @@ static const struct {
 struct job_view {
 	size_t n;
 	unsigned char idx[NFIELDS];   /* into fields[], in order */
+	bool script;                  /* add "script" for jobs the viewer may read */
+	uid_t viewer;
+	bool admin;
 };
 
 struct job_view *job_view_create(const json_t *keys)
@@ -178,6 +196,22 @@ struct job_view *job_view_create(const json_t *keys)
 				v->idx[v->n++] = (unsigned char)f;
 			}
 	return v;
+}
+
+void job_view_want_script(struct job_view *v, uid_t viewer, bool admin)
+{
+	v->script = true;
+	v->viewer = viewer;
+	v->admin = admin;
+}
+
+/* The batch script from the stored submission (an array's tasks share the
+ * array's); read only on request (scontrol -dd), one job at a time. */
+static void put_script(struct strbuf *o, const struct job *job)
+{
+	json_t *spec = store_job_spec(job->array_job_id ? job->array_job_id : job->id);
+	put_str(o, json_string_value(json_object_get(spec, "script")));
+	json_decref(spec);
 }
 
 void job_view_destroy(struct job_view *v)
@@ -226,6 +260,10 @@ void job_view_write(const struct job_view *v, const struct job *job, struct strb
 		put_str(out, f->key);
 		strbuf_add(out, ":", 1);
 		f->write(out, job);
+	}
+	if (v->script && (job->uid == v->viewer || v->admin)) {
+		strbuf_adds(out, first ? "\"script\":" : ",\"script\":");
+		put_script(out, job);
 	}
 	strbuf_add(out, "}", 1);
 }

@@ -12,7 +12,6 @@
 #include "common/strbuf.h"
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
-#include "sched/feature.h"
 
 /* ROLE_NODE: node daemons (root or SlurmUser); ROLE_ADMIN: the same users
  * as administrators. */
@@ -198,26 +197,11 @@ static void rpc_submit(struct net_req *req)
 	job->req_nodelist = *jstr_or(spec, "req_nodelist") ? xstrdup(jstr_or(spec, "req_nodelist")) : NULL;
 	job->exc_nodelist = *jstr_or(spec, "exc_nodelist") ? xstrdup(jstr_or(spec, "exc_nodelist")) : NULL;
 	job->partitions = multi ? xstrdup(pname) : NULL;
-	if ((rc = job_resolve(job, &err)) != 0)
+	if ((rc = job_check_placement(job, &err)) != 0)
 		goto refuse;
 	if (job->nparts)
 		job->part = job->parts[0];
-	if (job->features && feature_check(job->features, sched_known_features()) < 0) {
-		rc = HERD_ERR_INVALID_FEATURE;
-		errprintf(&err, "%s", herd_strerror(rc));
-		goto refuse;
-	}
-	/* Slurm: a node both asked for and excluded cannot be had */
-	for (int i = 0; i < job->nreq_idx; i++)
-		for (int k = 0; k < job->nexc_idx; k++)
-			if (job->req_idx[i] == job->exc_idx[k]) {
-				rc = HERD_ERR_NODE_CONFIG;
-				errprintf(&err, "%s", herd_strerror(rc));
-				goto refuse;
-			}
-	/* -w names more nodes than -N: the job gets them all (as Slurm) */
-	if (job->nreq_idx > (int)job->req_nodes && job->req_nodes)
-		job->req_nodes = nodes = job->nreq_idx;
+	nodes = job->req_nodes;
 	if (limit == TIME_NOT_GIVEN)
 		limit = part->conf->default_time != TIME_INFINITE ? part->conf->default_time
 								  : part->conf->max_time;
@@ -377,6 +361,8 @@ static void rpc_job_info(struct net_req *req)
 			i--;
 		}
 	struct job_view *view = job_view_create(json_object_get(req->body, "fields"));
+	if (json_is_true(json_object_get(req->body, "script")))
+		job_view_want_script(view, req->uid, rpc_is_admin(req->uid));
 	/* "rows": the keys once and an array per job, a third of the text and
 	 * no object per job for the client to build (squeue over 100,000 jobs) */
 	bool rows = json_is_true(json_object_get(req->body, "rows"));

@@ -37,56 +37,99 @@ static int check_time_limit(const struct job *job, const json_t *v, bool admin)
 	return 0;
 }
 
-/* Partition and node count change what the job needs: only while pending,
- * and only to something it could ever get. */
-static int check_shape(struct job *job, const json_t *fields, struct herd_error *err)
+/* As Slurm: what the job needs, where and when it may run, and what it is
+ * charged to change only while it is pending. */
+static const char *const pending_only[] = {
+	"partition", "num_nodes", "num_tasks", "cpus_per_task", "min_mem_node", "min_mem_cpu",
+	"features", "req_nodelist", "exc_nodelist", "account", "qos", "time_min", "deadline",
+	"dependency", "begin_time", NULL
+};
+
+/* Of those, the ones that change where the job can run. */
+static const char *const shape_keys[] = {
+	"partition", "num_nodes", "num_tasks", "cpus_per_task", "min_mem_node", "min_mem_cpu",
+	"features", "req_nodelist", "exc_nodelist", NULL
+};
+
+static bool has_any(const json_t *fields, const char *const *keys)
 {
-	const json_t *pv = json_object_get(fields, "partition"), *nv = json_object_get(fields, "num_nodes");
-	struct part *part = job->part;
-	int64_t nodes = job->req_nodes;
+	for (; *keys; keys++)
+		if (json_object_get(fields, *keys))
+			return true;
+	return false;
+}
+
+static int64_t int_field(const json_t *fields, const char *key, int64_t dflt)
+{
+	const json_t *v = json_object_get(fields, key);
+	return v ? json_integer_value(v) : dflt;
+}
+
+/* Values that are wrong whatever the job. */
+static int check_values(const struct job *job, const json_t *fields)
+{
+	const json_t *v;
+	unsigned mail;
+
+	if (int_field(fields, "begin_time", 0) < 0 || int_field(fields, "deadline", 0) < 0)
+		return HERD_ERR_INVALID_TIME;
+	if (int_field(fields, "num_nodes", 1) < 1 || int_field(fields, "num_nodes", 1) > 1000000 ||
+	    int_field(fields, "num_tasks", 1) < 1 || int_field(fields, "num_tasks", 1) > 100000000 ||
+	    int_field(fields, "cpus_per_task", 1) < 1 ||
+	    int_field(fields, "cpus_per_task", 1) > 1000000 ||
+	    int_field(fields, "min_mem_node", 0) < 0 || int_field(fields, "min_mem_cpu", 0) < 0 ||
+	    int_field(fields, "array_throttle", 0) < 0 ||
+	    int_field(fields, "array_throttle", 0) > UINT32_MAX)
+		return HERD_ERR_INVALID_ARG;
+	/* Slurm: MinMemoryNode or MinMemoryCPU, not both */
+	if (json_object_get(fields, "min_mem_node") && json_object_get(fields, "min_mem_cpu"))
+		return HERD_ERR_INVALID_ARG;
+	v = json_object_get(fields, "mail_type");
+	if (v && parse_mail_type(json_string_value(v), &mail) < 0)
+		return HERD_ERR_INVALID_ARG;
+	if (json_object_get(fields, "array_throttle") && !job->array_job_id)
+		return HERD_ERR_INVALID_ARRAY;   /* not an array */
+	/* TimeMin: at most the time limit (the new one, when both change) */
+	int64_t tmin = int_field(fields, "time_min", 0);
+	int64_t limit = int_field(fields, "time_limit", job->time_limit);
+	if (tmin < 0 || (tmin && limit != TIME_INFINITE && tmin > limit))
+		return HERD_ERR_TIME_LIMIT;
+	return 0;
+}
+
+static int apply_fields(struct job *job, const json_t *fields, struct herd_error *err);
+
+/* The job as it would be: checked as a submission is (nodes, features,
+ * partition size, whether it could ever run), on a copy. */
+static int check_shape(const struct job *job, const json_t *fields, struct herd_error *err)
+{
+	struct job *t;
 	int rc;
 
-	if (!pv && !nv)
+	if (!has_any(fields, shape_keys))
 		return 0;
-	if (job->state != JOB_PENDING)
-		return HERD_ERR_JOB_NOT_PENDING;
-	if (pv && !(part = part_find(json_string_value(pv))))
-		return HERD_ERR_INVALID_PARTITION;
-	if (nv)
-		nodes = json_integer_value(nv);
-	if (nv && (nodes < 1 || nodes > 1000000))
-		return HERD_ERR_INVALID_ARG;
-	if (part->conf->max_nodes >= 0 && nodes > part->conf->max_nodes)
-		return HERD_ERR_NODE_CONFIG;
-	struct part *old_part = job->part;
-	uint32_t old_nodes = job->req_nodes;
-	int old_nparts = job->nparts;
-	job->part = part;
-	job->req_nodes = nodes;
-	if (pv)
-		job->nparts = 0;   /* Partition= replaces a -p a,b list */
-	rc = sched_job_runnable(job, err);
-	job->part = old_part;
-	job->req_nodes = old_nodes;
-	job->nparts = old_nparts;
+	t = job_copy(job);
+	rc = apply_fields(t, fields, err);
+	if (!rc && !t->nparts && t->part->conf->max_nodes >= 0 &&
+	    t->req_nodes > (uint32_t)t->part->conf->max_nodes) {
+		rc = HERD_ERR_NODE_CONFIG;
+		errprintf(err, "%s", herd_strerror(rc));
+	}
+	if (!rc)
+		rc = sched_job_runnable(t, err);
+	job_destroy(t);
 	return rc;
 }
 
-/* Dependency and StartTime: pending jobs only, as Slurm. */
-static int check_timing(const struct job *job, const json_t *fields)
+static int check_dependency(const struct job *job, const json_t *fields)
 {
-	const json_t *dv = json_object_get(fields, "dependency"), *bv = json_object_get(fields, "begin_time");
+	const json_t *dv = json_object_get(fields, "dependency");
 	struct depend *d = NULL;
 	int rc = 0;
 
-	if (!dv && !bv)
+	if (!dv)
 		return 0;
-	if (job->state != JOB_PENDING)
-		return HERD_ERR_JOB_NOT_PENDING;
-	if (bv && json_integer_value(bv) < 0)
-		return HERD_ERR_INVALID_TIME;
-	if (dv && (depend_parse(json_string_value(dv), &d, NULL) < 0 ||
-		   depend_check_targets(d, NULL) < 0))
+	if (depend_parse(json_string_value(dv), &d, NULL) < 0 || depend_check_targets(d, NULL) < 0)
 		rc = HERD_ERR_DEPENDENCY;
 	for (size_t i = 0; !rc && d && i < d->n; i++)
 		if (d->items[i].job_id == job->id)
@@ -112,12 +155,14 @@ static int check_fields(struct job *job, const json_t *fields, bool admin,
 
 	if (!json_object_size(fields))
 		return HERD_ERR_INVALID_ARG;
+	if (job->state != JOB_PENDING && has_any(fields, pending_only))
+		return HERD_ERR_JOB_NOT_PENDING;
 	if ((v = json_object_get(fields, "time_limit")) && (rc = check_time_limit(job, v, admin)))
 		return rc;
 	if ((v = json_object_get(fields, "nice")) &&
 	    (rc = update_check_nice(json_integer_value(v), admin)))
 		return rc;
-	if ((rc = check_timing(job, fields)) != 0)
+	if ((rc = check_values(job, fields)) != 0 || (rc = check_dependency(job, fields)) != 0)
 		return rc;
 	return check_shape(job, fields, err);
 }
@@ -129,24 +174,65 @@ static void set_str(char **dst, const json_t *v)
 	*dst = s && *s ? xstrdup(s) : NULL;
 }
 
-static void apply_fields(struct job *job, const json_t *fields)
+/* The fields into the job (a copy of it, when checking); 0, or the rc of
+ * resolving its new node lists and partitions. */
+static int apply_fields(struct job *job, const json_t *fields, struct herd_error *err)
 {
 	const json_t *v;
 
 	if ((v = json_object_get(fields, "time_limit")))
 		job->time_limit = json_integer_value(v);
 	if ((v = json_object_get(fields, "partition"))) {
-		job->part = part_find(json_string_value(v));
+		struct part *part = part_find(json_string_value(v));
+		if (!part)
+			return HERD_ERR_INVALID_PARTITION;   /* the copy only: checked */
+		job->part = part;
 		free(job->partitions);
-		job->partitions = NULL;
-		job->nparts = 0;
+		job->partitions = NULL;   /* Partition= replaces a -p a,b list */
 	}
 	if ((v = json_object_get(fields, "num_nodes")))
 		job->req_nodes = json_integer_value(v);
+	if ((v = json_object_get(fields, "num_tasks")))
+		job->ntasks = json_integer_value(v);
+	if ((v = json_object_get(fields, "cpus_per_task")))
+		job->cpus_per_task = json_integer_value(v);
+	if ((v = json_object_get(fields, "min_mem_node"))) {
+		job->mem_mb = json_integer_value(v);
+		job->mem_per_cpu = 0;
+	}
+	if ((v = json_object_get(fields, "min_mem_cpu"))) {
+		job->mem_per_cpu = json_integer_value(v);
+		job->mem_mb = 0;
+	}
 	if ((v = json_object_get(fields, "name")))
 		set_str(&job->name, v);
 	if ((v = json_object_get(fields, "comment")))
 		set_str(&job->comment, v);
+	if ((v = json_object_get(fields, "account")))
+		set_str(&job->account, v);
+	if ((v = json_object_get(fields, "qos")))
+		set_str(&job->qos, v);   /* as given; "" is the default, normal */
+	if ((v = json_object_get(fields, "mail_user"))) {
+		set_str(&job->mail_user, v);
+		if (!job->mail_user && job->user)
+			job->mail_user = xstrdup(job->user);   /* "" is the default: the user */
+	}
+	if ((v = json_object_get(fields, "mail_type")))
+		parse_mail_type(json_string_value(v), &job->mail_type);   /* checked */
+	if ((v = json_object_get(fields, "requeue")))
+		job->requeue = json_is_true(v);
+	if ((v = json_object_get(fields, "time_min")))   /* Slurm: 0 is none */
+		job->time_min = json_integer_value(v) ? json_integer_value(v) : TIME_NOT_GIVEN;
+	if ((v = json_object_get(fields, "deadline")))
+		job->deadline = json_integer_value(v);
+	if ((v = json_object_get(fields, "array_throttle")))
+		job->array_throttle = json_integer_value(v);
+	if ((v = json_object_get(fields, "features")))
+		set_str(&job->features, v);
+	if ((v = json_object_get(fields, "req_nodelist")))
+		set_str(&job->req_nodelist, v);
+	if ((v = json_object_get(fields, "exc_nodelist")))
+		set_str(&job->exc_nodelist, v);
 	if ((v = json_object_get(fields, "nice"))) {
 		job->nice = json_integer_value(v);
 		job->priority = job_priority(job);
@@ -163,6 +249,12 @@ static void apply_fields(struct job *job, const json_t *fields)
 		if (!job->hold_user && !job->hold_admin && !job->depend)
 			job->reason = begin > now ? REASON_BEGIN_TIME : REASON_NONE;
 	}
+	if (!has_any(fields, shape_keys))
+		return 0;
+	int rc = job_check_placement(job, err);
+	if (!rc && job->nparts)
+		job->part = job->parts[0];
+	return rc;
 }
 
 static void record_event(const struct job *job, const char *event, uid_t uid, const json_t *what)
@@ -188,7 +280,7 @@ void update_job_fields(struct net_req *req, struct job *job, bool admin)
 		net_respond(req, rc, NULL, *err.text ? err.text : NULL);
 		return;
 	}
-	apply_fields(job, fields);
+	apply_fields(job, fields, &err);   /* checked: cannot fail */
 	record_event(job, "UPDATE", req->uid, fields);
 	store_job_update(job);
 	log_info("job %u updated by uid %u", job->id, (unsigned)req->uid);

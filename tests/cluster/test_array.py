@@ -117,7 +117,7 @@ def test_pending_array_is_one_folded_record(clean):
     assert ids_rows(c, "-j", f"{a}_[2-3]", "-o", "%i") == [f"{a}_2", f"{a}_3"]
     info = c.show_job(a)
     assert (info["JobId"], info["ArrayJobId"], info["ArrayTaskId"], info["ArrayTaskThrottle"]) == \
-        (str(a), str(a), "0-9", "3")
+        (str(a), str(a), "0-9%3", "3")   # Slurm: the throttle in ArrayTaskId too
     # sbatch's format: the ID printed is the one every task names
     r = c.run(["scontrol", "show", "job", f"{a}_7"])
     assert r.rc == 0 and f"ArrayTaskId=0-9" in r.out, r

@@ -1,5 +1,6 @@
-"""scontrol as users and admins use it: show job/node/partition fields and
-the one-line form, ExitCode=code:signal, hostname list expansion, hold and
+"""scontrol as users and admins use it: show job/node/partition fields, in
+Slurm 22.05's order, and the one-line form, -d's detail lines,
+ExitCode=code:signal, hostname list expansion (and bad lists), hold and
 release by users and by root, and ping.  One shared 4-node cluster (2 CPUs
 per node)."""
 import os
@@ -229,3 +230,96 @@ def test_show_config(clean):
     assert conf["KillWait"] == "5"              # from herd.conf
     assert conf["AuthType"] == "auth/munge"     # a default, shown as Slurm does
     assert scontrol(c, "show", "conf").out.splitlines()[1:] == lines[1:]
+
+
+JOB_LINES = ["JobId", "UserId", "Priority", "JobState", "Requeue", "RunTime", "SubmitTime",
+             "AccrueTime", "StartTime", "SuspendTime", "Partition", "ReqNodeList", "NodeList",
+             "BatchHost", "NumNodes", "TRES", "Socks/Node", "MinCPUsNode", "Features",
+             "OverSubscribe", "Command", "WorkDir", "StdErr", "StdIn", "StdOut", "Power"]
+
+
+def first_keys(text):
+    return [line.split("=")[0].strip() for line in text.splitlines() if line.strip()]
+
+
+def test_show_job_layout_and_details(clean):
+    c = clean
+    wd = c.workdir(USER)
+    job_id = c.sbatch("-N", "2", "-n", "2", "--mem=100", "-o", "/dev/null", "--wrap",
+                      "sleep 300", user=USER, cwd=wd)
+    c.wait_state(job_id, "RUNNING")
+    text = scontrol(c, "show", "job", str(job_id)).out
+    assert first_keys(text) == JOB_LINES, text
+    assert "DerivedExitCode" not in text and "CPU_IDs" not in text
+    # -d: the steps' exit code, then the job's GRES and one line for its nodes
+    # (the same CPUs and memory on both), indented two more.
+    detail = scontrol(c, "-d", "show", "job", str(job_id), user=USER).out
+    nodes = parse_kv(text)["NodeList"]
+    want = JOB_LINES[:5] + ["DerivedExitCode"] + JOB_LINES[5:17] + ["JOB_GRES", "Nodes"] + \
+        JOB_LINES[17:]
+    assert first_keys(detail) == want, detail
+    assert "\n   DerivedExitCode=0:0\n" in detail
+    assert f"\n   JOB_GRES=(null)\n     Nodes={nodes} CPU_IDs=0 Mem=100 GRES=\n" in detail, detail
+    one = scontrol(c, "-d", "-o", "show", "job", str(job_id)).out
+    assert one.count("\n") == 1 and f" Nodes={nodes} CPU_IDs=0 Mem=100 GRES= " in one, one
+    # Two CPUs on one node: CPU_IDs=0-1.
+    two = c.sbatch("-n", "2", "-o", "/dev/null", "--wrap", "sleep 300", user=USER, cwd=wd)
+    c.wait_state(two, "RUNNING")
+    detail = scontrol(c, "-d", "show", "job", str(two)).out
+    node = parse_kv(detail)["NodeList"]
+    assert re.search(rf"^     Nodes={node} CPU_IDs=0-1 Mem=\d+ GRES=$", detail, re.M), detail
+    # A pending job has no nodes to detail.
+    held = c.sbatch("-H", "-o", "/dev/null", "--wrap", "true", user=USER, cwd=wd)
+    detail = scontrol(c, "-d", "show", "job", str(held)).out
+    assert "JOB_GRES" not in detail and "Nodes=" not in detail.replace("NumNodes=", "")
+    assert "DerivedExitCode=0:0" in detail
+
+
+def test_hostlist_bad_input(clean):
+    c = clean
+    for expr in ("n[1-", "n[3-1]", "n]", "n[a-b]"):
+        r = scontrol(c, "show", "hostnames", expr, rc=1)
+        assert (r.out, r.err) == ("", f"Invalid hostlist: {expr}\n"), r
+        r = scontrol(c, "show", "hostlist", expr, rc=1)
+        assert (r.out, r.err) == ("", f"Invalid hostlist: {expr}\n"), r
+    # Nothing to expand: no argument and no SLURM_JOB_NODELIST.
+    r = scontrol(c, "show", "hostnames", rc=1)
+    assert (r.out, r.err) == ("", "scontrol: error: host list is empty\n"), r
+    r = scontrol(c, "show", "hostlist", rc=1)
+    assert "host list is empty" in r.err, r
+    r = scontrol(c, "show", "hostnames", "", rc=1)
+    assert "host list is empty" in r.err, r
+
+
+def test_show_partition_and_node_layout(clean):
+    c = clean
+    text = scontrol(c, "show", "partition", "debug").out
+    assert first_keys(text) == ["PartitionName", "AllowGroups", "AllocNodes", "DefaultTime",
+                                "MaxNodes", "Nodes", "PriorityJobFactor", "OverTimeLimit",
+                                "State", "JobDefaults", "DefMemPerNode", "TRES"], text
+    info = parse_kv(text)
+    assert (info["AllowGroups"], info["AllocNodes"], info["RootOnly"], info["PreemptMode"],
+            info["MaxCPUsPerNode"], info["OverSubscribe"]) == \
+        ("ALL", "ALL", "NO", "OFF", "UNLIMITED", "NO"), text
+    text = scontrol(c, "show", "node", "n2").out
+    info = parse_kv(text)
+    assert (info["AvailableFeatures"], info["ActiveFeatures"], info["Gres"], info["TmpDisk"],
+            info["Weight"]) == ("(null)", "(null)", "(null)", "0", "1"), text
+    assert f"Version={info['Version']}" in text and info["Version"].startswith("22.05"), text
+
+
+def test_show_job_script_dd(clean):
+    c = clean
+    wd = c.workdir(USER)
+    body = "#!/bin/sh\n#SBATCH -J ddjob\necho 'a \"quoted\" line'\n"
+    script = write_script(os.path.join(wd, "dd.sh"), body, owner=USER)
+    job_id = c.sbatch("-H", "-o", "/dev/null", script, user=USER, cwd=wd)
+    # -dd: the batch script after BatchScript=, for its owner and for root ...
+    for user in (USER, None):
+        out = scontrol(c, "-dd", "show", "job", str(job_id), user=user).out
+        assert f"\n   BatchScript=\n{body}   \n\n" in out, out
+        assert out.startswith(f"JobId={job_id} JobName=ddjob\n"), out
+    # ... not for another user, and not with one -d.
+    out = scontrol(c, "-dd", "show", "job", str(job_id), user="herdu2").out
+    assert "BatchScript" not in out and "DerivedExitCode" in out, out
+    assert "BatchScript" not in scontrol(c, "-d", "show", "job", str(job_id)).out

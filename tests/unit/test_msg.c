@@ -129,10 +129,41 @@ static void jobspec_optional_fields(void **state)
 	body = json_pack("{s:i, s:s, s:{s:s, s:I}}", "job_id", 5, "action", "update", "fields",
 			 "dependency", "", "begin_time", (json_int_t)0);
 	assert_int_equal(msg_validate(MSG_UPDATE_JOB, body, &err), 0);
-	json_object_set_new(json_object_get(body, "fields"), "deadline", json_integer(1));
+	json_object_set_new(json_object_get(body, "fields"), "color", json_integer(1));
 	assert_int_equal(msg_validate(MSG_UPDATE_JOB, body, &err), -1);
-	assert_string_equal(err.text, "UPDATE_JOB.fields: unknown key 'deadline'");
+	assert_string_equal(err.text, "UPDATE_JOB.fields: unknown key 'color'");
 	json_decref(body);
+}
+
+/* UPDATE_JOB's later FIELDS: each alone passes with its type, and is
+ * refused with another. */
+static void update_fields_later_keys(void **state)
+{
+	static const struct { const char *key; char type; } added[] = {
+		{ "account", 's' }, { "qos", 's' }, { "mail_user", 's' }, { "mail_type", 's' },
+		{ "requeue", 'b' }, { "time_min", 'i' }, { "deadline", 'i' },
+		{ "exc_nodelist", 's' }, { "req_nodelist", 's' }, { "features", 's' },
+		{ "array_throttle", 'i' }, { "num_tasks", 'i' }, { "min_mem_node", 'i' },
+		{ "min_mem_cpu", 'i' }, { "cpus_per_task", 'i' },
+	};
+	struct herd_error err;
+	char want[128];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(added) / sizeof(added[0]); i++) {
+		char t = added[i].type;
+		json_t *v = t == 'i' ? json_integer(3) : t == 'b' ? json_true() : json_string("x");
+		json_t *body = json_pack("{s:i, s:s, s:{s:o}}", "job_id", 5, "action", "update",
+					 "fields", added[i].key, v);
+		assert_int_equal(msg_validate(MSG_UPDATE_JOB, body, &err), 0);
+		json_object_set_new(json_object_get(body, "fields"), added[i].key,
+				    t == 's' ? json_integer(3) : json_string("3"));
+		assert_int_equal(msg_validate(MSG_UPDATE_JOB, body, &err), -1);
+		snprintf(want, sizeof(want), "UPDATE_JOB.fields.%s: expected %s", added[i].key,
+			 t == 'i' ? "integer" : t == 'b' ? "boolean" : "string");
+		assert_string_equal(err.text, want);
+		json_decref(body);
+	}
 }
 
 /* The JOBSPEC keys added with sbatch's later options are optional: an older
@@ -244,6 +275,7 @@ int main(void)
 		cmocka_unit_test(bad_shapes_are_refused),
 		cmocka_unit_test(jobspec_optional_fields),
 		cmocka_unit_test(jobspec_new_keys_are_optional),
+		cmocka_unit_test(update_fields_later_keys),
 		cmocka_unit_test(reconfigure_bodies_are_empty),
 		cmocka_unit_test(bad_bodies_are_refused),
 		cmocka_unit_test(bad_headers_are_refused),
