@@ -292,12 +292,15 @@ static int apply_option(struct sbatch_opts *o, int opt, const char *arg)
 	case OPT_EXPORT: set_str(&o->export_spec, arg); break;
 	case OPT_WRAP: set_str(&o->wrap, arg); break;
 	case 'a': {
-		/* The syntax here; the controller checks MaxArraySize. */
+		/* The syntax here; the controller checks MaxArraySize.  Slurm's
+		 * controller refuses a bad spec, so the sentence and exit code (1)
+		 * are those of a refused submission. */
 		struct bitmap *tasks;
 		uint32_t throttle;
 		if (parse_array_spec(arg, UINT32_MAX, &tasks, &throttle) < 0) {
-			fprintf(stderr, "sbatch: error: Invalid --array specification\n");
-			return -1;
+			fprintf(stderr, "sbatch: error: Batch job submission failed: %s\n",
+				herd_strerror(HERD_ERR_INVALID_ARRAY));
+			return -2;
 		}
 		bitmap_destroy(tasks);
 		set_str(&o->array, arg);
@@ -353,7 +356,7 @@ static int apply_option(struct sbatch_opts *o, int opt, const char *arg)
 			/* Slurm's controller refuses -N 0 with this sentence. */
 			fprintf(stderr, "sbatch: error: Batch job submission failed: "
 				"Node count specification invalid\n");
-			return -1;
+			return -2;
 		}
 		o->nodes = n;
 		break;
@@ -364,7 +367,7 @@ static int apply_option(struct sbatch_opts *o, int opt, const char *arg)
 		if (opt_count(arg, &n) < 0 || n < 1 || n > INT32_MAX) {
 			fprintf(stderr, "sbatch: error: Invalid numeric value \"%s\" for %s.\n", arg,
 				opt == 'n' ? "--ntasks" : "--cpus-per-task");
-			return -1;
+			return -2;   /* Slurm exits 1 here, not -1 */
 		}
 		if (opt == 'n')
 			o->ntasks = n;
@@ -447,7 +450,7 @@ static int apply_option(struct sbatch_opts *o, int opt, const char *arg)
 	case OPT_TEST_ONLY: o->test_only = true; break;
 	case OPT_MAIL_TYPE:
 		if (parse_mail_type(arg, &o->mail_type) < 0) {
-			fprintf(stderr, "sbatch: error: --mail-type=%s invalid\n", arg);
+			fprintf(stderr, "sbatch: error: Invalid --mail-type specification\n");
 			return -1;
 		}
 		o->mail_type_set = true;

@@ -198,6 +198,12 @@ static const char *job_value(char letter, const void *arg, char *buf, size_t len
 	case 'V': return fmt_timestamp(cmd_jint(job, "submit_time"), buf, len);
 	case 'S': {
 		time_t t = cmd_jint(job, "start_time");
+		/* Slurm shows a job waiting for --begin as starting then (not when
+		 * it is held, as scontrol's StartTime). */
+		const char *reason = cmd_jstr(job, "reason");
+		if (!t && is_state(job, "PENDING") && strcmp(reason, "JobHeldUser") &&
+		    strcmp(reason, "JobHeldAdmin") && cmd_jint(job, "eligible_time") > time(NULL))
+			t = cmd_jint(job, "eligible_time");
 		return t ? fmt_timestamp(t, buf, len) : "N/A";
 	}
 	case 'e': {
@@ -263,7 +269,7 @@ static const struct {
 	{ 'l', "time_limit" }, { 'L', "time_limit start_time end_time" }, { 'D', "num_nodes" },
 	{ 'C', "num_cpus" }, { 'c', "cpus_per_task" }, { 'm', "mem_per_cpu mem_per_node" },
 	{ 'R', "reason" }, { 'r', "reason" }, { 'B', "batch_host" }, { 'V', "submit_time" },
-	{ 'S', "start_time" }, { 'e', "end_time start_time time_limit" }, { 'Q', "priority" },
+	{ 'S', "start_time eligible_time reason state" }, { 'e', "end_time start_time time_limit" }, { 'Q', "priority" },
 	{ 'p', "priority" }, { 'Z', "work_dir" }, { 'o', "command" }, { 'h', "exclusive" },
 	{ 'k', "comment" }, { 'E', "dependency" }, { 'q', "qos" }, { 'f', "features" },
 	{ 'n', "req_nodelist" }, { 'x', "exc_nodelist" }, { 'Y', "sched_nodes" },
