@@ -289,7 +289,8 @@ def test_dependency_on_whole_array(clean):
     ok = c.sbatch("-d", f"afterok:{a}", "-o", "/dev/null", "--wrap", "true", cwd=wd)
     notok = c.sbatch("-d", f"afternotok:{a}", "-o", "/dev/null", "--wrap", "true", cwd=wd)
     anyj = c.sbatch("-d", f"afterany:{a}", "-o", "/dev/null", "--wrap", "true", cwd=wd)
-    assert squeue_field(c, ok, "%r %E") == f"Dependency afterok:{a}(unfulfilled)"
+    # a whole array as Slurm shows it: A_*
+    assert squeue_field(c, ok, "%r %E") == f"Dependency afterok:{a}_*(unfulfilled)"
     c.wait_until("the array done", lambda: ids_rows(c, "-j", str(a)) == [])
     assert c.wait_done(notok) == "COMPLETED"
     assert c.wait_done(anyj) == "COMPLETED"

@@ -138,3 +138,32 @@ def test_sinfo_summary_and_node_long_columns(clean):
     m = re.match(r"n1 +1 +debug\* +idle (\d+) +(\d+:\d+:\d+) ", line)
     assert m, line
     assert f" idle {m.group(1):<4} {m.group(2):>8} " in line, line
+
+
+def test_long_without_header_has_no_date(clean):
+    c = clean
+    # -l -h: no date line either (Slurm prints it only above the titles).
+    for cmd in (["squeue", "-l", "-h"], ["sinfo", "-l", "-h"], ["sinfo", "-N", "-l", "-h"]):
+        r = c.run(cmd)
+        assert r.rc == 0, r
+        assert not re.match(r"[A-Z][a-z]{2} [A-Z][a-z]{2} \d\d ", r.out), r
+    r = c.run(["sinfo", "-l"])
+    assert re.match(r"[A-Z][a-z]{2} [A-Z][a-z]{2} \d\d \d\d:\d\d:\d\d \d{4}\nPARTITION ", r.out), r
+    r = c.run(["sinfo", "-N", "-l", "-h", "-n", "n1"])
+    assert r.out.startswith("n1 "), r
+
+
+def test_dependency_on_whole_array_shows_star(clean):
+    c = clean
+    a = c.sbatch("-H", "--array=1-3", "-o", "/dev/null", "--wrap", "true")
+    plain = c.sbatch("-H", "-o", "/dev/null", "--wrap", "true")
+    whole = c.sbatch("-d", f"afterok:{a}", "-o", "/dev/null", "--wrap", "true")
+    task = c.sbatch("-d", f"afterok:{a}_2", "-o", "/dev/null", "--wrap", "true")
+    single = c.sbatch("-d", f"afterany:{plain}", "-o", "/dev/null", "--wrap", "true")
+    corr = c.sbatch("--array=1-3", "-d", f"aftercorr:{a}", "-o", "/dev/null", "--wrap", "true")
+    got = dict(x.split(" ", 1) for x in rows(c, "-j", f"{whole},{task},{single},{corr}",
+                                             "-o", "%F %E"))
+    assert got == {str(whole): f"afterok:{a}_*(unfulfilled)",
+                   str(task): f"afterok:{a}_2(unfulfilled)",
+                   str(single): f"afterany:{plain}(unfulfilled)",
+                   str(corr): f"aftercorr:{a}_*(unfulfilled)"}, got
