@@ -167,3 +167,26 @@ def test_dependency_on_whole_array_shows_star(clean):
                    str(task): f"afterok:{a}_2(unfulfilled)",
                    str(single): f"afterany:{plain}(unfulfilled)",
                    str(corr): f"aftercorr:{a}_*(unfulfilled)"}, got
+
+
+def test_sacct_lists_array_tasks_by_task(clean):
+    c = clean
+    # The last task to start takes the array's ID, so by raw ID the tasks
+    # are A_3, A_1, A_2; Slurm lists them A_1, A_2, A_3.
+    a = c.sbatch("--array=1-3", "-o", "/dev/null", "--wrap", "true")
+    after = c.sbatch("-o", "/dev/null", "--wrap", "true")
+    c.wait_until("all done", lambda: rows(c, "-j", f"{a},{after}") == [])
+    r = c.run(["sacct", "-X", "-P", "-n", "-j", f"{a},{after}", "-o", "JobID"])
+    assert r.rc == 0, r
+    assert r.out.split() == [f"{a}_1", f"{a}_2", f"{a}_3", str(after)], r
+    r = c.run(["sacct", "-P", "-n", "-j", str(a), "-o", "JobID"])
+    assert r.out.split() == [f"{a}_1", f"{a}_1.batch", f"{a}_2", f"{a}_2.batch",
+                             f"{a}_3", f"{a}_3.batch"], r
+
+
+def test_sacct_bad_state_and_time_sentences(clean):
+    c = clean
+    r = c.run(["sacct", "-s", "bogus"])
+    assert (r.rc, r.out, r.err) == (1, "", "sacct: fatal: unrecognized job state value 'bogus'\n"), r
+    r = c.run(["sacct", "-S", "bogus"])
+    assert (r.rc, r.out, r.err) == (1, "", "Invalid time specification (pos=0): bogus\n"), r
