@@ -585,7 +585,8 @@ static int parse_window_time(const char *arg, time_t now, time_t *out)
 {
 	if (opt_time_parse(arg, now, true, out) < 0) {
 		/* Slurm's time parser prints this line without "sacct: error: " */
-		fprintf(stderr, "Invalid time specification (pos=0): %s\n", arg);
+		fprintf(stderr, "Invalid time specification (pos=%d): %s\n", opt_time_error_pos(arg),
+			arg);
 		return -1;
 	}
 	return 0;

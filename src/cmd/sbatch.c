@@ -312,6 +312,10 @@ static int apply_option(struct sbatch_opts *o, int opt, const char *arg)
 		/* Local time here, relative to now: the controller gets seconds. */
 		time_t t;
 		if (opt_time_parse(arg, time(NULL), false, &t) < 0) {
+			/* Slurm's time parser says where, unprefixed, first (not for "") */
+			if (*arg)
+				fprintf(stderr, "Invalid time specification (pos=%d): %s\n",
+					opt_time_error_pos(arg), arg);
 			fprintf(stderr, "sbatch: error: Invalid --%s specification\n",
 				opt == 'b' ? "begin" : "deadline");
 			return -1;

@@ -190,3 +190,24 @@ def test_sacct_bad_state_and_time_sentences(clean):
     assert (r.rc, r.out, r.err) == (1, "", "sacct: fatal: unrecognized job state value 'bogus'\n"), r
     r = c.run(["sacct", "-S", "bogus"])
     assert (r.rc, r.out, r.err) == (1, "", "Invalid time specification (pos=0): bogus\n"), r
+
+
+@pytest.mark.parametrize("value, pos", [
+    ("soon", 0), ("now+abc", 3), ("now+5x", 4), ("now-1hour+", 9), ("16:00x", 5),
+    ("12/31x", 5), ("tomorrowx", 8), ("midnight+1", 8), ("2026-13-45", 5),
+])
+def test_bad_begin_says_where(clean, value, pos):
+    c = clean
+    # Slurm's time parser prints where it stopped, unprefixed, before sbatch's line.
+    r = c.run(["sbatch", f"--begin={value}", "--wrap", "true"])
+    assert (r.rc, r.out) == (255, ""), r
+    assert r.err == (f"Invalid time specification (pos={pos}): {value}\n"
+                     "sbatch: error: Invalid --begin specification\n"), r
+    r = c.run(["sacct", "-S", value])
+    assert (r.rc, r.err) == (1, f"Invalid time specification (pos={pos}): {value}\n"), r
+
+
+def test_empty_begin_has_no_position_line(clean):
+    c = clean
+    r = c.run(["sbatch", "--begin=", "--wrap", "true"])
+    assert (r.rc, r.err) == (255, "sbatch: error: Invalid --begin specification\n"), r
