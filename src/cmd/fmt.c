@@ -243,7 +243,7 @@ void fmt_print_table(const struct fmt *f, fmt_value_f value, const void *const *
 		     size_t nrows, const struct fmt_title *titles, bool header, bool long_form)
 {
 	char *line;
-	if (long_form) {
+	if (long_form && header) {   /* -l -h: Slurm drops the date line with the titles */
 		char date[64];
 		time_t t = time(NULL);
 		struct tm tm;

@@ -372,6 +372,36 @@ static time_t make_local(int year, int mon, int day, int h, int m, int sec)
 	return mktime(&tm);
 }
 
+int opt_time_error_pos(const char *s)
+{
+	static const char *words[] = { "tomorrow", "midnight", "teatime", "elevenses", "today",
+				       "noon", "fika" };
+	if (!strncasecmp(s, "now", 3)) {
+		const char *p = s + 3;
+		static const char *units[] = { "seconds", "second", "secs", "sec", "minutes", "minute",
+					       "mins", "min", "hours", "hour", "days", "day", "weeks",
+					       "week", "s", "m", "h", "d", "w" };
+		if ((*p != '+' && *p != '-') || !isdigit((unsigned char)p[1]))
+			return 3;
+		const char *q = p + 1 + strspn(p + 1, "0123456789");
+		for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+			if (!strncasecmp(q, units[i], strlen(units[i])))
+				return (int)(q - s + strlen(units[i]));   /* after a good unit */
+		return 4;   /* at the count, whose unit is wrong */
+	}
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (!strncasecmp(s, words[i], strlen(words[i])))
+			return (int)strlen(words[i]);
+	if (!isdigit((unsigned char)*s))
+		return 0;
+	size_t n = strspn(s, "0123456789:/.-T");
+	if (s[n])
+		return (int)n;
+	/* every character fits: a field out of range, counted at YYYY-MM's month */
+	const char *dash = strchr(s, '-');
+	return dash && dash - s == 4 ? 5 : 0;
+}
+
 int opt_time_parse(const char *s, time_t now, bool past, time_t *out)
 {
 	static const struct {

@@ -99,6 +99,11 @@ int opt_export_env(const char *spec, char *const *environ, char ***env, size_t *
  * when past is true (sacct: 23:00 at 10:00 means yesterday's) and in the
  * future otherwise (--begin).  -1 if malformed. */
 int opt_time_parse(const char *s, time_t now, bool past, time_t *out);
+/* Where in s (refused by opt_time_parse) the bad part starts, as Slurm's
+ * "Invalid time specification (pos=N): s" counts it: after "now" when no
+ * sign or count follows it, at the count when its unit is bad, after a
+ * known word, at the first character no date or time has; else 0. */
+int opt_time_error_pos(const char *s);
 
 /* sbatch --signal=[{R|B}:]<sig_num>[@sig_time]: the signal (name or number),
  * the seconds before the time limit (default 60, at most 65535) and the flag

@@ -6,6 +6,7 @@
  * rest.  No usage metrics are gathered yet: those fields print empty. */
 #include <getopt.h>
 #include <grp.h>
+#include <limits.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -583,7 +584,9 @@ static bool in_strv(char *const *v, const char *s)
 static int parse_window_time(const char *arg, time_t now, time_t *out)
 {
 	if (opt_time_parse(arg, now, true, out) < 0) {
-		fprintf(stderr, "sacct: error: Invalid time specification (pos=0): %s\n", arg);
+		/* Slurm's time parser prints this line without "sacct: error: " */
+		fprintf(stderr, "Invalid time specification (pos=%d): %s\n", opt_time_error_pos(arg),
+			arg);
 		return -1;
 	}
 	return 0;
@@ -595,6 +598,27 @@ struct want {
 	int step;     /* 0 = the whole job, 1 = only its batch step, -1 = a step that never exists */
 	struct bitmap *tasks;   /* -j A_T: these tasks of array A; NULL: job (or array) id */
 };
+
+/* Slurm lists an array's tasks together, by task ID (A_1, A_2, A_3), where
+ * the array's ID falls among the others, whatever IDs the tasks got when
+ * they started; a record still pending for several tasks comes last. */
+static int by_array_then_task(const void *a, const void *b)
+{
+	const json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
+	long long ax = cmd_jint(x, "array_job_id"), ay = cmd_jint(y, "array_job_id");
+	long long kx = ax ? ax : cmd_jint(x, "job_id"), ky = ay ? ay : cmd_jint(y, "job_id");
+	if (kx != ky)
+		return kx < ky ? -1 : 1;
+	long long tx = ax ? cmd_jint(x, "array_task_id") : -1, ty = ay ? cmd_jint(y, "array_task_id") : -1;
+	if (tx == CMD_NO_TASK)
+		tx = LLONG_MAX;
+	if (ty == CMD_NO_TASK)
+		ty = LLONG_MAX;
+	if (tx != ty)
+		return tx < ty ? -1 : 1;
+	long long ix = cmd_jint(x, "job_id"), iy = cmd_jint(y, "job_id");
+	return (ix > iy) - (ix < iy);   /* a requeued task's records, in order */
+}
 
 /* Does -j's entry name this record: its ID, its array's ID, or a task of
  * its array (a meta record: one of its pending tasks)? */
@@ -746,7 +770,8 @@ int main(int argc, char **argv)
 		for (size_t i = 0; i < n; i++) {
 			int s = job_state_parse(v[i]);
 			if (s < 0) {
-				fprintf(stderr, "sacct: error: Invalid state: %s\n", v[i]);
+				fprintf(stderr, "sacct: fatal: unrecognized job state value '%s'\n",
+					v[i]);
 				opt_strv_free(v);
 				json_decref(states);
 				goto out;
@@ -837,8 +862,13 @@ int main(int argc, char **argv)
 		print_header(cols, ncols, &o);
 	json_t *jobs = json_object_get(reply, "jobs"), *job;
 	time_t reply_now = cmd_jint(reply, "time");
-	size_t i;
-	json_array_foreach(jobs, i, job) {
+	size_t njobs = json_array_size(jobs);
+	json_t **sorted = xmalloc((njobs + 1) * sizeof(*sorted));
+	for (size_t i = 0; i < njobs; i++)
+		sorted[i] = json_array_get(jobs, i);
+	qsort(sorted, njobs, sizeof(*sorted), by_array_then_task);
+	for (size_t i = 0; i < njobs; i++) {
+		job = sorted[i];
 		if (names && !in_strv(names, cmd_jstr(job, "name")))
 			continue;
 		if (parts && !in_strv(parts, cmd_jstr(job, "partition")))
@@ -863,6 +893,7 @@ int main(int argc, char **argv)
 			}
 		}
 	}
+	free(sorted);
 	status = 0;
 out:
 	if (client_ok)

@@ -293,12 +293,15 @@ static int apply_option(struct sbatch_opts *o, int opt, const char *arg)
 	case OPT_EXPORT: set_str(&o->export_spec, arg); break;
 	case OPT_WRAP: set_str(&o->wrap, arg); break;
 	case 'a': {
-		/* The syntax here; the controller checks MaxArraySize. */
+		/* The syntax here; the controller checks MaxArraySize.  Slurm's
+		 * controller refuses a bad spec, so the sentence and exit code (1)
+		 * are those of a refused submission. */
 		struct bitmap *tasks;
 		uint32_t throttle;
 		if (parse_array_spec(arg, UINT32_MAX, &tasks, &throttle) < 0) {
-			fprintf(stderr, "sbatch: error: Invalid --array specification\n");
-			return -1;
+			fprintf(stderr, "sbatch: error: Batch job submission failed: %s\n",
+				herd_strerror(HERD_ERR_INVALID_ARRAY));
+			return -2;
 		}
 		bitmap_destroy(tasks);
 		set_str(&o->array, arg);
@@ -310,6 +313,10 @@ static int apply_option(struct sbatch_opts *o, int opt, const char *arg)
 		/* Local time here, relative to now: the controller gets seconds. */
 		time_t t;
 		if (opt_time_parse(arg, time(NULL), false, &t) < 0) {
+			/* Slurm's time parser says where, unprefixed, first (not for "") */
+			if (*arg)
+				fprintf(stderr, "Invalid time specification (pos=%d): %s\n",
+					opt_time_error_pos(arg), arg);
 			fprintf(stderr, "sbatch: error: Invalid --%s specification\n",
 				opt == 'b' ? "begin" : "deadline");
 			return -1;
@@ -354,7 +361,7 @@ static int apply_option(struct sbatch_opts *o, int opt, const char *arg)
 			/* Slurm's controller refuses -N 0 with this sentence. */
 			fprintf(stderr, "sbatch: error: Batch job submission failed: "
 				"Node count specification invalid\n");
-			return -1;
+			return -2;
 		}
 		o->nodes = n;
 		break;
@@ -365,7 +372,7 @@ static int apply_option(struct sbatch_opts *o, int opt, const char *arg)
 		if (opt_count(arg, &n) < 0 || n < 1 || n > INT32_MAX) {
 			fprintf(stderr, "sbatch: error: Invalid numeric value \"%s\" for %s.\n", arg,
 				opt == 'n' ? "--ntasks" : "--cpus-per-task");
-			return -1;
+			return -2;   /* Slurm exits 1 here, not -1 */
 		}
 		if (opt == 'n')
 			o->ntasks = n;
@@ -448,7 +455,7 @@ static int apply_option(struct sbatch_opts *o, int opt, const char *arg)
 	case OPT_TEST_ONLY: o->test_only = true; break;
 	case OPT_MAIL_TYPE:
 		if (parse_mail_type(arg, &o->mail_type) < 0) {
-			fprintf(stderr, "sbatch: error: --mail-type=%s invalid\n", arg);
+			fprintf(stderr, "sbatch: error: Invalid --mail-type specification\n");
 			return -1;
 		}
 		o->mail_type_set = true;

@@ -270,8 +270,9 @@ int main(int argc, char **argv)
 		case 't': {
 			int s = job_state_parse(optarg);
 			if (s != JOB_PENDING && s != JOB_RUNNING && s != JOB_SUSPENDED) {
-				fprintf(stderr, "scancel: error: Invalid job state specified: %s\n", optarg);
-				fprintf(stderr, "scancel: error: Valid job states are PENDING, RUNNING, "
+				/* Slurm prints these two lines without its "scancel: error: " */
+				fprintf(stderr, "Invalid job state specified: %s\n", optarg);
+				fprintf(stderr, "Valid job states are PENDING, RUNNING, "
 					"and SUSPENDED\n");
 				goto out;
 			}

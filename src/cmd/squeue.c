@@ -254,6 +254,10 @@ static const char *job_value(char letter, const void *arg, char *buf, size_t len
 	case 'V': return fmt_timestamp(jint(job, "submit_time"), buf, len);
 	case 'S': {
 		time_t t = jint(job, "start_time");
+		/* Slurm shows a job waiting for --begin as starting then, held
+		 * or not. */
+		if (!t && is_state(job, "PENDING") && jint(job, "eligible_time") > time(NULL))
+			t = jint(job, "eligible_time");
 		return t ? fmt_timestamp(t, buf, len) : "N/A";
 	}
 	case 'e': {
@@ -320,7 +324,7 @@ static const struct {
 	{ 'l', "time_limit" }, { 'L', "time_limit start_time end_time" }, { 'D', "num_nodes" },
 	{ 'C', "num_cpus" }, { 'c', "cpus_per_task" }, { 'm', "mem_per_cpu mem_per_node" },
 	{ 'R', "reason nodes" }, { 'r', "reason" }, { 'B', "batch_host" }, { 'V', "submit_time" },
-	{ 'S', "start_time" }, { 'e', "end_time start_time time_limit" }, { 'Q', "priority" },
+	{ 'S', "start_time eligible_time" }, { 'e', "end_time start_time time_limit" }, { 'Q', "priority" },
 	{ 'p', "priority" }, { 'Z', "work_dir" }, { 'o', "command" }, { 'h', "exclusive" },
 	{ 'k', "comment" }, { 'E', "dependency" }, { 'q', "qos" }, { 'f', "features" },
 	{ 'n', "req_nodelist" }, { 'x', "exc_nodelist" }, { 'Y', "sched_nodes" },
@@ -439,6 +443,36 @@ static void sort_jobs(json_t **jobs, size_t n)
 		jobs[i] = (json_t *)s[i].job;
 	free(v);
 	free(s);
+}
+
+/* -w names nodes the cluster has: Slurm refuses any other ("Invalid node
+ * name n9", exit 1) rather than print an empty queue. */
+static int check_node_names(struct cmd_client *client, const struct hostlist *want)
+{
+	struct herd_error err = { "" };
+	json_t *body = json_object(), *reply = NULL;
+	int rc = cmd_call(client, MSG_NODE_INFO, body, &reply, &err);
+	json_decref(body);
+	if (rc != 0) {
+		fprintf(stderr, "slurm_load_node error: %s\n", err.text);
+		return -1;
+	}
+	json_t *nodes = json_object_get(reply, "nodes"), *n;
+	size_t i;
+	rc = 0;
+	for (size_t k = 0; !rc && k < hostlist_count(want); k++) {
+		const char *name = hostlist_nth(want, k);
+		bool found = false;
+		json_array_foreach(nodes, i, n)
+			if (!strcmp(cmd_jstr(n, "name"), name))
+				found = true;
+		if (!found) {
+			fprintf(stderr, "squeue: error: Invalid node name %s\n", name);
+			rc = -1;
+		}
+	}
+	json_decref(reply);
+	return rc;
 }
 
 static int parse_sort(const char *spec)
@@ -765,9 +799,15 @@ int main(int argc, char **argv)
 			int s = job_state_parse(v[i]);
 			if (s < 0) {
 				fprintf(stderr, "squeue: error: Invalid job state specified: %s\n", v[i]);
+				/* In Slurm's order: the base states, then COMPLETING (a flag there). */
 				fprintf(stderr, "squeue: error: Valid job states include: ");
+				bool first = true;
 				for (int k = 0; k < JOB_STATE_COUNT; k++)
-					fprintf(stderr, "%s%s", k ? "," : "", job_state_name(k));
+					if (k != JOB_COMPLETING) {
+						fprintf(stderr, "%s%s", first ? "" : ",", job_state_name(k));
+						first = false;
+					}
+				fprintf(stderr, ",%s", job_state_name(JOB_COMPLETING));
 				fprintf(stderr, "\n\n");
 				opt_strv_free(v);
 				goto out;
@@ -847,6 +887,8 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	client_ok = true;
+	if (want_nodes && check_node_names(&client, want_nodes) < 0)
+		goto out;
 	int rc = cmd_call(&client, MSG_JOB_INFO, body, &reply, &err);
 	if (rc != 0) {
 		fprintf(stderr, "slurm_load_jobs error: %s\n", err.text);

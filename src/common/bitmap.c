@@ -1,5 +1,6 @@
 /* Bit sets and Slurm's range notation (see bitmap.h). */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,7 +168,7 @@ struct bitmap *bitmap_parse(const char *spec, uint32_t max)
 	return b;
 }
 
-char *bitmap_fmt(const struct bitmap *b)
+static char *fmt(const struct bitmap *b, bool strides)
 {
 	struct strbuf out = { 0 };
 	char piece[48];
@@ -181,7 +182,7 @@ char *bitmap_fmt(const struct bitmap *b)
 				last++;
 			snprintf(piece, sizeof(piece), "%s%u-%u", out.len ? "," : "", a, last);
 			a = bitmap_next(b, last + 1);
-		} else if (next != BITMAP_NONE) {   /* a stride, when it repeats: a-b:s */
+		} else if (strides && next != BITMAP_NONE) {   /* a stride, when it repeats: a-b:s */
 			uint32_t stride = next - a, n = 1;
 			last = next;
 			while (bitmap_next(b, last + 1) == last + stride && last + stride < b->nbits)
@@ -201,4 +202,14 @@ char *bitmap_fmt(const struct bitmap *b)
 		strbuf_adds(&out, piece);
 	}
 	return out.s;
+}
+
+char *bitmap_fmt(const struct bitmap *b)
+{
+	return fmt(b, true);
+}
+
+char *bitmap_fmt_ranges(const struct bitmap *b)
+{
+	return fmt(b, false);
 }

@@ -31,5 +31,8 @@ struct bitmap *bitmap_parse(const char *spec, uint32_t max);
 /* The set bits in that notation: runs of consecutive bits as "a-b", three or
  * more with one stride as "a-b:s"; "" when empty.  Caller frees. */
 char *bitmap_fmt(const struct bitmap *b);
+/* The same without strides, as Slurm prints a set of array tasks
+ * ("1,3,5,7", "0-3,8"); caller frees. */
+char *bitmap_fmt_ranges(const struct bitmap *b);
 
 #endif

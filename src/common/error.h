@@ -37,7 +37,8 @@ int errprintf(struct herd_error *err, const char *fmt, ...) __attribute__((forma
 	X(HERD_ERR_NO_STEP, 2053, "Invalid job step id specified") \
 	X(HERD_ERR_INVALID_ARRAY, 2086, "Invalid job array specification") \
 	X(HERD_ERR_DEPENDENCY, 2040, "Job dependency problem") \
-	X(HERD_ERR_INVALID_TIME, 2052, "Invalid time specified")
+	X(HERD_ERR_INVALID_TIME, 2052, "Invalid time specified") \
+	X(HERD_ERR_INVALID_NICE, 2099, "Invalid --nice value")
 
 enum herd_rc {
 #define HERD_RC_ENUM(name, value, text) name = value,

@@ -229,7 +229,8 @@ int parse_array_spec(const char *spec, uint32_t max_size, struct bitmap **tasks,
 	*throttle = 0;
 	if (!ranges)
 		return -1;
-	if (pct && (parse_uint(pct + 1, UINT32_MAX, &limit) < 0 || limit == 0)) {
+	/* "%0" is taken, as Slurm takes it: no throttle. */
+	if (pct && parse_uint(pct + 1, UINT32_MAX, &limit) < 0) {
 		free(ranges);
 		return -1;
 	}

@@ -51,7 +51,9 @@ bool array_is_meta(const struct job *job)
 
 char *array_pending_string(const struct job *meta)
 {
-	return meta->array_pending ? bitmap_fmt(meta->array_pending) : xstrdup("");
+	/* Slurm shows a pending set as runs and single IDs, never a stride:
+	 * squeue prints --array=1-7:2 as A_[1,3,5,7]. */
+	return meta->array_pending ? bitmap_fmt_ranges(meta->array_pending) : xstrdup("");
 }
 
 struct job *array_split(struct job *meta, uint32_t task_id)

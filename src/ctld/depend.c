@@ -154,8 +154,12 @@ char *depend_render(const struct depend *d)
 			strbuf_add(&out, d->any ? "?" : ",", 1);
 		strbuf_adds(&out, type_names[it->type]);
 		if (it->type != DEP_SINGLETON) {
+			const struct job *target = job_find(it->job_id);
 			if (it->task != DEPEND_WHOLE)
 				snprintf(buf, sizeof(buf), ":%u_%u", it->job_id, it->task);
+			else if (target && target->array_job_id == it->job_id)
+				/* a whole array: Slurm shows "afterok:A_*" */
+				snprintf(buf, sizeof(buf), ":%u_*", it->job_id);
 			else
 				snprintf(buf, sizeof(buf), ":%u", it->job_id);
 			strbuf_adds(&out, buf);

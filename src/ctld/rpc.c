@@ -156,7 +156,9 @@ static void rpc_submit(struct net_req *req)
 		return;
 	}
 	if ((rc = update_check_nice(nice, rpc_is_admin(req->uid))) != 0) {
-		net_respond(req, rc, NULL, NULL);
+		/* Slurm 22.05 refuses an unprivileged negative --nice at submission
+		 * as an invalid value, not as a permission error. */
+		net_respond(req, rc == HERD_ERR_ACCESS ? HERD_ERR_INVALID_NICE : rc, NULL, NULL);
 		return;
 	}
 	if (!*jstr(spec, "script")) {

@@ -199,9 +199,11 @@ def test_bad_specs_are_refused_and_nothing_is_made(clean):
     # No job ID was used up by the refusals.
     assert sub(c, "-H", "--wrap", "true") == real + 1
     r = c.run(["sbatch", "--begin=yesterday-ish", "--wrap", "true"], user=USER)
-    assert r.rc != 0 and r.err == "sbatch: error: Invalid --begin specification\n", r
+    assert r.rc != 0 and r.err == ("Invalid time specification (pos=0): yesterday-ish\n"
+                                   "sbatch: error: Invalid --begin specification\n"), r
     r = c.run(["sbatch", "--deadline=soon", "--wrap", "true"], user=USER)
-    assert r.rc != 0 and r.err == "sbatch: error: Invalid --deadline specification\n", r
+    assert r.rc != 0 and r.err == ("Invalid time specification (pos=0): soon\n"
+                                   "sbatch: error: Invalid --deadline specification\n"), r
 
 
 def test_begin_time(clean):

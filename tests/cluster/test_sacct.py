@@ -202,7 +202,7 @@ def test_state_filter(cluster, jobs):
     assert f"{jobs['done']}|COMPLETED" in ok(cluster, "-s", "CD", "-S", "now-1hour", "-E", "now",
                                              *cols).splitlines()
     r = sacct(cluster, "-s", "bogus")
-    assert r.rc == 1 and "Invalid state: bogus" in r.err, r
+    assert r.rc == 1 and r.err == "sacct: fatal: unrecognized job state value 'bogus'\n", r
 
 
 def test_time_window(cluster, jobs):

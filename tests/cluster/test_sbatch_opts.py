@@ -134,7 +134,7 @@ def test_nice(clean):
     # Only root and the SlurmUser may ask for a negative nice.
     c.run(["scancel", str(plain), str(nice), str(default)])
     c.wait_until("an empty queue", lambda: not queue(c))
-    refused(c, "sbatch: error: Batch job submission failed: Access/permission denied",
+    refused(c, "sbatch: error: Batch job submission failed: Invalid --nice value",
             "--nice=-5", "-o", "/dev/null", "--wrap", "true", rc=1)
     refused(c, "sbatch: error: Invalid --nice value: abc", "--nice=abc", "-o", "/dev/null",
             "--wrap", "true")
@@ -217,7 +217,7 @@ def test_mail_type_and_user(clean):
                      rf"Run time 00:00:0[67] {USER}$", text), text
     assert c.wait_done(limited) == "TIMEOUT"
     assert not re.search(rf"Job_id={limited} Name=wrap (Ended|Failed|Began)", read(c.mail_log))
-    refused(c, "sbatch: error: --mail-type=BEGIN,SOMETIMES invalid",
+    refused(c, "sbatch: error: Invalid --mail-type specification",
             "--mail-type=BEGIN,SOMETIMES", "-o", "/dev/null", "--wrap", "true")
 
 

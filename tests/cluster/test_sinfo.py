@@ -266,9 +266,9 @@ def test_all(known):
 def test_summary_and_reasons(known):
     c = known
     assert ok(c, "-s") == "\n".join([
-        "PARTITION AVAIL  TIMELIMIT   NODES(A/I/O/T)  NODELIST",
-        "debug*       up   infinite          0/4/0/4  n[1-4]",
-        "long      inact 2-00:00:00          0/2/0/2  n[3-4]", ""])
+        "PARTITION AVAIL  TIMELIMIT   NODES(A/I/O/T) NODELIST",
+        "debug*       up   infinite          0/4/0/4 n[1-4]",
+        "long      inact 2-00:00:00          0/2/0/2 n[3-4]", ""])
     assert ok(c, "-R") == "REASON               USER      TIMESTAMP           NODELIST\n"
     try:
         for node, state, reason in (("n2", "DRAIN", "disk bad"), ("n3", "DOWN", "fan")):
@@ -289,7 +289,7 @@ def test_summary_and_reasons(known):
         # Drained and down nodes are "other"; their CPUs too.
         assert ok(c, "-h", "-p", "debug", "-o", "%A %F %C") == "0/2 0/2/2/4 0/4/4/8\n"
         assert ok(c, "-s", "-h", "-p", "debug") == \
-            "debug*       up   infinite          0/2/2/4  n[1-4]\n"
+            "debug*       up   infinite          0/2/2/4 n[1-4]\n"
         # Lines by state, descending: drained, idle, down.
         assert ok(c, "-h", "-p", "debug", "-o", "%t %T|%N") == \
             "drain drained|n2\nidle idle|n[1,4]\ndown down|n3\n"
@@ -311,12 +311,12 @@ def test_summary_and_reasons(known):
 
 def test_draining_and_node_long(known):
     c = known
-    # -N -l: "%#N %.6D %#P %.11T %.4c %.8z %.6m %.8d %.6w %.8f %20E" (partition
+    # -N -l: "%#N %.6D %#P %.11T %4c %.8z %.6m %.8d %.6w %.8f %20E" (partition
     # right-justified as Herd's -N does).
     out = ok(c, "-N", "-l", "-n", "n1").split("\n")
     assert out[1:] == [
         "NODELIST   NODES PARTITION       STATE CPUS    S:C:T MEMORY TMP_DISK WEIGHT AVAIL_FE REASON              ",
-        "n1             1    debug*        idle    2    2:1:1   1000      500     10 fast,ssd none                ",
+        "n1             1    debug*        idle 2       2:1:1   1000      500     10 fast,ssd none                ",
         ""], out
     job = c.sbatch("-n", "1", "-o", "/dev/null", "--wrap", "sleep 300")
     node = None

@@ -43,6 +43,23 @@ static void round_trips(void **state)
 	}
 }
 
+static void ranges_without_strides(void **state)
+{
+	static const struct { const char *in, *out; } cases[] = {
+		{ "1-7:2", "1,3,5,7" }, { "0-15", "0-15" }, { "0-9:3,1", "0-1,3,6,9" },
+		{ "1,3-5", "1,3-5" }, { "2", "2" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct bitmap *b = bitmap_parse(cases[i].in, 1001);
+		assert_non_null(b);
+		char *s = bitmap_fmt_ranges(b);
+		assert_string_equal(s, cases[i].out);
+		free(s);
+		bitmap_destroy(b);
+	}
+	(void)state;
+}
+
 static void refuses(void **state)
 {
 	static const struct { const char *in; int err; } cases[] = {
@@ -98,7 +115,12 @@ static void array_specs(void **state)
 	assert_string_equal(s, "0-999999");
 	free(s);
 	bitmap_destroy(t);
-	const char *bad[] = { "0-15%", "0-15%0", "0-15%x", "%4", "1000", "0-7%2%3", "" };
+	/* Slurm takes %0 as no throttle. */
+	assert_int_equal(parse_array_spec("0-3%0", 1000, &t, &throttle), 0);
+	assert_int_equal(throttle, 0);
+	assert_int_equal(bitmap_count(t), 4);
+	bitmap_destroy(t);
+	const char *bad[] = { "0-15%", "0-15%x", "%4", "1000", "0-7%2%3", "" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		assert_int_equal(parse_array_spec(bad[i], 1000, &t, &throttle), -1);
 		assert_null(t);
@@ -109,6 +131,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(round_trips),
+		cmocka_unit_test(ranges_without_strides),
 		cmocka_unit_test(refuses),
 		cmocka_unit_test(walks),
 		cmocka_unit_test(array_specs),
