@@ -199,6 +199,7 @@ extern struct ctld ctld;
 struct job *job_find(uint32_t id);
 struct job *job_find_key(uid_t uid, const char *key);
 void job_table_add(struct job *job);
+void job_table_clear(void);   /* every job forgotten, the tables freed */
 /* The one place a job's state changes: records it in the store, frees or
  * takes resources as needed, wakes the scheduler. */
 void job_set_state(struct job *job, enum job_state state, enum job_reason reason);

@@ -144,6 +144,18 @@ static void table_remove(struct job *job)
 	ctld.njobs--;
 }
 
+void job_table_clear(void)
+{
+	for (size_t i = 0; i < ctld.job_hash_size; i++)
+		while (ctld.job_hash[i])
+			job_forget(ctld.job_hash[i]);
+	free(ctld.job_hash);
+	free(ctld.key_hash);
+	free(ctld.array_hash);
+	ctld.job_hash = ctld.key_hash = ctld.array_hash = NULL;
+	ctld.job_hash_size = ctld.njobs = 0;
+}
+
 void job_foreach(void (*fn)(struct job *job, void *arg), void *arg)
 {
 	for (size_t i = 0; i < ctld.job_hash_size; i++) {

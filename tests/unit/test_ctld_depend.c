@@ -91,11 +91,7 @@ static void setup_ctld(void)
 
 static void teardown_ctld(void)
 {
-	for (size_t i = 0; i < ctld.job_hash_size; i++)
-		while (ctld.job_hash[i])
-			job_forget(ctld.job_hash[i]);
-	free(ctld.job_hash);
-	free(ctld.key_hash);
+	job_table_clear();
 	memset(&ctld, 0, sizeof(ctld));
 }
 

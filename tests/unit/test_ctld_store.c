@@ -43,11 +43,7 @@ static void teardown_ctld(void)
 	uv_run(ctld.loop, UV_RUN_DEFAULT);
 	assert_int_equal(uv_loop_close(ctld.loop), 0);
 	free(ctld.loop);
-	for (size_t i = 0; i < ctld.job_hash_size; i++)
-		while (ctld.job_hash[i])
-			job_forget(ctld.job_hash[i]);
-	free(ctld.job_hash);
-	free(ctld.key_hash);
+	job_table_clear();
 }
 
 static void note(void *arg, bool ok)
