@@ -654,8 +654,45 @@ static void add_rows(struct rows *rows, const json_t *job, time_t now, bool unfo
 	bitmap_destroy(tasks);
 }
 
+/* squeue lives for one reply: the million small allocations jansson makes
+ * for 100,000 jobs come from a region given back only at exit (a fifth of
+ * squeue's time went to malloc and free).  Chunks stay linked from a static,
+ * so leak checkers see them reachable; sanitizer builds keep malloc, so
+ * ASan still checks jansson's memory. */
+#if !defined(__SANITIZE_ADDRESS__)
+#define REGION_CHUNK (4u << 20)
+static void *region_alloc(size_t n)
+{
+	static char *cur;
+	static size_t left;
+	static void **chunks;
+	n = (n + 15) & ~(size_t)15;
+	if (n > left) {
+		size_t size = n + 16 > REGION_CHUNK ? n + 16 : REGION_CHUNK;
+		void **chunk = malloc(size);
+		if (!chunk)
+			return NULL;
+		*chunk = chunks;
+		chunks = chunk;
+		cur = (char *)chunk + 16;
+		left = size - 16;
+	}
+	void *p = cur;
+	cur += n;
+	left -= n;
+	return p;
+}
+
+static void region_free(void *p)
+{
+}
+#endif
+
 int main(int argc, char **argv)
 {
+#if !defined(__SANITIZE_ADDRESS__)
+	json_set_alloc_funcs(region_alloc, region_free);
+#endif
 	static const struct option long_opts[] = {
 		{ "all", no_argument, NULL, 'a' },
 		{ "account", required_argument, NULL, 'A' },

@@ -87,11 +87,18 @@ json_t *frame_body_parse(const char *body, size_t len, struct herd_error *err)
 	return v;
 }
 
+/* Into a buffer of our own (json_dumpb), so the caller frees it with free()
+ * whatever allocator jansson was given (squeue gives it a region). */
 char *frame_body_dump(const json_t *body, size_t *len)
 {
-	char *s = json_dumps(body, JSON_COMPACT);
-	if (!s)
-		s = xstrdup("{}");
-	*len = strlen(s);
+	size_t n = json_dumpb(body, NULL, 0, JSON_COMPACT);
+	if (!n) {
+		*len = 2;
+		return xstrdup("{}");
+	}
+	char *s = xmalloc(n + 1);
+	json_dumpb(body, s, n, JSON_COMPACT);
+	s[n] = '\0';
+	*len = n;
 	return s;
 }
