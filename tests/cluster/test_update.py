@@ -114,7 +114,7 @@ def test_update_errors_and_permissions(clean):
     job = c.sbatch("-H", "-t", "10", "-o", "/dev/null", "--wrap", "true", user=USER)
     # Raising the limit: administrators only.
     r = scontrol(c, "update", f"JobId={job}", "TimeLimit=20", user=USER)
-    assert r.rc == 1 and "slurm_update error: Access/permission denied" in r.err, r
+    assert (r.rc, r.err) == (1, f"Access/permission denied for job {job}\n"), r
     assert c.show_job(job)["TimeLimit"] == "00:10:00"
     assert scontrol(c, "update", f"JobId={job}", "TimeLimit=20").rc == 0
     assert c.show_job(job)["TimeLimit"] == "00:20:00"
@@ -385,7 +385,7 @@ def test_update_new_field_errors(clean):
     ]
     for args, text in refused:
         r = scontrol(c, "update", f"JobId={job}", *args, user=USER)
-        assert r.rc == 1 and f"slurm_update error: {text}" in r.err, (args, r)
+        assert r.rc == 1 and r.err.startswith(text) and f" for job {job}\n" in r.err, (args, r)
     # Refused by scontrol itself, before asking.
     for arg in ("MailType=SOMETIMES", "Requeue=2", "TimeMin=soon", "NumTasks=0",
                 "CPUsPerTask=x", "MinMemoryNode=lots", "ArrayTaskThrottle=-1"):
