@@ -20,6 +20,7 @@
 #include "common/hostlist.h"
 #include "common/msg.h"
 #include "common/parse.h"
+#include "common/strbuf.h"
 #include "common/xmalloc.h"
 
 struct scontrol {
@@ -306,6 +307,58 @@ static void job_record(const json_t *job, time_t now, int details, struct record
 	rec_add(r, "%s", "");
 }
 
+/* An output path of a meta record with %a left (std_out_task): that task's. */
+static char *task_path(const char *pattern, uint32_t task)
+{
+	struct strbuf out = { 0 };
+	strbuf_add(&out, "", 0);
+	for (const char *p = pattern; *p; p++) {
+		char num[16];
+		if (p[0] == '%' && p[1] == 'a')
+			strbuf_add(&out, num, (size_t)snprintf(num, sizeof(num), "%u", (unsigned)task));
+		else if (p[0] == '%' && p[1] == '%')
+			strbuf_add(&out, "%", 1);
+		else
+			strbuf_add(&out, p, p[0] == '%' && p[1] ? 2 : 1);
+		if (p[0] == '%' && p[1])
+			p++;
+	}
+	return out.s;
+}
+
+/* "show job A_T" of tasks still pending in the meta record: each as its own
+ * record would be (Slurm: JobId=A ArrayTaskId=T, %a the task), without
+ * splitting the record in the controller.  How many were shown. */
+static size_t show_pending_tasks(struct scontrol *sc, const json_t *meta,
+				 const struct bitmap *tasks, time_t now)
+{
+	struct bitmap *pending = bitmap_parse(cmd_jstr(meta, "array_tasks"), UINT32_MAX);
+	size_t shown = 0;
+
+	for (uint32_t t = pending ? bitmap_next(pending, 0) : BITMAP_NONE; t != BITMAP_NONE;
+	     t = bitmap_next(pending, t + 1)) {
+		if (!bitmap_test(tasks, t))
+			continue;
+		json_t *job = json_deep_copy(meta);
+		json_object_set_new(job, "array_task_id", json_integer(t));
+		const char *keys[][2] = { { "std_out_task", "std_out" }, { "std_err_task", "std_err" } };
+		for (size_t k = 0; k < 2; k++) {
+			if (!*cmd_jstr(meta, keys[k][0]))
+				continue;   /* an older controller: the meta record's path */
+			char *path = task_path(cmd_jstr(meta, keys[k][0]), t);
+			json_object_set_new(job, keys[k][1], json_string(path));
+			free(path);
+		}
+		struct record r = { 0 };
+		job_record(job, now, sc->details, &r);
+		rec_print(&r, sc->oneliner);
+		json_decref(job);
+		shown++;
+	}
+	bitmap_destroy(pending);
+	return shown;
+}
+
 static int show_jobs(struct scontrol *sc, const char *arg)
 {
 	struct herd_error err = { "" };
@@ -343,6 +396,10 @@ static int show_jobs(struct scontrol *sc, const char *arg)
 	json_array_foreach(jobs, i, job) {
 		if (tasks && !cmd_array_task_named(job, tasks))
 			continue;
+		if (tasks && cmd_jint(job, "array_task_id") == CMD_NO_TASK) {
+			shown += show_pending_tasks(sc, job, tasks, now);
+			continue;
+		}
 		struct record r = { 0 };
 		job_record(job, now, sc->details, &r);
 		rec_print(&r, sc->oneliner);

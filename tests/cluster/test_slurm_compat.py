@@ -285,3 +285,24 @@ def test_show_job_bad_id(clean):
     c = clean
     r = scontrol(c, "show", "job", "abc")
     assert (r.rc, r.out, r.err) == (1, "", "scontrol_print_job error: Invalid job id specified\n"), r
+
+
+def test_show_job_of_a_task_still_in_the_array(clean):
+    c = clean
+    # Slurm shows the task as its own record would be, not the whole array.
+    wd = c.workdir()
+    a = c.sbatch("-H", "--array=1-7:2", "--wrap", "true", cwd=wd)
+    r = scontrol(c, "show", "job", f"{a}_3")
+    assert r.rc == 0 and len(re.findall(r"^JobId=", r.out, re.M)) == 1, r
+    assert f"JobId={a} ArrayJobId={a} ArrayTaskId=3 JobName=wrap" in r.out, r
+    assert f"StdOut={wd}/slurm-{a}_3.out\n" in r.out, r
+    assert f"StdErr={wd}/slurm-{a}_3.out\n" in r.out, r
+    b = c.sbatch("-H", "--array=1-3", "-o", "/tmp/o-%A-%a-100%%.txt", "-e", "/tmp/e-%a",
+                 "--wrap", "true")
+    r = scontrol(c, "show", "job", f"{b}_[2-3]")
+    assert r.rc == 0 and len(re.findall(r"^JobId=", r.out, re.M)) == 2, r
+    assert [x for x in r.out.split() if x.startswith(("ArrayTaskId=", "StdOut=", "StdErr="))] == [
+        "ArrayTaskId=2", "StdErr=/tmp/e-2", f"StdOut=/tmp/o-{b}-2-100%.txt",
+        "ArrayTaskId=3", "StdErr=/tmp/e-3", f"StdOut=/tmp/o-{b}-3-100%.txt"], r
+    # The array itself is still one record.
+    assert "ArrayTaskId=1-3 " in scontrol(c, "show", "job", str(b)).out
