@@ -118,9 +118,9 @@ def test_pending_array_is_one_folded_record(clean):
     info = c.show_job(a)
     assert (info["JobId"], info["ArrayJobId"], info["ArrayTaskId"], info["ArrayTaskThrottle"]) == \
         (str(a), str(a), "0-9%3", "3")   # Slurm: the throttle in ArrayTaskId too
-    # sbatch's format: the ID printed is the one every task names
+    # a task still in the meta record: shown as that task (Slurm), the ID the array's
     r = c.run(["scontrol", "show", "job", f"{a}_7"])
-    assert r.rc == 0 and f"ArrayTaskId=0-9" in r.out, r
+    assert r.rc == 0 and f"JobId={a} ArrayJobId={a} ArrayTaskId=7 " in r.out, r
     r = c.run(["scontrol", "show", "job", f"{a}_77"])
     assert r.rc == 1 and "Invalid job id specified" in r.err, r
 
