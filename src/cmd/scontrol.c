@@ -20,6 +20,7 @@
 #include "common/hostlist.h"
 #include "common/msg.h"
 #include "common/parse.h"
+#include "common/strbuf.h"
 #include "common/xmalloc.h"
 
 struct scontrol {
@@ -230,13 +231,17 @@ static void job_record(const json_t *job, time_t now, int details, struct record
 	 * with a limit shows when it will be stopped. */
 	const char *reason = cmd_jstr(job, "reason");
 	bool held = pending && (!strcmp(reason, "JobHeldUser") || !strcmp(reason, "JobHeldAdmin"));
-	long long eligible = held ? 0 : cmd_jint(job, "eligible_time");
+	/* ... unless it waits for --begin: then the begin time (Slurm) */
+	long long eligible = cmd_jint(job, "eligible_time");
+	long long accrue = held ? 0 : eligible;
+	if (held && eligible <= now)
+		eligible = 0;
 	long long limit = cmd_jint(job, "time_limit");
 	if (!end && start && !pending && limit != TIME_INFINITE)
 		end = start + limit;
 	rec_add(r, "SubmitTime=%s EligibleTime=%s", stamp(cmd_jint(job, "submit_time"), a, sizeof(a)),
 		stamp(eligible, b, sizeof(b)));
-	rec_add(r, "AccrueTime=%s", stamp(eligible, a, sizeof(a)));
+	rec_add(r, "AccrueTime=%s", stamp(accrue, a, sizeof(a)));
 	/* A pending job with --begin starts at the earliest then (Slurm shows it). */
 	if (pending && !start && eligible > now)
 		start = eligible;
@@ -302,6 +307,58 @@ static void job_record(const json_t *job, time_t now, int details, struct record
 	rec_add(r, "%s", "");
 }
 
+/* An output path of a meta record with %a left (std_out_task): that task's. */
+static char *task_path(const char *pattern, uint32_t task)
+{
+	struct strbuf out = { 0 };
+	strbuf_add(&out, "", 0);
+	for (const char *p = pattern; *p; p++) {
+		char num[16];
+		if (p[0] == '%' && p[1] == 'a')
+			strbuf_add(&out, num, (size_t)snprintf(num, sizeof(num), "%u", (unsigned)task));
+		else if (p[0] == '%' && p[1] == '%')
+			strbuf_add(&out, "%", 1);
+		else
+			strbuf_add(&out, p, p[0] == '%' && p[1] ? 2 : 1);
+		if (p[0] == '%' && p[1])
+			p++;
+	}
+	return out.s;
+}
+
+/* "show job A_T" of tasks still pending in the meta record: each as its own
+ * record would be (Slurm: JobId=A ArrayTaskId=T, %a the task), without
+ * splitting the record in the controller.  How many were shown. */
+static size_t show_pending_tasks(struct scontrol *sc, const json_t *meta,
+				 const struct bitmap *tasks, time_t now)
+{
+	struct bitmap *pending = bitmap_parse(cmd_jstr(meta, "array_tasks"), UINT32_MAX);
+	size_t shown = 0;
+
+	for (uint32_t t = pending ? bitmap_next(pending, 0) : BITMAP_NONE; t != BITMAP_NONE;
+	     t = bitmap_next(pending, t + 1)) {
+		if (!bitmap_test(tasks, t))
+			continue;
+		json_t *job = json_deep_copy(meta);
+		json_object_set_new(job, "array_task_id", json_integer(t));
+		const char *keys[][2] = { { "std_out_task", "std_out" }, { "std_err_task", "std_err" } };
+		for (size_t k = 0; k < 2; k++) {
+			if (!*cmd_jstr(meta, keys[k][0]))
+				continue;   /* an older controller: the meta record's path */
+			char *path = task_path(cmd_jstr(meta, keys[k][0]), t);
+			json_object_set_new(job, keys[k][1], json_string(path));
+			free(path);
+		}
+		struct record r = { 0 };
+		job_record(job, now, sc->details, &r);
+		rec_print(&r, sc->oneliner);
+		json_decref(job);
+		shown++;
+	}
+	bitmap_destroy(pending);
+	return shown;
+}
+
 static int show_jobs(struct scontrol *sc, const char *arg)
 {
 	struct herd_error err = { "" };
@@ -312,7 +369,8 @@ static int show_jobs(struct scontrol *sc, const char *arg)
 		long id;
 		if (cmd_job_id_parse(arg, &id, &tasks) < 0) {
 			json_decref(body);
-			fprintf(stderr, "Invalid job id specified\n");
+			fprintf(stderr, "scontrol_print_job error: %s\n",
+				herd_strerror(HERD_ERR_INVALID_JOB));
 			return 1;
 		}
 		json_object_set_new(body, "job_ids", json_pack("[I]", (json_int_t)id));
@@ -338,6 +396,10 @@ static int show_jobs(struct scontrol *sc, const char *arg)
 	json_array_foreach(jobs, i, job) {
 		if (tasks && !cmd_array_task_named(job, tasks))
 			continue;
+		if (tasks && cmd_jint(job, "array_task_id") == CMD_NO_TASK) {
+			shown += show_pending_tasks(sc, job, tasks, now);
+			continue;
+		}
 		struct record r = { 0 };
 		job_record(job, now, sc->details, &r);
 		rec_print(&r, sc->oneliner);
@@ -692,6 +754,41 @@ static int job_id_arg(const char *s, long *id, long long *task)
 	return one ? 0 : -1;
 }
 
+/* The most tasks one "hold A_[...]" names: one call each. */
+#define HOLD_TASKS_MAX 100000
+
+/* hold/uhold/release/requeue of one ID as typed ("A", "A_3", "A_[1-2]":
+ * each task of the range, as Slurm does); 0 or an rc, err filled. */
+static int update_one_id(struct scontrol *sc, const char *action, const char *arg,
+			 struct herd_error *err)
+{
+	struct bitmap *tasks;
+	long id;
+	int rc = 0;
+
+	if (cmd_job_id_parse(arg, &id, &tasks) < 0 ||
+	    (tasks && (!bitmap_count(tasks) || bitmap_count(tasks) > HOLD_TASKS_MAX))) {
+		bitmap_destroy(tasks);
+		errprintf(err, "%s", herd_strerror(HERD_ERR_INVALID_JOB));
+		return HERD_ERR_INVALID_JOB;
+	}
+	uint32_t t = tasks ? bitmap_next(tasks, 0) : BITMAP_NONE;
+	do {
+		json_t *reply = NULL;
+		json_t *body = json_pack("{s:I, s:s}", "job_id", (json_int_t)id, "action", action);
+		if (t != BITMAP_NONE)
+			json_object_set_new(body, "array_task", json_integer(t));
+		int one = cmd_call(&sc->client, MSG_UPDATE_JOB, body, &reply, err);
+		json_decref(body);
+		json_decref(reply);
+		if (one)
+			rc = one;   /* the others are still tried */
+		t = t == BITMAP_NONE ? t : bitmap_next(tasks, t + 1);
+	} while (t != BITMAP_NONE);
+	bitmap_destroy(tasks);
+	return rc;
+}
+
 static int cmd_update_job(struct scontrol *sc, const char *action, int argc, char **argv)
 {
 	if (argc < 1) {
@@ -707,23 +804,7 @@ static int cmd_update_job(struct scontrol *sc, const char *action, int argc, cha
 		char **ids = cmd_job_ids_split(argv[a], &n);
 		for (size_t i = 0; i < n; i++) {
 			struct herd_error err = { "" };
-			long id;
-			long long task;
-			int rc;
-			json_t *reply = NULL;
-			if (job_id_arg(ids[i], &id, &task) < 0) {
-				rc = HERD_ERR_INVALID_JOB;
-				errprintf(&err, "%s", herd_strerror(rc));
-			} else {
-				json_t *body = json_pack("{s:I, s:s}", "job_id", (json_int_t)id, "action",
-							 action);
-				if (task >= 0)
-					json_object_set_new(body, "array_task", json_integer(task));
-				rc = cmd_call(&sc->client, MSG_UPDATE_JOB, body, &reply, &err);
-				json_decref(body);
-				json_decref(reply);
-			}
-			if (rc != 0) {
+			if (update_one_id(sc, action, ids[i], &err) != 0) {
 				/* Slurm names the job, then the call that failed. */
 				fprintf(stderr, "%s for job %s\n", err.text, ids[i]);
 				fprintf(stderr, "%s error: %s\n", strncmp(action, "requeue", 7) ?
@@ -743,14 +824,17 @@ static const char *kv_value(const char *arg, const char *key)
 	return !strncasecmp(arg, key, n) && arg[n] == '=' ? arg + n + 1 : NULL;
 }
 
-static int update_call(struct scontrol *sc, int type, json_t *body)
+/* job: the ID as typed, for Slurm's "... for job N" (NULL: none). */
+static int update_call(struct scontrol *sc, int type, json_t *body, const char *job)
 {
 	struct herd_error err = { "" };
 	json_t *reply = NULL;
 	int rc = client(sc) < 0 ? -1 : cmd_call(&sc->client, type, body, &reply, &err);
 	json_decref(body);
 	json_decref(reply);
-	if (rc > 0)
+	if (rc > 0 && job)
+		fprintf(stderr, "%s for job %s\n", err.text, job);
+	else if (rc > 0)
 		fprintf(stderr, "slurm_update error: %s\n", err.text);
 	return rc ? 1 : 0;
 }
@@ -827,7 +911,7 @@ static json_t *job_value(const struct job_key *k, const char *v, const char *arg
 			break;
 		return json_string(v);
 	}
-	fprintf(stderr, "scontrol: error: Invalid %s value: %s\n", k->key, v);
+	fprintf(stderr, "scontrol: error: Invalid %s value\n", k->key);   /* Slurm: no value */
 	return NULL;
 }
 
@@ -879,10 +963,11 @@ static int update_job(struct scontrol *sc, int argc, char **argv)
 	json_t *fields = json_object();
 	long id = -1;
 	long long task = -1;
-	const char *v;
+	const char *v, *job = NULL;
 
 	for (int a = 0; a < argc; a++) {
 		if ((v = kv_value(argv[a], "JobId")) || (v = kv_value(argv[a], "Job"))) {
+			job = v;
 			if (job_id_arg(v, &id, &task) < 0) {
 				fprintf(stderr, "scontrol: error: Invalid job id specified\n");
 				json_decref(fields);
@@ -902,7 +987,7 @@ static int update_job(struct scontrol *sc, int argc, char **argv)
 				 "fields", fields);
 	if (task >= 0)
 		json_object_set_new(body, "array_task", json_integer(task));
-	return update_call(sc, MSG_UPDATE_JOB, body);
+	return update_call(sc, MSG_UPDATE_JOB, body, job);
 }
 
 static int update_node(struct scontrol *sc, int argc, char **argv)
@@ -939,7 +1024,7 @@ static int update_node(struct scontrol *sc, int argc, char **argv)
 	json_t *body = json_pack("{s:s, s:s}", "nodes", nodes, "state", state);
 	if (reason)
 		json_object_set_new(body, "reason", json_string(reason));
-	return update_call(sc, MSG_UPDATE_NODE, body);
+	return update_call(sc, MSG_UPDATE_NODE, body, NULL);
 }
 
 /* "update JobId=N KEY=VALUE ..." or "update NodeName=LIST State=..." */

@@ -20,6 +20,9 @@ int errprintf(struct herd_error *err, const char *fmt, ...) __attribute__((forma
 	X(HERD_ERR_UNKNOWN_TYPE, 1003, "Unexpected message received") \
 	X(HERD_ERR_INTERNAL, 1004, "Unexpected internal error") \
 	X(HERD_ERR_ACCESS, 2002, "Access/permission denied") \
+	X(HERD_ERR_USER_ID, 2010, "Invalid user id") \
+	X(HERD_ERR_NOT_SUPPORTED, 2049, "Requested operation not supported on this system") \
+	X(HERD_ERR_JOB_FINISHED, 2138, "Job has already finished") \
 	X(HERD_ERR_INVALID_PARTITION, 2000, "Invalid partition name specified") \
 	X(HERD_ERR_DEFAULT_PARTITION, 2001, "No partition specified or system default partition") \
 	X(HERD_ERR_INVALID_JOB, 2017, "Invalid job id specified") \

@@ -110,6 +110,7 @@ struct job {
 	struct part *part;
 	char *account, *comment;
 	char *work_dir, *std_out, *std_err, *std_in, *command, *submit_host;
+	char *std_out_task, *std_err_task;   /* an array's meta record: the paths, %a left */
 	char *key;                  /* submission key, or NULL */
 	uint32_t req_nodes, ntasks, cpus_per_task;
 	uint64_t mem_mb;

@@ -178,6 +178,8 @@ void job_destroy(struct job *job)
 	free(job->work_dir);
 	free(job->std_out);
 	free(job->std_err);
+	free(job->std_out_task);
+	free(job->std_err_task);
 	free(job->std_in);
 	free(job->command);
 	free(job->submit_host);
@@ -341,6 +343,8 @@ struct job *job_copy(const struct job *job)
 	c->work_dir = dup_or_null(job->work_dir);
 	c->std_out = dup_or_null(job->std_out);
 	c->std_err = dup_or_null(job->std_err);
+	c->std_out_task = dup_or_null(job->std_out_task);
+	c->std_err_task = dup_or_null(job->std_err_task);
 	c->std_in = dup_or_null(job->std_in);
 	c->command = dup_or_null(job->command);
 	c->submit_host = dup_or_null(job->submit_host);
@@ -551,6 +555,10 @@ json_t *job_to_json(const struct job *job)
 		"std_out", nz(job->std_out), "std_err", nz(job->std_err), "std_in", nz(job->std_in),
 		"command", job->command ? job->command : "(null)",
 		"submit_host", nz(job->submit_host), "restarts", (json_int_t)job->restarts);
+	if (job->std_out_task) {
+		json_object_set_new(o, "std_out_task", json_string(job->std_out_task));
+		json_object_set_new(o, "std_err_task", json_string(nz(job->std_err_task)));
+	}
 	json_object_set_new(o, "nice", json_integer(job->nice));
 	char mail[256];
 	json_object_set_new(o, "requeue", json_boolean(job->requeue));
@@ -664,6 +672,8 @@ struct job *job_from_json(const json_t *rec)
 	job->work_dir = str_or_null(rec, "work_dir");
 	job->std_out = str_or_null(rec, "std_out");
 	job->std_err = str_or_null(rec, "std_err");
+	job->std_out_task = str_or_null(rec, "std_out_task");
+	job->std_err_task = str_or_null(rec, "std_err_task");
 	job->std_in = str_or_null(rec, "std_in");
 	job->command = str_or_null(rec, "command");
 	if (job->command && !strcmp(job->command, "(null)")) {
@@ -742,8 +752,11 @@ struct job *job_from_json(const json_t *rec)
 
 /* Where output goes, as scontrol shows it: absolute, with the patterns known
  * in the controller filled in (%N is known only on the node).  An array's
- * meta record shows %a as Slurm's NO_VAL (4294967294). */
-char *job_output_path(const struct job *job, const char *given, const char *dflt)
+ * meta record shows %a as Slurm's NO_VAL (4294967294).  keep_task: %a and
+ * %% are left as they are, for a client to fill in a task's ID (scontrol
+ * show job A_T of a task still in the meta record). */
+static char *output_path(const struct job *job, const char *given, const char *dflt,
+			 bool keep_task)
 {
 	const char *pat = given && *given ? given : dflt;
 	struct strbuf out = { 0 };
@@ -771,16 +784,25 @@ char *job_output_path(const struct job *job, const char *given, const char *dflt
 			strbuf_adds(&out, num);
 			break;
 		case 'a':
+			if (keep_task) {
+				strbuf_adds(&out, "%a");
+				break;
+			}
 			snprintf(num, sizeof(num), "%u", job->array_job_id ? job->array_task_id : ARRAY_NO_TASK);
 			strbuf_adds(&out, num);
 			break;
 		case 'x': strbuf_adds(&out, job->name); break;
 		case 'u': strbuf_adds(&out, job->user); break;
-		case '%': strbuf_add(&out, "%", 1); break;
+		case '%': strbuf_adds(&out, keep_task ? "%%" : "%"); break;
 		default: strbuf_add(&out, p - 1, 2); break;   /* known on the node only (%N ...) */
 		}
 	}
 	return out.s;
+}
+
+char *job_output_path(const struct job *job, const char *given, const char *dflt)
+{
+	return output_path(job, given, dflt, false);
 }
 
 static const char *spec_str(const json_t *spec, const char *key)
@@ -801,4 +823,11 @@ void job_set_output_paths(struct job *job, const json_t *spec)
 	job->std_out = job_output_path(job, out, dflt);
 	job->std_err = job_output_path(job, spec_str(spec, "stderr"), *out ? out : dflt);
 	job->std_in = job_output_path(job, spec_str(spec, "stdin"), "/dev/null");
+	free(job->std_out_task);
+	free(job->std_err_task);
+	job->std_out_task = job->std_err_task = NULL;
+	if (job->array_job_id && job->array_task_id == ARRAY_NO_TASK) {
+		job->std_out_task = output_path(job, out, dflt, true);
+		job->std_err_task = output_path(job, spec_str(spec, "stderr"), *out ? out : dflt, true);
+	}
 }

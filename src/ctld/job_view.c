@@ -109,6 +109,8 @@ FIELD(work_dir, put_str(o, job->work_dir))
 FIELD(std_out, put_str(o, job->std_out))
 FIELD(std_err, put_str(o, job->std_err))
 FIELD(std_in, put_str(o, job->std_in))
+FIELD(std_out_task, put_str(o, job->std_out_task))   /* "" but on a meta record */
+FIELD(std_err_task, put_str(o, job->std_err_task))
 FIELD(command, put_str(o, job->command ? job->command : "(null)"))
 FIELD(submit_host, put_str(o, job->submit_host))
 FIELD(restarts, put_int(o, job->restarts))
@@ -164,6 +166,7 @@ static const struct {
 	F(signal), F(signal_time), F(signal_flags), F(qos), F(features), F(req_nodelist),
 	F(exc_nodelist), F(dependency), F(node_alloc),
 	A(array_job_id), A(array_task_id), A(array_tasks), A(array_throttle),
+	A(std_out_task), A(std_err_task),
 #undef F
 #undef A
 };

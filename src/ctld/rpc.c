@@ -390,7 +390,10 @@ static void rpc_job_info(struct net_req *req)
 	store_after_commit(text_after_commit, p);
 }
 
-static struct job *owned_job(struct net_req *req, uint32_t id)
+/* The job id names, if req's user may act on it; else NULL after answering
+ * (not_yours: the rc for another user's job; Slurm's hold/update and scancel
+ * word it differently). */
+static struct job *owned_job(struct net_req *req, uint32_t id, int not_yours)
 {
 	struct job *job = job_find(id);
 	if (!job) {
@@ -400,7 +403,7 @@ static struct job *owned_job(struct net_req *req, uint32_t id)
 	if (job->uid != req->uid && !rpc_is_admin(req->uid)) {
 		log_info("uid %u may not act on job %u of uid %u", (unsigned)req->uid, id,
 			 (unsigned)job->uid);
-		net_respond(req, HERD_ERR_ACCESS, NULL, NULL);
+		net_respond(req, not_yours, NULL, NULL);
 		return NULL;
 	}
 	return job;
@@ -527,11 +530,11 @@ static void rpc_cancel(struct net_req *req)
 			net_respond(req, HERD_ERR_INVALID_JOB, NULL, NULL);
 			return;
 		}
-		if (!owned_job(req, any->id))
+		if (!owned_job(req, any->id, HERD_ERR_ACCESS))
 			return;
 		rc = cancel_array(id, tasks, sig, flags, req->uid, &done);
 	} else {
-		if (!owned_job(req, id))
+		if (!owned_job(req, id, HERD_ERR_ACCESS))
 			return;
 		rc = cancel_job(job, sig, flags, req->uid);
 	}
@@ -590,11 +593,14 @@ static void rpc_update(struct net_req *req)
 	bool admin = rpc_is_admin(req->uid);   /* before owned_job, which may answer (and free) req */
 	json_t *task = json_object_get(req->body, "array_task");
 	struct job *job;
+	/* Slurm: "Invalid user id" for an update or hold of another's job,
+	 * "Access/permission denied" for a requeue. */
+	int not_yours = strncmp(action, "requeue", 7) ? HERD_ERR_USER_ID : HERD_ERR_ACCESS;
 
 	if (task) {
 		/* scontrol ... JobId=A_T: that task alone (split off its meta
 		 * record while it is pending, as Slurm does) */
-		if (job_find(id) && !owned_job(req, id))
+		if (job_find(id) && !owned_job(req, id, not_yours))
 			return;   /* nobody else's array is split */
 		struct job *t = array_task_job(id, (uint32_t)json_integer_value(task));
 		if (!t) {
@@ -603,7 +609,7 @@ static void rpc_update(struct net_req *req)
 		}
 		id = t->id;
 	}
-	if (!(job = owned_job(req, id)))
+	if (!(job = owned_job(req, id, not_yours)))
 		return;
 	if (!strcmp(action, "update")) {
 		update_job_fields(req, job, admin);

@@ -155,6 +155,8 @@ static int check_fields(struct job *job, const json_t *fields, bool admin,
 
 	if (!json_object_size(fields))
 		return HERD_ERR_INVALID_ARG;
+	if (job->state != JOB_PENDING && json_object_get(fields, "num_nodes"))
+		return HERD_ERR_NOT_SUPPORTED;   /* Slurm: no resizing of a running job */
 	if (job->state != JOB_PENDING && has_any(fields, pending_only))
 		return HERD_ERR_JOB_NOT_PENDING;
 	if ((v = json_object_get(fields, "time_limit")) && (rc = check_time_limit(job, v, admin)))
@@ -273,7 +275,7 @@ void update_job_fields(struct net_req *req, struct job *job, bool admin)
 	int rc;
 
 	if (job_state_is_final(job->state) || job->state == JOB_COMPLETING) {
-		net_respond(req, HERD_ERR_ALREADY_DONE, NULL, NULL);
+		net_respond(req, HERD_ERR_JOB_FINISHED, NULL, NULL);
 		return;
 	}
 	if ((rc = check_fields(job, fields, admin, &err)) != 0) {

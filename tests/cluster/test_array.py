@@ -118,9 +118,9 @@ def test_pending_array_is_one_folded_record(clean):
     info = c.show_job(a)
     assert (info["JobId"], info["ArrayJobId"], info["ArrayTaskId"], info["ArrayTaskThrottle"]) == \
         (str(a), str(a), "0-9%3", "3")   # Slurm: the throttle in ArrayTaskId too
-    # sbatch's format: the ID printed is the one every task names
+    # a task still in the meta record: shown as that task (Slurm), the ID the array's
     r = c.run(["scontrol", "show", "job", f"{a}_7"])
-    assert r.rc == 0 and f"ArrayTaskId=0-9" in r.out, r
+    assert r.rc == 0 and f"JobId={a} ArrayJobId={a} ArrayTaskId=7 " in r.out, r
     r = c.run(["scontrol", "show", "job", f"{a}_77"])
     assert r.rc == 1 and "Invalid job id specified" in r.err, r
 
@@ -331,3 +331,16 @@ def test_aftercorr_pairs_tasks(clean):
     assert starts[2] < ends[0], (ends, starts)
     rows = ids_rows(c, "-t", "all", "-j", str(b), "-o", "%i %T")
     assert sorted(rows) == sorted(f"{b}_{i} COMPLETED" for i in range(3)), rows
+
+
+def test_pending_task_paths_survive_restart(clean):
+    c = clean
+    # show job A_T of a task still in the meta record fills %a from the
+    # record's std_out_task, which a restarted controller still has.
+    a = c.sbatch("-H", "--array=1-3", "-o", "/tmp/arr-%A-%a.out", "--wrap", "true")
+    os.kill(c.ctld_pid(), signal.SIGTERM)
+    c.wait_until("the controller to stop", lambda: not c.daemon_pids("herdctld"))
+    c.restart_ctld()
+    c.wait_until("the controller", c.ping_ok, timeout=30)
+    info = c.show_job(f"{a}_2")
+    assert (info["ArrayTaskId"], info["StdOut"]) == ("2", f"/tmp/arr-{a}-2.out"), info

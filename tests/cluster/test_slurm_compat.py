@@ -211,3 +211,98 @@ def test_empty_begin_has_no_position_line(clean):
     c = clean
     r = c.run(["sbatch", "--begin=", "--wrap", "true"])
     assert (r.rc, r.err) == (255, "sbatch: error: Invalid --begin specification\n"), r
+
+
+def scontrol(c, *args, user=None):
+    return c.run(["scontrol", *args], user=user)
+
+
+def test_show_job_throttled_array(clean):
+    c = clean
+    a = c.sbatch("-H", "--array=1-7:2%2", "-o", "/dev/null", "--wrap", "true")
+    r = scontrol(c, "show", "job", str(a))
+    assert r.rc == 0, r
+    assert f"JobId={a} ArrayJobId={a} ArrayTaskId=1,3,5,7%2 ArrayTaskThrottle=2 " in r.out, r
+
+
+def test_held_begin_job_shows_begin_time(clean):
+    c = clean
+    held = c.sbatch("-H", "--begin=now+1hour", "-o", "/dev/null", "--wrap", "true")
+    info = c.show_job(held)
+    assert re.fullmatch(STAMP, info["EligibleTime"]), info
+    assert info["StartTime"] == info["EligibleTime"], info
+    plain = c.sbatch("-H", "-o", "/dev/null", "--wrap", "true")
+    info = c.show_job(plain)
+    assert (info["EligibleTime"], info["StartTime"]) == ("Unknown", "Unknown"), info
+
+
+def test_hold_release_task_range(clean):
+    c = clean
+    # Slurm holds and releases each task of A_[1-2]; Herd said Invalid job id.
+    a = c.sbatch("--begin=now+1hour", "--array=1-4", "-o", "/dev/null", "--wrap", "true")
+
+    def reasons():
+        return dict(x.split(" ", 1) for x in rows(c, "-r", "-j", str(a), "-o", "%i %r"))
+    r = scontrol(c, "uhold", f"{a}_[1-2]")
+    assert (r.rc, r.out, r.err) == (0, "", ""), r
+    assert reasons() == {f"{a}_1": "JobHeldUser", f"{a}_2": "JobHeldUser",
+                         f"{a}_3": "BeginTime", f"{a}_4": "BeginTime"}, reasons()
+    r = scontrol(c, "release", f"{a}_[1-2]")
+    assert (r.rc, r.out, r.err) == (0, "", ""), r
+    assert set(reasons().values()) == {"BeginTime"}, reasons()
+
+
+def test_hold_of_another_users_job(clean):
+    c = clean
+    job = c.sbatch("-H", "-o", "/dev/null", "--wrap", "true")
+    r = scontrol(c, "hold", str(job), user=USER)
+    assert (r.rc, r.err) == (1, f"Invalid user id for job {job}\n"
+                                "slurm_suspend error: Invalid user id\n"), r
+    # scancel keeps its own sentence.
+    r = c.run(["scancel", str(job)], user=USER)
+    assert r.rc == 1 and "Access/permission denied" in r.err, r
+
+
+def test_update_refusal_sentences(clean):
+    c = clean
+    job = c.sbatch("-t", "10", "-o", "/dev/null", "--wrap", "sleep 300")
+    for key in ("TimeLimit", "TimeMin", "NumTasks", "MinMemoryNode", "Requeue"):
+        r = scontrol(c, "update", f"JobId={job}", f"{key}=abc")
+        assert (r.rc, r.err) == (1, f"scontrol: error: Invalid {key} value\n"), r
+    r = scontrol(c, "update", "JobId=999999", "TimeLimit=5")
+    assert (r.rc, r.err) == (1, "Invalid job id specified for job 999999\n"), r
+    c.wait_state(job, "RUNNING")
+    r = scontrol(c, "update", f"JobId={job}", "NumNodes=2")
+    assert (r.rc, r.err) == (1, "Requested operation not supported on this system "
+                                f"for job {job}\n"), r
+    done = c.sbatch("-o", "/dev/null", "--wrap", "true")
+    c.wait_done(done)
+    r = scontrol(c, "update", f"JobId={done}", "TimeLimit=5")
+    assert (r.rc, r.err) == (1, f"Job has already finished for job {done}\n"), r
+
+
+def test_show_job_bad_id(clean):
+    c = clean
+    r = scontrol(c, "show", "job", "abc")
+    assert (r.rc, r.out, r.err) == (1, "", "scontrol_print_job error: Invalid job id specified\n"), r
+
+
+def test_show_job_of_a_task_still_in_the_array(clean):
+    c = clean
+    # Slurm shows the task as its own record would be, not the whole array.
+    wd = c.workdir()
+    a = c.sbatch("-H", "--array=1-7:2", "--wrap", "true", cwd=wd)
+    r = scontrol(c, "show", "job", f"{a}_3")
+    assert r.rc == 0 and len(re.findall(r"^JobId=", r.out, re.M)) == 1, r
+    assert f"JobId={a} ArrayJobId={a} ArrayTaskId=3 JobName=wrap" in r.out, r
+    assert f"StdOut={wd}/slurm-{a}_3.out\n" in r.out, r
+    assert f"StdErr={wd}/slurm-{a}_3.out\n" in r.out, r
+    b = c.sbatch("-H", "--array=1-3", "-o", "/tmp/o-%A-%a-100%%.txt", "-e", "/tmp/e-%a",
+                 "--wrap", "true")
+    r = scontrol(c, "show", "job", f"{b}_[2-3]")
+    assert r.rc == 0 and len(re.findall(r"^JobId=", r.out, re.M)) == 2, r
+    assert [x for x in r.out.split() if x.startswith(("ArrayTaskId=", "StdOut=", "StdErr="))] == [
+        "ArrayTaskId=2", "StdErr=/tmp/e-2", f"StdOut=/tmp/o-{b}-2-100%.txt",
+        "ArrayTaskId=3", "StdErr=/tmp/e-3", f"StdOut=/tmp/o-{b}-3-100%.txt"], r
+    # The array itself is still one record.
+    assert "ArrayTaskId=1-3 " in scontrol(c, "show", "job", str(b)).out

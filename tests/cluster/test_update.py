@@ -114,7 +114,7 @@ def test_update_errors_and_permissions(clean):
     job = c.sbatch("-H", "-t", "10", "-o", "/dev/null", "--wrap", "true", user=USER)
     # Raising the limit: administrators only.
     r = scontrol(c, "update", f"JobId={job}", "TimeLimit=20", user=USER)
-    assert r.rc == 1 and "slurm_update error: Access/permission denied" in r.err, r
+    assert (r.rc, r.err) == (1, f"Access/permission denied for job {job}\n"), r
     assert c.show_job(job)["TimeLimit"] == "00:10:00"
     assert scontrol(c, "update", f"JobId={job}", "TimeLimit=20").rc == 0
     assert c.show_job(job)["TimeLimit"] == "00:20:00"
@@ -123,7 +123,7 @@ def test_update_errors_and_permissions(clean):
     assert r.rc == 1 and "Access/permission denied" in r.err, r
     # Someone else's job.
     r = scontrol(c, "update", f"JobId={job}", "Comment=x", user=OTHER)
-    assert r.rc == 1 and "Access/permission denied" in r.err, r
+    assert (r.rc, r.err) == (1, f"Invalid user id for job {job}\n"), r
     assert "Comment" not in c.show_job(job)
     # Unknown job, unknown partition, unknown key.
     r = scontrol(c, "update", "JobId=999999", "Comment=x")
@@ -150,7 +150,7 @@ def test_running_job_limits(clean):
     r = scontrol(c, "update", f"JobId={job}", "Partition=other", user=USER)
     assert r.rc == 1 and "Job is no longer pending execution" in r.err, r
     r = scontrol(c, "update", f"JobId={job}", "NumNodes=2")
-    assert r.rc == 1 and "Job is no longer pending execution" in r.err, r
+    assert r.rc == 1 and "Requested operation not supported on this system" in r.err, r
     assert scontrol(c, "update", f"JobId={job}", "Name=renamed", user=USER).rc == 0
     assert c.show_job(job)["JobName"] == "renamed"
     # Lowered below the time it has run: herdstepd ends it now, TIMEOUT.
@@ -385,7 +385,7 @@ def test_update_new_field_errors(clean):
     ]
     for args, text in refused:
         r = scontrol(c, "update", f"JobId={job}", *args, user=USER)
-        assert r.rc == 1 and f"slurm_update error: {text}" in r.err, (args, r)
+        assert r.rc == 1 and r.err.startswith(text) and f" for job {job}\n" in r.err, (args, r)
     # Refused by scontrol itself, before asking.
     for arg in ("MailType=SOMETIMES", "Requeue=2", "TimeMin=soon", "NumTasks=0",
                 "CPUsPerTask=x", "MinMemoryNode=lots", "ArrayTaskThrottle=-1"):
@@ -401,7 +401,7 @@ def test_update_new_field_errors(clean):
         ("first", "(null)", "(null)", "(null)", "N/A", "00:20:00", "1", "0"), info
     # Someone else's job: no.
     r = scontrol(c, "update", f"JobId={job}", "QOS=high", user=OTHER)
-    assert r.rc == 1 and "Access/permission denied" in r.err, r
+    assert r.rc == 1 and "Invalid user id" in r.err, r
 
 
 def running_tasks(c, array):
@@ -433,7 +433,7 @@ def test_update_array_task_throttle(clean):
     assert scontrol(c, "update", f"JobId={a}", "ArrayTaskThrottle=0", user=USER).rc == 0
     c.wait_until("all four running", lambda: running_tasks(c, a) == 4)
     r = scontrol(c, "update", f"JobId={a}", "ArrayTaskThrottle=1", user=OTHER)
-    assert r.rc == 1 and "Access/permission denied" in r.err, r
+    assert r.rc == 1 and "Invalid user id" in r.err, r
 
 
 def test_show_node_config_fields(clean):
