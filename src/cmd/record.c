@@ -1,0 +1,384 @@
+/* scontrol show's records of jobs, nodes and partitions (see record.h). */
+#define _GNU_SOURCE   /* vasprintf */
+#include <ctype.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "cmd/opt.h"
+#include "cmd/record.h"
+#include "common/parse.h"
+#include "common/xmalloc.h"
+
+void record_add(struct record *r, const char *fmt, ...)
+{
+	va_list ap;
+	char *line;
+	va_start(ap, fmt);
+	if (vasprintf(&line, fmt, ap) < 0)
+		abort();
+	va_end(ap);
+	opt_strv_push(&r->lines, &r->count, line);
+}
+
+void record_print(struct record *r, bool oneliner)
+{
+	for (size_t i = 0; i < r->count; i++) {
+		if (oneliner)
+			printf("%s%s", i ? " " : "", r->lines[i]);
+		else
+			printf("%s%s\n", i ? "   " : "", r->lines[i]);
+	}
+	printf("\n");
+	opt_strv_free(r->lines);
+	r->lines = NULL;
+	r->count = 0;
+}
+
+/* scontrol's durations: HH:MM:SS, D-HH:MM:SS past a day. */
+static const char *duration(long long s, const char *infinite, char *buf, size_t len)
+{
+	if (s == TIME_INFINITE)
+		return infinite;
+	if (s < 0)
+		s = 0;
+	if (s >= 86400)
+		snprintf(buf, len, "%lld-%02lld:%02lld:%02lld", s / 86400, s / 3600 % 24, s / 60 % 60,
+			 s % 60);
+	else
+		snprintf(buf, len, "%02lld:%02lld:%02lld", s / 3600, s / 60 % 60, s % 60);
+	return buf;
+}
+
+static const char *stamp(long long t, char *buf, size_t len)
+{
+	return fmt_timestamp((time_t)t, buf, len);
+}
+
+static const char *or_null(const char *s)
+{
+	return *s ? s : "(null)";
+}
+
+static const char *all_or(const char *s)
+{
+	return *s ? s : "ALL";
+}
+
+static const char *upper(const char *s, char *buf, size_t len)
+{
+	size_t i;
+	for (i = 0; s[i] && i + 1 < len; i++)
+		buf[i] = (char)toupper((unsigned char)s[i]);
+	buf[i] = '\0';
+	return buf;
+}
+
+/* Names as Slurm's commands show them: resolved here when the reply has none. */
+static const char *user_name(const json_t *job, char *buf, size_t len)
+{
+	const char *s = cmd_jstr(job, "user");
+	struct passwd *pw;
+	if (*s)
+		return s;
+	if ((pw = getpwuid((uid_t)cmd_jint(job, "uid"))))
+		snprintf(buf, len, "%s", pw->pw_name);
+	else
+		snprintf(buf, len, "%lld", cmd_jint(job, "uid"));
+	return buf;
+}
+
+static const char *group_name(const json_t *job, char *buf, size_t len)
+{
+	const char *s = cmd_jstr(job, "group");
+	struct group *gr;
+	if (*s)
+		return s;
+	if ((gr = getgrgid((gid_t)cmd_jint(job, "gid"))))
+		snprintf(buf, len, "%s", gr->gr_name);
+	else
+		snprintf(buf, len, "%lld", cmd_jint(job, "gid"));
+	return buf;
+}
+
+/* -d: one line per run of nodes where the job has the same CPUs and memory,
+ * as Slurm's.  Herd does not pin a job to CPU IDs: CPU_IDs numbers its CPUs
+ * on the node from 0, so that their count is right. */
+static void node_alloc_lines(const json_t *job, struct record *r)
+{
+	const json_t *alloc = json_object_get(job, "node_alloc");
+	size_t n = json_array_size(alloc);
+
+	for (size_t i = 0; i < n;) {
+		const json_t *e = json_array_get(alloc, i);
+		long long cpus = json_integer_value(json_array_get(e, 1));
+		long long mem = json_integer_value(json_array_get(e, 2));
+		const char **names = xmalloc(n * sizeof(*names));
+		size_t k = 0;
+		for (; i < n; i++, k++) {
+			e = json_array_get(alloc, i);
+			if (json_integer_value(json_array_get(e, 1)) != cpus ||
+			    json_integer_value(json_array_get(e, 2)) != mem)
+				break;
+			names[k] = json_string_value(json_array_get(e, 0));
+		}
+		char *hosts = hostlist_compress(names, k), ids[32];
+		if (cpus > 1)
+			snprintf(ids, sizeof(ids), "0-%lld", cpus - 1);
+		else
+			snprintf(ids, sizeof(ids), "0");
+		record_add(r, "  Nodes=%s CPU_IDs=%s Mem=%lld GRES=", hosts, ids, mem);
+		free(hosts);
+		free(names);
+	}
+}
+
+void record_job(const json_t *job, time_t now, int details, struct record *r)
+{
+	char a[64], b[64], c[64];
+	const char *state = cmd_jstr(job, "state");
+	bool pending = !strcmp(state, "PENDING");
+	long long start = cmd_jint(job, "start_time"), end = cmd_jint(job, "end_time");
+	long long run = 0;
+	if (start && !pending)
+		run = (end && strcmp(state, "RUNNING") ? end : now) - start;
+	int status = (int)cmd_jint(job, "exit_code");
+	int code = WIFEXITED(status) ? WEXITSTATUS(status) : 0;
+	int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+	long long nodes = cmd_jint(job, "num_nodes"), cpus = cmd_jint(job, "num_cpus");
+	long long mem = cmd_jint(job, "mem_per_node"), cpt = cmd_jint(job, "cpus_per_task");
+	const char *host = cmd_jstr(job, "batch_host");
+
+	/* Slurm's defaults for what was not asked: one node, one task. */
+	if (nodes < 1)
+		nodes = 1;
+	long long tasks = cmd_jint(job, "num_tasks");
+	if (tasks < 1)
+		tasks = 1;
+	if (!cmd_jint(job, "array_job_id"))
+		record_add(r, "JobId=%lld JobName=%s", cmd_jint(job, "job_id"), cmd_jstr(job, "name"));
+	else if (cmd_jint(job, "array_task_id") != CMD_NO_TASK)
+		record_add(r, "JobId=%lld ArrayJobId=%lld ArrayTaskId=%lld JobName=%s",
+			cmd_jint(job, "job_id"), cmd_jint(job, "array_job_id"),
+			cmd_jint(job, "array_task_id"), cmd_jstr(job, "name"));
+	else if (cmd_jint(job, "array_throttle"))   /* Slurm: the throttle in ArrayTaskId too */
+		record_add(r, "JobId=%lld ArrayJobId=%lld ArrayTaskId=%s%%%lld ArrayTaskThrottle=%lld "
+			"JobName=%s", cmd_jint(job, "job_id"), cmd_jint(job, "array_job_id"),
+			cmd_jstr(job, "array_tasks"), cmd_jint(job, "array_throttle"),
+			cmd_jint(job, "array_throttle"), cmd_jstr(job, "name"));
+	else
+		record_add(r, "JobId=%lld ArrayJobId=%lld ArrayTaskId=%s JobName=%s",
+			cmd_jint(job, "job_id"), cmd_jint(job, "array_job_id"),
+			cmd_jstr(job, "array_tasks"), cmd_jstr(job, "name"));
+	record_add(r, "UserId=%s(%lld) GroupId=%s(%lld) MCS_label=N/A", user_name(job, a, sizeof(a)),
+		cmd_jint(job, "uid"), group_name(job, b, sizeof(b)), cmd_jint(job, "gid"));
+	record_add(r, "Priority=%lld Nice=%lld Account=%s QOS=%s", cmd_jint(job, "priority"),
+		cmd_jint(job, "nice"), or_null(cmd_jstr(job, "account")),
+		*cmd_jstr(job, "qos") ? cmd_jstr(job, "qos") : "normal");
+	record_add(r, "JobState=%s Reason=%s Dependency=%s", state, cmd_jstr(job, "reason"),
+		or_null(cmd_jstr(job, "dependency")));
+	json_t *rq = json_object_get(job, "requeue");
+	record_add(r, "Requeue=%d Restarts=%lld BatchFlag=1 Reboot=0 ExitCode=%d:%d",
+		rq ? json_is_true(rq) : 1, cmd_jint(job, "restarts"), code, sig);
+	if (details)   /* the highest exit of the job's steps: a Herd batch job has none */
+		record_add(r, "DerivedExitCode=0:0");
+	long long tmin = json_object_get(job, "time_min") ? cmd_jint(job, "time_min") : TIME_NOT_GIVEN;
+	record_add(r, "RunTime=%s TimeLimit=%s TimeMin=%s", duration(run, "", a, sizeof(a)),
+		duration(cmd_jint(job, "time_limit"), "UNLIMITED", b, sizeof(b)),
+		tmin == TIME_NOT_GIVEN ? "N/A" : duration(tmin, "UNLIMITED", c, sizeof(c)));
+	/* A held job is not eligible (Slurm shows Unknown); a running job
+	 * with a limit shows when it will be stopped. */
+	const char *reason = cmd_jstr(job, "reason");
+	bool held = pending && (!strcmp(reason, "JobHeldUser") || !strcmp(reason, "JobHeldAdmin"));
+	/* ... unless it waits for --begin: then the begin time (Slurm) */
+	long long eligible = cmd_jint(job, "eligible_time");
+	long long accrue = held ? 0 : eligible;
+	if (held && eligible <= now)
+		eligible = 0;
+	long long limit = cmd_jint(job, "time_limit");
+	if (!end && start && !pending && limit != TIME_INFINITE)
+		end = start + limit;
+	record_add(r, "SubmitTime=%s EligibleTime=%s", stamp(cmd_jint(job, "submit_time"), a, sizeof(a)),
+		stamp(eligible, b, sizeof(b)));
+	record_add(r, "AccrueTime=%s", stamp(accrue, a, sizeof(a)));
+	/* A pending job with --begin starts at the earliest then (Slurm shows it). */
+	if (pending && !start && eligible > now)
+		start = eligible;
+	long long deadline = cmd_jint(job, "deadline");
+	record_add(r, "StartTime=%s EndTime=%s Deadline=%s", stamp(start, a, sizeof(a)),
+		stamp(end, b, sizeof(b)), deadline ? stamp(deadline, c, sizeof(c)) : "N/A");
+	record_add(r, "SuspendTime=None SecsPreSuspend=0 LastSchedEval=Unknown Scheduler=Main");
+	record_add(r, "Partition=%s AllocNode:Sid=%s:0", cmd_jstr(job, "partition"),
+		cmd_jstr(job, "submit_host"));
+	record_add(r, "ReqNodeList=%s ExcNodeList=%s", or_null(cmd_jstr(job, "req_nodelist")),
+		or_null(cmd_jstr(job, "exc_nodelist")));
+	record_add(r, "NodeList=%s", or_null(cmd_jstr(job, "nodes")));   /* pending: (null) */
+	if (*cmd_jstr(job, "sched_nodes"))   /* where the scheduler expects to start it */
+		record_add(r, "SchedNodeList=%s", cmd_jstr(job, "sched_nodes"));
+	if (*host)
+		record_add(r, "BatchHost=%s", host);
+	record_add(r, "NumNodes=%lld NumCPUs=%lld NumTasks=%lld CPUs/Task=%lld ReqB:S:C:T=0:0:*:*",
+		nodes, cpus, tasks, cpt > 0 ? cpt : 1);
+	if (cmd_jint(job, "mem_per_cpu") > 0)
+		record_add(r, "TRES=cpu=%lld,mem=%s,node=%lld,billing=%lld", cpus,
+			fmt_size_mb(cmd_jint(job, "mem_per_cpu") * cpus, c, sizeof(c)), nodes, cpus);
+	else if (mem > 0)
+		record_add(r, "TRES=cpu=%lld,mem=%s,node=%lld,billing=%lld", cpus,
+			fmt_size_mb(mem * (nodes > 0 ? nodes : 1), c, sizeof(c)), nodes, cpus);
+	else
+		record_add(r, "TRES=cpu=%lld,node=%lld,billing=%lld", cpus, nodes, cpus);
+	record_add(r, "Socks/Node=* NtasksPerN:B:S:C=%lld:0:*:* CoreSpec=*",
+		cmd_jint(job, "ntasks_per_node"));
+	if (details && json_array_size(json_object_get(job, "node_alloc"))) {
+		record_add(r, "JOB_GRES=(null)");
+		node_alloc_lines(job, r);
+	}
+	long long mpc = cmd_jint(job, "mem_per_cpu");
+	if (mpc > 0)   /* Slurm shows MinMemoryCPU= in place of MinMemoryNode= */
+		record_add(r, "MinCPUsNode=%lld MinMemoryCPU=%s MinTmpDiskNode=0", cpt > 0 ? cpt : 1,
+			fmt_size_mb(mpc, c, sizeof(c)));
+	else
+		record_add(r, "MinCPUsNode=%lld MinMemoryNode=%s MinTmpDiskNode=0", cpt > 0 ? cpt : 1,
+			mem > 0 ? fmt_size_mb(mem, c, sizeof(c)) : "0");
+	record_add(r, "Features=%s DelayBoot=00:00:00", or_null(cmd_jstr(job, "features")));
+	record_add(r, "OverSubscribe=%s Contiguous=0 Licenses=(null) Network=(null)",
+		cmd_jbool(job, "exclusive") ? "NO" : "OK");
+	record_add(r, "Command=%s", or_null(cmd_jstr(job, "command")));
+	record_add(r, "WorkDir=%s", cmd_jstr(job, "work_dir"));
+	if (*cmd_jstr(job, "comment"))
+		record_add(r, "Comment=%s ", cmd_jstr(job, "comment"));
+	record_add(r, "StdErr=%s", cmd_jstr(job, "std_err"));
+	record_add(r, "StdIn=%s", cmd_jstr(job, "std_in"));
+	record_add(r, "StdOut=%s", cmd_jstr(job, "std_out"));
+	record_add(r, "Power=");
+	/* as Slurm: only for a job that asked for mail */
+	const char *mail_type = cmd_jstr(job, "mail_type");
+	if (*mail_type && strcmp(mail_type, "NONE") && *cmd_jstr(job, "mail_user"))
+		record_add(r, "MailUser=%s MailType=%s", cmd_jstr(job, "mail_user"), mail_type);
+	/* -dd: the script, unindented after its key, as Slurm prints it */
+	const json_t *script = json_object_get(job, "script");
+	if (script) {
+		const char *text = json_string_value(script);
+		size_t len = strlen(text);
+		record_add(r, "BatchScript=\n%.*s", (int)(len && text[len - 1] == '\n' ? len - 1 : len),
+			text);
+	}
+	record_add(r, "%s", "");
+}
+
+static const char *node_state_text(const json_t *node, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s%s", cmd_jstr(node, "state"),
+		 cmd_jbool(node, "not_responding") ? "*" : "",
+		 cmd_jbool(node, "drain") ? "+DRAIN" : "");
+	return buf;
+}
+
+void record_node(const json_t *node, long long slurmd_port, struct record *r)
+{
+	char a[64], b[64], c[64];
+	long long cpus = cmd_jint(node, "cpus"), alloc = cmd_jint(node, "alloc_cpus");
+	long long mem = cmd_jint(node, "real_memory"), alloc_mem = cmd_jint(node, "alloc_mem");
+	json_t *parts = json_object_get(node, "partitions");
+	char *plist = xstrdup("");
+	size_t i;
+	json_t *p;
+	json_array_foreach(parts, i, p) {
+		char *n = xasprintf("%s%s%s", plist, i ? "," : "", json_string_value(p));
+		free(plist);
+		plist = n;
+	}
+	const char *arch = cmd_jstr(node, "arch"), *os = cmd_jstr(node, "os");
+
+	record_add(r, "NodeName=%s Arch=%s CoresPerSocket=%lld ", cmd_jstr(node, "name"),
+		*arch ? arch : "(null)", cmd_jint(node, "cores"));
+	record_add(r, "CPUAlloc=%lld CPUEfctv=%lld CPUTot=%lld CPULoad=N/A", alloc, cpus, cpus);
+	record_add(r, "AvailableFeatures=%s", or_null(cmd_jstr(node, "features")));
+	record_add(r, "ActiveFeatures=%s", or_null(cmd_jstr(node, "features")));
+	record_add(r, "Gres=%s", or_null(cmd_jstr(node, "gres")));
+	/* Slurm names the port only when it is not the cluster's SlurmdPort */
+	if (cmd_jint(node, "port") != slurmd_port)
+		snprintf(b, sizeof(b), " Port=%lld", cmd_jint(node, "port"));
+	else
+		*b = '\0';
+	record_add(r, "NodeAddr=%s NodeHostName=%s%s Version=%s", cmd_jstr(node, "addr"),
+		cmd_jstr(node, "hostname"), b,
+		*cmd_jstr(node, "version") ? cmd_jstr(node, "version") : "(null)");
+	record_add(r, "OS=%s ", *os ? os : "(null)");
+	record_add(r, "RealMemory=%lld AllocMem=%lld FreeMem=N/A Sockets=%lld Boards=%lld", mem,
+		alloc_mem, cmd_jint(node, "sockets"), cmd_jint(node, "boards"));
+	record_add(r, "State=%s ThreadsPerCore=%lld TmpDisk=%lld Weight=%lld Owner=N/A MCS_label=N/A",
+		node_state_text(node, a, sizeof(a)), cmd_jint(node, "threads"),
+		cmd_jint(node, "tmp_disk"), cmd_jint(node, "weight"));
+	record_add(r, "Partitions=%s ", plist);
+	record_add(r, "BootTime=%s SlurmdStartTime=%s",
+		cmd_jint(node, "boot_time") ? stamp(cmd_jint(node, "boot_time"), a, sizeof(a)) : "None",
+		cmd_jint(node, "slurmd_start_time") ?
+			stamp(cmd_jint(node, "slurmd_start_time"), b, sizeof(b)) : "None");
+	record_add(r, "LastBusyTime=Unknown");
+	record_add(r, "CfgTRES=cpu=%lld,mem=%s,billing=%lld", cpus, fmt_size_mb(mem, c, sizeof(c)), cpus);
+	if (alloc && alloc_mem)
+		record_add(r, "AllocTRES=cpu=%lld,mem=%s", alloc, fmt_size_mb(alloc_mem, c, sizeof(c)));
+	else if (alloc)
+		record_add(r, "AllocTRES=cpu=%lld", alloc);
+	else
+		record_add(r, "AllocTRES=");
+	record_add(r, "CapWatts=n/a");
+	record_add(r, "CurrentWatts=0 AveWatts=0");
+	record_add(r, "ExtSensorsJoules=n/s ExtSensorsWatts=0 ExtSensorsTemp=n/s");
+	if (*cmd_jstr(node, "reason") && *cmd_jstr(node, "reason_user"))
+		record_add(r, "Reason=%s [%s@%s]", cmd_jstr(node, "reason"), cmd_jstr(node, "reason_user"),
+			stamp(cmd_jint(node, "reason_time"), a, sizeof(a)));
+	else if (*cmd_jstr(node, "reason"))
+		record_add(r, "Reason=%s", cmd_jstr(node, "reason"));
+	free(plist);
+}
+
+/* A partition; mem is its nodes' memory (TRES), cluster_preempt_mode the
+ * configuration's PreemptMode (shown where the partition sets none). */
+void record_partition(const json_t *part, long long mem, const char *cluster_preempt_mode,
+		      struct record *r)
+{
+	char a[64], b[64], c[64];
+	long long max_nodes = cmd_jint(part, "max_nodes");
+	long long cpus = cmd_jint(part, "total_cpus"), nodes = cmd_jint(part, "total_nodes");
+
+	record_add(r, "PartitionName=%s", cmd_jstr(part, "name"));
+	record_add(r, "AllowGroups=%s AllowAccounts=ALL AllowQos=ALL",
+		all_or(cmd_jstr(part, "allow_groups")));
+	record_add(r, "AllocNodes=%s Default=%s QoS=N/A",
+		all_or(cmd_jstr(part, "alloc_nodes")), cmd_jbool(part, "default") ? "YES" : "NO");
+	record_add(r, "DefaultTime=%s DisableRootJobs=NO ExclusiveUser=NO GraceTime=0 Hidden=NO",
+		duration(cmd_jint(part, "default_time"), "NONE", a, sizeof(a)));
+	if (max_nodes < 0)
+		snprintf(b, sizeof(b), "UNLIMITED");
+	else
+		snprintf(b, sizeof(b), "%lld", max_nodes);
+	long long max_cpus = cmd_jint(part, "max_cpus_per_node");
+	if (max_cpus < 0)
+		snprintf(c, sizeof(c), "UNLIMITED");
+	else
+		snprintf(c, sizeof(c), "%lld", max_cpus);
+	record_add(r, "MaxNodes=%s MaxTime=%s MinNodes=%lld LLN=NO MaxCPUsPerNode=%s", b,
+		duration(cmd_jint(part, "max_time"), "UNLIMITED", a, sizeof(a)),
+		cmd_jint(part, "min_nodes"), c);
+	record_add(r, "Nodes=%s", or_null(cmd_jstr(part, "nodes")));
+	record_add(r, "PriorityJobFactor=%lld PriorityTier=%lld RootOnly=%s ReqResv=NO "
+		"OverSubscribe=%s", cmd_jint(part, "priority_job_factor"),
+		cmd_jint(part, "priority_tier"), cmd_jbool(part, "root_only") ? "YES" : "NO",
+		cmd_jstr(part, "oversubscribe"));
+	/* not set on the partition: the cluster's PreemptMode (default OFF) */
+	const char *pm = *cmd_jstr(part, "preempt_mode") ? cmd_jstr(part, "preempt_mode")
+			 : cluster_preempt_mode;
+	record_add(r, "OverTimeLimit=NONE PreemptMode=%s",
+		upper(pm ? pm : "OFF", a, sizeof(a)));
+	record_add(r, "State=%s TotalCPUs=%lld TotalNodes=%lld SelectTypeParameters=NONE",
+		cmd_jstr(part, "state"), cpus, nodes);
+	record_add(r, "JobDefaults=(null)");
+	record_add(r, "DefMemPerNode=UNLIMITED MaxMemPerNode=UNLIMITED");
+	record_add(r, "TRES=cpu=%lld,mem=%s,node=%lld,billing=%lld", cpus,
+		fmt_size_mb(mem, c, sizeof(c)), nodes, cpus);
+}

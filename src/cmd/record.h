@@ -1,0 +1,26 @@
+/* scontrol show's records: a job, node or partition in Slurm's KEY=VALUE
+ * layout, as a list of lines that record_print writes as a paragraph (or
+ * one line, -o).  Pure rendering from the controller's JSON; scontrol.c does
+ * the asking. */
+#ifndef HERD_CMD_RECORD_H
+#define HERD_CMD_RECORD_H
+#include <jansson.h>
+#include <stdbool.h>
+#include <time.h>
+
+/* A record is a list of lines; printed as a paragraph or, with -o, joined. */
+struct record {
+	char **lines;
+	size_t count;
+};
+
+
+void record_add(struct record *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void record_print(struct record *r, bool oneliner);   /* and empties r */
+/* details: scontrol -d (1) or -dd (2). */
+void record_job(const json_t *job, time_t now, int details, struct record *r);
+void record_node(const json_t *node, long long slurmd_port, struct record *r);
+void record_partition(const json_t *part, long long mem, const char *cluster_preempt_mode,
+		      struct record *r);
+
+#endif
