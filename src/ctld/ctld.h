@@ -220,6 +220,9 @@ void job_view_write(const struct job_view *v, const struct job *job, struct strb
 /* The "rows" form: the keys once (a JSON array), then each job as an array
  * of its values in that order (null for an array key of a plain job). */
 void job_view_keys(const struct job_view *v, struct strbuf *out);
+/* Leave out the array keys (when no job of the reply is an array's: in
+ * "rows" they would be a null each per job). */
+void job_view_drop_array_keys(struct job_view *v);
 void job_view_write_row(const struct job_view *v, const struct job *job, struct strbuf *out);
 struct job *job_from_json(const json_t *rec);
 void job_destroy(struct job *job);

@@ -222,6 +222,15 @@ void job_view_destroy(struct job_view *v)
 	free(v);
 }
 
+void job_view_drop_array_keys(struct job_view *v)
+{
+	size_t kept = 0;
+	for (size_t i = 0; i < v->n; i++)
+		if (!fields[v->idx[i]].array_only)
+			v->idx[kept++] = v->idx[i];
+	v->n = kept;
+}
+
 void job_view_keys(const struct job_view *v, struct strbuf *out)
 {
 	strbuf_add(out, "[", 1);

@@ -369,6 +369,11 @@ static void rpc_job_info(struct net_req *req)
 	 * no object per job for the client to build (squeue over 100,000 jobs) */
 	bool rows = json_is_true(json_object_get(req->body, "rows"));
 	if (rows) {
+		bool arrays = false;
+		for (i = 0; i < c.n && !arrays; i++)
+			arrays = c.jobs[i]->array_job_id != 0;
+		if (!arrays)
+			job_view_drop_array_keys(view);
 		strbuf_adds(&out, "{\"keys\":");
 		job_view_keys(view, &out);
 		strbuf_adds(&out, ",\"rows\":[");
