@@ -517,6 +517,7 @@ static void help(void)
 	       "                                  to view, default is all accounts\n"
 	       "  -a, --all                       display jobs in hidden partitions\n"
 	       "  -h, --noheader                  no headers on output\n"
+	       "  -i, --iterate=seconds           report again every so many seconds\n"
 	       "  -j, --job=job(s)                comma separated list of jobs IDs to view,\n"
 	       "                                  default is all\n"
 	       "  -l, --long                      long report\n"
@@ -690,9 +691,7 @@ static void region_free(void *p)
 
 int main(int argc, char **argv)
 {
-#if !defined(__SANITIZE_ADDRESS__)
-	json_set_alloc_funcs(region_alloc, region_free);
-#endif
+
 	static const struct option long_opts[] = {
 		{ "all", no_argument, NULL, 'a' },
 		{ "account", required_argument, NULL, 'A' },
@@ -703,6 +702,7 @@ int main(int argc, char **argv)
 		{ "job", optional_argument, NULL, 'j' },
 		{ "long", no_argument, NULL, 'l' },
 		{ "me", no_argument, NULL, OPT_ME },
+		{ "iterate", required_argument, NULL, 'i' },
 		{ "name", required_argument, NULL, 'n' },
 		{ "format", required_argument, NULL, 'o' },
 		{ "Format", required_argument, NULL, 'O' },
@@ -732,10 +732,11 @@ int main(int argc, char **argv)
 	const char *qos_arg = getenv("SQUEUE_QOS");
 	bool no_header = false, long_format = false, me = false, unfold = false, start = false;
 	bool format_given = false;
+	unsigned iterate = 0;           /* -i: seconds between reports, 0 = once */
 	int c, status = 1;
 
 	argv[0] = "squeue";
-	while ((c = getopt_long(argc, argv, "aA:hj::ln:o:O:p:q:rS:t:u:vVw:", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "aA:hi:j::ln:o:O:p:q:rS:t:u:vVw:", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'a': case 'v': break;   /* no hidden partitions */
 		/* --array-unique: one pending task a line, which is all -r
@@ -751,6 +752,15 @@ int main(int argc, char **argv)
 			break;
 		case 'l': long_format = true; break;
 		case OPT_ME: me = true; break;
+		case 'i': {
+			long s;
+			if (opt_count(optarg, &s) < 0 || s < 1) {
+				fprintf(stderr, "squeue: error: Invalid --iterate value: %s\n", optarg);
+				return 1;
+			}
+			iterate = (unsigned)s;
+			break;
+		}
 		case 'n': names_arg = optarg; break;
 		case 'o': format = optarg; format2 = NULL; format_given = true; break;
 		case 'O': format2 = optarg; format = NULL; format_given = true; break;
@@ -792,6 +802,10 @@ int main(int argc, char **argv)
 		jobs_arg = jobs_joined;
 	}
 
+#if !defined(__SANITIZE_ADDRESS__)
+	if (!iterate)   /* a region is for one reply; -i reads many */
+		json_set_alloc_funcs(region_alloc, region_free);
+#endif
 	json_t *body = json_object();
 	json_t *ids = NULL;
 	struct wanted_id *want = NULL;
@@ -926,52 +940,64 @@ int main(int argc, char **argv)
 	client_ok = true;
 	if (want_nodes && check_node_names(&client, want_nodes) < 0)
 		goto out;
-	int rc = cmd_call(&client, MSG_JOB_INFO, body, &reply, &err);
-	if (rc != 0) {
-		fprintf(stderr, "slurm_load_jobs error: %s\n", err.text);
-		goto out;
-	}
+	/* -i: the same report every so many seconds, each with its time
+	 * stamp above the header, until interrupted (squeue(1)). */
+	for (;;) {
+		int rc = cmd_call(&client, MSG_JOB_INFO, body, &reply, &err);
+		if (rc != 0) {
+			fprintf(stderr, "slurm_load_jobs error: %s\n", err.text);
+			goto out;
+		}
+		memset(key_cache, 0, sizeof(key_cache));   /* this reply's columns */
 
-	json_t *jobs = json_object_get(reply, "rows");
-	reply_keys = json_object_get(reply, "keys");
-	if (!jobs)
-		jobs = json_object_get(reply, "jobs");
-	time_t now = jint(reply, "time");
-	size_t njobs = json_array_size(jobs), nshow = 0;
-	json_t **show = xmalloc((njobs + 1) * sizeof(*show));
-	for (size_t i = 0; i < njobs; i++) {
-		json_t *job = json_array_get(jobs, i);
-		int s = job_state_parse(jstr(job, "state"));
-		if (states_given && (s < 0 || !state_filter[s]))
-			continue;
-		char uid[24];
-		snprintf(uid, sizeof(uid), "%lld", jint(job, "uid"));
-		if (users_given && !in_list(users, uid))
-			continue;
-		if (parts && !in_any_partition(parts, jstr(job, "partition")))
-			continue;
-		if (names && !in_list(names, jstr(job, "name")))
-			continue;
-		if (accounts && !in_list(accounts, jstr(job, "account")))
-			continue;
-		if (qoses && !in_list(qoses, *jstr(job, "qos") ? jstr(job, "qos") : "normal"))
-			continue;
-		if (want_nodes && !uses_nodes(job, want_nodes))
-			continue;
-		show[nshow++] = job;
-	}
-	sort_jobs(show, nshow);
+		json_t *jobs = json_object_get(reply, "rows");
+		reply_keys = json_object_get(reply, "keys");
+		if (!jobs)
+			jobs = json_object_get(reply, "jobs");
+		time_t now = jint(reply, "time");
+		size_t njobs = json_array_size(jobs), nshow = 0;
+		json_t **show = xmalloc((njobs + 1) * sizeof(*show));
+		for (size_t i = 0; i < njobs; i++) {
+			json_t *job = json_array_get(jobs, i);
+			int s = job_state_parse(jstr(job, "state"));
+			if (states_given && (s < 0 || !state_filter[s]))
+				continue;
+			char uid[24];
+			snprintf(uid, sizeof(uid), "%lld", jint(job, "uid"));
+			if (users_given && !in_list(users, uid))
+				continue;
+			if (parts && !in_any_partition(parts, jstr(job, "partition")))
+				continue;
+			if (names && !in_list(names, jstr(job, "name")))
+				continue;
+			if (accounts && !in_list(accounts, jstr(job, "account")))
+				continue;
+			if (qoses && !in_list(qoses, *jstr(job, "qos") ? jstr(job, "qos") : "normal"))
+				continue;
+			if (want_nodes && !uses_nodes(job, want_nodes))
+				continue;
+			show[nshow++] = job;
+		}
+		sort_jobs(show, nshow);
 
-	struct rows rows = { 0 };
-	for (size_t i = 0; i < nshow; i++)
-		add_rows(&rows, show[i], now, unfold, want, nwant);
-	const void **ptrs = xmalloc((rows.n + 1) * sizeof(*ptrs));
-	for (size_t i = 0; i < rows.n; i++)
-		ptrs[i] = &rows.v[i];
-	fmt_print_table(fmt, job_value, ptrs, rows.n, titles, !no_header, long_format);
-	free(ptrs);
-	free(rows.v);
-	free(show);
+		struct rows rows = { 0 };
+		for (size_t i = 0; i < nshow; i++)
+			add_rows(&rows, show[i], now, unfold, want, nwant);
+		const void **ptrs = xmalloc((rows.n + 1) * sizeof(*ptrs));
+		for (size_t i = 0; i < rows.n; i++)
+			ptrs[i] = &rows.v[i];
+		fmt_print_table(fmt, job_value, ptrs, rows.n, titles, !no_header, long_format || iterate);
+		free(ptrs);
+		free(rows.v);
+		free(show);
+		if (!iterate)
+			break;
+		printf("\n");
+		fflush(stdout);
+		json_decref(reply);
+		reply = NULL;
+		sleep(iterate);
+	}
 	status = 0;
 out:
 	if (client_ok)

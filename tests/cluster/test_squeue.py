@@ -243,3 +243,18 @@ def test_array_unique(clean):
     assert r.out == f"{arr}_1 1\n{arr}_2 2\n{arr}_3 3\n", r
     r = c.run(["squeue", "-h", "--start", "-r", "-o", "%i"])
     assert r.out == f"{arr}_1\n{arr}_2\n{arr}_3\n", r
+
+
+def test_iterate(clean):
+    """-i N reports again every N seconds, each report with its time stamp
+    above the header, until interrupted."""
+    c = clean
+    job = c.sbatch("-H", "-o", "/dev/null", "--wrap", "true")
+    r = c.run("timeout -s INT 2.5 squeue -i 1 -o '%i %t'; true")
+    reports = r.out.split("\n\n")
+    stamps = [l for l in r.out.splitlines() if re.match(r"\w{3} \w{3} +\d+ \d\d:\d\d:\d\d \d{4}$", l)]
+    assert len(stamps) >= 2, r
+    assert r.out.count("JOBID ST") == len(stamps), r
+    assert f"{job} PD" in reports[0], r
+    r = c.run(["squeue", "-i", "0"])
+    assert r.rc == 1 and "Invalid --iterate value: 0" in r.err, r
