@@ -26,6 +26,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: array CONTROLLER_PID (with HERD_CONF set)\n");
 		return 2;
 	}
+	pid_t ctld = (pid_t)atol(argv[1]);
 	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
 	if (n < 0)
 		return 1;
@@ -42,10 +43,10 @@ int main(int argc, char **argv)
 	}
 	sleep(1);
 	for (int i = 0; i < RUNS; i++) {
-		long before = rss_kib(argv[1]);
+		long before = rss_kib(ctld);
 		double t = run_timed(args);
 		usleep(200000);   /* the commit's worker is done with its copy */
-		long after = rss_kib(argv[1]);
+		long after = rss_kib(ctld);
 		if (t < 0 || before < 0 || after < 0) {
 			fprintf(stderr, "array: run %d failed\n", i);
 			return 1;

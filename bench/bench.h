@@ -36,12 +36,12 @@ static inline double run_timed(char *const argv[])
 	return now_s() - t0;
 }
 
-/* VmRSS of pid ("self" for this process), KiB; -1 when unknown. */
-static inline long rss_kib(const char *pid)
+/* VmRSS of pid, KiB; -1 when unknown. */
+static inline long rss_kib(pid_t pid)
 {
 	char path[64], line[256];
 	long kib = -1;
-	snprintf(path, sizeof(path), "/proc/%s/status", pid);
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
 	FILE *f = fopen(path, "r");
 	if (!f)
 		return -1;

@@ -21,8 +21,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "bench.h"
 
-extern char **environ;
 
 #define TARGET_RATE_8 1500.0        /* submissions/s from 8 clients */
 #define TARGET_NOOP_RATIO 0.5       /* of the no-op program's rate */
@@ -38,13 +38,6 @@ struct run_result {
 	double seconds;
 	char first_error[256];
 };
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* Run argv once with stdout on a pipe; true when it exited 0 and printed
  * "Submitted batch job N". */
@@ -144,23 +137,6 @@ static struct run_result run_clients(char *const argv[], int clients, long total
 	}
 	munmap(shared, clients * sizeof(*shared));
 	return res;
-}
-
-static long rss_kib(pid_t pid)
-{
-	char path[64], line[256];
-	long kib = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmRSS: %ld kB", &kib) == 1)
-			break;
-	fclose(f);
-	return kib;
 }
 
 /* The controller's PID from SlurmctldPidFile in $HERD_CONF, when not given. */
