@@ -124,19 +124,6 @@ static bool in_list(char *const *list, const char *s)
 	return false;
 }
 
-/* -w: does the job hold one of these nodes (no list: any job)? */
-static bool uses_nodes(const json_t *job, const struct hostlist *want)
-{
-	if (!want)
-		return true;
-	struct hostlist *hl = hostlist_create(cmd_jstr(job, "nodes"));
-	bool hit = false;
-	for (size_t i = 0; hl && !hit && i < hostlist_count(hl); i++)
-		hit = hostlist_find(want, hostlist_nth(hl, i)) >= 0;
-	hostlist_destroy(hl);
-	return hit;
-}
-
 /* Jobs matching the filters (among ids when given); -1 after printing. */
 static int select_jobs(struct cmd_client *client, const struct scancel_opts *o, json_t *ids,
 		       struct target **out, size_t *nout)
@@ -176,7 +163,7 @@ static int select_jobs(struct cmd_client *client, const struct scancel_opts *o, 
 		    !in_list(o->names, cmd_jstr(job, "name")) ||
 		    !in_list(o->accounts, cmd_jstr(job, "account")) ||
 		    !in_list(o->qoses, *cmd_jstr(job, "qos") ? cmd_jstr(job, "qos") : "normal") ||
-		    !uses_nodes(job, o->nodes))
+		    (o->nodes && !hostlist_overlaps(cmd_jstr(job, "nodes"), o->nodes)))
 			continue;
 		/* An array's record is named by its tasks, so that what the
 		 * filters matched is all that is cancelled (its ID alone would

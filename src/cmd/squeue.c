@@ -566,16 +566,6 @@ static bool in_any_partition(char *const *list, const char *parts)
 }
 
 /* -w: the job runs on at least one of the nodes. */
-static bool uses_nodes(const json_t *job, const struct hostlist *want)
-{
-	struct hostlist *hl = hostlist_create(jstr(job, "nodes"));
-	bool hit = false;
-	for (size_t i = 0; hl && !hit && i < hostlist_count(hl); i++)
-		hit = hostlist_find(want, hostlist_nth(hl, i)) >= 0;
-	hostlist_destroy(hl);
-	return hit;
-}
-
 enum { OPT_ME = 256, OPT_USAGE, OPT_HELP, OPT_START, OPT_ARRAY_UNIQUE };
 
 /* A job named by -j: "N" (a job, or all of array N), "A_T", "A_[1-3]". */
@@ -974,7 +964,7 @@ int main(int argc, char **argv)
 				continue;
 			if (qoses && !in_list(qoses, *jstr(job, "qos") ? jstr(job, "qos") : "normal"))
 				continue;
-			if (want_nodes && !uses_nodes(job, want_nodes))
+			if (want_nodes && !hostlist_overlaps(jstr(job, "nodes"), want_nodes))
 				continue;
 			show[nshow++] = job;
 		}

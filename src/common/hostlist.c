@@ -495,3 +495,13 @@ char *hostlist_compress(const char *const *names, size_t count)
 	hostlist_destroy(hl);
 	return out;
 }
+
+bool hostlist_overlaps(const char *expr, const struct hostlist *set)
+{
+	struct hostlist *hl = hostlist_create(expr);
+	bool hit = false;
+	for (size_t i = 0; hl && !hit && i < hostlist_count(hl); i++)
+		hit = hostlist_find(set, hostlist_nth(hl, i)) >= 0;
+	hostlist_destroy(hl);
+	return hit;
+}

@@ -3,6 +3,7 @@
  * Slurm-style expression.  Pure: no I/O. */
 #ifndef HERD_HOSTLIST_H
 #define HERD_HOSTLIST_H
+#include <stdbool.h>
 #include <stddef.h>
 
 struct hostlist;
@@ -16,6 +17,9 @@ const char *hostlist_nth(const struct hostlist *hl, size_t i);   /* NULL past th
 /* Append the names of expr (an expression, not just one name); -1 on parse error. */
 int hostlist_push(struct hostlist *hl, const char *expr);
 int hostlist_find(const struct hostlist *hl, const char *name);  /* index or -1 */
+/* Does the expression (a job's "n[1-3]") name a host of set?  false for ""
+ * or a malformed one. */
+bool hostlist_overlaps(const char *expr, const struct hostlist *set);
 void hostlist_uniq(struct hostlist *hl);                          /* sort + drop duplicates */
 /* Compressed expression ("n[01-03,07]"); keeps zero padding; order of first
  * appearance of each prefix.  Caller frees. */

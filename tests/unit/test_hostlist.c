@@ -312,9 +312,21 @@ static void test_compress_names(void **state)
 	free(s);
 }
 
+static void overlaps(void **state)
+{
+	struct hostlist *set = hostlist_create("n[2-4],gpu7");
+	assert_true(hostlist_overlaps("n[1-2]", set));
+	assert_true(hostlist_overlaps("gpu7", set));
+	assert_false(hostlist_overlaps("n[5-9],gpu1", set));
+	assert_false(hostlist_overlaps("", set));
+	assert_false(hostlist_overlaps("n[1-", set));
+	hostlist_destroy(set);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(overlaps),
 		cmocka_unit_test(test_expand),
 		cmocka_unit_test(test_null_is_empty),
 		cmocka_unit_test(test_malformed),
