@@ -23,17 +23,22 @@ struct pending {
 
 static uint32_t pass_number;   /* array_pass: whose array_running is current */
 
-/* A running task counts against its array's throttle (%N). */
-static void count_array_task(const struct job *task)
+/* The array's running tasks counted in this pass (0 until one is). */
+static uint32_t *running_tasks(struct job *meta)
 {
-	struct job *meta = job_find(task->array_job_id);
-	if (!meta || meta == task || !array_is_meta(meta))
-		return;
 	if (meta->array_pass != pass_number) {
 		meta->array_pass = pass_number;
 		meta->array_running = 0;
 	}
-	meta->array_running++;
+	return &meta->array_running;
+}
+
+/* A running task counts against its array's throttle (%N). */
+static void count_array_task(const struct job *task)
+{
+	struct job *meta = job_find(task->array_job_id);
+	if (meta && meta != task && array_is_meta(meta))
+		(*running_tasks(meta))++;
 }
 
 static void collect(struct job *job, void *arg)
@@ -408,15 +413,13 @@ static void sched_pass(uv_timer_t *t)
 				wake = job->eligible_time;
 			continue;
 		}
-		if (job->array_pass != pass_number)
-			job->array_running = 0;
 		/* An array's meta record starts its tasks one by one, lowest first
 		 * (with aftercorr: the first whose corresponding task is done),
 		 * while they fit and its throttle allows; a plain job once.  With
 		 * -p a,b each start goes to the first partition that can take it. */
 		for (;;) {
 			if (array_is_meta(job) && job->array_throttle &&
-			    job->array_running >= job->array_throttle) {
+			    *running_tasks(job) >= job->array_throttle) {
 				job->reason = REASON_ARRAY_TASK_LIMIT;
 				break;
 			}
@@ -460,8 +463,7 @@ static void sched_pass(uv_timer_t *t)
 			started++;
 			if (!meta || run == job)
 				break;
-			job->array_pass = pass_number;
-			job->array_running++;
+			(*running_tasks(job))++;
 		}
 	}
 	if (started)
