@@ -86,6 +86,15 @@ uint32_t bitmap_count(const struct bitmap *b)
 	return n;
 }
 
+uint32_t bitmap_count_common(const struct bitmap *a, const struct bitmap *b)
+{
+	size_t n = nwords(a->nbits < b->nbits ? a->nbits : b->nbits);
+	uint32_t count = 0;
+	for (size_t w = 0; w < n; w++)
+		count += (uint32_t)__builtin_popcountll(a->words[w] & b->words[w]);
+	return count;
+}
+
 /* One "a[-b[:s]]" piece; -1 with errno on error. */
 static int parse_piece(const char *p, const char *end, uint32_t max, uint32_t *first,
 		       uint32_t *last, uint32_t *step)

@@ -23,6 +23,7 @@ bool bitmap_test(const struct bitmap *b, uint32_t bit);     /* false past the en
 uint32_t bitmap_next(const struct bitmap *b, uint32_t from);
 uint32_t bitmap_last(const struct bitmap *b);                /* BITMAP_NONE when empty */
 uint32_t bitmap_count(const struct bitmap *b);
+uint32_t bitmap_count_common(const struct bitmap *a, const struct bitmap *b);   /* bits set in both */
 
 /* "a", "a-b", "a-b:s", comma separated, every value < max (a bitmap just
  * large enough for the largest).  NULL with errno EINVAL on bad syntax,

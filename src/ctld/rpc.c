@@ -478,15 +478,8 @@ static int cancel_array(uint32_t array_job_id, const char *spec, int sig, const 
 		struct job *job = ac.jobs[i];
 		int one = 0;
 		if (ac.tasks && array_is_meta(job) && job->state == JOB_PENDING) {
-			struct bitmap *left = bitmap_copy(job->array_pending);
-			bool named = false;
-			for (uint32_t t = bitmap_next(left, 0); t != BITMAP_NONE; t = bitmap_next(left, t + 1))
-				if (bitmap_test(ac.tasks, t)) {
-					bitmap_clear(left, t);
-					named = true;
-				}
-			bool all = bitmap_next(left, 0) == BITMAP_NONE;
-			bitmap_destroy(left);
+			uint32_t named = bitmap_count_common(job->array_pending, ac.tasks);
+			bool all = named == bitmap_count(job->array_pending);
 			if (!named)
 				continue;
 			if (sig && sig != SIGKILL) {

@@ -92,6 +92,10 @@ static void walks(void **state)
 	bitmap_clear(b, 199);
 	assert_int_equal(bitmap_last(b), 64);
 	struct bitmap *c = bitmap_copy(b);
+	struct bitmap *d = bitmap_parse("64,70", 1001);   /* a different size */
+	assert_int_equal(bitmap_count_common(b, d), 1);
+	assert_int_equal(bitmap_count_common(d, b), 1);
+	bitmap_destroy(d);
 	bitmap_clear(b, 64);
 	assert_int_equal(bitmap_count(b), 0);
 	assert_int_equal(bitmap_count(c), 1);
