@@ -356,12 +356,13 @@ static void rpc_job_info(struct net_req *req)
 	}
 	if (c.n)
 		qsort(c.jobs, c.n, sizeof(*c.jobs), by_id);   /* stable order for clients */
-	for (i = 1; ids && i < c.n; i++)   /* an array and one of its tasks both named */
-		if (c.jobs[i] == c.jobs[i - 1]) {
-			memmove(&c.jobs[i], &c.jobs[i + 1], (c.n - i - 1) * sizeof(*c.jobs));
-			c.n--;
-			i--;
-		}
+	if (ids && c.n) {   /* an array and one of its tasks both named: once */
+		size_t kept = 1;
+		for (i = 1; i < c.n; i++)
+			if (c.jobs[i] != c.jobs[kept - 1])
+				c.jobs[kept++] = c.jobs[i];
+		c.n = kept;
+	}
 	struct job_view *view = job_view_create(json_object_get(req->body, "fields"));
 	if (json_is_true(json_object_get(req->body, "script")))
 		job_view_want_script(view, req->uid, rpc_is_admin(req->uid));

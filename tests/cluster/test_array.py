@@ -81,6 +81,9 @@ def test_tasks_environment_and_output(clean):
     # squeue names each task A_T, %A its own ID, %F the array, %K the task.
     rows = ids_rows(c, "-t", "all", "-j", str(a), "-o", "%i %A %F %K %T")
     assert sorted(rows) == sorted(f"{a}_{t} {seen[t]} {a} {t} COMPLETED" for t in seen), rows
+    # the array and one of its tasks' own IDs both named: each record once
+    both = ids_rows(c, "-t", "all", "-j", f"{a},{seen[3]}", "-o", "%i %A %F %K %T")
+    assert sorted(both) == sorted(rows), both
     # sacct: one record per task, JobIDRaw its own ID, from the store.
     r = c.run(["sacct", "-X", "-P", "-n", "-j", str(a), "-o", "JobID,JobIDRaw,State"])
     assert r.rc == 0, r
