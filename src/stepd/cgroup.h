@@ -1,0 +1,60 @@
+/* Containment of a job's steps with cgroups (v1: cpuset, memory, devices,
+ * freezer, cpuacct; v2: the unified hierarchy), chosen at run time, as
+ * cgroup.conf's keys say (ConstrainCores, ConstrainRAMSpace, AllowedRAMSpace,
+ * ConstrainSwapSpace, AllowedSwapSpace, ConstrainDevices).  The hierarchy is
+ * herd/[NODE/]job_N/step_S/task_T under each controller's root (the node name
+ * level because several herdd share one host in tests and herd up).
+ * Where cgroups cannot be used, cgroup_step_create logs one clear line and
+ * returns a handle that does nothing (processes are then tracked through
+ * proctree.c only). */
+#ifndef HERD_STEPD_CGROUP_H
+#define HERD_STEPD_CGROUP_H
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "common/error.h"
+
+struct cgroup_conf {
+	bool constrain_cores, constrain_ram, constrain_swap, constrain_devices;
+	double allowed_ram;     /* percent of the step's memory, default 100 */
+	double allowed_swap;    /* percent, default 0 */
+	char *mountpoint;       /* CgroupMountpoint, default /sys/fs/cgroup */
+	char *plugin;           /* CgroupPlugin: autodetect, cgroup/v1, cgroup/v2 */
+};
+
+/* Read cgroup.conf beside the main config file (conf_dir/cgroup.conf); a
+ * missing file gives the defaults (Slurm's: nothing constrained).  -1 with
+ * err naming file, line and key for a bad one. */
+int cgroup_conf_load(const char *conf_dir, struct cgroup_conf *cc, struct herd_error *err);
+void cgroup_conf_free(struct cgroup_conf *cc);
+
+struct cgroup_step;
+
+struct cgroup_limits {
+	const char *cpus;       /* CPU list the step may use ("0-3"), NULL/"" = all */
+	uint64_t mem_mb;        /* 0 = no memory limit */
+};
+
+/* Create job_N/step_S (S "batch", "extern", or the number) for node. */
+struct cgroup_step *cgroup_step_create(const struct cgroup_conf *cc, const char *node,
+				       uint32_t job_id, const char *step,
+				       const struct cgroup_limits *lim);
+/* Which version is in use: 1, 2, or 0 when none (the handle does nothing). */
+int cgroup_version(const struct cgroup_step *cg);
+/* Put pid (a task, before it execs) into the step's task_T cgroup. */
+int cgroup_add_task(struct cgroup_step *cg, pid_t pid, uint32_t task_id);
+/* Freeze or thaw every process of the step. */
+int cgroup_freeze(struct cgroup_step *cg, bool frozen);
+/* Every pid of the step (for killing what escaped the process tree); the
+ * caller frees; *n the count. */
+pid_t *cgroup_pids(struct cgroup_step *cg, size_t *n);
+struct cgroup_usage {
+	uint64_t cpu_time_us;   /* user + system of all the step's processes */
+	uint64_t max_rss_kb;    /* memory high-water mark */
+	bool oom;               /* the memory limit was hit and a process killed */
+};
+int cgroup_usage(struct cgroup_step *cg, struct cgroup_usage *u);
+/* Remove the step's cgroups (after its processes are gone) and free. */
+void cgroup_step_destroy(struct cgroup_step *cg);
+
+#endif
