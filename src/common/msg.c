@@ -28,7 +28,7 @@ static const struct msg_field f_jobspec[] = {
 	OPT("open_mode", MF_STR), OPT("time_min", MF_INT), OPT("signal", MF_INT),
 	OPT("signal_time", MF_INT), OPT("signal_flags", MF_STR), OPT("qos", MF_STR),
 	OPT("constraint", MF_STR), OPT("req_nodelist", MF_STR), OPT("exc_nodelist", MF_STR),
-	OPT("test_only", MF_BOOL), END
+	OPT("test_only", MF_BOOL), OPT("alloc", MF_BOOL), END
 };
 
 static const struct msg_field f_submit[] = {
@@ -47,7 +47,7 @@ static const struct msg_field f_acct_jobs[] = {
 
 static const struct msg_field f_cancel[] = {
 	REQ("job_id", MF_INT), REQ("signal", MF_INT), REQ("flags", MF_STR),
-	OPT("array_tasks", MF_STR), END
+	OPT("array_tasks", MF_STR), OPT("step_id", MF_INT), END
 };
 
 static const struct msg_field f_update_fields[] = {
@@ -80,12 +80,44 @@ static const struct msg_field f_register[] = {
 	REQ("node", MF_STR), REQ("cpus", MF_INT), REQ("boards", MF_INT), REQ("sockets", MF_INT),
 	REQ("cores", MF_INT), REQ("threads", MF_INT), REQ("memory", MF_INT),
 	REQ("boot_time", MF_INT), REQ("start_time", MF_INT), REQ("arch", MF_STR),
-	REQ("os", MF_STR), REQ("jobs", MF_ARR_INT), END
+	REQ("os", MF_STR), REQ("jobs", MF_ARR_INT), OPT("steps", MF_ANY), END
 };
 
 static const struct msg_field f_complete[] = {
 	REQ("job_id", MF_INT), REQ("node", MF_STR), REQ("status", MF_INT),
 	REQ("timed_out", MF_BOOL), END
+};
+
+/* srun's request for a step (doc/steps.md); 0 / "" = not given. */
+static const struct msg_field f_stepspec[] = {
+	REQ("name", MF_STR), REQ("argv", MF_ARR_STR), REQ("env", MF_ARR_STR), REQ("cwd", MF_STR),
+	REQ("num_nodes", MF_INT), REQ("num_tasks", MF_INT), REQ("cpus_per_task", MF_INT),
+	REQ("ntasks_per_node", MF_INT), REQ("mem_mb", MF_INT), REQ("mem_per_cpu", MF_INT),
+	REQ("distribution", MF_STR), REQ("overlap", MF_BOOL), REQ("exact", MF_BOOL),
+	REQ("exclusive", MF_BOOL), REQ("req_nodelist", MF_STR), REQ("exc_nodelist", MF_STR),
+	REQ("time_limit", MF_INT), REQ("cpu_bind", MF_STR), REQ("io_host", MF_STR),
+	REQ("io_port", MF_INT), REQ("io_key", MF_STR), REQ("stdout", MF_STR),
+	REQ("stderr", MF_STR), REQ("stdin", MF_STR), REQ("stdin_task", MF_INT),
+	REQ("pty", MF_BOOL), REQ("mpi", MF_STR), REQ("signal", MF_INT), REQ("signal_time", MF_INT),
+	REQ("launch_addr", MF_STR), OPT("multi_prog", MF_ARR_STR), OPT("srun_pid", MF_INT), END
+};
+
+static const struct msg_field f_step_create[] = {
+	REQ("job_id", MF_INT), SUB("step", f_stepspec), END
+};
+
+static const struct msg_field f_step_info[] = {
+	OPT("job_ids", MF_ARR_INT), END
+};
+
+static const struct msg_field f_complete_alloc[] = {
+	REQ("job_id", MF_INT), REQ("status", MF_INT), END
+};
+
+static const struct msg_field f_step_complete[] = {
+	REQ("job_id", MF_INT), REQ("step_id", MF_INT), REQ("node", MF_STR), REQ("status", MF_INT),
+	REQ("tasks", MF_ARR_INT), REQ("cpu_time_us", MF_INT), REQ("max_rss_kb", MF_INT),
+	REQ("ave_rss_kb", MF_INT), REQ("oom", MF_BOOL), OPT("timed_out", MF_BOOL), END
 };
 
 static const struct msg_field f_launch_spec[] = {
@@ -103,15 +135,19 @@ static const struct msg_field f_launch_spec[] = {
 	OPT("array_task_min", MF_INT), OPT("array_task_max", MF_INT), OPT("array_task_step", MF_INT),
 	OPT("cpus_per_node", MF_STR), OPT("mem_per_cpu", MF_INT), OPT("ntasks_per_node", MF_INT),
 	OPT("open_mode", MF_STR), OPT("signal", MF_INT), OPT("signal_time", MF_INT),
-	OPT("signal_flags", MF_STR), END
+	OPT("signal_flags", MF_STR), OPT("step", MF_OBJ), END
 };
 
 static const struct msg_field f_launch[] = {
 	REQ("job_id", MF_INT), SUB("launch", f_launch_spec), END
 };
 
+static const struct msg_field f_launch_step[] = {
+	REQ("job_id", MF_INT), REQ("step_id", MF_INT), SUB("launch", f_launch_spec), END
+};
+
 static const struct msg_field f_terminate[] = {
-	REQ("job_id", MF_INT), REQ("kill_wait", MF_INT), END
+	REQ("job_id", MF_INT), REQ("kill_wait", MF_INT), OPT("step_id", MF_INT), END
 };
 
 struct msg_decl {
@@ -129,14 +165,19 @@ static const struct msg_decl decls[] = {
 	{ MSG_PART_INFO, f_empty },
 	{ MSG_ACCT_JOBS, f_acct_jobs },
 	{ MSG_UPDATE_NODE, f_update_node },
+	{ MSG_STEP_CREATE, f_step_create },
+	{ MSG_STEP_INFO, f_step_info },
+	{ MSG_COMPLETE_ALLOC, f_complete_alloc },
 	{ MSG_RECONFIGURE, f_empty },
 	{ MSG_NODE_REGISTER, f_register },
 	{ MSG_JOB_COMPLETE, f_complete },
+	{ MSG_STEP_COMPLETE, f_step_complete },
 	{ MSG_LAUNCH_JOB, f_launch },
 	{ MSG_SIGNAL_JOB, f_cancel },
 	{ MSG_TERMINATE_JOB, f_terminate },
 	{ MSG_REQUEST_REGISTRATION, f_empty },
 	{ MSG_UPDATE_JOB_LIMIT, f_job_limit },
+	{ MSG_LAUNCH_STEP, f_launch_step },
 	{ MSG_RECONFIGURE_NODE, f_empty },
 };
 
