@@ -17,6 +17,7 @@ struct part;
 struct bitmap;
 
 struct depend;
+struct step;
 
 #define ARRAY_NO_TASK 4294967294u   /* array_task_id of a meta record (Slurm's NO_VAL) */
 #define MAX_ARRAY_SIZE_LIMIT 4000001   /* slurm.conf(5): MaxArraySize at most 4000001 */
@@ -41,6 +42,7 @@ struct node {
 	int njobs;                  /* jobs holding part of this node */
 	int nbatch;                 /* of those, jobs whose batch script runs here */
 	bool exclusive_job;         /* held whole by an --exclusive job */
+	struct bitmap *cpus_used;   /* CPU IDs held by jobs (node_alloc picks the lowest free) */
 	time_t last_seen, boot_time, slurmd_start_time;
 	char *arch, *os;
 	const struct conf_node *conf;
@@ -146,6 +148,7 @@ struct job {
 	int nalloc;
 	int *alloc_node;            /* node indexes */
 	int *alloc_cpus;            /* CPUs on each */
+	struct bitmap **alloc_cpuset;   /* the CPU IDs on each (NULL entries: none known) */
 	uint64_t alloc_mem;         /* per node */
 	char *nodes_str;            /* compressed allocated nodes */
 	/* Job arrays (sbatch --array); array_job_id is 0 for a plain job.  The
@@ -159,6 +162,12 @@ struct job {
 	uint32_t array_throttle;    /* %N: at most N tasks running, 0 = no limit */
 	uint32_t array_count, array_min, array_max, array_step;   /* the whole array (SLURM_ARRAY_TASK_*) */
 	uint32_t array_running, array_pass;   /* scratch of a scheduling pass (sched.c) */
+	/* Steps (step.c): alloc_only jobs (salloc, srun outside an allocation)
+	 * run no batch script; their steps come through STEP_CREATE. */
+	bool alloc_only;
+	struct step *steps;         /* newest first; ended ones too, until the job is purged */
+	uint32_t next_step_id;
+	struct bitmap **step_cpus;  /* per allocated node: CPU IDs held by its steps */
 	struct job *hash_next;      /* by id */
 	struct job *array_next;     /* by array_job_id (array jobs only) */
 	struct job *key_next;       /* by submission key */
@@ -240,6 +249,9 @@ void job_expand_node_patterns(struct job *job);
 /* Memory the job holds on its i-th allocated node (MB): --mem, or the CPUs
  * there times --mem-per-cpu. */
 uint64_t job_node_mem(const struct job *job, int i);
+/* Forget the job's allocation (nodes, CPU IDs, its steps' holds); the nodes
+ * must have been given back (node_free) already. */
+void job_alloc_clear(struct job *job);
 /* Turn the job's -w/-x lists and partition list into indexes and pointers.
  * 0, or an rc (Invalid node name / partition) with err. */
 int job_resolve(struct job *job, struct herd_error *err);
@@ -322,6 +334,9 @@ void launch_job(struct job *job);
 void launch_terminate(struct job *job);
 void launch_terminate_id(struct node *node, uint32_t job_id);
 void launch_signal(struct job *job, int signal, const char *flags);
+json_t *launch_object(const struct job *job, const json_t *spec);   /* LAUNCH's job keys */
+void launch_step_signal(struct node *node, uint32_t job_id, uint32_t step_id, int sig);
+struct net_target launch_node_target(const struct node *n);
 
 /* store.c */
 int store_open(const char *dir, struct herd_error *err);
@@ -331,6 +346,7 @@ void store_job_insert(const struct job *job, json_t *spec);   /* steals spec */
 void store_job_update(const struct job *job);
 void store_job_event(uint32_t job_id, const char *event, const char *detail);
 void store_node_admin(const char *name, json_t *rec);        /* steals rec */
+void store_step_save(uint32_t job_id, uint32_t step_id, int state, json_t *rec);   /* steals rec */
 /* Run cb after everything queued so far is durable (ok false if the commit failed). */
 void store_after_commit(void (*cb)(void *arg, bool ok), void *arg);
 json_t *store_job_spec(uint32_t job_id);
@@ -388,6 +404,29 @@ struct depend *depend_copy(const struct depend *d);
 /* Drop what is met, mark what can never be; *changed when the job's record
  * must be saved again.  Frees job->depend when nothing is left. */
 enum depend_result depend_evaluate(struct job *job, time_t now, bool *changed);
+
+/* step.c: job steps inside an allocation (doc/steps.md) */
+#define STEP_BATCH 4294967291u      /* SLURM_BATCH_SCRIPT: N.batch */
+#define STEP_EXTERN 4294967292u     /* SLURM_EXTERN_CONT: N.extern */
+void step_create(struct net_req *req);     /* STEP_CREATE */
+void step_complete(struct net_req *req);   /* STEP_COMPLETE from a herdstepd */
+void step_info(struct net_req *req);       /* STEP_INFO */
+/* scancel N.S: sig 0 cancels; 0 or an rc. */
+int step_cancel(struct job *job, uint32_t step_id, int sig, uid_t uid);
+/* The job ended (state is its final state, or COMPLETING for a cancel):
+ * every step still running ends with it, its processes are terminated. */
+void step_job_ended(struct job *job, enum job_state state);
+/* Node idx of the job failed: its steps there end NODE_FAIL. */
+void step_node_failed(struct job *job, int idx);
+void step_destroy_all(struct job *job);
+json_t *step_to_json(const struct job *job, const struct step *step);   /* the stored record */
+/* At start: a step the store says runs, back under its running job. */
+void step_restore(const json_t *rec);
+void step_alloc_restore(struct job *job);   /* job->step_cpus from its running steps */
+/* COMPLETE_ALLOC: salloc/srun are done with an alloc_only job. */
+void step_complete_alloc(struct net_req *req);
+/* Every second: alloc_only jobs past their time limit end TIMEOUT. */
+void step_check_alloc_limits(time_t now);
 
 /* names.c */
 const char *names_user(uid_t uid);     /* cached; the number when unknown */

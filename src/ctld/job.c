@@ -184,8 +184,8 @@ void job_destroy(struct job *job)
 	free(job->command);
 	free(job->submit_host);
 	free(job->key);
-	free(job->alloc_node);
-	free(job->alloc_cpus);
+	job_alloc_clear(job);
+	step_destroy_all(job);
 	free(job->nodes_str);
 	free(job->mail_user);
 	free(job->qos);
@@ -199,6 +199,23 @@ void job_destroy(struct job *job)
 	bitmap_destroy(job->array_pending);
 	depend_destroy(job->depend);
 	free(job);
+}
+
+void job_alloc_clear(struct job *job)
+{
+	for (int i = 0; i < job->nalloc; i++) {
+		if (job->alloc_cpuset)
+			bitmap_destroy(job->alloc_cpuset[i]);
+		if (job->step_cpus)
+			bitmap_destroy(job->step_cpus[i]);
+	}
+	free(job->alloc_cpuset);
+	free(job->step_cpus);
+	free(job->alloc_node);
+	free(job->alloc_cpus);
+	job->alloc_cpuset = job->step_cpus = NULL;
+	job->alloc_node = job->alloc_cpus = NULL;
+	job->nalloc = 0;
 }
 
 uint64_t job_node_mem(const struct job *job, int i)
@@ -362,6 +379,9 @@ struct job *job_copy(const struct job *job)
 	c->parts = job->nparts ? mem_dup(job->parts, job->nparts * sizeof(*job->parts)) : NULL;
 	c->nalloc = 0;
 	c->alloc_node = c->alloc_cpus = NULL;
+	c->alloc_cpuset = c->step_cpus = NULL;
+	c->steps = NULL;
+	c->next_step_id = 0;
 	return c;
 }
 
@@ -416,7 +436,7 @@ void job_requeue_finish(struct job *job)
 	job->mail_sent = 0;   /* the next run has its own time-limit mails */
 	if (!job_state_is_final(job->state))
 		node_free(job);   /* a finished job gave its nodes back when it ended */
-	job->nalloc = 0;
+	job_alloc_clear(job);
 	free(job->nodes_str);
 	job->nodes_str = NULL;
 	job->launch = LAUNCH_NONE;
@@ -479,6 +499,7 @@ void job_set_state(struct job *job, enum job_state state, enum job_reason reason
 		if (old == JOB_PENDING)
 			job->start_time = now;   /* as Slurm: a job ended before it ran starts when it ends */
 		if (old == JOB_RUNNING || old == JOB_COMPLETING || old == JOB_SUSPENDED) {
+			step_job_ended(job, state);
 			node_free(job);
 			sched_request();
 		}
@@ -602,10 +623,19 @@ json_t *job_to_json(const struct job *job)
 	/* The record keeps what was asked, not the defaults shown. */
 	json_object_set_new(o, "num_tasks", json_integer(job->ntasks));
 	json_t *alloc = json_array();
-	for (int i = 0; i < job->nalloc; i++)
-		json_array_append_new(alloc, json_pack("[s,i]", ctld.nodes[job->alloc_node[i]].name,
-							  job->alloc_cpus[i]));
+	for (int i = 0; i < job->nalloc; i++) {
+		/* [node, CPUs, CPU IDs] */
+		char *ids = job->alloc_cpuset && job->alloc_cpuset[i] ? bitmap_fmt_ranges(job->alloc_cpuset[i])
+								      : xstrdup("");
+		json_array_append_new(alloc, json_pack("[s,i,s]", ctld.nodes[job->alloc_node[i]].name,
+							  job->alloc_cpus[i], ids));
+		free(ids);
+	}
 	json_object_set_new(o, "alloc", alloc);
+	if (job->alloc_only)
+		json_object_set_new(o, "alloc_only", json_true());
+	if (job->next_step_id)
+		json_object_set_new(o, "next_step_id", json_integer(job->next_step_id));
 	json_object_set_new(o, "req_nodes", json_integer(job->req_nodes));
 	json_object_set_new(o, "mem_mb", json_integer(job->mem_mb));
 	json_object_set_new(o, "hold_user", json_boolean(job->hold_user));
@@ -663,6 +693,8 @@ struct job *job_from_json(const json_t *rec)
 	job->cpus_per_task = int_of(rec, "cpus_per_task");
 	job->mem_mb = int_of(rec, "mem_mb");
 	job->exclusive = json_is_true(json_object_get(rec, "exclusive"));
+	job->alloc_only = json_is_true(json_object_get(rec, "alloc_only"));
+	job->next_step_id = int_of(rec, "next_step_id");
 	job->time_limit = int_of(rec, "time_limit");
 	job->submit_time = int_of(rec, "submit_time");
 	job->eligible_time = int_of(rec, "eligible_time");
@@ -736,6 +768,7 @@ struct job *job_from_json(const json_t *rec)
 		job->alloc_mem = int_of(rec, "mem_per_node");
 		job->alloc_node = xmalloc(json_array_size(alloc) * sizeof(int));
 		job->alloc_cpus = xmalloc(json_array_size(alloc) * sizeof(int));
+		job->alloc_cpuset = xmalloc((json_array_size(alloc) + 1) * sizeof(*job->alloc_cpuset));
 		json_array_foreach(alloc, i, a) {
 			int idx = node_index(json_string_value(json_array_get(a, 0)) ?: "");
 			if (idx < 0) {
@@ -744,6 +777,9 @@ struct job *job_from_json(const json_t *rec)
 				continue;
 			}
 			job->alloc_node[job->nalloc] = idx;
+			const char *ids = json_string_value(json_array_get(a, 2));
+			if (ids && *ids)
+				job->alloc_cpuset[job->nalloc] = bitmap_parse(ids, 1u << 20);
 			job->alloc_cpus[job->nalloc++] = json_integer_value(json_array_get(a, 1));
 		}
 	}

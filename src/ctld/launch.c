@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/bitmap.h"
 #include "common/log.h"
 #include "common/strbuf.h"
 #include "common/xmalloc.h"
@@ -85,7 +86,7 @@ static void launch_done(void *arg, json_t *reply, const struct herd_error *err)
 		  reply ? rerr.text : err->text);
 	/* As Slurm: the job goes back to the queue, held, for an administrator to look at. */
 	node_free(job);
-	job->nalloc = 0;
+	job_alloc_clear(job);
 	free(job->nodes_str);
 	job->nodes_str = NULL;
 	job->restarts++;
@@ -95,26 +96,17 @@ static void launch_done(void *arg, json_t *reply, const struct herd_error *err)
 	job_set_state(job, JOB_PENDING, REASON_LAUNCH_FAILED);
 }
 
-void launch_job(struct job *job)
+/* The LAUNCH keys every herdstepd of the job gets (doc/protocol.md): the job's
+ * own, and from spec (the stored submission) what the user wrote. */
+json_t *launch_object(const struct job *job, const json_t *spec)
 {
-	/* An array task's script is its array's, in the meta record's row. */
-	json_t *spec = store_job_spec(job->array_job_id ? job->array_job_id : job->id), *launch, *body;
-	const struct node *host = &ctld.nodes[job->alloc_node[0]];
 	int *tasks = tasks_per_node(job);
 	char *tpn = counts_string(tasks, job->nalloc);
 	int ntasks = 0;
+	json_t *launch = json_object();
 
 	for (int i = 0; i < job->nalloc; i++)
 		ntasks += tasks[i];
-	if (!spec) {
-		log_error("job %u: no script in the store", job->id);
-		free(tasks);
-		free(tpn);
-		job->exit_status = 1 << 8;
-		job_set_state(job, JOB_FAILED, REASON_NONE);
-		return;
-	}
-	launch = json_object();
 	/* The submitted text, as the user wrote it. */
 	const char *from_spec[] = { "umask", "script", "argv", "env", "cwd", "stdout", "stderr", "stdin" };
 	for (size_t k = 0; k < sizeof(from_spec) / sizeof(from_spec[0]); k++)
@@ -163,8 +155,37 @@ void launch_job(struct job *job)
 		json_object_set_new(launch, "signal_time", json_integer(job->signal_time));
 		json_object_set_new(launch, "signal_flags", json_string(job->signal_batch ? "B" : ""));
 	}
+	if (job->alloc_cpuset && job->alloc_cpuset[0]) {
+		char *ids = bitmap_fmt_ranges(job->alloc_cpuset[0]);
+		json_object_set_new(launch, "cpu_ids", json_string(ids));   /* the batch node's */
+		free(ids);
+	}
 	free(cpn);
-	body = json_pack("{s:I, s:o}", "job_id", (json_int_t)job->id, "launch", launch);
+	free(tasks);
+	free(tpn);
+	return launch;
+}
+
+void launch_job(struct job *job)
+{
+	const struct node *host = &ctld.nodes[job->alloc_node[0]];
+	json_t *spec, *body;
+
+	if (job->alloc_only) {
+		job->launch = LAUNCH_DONE;   /* salloc/srun: nothing runs until a step comes */
+		log_info("job %u: allocation granted on %s", job->id, job->nodes_str);
+		return;
+	}
+	/* An array task's script is its array's, in the meta record's row. */
+	spec = store_job_spec(job->array_job_id ? job->array_job_id : job->id);
+	if (!spec) {
+		log_error("job %u: no script in the store", job->id);
+		job->exit_status = 1 << 8;
+		job_set_state(job, JOB_FAILED, REASON_NONE);
+		return;
+	}
+	body = json_pack("{s:I, s:o}", "job_id", (json_int_t)job->id, "launch",
+			 launch_object(job, spec));
 	job->launch = LAUNCH_SENT;
 	struct net_target to = node_target(host);
 	net_call_async(ctld.loop, &to, MSG_LAUNCH_JOB, body, 30000, launch_done,
@@ -172,8 +193,6 @@ void launch_job(struct job *job)
 	log_info("job %u: launching on %s", job->id, host->name);
 	json_decref(body);
 	json_decref(spec);
-	free(tasks);
-	free(tpn);
 }
 
 static void node_reply_logged(void *arg, json_t *reply, const struct herd_error *err)
@@ -195,22 +214,44 @@ void launch_terminate_id(struct node *node, uint32_t job_id)
 	json_decref(body);
 }
 
+/* Every node of the job: its steps may run on any of them. */
 void launch_terminate(struct job *job)
 {
-	if (job->nalloc)
-		launch_terminate_id(&ctld.nodes[job->alloc_node[0]], job->id);
+	for (int i = 0; i < job->nalloc; i++)
+		launch_terminate_id(&ctld.nodes[job->alloc_node[i]], job->id);
 }
 
+/* One step's herdstepd on one node: TERMINATE (sig 0) or a signal. */
+void launch_step_signal(struct node *node, uint32_t job_id, uint32_t step_id, int sig)
+{
+	json_t *body = sig ? json_pack("{s:I, s:i, s:s, s:I}", "job_id", (json_int_t)job_id, "signal", sig,
+				       "flags", "", "step_id", (json_int_t)step_id)
+			   : json_pack("{s:I, s:i, s:I}", "job_id", (json_int_t)job_id, "kill_wait",
+				       ctld.kill_wait, "step_id", (json_int_t)step_id);
+	struct net_target to = node_target(node);
+	net_call_async(ctld.loop, &to, sig ? MSG_SIGNAL_JOB : MSG_TERMINATE_JOB, body, 10000,
+		       node_reply_logged, (void *)(uintptr_t)job_id);
+	json_decref(body);
+}
+
+struct net_target launch_node_target(const struct node *n)
+{
+	return node_target(n);
+}
+
+/* --batch reaches the batch node alone; a plain signal and --full every
+ * node of the job, where its steps run. */
 void launch_signal(struct job *job, int signal, const char *flags)
 {
-	if (!job->nalloc)
-		return;
-	json_t *body = json_pack("{s:I, s:i, s:s}", "job_id", (json_int_t)job->id, "signal", signal,
-				 "flags", flags);
-	struct net_target to = node_target(&ctld.nodes[job->alloc_node[0]]);
-	net_call_async(ctld.loop, &to, MSG_SIGNAL_JOB, body, 10000, node_reply_logged,
-		       (void *)(uintptr_t)job->id);
-	json_decref(body);
+	int n = !strcmp(flags, "batch") && !job->alloc_only ? 1 : job->nalloc;
+	for (int i = 0; i < n && i < job->nalloc; i++) {
+		json_t *body = json_pack("{s:I, s:i, s:s}", "job_id", (json_int_t)job->id, "signal",
+					 signal, "flags", flags);
+		struct net_target to = node_target(&ctld.nodes[job->alloc_node[i]]);
+		net_call_async(ctld.loop, &to, MSG_SIGNAL_JOB, body, 10000, node_reply_logged,
+			       (void *)(uintptr_t)job->id);
+		json_decref(body);
+	}
 }
 
 /* scontrol update TimeLimit= of a running job: its herdstepd enforces the

@@ -62,6 +62,7 @@ static void tick(uv_timer_t *t)
 	time_t now = time(NULL);
 	node_check_timeouts(now);
 	mail_check_time_limits(now);
+	step_check_alloc_limits(now);
 	if (++n % 10 == 0) {
 		job_purge_old(now);
 		sched_request();

@@ -6,6 +6,7 @@
 #include <strings.h>
 #include "common/auth.h"
 #include "common/hostlist.h"
+#include "common/bitmap.h"
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
@@ -55,16 +56,53 @@ void node_update_state(struct node *n)
 		n->state = NODE_MIXED;
 }
 
+/* The node's set of held CPU IDs, at least as large as its CPU count
+ * (which a registration may raise). */
+static struct bitmap *node_cpu_bits(struct node *n)
+{
+	uint32_t want = n->cpus > 0 ? n->cpus : 1;
+	if (!n->cpus_used || n->cpus_used->nbits < want) {
+		struct bitmap *b = bitmap_create(want);
+		for (uint32_t c = n->cpus_used ? bitmap_next(n->cpus_used, 0) : BITMAP_NONE;
+		     c != BITMAP_NONE; c = bitmap_next(n->cpus_used, c + 1))
+			bitmap_set(b, c);
+		bitmap_destroy(n->cpus_used);
+		n->cpus_used = b;
+	}
+	return n->cpus_used;
+}
+
+/* The lowest count free CPU IDs of the node (fewer when it has fewer). */
+static struct bitmap *node_pick_cpus(struct node *n, int count)
+{
+	struct bitmap *used = node_cpu_bits(n), *mine = bitmap_create(used->nbits);
+	for (uint32_t c = 0; c < used->nbits && count > 0; c++)
+		if (!bitmap_test(used, c)) {
+			bitmap_set(mine, c);
+			count--;
+		}
+	return mine;
+}
+
 void node_alloc(struct job *job)
 {
+	if (!job->alloc_cpuset)
+		job->alloc_cpuset = xmalloc((job->nalloc ? job->nalloc : 1) * sizeof(*job->alloc_cpuset));
 	for (int i = 0; i < job->nalloc; i++) {
 		struct node *n = &ctld.nodes[job->alloc_node[i]];
 		n->alloc_cpus += job->alloc_cpus[i];
 		n->alloc_mem += job_node_mem(job, i);
 		n->njobs++;
-		n->nbatch += i == 0;
+		n->nbatch += i == 0 && !job->alloc_only;
 		if (job->exclusive)
 			n->exclusive_job = true;
+		/* A job restored at start brings its CPU IDs; a new one gets the lowest free. */
+		if (!job->alloc_cpuset[i])
+			job->alloc_cpuset[i] = node_pick_cpus(n, job->alloc_cpus[i]);
+		struct bitmap *used = node_cpu_bits(n);
+		for (uint32_t c = bitmap_next(job->alloc_cpuset[i], 0); c != BITMAP_NONE && c < used->nbits;
+		     c = bitmap_next(job->alloc_cpuset[i], c + 1))
+			bitmap_set(used, c);
 		node_update_state(n);
 	}
 }
@@ -76,9 +114,15 @@ void node_free(struct job *job)
 		n->alloc_cpus -= job->alloc_cpus[i];
 		n->alloc_mem -= job_node_mem(job, i);
 		n->njobs--;
-		n->nbatch -= i == 0;
+		n->nbatch -= i == 0 && !job->alloc_only;
 		if (job->exclusive)
 			n->exclusive_job = false;
+		if (job->alloc_cpuset && job->alloc_cpuset[i]) {
+			struct bitmap *used = node_cpu_bits(n);
+			for (uint32_t c = bitmap_next(job->alloc_cpuset[i], 0);
+			     c != BITMAP_NONE && c < used->nbits; c = bitmap_next(job->alloc_cpuset[i], c + 1))
+				bitmap_clear(used, c);
+		}
 		node_update_state(n);
 	}
 }
@@ -94,6 +138,7 @@ static void set_str(char **dst, const char *src)
 static void node_lost_job(struct job *job, struct node *n)
 {
 	log_error("job %u: lost on node %s", job->id, n->name);
+	step_node_failed(job, (int)(n - ctld.nodes));
 	/* Whatever still runs of it elsewhere (its batch script, when the lost
 	 * node was another of its nodes) must stop too. */
 	if (job->nalloc && &ctld.nodes[job->alloc_node[0]] != n)

@@ -161,11 +161,17 @@ static void rpc_submit(struct net_req *req)
 		net_respond(req, rc == HERD_ERR_ACCESS ? HERD_ERR_INVALID_NICE : rc, NULL, NULL);
 		return;
 	}
-	if (!*jstr(spec, "script")) {
+	bool alloc_only = json_is_true(json_object_get(spec, "alloc"));
+	if (!*jstr(spec, "script") && !alloc_only) {
 		net_respond(req, HERD_ERR_INVALID_ARG, NULL, "Batch script is empty!");
 		return;
 	}
+	if (alloc_only && (*jstr(spec, "script") || *jstr_or(spec, "array"))) {
+		net_respond(req, HERD_ERR_INVALID_ARG, NULL, NULL);   /* salloc runs no script, no array */
+		return;
+	}
 	job = xmalloc(sizeof(*job));
+	job->alloc_only = alloc_only;
 	job->uid = req->uid;
 	job->gid = req->gid;
 	job->user = xstrdup(names_user(req->uid));
@@ -433,6 +439,10 @@ static int cancel_job(struct job *job, int sig, const char *flags, uid_t uid)
 	free(who);
 	if (job->state == JOB_PENDING || (job->state == JOB_RUNNING && job->launch == LAUNCH_NONE)) {
 		job_set_state(job, JOB_CANCELLED, REASON_NONE);   /* nothing of it runs anywhere */
+	} else if (job->alloc_only) {
+		/* no batch script to wait for: its steps are terminated, it ends now */
+		job->cancel_requested = true;
+		job_set_state(job, JOB_CANCELLED, REASON_NONE);
 	} else {
 		job->cancel_requested = true;
 		job_set_state(job, JOB_COMPLETING, REASON_NONE);
@@ -535,7 +545,14 @@ static void rpc_cancel(struct net_req *req)
 	} else {
 		if (!owned_job(req, id, HERD_ERR_ACCESS))
 			return;
-		rc = cancel_job(job, sig, flags, req->uid);
+		json_t *step = json_object_get(req->body, "step_id");
+		if (step && job->state != JOB_RUNNING && job->state != JOB_COMPLETING)
+			rc = job->state == JOB_PENDING ? HERD_ERR_JOB_PENDING : HERD_ERR_ALREADY_DONE;
+		else if (step)
+			rc = step_cancel(job, json_integer_value(step), sig == SIGKILL && !*flags ? 0 : sig,
+					 req->uid);
+		else
+			rc = cancel_job(job, sig, flags, req->uid);
 	}
 	if (rc) {
 		net_respond(req, rc, NULL, NULL);
@@ -713,6 +730,10 @@ static const struct rpc rpcs[] = {
 	{ MSG_RECONFIGURE, reconf_rpc, ROLE_ADMIN },
 	{ MSG_NODE_REGISTER, node_register, ROLE_NODE },
 	{ MSG_JOB_COMPLETE, rpc_job_complete, ROLE_NODE },
+	{ MSG_STEP_CREATE, step_create, ROLE_ANY },
+	{ MSG_STEP_INFO, step_info, ROLE_ANY },
+	{ MSG_COMPLETE_ALLOC, step_complete_alloc, ROLE_ANY },
+	{ MSG_STEP_COMPLETE, step_complete, ROLE_NODE },
 };
 
 void rpc_handle(struct net_req *req, void *arg)

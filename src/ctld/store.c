@@ -13,7 +13,7 @@
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
 
-enum op_kind { OP_INSERT, OP_UPDATE, OP_EVENT, OP_NODE, OP_COUNT };
+enum op_kind { OP_INSERT, OP_UPDATE, OP_EVENT, OP_NODE, OP_STEP, OP_COUNT };
 
 struct store_op {
 	enum op_kind kind;
@@ -56,7 +56,10 @@ static const char schema[] =
 	"  job_id INTEGER, time INTEGER, event TEXT, detail TEXT);"
 	"CREATE INDEX IF NOT EXISTS job_events_job ON job_events(job_id);"
 	/* Administrator-set node state (drain, down, reason), one row per node. */
-	"CREATE TABLE IF NOT EXISTS nodes (name TEXT PRIMARY KEY, rec TEXT NOT NULL);";
+	"CREATE TABLE IF NOT EXISTS nodes (name TEXT PRIMARY KEY, rec TEXT NOT NULL);"
+	/* Job steps (N.0, N.1 ...): one row each, written at start and end. */
+	"CREATE TABLE IF NOT EXISTS steps (job_id INTEGER, step_id INTEGER, state INTEGER,"
+	"  rec TEXT NOT NULL, PRIMARY KEY (job_id, step_id));";
 
 static struct batch *batch_get(void)
 {
@@ -125,6 +128,33 @@ void store_node_admin(const char *name, json_t *rec)
 	json_decref(rec);
 }
 
+void store_step_save(uint32_t job_id, uint32_t step_id, int state, json_t *rec)
+{
+	struct store_op *op = op_new(OP_STEP, job_id);
+	op->time = step_id;
+	op->state = state;
+	op->rec = dump(rec);
+	json_decref(rec);
+}
+
+/* Steps the store says run: back under their jobs (step.c), whose CPUs they hold. */
+static void load_steps(void)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db_read, "SELECT rec FROM steps WHERE state = ?", -1, &st, NULL) != SQLITE_OK) {
+		log_error("store: %s", sqlite3_errmsg(db_read));
+		return;
+	}
+	sqlite3_bind_int(st, 1, JOB_RUNNING);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		json_t *rec = json_loads((const char *)sqlite3_column_text(st, 0), 0, NULL);
+		if (rec)
+			step_restore(rec);
+		json_decref(rec);
+	}
+	sqlite3_finalize(st);
+}
+
 /* Node admin state saved by store_node_admin, handed to node.c at start. */
 static void load_nodes(void)
 {
@@ -186,6 +216,12 @@ static int exec_op(const struct store_op *op)
 		sqlite3_bind_text(st, 1, op->key, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 2, op->rec, -1, SQLITE_STATIC);
 		break;
+	case OP_STEP:
+		sqlite3_bind_int64(st, 1, op->id);
+		sqlite3_bind_int64(st, 2, op->time);
+		sqlite3_bind_int(st, 3, op->state);
+		sqlite3_bind_text(st, 4, op->rec, -1, SQLITE_STATIC);
+		break;
 	case OP_COUNT:
 		break;
 	}
@@ -204,6 +240,7 @@ static void batch_commit(uv_work_t *w)
 			"UPDATE jobs SET state=?, end_time=?, rec=? WHERE id=?",
 			"INSERT INTO job_events(job_id, time, event, detail) VALUES(?,?,?,?)",
 			"INSERT OR REPLACE INTO nodes(name, rec) VALUES(?,?)",
+			"INSERT OR REPLACE INTO steps(job_id, step_id, state, rec) VALUES(?,?,?,?)",
 		};
 		for (int i = 0; i < OP_COUNT; i++)
 			if (sqlite3_prepare_v2(db_write, sql[i], -1, &st_write[i], NULL) != SQLITE_OK) {
@@ -457,6 +494,7 @@ int store_load(void)
 		n++;
 	}
 	sqlite3_finalize(st);
+	load_steps();
 	load_nodes();
 	log_info("store: loaded %d jobs; next job id %u", n, ctld.next_job_id);
 	return 0;

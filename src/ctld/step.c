@@ -1,0 +1,918 @@
+/* Job steps inside an allocation (doc/steps.md): STEP_CREATE lays a step out
+ * on the job's nodes and CPUs and has every node daemon start it; each
+ * node's herdstepd reports its end (STEP_COMPLETE); the step's record goes
+ * to the store for sacct.  Also the jobs that run no batch script (salloc,
+ * srun outside an allocation): they end by COMPLETE_ALLOC, a cancel or
+ * their time limit.  Not here: the node side (src/noded, src/stepd). */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include "common/bitmap.h"
+#include "common/hostlist.h"
+#include "common/log.h"
+#include "common/strbuf.h"
+#include "common/xmalloc.h"
+#include "ctld/ctld.h"
+
+struct step {
+	uint32_t job_id, step_id;
+	char *name;
+	enum job_state state;
+	time_t start_time, end_time;
+	int nnodes;
+	int *job_node;              /* index into the job's allocation, per step node */
+	int *ntasks;                /* tasks on each step node */
+	struct bitmap **cpuset;     /* the CPU IDs it may use on each */
+	bool holds;                 /* its cpusets are held in job->step_cpus (not --overlap) */
+	uint64_t mem_mb;            /* per node, 0 = the job's */
+	uint32_t num_tasks, cpus_per_task;
+	int64_t time_limit;         /* seconds, -1 = the job's */
+	char *nodes_str, *tasks_per_node, *distribution;
+	int exit_status;            /* the highest raw status of its tasks */
+	bool *node_done;
+	int nodes_done;
+	bool cancelled, timed_out, oom, launch_failed;
+	char *failed_node;          /* NODE_FAIL: the node that failed */
+	uint64_t cpu_time_us, max_rss_kb, ave_rss_sum;
+	/* STEP_CREATE's reply waits for every node's LAUNCH_STEP answer */
+	struct net_req *req;
+	json_t *layout;             /* the reply's body */
+	int launches_left;
+	char *launch_error;
+	struct step *next;
+};
+
+static struct step *step_find(const struct job *job, uint32_t step_id)
+{
+	for (struct step *s = job->steps; s; s = s->next)
+		if (s->step_id == step_id)
+			return s;
+	return NULL;
+}
+
+static void step_free(struct step *s)
+{
+	for (int i = 0; i < s->nnodes; i++)
+		bitmap_destroy(s->cpuset[i]);
+	free(s->cpuset);
+	free(s->job_node);
+	free(s->ntasks);
+	free(s->node_done);
+	free(s->name);
+	free(s->nodes_str);
+	free(s->tasks_per_node);
+	free(s->distribution);
+	free(s->failed_node);
+	free(s->launch_error);
+	json_decref(s->layout);
+	free(s);
+}
+
+void step_destroy_all(struct job *job)
+{
+	struct step *s = job->steps, *next;
+	for (; s; s = next) {
+		next = s->next;
+		if (s->req)
+			net_respond(s->req, HERD_ERR_ALREADY_DONE, NULL, NULL);
+		step_free(s);
+	}
+	job->steps = NULL;
+}
+
+static const char *step_id_name(uint32_t id, char *buf, size_t len)
+{
+	if (id == STEP_BATCH)
+		return "batch";
+	if (id == STEP_EXTERN)
+		return "extern";
+	snprintf(buf, len, "%u", id);
+	return buf;
+}
+
+/* Slurm's compressed per-node counts: "2(x3),1". */
+static char *counts(const int *v, int n)
+{
+	struct strbuf out = { 0 };
+	char piece[48];
+
+	strbuf_add(&out, "", 0);
+	for (int i = 0; i < n;) {
+		int k = i;
+		while (k < n && v[k] == v[i])
+			k++;
+		snprintf(piece, sizeof(piece), k - i > 1 ? "%s%d(x%d)" : "%s%d", i ? "," : "", v[i], k - i);
+		strbuf_adds(&out, piece);
+		i = k;
+	}
+	return out.s;
+}
+
+static struct bitmap *job_step_cpus(struct job *job, int j)
+{
+	if (!job->step_cpus)
+		job->step_cpus = xmalloc(job->nalloc * sizeof(*job->step_cpus));
+	if (!job->step_cpus[j]) {
+		const struct bitmap *mine = job->alloc_cpuset ? job->alloc_cpuset[j] : NULL;
+		job->step_cpus[j] = bitmap_create(mine ? mine->nbits : 1);
+	}
+	return job->step_cpus[j];
+}
+
+/* The job's CPU IDs on node j that no step holds. */
+static struct bitmap *free_cpus(struct job *job, int j)
+{
+	const struct bitmap *mine = job->alloc_cpuset ? job->alloc_cpuset[j] : NULL;
+	struct bitmap *held = job_step_cpus(job, j), *out;
+
+	if (!mine)
+		return bitmap_create(1);
+	out = bitmap_copy(mine);
+	for (uint32_t c = bitmap_next(held, 0); c != BITMAP_NONE; c = bitmap_next(held, c + 1))
+		bitmap_clear(out, c);
+	return out;
+}
+
+/* The first count bits of set, as a new set. */
+static struct bitmap *first_cpus(const struct bitmap *set, uint32_t count)
+{
+	struct bitmap *out = bitmap_create(set->nbits);
+	for (uint32_t c = bitmap_next(set, 0); c != BITMAP_NONE && count; c = bitmap_next(set, c + 1)) {
+		bitmap_set(out, c);
+		count--;
+	}
+	return out;
+}
+
+static void hold(struct job *job, struct step *s, bool on)
+{
+	if (!s->holds)
+		return;
+	for (int i = 0; i < s->nnodes; i++) {
+		struct bitmap *held = job_step_cpus(job, s->job_node[i]);
+		for (uint32_t c = bitmap_next(s->cpuset[i], 0); c != BITMAP_NONE && c < held->nbits;
+		     c = bitmap_next(s->cpuset[i], c + 1)) {
+			if (on)
+				bitmap_set(held, c);
+			else
+				bitmap_clear(held, c);
+		}
+	}
+	if (!on)
+		s->holds = false;
+}
+
+static bool in_list(const int *idx, int n, int node)
+{
+	for (int i = 0; i < n; i++)
+		if (idx[i] == node)
+			return true;
+	return false;
+}
+
+/* A hostlist of the job's node names into node indexes; -1 on a name that
+ * is not configured. */
+static int names_to_idx(const char *list, int **idx, int *n)
+{
+	struct hostlist *hl = hostlist_create(list);
+	*n = 0;
+	*idx = NULL;
+	if (!hl)
+		return -1;
+	*idx = xmalloc((hostlist_count(hl) + 1) * sizeof(int));
+	for (size_t i = 0; i < hostlist_count(hl); i++) {
+		int k = node_index(hostlist_nth(hl, i));
+		if (k < 0) {
+			hostlist_destroy(hl);
+			return -1;
+		}
+		(*idx)[(*n)++] = k;
+	}
+	hostlist_destroy(hl);
+	return 0;
+}
+
+/* Lay the step out: nodes, tasks on each, CPU IDs.  0, or an rc with err
+ * (2014 never fits the job, 2016 not now). */
+static int layout(struct job *job, const json_t *spec, struct step *s, struct herd_error *err)
+{
+	int want_nodes = json_integer_value(json_object_get(spec, "num_nodes"));
+	int ntasks = json_integer_value(json_object_get(spec, "num_tasks"));
+	int cpt = json_integer_value(json_object_get(spec, "cpus_per_task"));
+	int per_node = json_integer_value(json_object_get(spec, "ntasks_per_node"));
+	bool overlap = json_is_true(json_object_get(spec, "overlap"));
+	bool exact = json_is_true(json_object_get(spec, "exact")) ||
+		     json_is_true(json_object_get(spec, "exclusive")) || cpt > 0;
+	const char *req = json_string_value(json_object_get(spec, "req_nodelist"));
+	const char *exc = json_string_value(json_object_get(spec, "exc_nodelist"));
+	int *req_idx = NULL, nreq = 0, *exc_idx = NULL, nexc = 0, rc = 0;
+	int *pick = xmalloc(job->nalloc * sizeof(int)), npick = 0;
+	struct bitmap **sets = xmalloc(job->nalloc * sizeof(*sets));
+	bool busy = false;
+
+	if ((*req && names_to_idx(req, &req_idx, &nreq) < 0) ||
+	    (*exc && names_to_idx(exc, &exc_idx, &nexc) < 0)) {
+		rc = HERD_ERR_INVALID_NODE;
+		errprintf(err, "%s", herd_strerror(rc));
+		goto out;
+	}
+	if (cpt <= 0)
+		cpt = job->cpus_per_task ? job->cpus_per_task : 1;
+	if (!ntasks && !want_nodes)
+		ntasks = job->ntasks ? job->ntasks : job->nalloc;
+	if (!ntasks)
+		ntasks = want_nodes * (per_node ? per_node : 1);
+	if (!want_nodes)
+		want_nodes = nreq > 0 ? nreq : ntasks < job->nalloc ? ntasks : job->nalloc;
+	if (per_node && want_nodes * per_node < ntasks)
+		want_nodes = (ntasks + per_node - 1) / per_node;
+	if (want_nodes > ntasks || want_nodes > job->nalloc || want_nodes < nreq || ntasks < 1) {
+		rc = HERD_ERR_NODE_CONFIG;
+		errprintf(err, "%s", herd_strerror(rc));
+		goto out;
+	}
+	for (int i = 0; i < nreq; i++) {
+		bool ours = false;
+		for (int j = 0; j < job->nalloc; j++)
+			ours |= job->alloc_node[j] == req_idx[i];
+		if (!ours || in_list(exc_idx, nexc, req_idx[i])) {
+			rc = HERD_ERR_NODE_CONFIG;
+			errprintf(err, "%s", herd_strerror(rc));
+			goto out;
+		}
+	}
+	/* Tasks per node as the batch launch spreads them: evenly, the first
+	 * nodes get the remainder (each at most --ntasks-per-node). */
+	int *tasks = s->ntasks = xmalloc(want_nodes * sizeof(int));
+	for (int i = 0; i < want_nodes; i++)
+		tasks[i] = ntasks / want_nodes + (i < ntasks % want_nodes);
+	/* Required nodes first, then the job's in order; each must have the
+	 * CPUs: a step that does not say --exact (or -c) takes every CPU of the
+	 * job on its nodes, as Slurm 22.05's steps do. */
+	for (int pass = 0; pass < 2 && npick < want_nodes; pass++) {
+		for (int j = 0; j < job->nalloc && npick < want_nodes; j++) {
+			int node = job->alloc_node[j];
+			bool required = in_list(req_idx, nreq, node);
+			if ((pass == 0) != required || in_list(exc_idx, nexc, node) || in_list(pick, npick, j))
+				continue;
+			int need = tasks[npick] * cpt, have = job->alloc_cpus[j];
+			if (need > have)
+				continue;   /* never fits here */
+			struct bitmap *avail = overlap ? bitmap_copy(job->alloc_cpuset && job->alloc_cpuset[j]
+							     ? job->alloc_cpuset[j] : NULL)
+						       : free_cpus(job, j);
+			if (!avail)
+				avail = bitmap_create(1);
+			uint32_t take = exact ? (uint32_t)need : (uint32_t)have;
+			bool known = job->alloc_cpuset && job->alloc_cpuset[j];
+			if (known && bitmap_count(avail) < take) {
+				busy = true;
+				bitmap_destroy(avail);
+				if (required)
+					break;
+				continue;
+			}
+			sets[npick] = known ? first_cpus(avail, take) : bitmap_create(1);
+			bitmap_destroy(avail);
+			pick[npick++] = j;
+		}
+	}
+	if (npick < want_nodes) {
+		rc = busy ? HERD_ERR_NODES_BUSY : HERD_ERR_NODE_CONFIG;
+		errprintf(err, "%s", herd_strerror(rc));
+		for (int i = 0; i < npick; i++)
+			bitmap_destroy(sets[i]);
+		goto out;
+	}
+	s->nnodes = npick;
+	s->job_node = pick;
+	s->cpuset = sets;
+	s->holds = !overlap;
+	s->num_tasks = ntasks;
+	s->cpus_per_task = cpt;
+	pick = NULL;
+	sets = NULL;
+out:
+	free(pick);
+	free(sets);
+	free(req_idx);
+	free(exc_idx);
+	return rc;
+}
+
+/* Global task IDs of step node i (block, cyclic, plane=P). */
+static json_t *task_ids(const struct step *s, int i)
+{
+	json_t *ids = json_array();
+	const char *d = s->distribution;
+	int plane = !strncmp(d, "plane=", 6) ? atoi(d + 6) : 0;
+	int n = s->nnodes, *left = xmalloc(n * sizeof(int)), node = 0;
+
+	if (plane <= 0 && strncmp(d, "cyclic", 6))
+		plane = -1;   /* block */
+	for (int k = 0; k < n; k++)
+		left[k] = s->ntasks[k];
+	if (plane < 0) {
+		int first = 0;
+		for (int k = 0; k < i; k++)
+			first += s->ntasks[k];
+		for (int t = 0; t < s->ntasks[i]; t++)
+			json_array_append_new(ids, json_integer(first + t));
+	} else {
+		int chunk = plane ? plane : 1, in_chunk = 0;
+		for (uint32_t t = 0; t < s->num_tasks; t++) {
+			for (int tries = 0; left[node] == 0 && tries < n; tries++) {
+				node = (node + 1) % n;
+				in_chunk = 0;
+			}
+			if (node == i)
+				json_array_append_new(ids, json_integer(t));
+			left[node]--;
+			if (++in_chunk >= chunk || left[node] == 0) {
+				node = (node + 1) % n;
+				in_chunk = 0;
+			}
+		}
+	}
+	free(left);
+	return ids;
+}
+
+static const char *state_of(const struct step *s)
+{
+	return job_state_name(s->state);
+}
+
+json_t *step_to_json(const struct job *job, const struct step *s)
+{
+	json_t *alloc = json_array();
+	for (int i = 0; i < s->nnodes; i++) {
+		char *ids = bitmap_fmt_ranges(s->cpuset[i]);
+		int j = s->job_node[i];
+		json_array_append_new(alloc, json_pack("[s,i,s]", ctld.nodes[job->alloc_node[j]].name,
+						       s->ntasks[i], ids));
+		free(ids);
+	}
+	json_t *o = json_pack("{s:I, s:I, s:s, s:s, s:I, s:I, s:s, s:i, s:I, s:I, s:s, s:s, s:i, s:I,"
+			      " s:I, s:I, s:I, s:b, s:o, s:b, s:s, s:I, s:I, s:I}",
+			      "job_id", (json_int_t)s->job_id, "step_id", (json_int_t)s->step_id,
+			      "name", s->name, "state", state_of(s),
+			      "start_time", (json_int_t)s->start_time, "end_time", (json_int_t)s->end_time,
+			      "nodes", s->nodes_str, "num_nodes", s->nnodes,
+			      "num_tasks", (json_int_t)s->num_tasks,
+			      "cpus_per_task", (json_int_t)s->cpus_per_task,
+			      "tasks_per_node", s->tasks_per_node, "distribution", s->distribution,
+			      "exit_code", s->exit_status, "time_limit", (json_int_t)s->time_limit,
+			      "cpu_time_us", (json_int_t)s->cpu_time_us,
+			      "max_rss_kb", (json_int_t)s->max_rss_kb,
+			      "ave_rss_kb", (json_int_t)(s->nodes_done ? s->ave_rss_sum / s->nodes_done : 0),
+			      "holds", s->holds, "alloc", alloc, "oom", s->oom,
+			      "failed_node", s->failed_node ? s->failed_node : "",
+			      "mem_mb", (json_int_t)s->mem_mb, "uid", (json_int_t)job->uid,
+			      "num_cpus", (json_int_t)0);
+	json_int_t cpus = 0;
+	for (int i = 0; i < s->nnodes; i++)
+		cpus += s->holds || s->cpuset[i]->nbits > 1 ? bitmap_count(s->cpuset[i])
+							    : s->ntasks[i] * s->cpus_per_task;
+	json_object_set_new(o, "num_cpus", json_integer(cpus));
+	return o;
+}
+
+static void save(const struct job *job, const struct step *s)
+{
+	store_step_save(s->job_id, s->step_id, s->state, step_to_json(job, s));
+}
+
+/* The step is over (every node reported, the job ended, or a node failed). */
+static void step_end(struct job *job, struct step *s, enum job_state state)
+{
+	char buf[16];
+	if (job_state_is_final(s->state))
+		return;
+	s->state = state;
+	s->end_time = time(NULL);
+	hold(job, s, false);
+	save(job, s);
+	log_info("job %u: step %s %s (status %d)", job->id, step_id_name(s->step_id, buf, sizeof(buf)),
+		 state_of(s), s->exit_status);
+}
+
+/* The final state from what the nodes said. */
+static enum job_state final_state(const struct step *s)
+{
+	if (s->failed_node)
+		return JOB_NODE_FAIL;
+	if (s->cancelled)
+		return JOB_CANCELLED;
+	if (s->timed_out)
+		return JOB_TIMEOUT;
+	if (s->oom)
+		return JOB_OUT_OF_MEMORY;
+	if (s->launch_failed)
+		return JOB_FAILED;
+	if (WIFEXITED(s->exit_status) && WEXITSTATUS(s->exit_status) == 0)
+		return JOB_COMPLETED;
+	return JOB_FAILED;
+}
+
+/* Exit statuses compare as Slurm's: an exit code above a signal above 0. */
+static int worse(int a, int b)
+{
+	int ka = WIFEXITED(a) ? WEXITSTATUS(a) : WIFSIGNALED(a) ? 128 + WTERMSIG(a) : 0;
+	int kb = WIFEXITED(b) ? WEXITSTATUS(b) : WIFSIGNALED(b) ? 128 + WTERMSIG(b) : 0;
+	return kb > ka ? b : a;
+}
+
+/* ---- STEP_CREATE ---- */
+
+static void create_reply(struct job *job, struct step *s)
+{
+	struct net_req *req = s->req;
+	s->req = NULL;
+	if (s->launch_error) {
+		s->launch_failed = true;
+		/* what started elsewhere stops again */
+		for (int i = 0; i < s->nnodes; i++)
+			launch_step_signal(&ctld.nodes[job->alloc_node[s->job_node[i]]], job->id,
+					   s->step_id, 0);
+		s->exit_status = 1 << 8;
+		step_end(job, s, JOB_FAILED);
+		net_respond(req, HERD_ERR_INTERNAL, NULL, s->launch_error);
+		return;
+	}
+	net_respond(req, 0, json_incref(s->layout), NULL);
+}
+
+struct launch_wait {
+	uint32_t job_id, step_id;
+	int node;                   /* index of the step node */
+};
+
+static void launch_step_done(void *arg, json_t *reply, const struct herd_error *err)
+{
+	struct launch_wait *w = arg;
+	struct job *job = job_find(w->job_id);
+	struct step *s = job ? step_find(job, w->step_id) : NULL;
+	struct herd_error rerr = { "" };
+
+	if (s && s->req) {
+		if (!reply || msg_reply_rc(reply, &rerr) != 0) {
+			const char *why = reply ? rerr.text : err->text;
+			log_error("job %u: step %u: launch on %s failed: %s", w->job_id, w->step_id,
+				  ctld.nodes[job->alloc_node[s->job_node[w->node]]].name, why);
+			if (!s->launch_error)
+				s->launch_error = xstrdup(why);
+		}
+		if (--s->launches_left == 0)
+			create_reply(job, s);
+	}
+	free(w);
+}
+
+struct create_ctx {
+	uint32_t job_id, step_id;
+	json_t *spec;
+};
+
+/* After the step's record is durable: LAUNCH_STEP to every node at once. */
+static void launch_after_commit(void *arg, bool ok)
+{
+	struct create_ctx *c = arg;
+	struct job *job = job_find(c->job_id);
+	struct step *s = job ? step_find(job, c->step_id) : NULL;
+	json_t *spec = c->spec;
+
+	free(c);
+	if (!s || !s->req) {
+		json_decref(spec);
+		return;
+	}
+	if (!ok) {
+		s->launch_error = xstrdup("the controller could not save the step");
+		create_reply(job, s);
+		json_decref(spec);
+		return;
+	}
+	json_t *jspec = store_job_spec(job->array_job_id ? job->array_job_id : job->id);
+	json_t *launch = launch_object(job, jspec);
+	json_decref(jspec);
+	/* A step is not the batch script: the step's own command and files. */
+	json_object_set_new(launch, "script", json_string(""));
+	const char *keys[] = { "argv", "env", "cwd", "stdout", "stderr", "stdin" };
+	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+		json_object_set(launch, keys[k], json_object_get(spec, keys[k]));
+	if (!json_is_integer(json_object_get(launch, "umask")))
+		json_object_set_new(launch, "umask", json_integer(022));
+	json_object_del(launch, "cpu_ids");
+	json_object_set_new(launch, "time_limit", json_integer(s->time_limit));
+
+	json_t *step = json_deep_copy(spec);
+	const char *drop[] = { "num_nodes", "num_tasks", "ntasks_per_node", "mem_per_cpu", "overlap",
+			       "exact", "exclusive", "req_nodelist", "exc_nodelist", "name" };
+	for (size_t k = 0; k < sizeof(drop) / sizeof(drop[0]); k++)
+		json_object_del(step, drop[k]);
+	json_object_set_new(step, "step_id", json_integer(s->step_id));
+	json_object_set_new(step, "step_name", json_string(s->name));
+	json_object_set_new(step, "step_nodes", json_string(s->nodes_str));
+	json_object_set_new(step, "step_num_nodes", json_integer(s->nnodes));
+	json_object_set_new(step, "step_num_tasks", json_integer(s->num_tasks));
+	json_object_set_new(step, "step_tasks_per_node", json_string(s->tasks_per_node));
+	json_object_set_new(step, "cpus_per_task", json_integer(s->cpus_per_task));
+	json_object_set_new(step, "distribution", json_string(s->distribution));
+	json_object_set_new(step, "time_limit", json_integer(s->time_limit));
+	s->launches_left = s->nnodes;
+	for (int i = 0; i < s->nnodes; i++) {
+		int j = s->job_node[i];
+		struct node *n = &ctld.nodes[job->alloc_node[j]];
+		char *cpus = s->cpuset[i]->nbits > 1 || bitmap_count(s->cpuset[i])
+			     ? bitmap_fmt_ranges(s->cpuset[i]) : xstrdup("");
+		uint64_t mem = s->mem_mb ? s->mem_mb : job_node_mem(job, j);
+		json_object_set_new(step, "node_id", json_integer(i));
+		json_object_set_new(step, "task_ids", task_ids(s, i));
+		json_object_set_new(step, "cpus", json_string(cpus));
+		json_object_set_new(step, "mem_mb", json_integer((json_int_t)mem));
+		json_object_set_new(launch, "cpus_on_node", json_integer(job->alloc_cpus[j]));
+		json_object_set(launch, "step", step);
+		json_t *body = json_pack("{s:I, s:I, s:O}", "job_id", (json_int_t)job->id, "step_id",
+					 (json_int_t)s->step_id, "launch", launch);
+		struct launch_wait *w = xmalloc(sizeof(*w));
+		*w = (struct launch_wait){ job->id, s->step_id, i };
+		struct net_target to = launch_node_target(n);
+		net_call_async(ctld.loop, &to, MSG_LAUNCH_STEP, body, 30000, launch_step_done, w);
+		json_decref(body);
+		free(cpus);
+	}
+	json_decref(step);
+	json_decref(launch);
+	json_decref(spec);
+}
+
+static bool may_act(const struct job *job, uid_t uid)
+{
+	return job->uid == uid || rpc_is_admin(uid);
+}
+
+static char *base_name(const json_t *argv)
+{
+	const char *a = json_string_value(json_array_get(argv, 0));
+	const char *slash = a ? strrchr(a, '/') : NULL;
+	return xstrdup(slash ? slash + 1 : a ? a : "");
+}
+
+static bool valid_distribution(const char *d)
+{
+	return !strcmp(d, "block") || !strcmp(d, "cyclic") ||
+	       (!strncmp(d, "plane=", 6) && atoi(d + 6) > 0);
+}
+
+void step_create(struct net_req *req)
+{
+	uint32_t id = json_integer_value(json_object_get(req->body, "job_id"));
+	json_t *spec = json_object_get(req->body, "step");
+	struct job *job = job_find(id);
+	struct herd_error err = { "" };
+	const char *dist = json_string_value(json_object_get(spec, "distribution"));
+	const char *name = json_string_value(json_object_get(spec, "name"));
+	int64_t limit = json_integer_value(json_object_get(spec, "time_limit"));
+	int rc;
+
+	if (!job) {
+		net_respond(req, HERD_ERR_INVALID_JOB, NULL, NULL);
+		return;
+	}
+	if (!may_act(job, req->uid)) {
+		net_respond(req, HERD_ERR_ACCESS, NULL, NULL);
+		return;
+	}
+	if (job->state == JOB_PENDING) {
+		net_respond(req, HERD_ERR_JOB_PENDING, NULL, NULL);
+		return;
+	}
+	if (job->state != JOB_RUNNING || job->launch != LAUNCH_DONE) {
+		net_respond(req, job->state == JOB_RUNNING ? HERD_ERR_NODES_BUSY : HERD_ERR_ALREADY_DONE,
+			    NULL, NULL);
+		return;
+	}
+	if (!*dist)
+		dist = "block";
+	if (!valid_distribution(dist) || json_array_size(json_object_get(spec, "argv")) == 0 ||
+	    json_integer_value(json_object_get(spec, "num_tasks")) < 0 ||
+	    json_integer_value(json_object_get(spec, "num_nodes")) < 0 ||
+	    json_integer_value(json_object_get(spec, "cpus_per_task")) < 0) {
+		net_respond(req, HERD_ERR_INVALID_ARG, NULL, NULL);
+		return;
+	}
+	struct step *s = xmalloc(sizeof(*s));
+	s->job_id = job->id;
+	s->distribution = xstrdup(dist);
+	if ((rc = layout(job, spec, s, &err))) {
+		step_free(s);
+		net_respond(req, rc, NULL, err.text);
+		return;
+	}
+	s->step_id = job->next_step_id++;
+	s->name = *name ? xstrdup(name) : base_name(json_object_get(spec, "argv"));
+	s->state = JOB_RUNNING;
+	s->start_time = time(NULL);
+	s->time_limit = limit >= 0 ? limit : -1;
+	uint64_t mem = json_integer_value(json_object_get(spec, "mem_mb"));
+	uint64_t mem_cpu = json_integer_value(json_object_get(spec, "mem_per_cpu"));
+	s->mem_mb = mem ? mem : mem_cpu ? mem_cpu * s->ntasks[0] * s->cpus_per_task : 0;
+	s->node_done = xmalloc(s->nnodes * sizeof(bool));
+	struct hostlist *hl = hostlist_create(NULL);
+	for (int i = 0; i < s->nnodes; i++)
+		hostlist_push(hl, ctld.nodes[job->alloc_node[s->job_node[i]]].name);
+	s->nodes_str = hostlist_ranged_string(hl);
+	s->tasks_per_node = counts(s->ntasks, s->nnodes);
+	hold(job, s, true);
+	s->next = job->steps;
+	job->steps = s;
+
+	json_t *names = json_array(), *ids = json_array(), *cpn = json_array();
+	for (int i = 0; i < s->nnodes; i++) {
+		json_array_append_new(names, json_string(ctld.nodes[job->alloc_node[s->job_node[i]]].name));
+		json_array_append_new(ids, task_ids(s, i));
+		json_array_append_new(cpn, json_integer(s->holds ? (int)bitmap_count(s->cpuset[i])
+								 : s->ntasks[i] * (int)s->cpus_per_task));
+	}
+	s->layout = json_pack("{s:I, s:s, s:i, s:I, s:o, s:s, s:o, s:o}", "step_id",
+			      (json_int_t)s->step_id, "nodes", s->nodes_str, "num_nodes", s->nnodes,
+			      "num_tasks", (json_int_t)s->num_tasks, "node_names", names,
+			      "tasks_per_node", s->tasks_per_node, "task_ids", ids, "cpus_per_node", cpn);
+	hostlist_destroy(hl);
+	s->req = req;
+	save(job, s);
+	store_job_update(job);   /* next_step_id */
+	struct create_ctx *c = xmalloc(sizeof(*c));
+	*c = (struct create_ctx){ job->id, s->step_id, json_incref(spec) };
+	store_after_commit(launch_after_commit, c);
+	log_info("job %u: step %u on %s (%u tasks)", job->id, s->step_id, s->nodes_str, s->num_tasks);
+}
+
+/* ---- STEP_COMPLETE ---- */
+
+void step_complete(struct net_req *req)
+{
+	json_t *b = req->body;
+	uint32_t id = json_integer_value(json_object_get(b, "job_id"));
+	uint32_t step_id = json_integer_value(json_object_get(b, "step_id"));
+	const char *node = json_string_value(json_object_get(b, "node"));
+	struct job *job = job_find(id);
+	struct step *s = job ? step_find(job, step_id) : NULL;
+	int k = -1;
+
+	if (s)
+		for (int i = 0; i < s->nnodes; i++)
+			if (!strcmp(ctld.nodes[job->alloc_node[s->job_node[i]]].name, node))
+				k = i;
+	if (!s || k < 0 || s->node_done[k]) {   /* a repeat, or long gone */
+		net_respond(req, 0, NULL, NULL);
+		return;
+	}
+	s->node_done[k] = true;
+	s->nodes_done++;
+	s->exit_status = worse(s->exit_status, json_integer_value(json_object_get(b, "status")));
+	s->timed_out |= json_is_true(json_object_get(b, "timed_out"));
+	s->oom |= json_is_true(json_object_get(b, "oom"));
+	s->cpu_time_us += json_integer_value(json_object_get(b, "cpu_time_us"));
+	uint64_t rss = json_integer_value(json_object_get(b, "max_rss_kb"));
+	if (rss > s->max_rss_kb)
+		s->max_rss_kb = rss;
+	s->ave_rss_sum += json_integer_value(json_object_get(b, "ave_rss_kb"));
+	if (job_state_is_final(s->state))
+		save(job, s);   /* ended with the job: the usage still counts */
+	else if (s->nodes_done == s->nnodes)
+		step_end(job, s, final_state(s));
+	respond_durable(req, 0, false);
+}
+
+/* ---- cancel, job end, node failure ---- */
+
+int step_cancel(struct job *job, uint32_t step_id, int sig, uid_t uid)
+{
+	struct step *s = step_find(job, step_id);
+
+	if (step_id == STEP_BATCH && !job->alloc_only && job->nalloc) {
+		if (!sig)
+			return HERD_ERR_INVALID_ARG;   /* the batch step ends with the job: scancel N */
+		launch_signal(job, sig, "batch");
+		return 0;
+	}
+	if (!s)
+		return HERD_ERR_NO_STEP;
+	if (job_state_is_final(s->state))
+		return HERD_ERR_ALREADY_DONE;
+	if (!sig) {
+		char *who = xasprintf("%u step %u", (unsigned)uid, s->step_id);
+		store_job_event(job->id, "STEP_CANCEL", who);
+		free(who);
+		s->cancelled = true;
+	}
+	for (int i = 0; i < s->nnodes; i++)
+		launch_step_signal(&ctld.nodes[job->alloc_node[s->job_node[i]]], job->id, s->step_id, sig);
+	return 0;
+}
+
+void step_job_ended(struct job *job, enum job_state state)
+{
+	bool any = false;
+	for (struct step *s = job->steps; s; s = s->next) {
+		if (job_state_is_final(s->state))
+			continue;
+		any = true;
+		if (state == JOB_TIMEOUT)
+			s->timed_out = true;
+		else if (state != JOB_NODE_FAIL)
+			s->cancelled = true;
+		if (s->req) {
+			s->launch_error = xstrdup(herd_strerror(HERD_ERR_ALREADY_DONE));
+			create_reply(job, s);
+		}
+		step_end(job, s, final_state(s));
+	}
+	/* Their processes: every node of the job (the batch node's herdstepd
+	 * ends the batch script itself). */
+	if (any || job->alloc_only)
+		launch_terminate(job);
+}
+
+void step_node_failed(struct job *job, int idx)
+{
+	for (struct step *s = job->steps; s; s = s->next) {
+		if (job_state_is_final(s->state))
+			continue;
+		for (int i = 0; i < s->nnodes; i++)
+			if (job->alloc_node[s->job_node[i]] == idx && !s->failed_node)
+				s->failed_node = xstrdup(ctld.nodes[idx].name);
+	}
+}
+
+/* ---- STEP_INFO ---- */
+
+static void info_job(struct job *job, json_t *out, uid_t uid)
+{
+	for (struct step *s = job->steps; s; s = s->next) {
+		json_t *o = step_to_json(job, s);
+		json_object_set_new(o, "user", json_string(job->user ? job->user : ""));
+		json_object_set_new(o, "partition", json_string(job->part ? job->part->name : ""));
+		json_object_set_new(o, "array_job_id", json_integer(job->array_job_id));
+		json_object_set_new(o, "array_task_id", json_integer(job->array_task_id));
+		json_array_append_new(out, o);
+	}
+	/* The batch step of a running batch job, as squeue -s lists it. */
+	if (!job->alloc_only && job->nalloc && (job->state == JOB_RUNNING || job->state == JOB_COMPLETING)) {
+		char ids[32] = "";
+		json_t *o = json_pack("{s:I, s:I, s:s, s:s, s:I, s:I, s:s, s:i, s:i, s:i, s:I, s:s, s:s,"
+				      " s:I, s:I, s:i, s:I}",
+				      "job_id", (json_int_t)job->id, "step_id", (json_int_t)STEP_BATCH,
+				      "name", "batch", "state", "RUNNING",
+				      "start_time", (json_int_t)job->start_time, "end_time", (json_int_t)0,
+				      "nodes", ctld.nodes[job->alloc_node[0]].name, "num_nodes", 1,
+				      "num_tasks", 1, "cpus_per_task", (int)(job->cpus_per_task ?: 1),
+				      "time_limit", (json_int_t)-1, "user", job->user ? job->user : "",
+				      "partition", job->part ? job->part->name : "",
+				      "array_job_id", (json_int_t)job->array_job_id,
+				      "array_task_id", (json_int_t)job->array_task_id,
+				      "exit_code", 0, "uid", (json_int_t)job->uid);
+		json_object_set_new(o, "num_cpus", json_integer(job->alloc_cpus[0]));
+		json_object_set_new(o, "tasks_per_node", json_string("1"));
+		json_object_set_new(o, "failed_node", json_string(""));
+		(void)ids;
+		json_array_append_new(out, o);
+	}
+	(void)uid;
+}
+
+struct info_ctx {
+	json_t *out;
+	uid_t uid;
+};
+
+static void info_one(struct job *job, void *arg)
+{
+	struct info_ctx *c = arg;
+	if (job->steps || ((job->state == JOB_RUNNING || job->state == JOB_COMPLETING) && job->nalloc))
+		info_job(job, c->out, c->uid);
+}
+
+void step_info(struct net_req *req)
+{
+	json_t *ids = json_object_get(req->body, "job_ids"), *v;
+	struct info_ctx c = { json_array(), req->uid };
+	size_t i;
+
+	if (ids) {
+		json_array_foreach(ids, i, v) {
+			struct job *job = job_find(json_integer_value(v));
+			if (job)
+				info_job(job, c.out, req->uid);
+		}
+	} else {
+		job_foreach(info_one, &c);
+	}
+	net_respond(req, 0, json_pack("{s:o, s:I}", "steps", c.out, "time", (json_int_t)time(NULL)),
+		    NULL);
+}
+
+/* ---- restart ---- */
+
+void step_restore(const json_t *rec)
+{
+	uint32_t id = json_integer_value(json_object_get(rec, "job_id"));
+	struct job *job = job_find(id);
+	json_t *alloc = json_object_get(rec, "alloc"), *a;
+	size_t i;
+
+	if (!job || (job->state != JOB_RUNNING && job->state != JOB_COMPLETING) || !job->nalloc) {
+		/* Its job ended while the controller was down: so did the step. */
+		json_t *done = json_deep_copy(rec);
+		json_object_set_new(done, "state", json_string("CANCELLED"));
+		json_object_set_new(done, "end_time", json_integer(job && job->end_time ? job->end_time
+									 : time(NULL)));
+		store_step_save(id, json_integer_value(json_object_get(rec, "step_id")), JOB_CANCELLED, done);
+		return;
+	}
+	struct step *s = xmalloc(sizeof(*s));
+	s->job_id = id;
+	s->step_id = json_integer_value(json_object_get(rec, "step_id"));
+	s->name = xstrdup(json_string_value(json_object_get(rec, "name")) ?: "");
+	s->state = JOB_RUNNING;
+	s->start_time = json_integer_value(json_object_get(rec, "start_time"));
+	s->num_tasks = json_integer_value(json_object_get(rec, "num_tasks"));
+	s->cpus_per_task = json_integer_value(json_object_get(rec, "cpus_per_task"));
+	s->time_limit = json_integer_value(json_object_get(rec, "time_limit"));
+	s->mem_mb = json_integer_value(json_object_get(rec, "mem_mb"));
+	s->nodes_str = xstrdup(json_string_value(json_object_get(rec, "nodes")) ?: "");
+	s->tasks_per_node = xstrdup(json_string_value(json_object_get(rec, "tasks_per_node")) ?: "");
+	s->distribution = xstrdup(json_string_value(json_object_get(rec, "distribution")) ?: "block");
+	s->holds = json_is_true(json_object_get(rec, "holds"));
+	size_t n = json_array_size(alloc);
+	s->job_node = xmalloc((n + 1) * sizeof(int));
+	s->ntasks = xmalloc((n + 1) * sizeof(int));
+	s->cpuset = xmalloc((n + 1) * sizeof(*s->cpuset));
+	json_array_foreach(alloc, i, a) {
+		int idx = node_index(json_string_value(json_array_get(a, 0)) ?: ""), j = -1;
+		for (int k = 0; k < job->nalloc; k++)
+			if (job->alloc_node[k] == idx)
+				j = k;
+		if (j < 0)
+			continue;
+		s->job_node[s->nnodes] = j;
+		s->ntasks[s->nnodes] = json_integer_value(json_array_get(a, 1));
+		s->cpuset[s->nnodes] = bitmap_parse(json_string_value(json_array_get(a, 2)) ?: "", 1u << 20);
+		if (!s->cpuset[s->nnodes])
+			s->cpuset[s->nnodes] = bitmap_create(1);
+		s->nnodes++;
+	}
+	s->node_done = xmalloc((s->nnodes + 1) * sizeof(bool));
+	hold(job, s, true);
+	s->next = job->steps;
+	job->steps = s;
+}
+
+/* ---- jobs without a batch script ---- */
+
+void step_complete_alloc(struct net_req *req)
+{
+	uint32_t id = json_integer_value(json_object_get(req->body, "job_id"));
+	int status = json_integer_value(json_object_get(req->body, "status"));
+	struct job *job = job_find(id);
+
+	if (!job || !job->alloc_only) {
+		net_respond(req, HERD_ERR_INVALID_JOB, NULL, NULL);
+		return;
+	}
+	if (!may_act(job, req->uid)) {
+		net_respond(req, HERD_ERR_ACCESS, NULL, NULL);
+		return;
+	}
+	if (job_state_is_final(job->state)) {
+		net_respond(req, 0, NULL, NULL);   /* cancelled or timed out already */
+		return;
+	}
+	job->exit_status = status;
+	if (job->state == JOB_PENDING)
+		job_set_state(job, JOB_CANCELLED, REASON_NONE);
+	else if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		job_set_state(job, JOB_COMPLETED, REASON_NONE);
+	else
+		job_set_state(job, JOB_FAILED, REASON_NONZERO_EXIT);
+	respond_durable(req, id, false);
+}
+
+static void alloc_limit(struct job *job, void *arg)
+{
+	time_t now = *(time_t *)arg;
+	if (job->alloc_only && job->state == JOB_RUNNING && job->time_limit >= 0 &&
+	    job->start_time + job->time_limit <= now) {
+		log_info("job %u: time limit reached", job->id);
+		job_set_state(job, JOB_TIMEOUT, REASON_TIME_LIMIT);
+	}
+}
+
+void step_check_alloc_limits(time_t now)
+{
+	job_foreach(alloc_limit, &now);
+}
