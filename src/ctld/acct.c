@@ -112,7 +112,26 @@ static int cancel_uid(sqlite3_stmt *st, int64_t id)
 	return uid;
 }
 
-static void add_row(struct acct_query *q, sqlite3_stmt *ev, const char *text, size_t *n)
+/* The job's steps (N.0, N.1 ...), in step order. */
+static json_t *job_steps(sqlite3_stmt *st, int64_t id)
+{
+	json_t *steps = json_array();
+	sqlite3_reset(st);
+	sqlite3_bind_int64(st, 1, id);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		json_t *rec = json_loads((const char *)sqlite3_column_text(st, 0), 0, NULL);
+		if (rec) {
+			json_object_del(rec, "alloc");
+			json_object_del(rec, "holds");
+			json_array_append_new(steps, rec);
+		}
+	}
+	sqlite3_reset(st);
+	return steps;
+}
+
+static void add_row(struct acct_query *q, sqlite3_stmt *ev, sqlite3_stmt *steps, const char *text,
+		    size_t *n)
 {
 	json_t *rec = text ? json_loads(text, 0, NULL) : NULL;
 	int state = rec ? job_state_parse(json_string_value(json_object_get(rec, "state")) ?: "") : -1;
@@ -129,6 +148,7 @@ static void add_row(struct acct_query *q, sqlite3_stmt *ev, const char *text, si
 		if (uid >= 0)
 			json_object_set_new(rec, "requid", json_integer(uid));
 	}
+	json_object_set_new(rec, "steps", job_steps(steps, rec_int(rec, "job_id")));
 	char *row = json_dumps(rec, JSON_COMPACT);
 	if (*n)
 		strbuf_add(&q->out, ",", 1);
@@ -146,7 +166,7 @@ static void acct_work(uv_work_t *w)
 {
 	struct acct_query *q = w->data;
 	sqlite3 *db = NULL;
-	sqlite3_stmt *st = NULL, *ev = NULL;
+	sqlite3_stmt *st = NULL, *ev = NULL, *steps = NULL;
 	size_t n = 0;
 	char tail[64];
 
@@ -155,7 +175,9 @@ static void acct_work(uv_work_t *w)
 		goto error;
 	sqlite3_busy_timeout(db, 10000);
 	if (sqlite3_prepare_v2(db, "SELECT detail FROM job_events WHERE job_id=? AND event='CANCEL'"
-			       " ORDER BY rowid DESC LIMIT 1", -1, &ev, NULL) != SQLITE_OK)
+			       " ORDER BY rowid DESC LIMIT 1", -1, &ev, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, "SELECT rec FROM steps WHERE job_id=? ORDER BY step_id", -1, &steps,
+			       NULL) != SQLITE_OK)
 		goto error;
 	/* One read transaction: the rows are one consistent picture. */
 	if (sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
@@ -189,7 +211,7 @@ static void acct_work(uv_work_t *w)
 			qsort(found, nfound, sizeof(*found), cmp_id);   /* id first in each entry */
 		for (size_t i = 0; i < nfound; i++) {
 			if (!i || found[i].id != found[i - 1].id)
-				add_row(q, ev, found[i].rec, &n);
+				add_row(q, ev, steps, found[i].rec, &n);
 			free(found[i].rec);
 		}
 		free(found);
@@ -202,7 +224,7 @@ static void acct_work(uv_work_t *w)
 		sqlite3_bind_int64(st, 1, q->start);
 		int rc;
 		while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-			add_row(q, ev, (const char *)sqlite3_column_text(st, 0), &n);
+			add_row(q, ev, steps, (const char *)sqlite3_column_text(st, 0), &n);
 		if (rc != SQLITE_DONE)
 			goto error;
 	}
@@ -217,6 +239,7 @@ error:
 out:
 	sqlite3_finalize(st);
 	sqlite3_finalize(ev);
+	sqlite3_finalize(steps);
 	if (db)
 		sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
 	sqlite3_close(db);
