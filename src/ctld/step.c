@@ -34,6 +34,7 @@ struct step {
 	bool *node_done;
 	int nodes_done;
 	bool cancelled, timed_out, oom, launch_failed;
+	bool with_job;              /* still running when its job ended normally: waits for its reports */
 	char *failed_node;          /* NODE_FAIL: the node that failed */
 	uint64_t cpu_time_us, max_rss_kb, ave_rss_sum;
 	/* STEP_CREATE's reply waits for every node's LAUNCH_STEP answer */
@@ -70,6 +71,8 @@ static void step_free(struct step *s)
 	free(s);
 }
 
+static void step_end(struct job *job, struct step *s, enum job_state state);
+
 void step_destroy_all(struct job *job)
 {
 	struct step *s = job->steps, *next;
@@ -77,6 +80,13 @@ void step_destroy_all(struct job *job)
 		next = s->next;
 		if (s->req)
 			net_respond(s->req, HERD_ERR_ALREADY_DONE, NULL, NULL);
+		/* An ended job's step whose nodes never reported (purged, or the
+		 * controller stops): it ended with the job.  A running job's
+		 * steps stay RUNNING in the store for the next start. */
+		if (!job_state_is_final(s->state) && job_state_is_final(job->state) && job->nalloc) {
+			s->cancelled = true;
+			step_end(job, s, JOB_CANCELLED);
+		}
 		step_free(s);
 	}
 	job->steps = NULL;
@@ -404,7 +414,8 @@ static enum job_state final_state(const struct step *s)
 {
 	if (s->failed_node)
 		return JOB_NODE_FAIL;
-	if (s->cancelled)
+	/* killed because its job ended: as Slurm, CANCELLED */
+	if (s->cancelled || (s->with_job && WIFSIGNALED(s->exit_status)))
 		return JOB_CANCELLED;
 	if (s->timed_out)
 		return JOB_TIMEOUT;
@@ -719,16 +730,29 @@ void step_job_ended(struct job *job, enum job_state state)
 {
 	bool any = false;
 	for (struct step *s = job->steps; s; s = s->next) {
-		if (job_state_is_final(s->state))
+		if (job_state_is_final(s->state) || s->with_job)
 			continue;
 		any = true;
-		if (state == JOB_TIMEOUT)
-			s->timed_out = true;
-		else if (state != JOB_NODE_FAIL)
-			s->cancelled = true;
 		if (s->req) {
 			s->launch_error = xstrdup(herd_strerror(HERD_ERR_ALREADY_DONE));
 			create_reply(job, s);
+			continue;
+		}
+		if (state == JOB_TIMEOUT) {
+			s->timed_out = true;
+		} else if (state == JOB_NODE_FAIL) {
+			if (!s->failed_node)
+				s->failed_node = xstrdup("");
+		} else if (state == JOB_CANCELLED || state == JOB_PREEMPTED || state == JOB_DEADLINE) {
+			s->cancelled = true;
+		} else {
+			/* The job ended on its own (its batch script, salloc's command,
+			 * or srun done with its step): the step's nodes report in a
+			 * moment (srun's own step has already ended there); what is
+			 * still running is killed and counts as CANCELLED. */
+			s->with_job = true;
+			hold(job, s, false);
+			continue;
 		}
 		step_end(job, s, final_state(s));
 	}
