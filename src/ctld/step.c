@@ -627,7 +627,7 @@ void step_create(struct net_req *req)
 	s->name = *name ? xstrdup(name) : base_name(json_object_get(spec, "argv"));
 	s->state = JOB_RUNNING;
 	s->start_time = time(NULL);
-	s->time_limit = limit >= 0 ? limit : -1;
+	s->time_limit = limit > 0 ? limit : -1;   /* 0 not given, -1 UNLIMITED: the job's */
 	uint64_t mem = json_integer_value(json_object_get(spec, "mem_mb"));
 	uint64_t mem_cpu = json_integer_value(json_object_get(spec, "mem_per_cpu"));
 	s->mem_mb = mem ? mem : mem_cpu ? mem_cpu * s->ntasks[0] * s->cpus_per_task : 0;
