@@ -344,9 +344,11 @@ static int cg_cpuset_inherit(const char *dir)
 	return 0;
 }
 
-/* Make root/herd/NODE/job_N/step_S; sets job and step.  -1 with errno. */
+/* Make root/herd/NODE/job_N/step_S; sets job and step.  -1 with errno.
+ * kind says what each new level needs before tasks can join below it. */
+enum cg_level_kind { CG_PLAIN, CG_V1_CPUSET, CG_V1_MEMORY };
 static int cg_make_levels(const char *root, const char *node, uint32_t job_id, const char *step,
-			  bool cpuset, char **job_out, char **step_out)
+			  enum cg_level_kind kind, char **job_out, char **step_out)
 {
 	char *levels[4];
 	levels[0] = xasprintf("%s/herd", root);
@@ -354,10 +356,24 @@ static int cg_make_levels(const char *root, const char *node, uint32_t job_id, c
 	levels[2] = xasprintf("%s/job_%u", levels[1], job_id);
 	levels[3] = xasprintf("%s/step_%s", levels[2], step);
 	int rc = 0;
-	for (int i = 0; i < 4 && rc == 0; i++) {
-		rc = cg_mkdir(levels[i]);
-		if (rc == 0 && cpuset)
-			rc = cg_cpuset_inherit(levels[i]);
+	/* The job's last step may be removing job_N (cgroup_step_destroy)
+	 * while this one is made: a level vanishing under us is retried. */
+	for (int attempt = 0; attempt < 3; attempt++) {
+		rc = 0;
+		for (int i = 0; i < 4 && rc == 0; i++) {
+			rc = cg_mkdir(levels[i]);
+			if (rc == 0 && kind == CG_V1_CPUSET)
+				rc = cg_cpuset_inherit(levels[i]);
+			/* Kernels before about 5.11 let a v1 memory cgroup
+			 * ignore its children's usage (use_hierarchy 0): the step's limit
+			 * must cover its task_T children. */
+			uint64_t hier;
+			if (rc == 0 && kind == CG_V1_MEMORY &&
+			    cg_read_u64(levels[i], "memory.use_hierarchy", &hier) == 0 && !hier)
+				cg_write(levels[i], "memory.use_hierarchy", "1");
+		}
+		if (rc == 0 || errno != ENOENT)
+			break;
 	}
 	int saved = errno;
 	free(levels[0]);
@@ -425,7 +441,9 @@ static int cg_v1_create(struct cgroup_step *cg, const struct cgroup_conf *cc, co
 		char *root = xasprintf("%s%s", mount, own);
 		free(own);
 		free(mount);
-		if (cg_make_levels(root, node, job_id, step, c == CG_CPUSET, &cg->job[c],
+		if (cg_make_levels(root, node, job_id, step,
+				   c == CG_CPUSET ? CG_V1_CPUSET : c == CG_MEMORY ? CG_V1_MEMORY : CG_PLAIN,
+				   &cg->job[c],
 				   &cg->step[c]) < 0) {
 			snprintf(fail[c], sizeof(fail[c]), "cannot create %s/herd/%s/job_%u/step_%s: %s",
 				 root, node, job_id, step, strerror(errno));
@@ -489,6 +507,32 @@ static int cg_v1_create(struct cgroup_step *cg, const struct cgroup_conf *cc, co
 	return 0;
 }
 
+/* Make levels[0..3] below root, each level handing the memory and cpuset
+ * controllers down to the next (a level's subtree_control), the step to its
+ * task_T.  A parent that cannot hand one down (it holds processes and is not
+ * the root: EBUSY) clears its flag.  -1 with errno when a mkdir fails. */
+static int cg_v2_make_levels(const char *root, char *const levels[4], bool *mem, bool *cpuset)
+{
+	const char *parent = root;
+	for (int i = 0; i <= 4; i++) {
+		/* mkdir first, so an unwritable hierarchy fails there, once. */
+		if (i < 4 && cg_mkdir(levels[i]) < 0)
+			return -1;
+		static const char *const names[2] = { "memory", "cpuset" };
+		bool *flags[2] = { mem, cpuset };
+		for (int k = 0; k < 2; k++)
+			if (*flags[k] && cg_write(parent, "cgroup.subtree_control", "+%s",
+						  names[k]) < 0) {
+				log_error("cgroup: cannot enable the %s controller in %s: %s",
+					  names[k], parent, strerror(errno));
+				*flags[k] = false;
+			}
+		if (i < 4)
+			parent = levels[i];
+	}
+	return 0;
+}
+
 static int cg_v2_create(struct cgroup_step *cg, const struct cgroup_conf *cc, const char *node,
 			uint32_t job_id, const char *step, const struct cgroup_limits *lim,
 			char *why, size_t whylen)
@@ -518,33 +562,13 @@ static int cg_v2_create(struct cgroup_step *cg, const struct cgroup_conf *cc, co
 	levels[2] = xasprintf("%s/job_%u", levels[1], job_id);
 	levels[3] = xasprintf("%s/step_%s", levels[2], step);
 	int rc = 0;
-	const char *parent = root;
-	for (int i = 0; i < 4 && rc == 0; i++) {
-		/* The parent gives its children the controllers: it must hold
-		 * no process itself (the root may), so a daemon living in a
-		 * non-root cgroup with processes gets none (EBUSY). */
-		if (has_mem && cg_write(parent, "cgroup.subtree_control", "+memory") < 0) {
-			log_error("cgroup: cannot enable the memory controller in %s: %s",
-				  parent, strerror(errno));
-			has_mem = false;
-		}
-		if (has_cpuset && cg_write(parent, "cgroup.subtree_control", "+cpuset") < 0) {
-			log_error("cgroup: cannot enable the cpuset controller in %s: %s",
-				  parent, strerror(errno));
-			has_cpuset = false;
-		}
-		rc = cg_mkdir(levels[i]);
-		if (rc < 0)
-			snprintf(why, whylen, "cannot create %s: %s", levels[i], strerror(errno));
-		parent = levels[i];
+	for (int attempt = 0; attempt < 3; attempt++) {   /* see cg_make_levels */
+		rc = cg_v2_make_levels(root, levels, &has_mem, &has_cpuset);
+		if (rc == 0 || errno != ENOENT)
+			break;
 	}
-	if (rc == 0) {
-		/* The step's tasks live in task_T below it. */
-		if (has_mem && cg_write(levels[3], "cgroup.subtree_control", "+memory") < 0)
-			has_mem = false;
-		if (has_cpuset && cg_write(levels[3], "cgroup.subtree_control", "+cpuset") < 0)
-			has_cpuset = false;
-	}
+	if (rc < 0)
+		snprintf(why, whylen, "cannot create %s: %s", levels[3], strerror(errno));
 	free(levels[0]);
 	free(levels[1]);
 	free(root);
@@ -610,8 +634,6 @@ struct cgroup_step *cgroup_step_create(const struct cgroup_conf *cc, const char 
 	int version = 0;
 	if (strcasecmp(plugin, "disabled") == 0)
 		snprintf(why, sizeof(why), "CgroupPlugin=disabled");
-	else if (geteuid() != 0)
-		snprintf(why, sizeof(why), "herdstepd is not running as root");
 	else if (cg_fs_is(mnt, CGROUP2_SUPER_MAGIC))
 		version = 2;
 	else {

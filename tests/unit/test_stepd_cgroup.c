@@ -315,6 +315,58 @@ static void test_noop_wrong_version(void **state)
 	check_noop("CgroupPlugin=cgroup/v2\n");
 }
 
+/* Not root (here: root turned nobody): the mkdir fails, one line says so,
+ * and the handle does nothing. */
+static void test_noop_not_root(void **state)
+{
+	if (geteuid() != 0) {
+		print_message("skipped: not root, cannot become another user to test this\n");
+		skip();
+	}
+	static const char *const mounts[] = { "/sys/fs/cgroup", "/sys/fs/cgroup/unified" };
+	for (int m = 0; m < 2; m++) {
+		char probe[128];
+		snprintf(probe, sizeof(probe), "%s/cgroup.controllers", mounts[m]);
+		if (m == 0 ? !cg_fs_is("/sys/fs/cgroup/freezer", CGROUP_SUPER_MAGIC) &&
+			     access(probe, F_OK) < 0
+			   : !cg_fs_is(mounts[m], CGROUP2_SUPER_MAGIC))
+			continue;   /* no such hierarchy on this host */
+		int out[2];
+		assert_int_equal(pipe(out), 0);
+		pid_t pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			dup2(out[1], 2);
+			if (setgid(65534) < 0 || setuid(65534) < 0)
+				_exit(2);
+			struct cgroup_conf cc = { .allowed_ram = 100, .plugin = "autodetect",
+						  .mountpoint = (char *)mounts[m] };
+			struct cgroup_step *cg = cgroup_step_create(&cc, node, 31, "0", NULL);
+			int v = cgroup_version(cg);
+			int rc = cgroup_add_task(cg, getpid(), 0) | cgroup_freeze(cg, true);
+			cgroup_step_destroy(cg);
+			_exit(v == 0 && rc == 0 ? 0 : 1);
+		}
+		close(out[1]);
+		char buf[2048];
+		size_t got = 0;
+		ssize_t r;
+		while ((r = read(out[0], buf + got, sizeof(buf) - 1 - got)) > 0)
+			got += r;
+		buf[got] = '\0';
+		close(out[0]);
+		int status;
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		print_message("%s as nobody: %s", mounts[m], buf);
+		assert_true(WIFEXITED(status));
+		assert_int_equal(WEXITSTATUS(status), 0);
+		assert_non_null(strstr(buf, "cgroups not usable ("));
+		assert_non_null(strstr(buf, "Permission denied"));
+		assert_non_null(strstr(buf, "processes are tracked without them"));
+		assert_int_equal(strchr(buf, '\n') - buf + 1, (long)got);   /* one line */
+	}
+}
+
 /* ---- v1 ---- */
 
 static void report_affinity(int out)
@@ -660,6 +712,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_noop_disabled, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_noop_no_cgroupfs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_noop_wrong_version, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_noop_not_root, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_v1_cores, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_v1_memory_oom, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_v1_freeze, setup, teardown),
