@@ -419,6 +419,29 @@ static uint64_t cg_percent_of_mb(uint64_t mb, double percent)
 	return (uint64_t)((double)mb * 1024 * 1024 * percent / 100.0);
 }
 
+/* v1 memory limits of the step.  memsw is RAM plus swap, so AllowedSwapSpace
+ * comes on top of the RAM limit; with ConstrainSwapSpace alone RAM and swap
+ * together are bounded (memsw may not be below limit_in_bytes, so both get
+ * it). */
+static void cg_v1_memory_limits(const char *dir, const struct cgroup_conf *cc, uint64_t mem_mb)
+{
+	uint64_t ram = cg_percent_of_mb(mem_mb, cc->allowed_ram);
+	uint64_t memsw = ram + cg_percent_of_mb(mem_mb, cc->allowed_swap);
+	bool has_memsw = cg_exists(dir, "memory.memsw.limit_in_bytes");
+	if (cc->constrain_swap && !has_memsw)
+		log_info("cgroup: this kernel has no memory.memsw.limit_in_bytes (swap "
+			 "accounting is off): ConstrainSwapSpace not applied");
+	uint64_t limit = cc->constrain_ram ? ram : memsw;
+	if ((cc->constrain_ram || (cc->constrain_swap && has_memsw)) &&
+	    cg_write(dir, "memory.limit_in_bytes", "%llu", (unsigned long long)limit) < 0)
+		log_error("cgroup: cannot set memory.limit_in_bytes of %s to %llu: %s", dir,
+			  (unsigned long long)limit, strerror(errno));
+	if (cc->constrain_swap && has_memsw &&
+	    cg_write(dir, "memory.memsw.limit_in_bytes", "%llu", (unsigned long long)memsw) < 0)
+		log_error("cgroup: cannot set memory.memsw.limit_in_bytes of %s to %llu: %s", dir,
+			  (unsigned long long)memsw, strerror(errno));
+}
+
 static int cg_v1_create(struct cgroup_step *cg, const struct cgroup_conf *cc, const char *node,
 			uint32_t job_id, const char *step, const struct cgroup_limits *lim,
 			char *why, size_t whylen)
@@ -471,24 +494,8 @@ static int cg_v1_create(struct cgroup_step *cg, const struct cgroup_conf *cc, co
 		snprintf(why, whylen, "no cgroup v1 controller at %s", cc->mountpoint);
 		return -1;
 	}
-	if (cg->step[CG_MEMORY] && cc->constrain_ram && lim && lim->mem_mb) {
-		uint64_t ram = cg_percent_of_mb(lim->mem_mb, cc->allowed_ram);
-		if (cg_write(cg->step[CG_MEMORY], "memory.limit_in_bytes", "%llu",
-			     (unsigned long long)ram) < 0)
-			log_error("cgroup: cannot set memory.limit_in_bytes of %s to %llu: %s",
-				  cg->step[CG_MEMORY], (unsigned long long)ram, strerror(errno));
-		/* memsw is RAM plus swap: AllowedSwapSpace is on top of the RAM limit. */
-		if (cc->constrain_swap) {
-			uint64_t sw = ram + cg_percent_of_mb(lim->mem_mb, cc->allowed_swap);
-			if (!cg_exists(cg->step[CG_MEMORY], "memory.memsw.limit_in_bytes"))
-				log_info("cgroup: this kernel has no memory.memsw.limit_in_bytes "
-					 "(swap accounting off): ConstrainSwapSpace not applied");
-			else if (cg_write(cg->step[CG_MEMORY], "memory.memsw.limit_in_bytes",
-					  "%llu", (unsigned long long)sw) < 0)
-				log_error("cgroup: cannot set memory.memsw.limit_in_bytes of %s: %s",
-					  cg->step[CG_MEMORY], strerror(errno));
-		}
-	}
+	if (cg->step[CG_MEMORY] && lim && lim->mem_mb)
+		cg_v1_memory_limits(cg->step[CG_MEMORY], cc, lim->mem_mb);
 	if (cg->step[CG_CPUSET] && lim && lim->cpus && *lim->cpus) {
 		if (cg_write(cg->step[CG_CPUSET], "cpuset.cpus", "%s", lim->cpus) < 0)
 			log_error("cgroup: cannot set cpuset.cpus of %s to %s: %s",
@@ -582,15 +589,16 @@ static int cg_v2_create(struct cgroup_step *cg, const struct cgroup_conf *cc, co
 	cg->v2_memory = has_mem;
 	cg->v2_cpuset = has_cpuset;
 	const char *s = cg->step[CG_V2];
-	if (cc->constrain_ram && lim && lim->mem_mb) {
+	if ((cc->constrain_ram || cc->constrain_swap) && lim && lim->mem_mb && !has_mem)
+		log_error("cgroup: no memory controller in %s: Constrain%sSpace not applied",
+			  cc->mountpoint, cc->constrain_ram ? "RAM" : "Swap");
+	if (has_mem && lim && lim->mem_mb) {
 		uint64_t ram = cg_percent_of_mb(lim->mem_mb, cc->allowed_ram);
-		if (!has_mem)
-			log_error("cgroup: no memory controller in %s: ConstrainRAMSpace not applied",
-				  cc->mountpoint);
-		else if (cg_write(s, "memory.max", "%llu", (unsigned long long)ram) < 0)
+		if (cc->constrain_ram &&
+		    cg_write(s, "memory.max", "%llu", (unsigned long long)ram) < 0)
 			log_error("cgroup: cannot set memory.max of %s: %s", s, strerror(errno));
 		/* v2's swap.max is the swap alone, not RAM plus swap as v1's memsw. */
-		if (has_mem && cc->constrain_swap) {
+		if (cc->constrain_swap) {
 			uint64_t sw = cg_percent_of_mb(lim->mem_mb, cc->allowed_swap);
 			if (!cg_exists(s, "memory.swap.max"))
 				log_info("cgroup: this kernel has no memory.swap.max: "
@@ -637,14 +645,14 @@ struct cgroup_step *cgroup_step_create(const struct cgroup_conf *cc, const char 
 	else if (cg_fs_is(mnt, CGROUP2_SUPER_MAGIC))
 		version = 2;
 	else {
-		char *probe = xasprintf("%s/freezer", mnt);
-		char *probe2 = xasprintf("%s/memory", mnt);
-		if (cg_fs_is(probe, CGROUP_SUPER_MAGIC) || cg_fs_is(probe2, CGROUP_SUPER_MAGIC))
-			version = 1;
-		else
+		for (int c = 0; c < CG_NCTL && !version; c++) {
+			char *probe = xasprintf("%s/%s", mnt, cg_ctl_names[c]);
+			if (cg_fs_is(probe, CGROUP_SUPER_MAGIC))
+				version = 1;
+			free(probe);
+		}
+		if (!version)
 			snprintf(why, sizeof(why), "no cgroup filesystem at %s", mnt);
-		free(probe);
-		free(probe2);
 	}
 	if (version && strcasecmp(plugin, "autodetect") &&
 	    strcasecmp(plugin, version == 1 ? "cgroup/v1" : "cgroup/v2")) {
@@ -670,7 +678,8 @@ struct cgroup_step *cgroup_step_create(const struct cgroup_conf *cc, const char 
 		}
 	}
 	if (cg->version == 0) {
-		if (cc->constrain_cores || cc->constrain_ram || cc->constrain_devices)
+		if (cc->constrain_cores || cc->constrain_ram || cc->constrain_swap ||
+		    cc->constrain_devices)
 			log_error("cgroups not usable (%s): processes are tracked without them, "
 				  "and cgroup.conf's Constrain* limits are not applied", why);
 		else

@@ -465,11 +465,31 @@ static void test_v1_memory_oom(void **state)
 	cgroup_step_destroy(cg);
 	cgroup_conf_free(&cc);
 
-	/* AllowedRAMSpace is a percentage of the step's memory. */
-	load("ConstrainRAMSpace=yes\nAllowedRAMSpace=50\n", &cc);
+	/* AllowedRAMSpace is a percentage of the step's memory; memsw is RAM
+	 * plus AllowedSwapSpace percent of it. */
+	load("ConstrainRAMSpace=yes\nAllowedRAMSpace=50\nConstrainSwapSpace=yes\n"
+	     "AllowedSwapSpace=25\n", &cc);
 	cg = live = cgroup_step_create(&cc, node, 12, "1", &lim);
 	assert_int_equal(cg_read_u64(cg->step[CG_MEMORY], "memory.limit_in_bytes", &limit), 0);
 	assert_int_equal(limit, 10 << 20);
+	if (cg_exists(cg->step[CG_MEMORY], "memory.memsw.limit_in_bytes")) {
+		assert_int_equal(cg_read_u64(cg->step[CG_MEMORY], "memory.memsw.limit_in_bytes",
+					     &limit), 0);
+		assert_int_equal(limit, 15 << 20);
+	}
+	cgroup_conf_free(&cc);
+	/* Swap alone: RAM and swap together are bounded. */
+	load("ConstrainSwapSpace=yes\nAllowedSwapSpace=50\n", &cc);
+	struct cgroup_step *swap_only = cgroup_step_create(&cc, node, 12, "3", &lim);
+	if (cg_exists(swap_only->step[CG_MEMORY], "memory.memsw.limit_in_bytes")) {
+		assert_int_equal(cg_read_u64(swap_only->step[CG_MEMORY],
+					     "memory.memsw.limit_in_bytes", &limit), 0);
+		assert_int_equal(limit, 30 << 20);
+		assert_int_equal(cg_read_u64(swap_only->step[CG_MEMORY], "memory.limit_in_bytes",
+					     &limit), 0);
+		assert_int_equal(limit, 30 << 20);
+	}
+	cgroup_step_destroy(swap_only);
 	/* Without ConstrainRAMSpace the step is tracked, not limited. */
 	struct cgroup_step *free_step = cgroup_step_create(NULL, node, 12, "2", &lim);
 	assert_int_equal(cg_read_u64(free_step->step[CG_MEMORY], "memory.limit_in_bytes",
