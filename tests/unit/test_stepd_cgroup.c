@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
@@ -588,6 +589,56 @@ static void test_v1_pids_and_shared_job(void **state)
 	free(job);
 }
 
+/* A task that double-forks into a new session: the escaped grandchild is
+ * still in the step's cgroup, which is what cgroup_pids is for. */
+static void escape(int out)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		setsid();
+		pid_t self = getpid();
+		if (write(out, &self, sizeof(self)) != sizeof(self))
+			_exit(98);
+		for (;;)
+			pause();
+	}
+	_exit(pid > 0 ? 0 : 97);
+}
+
+static void test_v1_pids_escaped(void **state)
+{
+	if (!v1_usable())
+		skip();
+	/* As herdstepd: orphans come to us, so the test can reap them. */
+	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+	struct cgroup_step *cg = live = cgroup_step_create(NULL, node, 16, "0", NULL);
+	assert_int_equal(cgroup_version(cg), 1);
+	int go[2], res[2];
+	assert_int_equal(pipe(res), 0);
+	pid_t pid = spawn(go, escape, res[1]);
+	close(res[1]);
+	assert_int_equal(cgroup_add_task(cg, pid, 0), 0);
+	release(go);
+	pid_t grandchild;
+	assert_int_equal(read(res[0], &grandchild, sizeof(grandchild)), sizeof(grandchild));
+	close(res[0]);
+	kids[nkids++] = grandchild;
+	assert_int_equal(reap(pid), 0);
+	size_t n;
+	pid_t *pids = cgroup_pids(cg, &n);
+	assert_int_equal(n, 1);
+	assert_int_equal(pids[0], grandchild);
+	free(pids);
+	kill(grandchild, SIGKILL);
+	reap(grandchild);
+	pids = cgroup_pids(cg, &n);
+	assert_int_equal(n, 0);
+	free(pids);
+	live = NULL;
+	cgroup_step_destroy(cg);
+	prctl(PR_SET_CHILD_SUBREAPER, 0);
+}
+
 static void open_devices(int out)
 {
 	int r[2];
@@ -737,6 +788,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_v1_memory_oom, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_v1_freeze, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_v1_pids_and_shared_job, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_v1_pids_escaped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_v1_devices, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_v2_unified, setup, teardown),
 	};
