@@ -370,6 +370,8 @@ static void test_noop_not_root(void **state)
 
 /* ---- v1 ---- */
 
+static int report_cpu;
+
 static void report_affinity(int out)
 {
 	cpu_set_t set;
@@ -377,7 +379,7 @@ static void report_affinity(int out)
 	int r[2] = { -1, -1 };
 	if (sched_getaffinity(0, sizeof(set), &set) == 0) {
 		r[0] = CPU_COUNT(&set);
-		r[1] = CPU_ISSET(0, &set);
+		r[1] = CPU_ISSET(report_cpu, &set);
 	}
 	if (write(out, r, sizeof(r)) != sizeof(r))
 		_exit(98);
@@ -387,18 +389,29 @@ static void test_v1_cores(void **state)
 {
 	if (!v1_usable())
 		skip();
+	/* CPU 0, or where this process may not use it, its first CPU. */
+	cpu_set_t mine;
+	assert_int_equal(sched_getaffinity(0, sizeof(mine), &mine), 0);
+	int cpu = 0;
+	while (!CPU_ISSET(cpu, &mine))
+		cpu++;
+	char cpus[16];
+	snprintf(cpus, sizeof(cpus), "%d", cpu);
 	struct cgroup_conf cc;
 	load("ConstrainCores=yes\n", &cc);
-	struct cgroup_limits lim = { "0", 0 };
+	struct cgroup_limits lim = { cpus, 0 };
 	struct cgroup_step *cg = live = cgroup_step_create(&cc, node, 11, "0", &lim);
 	assert_int_equal(cgroup_version(cg), 1);
 	assert_non_null(cg->step[CG_CPUSET]);
 	char buf[64];
 	assert_true(cg_read(cg->step[CG_CPUSET], "cpuset.cpus", buf, sizeof(buf)) > 0);
-	assert_string_equal(buf, "0\n");
+	char want[20];
+	snprintf(want, sizeof(want), "%d\n", cpu);
+	assert_string_equal(buf, want);
 
 	int go[2], res[2];
 	assert_int_equal(pipe(res), 0);
+	report_cpu = cpu;
 	pid_t pid = spawn(go, report_affinity, res[1]);
 	close(res[1]);
 	assert_int_equal(cgroup_add_task(cg, pid, 0), 0);
@@ -407,7 +420,7 @@ static void test_v1_cores(void **state)
 	assert_int_equal(read(res[0], r, sizeof(r)), sizeof(r));
 	close(res[0]);
 	assert_int_equal(r[0], 1);   /* exactly one CPU ... */
-	assert_int_equal(r[1], 1);   /* ... and it is CPU 0 */
+	assert_int_equal(r[1], 1);   /* ... and it is the step's */
 	assert_int_equal(reap(pid), 0);
 
 	char *step = xstrdup(cg->step[CG_CPUSET]), *task = cg_task_dir(step, 0);
