@@ -807,6 +807,168 @@ static void run_openmpi(const char *name, const char *word, bool ok)
 	free(prog);
 }
 
+/* Two nodes under PMIx, each a process of its own with its server and one
+ * rank, and the test in the middle as srun: each node's fence goes up a
+ * pipe as FENCE_IN's JSON, the union comes back down as FENCE_OUT's.  The
+ * ranks find each other only through the blobs that crossed. */
+struct pipe_node {
+	struct pmi_server *s;
+	int up, down;
+	uv_poll_t poll;
+	char buf[1 << 20];
+	size_t len;
+};
+
+static void node_fence_up(void *arg, int seq, json_t *kvs)
+{
+	struct pipe_node *pn = arg;
+	json_t *msg = json_pack("{s:i,s:o}", "seq", seq, "kvs", kvs);
+	char *text = json_dumps(msg, JSON_COMPACT);
+	dprintf(pn->up, "%s\n", text);
+	free(text);
+	json_decref(msg);
+}
+
+static void node_fence_down(uv_poll_t *h, int status, int events)
+{
+	struct pipe_node *pn = h->data;
+	ssize_t n = read(pn->down, pn->buf + pn->len, sizeof(pn->buf) - 1 - pn->len);
+	if (n <= 0) {
+		uv_poll_stop(h);
+		return;
+	}
+	pn->len += n;
+	char *nl;
+	while ((nl = memchr(pn->buf, '\n', pn->len))) {
+		*nl = 0;
+		json_t *msg = json_loads(pn->buf, 0, NULL);
+		if (msg)
+			pmi_fence_done(pn->s, json_integer_value(json_object_get(msg, "seq")),
+				       json_incref(json_object_get(msg, "kvs")));
+		json_decref(msg);
+		pn->len -= nl + 1 - pn->buf;
+		memmove(pn->buf, nl + 1, pn->len);
+	}
+}
+
+static void pipe_node_run(int node, int up, int down, const char *prog, int out)
+{
+	static const int ranks[2][1] = { { 0 }, { 1 } };
+	struct pmi_step_info info = {
+		.job_id = 9, .step_id = 2, .size = 2, .num_nodes = 2, .node_id = node,
+		.ranks = ranks[node], .nranks = 1, .node_names = "herdn[1-2]",
+		.tasks_per_node = "1(x2)", .distribution = "block", .uid = getuid(), .gid = getgid(),
+	};
+	static struct pipe_node pn;
+	pn.up = up;
+	pn.down = down;
+	uv_loop_t loop;
+	uv_loop_init(&loop);
+	struct herd_error err = { "" };
+	pn.s = pmi_create(&loop, PMI_PMIX, &info, node_fence_up, on_abort, &pn, &err);
+	if (!pn.s) {
+		dprintf(out, "node %d: pmi_create: %s\n", node, err.text);
+		_exit(2);
+	}
+	uv_poll_init(&loop, &pn.poll, down);
+	pn.poll.data = &pn;
+	uv_poll_start(&pn.poll, UV_READABLE, node_fence_down);
+	struct kids k = { .n = 1, .running = 1 };
+	k.pid[0] = fork_rank(pn.s, 0, prog, out);
+	kids_wait(&loop, &k, 60);
+	int rc = 0;
+	if (!WIFEXITED(k.status[0]) || WEXITSTATUS(k.status[0])) {
+		dprintf(out, "node %d: rank %d: wait status %d\n", node, node, k.status[0]);
+		rc = 1;
+	}
+	uv_close((uv_handle_t *)&pn.poll, NULL);
+	pmi_destroy(pn.s);
+	uv_run(&loop, UV_RUN_NOWAIT);
+	_exit(rc);
+}
+
+static void test_openmpi_two_nodes(void **state)
+{
+	char *prog = mpi_prog("openmpi", "allreduce");
+	if (!prog) {
+		printf("skipped: mpicc.openmpi is not installed, no Open MPI allreduce was built\n");
+		skip();
+	}
+	int out = temp_file();
+	int up[2][2], down[2][2];
+	pid_t node[2];
+	for (int n = 0; n < 2; n++) {
+		assert_int_equal(pipe(up[n]), 0);
+		assert_int_equal(pipe(down[n]), 0);
+	}
+	for (int n = 0; n < 2; n++) {
+		node[n] = fork();
+		assert_true(node[n] >= 0);
+		if (node[n] == 0) {
+			for (int m = 0; m < 2; m++) {
+				close(up[m][0]);
+				close(down[m][1]);
+				if (m != n) {
+					close(up[m][1]);
+					close(down[m][0]);
+				}
+			}
+			pipe_node_run(n, up[n][1], down[n][0], prog, out);
+		}
+		close(up[n][1]);
+		close(down[n][0]);
+	}
+	/* srun: read FENCE_IN from both, send the union to both. */
+	FILE *in[2] = { fdopen(up[0][0], "r"), fdopen(up[1][0], "r") };
+	json_t *got[2] = { NULL, NULL };
+	int fences = 0;
+	static char line[1 << 20];
+	for (;;) {
+		int n = !got[0] ? 0 : 1;
+		if (!fgets(line, sizeof(line), in[n]))
+			break;
+		got[n] = json_loads(line, 0, NULL);
+		assert_non_null(got[n]);
+		if (!got[0] || !got[1])
+			continue;
+		assert_true(json_equal(json_object_get(got[0], "seq"), json_object_get(got[1], "seq")));
+		json_t *kvs = json_object();
+		json_object_update(kvs, json_object_get(got[0], "kvs"));
+		json_object_update(kvs, json_object_get(got[1], "kvs"));
+		/* Each node gave its blob under its own key. */
+		assert_non_null(json_object_get(kvs, "pmix.blob.0"));
+		assert_non_null(json_object_get(kvs, "pmix.blob.1"));
+		json_t *msg = json_pack("{s:O,s:o}", "seq", json_object_get(got[0], "seq"), "kvs", kvs);
+		char *text = json_dumps(msg, JSON_COMPACT);
+		for (int m = 0; m < 2; m++)
+			dprintf(down[m][1], "%s\n", text);
+		free(text);
+		json_decref(msg);
+		json_decref(got[0]);
+		json_decref(got[1]);
+		got[0] = got[1] = NULL;
+		fences++;
+	}
+	json_decref(got[0]);
+	json_decref(got[1]);
+	int st[2];
+	for (int n = 0; n < 2; n++) {
+		assert_int_equal(waitpid(node[n], &st[n], 0), node[n]);
+		fclose(in[n]);
+		close(down[n][1]);
+	}
+	char *text = slurp(out);
+	for (int n = 0; n < 2; n++)
+		if (!WIFEXITED(st[n]) || WEXITSTATUS(st[n]))
+			fail_msg("node %d's process: wait status %d; output:\n%s", n, st[n], text);
+	if (fences < 1)
+		fail_msg("no fence crossed between the nodes; output:\n%s", text);
+	check_output(text, "allreduce", 2, true);
+	free(text);
+	close(out);
+	free(prog);
+}
+
 static void test_openmpi_hello(void **state)
 {
 	run_openmpi("hello", "hello", false);
@@ -835,6 +997,7 @@ int main(void)
 		cmocka_unit_test(test_mpich_allreduce),
 		cmocka_unit_test(test_openmpi_hello),
 		cmocka_unit_test(test_openmpi_allreduce),
+		cmocka_unit_test(test_openmpi_two_nodes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
