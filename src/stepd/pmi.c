@@ -426,7 +426,10 @@ static int pmi1_handle(struct pmi_conn *c, struct pmi_args *a)
 	} else if (!strcmp(cmd, "get")) {
 		const char *key = arg_get(a, "key");
 		const char *value = key ? kvs_lookup(s, key) : NULL;
-		if (value)
+		if (value && strpbrk(value, " \t\r\n"))
+			/* A PMI-2 task's value PMI-1 cannot carry on its line. */
+			pmi1_reply(c, "cmd=get_result rc=-1 msg=value_of_%s_has_spaces", key);
+		else if (value)
 			pmi1_reply(c, "cmd=get_result rc=0 value=%s", value);
 		else
 			pmi1_reply(c, "cmd=get_result rc=-1 msg=key_%s_not_found", key ? key : "");
@@ -773,7 +776,24 @@ struct pmi_server *pmi_create(uv_loop_t *loop, enum pmi_kind kind,
 		return s;
 	s->mapping = pmi_process_mapping(info->size, info->num_nodes, info->tasks_per_node,
 					 info->distribution);
-	if (!s->mapping)
+	if (s->mapping) {
+		/* A map that puts this node's tasks elsewhere is worse than none
+		 * (MPICH then finds its node-mates by host name): MPICH would
+		 * wait on shared memory with tasks that are not here. */
+		int *node_of = xmalloc(info->size * sizeof(*node_of));
+		pmi_layout(info->size, info->num_nodes, info->tasks_per_node, info->distribution,
+			   node_of);
+		for (int i = 0; i < info->nranks && s->mapping; i++)
+			if (node_of[info->ranks[i]] != info->node_id) {
+				log_warn("pmi: the layout '%s' (%s) puts task %d on node %d, not %d: "
+					 "no PMI_process_mapping", info->tasks_per_node,
+					 info->distribution ? info->distribution : "block",
+					 info->ranks[i], node_of[info->ranks[i]], info->node_id);
+				free(s->mapping);
+				s->mapping = NULL;
+			}
+		free(node_of);
+	} else
 		log_warn("pmi: no PMI_process_mapping for tasks_per_node '%s' (%s)",
 			 info->tasks_per_node ? info->tasks_per_node : "",
 			 info->distribution ? info->distribution : "block");
