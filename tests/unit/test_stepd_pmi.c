@@ -68,6 +68,44 @@ static void test_process_mapping(void **state)
 	}
 }
 
+/* --mpi=none sets nothing; a layout that does not hold is refused with a
+ * sentence. */
+static void test_none_and_bad_layout(void **state)
+{
+	uv_loop_t loop;
+	uv_loop_init(&loop);
+	static const int ranks[] = { 0, 1 }, bad[] = { 0, 5 };
+	struct pmi_step_info info = {
+		.job_id = 1, .step_id = 0, .size = 2, .num_nodes = 1, .node_id = 0,
+		.ranks = ranks, .nranks = 2, .node_names = "n1", .tasks_per_node = "2",
+		.distribution = "block",
+	};
+	struct herd_error err = { "" };
+	struct pmi_server *s = pmi_create(&loop, PMI_NONE, &info, NULL, NULL, NULL, &err);
+	assert_non_null(s);
+	char **env = NULL;
+	size_t envc = 0;
+	int keep = 7;
+	assert_int_equal(pmi_task_env(s, 0, &env, &envc, &keep, &err), 0);
+	assert_int_equal(envc, 0);
+	assert_int_equal(keep, -1);
+	pmi_destroy(s);
+	info.ranks = bad;
+	assert_null(pmi_create(&loop, PMI_PMI2, &info, NULL, NULL, NULL, &err));
+	assert_string_equal(err.text, "Invalid task rank 5 for PMI (the step has 2 tasks)");
+	info.ranks = ranks;
+	info.node_id = 1;
+	assert_null(pmi_create(&loop, PMI_PMI2, &info, NULL, NULL, NULL, &err));
+	assert_string_equal(err.text, "Invalid step layout for PMI (2 tasks on 1 nodes)");
+	/* PMIx needs the step's nodes named. */
+	info.node_id = 0;
+	info.node_names = "n[1-2]";
+	assert_null(pmi_create(&loop, PMI_PMIX, &info, NULL, NULL, NULL, &err));
+	assert_string_equal(err.text, "The step's node list 'n[1-2]' does not name its 1 nodes");
+	uv_run(&loop, UV_RUN_NOWAIT);
+	assert_int_equal(uv_loop_close(&loop), 0);
+}
+
 /* ---- running forked clients on the loop ---- */
 
 #define MAX_KIDS 8
@@ -1043,12 +1081,13 @@ int main(void)
 {
 	/* A client that dies mid-answer must not kill the test (or herdstepd). */
 	signal(SIGPIPE, SIG_IGN);
-	log_init("test_stepd_pmi", LOG_LVL_INFO, NULL);
+	log_init("test_stepd_pmi", getenv("PMI_TEST_DEBUG") ? LOG_LVL_DEBUG : LOG_LVL_INFO, NULL);
 	if (getenv("PMI_TEST"))      /* run one: PMI_TEST=test_openmpi_hello */
 		cmocka_set_test_filter(getenv("PMI_TEST"));
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kind_parse),
 		cmocka_unit_test(test_process_mapping),
+		cmocka_unit_test(test_none_and_bad_layout),
 		cmocka_unit_test(test_protocols),
 		cmocka_unit_test(test_pmi2_direct_and_abort),
 		cmocka_unit_test(test_garbage),
