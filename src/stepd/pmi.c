@@ -392,7 +392,6 @@ static int pmi1_handle(struct pmi_conn *c, struct pmi_args *a)
 		return -1;
 	if (!strcmp(cmd, "init")) {
 		const char *ver = arg_get(a, "pmi_version");
-		const char *sub = arg_get(a, "pmi_subversion");
 		int v = ver ? atoi(ver) : 1;
 		if (v == 2) {
 			/* MPICH's PMI-2 client opens with this PMI-1 line, then
@@ -400,8 +399,8 @@ static int pmi1_handle(struct pmi_conn *c, struct pmi_args *a)
 			pmi1_reply(c, "cmd=response_to_init pmi_version=2 pmi_subversion=0 rc=0");
 			c->proto = PROTO_PMI2;
 		} else if (v == 1)
-			pmi1_reply(c, "cmd=response_to_init pmi_version=1 pmi_subversion=%d rc=0",
-				   sub && atoi(sub) == 1 ? 1 : 1);
+			/* 1.1, whichever 1.x was asked: the commands are the same. */
+			pmi1_reply(c, "cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=0");
 		else
 			pmi1_reply(c, "cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=-1");
 	} else if (!strcmp(cmd, "get_maxes"))
