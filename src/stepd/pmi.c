@@ -44,6 +44,7 @@ struct pmi_conn {
 	bool waiting;           /* inside fence number `fences - 1` */
 	char *wait_key;         /* PMI-2 info-getnodeattr with wait=TRUE */
 	bool mcmd;              /* inside a PMI-1 "mcmd=" block (spawn) */
+	bool started;           /* its first byte came */
 };
 
 struct pmi_server {
@@ -563,9 +564,11 @@ static void conn_parse(struct pmi_conn *c)
 		char *p = c->buf + off;
 		size_t left = c->len - off;
 		struct pmi_args a;
-		if (c->proto == PROTO_PMI1 && isdigit((unsigned char)*p) && c->fences == 0 && off == 0 &&
-		    !c->mcmd)
-			c->proto = PROTO_PMI2;     /* a PMI-2 client that skipped the PMI-1 init */
+		/* A PMI-2 client that skips the PMI-1 init line: its very first
+		 * byte is a frame's length. */
+		if (!c->started && isdigit((unsigned char)*p))
+			c->proto = PROTO_PMI2;
+		c->started = true;
 		if (c->proto == PROTO_PMI1) {
 			char *nl = memchr(p, '\n', left);
 			if (!nl)
