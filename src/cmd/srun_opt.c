@@ -936,9 +936,9 @@ char *srun_task_list(const int *ids, size_t n, char *buf, size_t len)
 
 char *srun_task_phrase(const int *ids, size_t n, char *buf, size_t len)
 {
-	char list[1024];
-	srun_task_list(ids, n, list, sizeof(list));
-	snprintf(buf, len, "%s %s", n == 1 ? "task" : "tasks", list);
+	int w = snprintf(buf, len, "%s ", n == 1 ? "task" : "tasks");
+	if (w > 0 && (size_t)w < len)
+		srun_task_list(ids, n, buf + w, len - w);
 	return buf;
 }
 
