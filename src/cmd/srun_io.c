@@ -1111,6 +1111,8 @@ void srun_io_destroy(struct srun_io *io)
 	}
 	free(io->nodes);
 	free(io->tasks);
-	/* the loop is not closed: an in-flight STEP_INFO may still hold it */
-	free(io);
+	/* An in-flight STEP_INFO's worker still points at the loop inside io:
+	 * then io is left for the process's exit to take. */
+	if (!io->info_busy && uv_loop_close(&io->loop) == 0)
+		free(io);
 }
