@@ -242,6 +242,70 @@ static void test_step(void **state)
 	srun_io_destroy(io);
 }
 
+
+/* -K: task 1 exits 3; srun must signal the node (SIGCONT, SIGTERM) before
+ * task 0 ends. */
+static void *node_kill_bad(void *arg)
+{
+	struct peer *p = arg;
+	struct stepio_decoder d = { 0 };
+	struct stepio_msg m;
+	int fd = peer_connect(p->port);
+	peer_hello(fd, p, p->key, "[0,1]");
+	peer_sends(fd, STEPIO_EXIT, 1, "{\"status\":768}");
+	int seen = 0;
+	while (seen < 2 && peer_next(fd, &d, &m) == 1)
+		if (m.type == STEPIO_SIGNAL) {
+			json_t *o = json_loadb(m.data, m.len, 0, NULL);
+			int sig = (int)json_integer_value(json_object_get(o, "signal"));
+			json_decref(o);
+			if (sig == SIGCONT || sig == SIGTERM)
+				seen++;
+		}
+	snprintf(p->stdin_got, sizeof(p->stdin_got), "%d", seen);
+	peer_sends(fd, STEPIO_EXIT, 0, "{\"status\":15}");
+	peer_sends(fd, STEPIO_DONE, STEPIO_ALL_TASKS, "{\"oom\":false}");
+	close(fd);
+	stepio_decoder_free(&d);
+	return NULL;
+}
+
+static void test_kill_on_bad_exit(void **state)
+{
+	struct herd_error err;
+	struct srun_io_opts opts = { .kill_on_bad_exit = true, .stdin_task = SRUN_STDIN_NONE,
+				     .kill_wait = 30 };
+	struct srun_io *io = srun_io_create("127.0.0.1", &opts, &err);
+	json_t *layout = json_loads("{\"step_id\":3,\"num_tasks\":2,\"node_names\":[\"n1\"],"
+				    "\"task_ids\":[[0,1]]}", 0, NULL);
+	assert_int_equal(srun_io_set_step(io, 12, layout, NULL, &err), 0);
+	char err_path[] = "/tmp/srun-io-err-XXXXXX";
+	int err_fd = mkstemp(err_path), saved = dup(2);
+	dup2(err_fd, 2);
+	struct peer p = { .port = srun_io_port(io), .key = srun_io_key(io), .node = "n1" };
+	pthread_t t;
+	pthread_create(&t, NULL, node_kill_bad, &p);
+	int code = srun_io_run(io);
+	pthread_join(t, NULL);
+	dup2(saved, 2);
+	close(saved);
+	char *errs = slurp(err_path);
+	assert_string_equal(p.stdin_got, "2");
+	assert_int_equal(code, 143);
+	const char *bad = strstr(errs, "srun: error: n1: task 1: Exited with exit code 3\n");
+	const char *term = strstr(errs, "srun: Terminating StepId=12.3\n");
+	assert_non_null(bad);
+	assert_non_null(term);
+	assert_true(bad < term);
+	assert_non_null(strstr(errs, "srun: error: n1: task 0: Terminated\n"));
+	assert_non_null(strstr(errs, "srun: Force Terminated StepId=12.3\n"));
+	free(errs);
+	unlink(err_path);
+	close(err_fd);
+	json_decref(layout);
+	srun_io_destroy(io);
+}
+
 static void test_bad_layout(void **state)
 {
 	struct herd_error err;
@@ -269,6 +333,7 @@ int main(void)
 	signal(SIGPIPE, SIG_IGN);
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_step),
+		cmocka_unit_test(test_kill_on_bad_exit),
 		cmocka_unit_test(test_bad_layout),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
