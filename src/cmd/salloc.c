@@ -186,6 +186,13 @@ static int wait_command(struct cmd_client *c, const struct srun_opts *o, long lo
 			return status;
 		if (r < 0 && errno != EINTR)
 			return 1 << 8;
+		/* SIGTERM, SIGHUP sent to salloc itself go on to the command
+		 * (the terminal's SIGINT and SIGQUIT reach it directly). */
+		int sig = srun_alloc_interrupted;
+		if (sig == SIGTERM || sig == SIGHUP) {
+			srun_alloc_interrupted = 0;
+			kill(pid, sig);
+		}
 		if (!*revoked && now_s() >= next_poll) {
 			int state = -1;
 			if (job_alive(c, job_id, &state) == 0) {

@@ -386,7 +386,9 @@ static int apply(struct srun_opts *o, int opt, const char *arg, bool from_env, F
 		break;
 	case 'K':
 		if (o->cmd == SRUN_CMD_SALLOC) {
-			int sig = SIGHUP;
+			/* no signal named: salloc(1)'s default, SIGHUP on a terminal,
+			 * SIGTERM otherwise, chosen when it is sent (0 here) */
+			int sig = 0;
 			if (arg && *arg && (sig = opt_signal_parse(arg)) < 0)
 				return errprintf(err, "Invalid --kill-command specification");
 			o->kill_command = sig;

@@ -32,7 +32,7 @@ struct srun_opts {
 	int kill_on_bad_exit;       /* 0 or 1 */
 	int max_wait;               /* -W seconds, 0 = none */
 	int immediate;              /* -I: -1 not given, else seconds (0 = at once) */
-	int kill_command;           /* salloc --kill-command: 0 none, else the signal */
+	int kill_command;           /* salloc --kill-command: the signal, 0 = the default */
 	int signal, signal_time;    /* --signal: 0 = none */
 	char signal_flag;
 	int stdin_task;             /* 0.., SRUN_STDIN_ALL, SRUN_STDIN_NONE */
