@@ -22,14 +22,6 @@ extern char **environ;
 
 #define STEP_RETRY_MS 500
 
-static json_t *strv_json(char *const *v)
-{
-	json_t *a = json_array();
-	for (size_t i = 0; v && v[i]; i++)
-		json_array_append_new(a, json_string(v[i]));
-	return a;
-}
-
 static void step_name(const struct srun_opts *o, char *buf, size_t len)
 {
 	if (o->job_name) {
@@ -39,39 +31,6 @@ static void step_name(const struct srun_opts *o, char *buf, size_t len)
 	char *copy = xstrdup(o->argv[0]);
 	snprintf(buf, len, "%s", basename(copy));
 	free(copy);
-}
-
-/* STEPSPEC (src/common/msg.c): 0 / "" for what was not given, so the
- * controller fills the job's defaults. */
-static json_t *stepspec(const struct srun_opts *o, const char *name, char *const *env,
-			const char *cwd, const char *host, struct srun_io *io,
-			char *const *multi_prog)
-{
-	int64_t limit = o->time_limit == TIME_NOT_GIVEN ? 0 : o->time_limit;
-	json_t *argv = json_array();
-	for (int i = 0; i < o->argc; i++)
-		json_array_append_new(argv, json_string(o->argv[i]));
-	json_t *step = json_pack(
-		"{s:s, s:o, s:o, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:s, s:b, s:b, s:b, s:s, s:s,"
-		" s:I, s:s, s:s, s:i, s:s, s:s, s:s, s:s, s:i, s:b, s:s, s:i, s:i, s:s, s:i}",
-		"name", name, "argv", argv, "env", strv_json(env), "cwd", cwd,
-		"num_nodes", (json_int_t)o->nodes, "num_tasks", (json_int_t)o->ntasks,
-		"cpus_per_task", (json_int_t)o->cpus_per_task,
-		"ntasks_per_node", (json_int_t)o->ntasks_per_node,
-		"mem_mb", (json_int_t)o->mem_mb, "mem_per_cpu", (json_int_t)o->mem_per_cpu,
-		"distribution", o->distribution ? o->distribution : "",
-		"overlap", o->overlap, "exact", o->exact, "exclusive", o->exclusive,
-		"req_nodelist", o->nodelist ? o->nodelist : "",
-		"exc_nodelist", o->exclude ? o->exclude : "",
-		"time_limit", (json_int_t)limit, "cpu_bind", o->cpu_bind ? o->cpu_bind : "",
-		"io_host", host, "io_port", srun_io_port(io), "io_key", srun_io_key(io),
-		"stdout", o->output ? o->output : "", "stderr", o->error ? o->error : "",
-		"stdin", o->input ? o->input : "", "stdin_task", o->stdin_task, "pty", o->pty,
-		"mpi", o->mpi ? o->mpi : "", "signal", o->signal, "signal_time", o->signal_time,
-		"launch_addr", host, "srun_pid", (int)getpid());
-	if (step && multi_prog)
-		json_object_set_new(step, "multi_prog", strv_json(multi_prog));
-	return step;
 }
 
 /* STEP_CREATE, retried while the nodes are busy; the layout, or NULL after
@@ -211,7 +170,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "srun: error: %s\n", err.text);
 		goto out;
 	}
-	json_t *step = stepspec(&o, name, env, work_dir, host, io, multi_prog);
+	json_t *step = srun_step_body(&o, name, env, work_dir, host, srun_io_port(io),
+				      srun_io_key(io), multi_prog);
 	if (!step) {
 		fprintf(stderr, "srun: error: the command or an option is not valid UTF-8\n");
 		goto out;

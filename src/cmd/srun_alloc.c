@@ -125,6 +125,39 @@ json_t *srun_alloc_body(const struct srun_opts *o, const char *name, char *const
 	return json_pack("{s:s, s:o}", "key", key, "job", job);
 }
 
+/* STEPSPEC (src/common/msg.c): 0 / "" for what was not given, so the
+ * controller fills the job's defaults. */
+json_t *srun_step_body(const struct srun_opts *o, const char *name, char *const *env,
+		       const char *cwd, const char *host, int io_port, const char *io_key,
+		       char *const *multi_prog)
+{
+	int64_t limit = o->time_limit == TIME_NOT_GIVEN ? 0 : o->time_limit;
+	json_t *argv = json_array();
+	for (int i = 0; i < o->argc; i++)
+		json_array_append_new(argv, json_string(o->argv[i]));
+	json_t *step = json_pack(
+		"{s:s, s:o, s:o, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:s, s:b, s:b, s:b, s:s, s:s,"
+		" s:I, s:s, s:s, s:i, s:s, s:s, s:s, s:s, s:i, s:b, s:s, s:i, s:i, s:s, s:i}",
+		"name", name, "argv", argv, "env", strv_json(env), "cwd", cwd,
+		"num_nodes", (json_int_t)o->nodes, "num_tasks", (json_int_t)o->ntasks,
+		"cpus_per_task", (json_int_t)o->cpus_per_task,
+		"ntasks_per_node", (json_int_t)o->ntasks_per_node,
+		"mem_mb", (json_int_t)o->mem_mb, "mem_per_cpu", (json_int_t)o->mem_per_cpu,
+		"distribution", o->distribution ? o->distribution : "",
+		"overlap", o->overlap, "exact", o->exact, "exclusive", o->exclusive,
+		"req_nodelist", o->nodelist ? o->nodelist : "",
+		"exc_nodelist", o->exclude ? o->exclude : "",
+		"time_limit", (json_int_t)limit, "cpu_bind", o->cpu_bind ? o->cpu_bind : "",
+		"io_host", host, "io_port", io_port, "io_key", io_key,
+		"stdout", o->output ? o->output : "", "stderr", o->error ? o->error : "",
+		"stdin", o->input ? o->input : "", "stdin_task", o->stdin_task, "pty", o->pty,
+		"mpi", o->mpi ? o->mpi : "", "signal", o->signal, "signal_time", o->signal_time,
+		"launch_addr", host, "srun_pid", (int)getpid());
+	if (step && multi_prog)
+		json_object_set_new(step, "multi_prog", strv_json(multi_prog));
+	return step;
+}
+
 int srun_alloc_submit(struct cmd_client *c, const char *prog, const struct srun_opts *o,
 		      json_t *body, long long *job_id)
 {

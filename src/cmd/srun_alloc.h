@@ -1,5 +1,5 @@
 /* What srun (outside a job) and salloc share: the JOBSPEC of an allocation
- * that runs no batch script, submitting it, waiting until it runs (with
+ * that runs no batch script and of a step, submitting it, waiting until it runs (with
  * Slurm's "queued and waiting" lines), giving it back (COMPLETE_ALLOC), and
  * the address the nodes reach this host at.  Blocking calls; no loop. */
 #ifndef HERD_CMD_SRUN_ALLOC_H
@@ -16,6 +16,10 @@ void srun_alloc_catch_signals(void);
 /* The SUBMIT_JOB body ({"key", "job"}) for the options. */
 json_t *srun_alloc_body(const struct srun_opts *o, const char *name, char *const *env,
 			const char *cwd);
+/* STEP_CREATE's "step" object (STEPSPEC, src/common/msg.c). */
+json_t *srun_step_body(const struct srun_opts *o, const char *name, char *const *env,
+		       const char *cwd, const char *host, int io_port, const char *io_key,
+		       char *const *multi_prog);
 /* Submit (retried with the same key while the controller does not answer);
  * 0 with *job_id, else -1 after printing "PROG: error: ...". */
 int srun_alloc_submit(struct cmd_client *c, const char *prog, const struct srun_opts *o,
