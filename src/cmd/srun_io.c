@@ -1,6 +1,6 @@
 /* srun's end of the step I/O protocol (srun_io.h, doc/steps.md).  One libuv
- * loop: the listener and a connection per node's herdstepd, stdin, signals
- * and timers.  Output is written with blocking writes to srun's own stdout
+ * loop: the listener and a connection per node's herdstepd, signals and
+ * timers (stdin and the terminal: srun_stdin.c).  Output is written with blocking writes to srun's own stdout
  * and stderr, whole lines at a time per task (-u: as it comes), so a slow
  * terminal slows the step rather than growing srun's memory. */
 #include <arpa/inet.h>
@@ -22,92 +22,16 @@
 #include <unistd.h>
 #include <uv.h>
 #include "cmd/srun_io.h"
+#include "cmd/srun_io_impl.h"
 #include "cmd/srun_opt.h"
 #include "common/msg.h"
 #include "common/stepio.h"
 #include "common/strbuf.h"
 #include "common/xmalloc.h"
 
+
 #define FLUSH_MS 100           /* exits of one node gathered this long, then printed */
 #define POLL_MS 2000           /* STEP_INFO while waiting */
-#define STDIN_HIGH (4u << 20)  /* stop reading stdin above this much queued per node */
-#define STDIN_LOW (1u << 20)
-#define MAX_SENT_SIGNALS 16
-#define xcalloc(n, size) xmalloc((n) * (size))   /* xmalloc zeroes */
-
-struct srun_io;
-
-struct conn {
-	uv_tcp_t tcp;
-	struct srun_io *io;
-	struct stepio_decoder dec;
-	int node;               /* -1 until HELLO */
-	bool closing;
-};
-
-struct task {
-	int node;
-	bool exited;
-	int status;
-	struct strbuf out[2];   /* a partial line of stdout, stderr */
-	bool mid_line[2];       /* -u -l: the next byte is not at a line start */
-};
-
-struct node {
-	char *name;
-	int *tasks;
-	size_t ntasks;
-	struct conn *conn;
-	bool done, lost, oom, closed_early;
-	int lost_polls;
-	int *pend;              /* tasks whose exit is not printed yet */
-	size_t npend;
-	bool fence_in;
-	long long fence_seq;
-	json_t *fence_kvs;
-};
-
-struct srun_io {
-	uv_loop_t loop;
-	uv_tcp_t listener;
-	struct srun_io_opts opts;
-	char key[33];
-	int port;
-	long long job_id, step_id;
-	char step_name[64];     /* "StepId=N.S" */
-	struct task *tasks;
-	int ntasks;
-	struct node *nodes;
-	int nnodes;
-	int width;
-	struct cmd_client *client;
-	uv_signal_t sigs[12];
-	int nsigs;
-	uv_timer_t flush_timer, poll_timer, kill_timer, wait_timer, abort_timer;
-	bool wait_armed;
-	/* stdin */
-	union {
-		uv_tty_t tty;
-		uv_pipe_t pipe;
-	} in;
-	uv_idle_t in_idle;      /* a regular file or device: read in slices */
-	int in_kind;            /* 0 none, 1 stream, 2 file */
-	bool in_started, in_paused, in_eof;
-	bool tty_raw;
-	/* signals */
-	int sent[MAX_SENT_SIGNALS];
-	int nsent;
-	double last_intr;
-	bool forcing, terminating, info_busy;
-	bool ctld_final;
-	double ctld_final_at;
-	char ctld_state[32];
-	bool finished;
-	bool stdout_broken;
-	int exit_code;
-};
-
-static struct srun_io *tty_owner;
 
 static double now_s(void)
 {
@@ -242,18 +166,16 @@ struct wreq {
 	struct strbuf data;
 };
 
-static void stdin_resume_check(struct srun_io *io);
-
 static void write_done(uv_write_t *req, int status)
 {
 	struct wreq *w = (struct wreq *)req;
 	struct srun_io *io = w->io;
 	free(w->data.s);
 	free(w);
-	stdin_resume_check(io);
+	srun_stdin_resume(io);
 }
 
-static void conn_send(struct conn *c, uint16_t type, uint32_t task, const void *data, uint32_t len)
+void srun_io_send(struct conn *c, uint16_t type, uint32_t task, const void *data, uint32_t len)
 {
 	if (!c || c->closing)
 		return;
@@ -267,19 +189,19 @@ static void conn_send(struct conn *c, uint16_t type, uint32_t task, const void *
 	}
 }
 
-static void conn_send_json(struct conn *c, uint16_t type, json_t *obj)
+void srun_io_send_json(struct conn *c, uint16_t type, json_t *obj)
 {
 	char *text = json_dumps(obj, JSON_COMPACT);
 	json_decref(obj);
 	if (text) {
-		conn_send(c, type, STEPIO_ALL_TASKS, text, (uint32_t)strlen(text));
+		srun_io_send(c, type, STEPIO_ALL_TASKS, text, (uint32_t)strlen(text));
 		free(text);
 	}
 }
 
 static void signal_node(struct srun_io *io, int node, int sig)
 {
-	conn_send_json(io->nodes[node].conn, STEPIO_SIGNAL, json_pack("{s:i}", "signal", sig));
+	srun_io_send_json(io->nodes[node].conn, STEPIO_SIGNAL, json_pack("{s:i}", "signal", sig));
 }
 
 /* To every node now connected; those still to say HELLO get it then. */
@@ -444,169 +366,6 @@ static void node_lost(struct srun_io *io, int n)
 	flush_node(io, n);
 }
 
-/* ---- stdin ------------------------------------------------------------- */
-
-static bool stdin_wanted(struct srun_io *io)
-{
-	return !io->opts.stdin_file && io->opts.stdin_task != SRUN_STDIN_NONE;
-}
-
-static int stdin_node(struct srun_io *io)
-{
-	if (io->opts.stdin_task < 0)
-		return -1;
-	return io->tasks[io->opts.stdin_task].node;
-}
-
-static size_t stdin_queued(struct srun_io *io)
-{
-	size_t most = 0;
-	for (int n = 0; n < io->nnodes; n++) {
-		struct conn *c = io->nodes[n].conn;
-		if (c && !c->closing) {
-			size_t q = uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp);
-			if (q > most)
-				most = q;
-		}
-	}
-	return most;
-}
-
-static void stdin_forward(struct srun_io *io, const char *p, size_t len)
-{
-	int target = stdin_node(io);
-	uint32_t task = io->opts.stdin_task < 0 ? STEPIO_ALL_TASKS : (uint32_t)io->opts.stdin_task;
-	for (int n = 0; n < io->nnodes; n++)
-		if ((target < 0 || n == target) && !io->nodes[n].done)
-			conn_send(io->nodes[n].conn, STEPIO_STDIN, task, p, (uint32_t)len);
-}
-
-static void stdin_alloc(uv_handle_t *h, size_t hint, uv_buf_t *buf)
-{
-	static char space[65536];
-	*buf = uv_buf_init(space, sizeof(space));
-}
-
-static void stdin_stop(struct srun_io *io)
-{
-	if (io->in_kind == 1)
-		uv_read_stop((uv_stream_t *)&io->in);
-	else if (io->in_kind == 2)
-		uv_idle_stop(&io->in_idle);
-}
-
-static void stdin_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
-{
-	struct srun_io *io = s->data;
-	if (n > 0) {
-		stdin_forward(io, buf->base, n);
-		if (stdin_queued(io) > STDIN_HIGH) {
-			io->in_paused = true;
-			stdin_stop(io);
-		}
-	} else if (n < 0) {
-		io->in_eof = true;
-		stdin_stop(io);
-		stdin_forward(io, "", 0);
-	}
-}
-
-static void stdin_idle(uv_idle_t *h)
-{
-	struct srun_io *io = h->data;
-	char buf[65536];
-	ssize_t n = read(0, buf, sizeof(buf));
-	if (n < 0 && (errno == EINTR || errno == EAGAIN))
-		return;
-	if (n <= 0) {
-		io->in_eof = true;
-		uv_idle_stop(h);
-		stdin_forward(io, "", 0);
-		return;
-	}
-	stdin_forward(io, buf, n);
-	if (stdin_queued(io) > STDIN_HIGH) {
-		io->in_paused = true;
-		uv_idle_stop(h);
-	}
-}
-
-static void stdin_go(struct srun_io *io)
-{
-	if (io->in_kind == 1)
-		uv_read_start((uv_stream_t *)&io->in, stdin_alloc, stdin_read);
-	else if (io->in_kind == 2)
-		uv_idle_start(&io->in_idle, stdin_idle);
-}
-
-static void stdin_resume_check(struct srun_io *io)
-{
-	if (io->in_paused && !io->in_eof && stdin_queued(io) < STDIN_LOW) {
-		io->in_paused = false;
-		stdin_go(io);
-	}
-}
-
-/* Start reading once every node that takes stdin has said HELLO. */
-static void stdin_maybe_start(struct srun_io *io)
-{
-	if (io->in_started || !stdin_wanted(io))
-		return;
-	int target = stdin_node(io);
-	for (int n = 0; n < io->nnodes; n++)
-		if ((target < 0 || n == target) && !io->nodes[n].conn)
-			return;
-	io->in_started = true;
-	uv_handle_type kind = uv_guess_handle(0);
-	if (kind == UV_TTY) {
-		if (uv_tty_init(&io->loop, &io->in.tty, 0, 1) == 0) {
-			io->in_kind = 1;
-			if (io->opts.pty && uv_tty_set_mode(&io->in.tty, UV_TTY_MODE_RAW) == 0) {
-				io->tty_raw = true;
-				tty_owner = io;
-			}
-		}
-	} else if (kind == UV_NAMED_PIPE) {
-		if (uv_pipe_init(&io->loop, &io->in.pipe, 0) == 0 &&
-		    uv_pipe_open(&io->in.pipe, 0) == 0)
-			io->in_kind = 1;
-	} else if (kind == UV_TCP) {
-		uv_tcp_t *t = (uv_tcp_t *)&io->in;
-		if (uv_tcp_init(&io->loop, t) == 0 && uv_tcp_open(t, 0) == 0)
-			io->in_kind = 1;
-	}
-	if (!io->in_kind && fcntl(0, F_GETFL) >= 0) {
-		uv_idle_init(&io->loop, &io->in_idle);
-		io->in_idle.data = io;
-		io->in_kind = 2;
-	}
-	if (io->in_kind == 1)
-		((uv_handle_t *)&io->in)->data = io;
-	if (!io->in_kind) {
-		stdin_forward(io, "", 0);   /* no stdin at all: EOF */
-		return;
-	}
-	stdin_go(io);
-}
-
-void srun_io_tty_restore(void)
-{
-	if (tty_owner && tty_owner->tty_raw) {
-		uv_tty_reset_mode();
-		tty_owner->tty_raw = false;
-	}
-}
-
-static void send_winsize(struct srun_io *io)
-{
-	struct winsize ws;
-	if (!io->opts.pty || ioctl(0, TIOCGWINSZ, &ws) < 0)
-		return;
-	int n = io->tasks[0].node;
-	conn_send_json(io->nodes[n].conn, STEPIO_WINSIZE,
-		       json_pack("{s:i, s:i}", "rows", ws.ws_row, "cols", ws.ws_col));
-}
-
 /* ---- the fence hub ----------------------------------------------------- */
 
 static void fence_in(struct srun_io *io, int n, const char *p, size_t len)
@@ -638,7 +397,7 @@ static void fence_in(struct srun_io *io, int n, const char *p, size_t len)
 	char *text = json_dumps(out, JSON_COMPACT);
 	json_decref(out);
 	for (int i = 0; i < io->nnodes; i++)
-		conn_send(io->nodes[i].conn, STEPIO_FENCE_OUT, STEPIO_ALL_TASKS, text,
+		srun_io_send(io->nodes[i].conn, STEPIO_FENCE_OUT, STEPIO_ALL_TASKS, text,
 			  (uint32_t)strlen(text));
 	free(text);
 }
@@ -769,11 +528,11 @@ static int hello(struct conn *c, const char *p, size_t len)
 	for (int i = 0; i < io->nsent; i++)
 		signal_node(io, c->node, io->sent[i]);
 	if (io->opts.pty && io->tasks[0].node == c->node)
-		send_winsize(io);
-	stdin_maybe_start(io);
-	if (io->in_eof && stdin_wanted(io) &&
-	    (stdin_node(io) < 0 || stdin_node(io) == c->node))
-		conn_send(c, STEPIO_STDIN, io->opts.stdin_task < 0 ? STEPIO_ALL_TASKS
+		srun_stdin_winsize(io);
+	srun_stdin_start(io);
+	if (io->in_eof && srun_stdin_wanted(io) &&
+	    (srun_stdin_node(io) < 0 || srun_stdin_node(io) == c->node))
+		srun_io_send(c, STEPIO_STDIN, io->opts.stdin_task < 0 ? STEPIO_ALL_TASKS
 					   : (uint32_t)io->opts.stdin_task, "", 0);
 	rc = 0;
 out:
@@ -929,7 +688,7 @@ static void on_signal(uv_signal_t *h, int sig)
 		on_intr(io);
 		break;
 	case SIGWINCH:
-		send_winsize(io);
+		srun_stdin_winsize(io);
 		break;
 	case SIGTSTP:
 		break;   /* srun(1): Ctrl-Z is ignored */

@@ -1,8 +1,8 @@
 /* srun's and salloc's pure pieces: the option set and its parser (command
- * line over SLURM_* / SRUN_* / SALLOC_* input variables), the checks of
- * --distribution, --cpu-bind, --mpi, --input and --multi-prog, and what the
- * I/O side prints: task lists, labels, exit status sentences and the exit
- * code.  No I/O but reading a --multi-prog file. */
+ * line over SLURM_* / SRUN_* / SALLOC_* input variables; srun_opt.c), the
+ * checks of --distribution, --cpu-bind, --mpi, --input and --multi-prog, and
+ * what the I/O side prints: task lists, labels, exit status sentences and the
+ * exit code (srun_check.c).  No I/O but reading a --multi-prog file. */
 #ifndef HERD_CMD_SRUN_OPT_H
 #define HERD_CMD_SRUN_OPT_H
 #include <stdbool.h>

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 #include "cmd/opt.c"
 #include "cmd/srun_opt.c"
+#include "cmd/srun_check.c"
 #include "cmd/srun_alloc.c"
 
 static const char *no_env(const char *name)

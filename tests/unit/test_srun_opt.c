@@ -16,6 +16,7 @@
 #include <cmocka.h>
 #include "cmd/opt.c"
 #include "cmd/srun_opt.c"
+#include "cmd/srun_check.c"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
