@@ -1,8 +1,9 @@
 /* srun's end of the step I/O protocol (srun_io.h, doc/steps.md).  One libuv
  * loop: the listener and a connection per node's herdstepd, signals and
- * timers (stdin and the terminal: srun_stdin.c).  Output is written with blocking writes to srun's own stdout
- * and stderr, whole lines at a time per task (-u: as it comes), so a slow
- * terminal slows the step rather than growing srun's memory. */
+ * timers (stdin and the terminal: srun_stdin.c).  Output is written with
+ * blocking writes to srun's own stdout and stderr, whole lines at a time per
+ * task (-u: as it comes), so a slow terminal slows the step rather than
+ * growing srun's memory. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
