@@ -58,7 +58,9 @@ static json_t *create_step(struct cmd_client *c, const struct srun_opts *o, long
 			usleep(STEP_RETRY_MS * 1000);
 			continue;
 		}
-		if (rc == HERD_ERR_INVALID_JOB || rc == HERD_ERR_ALREADY_DONE) {
+		/* Slurm looks the allocation up first: these are its words for a
+		 * job that is not (or no longer, or not the caller's) to be had. */
+		if (rc == HERD_ERR_INVALID_JOB || rc == HERD_ERR_ALREADY_DONE || rc == HERD_ERR_ACCESS) {
 			fprintf(stderr, "srun: error: Unable to confirm allocation for job %lld: %s\n",
 				job_id, err.text);
 			fprintf(stderr, "srun: Check SLURM_JOB_ID environment variable. Expired or invalid "

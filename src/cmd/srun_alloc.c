@@ -237,13 +237,21 @@ int srun_alloc_wait(struct cmd_client *c, const char *prog, const struct srun_op
 				fprintf(stderr, "%s: Job allocation %lld has been revoked.\n", prog, job_id);
 				return -1;
 			}
+			/* A job seen before the scheduler's first look at it (reason
+			 * None) is not yet waiting: the pass right after submission
+			 * may start it. */
+			bool waiting = strcmp(cmd_jstr(rec, "reason"), "None") || now_s() - start > 1;
 			json_decref(rec);
 			/* -I: Slurm gives up at once (or after the seconds given). */
-			if (o->immediate >= 0 && now_s() - start >= o->immediate) {
+			if (o->immediate >= 0 && waiting && now_s() - start >= o->immediate) {
 				srun_alloc_cancel(c, job_id);
 				fprintf(stderr, "%s: error: Unable to allocate resources: %s\n", prog,
 					herd_strerror(HERD_ERR_NODES_BUSY));
 				return -1;
+			}
+			if (!waiting) {
+				nap(0.02);
+				continue;
 			}
 			if (!queued && !o->quiet && pending_line)
 				fprintf(stderr, "%s: job %lld queued and waiting for resources\n", prog,
