@@ -33,6 +33,7 @@
 
 #define FLUSH_MS 100           /* exits of one node gathered this long, then printed */
 #define POLL_MS 2000           /* STEP_INFO while waiting */
+#define LAUNCH_WAIT_S 30       /* a node's herdstepd connects within this */
 
 static double now_s(void)
 {
@@ -468,6 +469,13 @@ static void poll_timer_cb(uv_timer_t *t)
 		struct node *nd = &io->nodes[n];
 		if (nd->closed_early && !nd->done && ++nd->lost_polls > 3)
 			node_lost(io, n);
+		/* The controller answered STEP_CREATE after every node's herdstepd
+		 * had connected (doc/steps.md): one that never did is lost. */
+		if (!nd->connected && !nd->done && now_s() - io->run_start > LAUNCH_WAIT_S) {
+			errline("srun: error: Task launch for %s failed on node %s: no connection from "
+				"its step daemon", io->step_name, nd->name);
+			node_lost(io, n);
+		}
 	}
 	check_done(io);
 	if (!io->finished)
@@ -526,6 +534,7 @@ static int hello(struct conn *c, const char *p, size_t len)
 		goto out;
 	c->node = (int)node_id;
 	io->nodes[node_id].conn = c;
+	io->nodes[node_id].connected = true;
 	for (int i = 0; i < io->nsent; i++)
 		signal_node(io, c->node, io->sent[i]);
 	if (io->opts.pty && io->tasks[0].node == c->node)
@@ -836,6 +845,7 @@ int srun_io_set_step(struct srun_io *io, long long job_id, const json_t *layout,
 
 int srun_io_run(struct srun_io *io)
 {
+	io->run_start = now_s();
 	for (int i = 0; i < io->nsigs; i++)
 		uv_signal_start(&io->sigs[i], on_signal, forwarded[i]);
 	uv_timer_start(&io->poll_timer, poll_timer_cb, POLL_MS, POLL_MS);

@@ -35,7 +35,7 @@ struct node {
 	int *tasks;
 	size_t ntasks;
 	struct conn *conn;
-	bool done, lost, oom, closed_early;
+	bool done, lost, oom, closed_early, connected;
 	int lost_polls;
 	int *pend;              /* tasks whose exit is not printed yet */
 	size_t npend;
@@ -77,6 +77,7 @@ struct srun_io {
 	double last_intr;
 	bool forcing, terminating, info_busy;
 	bool ctld_final;
+	double run_start;       /* when srun_io_run began */
 	double ctld_final_at;
 	char ctld_state[32];
 	bool finished;

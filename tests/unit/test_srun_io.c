@@ -308,6 +308,48 @@ static void test_kill_on_bad_exit(void **state)
 	srun_io_destroy(io);
 }
 
+/* A herdstepd that goes away before DONE: its task without an exit is taken
+ * as killed once the controller (none here) has not ended the step for a
+ * few polls. */
+static void *node_dies(void *arg)
+{
+	struct peer *p = arg;
+	int fd = peer_connect(p->port);
+	peer_hello(fd, p, p->key, "[0,1]");
+	peer_sends(fd, STEPIO_EXIT, 0, "{\"status\":0}");
+	close(fd);
+	return NULL;
+}
+
+static void test_lost_node(void **state)
+{
+	struct herd_error err;
+	struct srun_io_opts opts = { .stdin_task = SRUN_STDIN_NONE, .kill_wait = 30 };
+	struct srun_io *io = srun_io_create("127.0.0.1", &opts, &err);
+	json_t *layout = json_loads("{\"step_id\":3,\"num_tasks\":2,\"node_names\":[\"n1\"],"
+				    "\"task_ids\":[[0,1]]}", 0, NULL);
+	assert_int_equal(srun_io_set_step(io, 12, layout, NULL, &err), 0);
+	char err_path[] = "/tmp/srun-io-err-XXXXXX";
+	int err_fd = mkstemp(err_path), saved = dup(2);
+	dup2(err_fd, 2);
+	struct peer p = { .port = srun_io_port(io), .key = srun_io_key(io), .node = "n1" };
+	pthread_t t;
+	pthread_create(&t, NULL, node_dies, &p);
+	int code = srun_io_run(io);
+	pthread_join(t, NULL);
+	dup2(saved, 2);
+	close(saved);
+	char *errs = slurp(err_path);
+	assert_int_equal(code, 137);
+	assert_non_null(strstr(errs, "srun: error: n1: task 1: Killed\n"));
+	assert_null(strstr(errs, "task 0"));
+	free(errs);
+	unlink(err_path);
+	close(err_fd);
+	json_decref(layout);
+	srun_io_destroy(io);
+}
+
 static void test_bad_layout(void **state)
 {
 	struct herd_error err;
@@ -336,6 +378,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_step),
 		cmocka_unit_test(test_kill_on_bad_exit),
+		cmocka_unit_test(test_lost_node),
 		cmocka_unit_test(test_bad_layout),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
