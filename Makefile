@@ -65,6 +65,8 @@ UV_STATIC  := $(firstword $(wildcard $(shell $(CC) -print-file-name=libuv.a) \
                                      $(shell $(CC) -print-file-name=libuv_a.a)))
 $(B)/bin/srun $(B)/bin/salloc: $(call obj,$(SRUN_SRC))
 $(B)/bin/srun $(B)/bin/salloc: CMD_EXTRA_LIBS := $(if $(UV_STATIC),$(UV_STATIC) -ldl,-luv)
+# test_srun_cmd runs the two programs.
+$(B)/tests/test_srun_cmd: | $(B)/bin/srun $(B)/bin/salloc
 
 $(B)/tests/%: $(B)/obj/tests/unit/%.o $(LIB)
 	@mkdir -p $(dir $@)
