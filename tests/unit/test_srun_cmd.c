@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +43,8 @@ static json_t *submitted, *step_body;
 static int complete_status = -1;
 static const char *step_stdout = "hi\n";
 static int step_status = 2 << 8;
+static bool pending_forever;
+static int cancelled = -1;   /* the signal of a CANCEL_JOB of job 7 */
 
 static void *stepd(void *arg)
 {
@@ -90,7 +93,7 @@ static void handler(struct net_req *req, void *arg)
 		return;
 	case MSG_JOB_INFO:
 		/* pending (the scheduler has looked: Resources) twice, then running */
-		if (job_info_calls++ < 2) {
+		if (job_info_calls++ < 2 || pending_forever) {
 			net_respond(req, 0, json_pack("{s:[{s:i, s:s, s:s, s:s}], s:i}", "jobs", "job_id", 7,
 						      "state", "PENDING", "reason", "Resources",
 						      "nodes", "", "time", 0), NULL);
@@ -122,6 +125,11 @@ static void handler(struct net_req *req, void *arg)
 	case MSG_STEP_INFO:
 		net_respond(req, 0, json_pack("{s:[{s:i, s:i, s:s}], s:i}", "steps", "job_id", 7,
 					      "step_id", 0, "state", "RUNNING", "time", 0), NULL);
+		return;
+	case MSG_CANCEL_JOB:
+		if (json_integer_value(json_object_get(req->body, "job_id")) == 7)
+			cancelled = (int)json_integer_value(json_object_get(req->body, "signal"));
+		net_respond(req, 0, NULL, NULL);
 		return;
 	case MSG_COMPLETE_ALLOC:
 		complete_status = (int)json_integer_value(json_object_get(req->body, "status"));
@@ -187,7 +195,7 @@ static int teardown(void **state)
 /* Run a command line under sh; its exit code, stdout and stderr. */
 static int run(const char *cmd, char **out, char **err)
 {
-	char *line = xasprintf("cd %s && %s >%s/out 2>%s/err </dev/null", dir, cmd, dir, dir);
+	char *line = xasprintf("cd %s && { %s; } >%s/out 2>%s/err </dev/null", dir, cmd, dir, dir);
 	int st = system(line);
 	free(line);
 	char path[400];
@@ -288,12 +296,35 @@ static void test_salloc(void **state)
 	free(err);
 }
 
+/* Ctrl-C while the allocation is pending: the job is cancelled, srun says
+ * it was revoked and exits 1, with nothing to give back. */
+static void test_interrupt_while_pending(void **state)
+{
+	char *out, *err;
+	char *cmd = xasprintf("%s/srun -n1 prog & p=$!; sleep 1; kill -INT $p; wait $p", bindir);
+	pending_forever = true;
+	cancelled = -1;
+	complete_status = -1;
+	int rc = run(cmd, &out, &err);
+	free(cmd);
+	pending_forever = false;
+	if (rc != 1)
+		fail_msg("rc %d, stdout '%s', stderr '%s'", rc, out, err);
+	assert_string_equal(err, "srun: job 7 queued and waiting for resources\n"
+				 "srun: Job allocation 7 has been revoked.\n");
+	assert_int_equal(cancelled, 0);
+	assert_int_equal(complete_status, -1);
+	free(out);
+	free(err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_srun_own_allocation),
 		cmocka_unit_test(test_srun_inside_a_job),
 		cmocka_unit_test(test_salloc),
+		cmocka_unit_test(test_interrupt_while_pending),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
