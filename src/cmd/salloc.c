@@ -60,13 +60,17 @@ static void set_job_env(const struct srun_opts *o, const json_t *job, const char
 	snprintf(buf, sizeof(buf), "%lld", cmd_jint(job, "num_nodes"));
 	setenv("SLURM_JOB_NUM_NODES", buf, 1);
 	setenv("SLURM_NNODES", buf, 1);
-	if (o->ntasks) {
-		snprintf(buf, sizeof(buf), "%ld", o->ntasks);
+	/* --ntasks-per-node with -N gives the count, as for the submission */
+	long ntasks = o->ntasks;
+	if (!ntasks && o->ntasks_per_node > 0)
+		ntasks = (o->nodes ? o->nodes : 1) * o->ntasks_per_node;
+	if (ntasks) {
+		snprintf(buf, sizeof(buf), "%ld", ntasks);
 		setenv("SLURM_NTASKS", buf, 1);
 		setenv("SLURM_NPROCS", buf, 1);
 	}
 	if (n) {
-		srun_tasks_per_node(cpus, n, o->ntasks,
+		srun_tasks_per_node(cpus, n, ntasks,
 				    o->nodes, o->cpus_per_task, tasks);
 		setenv("SLURM_TASKS_PER_NODE", srun_fold_counts(tasks, n, buf, sizeof(buf)), 1);
 		setenv("SLURM_JOB_CPUS_PER_NODE", srun_fold_counts(cpus, n, buf, sizeof(buf)), 1);
