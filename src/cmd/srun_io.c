@@ -427,6 +427,11 @@ static void step_info_cb(void *arg, json_t *reply, const struct herd_error *err)
 			const char *failed = cmd_jstr(s, "failed_node");
 			if (!strcmp(state, "NODE_FAIL") && *failed)
 				errline("srun: error: Node failure on %s", failed);
+			/* Slurm's line when the step is ended under srun (scancel,
+			 * time limit, a node's failure) */
+			if (strcmp(state, "COMPLETED") && strcmp(state, "FAILED") && !io->forcing)
+				errline("srun: Job step aborted: Waiting up to %d seconds for job step to "
+					"finish.", io->opts.kill_wait + 2);
 			for (int n = 0; n < io->nnodes; n++)
 				if (!strcmp(io->nodes[n].name, failed))
 					node_lost(io, n);
