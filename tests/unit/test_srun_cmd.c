@@ -44,6 +44,8 @@ static int complete_status = -1;
 static const char *step_stdout = "hi\n";
 static int step_status = 2 << 8;
 static bool pending_forever;
+static bool stepd_dies;                  /* the stand-in herdstepd goes after HELLO */
+static const char *step_state = "RUNNING";   /* what STEP_INFO says */
 static int cancelled = -1;   /* the signal of a CANCEL_JOB of job 7 */
 
 static void *stepd(void *arg)
@@ -61,6 +63,17 @@ static void *stepd(void *arg)
 				json_string_value(json_object_get(step, "io_key")));
 	char *exit_msg = xasprintf("{\"status\":%d}", step_status);
 	stepio_encode(&sb, STEPIO_HELLO, STEPIO_ALL_TASKS, hello, strlen(hello));
+	if (stepd_dies) {
+		if (write(fd, sb.s, sb.len) < 0)
+			perror("write");
+		usleep(200000);
+		close(fd);
+		free(sb.s);
+		free(hello);
+		free(exit_msg);
+		json_decref(step);
+		return NULL;
+	}
 	stepio_encode(&sb, STEPIO_STDOUT, 0, step_stdout, strlen(step_stdout));
 	stepio_encode(&sb, STEPIO_EXIT, 0, exit_msg, strlen(exit_msg));
 	stepio_encode(&sb, STEPIO_DONE, STEPIO_ALL_TASKS, "{\"oom\":false}", 13);
@@ -123,8 +136,10 @@ static void handler(struct net_req *req, void *arg)
 					      "cpus_per_node", 1), NULL);
 		return;
 	case MSG_STEP_INFO:
-		net_respond(req, 0, json_pack("{s:[{s:i, s:i, s:s}], s:i}", "steps", "job_id", 7,
-					      "step_id", 0, "state", "RUNNING", "time", 0), NULL);
+		net_respond(req, 0, json_pack("{s:[{s:i, s:i, s:s, s:s}], s:i}", "steps", "job_id", 7,
+					      "step_id", 0, "state", step_state, "failed_node",
+					      strcmp(step_state, "NODE_FAIL") ? "" : "n1", "time", 0),
+			    NULL);
 		return;
 	case MSG_CANCEL_JOB:
 		if (json_integer_value(json_object_get(req->body, "job_id")) == 7)
@@ -318,6 +333,29 @@ static void test_interrupt_while_pending(void **state)
 	free(err);
 }
 
+/* The node's herdstepd goes away and the controller ends the step
+ * NODE_FAIL: Slurm's lines, the task counted as killed. */
+static void test_node_failure(void **state)
+{
+	char *out, *err;
+	char *cmd = xasprintf("SLURM_JOB_ID=7 %s/srun -n1 prog", bindir);
+	step_create_calls = 1;
+	stepd_dies = true;
+	step_state = "NODE_FAIL";
+	int rc = run(cmd, &out, &err);
+	free(cmd);
+	stepd_dies = false;
+	step_state = "RUNNING";
+	if (rc != 137)
+		fail_msg("rc %d, stdout '%s', stderr '%s'", rc, out, err);
+	assert_string_equal(err, "srun: error: Node failure on n1\n"
+				 "srun: Job step aborted: Waiting up to 3 seconds for job step to "
+				 "finish.\n"
+				 "srun: error: n1: task 0: Killed\n");
+	free(out);
+	free(err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -325,6 +363,7 @@ int main(void)
 		cmocka_unit_test(test_srun_inside_a_job),
 		cmocka_unit_test(test_salloc),
 		cmocka_unit_test(test_interrupt_while_pending),
+		cmocka_unit_test(test_node_failure),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
