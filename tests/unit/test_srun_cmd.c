@@ -10,6 +10,7 @@
 #include <libgen.h>
 #include <pthread.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -44,6 +45,7 @@ static int complete_status = -1;
 static const char *step_stdout = "hi\n";
 static int step_status = 2 << 8;
 static bool pending_forever;
+static int job_ends_after;   /* JOB_INFO calls after which job 7 is CANCELLED, 0 = never */
 static bool stepd_dies;                  /* the stand-in herdstepd goes after HELLO */
 static const char *step_state = "RUNNING";   /* what STEP_INFO says */
 static int cancelled = -1;   /* the signal of a CANCEL_JOB of job 7 */
@@ -106,6 +108,12 @@ static void handler(struct net_req *req, void *arg)
 		return;
 	case MSG_JOB_INFO:
 		/* pending (the scheduler has looked: Resources) twice, then running */
+		if (job_ends_after && job_info_calls >= job_ends_after) {
+			net_respond(req, 0, json_pack("{s:[{s:i, s:s, s:s}], s:i}", "jobs", "job_id", 7,
+						      "state", "CANCELLED", "reason", "None", "time", 0),
+				    NULL);
+			return;
+		}
 		if (job_info_calls++ < 2 || pending_forever) {
 			net_respond(req, 0, json_pack("{s:[{s:i, s:s, s:s, s:s}], s:i}", "jobs", "job_id", 7,
 						      "state", "PENDING", "reason", "Resources",
@@ -356,6 +364,28 @@ static void test_node_failure(void **state)
 	free(err);
 }
 
+/* scancel while salloc's command runs: salloc says so, signals the
+ * command (SIGTERM: no terminal here), exits with its status, and has
+ * nothing to give back. */
+static void test_salloc_revoked(void **state)
+{
+	char *out, *err;
+	char *cmd = xasprintf("%s/salloc -N1 sleep 60", bindir);
+	complete_status = -1;
+	job_ends_after = 4;   /* 2 pending, 1 running at the grant, 1 more while it runs */
+	int rc = run(cmd, &out, &err);
+	free(cmd);
+	job_ends_after = 0;
+	if (rc != 128 + SIGTERM)
+		fail_msg("rc %d, stdout '%s', stderr '%s'", rc, out, err);
+	assert_non_null(strstr(err, "salloc: Granted job allocation 7\n"
+				    "salloc: Job allocation 7 has been revoked.\n"));
+	assert_null(strstr(err, "Relinquishing"));
+	assert_int_equal(complete_status, -1);
+	free(out);
+	free(err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -364,6 +394,7 @@ int main(void)
 		cmocka_unit_test(test_salloc),
 		cmocka_unit_test(test_interrupt_while_pending),
 		cmocka_unit_test(test_node_failure),
+		cmocka_unit_test(test_salloc_revoked),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
