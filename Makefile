@@ -20,8 +20,10 @@ endif
 COMMON_SRC := $(wildcard src/common/*.c)
 SCHED_SRC  := $(wildcard src/sched/*.c)
 LIB        := $(B)/libherd.a
-CMDS       := sbatch squeue scancel sinfo scontrol sacct
-CMD_SHARED := $(filter-out $(CMDS:%=src/cmd/%.c),$(wildcard src/cmd/*.c))
+CMDS       := sbatch squeue scancel sinfo scontrol sacct srun salloc
+# srun's and salloc's own pieces (srun_*.c) use libuv: linked into those two only.
+SRUN_SRC   := $(wildcard src/cmd/srun_*.c)
+CMD_SHARED := $(filter-out $(CMDS:%=src/cmd/%.c) $(SRUN_SRC),$(wildcard src/cmd/*.c))
 DAEMONS    := herdctld:ctld herdd:noded herdstepd:stepd herd:herd herdrestd:restd
 PROGS      := $(foreach d,$(DAEMONS),$(firstword $(subst :, ,$(d)))) $(CMDS)
 BINS       := $(PROGS:%=$(B)/bin/%)
@@ -56,7 +58,15 @@ $(foreach d,$(DAEMONS),$(eval $(call daemon_rule,$(firstword $(subst :, ,$(d))),
 CMD_LDLIBS := -Wl,-Bstatic -ljansson -lnettle -lmunge -Wl,-Bdynamic -lpthread -lm
 $(CMDS:%=$(B)/bin/%): $(B)/bin/%: $(B)/obj/src/cmd/%.o $(call obj,$(CMD_SHARED)) $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(CMD_LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(CMD_LDLIBS) $(CMD_EXTRA_LIBS)
+
+# libuv static when the system has the archive (Debian names it libuv_a.a).
+UV_STATIC  := $(firstword $(wildcard $(shell $(CC) -print-file-name=libuv.a) \
+                                     $(shell $(CC) -print-file-name=libuv_a.a)))
+$(B)/bin/srun $(B)/bin/salloc: $(call obj,$(SRUN_SRC))
+$(B)/bin/srun $(B)/bin/salloc: CMD_EXTRA_LIBS := $(if $(UV_STATIC),$(UV_STATIC) -ldl,-luv)
+# test_srun_cmd runs the two programs.
+$(B)/tests/test_srun_cmd: | $(B)/bin/srun $(B)/bin/salloc
 
 $(B)/tests/%: $(B)/obj/tests/unit/%.o $(LIB)
 	@mkdir -p $(dir $@)

@@ -1,0 +1,212 @@
+/* srun: run a parallel job step.  Inside an allocation (SLURM_JOB_ID or
+ * --jobid) it makes a step of that job; outside one it first asks for an
+ * allocation that runs no batch script, runs the step in it, then gives it
+ * back with srun's exit status.  The step's I/O is srun_io.c; the options
+ * are srun_opt.c. */
+#include <errno.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "cmd/opt.h"
+#include "cmd/srun_alloc.h"
+#include "cmd/srun_io.h"
+#include "cmd/srun_opt.h"
+#include "common/msg.h"
+#include "common/parse.h"
+#include "common/xmalloc.h"
+
+extern char **environ;
+
+#define STEP_RETRY_MS 500
+
+static void step_name(const struct srun_opts *o, char *buf, size_t len)
+{
+	if (o->job_name) {
+		snprintf(buf, len, "%s", o->job_name);
+		return;
+	}
+	char *copy = xstrdup(o->argv[0]);
+	snprintf(buf, len, "%s", basename(copy));
+	free(copy);
+}
+
+/* STEP_CREATE, retried while the nodes are busy; the layout, or NULL after
+ * printing why. */
+static json_t *create_step(struct cmd_client *c, const struct srun_opts *o, long long job_id,
+			   json_t *step)
+{
+	json_t *body = json_pack("{s:I, s:O}", "job_id", (json_int_t)job_id, "step", step);
+	bool said_busy = false;
+	json_t *reply = NULL;
+	for (int tries = 0;; tries++) {
+		struct herd_error err = { "" };
+		int rc = cmd_call(c, MSG_STEP_CREATE, body, &reply, &err);
+		if (rc == 0)
+			break;
+		if (srun_alloc_interrupted) {
+			reply = NULL;
+			break;
+		}
+		if (rc == HERD_ERR_NODES_BUSY || (rc == CMD_NO_REPLY && tries < 120)) {
+			if (rc == HERD_ERR_NODES_BUSY && !said_busy && !o->quiet)
+				fprintf(stderr, "srun: Job %lld step creation temporarily disabled, retrying "
+					"(%s)\n", job_id, err.text);
+			said_busy |= rc == HERD_ERR_NODES_BUSY;
+			usleep(STEP_RETRY_MS * 1000);
+			continue;
+		}
+		/* Slurm looks the allocation up first: these are its words for a
+		 * job that is not (or no longer, or not the caller's) to be had. */
+		if (rc == HERD_ERR_INVALID_JOB || rc == HERD_ERR_ALREADY_DONE || rc == HERD_ERR_ACCESS) {
+			fprintf(stderr, "srun: error: Unable to confirm allocation for job %lld: %s\n",
+				job_id, err.text);
+			fprintf(stderr, "srun: Check SLURM_JOB_ID environment variable. Expired or invalid "
+				"job %lld\n", job_id);
+		} else {
+			fprintf(stderr, "srun: error: Unable to create step for job %lld: %s\n", job_id,
+				err.text);
+		}
+		reply = NULL;
+		break;
+	}
+	if (reply && said_busy && !o->quiet)
+		fprintf(stderr, "srun: Step created for job %lld\n", job_id);
+	json_decref(body);
+	return reply;
+}
+
+static char *abs_path(const char *path, const char *cwd)
+{
+	return path[0] == '/' ? xstrdup(path) : xasprintf("%s/%s", cwd, path);
+}
+
+int main(int argc, char **argv)
+{
+	struct srun_opts o;
+	struct herd_error err = { "" };
+	struct cmd_client client;
+	bool have_client = false, own_alloc = false;
+	char **env = NULL, **multi_prog = NULL;
+	char *cwd = NULL, *work_dir = NULL;
+	struct srun_io *io = NULL;
+	json_t *layout = NULL, *job = NULL;
+	long long job_id = 0;
+	int status = 1;
+
+	argv[0] = "srun";
+	int r = srun_opts_parse(&o, SRUN_CMD_SRUN, argc, argv, NULL, stdout, &err);
+	if (r == SRUN_PARSE_INFO) {
+		status = 0;
+		goto out;
+	}
+	if (r < 0) {
+		if (*err.text)
+			fprintf(stderr, "srun: error: %s\n", err.text);
+		goto out;
+	}
+	if (o.multi_prog) {
+		multi_prog = srun_multi_prog_read(o.argv[0], &o.ntasks, &err);
+		if (!multi_prog) {
+			fprintf(stderr, "srun: error: %s\n", err.text);
+			goto out;
+		}
+	}
+	cwd = getcwd(NULL, 0);
+	if (!cwd) {
+		fprintf(stderr, "srun: error: getcwd failed: %s\n", strerror(errno));
+		goto out;
+	}
+	work_dir = o.chdir ? abs_path(o.chdir, cwd) : xstrdup(cwd);
+	if (opt_export_env(o.export_spec, environ, &env, NULL, &err) < 0) {
+		fprintf(stderr, "srun: error: %s\n", err.text);
+		goto out;
+	}
+	if (cmd_client_init(&client, &err) < 0) {
+		fprintf(stderr, "srun: error: %s\n", err.text);
+		goto out;
+	}
+	have_client = true;
+	srun_alloc_catch_signals();
+	signal(SIGPIPE, SIG_IGN);
+
+	char name[256];
+	step_name(&o, name, sizeof(name));
+	if (o.jobid) {
+		job_id = o.jobid;
+	} else {
+		json_t *body = srun_alloc_body(&o, name, env, work_dir);
+		if (!body) {
+			fprintf(stderr, "srun: error: an option is not valid UTF-8\n");
+			goto out;
+		}
+		r = srun_alloc_submit(&client, "srun", &o, body, &job_id);
+		json_decref(body);
+		if (r < 0)
+			goto out;
+		own_alloc = true;
+		if (srun_alloc_wait(&client, "srun", &o, job_id, true, &job) < 0) {
+			own_alloc = false;   /* cancelled or ended: nothing to give back */
+			goto out;
+		}
+		if (o.verbose)
+			fprintf(stderr, "srun: jobid %lld: nodes(%lld):`%s', cpu counts: %lld\n", job_id,
+				cmd_jint(job, "num_nodes"), cmd_jstr(job, "nodes"),
+				cmd_jint(job, "num_cpus"));
+	}
+
+	char host[64];
+	if (srun_local_addr(&client, host, sizeof(host)) < 0)
+		snprintf(host, sizeof(host), "127.0.0.1");
+	struct srun_io_opts io_opts = {
+		.label = o.label, .unbuffered = o.unbuffered, .pty = o.pty, .quiet = o.quiet,
+		.disable_status = o.disable_status, .kill_on_bad_exit = o.kill_on_bad_exit,
+		.max_wait = o.max_wait, .stdin_task = o.stdin_task, .stdin_file = o.input != NULL,
+		.stdout_file = o.output != NULL, .stderr_file = o.error != NULL,
+		.kill_wait = (int)conf_get_int(client.conf, "KillWait", 30),
+	};
+	io = srun_io_create(host, &io_opts, &err);
+	if (!io) {
+		fprintf(stderr, "srun: error: %s\n", err.text);
+		goto out;
+	}
+	json_t *step = srun_step_body(&o, name, env, work_dir, host, srun_io_port(io),
+				      srun_io_key(io), multi_prog);
+	if (!step) {
+		fprintf(stderr, "srun: error: the command or an option is not valid UTF-8\n");
+		goto out;
+	}
+	layout = create_step(&client, &o, job_id, step);
+	json_decref(step);
+	if (!layout) {
+		if (srun_alloc_interrupted && own_alloc)
+			fprintf(stderr, "srun: Job allocation %lld has been revoked.\n", job_id);
+		goto out;
+	}
+	if (srun_io_set_step(io, job_id, layout, &client, &err) < 0) {
+		fprintf(stderr, "srun: error: %s\n", err.text);
+		goto out;
+	}
+	if (o.verbose)
+		fprintf(stderr, "srun: launching StepId=%lld.%lld on host%s %s, %lld tasks\n", job_id,
+			cmd_jint(layout, "step_id"), cmd_jint(layout, "num_nodes") > 1 ? "s" : "",
+			cmd_jstr(layout, "nodes"), cmd_jint(layout, "num_tasks"));
+	status = srun_io_run(io);
+
+out:
+	if (own_alloc)
+		srun_alloc_complete(&client, "srun", job_id, (status & 0xff) << 8);
+	srun_io_destroy(io);
+	json_decref(layout);
+	json_decref(job);
+	if (have_client)
+		cmd_client_fini(&client);
+	opt_strv_free(env);
+	opt_strv_free(multi_prog);
+	free(cwd);
+	free(work_dir);
+	srun_opts_free(&o);
+	return status;
+}

@@ -1,0 +1,442 @@
+"""srun as users run it, on a real `herd up` cluster (4 nodes of 4 CPUs):
+outside an allocation (it asks for one, runs the step, gives it back with its
+exit status), inside one (sbatch, --jobid), the layout its tasks see, output
+labels and files, stdin, exit codes and Slurm's error lines, -K, --wait,
+--multi-prog, --pty, signals (Ctrl-C once and twice, SIGTERM forwarded),
+waiting for resources and for busy step resources, and the option errors
+srun gives before it talks to anyone."""
+import os
+import pty
+import re
+import select
+import signal
+import subprocess
+import time
+
+import pytest
+
+from cmd_helpers import clean, read, wait_text, write_script  # noqa: F401  (clean: fixture)
+from conftest import BIN, COMMANDS, Cluster, make_root, stop_cluster
+
+NODES = ("n1", "n2", "n3", "n4")
+
+
+@pytest.fixture(scope="module")
+def cluster(users):
+    c = Cluster(make_root(), 4)
+    try:
+        c.up("--cpus", "4")
+    except Exception:
+        c.down()
+        raise
+    try:
+        yield c
+    finally:
+        stop_cluster(c)
+
+
+def popen(c, args, user=None, env_extra=None, **kw):
+    """Start a command as cluster.run does, without waiting for it."""
+    env = c.env()
+    env.update(env_extra or {})
+    cmd = list(args)
+    if cmd[0] in COMMANDS:
+        cmd[0] = os.path.join(BIN, cmd[0])
+    if user:
+        import pwd
+        cmd = ["runuser", "-u", user, "--", "env", "-i"] + \
+              [f"{k}={v}" for k, v in env.items()] + \
+              [f"HOME={pwd.getpwnam(user).pw_dir}", f"USER={user}"] + cmd
+    kw.setdefault("stdin", subprocess.DEVNULL)
+    kw.setdefault("stdout", subprocess.PIPE)
+    kw.setdefault("stderr", subprocess.PIPE)
+    return subprocess.Popen(cmd, env=env, cwd=c.workdir(user), text=True, **kw)
+
+
+def srun(c, *args, user="herdu1", timeout=60, input=None):
+    return c.run(["srun", *args], user=user, timeout=timeout, input=input)
+
+
+def read_until(stream, pattern, timeout=30):
+    """Read a text stream line by line until a line matches; returns what was read."""
+    got = ""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        ready, _, _ = select.select([stream], [], [], 0.5)
+        if ready:
+            line = stream.readline()
+            if not line:
+                break
+            got += line
+            if re.search(pattern, got):
+                return got
+    pytest.fail(f"{pattern!r} not seen in {got!r}")
+
+
+def blocker(c):
+    """Every node taken by one exclusive batch job of root's; returns its ID."""
+    job_id = c.sbatch("-N", "4", "--exclusive", "-o", "/dev/null", "--wrap", "sleep 300")
+    c.wait_state(job_id, "RUNNING")
+    return job_id
+
+
+# ---- before the controller: options -------------------------------------
+
+def test_option_errors_exit_1(cluster):
+    cases = [
+        (["-n", "abc", "true"], 'srun: error: Invalid numeric value "abc" for --ntasks.'),
+        (["-N", "0", "true"], "srun: error: Invalid node count specification"),
+        (["-m", "sideways", "true"], "srun: error: Invalid --distribution specification"),
+        (["--cpu-bind=foo", "true"], 'srun: error: unrecognized --cpu-bind argument "foo"'),
+        (["--cpu-bind=map_cpu:", "true"],
+         'srun: error: missing list for "--cpu-bind=map_cpu:<list>"'),
+        (["--mpi=lam", "true"],
+         "srun: error: invalid MPI type 'lam', --mpi=list for acceptable types"),
+        ([], "srun: error: No executable name specified"),
+        (["--bogus", "true"], "srun: unrecognized option '--bogus'"),
+    ]
+    for args, line in cases:
+        r = srun(cluster, *args)
+        assert r.rc == 1, (args, r)
+        assert line in r.err.splitlines(), (args, r)
+        assert r.out == "", (args, r)
+
+
+def test_input_variable_errors_name_the_variable(cluster):
+    r = cluster.run(["env", "SLURM_DISTRIBUTION=sideways", os.path.join(BIN, "srun"), "true"],
+                    user="herdu1")
+    assert r.rc == 1, r
+    assert "srun: error: Invalid --distribution specification " \
+           "(from SLURM_DISTRIBUTION=sideways)" in r.err
+
+
+def test_version_help_mpi_list(cluster):
+    r = srun(cluster, "--version")
+    assert (r.rc, r.out) == (0, "slurm 22.05.8 (herd 0.1)\n"), r
+    r = srun(cluster, "--help")
+    assert r.rc == 0 and r.out.startswith("Usage: srun"), r
+    assert "--multi-prog" in r.out and "--kill-on-bad-exit" in r.out
+    r = srun(cluster, "--mpi=list")
+    assert r.rc == 0, r
+    lines = r.err.splitlines()
+    assert lines[0] == "srun: MPI types are..."
+    assert {"srun: none", "srun: pmi2", "srun: pmix"} <= set(lines)
+
+
+def test_multi_prog_file_is_checked_first(cluster):
+    wd = cluster.workdir("herdu1")
+    path = write_script(os.path.join(wd, "bad.conf"), "0 echo zero\n2 echo two\n", "herdu1")
+    r = srun(cluster, "-n", "3", "--multi-prog", path)
+    assert r.rc == 1, r
+    assert f"srun: error: Configuration file {path} invalid: no program for task 1" in r.err
+    r = srun(cluster, "--multi-prog", "/nonexistent.conf")
+    assert r.rc == 1, r
+    assert "srun: error: Unable to open configuration file /nonexistent.conf" in r.err
+
+
+# ---- outside an allocation -----------------------------------------------
+
+def test_own_allocation_layout_and_labels(clean):
+    c = clean
+    r = srun(c, "-N", "2", "-n", "4", "-l", "sh", "-c",
+             'echo "$SLURM_PROCID $SLURM_NODEID $SLURMD_NODENAME $SLURM_NTASKS $SLURM_STEP_ID"')
+    assert r.rc == 0, r
+    assert r.err == "", r
+    lines = sorted(r.out.splitlines())
+    assert len(lines) == 4, r
+    # block: tasks 0-1 on the first node, 2-3 on the second; labels "T: "
+    fields = [line.split() for line in lines]
+    assert [f[0] for f in fields] == ["0:", "1:", "2:", "3:"]
+    assert [f[1] for f in fields] == ["0", "1", "2", "3"]
+    assert [f[2] for f in fields] == ["0", "0", "1", "1"]
+    assert fields[0][3] == fields[1][3] != fields[2][3] == fields[3][3]
+    assert {f[3] for f in fields} <= set(NODES)
+    assert all(f[4] == "4" and f[5] == "0" for f in fields)
+
+
+def test_cyclic_distribution(clean):
+    r = srun(clean, "-N", "2", "-n", "4", "-m", "cyclic", "sh", "-c",
+             'echo "$SLURM_PROCID $SLURM_NODEID"')
+    assert r.rc == 0, r
+    assert sorted(r.out.splitlines()) == ["0 0", "1 1", "2 0", "3 1"]
+
+
+def test_runs_as_the_user_in_the_cwd(clean):
+    c = clean
+    r = srun(c, "sh", "-c", "id -un; pwd")
+    assert r.rc == 0, r
+    assert r.out.splitlines() == ["herdu1", c.workdir("herdu1")]
+    r = srun(c, "-D", "/tmp", "pwd")
+    assert r.out == "/tmp\n", r
+
+
+def test_allocation_is_given_back_with_the_exit_status(clean):
+    c = clean
+    r = srun(c, "-J", "ok-step", "true")
+    assert r.rc == 0, r
+    r = srun(c, "-J", "bad-step", "sh", "-c", "exit 3")
+    assert r.rc == 3, r
+    states = {}
+    for name in ("ok-step", "bad-step"):
+        out = c.run(["squeue", "-h", "-t", "all", "-n", name, "-o", "%T"]).out.split()
+        assert len(out) == 1, out
+        states[name] = out[0]
+    assert states == {"ok-step": "COMPLETED", "bad-step": "FAILED"}, states
+    c.wait_nodes_idle()
+
+
+def test_exit_codes_and_error_lines(clean):
+    c = clean
+    r = srun(c, "-N", "1", "-n", "3", "sh", "-c", "exit $((SLURM_PROCID + 1))")
+    assert r.rc == 3, r
+    errs = r.err.splitlines()
+    assert any(re.fullmatch(r"srun: error: n\d: task 0: Exited with exit code 1", e) for e in errs), r
+    assert any(re.fullmatch(r"srun: error: n\d: task 2: Exited with exit code 3", e) for e in errs), r
+    # the same status on one node: one line, tasks folded
+    r = srun(c, "-N", "1", "-n", "2", "sh", "-c", "exit 4")
+    assert r.rc == 4, r
+    assert re.search(r"^srun: error: n\d: tasks 0-1: Exited with exit code 4$", r.err, re.M), r
+    # a signal: 128 + its number, above a smaller exit code
+    r = srun(c, "-N", "1", "-n", "2", "sh", "-c",
+             'if [ "$SLURM_PROCID" = 0 ]; then kill -9 $$; fi; exit 2')
+    assert r.rc == 137, r
+    assert re.search(r"^srun: error: n\d: task 0: Killed$", r.err, re.M), r
+    assert re.search(r"^srun: error: n\d: task 1: Exited with exit code 2$", r.err, re.M), r
+
+
+def test_missing_command_is_reported(clean):
+    r = srun(clean, "/nonexistent/prog")
+    assert r.rc != 0, r
+    assert re.search(r"srun: error: n\d: task 0: .*nonexistent/prog", r.err), r
+
+
+def test_stdin_goes_to_task_0(clean):
+    r = srun(clean, "-n", "2", "-l", "cat", input="one\ntwo\n")
+    assert r.rc == 0, r
+    assert r.out == "0: one\n0: two\n", r
+    r = srun(clean, "-n", "2", "-l", "-i", "all", "cat", input="x\n")
+    assert sorted(r.out.splitlines()) == ["0: x", "1: x"], r
+    r = srun(clean, "-n", "1", "-i", "none", "sh", "-c", "cat; echo end", input="ignored\n")
+    assert r.out == "end\n", r
+
+
+def test_output_files_per_task(clean):
+    c = clean
+    wd = c.workdir("herdu1")
+    for name in ("o-0.txt", "o-1.txt"):
+        if os.path.exists(os.path.join(wd, name)):
+            os.unlink(os.path.join(wd, name))
+    r = srun(c, "-n", "2", "-o", "o-%t.txt", "sh", "-c", "echo task $SLURM_PROCID")
+    assert r.rc == 0, r
+    assert r.out == ""
+    assert read(os.path.join(wd, "o-0.txt")) == "task 0\n"
+    assert read(os.path.join(wd, "o-1.txt")) == "task 1\n"
+
+
+def test_unbuffered_and_line_buffered(clean):
+    # line buffered: a line written in two pieces comes out whole, once
+    r = srun(clean, "-l", "sh", "-c", "printf 'ab'; sleep 0.3; printf 'cd\\n'")
+    assert r.out == "0: abcd\n", r
+    # -u: a piece without its newline is written as it comes, while the task runs
+    p = popen(clean, ["srun", "-u", "sh", "-c", "printf 'part'; exec sleep 30"], user="herdu1")
+    os.set_blocking(p.stdout.fileno(), False)
+    deadline, got = time.time() + 15, ""
+    while time.time() < deadline and "part" not in got:
+        select.select([p.stdout], [], [], 0.5)
+        got += p.stdout.read() or ""
+    p.send_signal(signal.SIGTERM)   # forwarded: the sleep ends
+    p.communicate(timeout=30)
+    assert "part" in got, got
+    # without -u the same piece waits for its line's end (here: the task's)
+    p = popen(clean, ["srun", "sh", "-c", "printf 'part'; sleep 3"], user="herdu1")
+    time.sleep(1.5)
+    os.set_blocking(p.stdout.fileno(), False)
+    early = p.stdout.read() or ""
+    os.set_blocking(p.stdout.fileno(), True)
+    out, _ = p.communicate(timeout=30)
+    assert early == "" and out == "part", (early, out)
+
+
+def test_export(clean):
+    c = clean
+    r = c.run(["env", "MARK=here", os.path.join(BIN, "srun"), "--export=NONE,FOO=bar", "sh", "-c",
+               'echo "${FOO}-${MARK:-unset}"'], user="herdu1")
+    assert r.out == "bar-unset\n", r
+    r = c.run(["env", "MARK=here", os.path.join(BIN, "srun"), "sh", "-c", 'echo "${MARK}"'],
+              user="herdu1")
+    assert r.out == "here\n", r
+
+
+def test_multi_prog(clean):
+    c = clean
+    wd = c.workdir("herdu1")
+    path = write_script(os.path.join(wd, "mp.conf"),
+                        "# two programs\n0 echo zero %t\n1-2 echo rest %t\n", "herdu1")
+    r = srun(c, "-n", "3", "-l", "--multi-prog", path)
+    assert r.rc == 0, r
+    assert sorted(r.out.splitlines()) == ["0: zero 0", "1: rest 1", "2: rest 2"], r
+
+
+def test_kill_on_bad_exit(clean):
+    t0 = time.time()
+    r = srun(clean, "-N", "1", "-n", "2", "-K", "sh", "-c",
+             'if [ "$SLURM_PROCID" = 1 ]; then exit 3; fi; exec sleep 60')
+    assert time.time() - t0 < 30, r
+    assert r.rc != 0, r
+    assert re.search(r"^srun: error: n\d: task 1: Exited with exit code 3$", r.err, re.M), r
+    assert re.search(r"^srun: Terminating StepId=\d+\.0$", r.err, re.M), r
+    assert re.search(r"^srun: error: n\d: task 0: (Terminated|Killed)$", r.err, re.M), r
+
+
+def test_wait_after_first_exit(clean):
+    t0 = time.time()
+    r = srun(clean, "-N", "1", "-n", "2", "-W", "2", "sh", "-c",
+             'if [ "$SLURM_PROCID" = 1 ]; then exec sleep 60; fi')
+    assert time.time() - t0 < 30, r
+    assert "srun: First task exited 2s ago" in r.err, r
+    assert re.search(r"^srun: error: n\d: task 1: Killed$", r.err, re.M), r
+    assert r.rc == 137, r
+
+
+def test_sigterm_is_forwarded(clean):
+    p = popen(clean, ["srun", "-u", "sh", "-c",
+                      'trap "echo got-term; exit 7" TERM; echo ready; '
+                      'while :; do sleep 0.1; done'], user="herdu1")
+    read_until(p.stdout, "ready")
+    p.send_signal(signal.SIGTERM)
+    out, err = p.communicate(timeout=30)
+    assert "got-term" in out, (out, err)
+    assert p.returncode == 7, (out, err)
+
+
+def test_ctrl_c_once_shows_status_twice_aborts(clean):
+    p = popen(clean, ["srun", "-N", "1", "-n", "2", "-u", "sh", "-c", "echo ready; exec sleep 100"],
+              user="herdu1")
+    read_until(p.stdout, "ready\nready")
+    p.send_signal(signal.SIGINT)
+    got = read_until(p.stderr, r"tasks 0-1: running")
+    assert "srun: interrupt (one more within 1 sec to abort)" in got, got
+    assert re.search(r"^srun: StepId=\d+\.0 tasks 0-1: running$", got, re.M), got
+    p.send_signal(signal.SIGINT)
+    t0 = time.time()
+    out, err = p.communicate(timeout=40)
+    assert time.time() - t0 < 20, err
+    assert re.search(r"^srun: sending Ctrl-C to StepId=\d+\.0$", err, re.M), err
+    assert "srun: Job step aborted: Waiting up to 7 seconds for job step to finish." in err, err
+    assert p.returncode != 0
+
+
+def test_sigint_while_waiting_revokes(clean):
+    c = clean
+    blocker(c)
+    p = popen(c, ["srun", "-J", "waiter", "-N", "4", "true"], user="herdu1")
+    got = read_until(p.stderr, r"queued and waiting for resources")
+    m = re.search(r"srun: job (\d+) queued and waiting for resources", got)
+    assert m, got
+    job_id = int(m.group(1))
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=30)
+    assert p.returncode == 1, err
+    assert f"srun: Job allocation {job_id} has been revoked." in err, err
+    assert c.wait_done(job_id) == "CANCELLED"
+
+
+def test_waits_for_resources(clean):
+    c = clean
+    block = blocker(c)
+    p = popen(c, ["srun", "-N", "2", "echo", "ran"], user="herdu1")
+    got = read_until(p.stderr, r"queued and waiting for resources")
+    job_id = int(re.search(r"srun: job (\d+) queued", got).group(1))
+    assert c.job_state(job_id) == "PENDING"
+    c.run(["scancel", str(block)])
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 0, err
+    assert f"srun: job {job_id} has been allocated resources" in err, err
+    assert out == "ran\nran\n"
+
+
+def test_impossible_request(clean):
+    r = srun(clean, "-N", "5", "true")
+    assert r.rc == 1, r
+    assert "srun: error: Unable to allocate resources: " \
+           "Requested node configuration is not available" in r.err, r
+
+
+# ---- inside an allocation -------------------------------------------------
+
+def test_steps_inside_a_batch_job(clean):
+    c = clean
+    wd = c.workdir("herdu1")
+    script = write_script(os.path.join(wd, "steps.sh"),
+                          "#!/bin/sh\n"
+                          "srun -l sh -c 'echo step $SLURM_STEP_ID on $SLURM_JOB_ID'\n"
+                          "srun -n 1 sh -c 'echo second $SLURM_STEP_ID'\n"
+                          "srun sh -c 'exit 5'\n"
+                          "echo rc=$?\n", "herdu1")
+    job_id = c.sbatch("-N", "2", "-n", "2", "-o", "steps-%j.out", script, user="herdu1", cwd=wd)
+    assert c.wait_done(job_id) == "COMPLETED"
+    text = read(os.path.join(wd, f"steps-{job_id}.out"))
+    assert f"0: step 0 on {job_id}" in text and f"1: step 0 on {job_id}" in text, text
+    assert "second 1" in text, text
+    assert "rc=5" in text, text
+    assert re.search(r"srun: error: n\d: tasks? [0-9,-]+: Exited with exit code 5", text), text
+
+
+def test_jobid_option_reaches_a_running_job(clean):
+    c = clean
+    job_id = c.sbatch("-N", "1", "-o", "/dev/null", "--wrap", "sleep 300", user="herdu1",
+                      cwd=c.workdir("herdu1"))
+    c.wait_state(job_id, "RUNNING")
+    r = srun(c, f"--jobid={job_id}", "--overlap", "sh", "-c", "echo $SLURM_JOB_ID")
+    assert r.rc == 0, r
+    assert r.out == f"{job_id}\n"
+    # another user's job: refused
+    r = srun(c, f"--jobid={job_id}", "true", user="herdu2")
+    assert r.rc == 1, r
+    assert "Access/permission denied" in r.err, r
+
+
+def test_unknown_job_id(clean):
+    r = srun(clean, "--jobid=999999", "true")
+    assert r.rc == 1, r
+    assert "srun: error: Unable to confirm allocation for job 999999: " \
+           "Invalid job id specified" in r.err, r
+
+
+def test_busy_step_resources_are_waited_for(clean):
+    c = clean
+    wd = c.workdir("herdu1")
+    script = write_script(os.path.join(wd, "busy.sh"),
+                          "#!/bin/sh\n"
+                          "srun -n 1 sleep 3 &\n"
+                          "sleep 1\n"
+                          "srun -n 1 echo second\n"
+                          "wait\n", "herdu1")
+    job_id = c.sbatch("-n", "1", "-o", "busy-%j.out", script, user="herdu1", cwd=wd)
+    assert c.wait_done(job_id) == "COMPLETED"
+    text = read(os.path.join(wd, f"busy-{job_id}.out"))
+    assert f"srun: Job {job_id} step creation temporarily disabled, retrying " \
+           "(Requested nodes are busy)" in text, text
+    assert f"srun: Step created for job {job_id}" in text, text
+    assert "second" in text
+
+
+def test_pty(clean):
+    c = clean
+    master, slave = pty.openpty()
+    p = popen(c, ["srun", "--pty", "sh", "-c", "tty; echo done"], user="herdu1",
+              stdin=slave, stdout=slave, stderr=slave)
+    os.close(slave)
+    got = b""
+    deadline = time.time() + 30
+    while time.time() < deadline and b"done" not in got:
+        ready, _, _ = select.select([master], [], [], 0.5)
+        if ready:
+            try:
+                got += os.read(master, 4096)
+            except OSError:
+                break
+    p.wait(timeout=30)
+    os.close(master)
+    assert p.returncode == 0, got
+    assert b"/dev/pts/" in got and b"not a tty" not in got, got
