@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include "cmd/fmt.h"
 #include "cmd/opt.h"
+#include "cmd/step.h"
 #include "common/bitmap.h"
 #include "common/hostlist.h"
 #include "common/msg.h"
@@ -566,7 +567,145 @@ static bool in_any_partition(char *const *list, const char *parts)
 }
 
 /* -w: the job runs on at least one of the nodes. */
-enum { OPT_ME = 256, OPT_USAGE, OPT_HELP, OPT_START, OPT_ARRAY_UNIQUE };
+enum { OPT_ME = 256, OPT_USAGE, OPT_HELP, OPT_START, OPT_ARRAY_UNIQUE, OPT_STEPS };
+
+/* ---- squeue -s: job steps, from STEP_INFO ---- */
+
+/* What selects and shows the steps; the filters are main's. */
+struct step_query {
+	struct cmd_step_ref *refs;   /* --steps=5.0,6.1 */
+	size_t nrefs;
+	const struct cmd_step_ref *jobs;   /* -j (step CMD_STEP_NONE) */
+	size_t njobs;
+	char **users, **parts, **names;    /* users: uids as text; NULL = any */
+	bool users_given;
+	const struct hostlist *nodes;
+	const struct fmt *fmt;
+	struct sort_key *sort;
+	size_t nsort;
+	bool header, long_form;
+	const char *cluster;
+};
+
+static const struct step_query *step_sort_query;
+static time_t step_sort_now;
+
+static int compare_steps(const void *x, const void *y)
+{
+	const json_t *a = *(const json_t *const *)x, *b = *(const json_t *const *)y;
+	for (size_t i = 0; i < step_sort_query->nsort; i++) {
+		int c = cmd_step_compare(step_sort_query->sort[i].letter, a, b, step_sort_now);
+		if (c)
+			return step_sort_query->sort[i].descending ? -c : c;
+	}
+	return cmd_step_compare('i', a, b, step_sort_now);
+}
+
+static bool step_wanted(const struct step_query *q, const json_t *step)
+{
+	char uid[24];
+	bool any = !q->nrefs;
+	/* Only steps that run: STEP_INFO also has those of a running job
+	 * that already ended. */
+	if (strcmp(cmd_jstr(step, "state"), "RUNNING"))
+		return false;
+	for (size_t i = 0; i < q->nrefs && !any; i++)
+		any = cmd_step_ref_matches(&q->refs[i], step);
+	if (!any)
+		return false;
+	any = !q->njobs;
+	for (size_t i = 0; i < q->njobs && !any; i++)
+		any = cmd_step_ref_matches(&q->jobs[i], step);
+	if (!any)
+		return false;
+	snprintf(uid, sizeof(uid), "%lld", cmd_jint(step, "uid"));
+	if (q->users_given && !in_list(q->users, uid))
+		return false;
+	if (q->parts && !in_list(q->parts, cmd_jstr(step, "partition")))
+		return false;
+	if (q->names && !in_list(q->names, cmd_jstr(step, "name")))
+		return false;
+	return !q->nodes || hostlist_overlaps(cmd_jstr(step, "nodes"), q->nodes);
+}
+
+/* One report of the steps; 0, or 1 after a message. */
+static int show_steps(struct cmd_client *client, const struct step_query *q)
+{
+	struct herd_error err = { "" };
+	json_t *reply = NULL, *body = json_object(), *step;
+	size_t i, n = 0;
+
+	int rc = cmd_call(client, MSG_STEP_INFO, body, &reply, &err);
+	json_decref(body);
+	if (rc != 0) {
+		fprintf(stderr, "slurm_get_job_steps error: %s\n", err.text);
+		return 1;
+	}
+	json_t *steps = json_object_get(reply, "steps");
+	time_t now = cmd_jint(reply, "time");
+	json_t **show = xmalloc((json_array_size(steps) + 1) * sizeof(*show));
+	json_array_foreach(steps, i, step)
+		if (step_wanted(q, step))
+			show[n++] = step;
+	step_sort_query = q;
+	step_sort_now = now;
+	qsort(show, n, sizeof(*show), compare_steps);
+	struct cmd_step_row *rows = xmalloc((n + 1) * sizeof(*rows));
+	const void **ptrs = xmalloc((n + 1) * sizeof(*ptrs));
+	for (i = 0; i < n; i++) {
+		rows[i] = (struct cmd_step_row){ show[i], now, q->cluster };
+		ptrs[i] = &rows[i];
+	}
+	fmt_print_table(q->fmt, cmd_step_value, ptrs, n, cmd_step_titles, q->header, q->long_form);
+	free(ptrs);
+	free(rows);
+	free(show);
+	json_decref(reply);
+	return 0;
+}
+
+/* -S for steps: the step letters; Slurm's default "P,i". */
+static int parse_step_sort(const char *spec, struct step_query *q)
+{
+	size_t n;
+	char **keys = opt_split(spec, ',', &n);
+	q->sort = xmalloc((n + 1) * sizeof(*q->sort));
+	q->nsort = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *k = keys[i];
+		bool desc = *k == '-';
+		if (*k == '-' || *k == '+')
+			k++;
+		if (strlen(k) != 1 || !strchr(cmd_step_letters, *k)) {
+			fprintf(stderr, "squeue: error: Invalid sort specification: %s\n", keys[i]);
+			opt_strv_free(keys);
+			return -1;
+		}
+		q->sort[q->nsort++] = (struct sort_key){ *k, desc };
+	}
+	opt_strv_free(keys);
+	return 0;
+}
+
+/* --steps=LIST (and plain arguments with a step): "5.0,6_1.batch".
+ * Slurm's sentence for an entry without a step: "Invalid job_step id: 5.??". */
+static int parse_step_list(const char *list, struct step_query *q)
+{
+	size_t n;
+	char **v = cmd_job_ids_split(list, &n);
+	q->refs = xrealloc(q->refs, (q->nrefs + n + 1) * sizeof(*q->refs));
+	for (size_t i = 0; i < n; i++) {
+		if (cmd_step_ref_parse(v[i], false, &q->refs[q->nrefs]) < 0) {
+			fprintf(stderr, "squeue: error: Invalid job_step id: %s%s\n", v[i],
+				strchr(v[i], '.') ? "" : ".??");
+			opt_strv_free(v);
+			return -1;
+		}
+		q->nrefs++;
+	}
+	opt_strv_free(v);
+	return 0;
+}
 
 /* A job named by -j: "N" (a job, or all of array N), "A_T", "A_[1-3]". */
 struct wanted_id {
@@ -645,6 +784,75 @@ static void add_rows(struct rows *rows, const json_t *job, time_t now, bool unfo
 	bitmap_destroy(tasks);
 }
 
+/* squeue -s: the steps named (all when list is NULL) that pass the job
+ * filters, in the step format, every iterate seconds when set.  The exit
+ * status. */
+static int steps_main(const char *list, const struct wanted_id *want, size_t nwant,
+		      char **users, bool users_given, char **parts, char **names,
+		      const struct hostlist *nodes, const char *format, const char *format2,
+		      const char *sort, bool header, bool long_form, unsigned iterate)
+{
+	struct step_query q = { .users = users, .users_given = users_given, .parts = parts,
+				.names = names, .nodes = nodes, .header = header,
+				.long_form = long_form };
+	struct cmd_step_ref *jobs = xmalloc((nwant + 1) * sizeof(*jobs));
+	char *letters = NULL, *bad;
+	struct fmt *fmt = NULL;
+	struct cmd_client client;
+	struct herd_error err = { "" };
+	int status = 1;
+
+	for (size_t i = 0; i < nwant; i++) {
+		/* -j A_T: that task's steps; a range of tasks: every task of A,
+		 * filtered no further (squeue -s -j takes job IDs) */
+		long long task = want[i].tasks && bitmap_count(want[i].tasks) == 1
+				 ? (long long)bitmap_next(want[i].tasks, 0) : -1;
+		jobs[i] = (struct cmd_step_ref){ want[i].id, task, CMD_STEP_NONE };
+	}
+	q.jobs = jobs;
+	q.njobs = nwant;
+	if (list && parse_step_list(list, &q) < 0)
+		goto out;
+	if (parse_step_sort(sort ? sort : CMD_STEP_SORT, &q) < 0)
+		goto out;
+	if (format2) {
+		letters = fmt_from_names(format2, cmd_step_fields, &bad);
+		if (!letters) {
+			fprintf(stderr, "squeue: error: Invalid job step format specification: %s\n",
+				bad);
+			free(bad);
+			goto out;
+		}
+		format = letters;
+	}
+	fmt = fmt_parse(format ? format : CMD_STEP_FORMAT, cmd_step_letters);
+	if (fmt->bad)   /* printed as written, as Slurm does */
+		fprintf(stderr, "squeue: error: Invalid job step format specification: %c\n",
+			fmt->bad);
+	q.fmt = fmt;
+	if (cmd_client_init(&client, &err) < 0) {
+		fprintf(stderr, "squeue: error: %s\n", err.text);
+		goto out;
+	}
+	q.cluster = conf_cluster_name(client.conf);
+	for (;;) {
+		status = show_steps(&client, &q);
+		if (status || !iterate)
+			break;
+		printf("\n");
+		fflush(stdout);
+		sleep(iterate);
+	}
+	cmd_client_fini(&client);
+out:
+	fmt_destroy(fmt);
+	free(letters);
+	free(jobs);
+	free(q.refs);
+	free(q.sort);
+	return status;
+}
+
 /* squeue lives for one reply: the million small allocations jansson makes
  * for 100,000 jobs come from a region given back only at exit (a fifth of
  * squeue's time went to malloc and free).  Chunks stay linked from a static,
@@ -701,6 +909,8 @@ int main(int argc, char **argv)
 		{ "array", no_argument, NULL, 'r' },
 		{ "array-unique", no_argument, NULL, OPT_ARRAY_UNIQUE },
 		{ "start", no_argument, NULL, OPT_START },
+		/* optional, as in Slurm: "-s5.0", "--steps=5.0"; "-s" alone: all */
+		{ "steps", optional_argument, NULL, 's' },
 		{ "sort", required_argument, NULL, 'S' },
 		{ "states", required_argument, NULL, 't' },
 		{ "user", required_argument, NULL, 'u' },
@@ -722,17 +932,28 @@ int main(int argc, char **argv)
 	const char *qos_arg = getenv("SQUEUE_QOS");
 	bool no_header = false, long_format = false, me = false, unfold = false, start = false;
 	bool format_given = false;
+	bool steps = false;             /* -s: job steps, not jobs */
+	char *steps_arg = NULL;         /* -s's list */
 	unsigned iterate = 0;           /* -i: seconds between reports, 0 = once */
 	int c, status = 1;
 
 	argv[0] = "squeue";
-	while ((c = getopt_long(argc, argv, "aA:hi:j::ln:o:O:p:q:rS:t:u:vVw:", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "aA:hi:j::ln:o:O:p:q:rs::S:t:u:vVw:", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'a': case 'v': break;   /* no hidden partitions */
 		/* --array-unique: one pending task a line, which is all -r
 		 * unfolds here (a task that started has its own record). */
 		case 'r': case OPT_ARRAY_UNIQUE: unfold = true; break;
 		case OPT_START: start = true; break;
+		case 's':
+			steps = true;
+			if (optarg) {
+				char *j = xasprintf("%s%s%s", steps_arg ? steps_arg : "",
+						    steps_arg ? "," : "", optarg);
+				free(steps_arg);
+				steps_arg = j;
+			}
+			break;
 		case 'h': no_header = true; break;
 		case 'A': accounts_arg = optarg; break;
 		case 'w': nodes_arg = optarg; break;
@@ -780,11 +1001,19 @@ int main(int argc, char **argv)
 		if (!states_arg)
 			states_arg = "PD";
 	}
-	/* squeue also takes job ids as plain arguments. */
+	/* squeue also takes job ids as plain arguments (with -s, steps too:
+	 * "squeue -s -j 5" leaves the 5 here, "squeue -s 5.0" names a step). */
 	char *jobs_joined = NULL;
 	if (optind < argc) {
 		jobs_joined = xstrdup(jobs_arg ? jobs_arg : "");
 		for (int i = optind; i < argc; i++) {
+			if (steps && strchr(argv[i], '.')) {
+				char *j = xasprintf("%s%s%s", steps_arg ? steps_arg : "",
+						    steps_arg ? "," : "", argv[i]);
+				free(steps_arg);
+				steps_arg = j;
+				continue;
+			}
 			char *j = xasprintf("%s%s%s", jobs_joined, *jobs_joined ? "," : "", argv[i]);
 			free(jobs_joined);
 			jobs_joined = j;
@@ -893,6 +1122,12 @@ int main(int argc, char **argv)
 		qoses = opt_split(qos_arg, ',', NULL);
 	if (nodes_arg && !(want_nodes = hostlist_create(nodes_arg))) {
 		fprintf(stderr, "squeue: error: Invalid node name specified: %s\n", nodes_arg);
+		goto out;
+	}
+	if (steps) {
+		status = steps_main(steps_arg, want, nwant, users, users_given, parts, names,
+				    want_nodes, format, format2, sort, !no_header,
+				    long_format || iterate, iterate);
 		goto out;
 	}
 	if (parse_sort(sort ? sort : DEFAULT_SORT) < 0)
@@ -1008,5 +1243,6 @@ out:
 	free(want);
 	free(format2_letters);
 	free(sort_keys);
+	free(steps_arg);
 	return status;
 }
