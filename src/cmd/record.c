@@ -184,8 +184,11 @@ void record_job(const json_t *job, time_t now, int details, struct record *r)
 	json_t *rq = json_object_get(job, "requeue");
 	record_add(r, "Requeue=%d Restarts=%lld BatchFlag=1 Reboot=0 ExitCode=%d:%d",
 		rq ? json_is_true(rq) : 1, cmd_jint(job, "restarts"), code, sig);
-	if (details)   /* the highest exit of the job's steps: a Herd batch job has none */
-		record_add(r, "DerivedExitCode=0:0");
+	if (details) {   /* the highest exit of the job's steps (scontrol.c puts it in) */
+		int derived = (int)cmd_jint(job, "derived_exit_code");
+		record_add(r, "DerivedExitCode=%d:%d", WIFEXITED(derived) ? WEXITSTATUS(derived) : 0,
+			WIFSIGNALED(derived) ? WTERMSIG(derived) : 0);
+	}
 	long long tmin = json_object_get(job, "time_min") ? cmd_jint(job, "time_min") : TIME_NOT_GIVEN;
 	record_add(r, "RunTime=%s TimeLimit=%s TimeMin=%s", duration(run, "", a, sizeof(a)),
 		duration(cmd_jint(job, "time_limit"), "UNLIMITED", b, sizeof(b)),

@@ -321,28 +321,6 @@ static int64_t step_elapsed(const struct row *r)
 	return end > start ? end - start : 0;
 }
 
-/* The job's DerivedExitCode: the highest exit of its steps (raw wait
- * statuses compare: an exit code above a signal).  As Slurm's, the steps
- * its own end killed (a cancel, the time limit) do not count. */
-static int derived_status(const json_t *job)
-{
-	int state = job_state(job), status = 0;
-	bool killed = state == JOB_CANCELLED || state == JOB_TIMEOUT || state == JOB_NODE_FAIL ||
-		      state == JOB_COMPLETING;
-	size_t i;
-	json_t *step;
-	json_array_foreach(json_object_get(job, "steps"), i, step) {
-		int s = job_state_parse(cmd_jstr(step, "state"));
-		if (killed && (s == JOB_CANCELLED || s == JOB_TIMEOUT || s == JOB_NODE_FAIL) &&
-		    !json_object_get(step, "requid") &&
-		    cmd_jint(step, "end_time") >= cmd_jint(job, "end_time"))
-			continue;
-		if (cmd_jint(step, "exit_code") > status)
-			status = (int)cmd_jint(step, "exit_code");
-	}
-	return status;
-}
-
 /* The job's steps' CPU time (its batch step's is not measured); -1 with
  * no steps. */
 static long long steps_cpu_us(const json_t *job)
@@ -452,7 +430,10 @@ static const char *value(const struct column *c, const struct row *r, char *buf,
 		return us < 0 ? NULL : cpu_text(us, buf, len);
 	}
 	case F_DERIVED_EXIT:
-		return batch ? NULL : exit_code(derived_status(job), buf, len);
+		return batch ? NULL : exit_code(cmd_step_derived_status(json_object_get(job, "steps"),
+									       cmd_jstr(job, "state"),
+									       cmd_jint(job, "end_time")),
+						 buf, len);
 	case F_FAILED_NODE: return NULL;
 	case F_ACCOUNT: return cmd_jstr(job, "account");
 	case F_CLUSTER: return r->cluster;

@@ -99,6 +99,37 @@ static size_t show_pending_tasks(struct scontrol *sc, const json_t *meta,
 	return shown;
 }
 
+/* -d: each job's DerivedExitCode from its steps (STEP_INFO has those of
+ * the jobs the controller still holds), as "derived_exit_code". */
+static void add_derived_exit_codes(struct scontrol *sc, json_t *jobs)
+{
+	struct herd_error err = { "" };
+	json_t *ids = json_array(), *reply = NULL, *job, *step;
+	size_t i, k;
+
+	json_array_foreach(jobs, i, job)
+		json_array_append_new(ids, json_integer(cmd_jint(job, "job_id")));
+	json_t *body = json_pack("{s:o}", "job_ids", ids);
+	int rc = cmd_call(&sc->client, MSG_STEP_INFO, body, &reply, &err);
+	json_decref(body);
+	if (rc != 0) {   /* a controller without steps: 0:0 as before */
+		json_decref(reply);
+		return;
+	}
+	json_t *steps = json_object_get(reply, "steps");
+	json_array_foreach(jobs, i, job) {
+		json_t *mine = json_array();
+		json_array_foreach(steps, k, step)
+			if (cmd_jint(step, "job_id") == cmd_jint(job, "job_id"))
+				json_array_append(mine, step);
+		int status = cmd_step_derived_status(mine, cmd_jstr(job, "state"),
+						     cmd_jint(job, "end_time"));
+		json_object_set_new(job, "derived_exit_code", json_integer(status));
+		json_decref(mine);
+	}
+	json_decref(reply);
+}
+
 static int show_jobs(struct scontrol *sc, const char *arg)
 {
 	struct herd_error err = { "" };
@@ -133,6 +164,8 @@ static int show_jobs(struct scontrol *sc, const char *arg)
 	time_t now = cmd_jint(reply, "time");
 	size_t i, shown = 0;
 	json_t *job;
+	if (sc->details)
+		add_derived_exit_codes(sc, jobs);
 	json_array_foreach(jobs, i, job) {
 		if (tasks && !cmd_array_task_named(job, tasks))
 			continue;

@@ -116,6 +116,28 @@ const char *cmd_step_dist(const json_t *step)
 	return "Block";
 }
 
+static bool ended_by_job(const char *state)
+{
+	return !strcmp(state, "CANCELLED") || !strcmp(state, "TIMEOUT") || !strcmp(state, "NODE_FAIL");
+}
+
+int cmd_step_derived_status(const json_t *steps, const char *job_state, long long job_end)
+{
+	bool killed = ended_by_job(job_state) || !strcmp(job_state, "COMPLETING");
+	int status = 0;
+	size_t i;
+	json_t *step;
+
+	json_array_foreach(steps, i, step) {
+		if (killed && ended_by_job(cmd_jstr(step, "state")) && !json_object_get(step, "requid") &&
+		    (!job_end || cmd_jint(step, "end_time") >= job_end))
+			continue;
+		if (cmd_jint(step, "exit_code") > status)
+			status = (int)cmd_jint(step, "exit_code");
+	}
+	return status;
+}
+
 /* ---- squeue -s ---- */
 
 /* The -O names without a letter of their own get one that -o has no use

@@ -46,6 +46,12 @@ long long cmd_step_rank(long long step);
  * default for it is cyclic: Slurm shows Cyclic. */
 const char *cmd_step_dist(const json_t *step);
 
+/* A job's DerivedExitCode, as a raw wait status: the highest exit of its
+ * steps (an exit code above a signal).  As Slurm's, the steps that the
+ * job's own end killed (its cancel, time limit or failed node) do not
+ * count; one cancelled by scancel N.S (it has "requid") does. */
+int cmd_step_derived_status(const json_t *steps, const char *job_state, long long job_end);
+
 /* ---- squeue -s ---- */
 
 /* The -o letters valid for steps (squeue(1): "Valid for job steps"), and
