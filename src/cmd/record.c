@@ -400,7 +400,7 @@ void record_step(const json_t *step, struct record *r)
 
 	record_add(r, "StepId=%s UserId=%lld StartTime=%s TimeLimit=%s", cmd_step_id(step, a, sizeof(a)),
 		cmd_jint(step, "uid"), stamp(cmd_jint(step, "start_time"), b, sizeof(b)),
-		limit < 0 ? "UNLIMITED" : duration(limit, "UNLIMITED", c, sizeof(c)));
+		limit <= 0 ? "UNLIMITED" : duration(limit, "UNLIMITED", c, sizeof(c)));
 	record_add(r, "State=%s Partition=%s NodeList=%s", cmd_jstr(step, "state"),
 		cmd_jstr(step, "partition"), or_null(cmd_jstr(step, "nodes")));
 	record_add(r, "Nodes=%lld CPUs=%lld Tasks=%lld Name=%s Network=(null)", nodes, cpus,

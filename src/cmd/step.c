@@ -181,9 +181,9 @@ const char *cmd_step_value(char letter, const void *arg, char *buf, size_t len)
 	case 'A': snprintf(buf, len, "%lld", cmd_jint(s, "num_tasks")); return buf;
 	case 'i': return cmd_step_id(s, buf, len);
 	case 'j': return cmd_jstr(s, "name");
-	case 'l': {
+	case 'l': {   /* -1: the job's; 0: none given (what srun sends) */
 		long long limit = cmd_jint(s, "time_limit");
-		return limit < 0 ? "UNLIMITED" : fmt_time_limit(limit, buf, len);
+		return limit <= 0 ? "UNLIMITED" : fmt_time_limit(limit, buf, len);
 	}
 	case 'M': return fmt_duration(used(s, r->now), buf, len);
 	case 'N': return cmd_jstr(s, "nodes");
