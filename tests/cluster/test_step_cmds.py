@@ -139,8 +139,8 @@ def test_scontrol_show_step(clean):
         "   TRES=cpu=4,mem=0,node=2",
         "   ResvPorts=(null)",
         "   CPUFreqReq=Default Dist=Block",
-        lines[7], ""], lines
-    assert lines[7].startswith("   SrunHost:Pid="), lines
+        lines[6], ""], lines
+    assert lines[6].startswith("   SrunHost:Pid="), lines
     # -o: one line
     r = c.run(["scontrol", "-o", "show", "step", ids["one"]])
     assert r.rc == 0 and len(r.out.splitlines()) == 1, r

@@ -275,6 +275,30 @@ static void test_record(void **state)
 	json_decref(s);
 }
 
+/* DerivedExitCode: the highest exit of the steps, but not of those the
+ * job's own end killed (Slurm: a cancelled job's killed steps give 0:0). */
+static void test_derived(void **state)
+{
+	json_t *steps = json_pack("[{s:s, s:i, s:i}, {s:s, s:i, s:i}, {s:s, s:i, s:i, s:i}]",
+				  "state", "FAILED", "exit_code", 3 << 8, "end_time", 100,
+				  "state", "CANCELLED", "exit_code", 15, "end_time", 200,
+				  "state", "CANCELLED", "exit_code", 9, "end_time", 50, "requid", 0);
+	assert_int_equal(cmd_step_derived_status(steps, "COMPLETED", 200), 3 << 8);
+	assert_int_equal(cmd_step_derived_status(steps, "CANCELLED", 200), 3 << 8);
+	json_array_remove(steps, 0);
+	/* a completed job: every step counts, the signals too */
+	assert_int_equal(cmd_step_derived_status(steps, "COMPLETED", 200), 15);
+	/* cancelled: the step its end killed does not; scancel N.S's does */
+	assert_int_equal(cmd_step_derived_status(steps, "CANCELLED", 200), 9);
+	assert_int_equal(cmd_step_derived_status(steps, "TIMEOUT", 200), 9);
+	json_array_remove(steps, 1);
+	assert_int_equal(cmd_step_derived_status(steps, "CANCELLED", 200), 0);
+	json_decref(steps);
+	json_t *none = json_array();
+	assert_int_equal(cmd_step_derived_status(none, "COMPLETED", 0), 0);
+	json_decref(none);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -283,6 +307,7 @@ int main(void)
 		cmocka_unit_test(test_squeue_cells),
 		cmocka_unit_test(test_squeue_order),
 		cmocka_unit_test(test_record),
+		cmocka_unit_test(test_derived),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
