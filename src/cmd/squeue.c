@@ -567,69 +567,14 @@ static bool in_any_partition(char *const *list, const char *parts)
 }
 
 /* -w: the job runs on at least one of the nodes. */
-enum { OPT_ME = 256, OPT_USAGE, OPT_HELP, OPT_START, OPT_ARRAY_UNIQUE, OPT_STEPS };
+enum { OPT_ME = 256, OPT_USAGE, OPT_HELP, OPT_START, OPT_ARRAY_UNIQUE };
 
-/* ---- squeue -s: job steps, from STEP_INFO ---- */
-
-/* What selects and shows the steps; the filters are main's. */
-struct step_query {
-	struct cmd_step_ref *refs;   /* --steps=5.0,6.1 */
-	size_t nrefs;
-	const struct cmd_step_ref *jobs;   /* -j (step CMD_STEP_NONE) */
-	size_t njobs;
-	char **users, **parts, **names;    /* users: uids as text; NULL = any */
-	bool users_given;
-	const struct hostlist *nodes;
-	const struct fmt *fmt;
-	struct sort_key *sort;
-	size_t nsort;
-	bool header, long_form;
-	const char *cluster;
-};
-
-static const struct step_query *step_sort_query;
-static time_t step_sort_now;
-
-static int compare_steps(const void *x, const void *y)
-{
-	const json_t *a = *(const json_t *const *)x, *b = *(const json_t *const *)y;
-	for (size_t i = 0; i < step_sort_query->nsort; i++) {
-		int c = cmd_step_compare(step_sort_query->sort[i].letter, a, b, step_sort_now);
-		if (c)
-			return step_sort_query->sort[i].descending ? -c : c;
-	}
-	return cmd_step_compare('i', a, b, step_sort_now);
-}
-
-static bool step_wanted(const struct step_query *q, const json_t *step)
-{
-	char uid[24];
-	bool any = !q->nrefs;
-	/* Only steps that run: STEP_INFO also has those of a running job
-	 * that already ended. */
-	if (strcmp(cmd_jstr(step, "state"), "RUNNING"))
-		return false;
-	for (size_t i = 0; i < q->nrefs && !any; i++)
-		any = cmd_step_ref_matches(&q->refs[i], step);
-	if (!any)
-		return false;
-	any = !q->njobs;
-	for (size_t i = 0; i < q->njobs && !any; i++)
-		any = cmd_step_ref_matches(&q->jobs[i], step);
-	if (!any)
-		return false;
-	snprintf(uid, sizeof(uid), "%lld", cmd_jint(step, "uid"));
-	if (q->users_given && !in_list(q->users, uid))
-		return false;
-	if (q->parts && !in_list(q->parts, cmd_jstr(step, "partition")))
-		return false;
-	if (q->names && !in_list(q->names, cmd_jstr(step, "name")))
-		return false;
-	return !q->nodes || hostlist_overlaps(cmd_jstr(step, "nodes"), q->nodes);
-}
+/* ---- squeue -s: job steps, from STEP_INFO (selection and cells: step.c) ---- */
 
 /* One report of the steps; 0, or 1 after a message. */
-static int show_steps(struct cmd_client *client, const struct step_query *q)
+static int show_steps(struct cmd_client *client, const struct cmd_step_filter *filter,
+		      const struct cmd_step_sort *sort, size_t nsort, const struct fmt *fmt,
+		      bool header, bool long_form)
 {
 	struct herd_error err = { "" };
 	json_t *reply = NULL, *body = json_object(), *step;
@@ -643,67 +588,22 @@ static int show_steps(struct cmd_client *client, const struct step_query *q)
 	}
 	json_t *steps = json_object_get(reply, "steps");
 	time_t now = cmd_jint(reply, "time");
-	json_t **show = xmalloc((json_array_size(steps) + 1) * sizeof(*show));
+	const json_t **show = xmalloc((json_array_size(steps) + 1) * sizeof(*show));
 	json_array_foreach(steps, i, step)
-		if (step_wanted(q, step))
+		if (cmd_step_filter_match(filter, step))
 			show[n++] = step;
-	step_sort_query = q;
-	step_sort_now = now;
-	qsort(show, n, sizeof(*show), compare_steps);
+	cmd_step_sort(show, n, sort, nsort, now);
 	struct cmd_step_row *rows = xmalloc((n + 1) * sizeof(*rows));
 	const void **ptrs = xmalloc((n + 1) * sizeof(*ptrs));
 	for (i = 0; i < n; i++) {
-		rows[i] = (struct cmd_step_row){ show[i], now, q->cluster };
+		rows[i] = (struct cmd_step_row){ show[i], now, conf_cluster_name(client->conf) };
 		ptrs[i] = &rows[i];
 	}
-	fmt_print_table(q->fmt, cmd_step_value, ptrs, n, cmd_step_titles, q->header, q->long_form);
+	fmt_print_table(fmt, cmd_step_value, ptrs, n, cmd_step_titles, header, long_form);
 	free(ptrs);
 	free(rows);
 	free(show);
 	json_decref(reply);
-	return 0;
-}
-
-/* -S for steps: the step letters; Slurm's default "P,i". */
-static int parse_step_sort(const char *spec, struct step_query *q)
-{
-	size_t n;
-	char **keys = opt_split(spec, ',', &n);
-	q->sort = xmalloc((n + 1) * sizeof(*q->sort));
-	q->nsort = 0;
-	for (size_t i = 0; i < n; i++) {
-		const char *k = keys[i];
-		bool desc = *k == '-';
-		if (*k == '-' || *k == '+')
-			k++;
-		if (strlen(k) != 1 || !strchr(cmd_step_letters, *k)) {
-			fprintf(stderr, "squeue: error: Invalid sort specification: %s\n", keys[i]);
-			opt_strv_free(keys);
-			return -1;
-		}
-		q->sort[q->nsort++] = (struct sort_key){ *k, desc };
-	}
-	opt_strv_free(keys);
-	return 0;
-}
-
-/* --steps=LIST (and plain arguments with a step): "5.0,6_1.batch".
- * Slurm's sentence for an entry without a step: "Invalid job_step id: 5.??". */
-static int parse_step_list(const char *list, struct step_query *q)
-{
-	size_t n;
-	char **v = cmd_job_ids_split(list, &n);
-	q->refs = xrealloc(q->refs, (q->nrefs + n + 1) * sizeof(*q->refs));
-	for (size_t i = 0; i < n; i++) {
-		if (cmd_step_ref_parse(v[i], false, &q->refs[q->nrefs]) < 0) {
-			fprintf(stderr, "squeue: error: Invalid job_step id: %s%s\n", v[i],
-				strchr(v[i], '.') ? "" : ".??");
-			opt_strv_free(v);
-			return -1;
-		}
-		q->nrefs++;
-	}
-	opt_strv_free(v);
 	return 0;
 }
 
@@ -792,11 +692,12 @@ static int steps_main(const char *list, const struct wanted_id *want, size_t nwa
 		      const struct hostlist *nodes, const char *format, const char *format2,
 		      const char *sort, bool header, bool long_form, unsigned iterate)
 {
-	struct step_query q = { .users = users, .users_given = users_given, .parts = parts,
-				.names = names, .nodes = nodes, .header = header,
-				.long_form = long_form };
-	struct cmd_step_ref *jobs = xmalloc((nwant + 1) * sizeof(*jobs));
-	char *letters = NULL, *bad;
+	struct cmd_step_filter filter = { .uids = users, .uids_given = users_given,
+					  .partitions = parts, .names = names, .nodes = nodes };
+	struct cmd_step_ref *jobs = xmalloc((nwant + 1) * sizeof(*jobs)), *refs = NULL;
+	struct cmd_step_sort *keys = NULL;
+	size_t nrefs = 0, nkeys = 0;
+	char *letters = NULL, *bad = NULL;
 	struct fmt *fmt = NULL;
 	struct cmd_client client;
 	struct herd_error err = { "" };
@@ -809,18 +710,25 @@ static int steps_main(const char *list, const struct wanted_id *want, size_t nwa
 				 ? (long long)bitmap_next(want[i].tasks, 0) : -1;
 		jobs[i] = (struct cmd_step_ref){ want[i].id, task, CMD_STEP_NONE };
 	}
-	q.jobs = jobs;
-	q.njobs = nwant;
-	if (list && parse_step_list(list, &q) < 0)
+	filter.jobs = jobs;
+	filter.njobs = nwant;
+	/* Slurm's sentence for an entry without a step: "Invalid job_step id: 5.??" */
+	if (list && cmd_step_list_parse(list, &refs, &nrefs, &bad) < 0) {
+		fprintf(stderr, "squeue: error: Invalid job_step id: %s%s\n", bad,
+			strchr(bad, '.') ? "" : ".??");
 		goto out;
-	if (parse_step_sort(sort ? sort : CMD_STEP_SORT, &q) < 0)
+	}
+	filter.steps = refs;
+	filter.nsteps = nrefs;
+	if (!(keys = cmd_step_sort_parse(sort ? sort : CMD_STEP_SORT, &nkeys, &bad))) {
+		fprintf(stderr, "squeue: error: Invalid sort specification: %s\n", bad);
 		goto out;
+	}
 	if (format2) {
 		letters = fmt_from_names(format2, cmd_step_fields, &bad);
 		if (!letters) {
 			fprintf(stderr, "squeue: error: Invalid job step format specification: %s\n",
 				bad);
-			free(bad);
 			goto out;
 		}
 		format = letters;
@@ -829,14 +737,12 @@ static int steps_main(const char *list, const struct wanted_id *want, size_t nwa
 	if (fmt->bad)   /* printed as written, as Slurm does */
 		fprintf(stderr, "squeue: error: Invalid job step format specification: %c\n",
 			fmt->bad);
-	q.fmt = fmt;
 	if (cmd_client_init(&client, &err) < 0) {
 		fprintf(stderr, "squeue: error: %s\n", err.text);
 		goto out;
 	}
-	q.cluster = conf_cluster_name(client.conf);
 	for (;;) {
-		status = show_steps(&client, &q);
+		status = show_steps(&client, &filter, keys, nkeys, fmt, header, long_form);
 		if (status || !iterate)
 			break;
 		printf("\n");
@@ -847,9 +753,10 @@ static int steps_main(const char *list, const struct wanted_id *want, size_t nwa
 out:
 	fmt_destroy(fmt);
 	free(letters);
+	free(bad);
 	free(jobs);
-	free(q.refs);
-	free(q.sort);
+	free(refs);
+	free(keys);
 	return status;
 }
 

@@ -9,6 +9,7 @@
 #include "cmd/opt.h"
 #include "cmd/step.h"
 #include "common/bitmap.h"
+#include "common/hostlist.h"
 #include "common/parse.h"
 #include "common/xmalloc.h"
 
@@ -248,4 +249,109 @@ int cmd_step_compare(char letter, const json_t *a, const json_t *b, time_t now)
 		if (num[i].letter == letter)
 			return cmp_num(cmd_jint(a, num[i].key), cmd_jint(b, num[i].key));
 	return 0;
+}
+
+struct cmd_step_sort *cmd_step_sort_parse(const char *spec, size_t *count, char **bad)
+{
+	size_t n;
+	char **keys = opt_split(spec, ',', &n);
+	struct cmd_step_sort *out = xmalloc((n + 1) * sizeof(*out));
+
+	*count = 0;
+	*bad = NULL;
+	for (size_t i = 0; i < n; i++) {
+		const char *k = keys[i];
+		bool desc = *k == '-';
+		if (*k == '-' || *k == '+')
+			k++;
+		if (strlen(k) != 1 || !strchr(cmd_step_letters, *k)) {
+			*bad = xstrdup(keys[i]);
+			free(out);
+			out = NULL;
+			break;
+		}
+		out[(*count)++] = (struct cmd_step_sort){ *k, desc };
+	}
+	opt_strv_free(keys);
+	return out;
+}
+
+/* qsort has no context argument: the keys of the sort in progress. */
+static const struct cmd_step_sort *sort_keys;
+static size_t sort_nkeys;
+static time_t sort_now;
+
+static int compare_steps(const void *x, const void *y)
+{
+	const json_t *a = *(const json_t *const *)x, *b = *(const json_t *const *)y;
+	for (size_t i = 0; i < sort_nkeys; i++) {
+		int c = cmd_step_compare(sort_keys[i].letter, a, b, sort_now);
+		if (c)
+			return sort_keys[i].descending ? -c : c;
+	}
+	return cmd_step_compare('i', a, b, sort_now);
+}
+
+void cmd_step_sort(const json_t **steps, size_t n, const struct cmd_step_sort *keys,
+		   size_t nkeys, time_t now)
+{
+	sort_keys = keys;
+	sort_nkeys = nkeys;
+	sort_now = now;
+	qsort(steps, n, sizeof(*steps), compare_steps);
+}
+
+int cmd_step_list_parse(const char *list, struct cmd_step_ref **refs, size_t *count, char **bad)
+{
+	size_t n;
+	char **v = cmd_job_ids_split(list, &n);
+	int rc = 0;
+
+	*bad = NULL;
+	*refs = xrealloc(*refs, (*count + n + 1) * sizeof(**refs));
+	for (size_t i = 0; i < n && !rc; i++) {
+		if (cmd_step_ref_parse(v[i], false, &(*refs)[*count]) < 0) {
+			*bad = xstrdup(v[i]);
+			rc = -1;
+		} else {
+			(*count)++;
+		}
+	}
+	opt_strv_free(v);
+	return rc;
+}
+
+static bool in_strv(char *const *v, const char *s)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		if (!strcmp(v[i], s))
+			return true;
+	return false;
+}
+
+static bool any_ref(const struct cmd_step_ref *refs, size_t n, const json_t *step)
+{
+	for (size_t i = 0; i < n; i++)
+		if (cmd_step_ref_matches(&refs[i], step))
+			return true;
+	return !n;
+}
+
+bool cmd_step_filter_match(const struct cmd_step_filter *f, const json_t *step)
+{
+	char uid[24];
+	/* STEP_INFO also has the steps of a running job that already ended:
+	 * Slurm's controller has forgotten them */
+	if (strcmp(cmd_jstr(step, "state"), "RUNNING"))
+		return false;
+	if (!any_ref(f->steps, f->nsteps, step) || !any_ref(f->jobs, f->njobs, step))
+		return false;
+	snprintf(uid, sizeof(uid), "%lld", cmd_jint(step, "uid"));
+	if (f->uids_given && !in_strv(f->uids, uid))
+		return false;
+	if (f->partitions && !in_strv(f->partitions, cmd_jstr(step, "partition")))
+		return false;
+	if (f->names && !in_strv(f->names, cmd_jstr(step, "name")))
+		return false;
+	return !f->nodes || hostlist_overlaps(cmd_jstr(step, "nodes"), f->nodes);
 }

@@ -75,4 +75,33 @@ const char *cmd_step_value(char letter, const void *row, char *buf, size_t len);
  * no sort key.  "i" is the job ID, then the step ID (batch after 0, 1 ...). */
 int cmd_step_compare(char letter, const json_t *a, const json_t *b, time_t now);
 
+/* -S for steps ("P,i", "-M"): NULL with *bad (the entry, caller frees)
+ * when a key is no step letter. */
+struct cmd_step_sort {
+	char letter;
+	bool descending;
+};
+struct cmd_step_sort *cmd_step_sort_parse(const char *spec, size_t *count, char **bad);
+/* In -S order, then by step ID. */
+void cmd_step_sort(const json_t **steps, size_t n, const struct cmd_step_sort *keys,
+		   size_t nkeys, time_t now);
+
+/* --steps=LIST ("5.0,6_1.batch") appended to *refs; -1 with *bad (the
+ * entry, caller frees) when one names no step. */
+int cmd_step_list_parse(const char *list, struct cmd_step_ref **refs, size_t *count, char **bad);
+
+/* What squeue -s shows: steps that run, and pass each filter given. */
+struct hostlist;
+struct cmd_step_filter {
+	const struct cmd_step_ref *steps;   /* --steps; 0 = any */
+	size_t nsteps;
+	const struct cmd_step_ref *jobs;    /* -j (steps CMD_STEP_NONE); 0 = any */
+	size_t njobs;
+	char *const *uids;                  /* -u: uids as text, with uids_given */
+	bool uids_given;
+	char *const *partitions, *const *names;   /* -p, -n; NULL = any */
+	const struct hostlist *nodes;       /* -w: a step on any of them */
+};
+bool cmd_step_filter_match(const struct cmd_step_filter *f, const json_t *step);
+
 #endif

@@ -275,6 +275,91 @@ static void test_record(void **state)
 	json_decref(s);
 }
 
+/* squeue -s's selection: only running steps, each filter given. */
+static void test_filter(void **state)
+{
+	json_t *a = step_obj(4, 0, "four"), *b = step_obj(4, CMD_STEP_BATCH, "batch"),
+	       *c = step_obj(9, 1, "x");
+	json_object_set_new(c, "uid", json_integer(1002));
+	json_object_set_new(c, "partition", json_string("long"));
+	json_object_set_new(c, "nodes", json_string("n3"));
+	json_object_set_new(c, "array_job_id", json_integer(7));
+	json_object_set_new(c, "array_task_id", json_integer(2));
+	struct cmd_step_filter f = { 0 };
+	assert_true(cmd_step_filter_match(&f, a) && cmd_step_filter_match(&f, c));
+
+	struct cmd_step_ref *refs = NULL;
+	size_t n = 0;
+	char *bad = NULL;
+	assert_int_equal(cmd_step_list_parse("4.batch,7_2.1", &refs, &n, &bad), 0);
+	assert_int_equal(n, 2);
+	f.steps = refs;
+	f.nsteps = n;
+	assert_false(cmd_step_filter_match(&f, a));
+	assert_true(cmd_step_filter_match(&f, b) && cmd_step_filter_match(&f, c));
+	assert_int_equal(cmd_step_list_parse("5.0,6", &refs, &n, &bad), -1);
+	assert_string_equal(bad, "6");
+	free(bad);
+	f.nsteps = 0;
+
+	struct cmd_step_ref jobs[] = { { 7, -1, CMD_STEP_NONE } };
+	f.jobs = jobs;
+	f.njobs = 1;
+	assert_false(cmd_step_filter_match(&f, a));
+	assert_true(cmd_step_filter_match(&f, c));   /* the array's ID names its tasks */
+	f.njobs = 0;
+
+	char *uids[] = { "1001", NULL }, *parts[] = { "long", NULL }, *names[] = { "four", NULL };
+	f.uids = uids;
+	f.uids_given = true;
+	assert_true(cmd_step_filter_match(&f, a));
+	assert_false(cmd_step_filter_match(&f, c));
+	f.uids_given = false;
+	f.partitions = parts;
+	assert_false(cmd_step_filter_match(&f, a));
+	assert_true(cmd_step_filter_match(&f, c));
+	f.partitions = NULL;
+	f.names = names;
+	assert_true(cmd_step_filter_match(&f, a));
+	assert_false(cmd_step_filter_match(&f, b));
+	f.names = NULL;
+	struct hostlist *hl = hostlist_create("n[2-3]");
+	f.nodes = hl;
+	assert_true(cmd_step_filter_match(&f, a) && cmd_step_filter_match(&f, c));
+	hostlist_destroy(hl);
+	hl = hostlist_create("n4");
+	f.nodes = hl;
+	assert_false(cmd_step_filter_match(&f, a));
+	hostlist_destroy(hl);
+	f.nodes = NULL;
+	/* a step that ended is not listed */
+	json_object_set_new(a, "state", json_string("COMPLETED"));
+	assert_false(cmd_step_filter_match(&f, a));
+
+	/* -S: default P,i; -M by time used; a job letter is refused */
+	size_t nkeys;
+	struct cmd_step_sort *keys = cmd_step_sort_parse(CMD_STEP_SORT, &nkeys, &bad);
+	assert_non_null(keys);
+	const json_t *v[] = { c, b, a };
+	cmd_step_sort(v, 3, keys, nkeys, NOW);
+	assert_ptr_equal(v[0], a);   /* debug before long; 4.0 before 4.batch */
+	assert_ptr_equal(v[1], b);
+	assert_ptr_equal(v[2], c);
+	free(keys);
+	keys = cmd_step_sort_parse("-i", &nkeys, &bad);
+	cmd_step_sort(v, 3, keys, nkeys, NOW);
+	assert_ptr_equal(v[0], c);
+	assert_ptr_equal(v[2], a);
+	free(keys);
+	assert_null(cmd_step_sort_parse("P,t", &nkeys, &bad));
+	assert_string_equal(bad, "t");
+	free(bad);
+	free(refs);
+	json_decref(a);
+	json_decref(b);
+	json_decref(c);
+}
+
 /* DerivedExitCode: the highest exit of the steps, but not of those the
  * job's own end killed (Slurm: a cancelled job's killed steps give 0:0). */
 static void test_derived(void **state)
@@ -308,6 +393,7 @@ int main(void)
 		cmocka_unit_test(test_squeue_order),
 		cmocka_unit_test(test_record),
 		cmocka_unit_test(test_derived),
+		cmocka_unit_test(test_filter),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
