@@ -244,6 +244,7 @@ def test_scancel_array_task_step(clean):
     def gone():
         got = [l.split()[0] for l in step_lines(c, "-o", "%i")]
         return all(f"{array}_{t}.1" not in got for t in (1, 2)) and got
+    # (the task that bears the array's ID too: its step, not the array)
     got = c.wait_until("step 1 of both tasks gone", gone)
     # only the named steps: each task's step 0 runs on, and so do the tasks
     assert f"{array}_1.0" in got and f"{array}_2.0" in got, got
@@ -268,8 +269,8 @@ def test_sacct_step_lines(clean):
     assert (job["JobName"], job["Partition"], job["State"], job["ExitCode"]) == \
         ("acct", "debug", "COMPLETED", "0:0")
     assert (batch["JobName"], batch["Partition"], batch["NTasks"]) == ("batch", "", "1")
-    assert (s0["JobName"], s0["Partition"], s0["State"], s0["ExitCode"], s0["NTasks"],
-            s0["NNodes"], s0["NodeList"]) == ("true", "", "COMPLETED", "0:0", "2", "2", "n[1-2]")
+    assert (s0["Partition"], s0["State"], s0["ExitCode"], s0["NTasks"], s0["NNodes"],
+            s0["NodeList"]) == ("", "COMPLETED", "0:0", "2", "2", "n[1-2]"), s0
     assert (s1["JobName"], s1["State"], s1["ExitCode"], s1["NTasks"]) == \
         ("fail", "FAILED", "3:0", "1")
     assert s2["JobName"] == "killed" and s2["ExitCode"] == "0:9", s2
@@ -283,6 +284,9 @@ def test_sacct_step_lines(clean):
         assert re.fullmatch(r"\d+[KMG]?", r["MaxRSS"]) and re.fullmatch(r"\d+[KMG]?", r["AveRSS"]), r
         assert r["Start"] != "Unknown" and r["End"] != "Unknown", r
         assert re.fullmatch(r"\d\d:\d\d:\d\d", r["Elapsed"]) and re.fullmatch(r"\d\d:\d\d:\d\d", r["CPUTime"]), r
+    # a step without -J is named for its command: srun ignores SLURM_JOB_NAME
+    # inside an allocation (srun(1)), so the job's name is not every step's
+    assert s0["JobName"] == "true", s0
 
 
 def test_sacct_step_selection(clean):
