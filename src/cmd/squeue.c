@@ -531,6 +531,8 @@ static void help(void)
 	       "                                  to view, default is all partitions\n"
 	       "  -r, --array                     one job array task a line\n"
 	       "      --array-unique              one pending job array task a line\n"
+	       "  -s, --steps=step(s)             comma separated list of job steps\n"
+	       "                                  to view, default is all\n"
 	       "  -S, --sort=fields               comma separated list of fields to sort on\n"
 	       "      --start                     pending jobs and when they are expected to start\n"
 	       "  -t, --states=job_state(s)       comma separated list of states to view,\n"
