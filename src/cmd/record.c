@@ -10,6 +10,7 @@
 #include <time.h>
 #include "cmd/opt.h"
 #include "cmd/record.h"
+#include "cmd/step.h"
 #include "common/parse.h"
 #include "common/xmalloc.h"
 
@@ -183,8 +184,11 @@ void record_job(const json_t *job, time_t now, int details, struct record *r)
 	json_t *rq = json_object_get(job, "requeue");
 	record_add(r, "Requeue=%d Restarts=%lld BatchFlag=1 Reboot=0 ExitCode=%d:%d",
 		rq ? json_is_true(rq) : 1, cmd_jint(job, "restarts"), code, sig);
-	if (details)   /* the highest exit of the job's steps: a Herd batch job has none */
-		record_add(r, "DerivedExitCode=0:0");
+	if (details) {   /* the highest exit of the job's steps (scontrol.c puts it in) */
+		int derived = (int)cmd_jint(job, "derived_exit_code");
+		record_add(r, "DerivedExitCode=%d:%d", WIFEXITED(derived) ? WEXITSTATUS(derived) : 0,
+			WIFSIGNALED(derived) ? WTERMSIG(derived) : 0);
+	}
 	long long tmin = json_object_get(job, "time_min") ? cmd_jint(job, "time_min") : TIME_NOT_GIVEN;
 	record_add(r, "RunTime=%s TimeLimit=%s TimeMin=%s", duration(run, "", a, sizeof(a)),
 		duration(cmd_jint(job, "time_limit"), "UNLIMITED", b, sizeof(b)),
@@ -381,4 +385,38 @@ void record_partition(const json_t *part, long long mem, const char *cluster_pre
 	record_add(r, "DefMemPerNode=UNLIMITED MaxMemPerNode=UNLIMITED");
 	record_add(r, "TRES=cpu=%lld,mem=%s,node=%lld,billing=%lld", cpus,
 		fmt_size_mb(mem, c, sizeof(c)), nodes, cpus);
+}
+
+/* Slurm 22.05's step record.  The batch step holds no CPUs of its own
+ * (CPUs=0, TRES=(null)) and has neither distribution nor srun.  Herd
+ * reserves no ports and has no network options or CPU frequencies. */
+void record_step(const json_t *step, struct record *r)
+{
+	char a[64], b[64], c[64];
+	bool batch = cmd_jint(step, "step_id") == CMD_STEP_BATCH;
+	long long limit = cmd_jint(step, "time_limit");
+	long long nodes = cmd_jint(step, "num_nodes"), cpus = batch ? 0 : cmd_jint(step, "num_cpus");
+	long long mem = cmd_jint(step, "mem_mb") * nodes;
+
+	record_add(r, "StepId=%s UserId=%lld StartTime=%s TimeLimit=%s", cmd_step_id(step, a, sizeof(a)),
+		cmd_jint(step, "uid"), stamp(cmd_jint(step, "start_time"), b, sizeof(b)),
+		limit <= 0 ? "UNLIMITED" : duration(limit, "UNLIMITED", c, sizeof(c)));
+	record_add(r, "State=%s Partition=%s NodeList=%s", cmd_jstr(step, "state"),
+		cmd_jstr(step, "partition"), or_null(cmd_jstr(step, "nodes")));
+	record_add(r, "Nodes=%lld CPUs=%lld Tasks=%lld Name=%s Network=(null)", nodes, cpus,
+		cmd_jint(step, "num_tasks"), cmd_jstr(step, "name"));
+	if (batch)
+		record_add(r, "TRES=(null)");
+	else
+		record_add(r, "TRES=cpu=%lld,mem=%s,node=%lld", cpus,
+			mem > 0 ? fmt_size_mb(mem, a, sizeof(a)) : "0", nodes);
+	record_add(r, "ResvPorts=(null)");
+	if (batch)
+		record_add(r, "CPUFreqReq=Default");
+	else
+		record_add(r, "CPUFreqReq=Default Dist=%s", cmd_step_dist(step));
+	/* srun's host and pid, when the controller has them */
+	const char *host = cmd_jstr(step, "srun_host");
+	record_add(r, "SrunHost:Pid=%s:%lld", *host && !batch ? host : "(null)",
+		batch ? 0 : cmd_jint(step, "srun_pid"));
 }

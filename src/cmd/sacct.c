@@ -3,7 +3,9 @@
  * (-o Name%N, '-' for left), -p/-P with '|', the batch step as "N.batch".
  * Which jobs: sacct(1)'s rules for users (-u/-a), IDs, states and the
  * default time window; the controller applies the window, this file the
- * rest.  No usage metrics are gathered yet: those fields print empty. */
+ * rest.  Each job's steps (N.0, N.1 ...) follow its batch step, from the
+ * record's "steps", with the usage their herdstepds measured (TotalCPU,
+ * MaxRSS, AveRSS); what Herd does not measure prints empty. */
 #include <getopt.h>
 #include <grp.h>
 #include <limits.h>
@@ -17,6 +19,7 @@
 #include <unistd.h>
 #include "cmd/fmt.h"
 #include "cmd/opt.h"
+#include "cmd/step.h"
 #include "common/bitmap.h"
 #include "common/msg.h"
 #include "common/parse.h"
@@ -29,7 +32,8 @@ enum field_id {
 	F_JOBID_RAW, F_JOBNAME, F_NNODES, F_NODELIST, F_NTASKS, F_PARTITION, F_PRIORITY,
 	F_REASON, F_REQ_CPUS, F_REQ_MEM, F_REQ_NODES, F_REQ_TRES, F_RESTARTS, F_START, F_STATE,
 	F_STDERR, F_STDIN, F_STDOUT, F_SUBMIT, F_TIMELIMIT, F_TIMELIMIT_RAW, F_UID, F_USER,
-	F_WORKDIR,
+	F_WORKDIR, F_CPU_TIME, F_CPU_TIME_RAW, F_DERIVED_EXIT, F_FAILED_NODE, F_LAYOUT, F_MAX_RSS,
+	F_AVE_RSS, F_TOTAL_CPU,
 };
 
 /* How a value is cut to its column, as Slurm's: a string longer than the
@@ -51,26 +55,26 @@ static const struct field fields[] = {
 	{ "AllocTRES", 10, F_ALLOC_TRES, K_STR }, { "AssocID", 7, F_BLANK, K_NUM },
 	{ "AveCPU", 10, F_BLANK, K_STR }, { "AveCPUFreq", 10, F_BLANK, K_STR },
 	{ "AveDiskRead", 14, F_BLANK, K_STR }, { "AveDiskWrite", 14, F_BLANK, K_STR },
-	{ "AvePages", 10, F_BLANK, K_STR }, { "AveRSS", 10, F_BLANK, K_STR },
+	{ "AvePages", 10, F_BLANK, K_STR }, { "AveRSS", 10, F_AVE_RSS, K_STR },
 	{ "AveVMSize", 10, F_BLANK, K_STR }, { "BlockID", 16, F_BLANK, K_STR },
 	{ "Cluster", 10, F_CLUSTER, K_STR }, { "Comment", 14, F_COMMENT, K_STR },
 	{ "Constraints", 19, F_BLANK, K_STR }, { "ConsumedEnergy", 14, F_BLANK, K_STR },
 	{ "ConsumedEnergyRaw", 17, F_BLANK, K_NUM }, { "Container", 19, F_BLANK, K_STR },
-	{ "CPUTime", 10, F_BLANK, K_TIME }, { "CPUTimeRAW", 10, F_BLANK, K_NUM },
-	{ "DBIndex", -21, F_BLANK, K_NUM }, { "DerivedExitCode", 15, F_BLANK, K_STR },
+	{ "CPUTime", 10, F_CPU_TIME, K_TIME }, { "CPUTimeRAW", 10, F_CPU_TIME_RAW, K_NUM },
+	{ "DBIndex", -21, F_BLANK, K_NUM }, { "DerivedExitCode", 15, F_DERIVED_EXIT, K_STR },
 	{ "Elapsed", 10, F_ELAPSED, K_TIME }, { "ElapsedRaw", 10, F_ELAPSED_RAW, K_NUM },
 	{ "Eligible", 19, F_ELIGIBLE, K_TIME }, { "End", 19, F_END, K_TIME },
 	{ "ExitCode", 8, F_EXIT_CODE, K_STR }, { "Extra", 14, F_BLANK, K_STR },
-	{ "FailedNode", 8, F_BLANK, K_STR }, { "Flags", 19, F_BLANK, K_STR },
+	{ "FailedNode", 8, F_FAILED_NODE, K_STR }, { "Flags", 19, F_BLANK, K_STR },
 	{ "GID", 6, F_GID, K_NUM }, { "Group", 9, F_GROUP, K_STR },
 	{ "JobID", -12, F_JOBID, K_STR }, { "JobIDRaw", -12, F_JOBID_RAW, K_STR },
-	{ "JobName", 10, F_JOBNAME, K_STR }, { "Layout", 9, F_BLANK, K_STR },
+	{ "JobName", 10, F_JOBNAME, K_STR }, { "Layout", 9, F_LAYOUT, K_STR },
 	{ "Licenses", 10, F_BLANK, K_STR }, { "MaxDiskRead", 12, F_BLANK, K_STR },
 	{ "MaxDiskReadNode", 15, F_BLANK, K_STR }, { "MaxDiskReadTask", 15, F_BLANK, K_NUM },
 	{ "MaxDiskWrite", 12, F_BLANK, K_STR }, { "MaxDiskWriteNode", 16, F_BLANK, K_STR },
 	{ "MaxDiskWriteTask", 16, F_BLANK, K_NUM }, { "MaxPages", 8, F_BLANK, K_STR },
 	{ "MaxPagesNode", 12, F_BLANK, K_STR }, { "MaxPagesTask", 14, F_BLANK, K_NUM },
-	{ "MaxRSS", 10, F_BLANK, K_STR }, { "MaxRSSNode", 10, F_BLANK, K_STR },
+	{ "MaxRSS", 10, F_MAX_RSS, K_STR }, { "MaxRSSNode", 10, F_BLANK, K_STR },
 	{ "MaxRSSTask", 10, F_BLANK, K_NUM }, { "MaxVMSize", 10, F_BLANK, K_STR },
 	{ "MaxVMSizeNode", 14, F_BLANK, K_STR }, { "MaxVMSizeTask", 14, F_BLANK, K_NUM },
 	{ "McsLabel", 12, F_BLANK, K_STR }, { "MinCPU", 10, F_BLANK, K_STR },
@@ -93,7 +97,7 @@ static const struct field fields[] = {
 	{ "SubmitLine", 20, F_BLANK, K_STR }, { "Suspended", 10, F_BLANK, K_TIME },
 	{ "SystemComment", 15, F_BLANK, K_STR }, { "SystemCPU", 10, F_BLANK, K_STR },
 	{ "Timelimit", 10, F_TIMELIMIT, K_STR }, { "TimelimitRaw", 10, F_TIMELIMIT_RAW, K_STR },
-	{ "TotalCPU", 10, F_BLANK, K_STR }, { "TRESUsageInAve", 14, F_BLANK, K_STR },
+	{ "TotalCPU", 10, F_TOTAL_CPU, K_STR }, { "TRESUsageInAve", 14, F_BLANK, K_STR },
 	{ "TRESUsageInMax", 14, F_BLANK, K_STR }, { "TRESUsageInMaxNode", 18, F_BLANK, K_STR },
 	{ "TRESUsageInMaxTask", 18, F_BLANK, K_STR }, { "TRESUsageInMin", 14, F_BLANK, K_STR },
 	{ "TRESUsageInMinNode", 18, F_BLANK, K_STR }, { "TRESUsageInMinTask", 18, F_BLANK, K_STR },
@@ -171,12 +175,14 @@ error:
 	return NULL;
 }
 
-/* One line of output: a job (step NULL) or its batch step. */
+/* One line of output: a job, its batch step (batch), or one of its steps
+ * (step: a STEP of the record's "steps", doc/protocol.md). */
 struct row {
 	const json_t *job;
 	bool batch;
 	time_t now;
 	const char *cluster;
+	const json_t *step;
 };
 
 /* sacct's durations: [D-]HH:MM:SS. */
@@ -265,6 +271,138 @@ static const char *mem_text(long long mb, char *buf, size_t len)
 	return fmt_size_mb((uint64_t)mb, buf, len);
 }
 
+/* TotalCPU as sacct prints it: [D-]HH:MM:SS past an hour, MM:SS.mmm
+ * under one, and 00:00:00 for none. */
+static const char *cpu_text(long long us, char *buf, size_t len)
+{
+	long long secs = us / 1000000, ms = us % 1000000 / 1000;
+	long long d = secs / 86400, h = secs / 3600 % 24, m = secs / 60 % 60, s = secs % 60;
+	if (us <= 0)
+		snprintf(buf, len, "00:00:00");
+	else if (d)
+		snprintf(buf, len, "%lld-%02lld:%02lld:%02lld", d, h, m, s);
+	else if (h)
+		snprintf(buf, len, "%02lld:%02lld:%02lld", h, m, s);
+	else
+		snprintf(buf, len, "%02lld:%02lld.%03lld", m, s, ms);
+	return buf;
+}
+
+/* MaxRSS/AveRSS: kilobytes, in the largest unit that divides them
+ * exactly, as sacct prints them (10820K, 2G). */
+static const char *kb_text(long long kb, char *buf, size_t len)
+{
+	static const char units[] = "KMGTPE";
+	size_t u = 0;
+	if (kb <= 0) {
+		snprintf(buf, len, "0");
+		return buf;
+	}
+	while (units[u + 1] && kb % 1024 == 0) {
+		kb /= 1024;
+		u++;
+	}
+	snprintf(buf, len, "%lld%c", kb, units[u]);
+	return buf;
+}
+
+static bool step_running(const json_t *step)
+{
+	return !strcmp(cmd_jstr(step, "state"), "RUNNING");
+}
+
+static int64_t step_elapsed(const struct row *r)
+{
+	int64_t start = cmd_jint(r->step, "start_time"), end = cmd_jint(r->step, "end_time");
+	if (!start)
+		return 0;
+	if (step_running(r->step) || !end)
+		return r->now > start ? r->now - start : 0;
+	return end > start ? end - start : 0;
+}
+
+/* The job's steps' CPU time (its batch step's is not measured); -1 with
+ * no steps. */
+static long long steps_cpu_us(const json_t *job)
+{
+	long long us = -1;
+	size_t i;
+	json_t *step;
+	json_array_foreach(json_object_get(job, "steps"), i, step)
+		us = (us < 0 ? 0 : us) + cmd_jint(step, "cpu_time_us");
+	return us;
+}
+
+/* A field of one of the job's steps (N.0, N.1 ...): its own layout, times
+ * and usage; the job's account and cluster; blank where Slurm leaves a
+ * step blank (partition, user, limits ...). */
+static const char *step_value(const struct column *c, const struct row *r, char *buf, size_t len)
+{
+	const json_t *job = r->job, *step = r->step;
+	long long id = cmd_jint(step, "step_id"), cpus = cmd_jint(step, "num_cpus");
+	char name[24], a[4096], mem[32];
+
+	switch (c->field->id) {
+	case F_ACCOUNT: return cmd_jstr(job, "account");
+	case F_CLUSTER: return r->cluster;
+	case F_JOBID:
+		snprintf(buf, len, "%s.%s", cmd_job_id(job, -1, a, sizeof(a)),
+			 cmd_step_name(id, name, sizeof(name)));
+		return buf;
+	case F_JOBID_RAW:
+		snprintf(buf, len, "%lld.%s", cmd_jint(job, "job_id"), cmd_step_name(id, name, sizeof(name)));
+		return buf;
+	case F_JOBNAME: return cmd_jstr(step, "name");
+	case F_ALLOC_CPUS: case F_REQ_CPUS:
+		snprintf(buf, len, "%lld", cpus);
+		return buf;
+	case F_ALLOC_NODES: case F_NNODES: case F_REQ_NODES:
+		snprintf(buf, len, "%lld", cmd_jint(step, "num_nodes"));
+		return buf;
+	case F_NTASKS:
+		snprintf(buf, len, "%lld", cmd_jint(step, "num_tasks"));
+		return buf;
+	case F_NODELIST: return cmd_jstr(step, "nodes");
+	case F_ALLOC_TRES: {
+		long long mb = cmd_jint(step, "mem_mb") * cmd_jint(step, "num_nodes");
+		snprintf(buf, len, "cpu=%lld,mem=%s,node=%lld", cpus, mem_text(mb, mem, sizeof(mem)),
+			 cmd_jint(step, "num_nodes"));
+		return buf;
+	}
+	case F_ELAPSED: return duration(step_elapsed(r), buf, len);
+	case F_ELAPSED_RAW:
+		snprintf(buf, len, "%lld", (long long)step_elapsed(r));
+		return buf;
+	case F_CPU_TIME: return duration(step_elapsed(r) * cpus, buf, len);
+	case F_CPU_TIME_RAW:
+		snprintf(buf, len, "%lld", (long long)step_elapsed(r) * cpus);
+		return buf;
+	case F_SUBMIT: case F_ELIGIBLE: case F_START:
+		return fmt_timestamp(cmd_jint(step, "start_time"), buf, len);
+	case F_END:
+		return fmt_timestamp(step_running(step) ? 0 : cmd_jint(step, "end_time"), buf, len);
+	case F_STATE:
+		/* scancel N.S records who asked; a step its job's end killed is
+		 * plain CANCELLED */
+		if (!strcmp(cmd_jstr(step, "state"), "CANCELLED") && json_object_get(step, "requid")) {
+			snprintf(buf, len, "CANCELLED by %lld", cmd_jint(step, "requid"));
+			return buf;
+		}
+		return cmd_jstr(step, "state");
+	case F_EXIT_CODE: return exit_code((int)cmd_jint(step, "exit_code"), buf, len);
+	case F_FAILED_NODE: return cmd_jstr(step, "failed_node");
+	case F_LAYOUT: return cmd_step_dist(step);
+	case F_TOTAL_CPU: return cpu_text(cmd_jint(step, "cpu_time_us"), buf, len);
+	case F_MAX_RSS: case F_AVE_RSS:
+		if (step_running(step))
+			return NULL;
+		return kb_text(cmd_jint(step, c->field->id == F_MAX_RSS ? "max_rss_kb" : "ave_rss_kb"),
+			       buf, len);
+	default:
+		return NULL;
+	}
+}
+
 /* The value of a field, or NULL when it has none (printed blank). */
 static const char *value(const struct column *c, const struct row *r, char *buf, size_t len)
 {
@@ -274,9 +412,29 @@ static const char *value(const struct column *c, const struct row *r, char *buf,
 	bool ran = started(job);
 	char mem[32];
 
+	if (r->step)
+		return step_value(c, r, buf, len);
 	switch (c->field->id) {
-	case F_BLANK:
+	case F_BLANK: case F_MAX_RSS: case F_AVE_RSS: case F_LAYOUT:
 		return NULL;
+	case F_CPU_TIME: case F_CPU_TIME_RAW: {
+		long long secs = (batch || ran ? elapsed(r) : 0) *
+				 (batch ? batch_cpus(job) : ran ? cmd_jint(job, "num_cpus") : 0);
+		if (c->field->id == F_CPU_TIME)
+			return duration(secs, buf, len);
+		snprintf(buf, len, "%lld", secs);
+		return buf;
+	}
+	case F_TOTAL_CPU: {
+		long long us = batch ? -1 : steps_cpu_us(job);
+		return us < 0 ? NULL : cpu_text(us, buf, len);
+	}
+	case F_DERIVED_EXIT:
+		return batch ? NULL : exit_code(cmd_step_derived_status(json_object_get(job, "steps"),
+									       cmd_jstr(job, "state"),
+									       cmd_jint(job, "end_time")),
+						 buf, len);
+	case F_FAILED_NODE: return NULL;
 	case F_ACCOUNT: return cmd_jstr(job, "account");
 	case F_CLUSTER: return r->cluster;
 	case F_COMMENT: return batch ? NULL : cmd_jstr(job, "comment");
@@ -595,7 +753,7 @@ static int parse_window_time(const char *arg, time_t now, time_t *out)
 /* A wanted job, and whether only one of its lines was asked ("12.batch"). */
 struct want {
 	long id;
-	int step;     /* 0 = the whole job, 1 = only its batch step, -1 = a step that never exists */
+	long long step;   /* CMD_STEP_NONE = the whole job, else that step (CMD_STEP_BATCH ...) */
 	struct bitmap *tasks;   /* -j A_T: these tasks of array A; NULL: job (or array) id */
 };
 
@@ -630,6 +788,22 @@ static bool want_matches(const struct want *w, const json_t *job)
 	if (!array || w->id != array)
 		return false;
 	return cmd_array_task_named(job, w->tasks);
+}
+
+/* Does -j name this step of the job ("12.3")? */
+static bool step_named(const struct want *want, size_t nwant, const json_t *job, long long step)
+{
+	for (size_t k = 0; k < nwant; k++)
+		if (want[k].step == step && want_matches(&want[k], job))
+			return true;
+	return false;
+}
+
+static int by_step_rank(const void *x, const void *y)
+{
+	long long a = cmd_step_rank(cmd_jint(*(const json_t *const *)x, "step_id"));
+	long long b = cmd_step_rank(cmd_jint(*(const json_t *const *)y, "step_id"));
+	return (a > b) - (a < b);
 }
 
 enum { OPT_DELIMITER = 256, OPT_NAME, OPT_USAGE, OPT_HELP, OPT_IGNORED };
@@ -738,24 +912,32 @@ int main(int argc, char **argv)
 		want = xmalloc((n + 1) * sizeof(*want));
 		for (size_t i = 0; i < n; i++) {
 			char *dot = strchr(v[i], '.');
-			struct want w = { 0, 0, NULL };
-			if (dot) {
+			struct want w = { 0, CMD_STEP_NONE, NULL };
+			struct cmd_step_ref ref;
+			if (dot)
 				*dot = '\0';
-				long step;
-				if (!strcasecmp(dot + 1, "batch"))
-					w.step = 1;
-				else if (opt_count(dot + 1, &step) == 0 || !strcasecmp(dot + 1, "extern"))
-					w.step = -1;
-				else
-					w.id = -1;
-			}
-			if (w.id < 0 || cmd_job_id_parse(v[i], &w.id, &w.tasks) < 0) {
+			if (cmd_job_id_parse(v[i], &w.id, &w.tasks) < 0) {
 				if (dot)
 					*dot = '.';
 				fprintf(stderr, "sacct: fatal: Bad job/step specified: %s\n", v[i]);
 				opt_strv_free(v);
 				json_decref(ids);
 				goto out;
+			}
+			if (dot) {
+				/* "12.batch", "12.3": only that line; Slurm names the
+				 * job of a step that is none: "Bad step specified: 12" */
+				char *whole = xasprintf("1.%s", dot + 1);
+				int bad = cmd_step_ref_parse(whole, false, &ref);
+				free(whole);
+				if (bad) {
+					fprintf(stderr, "sacct: fatal: Bad step specified: %s\n", v[i]);
+					bitmap_destroy(w.tasks);
+					opt_strv_free(v);
+					json_decref(ids);
+					goto out;
+				}
+				w.step = ref.step;
 			}
 			want[nwant++] = w;
 			json_array_append_new(ids, json_integer(w.id));
@@ -876,22 +1058,38 @@ int main(int argc, char **argv)
 		if (accounts && !in_strv(accounts, cmd_jstr(job, "account")))
 			continue;
 		/* -j 12.batch: only that line of job 12 (both when named both ways) */
-		bool whole = !nwant, batch_only = false;
+		bool whole = !nwant;
 		for (size_t k = 0; k < nwant; k++)
-			if (want_matches(&want[k], job)) {
-				whole |= want[k].step == 0;
-				batch_only |= want[k].step == 1;
-			}
+			if (want_matches(&want[k], job))
+				whole |= want[k].step == CMD_STEP_NONE;
 		struct row r = { job, false, reply_now ? reply_now : now,
-				 conf_cluster_name(client.conf) };
+				 conf_cluster_name(client.conf), NULL };
 		if (whole)
 			print_row(cols, ncols, &o, &r);
-		if ((whole && !allocations) || batch_only) {
-			if (started(job)) {
-				r.batch = true;
+		if (started(job) && ((whole && !allocations) ||
+				     step_named(want, nwant, job, CMD_STEP_BATCH))) {
+			r.batch = true;
+			print_row(cols, ncols, &o, &r);
+			r.batch = false;
+		}
+		/* then its steps, as Slurm: extern, 0, 1 ... (the store lists
+		 * them by ID; the batch step is the job record's own) */
+		json_t *steps = json_object_get(job, "steps");
+		size_t nsteps = json_array_size(steps);
+		const json_t **order = xmalloc((nsteps + 1) * sizeof(*order));
+		for (size_t k = 0; k < nsteps; k++)
+			order[k] = json_array_get(steps, k);
+		qsort(order, nsteps, sizeof(*order), by_step_rank);
+		for (size_t k = 0; k < nsteps; k++) {
+			long long id = cmd_jint(order[k], "step_id");
+			if (id == CMD_STEP_BATCH)
+				continue;
+			if ((whole && !allocations) || step_named(want, nwant, job, id)) {
+				r.step = order[k];
 				print_row(cols, ncols, &o, &r);
 			}
 		}
+		free(order);
 	}
 	free(sorted);
 	status = 0;

@@ -8,6 +8,7 @@
 #include <strings.h>
 #include <unistd.h>
 #include "cmd/opt.h"
+#include "cmd/step.h"
 #include "common/bitmap.h"
 #include "common/hostlist.h"
 #include "common/msg.h"
@@ -58,16 +59,18 @@ static void help(void)
 }
 
 /* What one CANCEL_JOB names: a job, all of array id (tasks NULL), or some
- * of its tasks ("1-3"). */
+ * of its tasks ("1-3"); with a step, that step of the job (or of the one
+ * task in tasks). */
 struct target {
 	long long id;
 	char *tasks;
+	long long step;   /* CMD_STEP_NONE: the job */
 };
 
 static void target_push(struct target **v, size_t *n, long long id, char *tasks)
 {
 	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
-	(*v)[(*n)++] = (struct target){ id, tasks };
+	(*v)[(*n)++] = (struct target){ id, tasks, CMD_STEP_NONE };
 }
 
 static void targets_free(struct target *v, size_t n)
@@ -77,6 +80,75 @@ static void targets_free(struct target *v, size_t n)
 	free(v);
 }
 
+/* The raw job ID of array task A_T (JOB_INFO), 0 when it has none (not
+ * started, or no such task): a step is its own job's. */
+static long long task_job_id(struct cmd_client *client, long long array, long long task)
+{
+	struct herd_error err = { "" };
+	json_t *reply = NULL, *job;
+	json_t *body = json_pack("{s:[I], s:[s,s,s]}", "job_ids", (json_int_t)array, "fields",
+				 "job_id", "array_job_id", "array_task_id");
+	long long id = 0;
+	size_t i;
+
+	if (cmd_call(client, MSG_JOB_INFO, body, &reply, &err) == 0)
+		json_array_foreach(json_object_get(reply, "jobs"), i, job)
+			if (cmd_jint(job, "array_job_id") == array &&
+			    cmd_jint(job, "array_task_id") == task)
+				id = cmd_jint(job, "job_id");
+	json_decref(body);
+	json_decref(reply);
+	return id;
+}
+
+/* scancel N.S / A_T.S: CANCEL_JOB with the step's ID, to the step's own
+ * job.  Slurm 22.05's lines: a step the running job does not have is
+ * "Kill job error on job step id N: Invalid job id specified" (the job's
+ * raw ID alone), a job that is gone the same with the step named; a
+ * pending job's step is no error. */
+static int cancel_step(struct cmd_client *client, const struct scancel_opts *o,
+		       const struct target *t)
+{
+	struct herd_error err = { "" };
+	json_t *reply = NULL;
+	char name[96], step[24];
+	long long id = t->id;
+
+	cmd_step_name(t->step, step, sizeof(step));
+	if (t->tasks)
+		snprintf(name, sizeof(name), "%lld_%s.%s", t->id, t->tasks, step);
+	else
+		snprintf(name, sizeof(name), "%lld.%s", t->id, step);
+	if (o->verbose) {
+		if (o->signal)
+			fprintf(stderr, "scancel: Signal %d to step %s\n", o->signal, name);
+		else
+			fprintf(stderr, "scancel: Terminating step %s\n", name);
+	}
+	if (t->tasks && !(id = task_job_id(client, t->id, atoll(t->tasks)))) {
+		fprintf(stderr, "scancel: error: Kill job error on job step id %s: %s\n", name,
+			herd_strerror(HERD_ERR_INVALID_JOB));
+		return 1;
+	}
+	json_t *body = json_pack("{s:I, s:i, s:s, s:I}", "job_id", (json_int_t)id, "signal",
+				 o->signal, "flags", "", "step_id", (json_int_t)t->step);
+	int rc = cmd_call(client, MSG_CANCEL_JOB, body, &reply, &err);
+	json_decref(body);
+	json_decref(reply);
+	if (rc == 0 || rc == HERD_ERR_JOB_PENDING)
+		return 0;
+	if (rc == HERD_ERR_NO_STEP)
+		fprintf(stderr, "scancel: error: Kill job error on job step id %lld: %s\n", id,
+			herd_strerror(HERD_ERR_INVALID_JOB));
+	else if (rc == HERD_ERR_INVALID_JOB || rc == HERD_ERR_ALREADY_DONE)
+		fprintf(stderr, "scancel: error: Kill job error on job step id %s: %s\n", name,
+			herd_strerror(HERD_ERR_INVALID_JOB));
+	else
+		fprintf(stderr, "scancel: error: Kill job error on job step id %s: %s\n", name,
+			err.text);
+	return 1;
+}
+
 /* One CANCEL_JOB; returns 0, or 1 when the failure is worth an exit code. */
 static int cancel_one(struct cmd_client *client, const struct scancel_opts *o,
 		      const struct target *t)
@@ -84,6 +156,9 @@ static int cancel_one(struct cmd_client *client, const struct scancel_opts *o,
 	struct herd_error err = { "" };
 	json_t *reply = NULL;
 	char name[256];
+
+	if (t->step != CMD_STEP_NONE)
+		return cancel_step(client, o, t);
 
 	if (t->tasks)
 		snprintf(name, sizeof(name), strpbrk(t->tasks, ",-") ? "%lld_[%s]" : "%lld_%s", t->id,
@@ -296,6 +371,22 @@ int main(int argc, char **argv)
 			for (size_t k = 0; k < n; k++) {
 				long id;
 				struct bitmap *tasks;
+				struct cmd_step_ref ref;
+				if (strchr(v[k], '.')) {
+					/* N.S, A_T.S; Slurm 22.05 takes no N.batch */
+					if (cmd_step_ref_parse(v[k], false, &ref) < 0 ||
+					    ref.step == CMD_STEP_BATCH || ref.step == CMD_STEP_EXTERN) {
+						fprintf(stderr, "scancel: error: Invalid job id %s\n", v[k]);
+						opt_strv_free(v);
+						json_decref(ids);
+						targets_free(named, nnamed);
+						goto out;
+					}
+					target_push(&named, &nnamed, ref.id,
+						    ref.task >= 0 ? xasprintf("%lld", ref.task) : NULL);
+					named[nnamed - 1].step = ref.step;
+					continue;
+				}
 				if (cmd_job_id_parse(v[k], &id, &tasks) < 0) {
 					fprintf(stderr, "scancel: error: Invalid job id %s\n", v[k]);
 					opt_strv_free(v);
@@ -325,6 +416,12 @@ int main(int argc, char **argv)
 	}
 	status = 0;
 	if (filters) {
+		/* steps named are signalled as named; the filters pick jobs */
+		for (size_t i = 0; i < nnamed; i++)
+			if (named[i].step != CMD_STEP_NONE)
+				status |= cancel_one(&client, &o, &named[i]);
+	}
+	if (filters && (!ids || json_array_size(ids))) {
 		struct target *jobs;
 		size_t njobs;
 		if (select_jobs(&client, &o, ids, &jobs, &njobs) < 0) {
@@ -334,7 +431,7 @@ int main(int argc, char **argv)
 				status |= cancel_one(&client, &o, &jobs[i]);
 			targets_free(jobs, njobs);
 		}
-	} else {
+	} else if (!filters) {
 		for (size_t i = 0; i < nnamed; i++)
 			status |= cancel_one(&client, &o, &named[i]);
 	}

@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include "cmd/opt.h"
 #include "cmd/record.h"
+#include "cmd/step.h"
 #include "common/bitmap.h"
 #include "common/hostlist.h"
 #include "common/msg.h"
@@ -98,6 +99,37 @@ static size_t show_pending_tasks(struct scontrol *sc, const json_t *meta,
 	return shown;
 }
 
+/* -d: each job's DerivedExitCode from its steps (STEP_INFO has those of
+ * the jobs the controller still holds), as "derived_exit_code". */
+static void add_derived_exit_codes(struct scontrol *sc, json_t *jobs)
+{
+	struct herd_error err = { "" };
+	json_t *ids = json_array(), *reply = NULL, *job, *step;
+	size_t i, k;
+
+	json_array_foreach(jobs, i, job)
+		json_array_append_new(ids, json_integer(cmd_jint(job, "job_id")));
+	json_t *body = json_pack("{s:o}", "job_ids", ids);
+	int rc = cmd_call(&sc->client, MSG_STEP_INFO, body, &reply, &err);
+	json_decref(body);
+	if (rc != 0) {   /* a controller without steps: 0:0 as before */
+		json_decref(reply);
+		return;
+	}
+	json_t *steps = json_object_get(reply, "steps");
+	json_array_foreach(jobs, i, job) {
+		json_t *mine = json_array();
+		json_array_foreach(steps, k, step)
+			if (cmd_jint(step, "job_id") == cmd_jint(job, "job_id"))
+				json_array_append(mine, step);
+		int status = cmd_step_derived_status(mine, cmd_jstr(job, "state"),
+						     cmd_jint(job, "end_time"));
+		json_object_set_new(job, "derived_exit_code", json_integer(status));
+		json_decref(mine);
+	}
+	json_decref(reply);
+}
+
 static int show_jobs(struct scontrol *sc, const char *arg)
 {
 	struct herd_error err = { "" };
@@ -132,6 +164,8 @@ static int show_jobs(struct scontrol *sc, const char *arg)
 	time_t now = cmd_jint(reply, "time");
 	size_t i, shown = 0;
 	json_t *job;
+	if (sc->details)
+		add_derived_exit_codes(sc, jobs);
 	json_array_foreach(jobs, i, job) {
 		if (tasks && !cmd_array_task_named(job, tasks))
 			continue;
@@ -153,6 +187,121 @@ static int show_jobs(struct scontrol *sc, const char *arg)
 	bitmap_destroy(tasks);
 	json_decref(reply);
 	return rc ? 1 : 0;
+}
+
+/* Slurm's order: by job (an array's tasks by task ID), then batch,
+ * extern, 0, 1 ... */
+static long long step_job_key(const json_t *s)
+{
+	long long array = cmd_jint(s, "array_job_id");
+	return array && cmd_jint(s, "array_task_id") != CMD_NO_TASK ? array : cmd_jint(s, "job_id");
+}
+
+static int by_job_then_step(const void *x, const void *y)
+{
+	const json_t *a = *(const json_t *const *)x, *b = *(const json_t *const *)y;
+	long long v[][2] = {
+		{ step_job_key(a), step_job_key(b) },
+		{ cmd_jint(a, "array_job_id") ? cmd_jint(a, "array_task_id") : -1,
+		  cmd_jint(b, "array_job_id") ? cmd_jint(b, "array_task_id") : -1 },
+		{ cmd_jint(a, "job_id"), cmd_jint(b, "job_id") },
+		{ cmd_step_rank(cmd_jint(a, "step_id")), cmd_step_rank(cmd_jint(b, "step_id")) },
+	};
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		if (v[i][0] != v[i][1])
+			return v[i][0] < v[i][1] ? -1 : 1;
+	return 0;
+}
+
+/* The raw job IDs a "N" or "A_T" names (an array's: every task's), as
+ * JOB_INFO has them; 0 with *ids NULL when the controller knows no such
+ * job, -1 after a message. */
+static int step_job_ids(struct scontrol *sc, const struct cmd_step_ref *ref, json_t **ids)
+{
+	struct herd_error err = { "" };
+	json_t *reply = NULL, *job;
+	json_t *body = json_pack("{s:[I], s:[s,s,s]}", "job_ids", (json_int_t)ref->id, "fields",
+				 "job_id", "array_job_id", "array_task_id");
+	size_t i;
+
+	*ids = NULL;
+	int rc = cmd_call(&sc->client, MSG_JOB_INFO, body, &reply, &err);
+	json_decref(body);
+	if (rc == HERD_ERR_INVALID_JOB)
+		return 0;
+	if (rc != 0) {
+		fprintf(stderr, "slurm_load_jobs error: %s\n", err.text);
+		return -1;
+	}
+	*ids = json_array();
+	json_array_foreach(json_object_get(reply, "jobs"), i, job)
+		if (ref->task < 0 || (cmd_jint(job, "array_job_id") == ref->id &&
+				      cmd_jint(job, "array_task_id") == ref->task))
+			json_array_append_new(*ids, json_integer(cmd_jint(job, "job_id")));
+	json_decref(reply);
+	if (!json_array_size(*ids)) {
+		json_decref(*ids);
+		*ids = NULL;
+	}
+	return 0;
+}
+
+/* "show step [N | N.S | A_T.S]": the steps that run, in Slurm's record.
+ * As Slurm's scontrol, an argument that names no job lists them all. */
+static int show_steps(struct scontrol *sc, const char *arg)
+{
+	struct herd_error err = { "" };
+	struct cmd_step_ref ref;
+	bool one = arg && cmd_step_ref_parse(arg, true, &ref) == 0;
+	json_t *reply = NULL, *body = json_object(), *ids = NULL, *step;
+	size_t i, n = 0;
+
+	if (client(sc) < 0 || (one && step_job_ids(sc, &ref, &ids) < 0)) {
+		json_decref(body);
+		return 1;
+	}
+	if (one && !ids) {
+		json_decref(body);
+		fprintf(stderr, "slurm_get_job_steps error: %s\n", herd_strerror(HERD_ERR_INVALID_JOB));
+		return 1;
+	}
+	if (ids)
+		json_object_set_new(body, "job_ids", ids);
+	int rc = cmd_call(&sc->client, MSG_STEP_INFO, body, &reply, &err);
+	json_decref(body);
+	if (rc != 0) {
+		fprintf(stderr, "slurm_get_job_steps error: %s\n", err.text);
+		return 1;
+	}
+	json_t *steps = json_object_get(reply, "steps");
+	const json_t **show = xmalloc((json_array_size(steps) + 1) * sizeof(*show));
+	json_array_foreach(steps, i, step) {
+		/* a step that ended is gone from Slurm's controller */
+		if (strcmp(cmd_jstr(step, "state"), "RUNNING") ||
+		    (one && !cmd_step_ref_matches(&ref, step)))
+			continue;
+		show[n++] = step;
+	}
+	qsort(show, n, sizeof(*show), by_job_then_step);
+	for (i = 0; i < n; i++) {
+		struct record r = { 0 };
+		record_step(show[i], &r);
+		record_print(&r, sc->oneliner);
+	}
+	free(show);
+	json_decref(reply);
+	if (n)
+		return 0;
+	if (!one) {
+		printf("No job steps in the system\n");
+		return 0;
+	}
+	/* Slurm names the step as typed, "N." for a job's steps */
+	char name[24];
+	const char *job = arg, *dot = strchr(arg, '.');
+	printf("Job step %.*s.%s not found\n", (int)(dot ? dot - job : (long)strlen(job)), job,
+	       ref.step == CMD_STEP_NONE ? "" : cmd_step_name(ref.step, name, sizeof(name)));
+	return 1;
 }
 
 static int load(struct scontrol *sc, int type, const char *what, json_t **reply)
@@ -360,6 +509,8 @@ static int cmd_show(struct scontrol *sc, int argc, char **argv)
 	}
 	if (is_word(what, "jobs", 1) || is_word(what, "jobid", 4))
 		return show_jobs(sc, arg);
+	if (is_word(what, "steps", 4))
+		return show_steps(sc, arg);
 	if (is_word(what, "nodes", 1) || is_word(what, "nodename", 5))
 		return show_nodes(sc, arg);
 	if (is_word(what, "partitions", 1) || is_word(what, "partitionname", 10))
@@ -750,8 +901,8 @@ static void help(void)
 	       "     requeue <job_id>         re-queue a batch job\n"
 	       "     requeuehold <job_id>     re-queue and hold a batch job\n"
 	       "     show <ENTITY> [<ID>]     display state of identified entity, default\n"
-	       "                              is all records; ENTITY is job, node,\n"
-	       "                              partition, hostnames, hostlist or\n"
+	       "                              is all records; ENTITY is job, step,\n"
+	       "                              node, partition, hostnames, hostlist or\n"
 	       "                              hostlistsorted\n"
 	       "     uhold <job_list>         place user hold on specified job\n"
 	       "     update <SPECIFICATIONS>  update job or node configuration\n"

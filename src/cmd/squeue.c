@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include "cmd/fmt.h"
 #include "cmd/opt.h"
+#include "cmd/step.h"
 #include "common/bitmap.h"
 #include "common/hostlist.h"
 #include "common/msg.h"
@@ -530,6 +531,8 @@ static void help(void)
 	       "                                  to view, default is all partitions\n"
 	       "  -r, --array                     one job array task a line\n"
 	       "      --array-unique              one pending job array task a line\n"
+	       "  -s, --steps=step(s)             comma separated list of job steps\n"
+	       "                                  to view, default is all\n"
 	       "  -S, --sort=fields               comma separated list of fields to sort on\n"
 	       "      --start                     pending jobs and when they are expected to start\n"
 	       "  -t, --states=job_state(s)       comma separated list of states to view,\n"
@@ -567,6 +570,44 @@ static bool in_any_partition(char *const *list, const char *parts)
 
 /* -w: the job runs on at least one of the nodes. */
 enum { OPT_ME = 256, OPT_USAGE, OPT_HELP, OPT_START, OPT_ARRAY_UNIQUE };
+
+/* ---- squeue -s: job steps, from STEP_INFO (selection and cells: step.c) ---- */
+
+/* One report of the steps; 0, or 1 after a message. */
+static int show_steps(struct cmd_client *client, const struct cmd_step_filter *filter,
+		      const struct cmd_step_sort *sort, size_t nsort, const struct fmt *fmt,
+		      bool header, bool long_form)
+{
+	struct herd_error err = { "" };
+	json_t *reply = NULL, *body = json_object(), *step;
+	size_t i, n = 0;
+
+	int rc = cmd_call(client, MSG_STEP_INFO, body, &reply, &err);
+	json_decref(body);
+	if (rc != 0) {
+		fprintf(stderr, "slurm_get_job_steps error: %s\n", err.text);
+		return 1;
+	}
+	json_t *steps = json_object_get(reply, "steps");
+	time_t now = cmd_jint(reply, "time");
+	const json_t **show = xmalloc((json_array_size(steps) + 1) * sizeof(*show));
+	json_array_foreach(steps, i, step)
+		if (cmd_step_filter_match(filter, step))
+			show[n++] = step;
+	cmd_step_sort(show, n, sort, nsort, now);
+	struct cmd_step_row *rows = xmalloc((n + 1) * sizeof(*rows));
+	const void **ptrs = xmalloc((n + 1) * sizeof(*ptrs));
+	for (i = 0; i < n; i++) {
+		rows[i] = (struct cmd_step_row){ show[i], now, conf_cluster_name(client->conf) };
+		ptrs[i] = &rows[i];
+	}
+	fmt_print_table(fmt, cmd_step_value, ptrs, n, cmd_step_titles, header, long_form);
+	free(ptrs);
+	free(rows);
+	free(show);
+	json_decref(reply);
+	return 0;
+}
 
 /* A job named by -j: "N" (a job, or all of array N), "A_T", "A_[1-3]". */
 struct wanted_id {
@@ -645,6 +686,82 @@ static void add_rows(struct rows *rows, const json_t *job, time_t now, bool unfo
 	bitmap_destroy(tasks);
 }
 
+/* squeue -s: the steps named (all when list is NULL) that pass the job
+ * filters, in the step format, every iterate seconds when set.  The exit
+ * status. */
+static int steps_main(const char *list, const struct wanted_id *want, size_t nwant,
+		      char **users, bool users_given, char **parts, char **names,
+		      const struct hostlist *nodes, const char *format, const char *format2,
+		      const char *sort, bool header, bool long_form, unsigned iterate)
+{
+	struct cmd_step_filter filter = { .uids = users, .uids_given = users_given,
+					  .partitions = parts, .names = names, .nodes = nodes };
+	struct cmd_step_ref *jobs = xmalloc((nwant + 1) * sizeof(*jobs)), *refs = NULL;
+	struct cmd_step_sort *keys = NULL;
+	size_t nrefs = 0, nkeys = 0;
+	char *letters = NULL, *bad = NULL;
+	struct fmt *fmt = NULL;
+	struct cmd_client client;
+	struct herd_error err = { "" };
+	int status = 1;
+
+	for (size_t i = 0; i < nwant; i++) {
+		/* -j A_T: that task's steps; a range of tasks: every task of A,
+		 * filtered no further (squeue -s -j takes job IDs) */
+		long long task = want[i].tasks && bitmap_count(want[i].tasks) == 1
+				 ? (long long)bitmap_next(want[i].tasks, 0) : -1;
+		jobs[i] = (struct cmd_step_ref){ want[i].id, task, CMD_STEP_NONE };
+	}
+	filter.jobs = jobs;
+	filter.njobs = nwant;
+	/* Slurm's sentence for an entry without a step: "Invalid job_step id: 5.??" */
+	if (list && cmd_step_list_parse(list, &refs, &nrefs, &bad) < 0) {
+		fprintf(stderr, "squeue: error: Invalid job_step id: %s%s\n", bad,
+			strchr(bad, '.') ? "" : ".??");
+		goto out;
+	}
+	filter.steps = refs;
+	filter.nsteps = nrefs;
+	if (!(keys = cmd_step_sort_parse(sort ? sort : CMD_STEP_SORT, &nkeys, &bad))) {
+		fprintf(stderr, "squeue: error: Invalid sort specification: %s\n", bad);
+		goto out;
+	}
+	if (format2) {
+		letters = fmt_from_names(format2, cmd_step_fields, &bad);
+		if (!letters) {
+			fprintf(stderr, "squeue: error: Invalid job step format specification: %s\n",
+				bad);
+			goto out;
+		}
+		format = letters;
+	}
+	fmt = fmt_parse(format ? format : CMD_STEP_FORMAT, cmd_step_letters);
+	if (fmt->bad)   /* printed as written, as Slurm does */
+		fprintf(stderr, "squeue: error: Invalid job step format specification: %c\n",
+			fmt->bad);
+	if (cmd_client_init(&client, &err) < 0) {
+		fprintf(stderr, "squeue: error: %s\n", err.text);
+		goto out;
+	}
+	for (;;) {
+		status = show_steps(&client, &filter, keys, nkeys, fmt, header, long_form);
+		if (status || !iterate)
+			break;
+		printf("\n");
+		fflush(stdout);
+		sleep(iterate);
+	}
+	cmd_client_fini(&client);
+out:
+	fmt_destroy(fmt);
+	free(letters);
+	free(bad);
+	free(jobs);
+	free(refs);
+	free(keys);
+	return status;
+}
+
 /* squeue lives for one reply: the million small allocations jansson makes
  * for 100,000 jobs come from a region given back only at exit (a fifth of
  * squeue's time went to malloc and free).  Chunks stay linked from a static,
@@ -701,6 +818,8 @@ int main(int argc, char **argv)
 		{ "array", no_argument, NULL, 'r' },
 		{ "array-unique", no_argument, NULL, OPT_ARRAY_UNIQUE },
 		{ "start", no_argument, NULL, OPT_START },
+		/* optional, as in Slurm: "-s5.0", "--steps=5.0"; "-s" alone: all */
+		{ "steps", optional_argument, NULL, 's' },
 		{ "sort", required_argument, NULL, 'S' },
 		{ "states", required_argument, NULL, 't' },
 		{ "user", required_argument, NULL, 'u' },
@@ -722,17 +841,28 @@ int main(int argc, char **argv)
 	const char *qos_arg = getenv("SQUEUE_QOS");
 	bool no_header = false, long_format = false, me = false, unfold = false, start = false;
 	bool format_given = false;
+	bool steps = false;             /* -s: job steps, not jobs */
+	char *steps_arg = NULL;         /* -s's list */
 	unsigned iterate = 0;           /* -i: seconds between reports, 0 = once */
 	int c, status = 1;
 
 	argv[0] = "squeue";
-	while ((c = getopt_long(argc, argv, "aA:hi:j::ln:o:O:p:q:rS:t:u:vVw:", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "aA:hi:j::ln:o:O:p:q:rs::S:t:u:vVw:", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'a': case 'v': break;   /* no hidden partitions */
 		/* --array-unique: one pending task a line, which is all -r
 		 * unfolds here (a task that started has its own record). */
 		case 'r': case OPT_ARRAY_UNIQUE: unfold = true; break;
 		case OPT_START: start = true; break;
+		case 's':
+			steps = true;
+			if (optarg) {
+				char *j = xasprintf("%s%s%s", steps_arg ? steps_arg : "",
+						    steps_arg ? "," : "", optarg);
+				free(steps_arg);
+				steps_arg = j;
+			}
+			break;
 		case 'h': no_header = true; break;
 		case 'A': accounts_arg = optarg; break;
 		case 'w': nodes_arg = optarg; break;
@@ -780,11 +910,19 @@ int main(int argc, char **argv)
 		if (!states_arg)
 			states_arg = "PD";
 	}
-	/* squeue also takes job ids as plain arguments. */
+	/* squeue also takes job ids as plain arguments (with -s, steps too:
+	 * "squeue -s -j 5" leaves the 5 here, "squeue -s 5.0" names a step). */
 	char *jobs_joined = NULL;
 	if (optind < argc) {
 		jobs_joined = xstrdup(jobs_arg ? jobs_arg : "");
 		for (int i = optind; i < argc; i++) {
+			if (steps && strchr(argv[i], '.')) {
+				char *j = xasprintf("%s%s%s", steps_arg ? steps_arg : "",
+						    steps_arg ? "," : "", argv[i]);
+				free(steps_arg);
+				steps_arg = j;
+				continue;
+			}
 			char *j = xasprintf("%s%s%s", jobs_joined, *jobs_joined ? "," : "", argv[i]);
 			free(jobs_joined);
 			jobs_joined = j;
@@ -893,6 +1031,12 @@ int main(int argc, char **argv)
 		qoses = opt_split(qos_arg, ',', NULL);
 	if (nodes_arg && !(want_nodes = hostlist_create(nodes_arg))) {
 		fprintf(stderr, "squeue: error: Invalid node name specified: %s\n", nodes_arg);
+		goto out;
+	}
+	if (steps) {
+		status = steps_main(steps_arg, want, nwant, users, users_given, parts, names,
+				    want_nodes, format, format2, sort, !no_header,
+				    long_format || iterate, iterate);
 		goto out;
 	}
 	if (parse_sort(sort ? sort : DEFAULT_SORT) < 0)
@@ -1008,5 +1152,6 @@ out:
 	free(want);
 	free(format2_letters);
 	free(sort_keys);
+	free(steps_arg);
 	return status;
 }

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 #include "cmd/fmt.c"
 #include "cmd/opt.c"
+#include "cmd/step.c"
 #define SACCT_NO_MAIN
 #include "cmd/sacct.c"
 
@@ -185,7 +186,7 @@ static void test_values(void **state)
 				"nodes", "n[1-2]", "alloc", "n1", 3, "n2", 2, "end_time", (int)(NOW - 30),
 				"time_limit", 3600, "eligible_time", (int)(NOW - 100), "gid", 1001,
 				"req_nodes", 2, "account", "");
-	struct row job_row = { job, false, NOW, "c1" }, step_row = { job, true, NOW, "c1" };
+	struct row job_row = { job, false, NOW, "c1", NULL }, step_row = { job, true, NOW, "c1", NULL };
 	const struct {
 		const char *field, *job, *step;   /* NULL: blank */
 	} want[] = {
@@ -237,6 +238,142 @@ static void test_values(void **state)
 	json_decref(job);
 }
 
+
+/* TotalCPU and MaxRSS as sacct prints them. */
+static void test_usage_formats(void **state)
+{
+	const struct {
+		long long us;
+		const char *want;
+	} cpu[] = {
+		{ 0, "00:00:00" }, { 7000, "00:00.007" }, { 3901000, "00:03.901" },
+		{ 61500000, "01:01.500" }, { 3600000000LL, "01:00:00" },
+		{ 3723400000LL, "01:02:03" }, { 90061000000LL, "1-01:01:01" },
+	};
+	const struct {
+		long long kb;
+		const char *want;
+	} rss[] = {
+		{ 0, "0" }, { 10820, "10820K" }, { 1536, "1536K" }, { 2048, "2M" },
+		{ 2097152, "2G" }, { 3 * 1048576LL + 1024, "3073M" },
+	};
+	char buf[64];
+	for (size_t i = 0; i < N(cpu); i++)
+		assert_string_equal(cpu_text(cpu[i].us, buf, sizeof(buf)), cpu[i].want);
+	for (size_t i = 0; i < N(rss); i++)
+		assert_string_equal(kb_text(rss[i].kb, buf, sizeof(buf)), rss[i].want);
+}
+
+static const char *cell_of(const char *field, const struct row *r, char *buf, size_t len)
+{
+	size_t n;
+	struct column *c = sacct_format_parse(field, &n);
+	assert_non_null(c);
+	const char *v = value(c, r, buf, len);
+	free(c);
+	return v ? v : "";
+}
+
+/* A job's steps (the STEP records of ACCT_JOBS) as their lines show them. */
+static void test_step_values(void **state)
+{
+	json_t *job = json_pack("{s:i, s:s, s:s, s:i, s:s, s:s, s:i, s:i, s:i, s:i, s:i,"
+				" s:s, s:[[s,i],[s,i]], s:i, s:s, s:i, s:i}",
+				"job_id", 42, "name", "run.sh", "state", "FAILED", "exit_code", 2 << 8,
+				"partition", "debug", "user", "herdu1", "uid", 1001, "num_cpus", 4,
+				"num_nodes", 2, "start_time", (int)(NOW - 100), "end_time", (int)(NOW - 10),
+				"nodes", "n[1-2]", "alloc", "n1", 2, "n2", 2, "submit_time", (int)(NOW - 110),
+				"account", "phys", "array_job_id", 0, "time_limit", -1);
+	json_t *steps = json_pack(
+		"[{s:i, s:i, s:s, s:s, s:i, s:i, s:s, s:i, s:i, s:i, s:i, s:s, s:s, s:i, s:i, s:i,"
+		"  s:i, s:s, s:i},"
+		" {s:i, s:i, s:s, s:s, s:i, s:i, s:s, s:i, s:i, s:i, s:i, s:s, s:s, s:i, s:i, s:i,"
+		"  s:i, s:s, s:i, s:i},"
+		" {s:i, s:i, s:s, s:s, s:i, s:i, s:s, s:i, s:i, s:i, s:i, s:s, s:s, s:i, s:i, s:i,"
+		"  s:i, s:s, s:i}]",
+		"job_id", 42, "step_id", 0, "name", "hostname", "state", "FAILED",
+		"start_time", (int)(NOW - 90), "end_time", (int)(NOW - 60), "nodes", "n[1-2]",
+		"num_nodes", 2, "num_tasks", 4, "num_cpus", 4, "cpus_per_task", 1,
+		"tasks_per_node", "2(x2)", "distribution", "block", "exit_code", 3 << 8,
+		"cpu_time_us", 3901000, "max_rss_kb", 10820, "ave_rss_kb", 2048, "failed_node", "",
+		"mem_mb", 0,
+		"job_id", 42, "step_id", 1, "name", "sleep", "state", "CANCELLED",
+		"start_time", (int)(NOW - 60), "end_time", (int)(NOW - 30), "nodes", "n1",
+		"num_nodes", 1, "num_tasks", 1, "num_cpus", 2, "cpus_per_task", 1,
+		"tasks_per_node", "1", "distribution", "block", "exit_code", 9,
+		"cpu_time_us", 2000, "max_rss_kb", 1564, "ave_rss_kb", 1564, "failed_node", "",
+		"mem_mb", 100, "requid", 1001,
+		"job_id", 42, "step_id", 2, "name", "late", "state", "CANCELLED",
+		"start_time", (int)(NOW - 20), "end_time", (int)(NOW - 10), "nodes", "n2",
+		"num_nodes", 1, "num_tasks", 1, "num_cpus", 2, "cpus_per_task", 1,
+		"tasks_per_node", "1", "distribution", "cyclic", "exit_code", 15,
+		"cpu_time_us", 0, "max_rss_kb", 0, "ave_rss_kb", 0, "failed_node", "",
+		"mem_mb", 0);
+	json_object_set_new(job, "steps", steps);
+	struct row job_row = { job, false, NOW, "c1", NULL };
+	struct row s0 = { job, false, NOW, "c1", json_array_get(steps, 0) };
+	struct row s1 = { job, false, NOW, "c1", json_array_get(steps, 1) };
+	const struct {
+		const char *field, *job, *s0, *s1;   /* "": blank */
+	} want[] = {
+		{ "JobID", "42", "42.0", "42.1" }, { "JobIDRaw", "42", "42.0", "42.1" },
+		{ "JobName", "run.sh", "hostname", "sleep" }, { "Partition", "debug", "", "" },
+		{ "Account", "phys", "phys", "phys" }, { "AllocCPUS", "4", "4", "2" },
+		{ "State", "FAILED", "FAILED", "CANCELLED by 1001" },
+		{ "ExitCode", "2:0", "3:0", "0:9" },
+		/* the highest exit of the steps (an exit code above a signal) */
+		{ "DerivedExitCode", "3:0", "", "" },
+		{ "Start", "2026-11-29T09:58:20", "2026-11-29T09:58:30", "2026-11-29T09:59:00" },
+		{ "End", "2026-11-29T09:59:50", "2026-11-29T09:59:00", "2026-11-29T09:59:30" },
+		{ "Elapsed", "00:01:30", "00:00:30", "00:00:30" },
+		{ "NNodes", "2", "2", "1" }, { "NTasks", "", "4", "1" },
+		{ "NodeList", "n[1-2]", "n[1-2]", "n1" },
+		{ "TotalCPU", "00:03.903", "00:03.901", "00:00.002" },
+		{ "CPUTime", "00:06:00", "00:02:00", "00:01:00" }, { "CPUTimeRAW", "360", "120", "60" },
+		{ "MaxRSS", "", "10820K", "1564K" }, { "AveRSS", "", "2M", "1564K" },
+		{ "Layout", "", "Block", "Cyclic" }, { "AllocTRES", NULL, "cpu=4,mem=0,node=2",
+							  "cpu=2,mem=100M,node=1" },
+		{ "User", "herdu1", "", "" }, { "Timelimit", "UNLIMITED", "", "" },
+		{ "Cluster", "c1", "c1", "c1" },
+	};
+	char buf[256];
+
+	setenv("TZ", "UTC", 1);
+	tzset();
+	for (size_t i = 0; i < N(want); i++) {
+		const char *v;
+		if (want[i].job && strcmp(v = cell_of(want[i].field, &job_row, buf, sizeof(buf)),
+					  want[i].job))
+			fail_msg("%s (job): got '%s'", want[i].field, v);
+		if (strcmp(v = cell_of(want[i].field, &s0, buf, sizeof(buf)), want[i].s0))
+			fail_msg("%s (step 0): got '%s'", want[i].field, v);
+		if (strcmp(v = cell_of(want[i].field, &s1, buf, sizeof(buf)), want[i].s1))
+			fail_msg("%s (step 1): got '%s'", want[i].field, v);
+	}
+	/* A job cancelled while a step ran: the step shows CANCELLED with the
+	 * signal, and does not count in DerivedExitCode (Slurm: 0:0). */
+	json_object_set_new(job, "state", json_string("CANCELLED"));
+	json_array_remove(steps, 0);
+	json_array_remove(steps, 0);
+	assert_string_equal(cell_of("DerivedExitCode", &job_row, buf, sizeof(buf)), "0:0");
+	/* a step still running: no end, no usage yet, elapsed up to now */
+	json_t *run = json_array_get(steps, 0);
+	json_object_set_new(run, "state", json_string("RUNNING"));
+	json_object_set_new(run, "end_time", json_integer(0));
+	struct row s2 = { job, false, NOW, "c1", run };
+	assert_string_equal(cell_of("End", &s2, buf, sizeof(buf)), "Unknown");
+	assert_string_equal(cell_of("Elapsed", &s2, buf, sizeof(buf)), "00:00:20");
+	assert_string_equal(cell_of("MaxRSS", &s2, buf, sizeof(buf)), "");
+	assert_string_equal(cell_of("TotalCPU", &s2, buf, sizeof(buf)), "00:00:00");
+	assert_string_equal(cell_of("State", &s2, buf, sizeof(buf)), "RUNNING");
+	assert_string_equal(cell_of("ExitCode", &s2, buf, sizeof(buf)), "0:15");
+	/* no steps: no TotalCPU to add up, DerivedExitCode 0:0 */
+	json_object_set_new(job, "steps", json_array());
+	assert_string_equal(cell_of("TotalCPU", &job_row, buf, sizeof(buf)), "");
+	assert_string_equal(cell_of("DerivedExitCode", &job_row, buf, sizeof(buf)), "0:0");
+	json_decref(job);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -245,6 +382,8 @@ int main(void)
 		cmocka_unit_test(test_cells),
 		cmocka_unit_test(test_durations_and_exit_codes),
 		cmocka_unit_test(test_values),
+		cmocka_unit_test(test_usage_formats),
+		cmocka_unit_test(test_step_values),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
