@@ -525,7 +525,7 @@ static void rpc_cancel(struct net_req *req)
 		net_respond(req, HERD_ERR_INVALID_ARG, NULL, NULL);
 		return;
 	}
-	if (tasks || !job || job->array_job_id == id) {
+	if (!json_object_get(req->body, "step_id") && (tasks || !job || job->array_job_id == id)) {
 		/* Array jobs (and an array whose first record is gone): its
 		 * owner is the owner of every task. */
 		struct job *any = job;

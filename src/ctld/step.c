@@ -35,6 +35,9 @@ struct step {
 	int nodes_done;
 	bool cancelled, timed_out, oom, launch_failed;
 	bool with_job;              /* still running when its job ended normally: waits for its reports */
+	long long requid;           /* scancel N.S: who asked, -1 = none */
+	char *srun_host;
+	long long srun_pid;
 	char *failed_node;          /* NODE_FAIL: the node that failed */
 	uint64_t cpu_time_us, max_rss_kb, ave_rss_sum;
 	/* STEP_CREATE's reply waits for every node's LAUNCH_STEP answer */
@@ -66,6 +69,7 @@ static void step_free(struct step *s)
 	free(s->tasks_per_node);
 	free(s->distribution);
 	free(s->failed_node);
+	free(s->srun_host);
 	free(s->launch_error);
 	json_decref(s->layout);
 	free(s);
@@ -382,6 +386,10 @@ json_t *step_to_json(const struct job *job, const struct step *s)
 			      "failed_node", s->failed_node ? s->failed_node : "",
 			      "mem_mb", (json_int_t)s->mem_mb, "uid", (json_int_t)job->uid,
 			      "num_cpus", (json_int_t)0);
+	if (s->requid >= 0 && s->cancelled)
+		json_object_set_new(o, "requid", json_integer(s->requid));
+	json_object_set_new(o, "srun_host", json_string(s->srun_host ? s->srun_host : ""));
+	json_object_set_new(o, "srun_pid", json_integer(s->srun_pid));
 	json_int_t cpus = 0;
 	for (int i = 0; i < s->nnodes; i++)
 		cpus += s->holds || s->cpuset[i]->nbits > 1 ? bitmap_count(s->cpuset[i])
@@ -425,6 +433,8 @@ static enum job_state final_state(const struct step *s)
 		return JOB_FAILED;
 	if (WIFEXITED(s->exit_status) && WEXITSTATUS(s->exit_status) == 0)
 		return JOB_COMPLETED;
+	if (WIFSIGNALED(s->exit_status))
+		return JOB_CANCELLED;   /* Slurm: a step a signal ended is CANCELLED */
 	return JOB_FAILED;
 }
 
@@ -628,6 +638,9 @@ void step_create(struct net_req *req)
 	s->state = JOB_RUNNING;
 	s->start_time = time(NULL);
 	s->time_limit = limit > 0 ? limit : -1;   /* 0 not given, -1 UNLIMITED: the job's */
+	s->requid = -1;
+	s->srun_host = xstrdup(json_string_value(json_object_get(spec, "launch_addr")) ?: "");
+	s->srun_pid = json_integer_value(json_object_get(spec, "srun_pid"));
 	uint64_t mem = json_integer_value(json_object_get(spec, "mem_mb"));
 	uint64_t mem_cpu = json_integer_value(json_object_get(spec, "mem_per_cpu"));
 	s->mem_mb = mem ? mem : mem_cpu ? mem_cpu * s->ntasks[0] * s->cpus_per_task : 0;
@@ -720,6 +733,7 @@ int step_cancel(struct job *job, uint32_t step_id, int sig, uid_t uid)
 		store_job_event(job->id, "STEP_CANCEL", who);
 		free(who);
 		s->cancelled = true;
+		s->requid = uid;
 	}
 	for (int i = 0; i < s->nnodes; i++)
 		launch_step_signal(&ctld.nodes[job->alloc_node[s->job_node[i]]], job->id, s->step_id, sig);
@@ -859,6 +873,7 @@ void step_restore(const json_t *rec)
 		return;
 	}
 	struct step *s = xmalloc(sizeof(*s));
+	s->requid = -1;
 	s->job_id = id;
 	s->step_id = json_integer_value(json_object_get(rec, "step_id"));
 	s->name = xstrdup(json_string_value(json_object_get(rec, "name")) ?: "");
@@ -872,6 +887,8 @@ void step_restore(const json_t *rec)
 	s->tasks_per_node = xstrdup(json_string_value(json_object_get(rec, "tasks_per_node")) ?: "");
 	s->distribution = xstrdup(json_string_value(json_object_get(rec, "distribution")) ?: "block");
 	s->holds = json_is_true(json_object_get(rec, "holds"));
+	s->srun_host = xstrdup(json_string_value(json_object_get(rec, "srun_host")) ?: "");
+	s->srun_pid = json_integer_value(json_object_get(rec, "srun_pid"));
 	size_t n = json_array_size(alloc);
 	s->job_node = xmalloc((n + 1) * sizeof(int));
 	s->ntasks = xmalloc((n + 1) * sizeof(int));
