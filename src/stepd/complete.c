@@ -1,4 +1,5 @@
-/* Reporting the end of the job: JOB_COMPLETE to the controller, repeated with
+/* Reporting the end of the job (JOB_COMPLETE) or of a step (STEP_COMPLETE,
+ * its body from step.c) to the controller, repeated with
  * back-off until the controller answers (it may be restarting: the job's end
  * must not be lost), then removing the job's spool directory. */
 #define _GNU_SOURCE
@@ -14,6 +15,7 @@
 #include "common/msg.h"
 #include "common/net.h"
 #include "common/xmalloc.h"
+#include "stepd/step.h"
 #include "stepd/stepd.h"
 
 #define COMPLETE_TIMEOUT_MS 10000
@@ -88,11 +90,13 @@ static void complete_send(struct stepd *sd)
 		.dest = dest,
 		.munge_socket = conf_munge_socket(sd->conf),
 	};
-	json_t *body = json_pack("{s:I, s:s, s:i, s:b}", "job_id", (json_int_t)sd->launch.job_id,
-				 "node", sd->node, "status", sd->status, "timed_out", sd->timed_out);
+	json_t *body = sd->step ? step_complete_body(sd)
+				: json_pack("{s:I, s:s, s:i, s:b}", "job_id", (json_int_t)sd->launch.job_id,
+					    "node", sd->node, "status", sd->status, "timed_out", sd->timed_out);
 
 	sd->complete_in_flight = true;
-	net_call_async(sd->loop, &to, MSG_JOB_COMPLETE, body, COMPLETE_TIMEOUT_MS, complete_reply_cb, sd);
+	net_call_async(sd->loop, &to, sd->step ? MSG_STEP_COMPLETE : MSG_JOB_COMPLETE, body,
+		       COMPLETE_TIMEOUT_MS, complete_reply_cb, sd);
 	json_decref(body);
 	free(dest);
 }

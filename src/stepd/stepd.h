@@ -1,4 +1,4 @@
-/* herdstepd's state: one batch job on one node.  Everything runs on one libuv
+/* herdstepd's state: one batch job, or one job step (step.h), on one node.  Everything runs on one libuv
  * loop; nothing here is shared with another thread. */
 #ifndef HERD_STEPD_STEPD_H
 #define HERD_STEPD_STEPD_H
@@ -50,7 +50,14 @@ struct stepd {
 	bool complete_in_flight;
 
 	struct ctl_server *ctl;
+
+	struct step *step;            /* step mode (launch.step set); NULL for the batch step */
+	int ready_fd;                 /* herdd's readiness pipe until answered, else -1 */
+	int exit_code;                /* herdstepd's, once the loop ends */
 };
+
+/* main.c: tell herdd the launch worked ("ok\n") or why not, once. */
+void stepd_ready(struct stepd *sd, const char *text);
 
 /* job.c: the job's life on the loop. */
 int job_start(struct stepd *sd, struct herd_error *err);
@@ -67,12 +74,21 @@ pid_t task_spawn(struct stepd *sd, struct herd_error *err);
 /* Append one line to the job's stderr file, opened as the user (never as
  * root: the user owns the path and could point it anywhere). */
 void task_append_stderr(struct stepd *sd, const char *line);
+/* Child only (the batch shell and a step's tasks): become the user for
+ * good (groups, gid, uid); -1 with errno. */
+int task_become_user(const struct stepd *sd);
+/* Child only: default dispositions and an empty mask for every signal. */
+void task_reset_signals(void);
+/* Child only: chdir to cwd, else /tmp as Slurm does; the errno of the
+ * failed chdir, 0 when it worked. */
+int task_chdir(const char *cwd);
 
 /* ctl.c: the control socket herdd talks to. */
 struct ctl_server *ctl_start(struct stepd *sd, struct herd_error *err);
 void ctl_stop(struct ctl_server *ctl);
 
-/* complete.c: JOB_COMPLETE to the controller, then clean up and stop. */
+/* complete.c: JOB_COMPLETE (STEP_COMPLETE for a step) to the controller,
+ * then clean up and stop. */
 void complete_start(struct stepd *sd);
 
 #endif

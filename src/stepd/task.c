@@ -37,7 +37,7 @@ static void task_fail(int errfd, const char *fmt, ...)
 
 /* Child only: become the user for good.  The groups were resolved by the
  * parent (initgroups would read /etc/group after fork). */
-static int task_become_user(const struct stepd *sd)
+int task_become_user(const struct stepd *sd)
 {
 	const struct launch *l = &sd->launch;
 
@@ -54,7 +54,7 @@ static int task_become_user(const struct stepd *sd)
 	return 0;
 }
 
-static void task_reset_signals(void)
+void task_reset_signals(void)
 {
 	sigset_t all;
 	sigemptyset(&all);
@@ -65,7 +65,7 @@ static void task_reset_signals(void)
 
 /* Child only: chdir to the job's cwd, or to /tmp as Slurm does.  Returns the
  * errno of the failed chdir (0 when it worked). */
-static int task_chdir(const char *cwd)
+int task_chdir(const char *cwd)
 {
 	if (chdir(cwd) == 0)
 		return 0;
