@@ -74,7 +74,7 @@ static void step_task_stderr(const char *line)
 struct step_task_fds {
 	int out_w, err_w, in_r;    /* the child's ends of the pipes, -1 none */
 	int pty_slave;
-	int go_r, tell_w;
+	int go_r, go_w, tell_w;
 };
 
 static void step_task_child(struct stepd *sd, struct step_task *t, const struct step_task_fds *f)
@@ -90,6 +90,7 @@ static void step_task_child(struct stepd *sd, struct step_task *t, const struct 
 		ioctl(f->pty_slave, TIOCSCTTY, 0);
 	}
 	task_reset_signals();
+	close(f->go_w);   /* else the read below would wait for ourselves */
 	while (read(f->go_r, &c, 1) < 0 && errno == EINTR)
 		;
 	close(f->go_r);
@@ -231,7 +232,7 @@ int step_task_spawn(struct stepd *sd, struct step_task *t, char *child_err, size
 		errprintf(err, "pipe: %s", strerror(errno));
 		goto error;
 	}
-	f = (struct step_task_fds){ outp[1], errp[1], inp[0], slave, go[0], tell[1] };
+	f = (struct step_task_fds){ outp[1], errp[1], inp[0], slave, go[0], go[1], tell[1] };
 	pid = fork();
 	if (pid < 0) {
 		errprintf(err, "fork: %s", strerror(errno));

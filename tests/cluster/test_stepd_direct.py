@@ -1,0 +1,417 @@
+"""The real herdstepd in step mode, run directly (as herdd would: -f CONF -N
+NODE -r FD DIR) on a step directory whose launch.json the test writes, with
+the test itself as srun: it listens, checks HELLO and speaks the step I/O
+protocol of doc/steps.md (STDOUT/STDERR/EXIT/ERROR/DONE in, STDIN/SIGNAL
+out).  A one-node cluster supplies herd.conf and the controller that
+STEP_COMPLETE goes to."""
+import json
+import os
+import pwd
+import re
+import socket
+import struct
+import subprocess
+import time
+
+import pytest
+
+from conftest import BIN, start_cluster, stop_cluster
+
+HERDSTEPD = os.path.join(BIN, "herdstepd")
+USER = "herdu1"
+HELLO, STDOUT, STDERR, EXIT, ERROR, STDIN, SIGNAL = 1, 2, 3, 4, 5, 6, 7
+DONE = 10
+ALL = 0xFFFFFFFF
+JOB = 77
+
+
+@pytest.fixture(scope="module")
+def cluster(users):
+    c = start_cluster(1)
+    try:
+        yield c
+    finally:
+        stop_cluster(c)
+
+
+def encode(mtype, task, payload=b""):
+    if isinstance(payload, (dict, list)):
+        payload = json.dumps(payload).encode()
+    return struct.pack(">IHHI", len(payload), mtype, 0, task) + payload
+
+
+class Srun:
+    """The srun end: one connection from one herdstepd."""
+
+    def __init__(self):
+        self.listener = socket.socket()
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(4)
+        self.port = self.listener.getsockname()[1]
+        self.conn = None
+        self.buf = b""
+        self.msgs = []
+
+    def accept(self, timeout=20):
+        self.listener.settimeout(timeout)
+        self.conn, _ = self.listener.accept()
+        self.conn.settimeout(timeout)
+
+    def read_msg(self):
+        while True:
+            if len(self.buf) >= 12:
+                length, mtype, flags, task = struct.unpack(">IHHI", self.buf[:12])
+                if len(self.buf) >= 12 + length:
+                    payload = self.buf[12:12 + length]
+                    self.buf = self.buf[12 + length:]
+                    m = (mtype, task, payload)
+                    self.msgs.append(m)
+                    return m
+            data = self.conn.recv(65536)
+            if not data:
+                return None
+            self.buf += data
+
+    def until(self, pred):
+        """Read until pred(msg) holds; returns that message (None at EOF)."""
+        while True:
+            m = self.read_msg()
+            if m is None or pred(m):
+                return m
+
+    def read_all(self):
+        """Everything up to the end of the connection (DONE is the last)."""
+        while self.read_msg() is not None:
+            pass
+        return self.msgs
+
+    def send(self, mtype, task, payload=b""):
+        self.conn.sendall(encode(mtype, task, payload))
+
+    def close(self):
+        if self.conn:
+            self.conn.close()
+        self.listener.close()
+
+    # views of what came
+    def stream(self, mtype, task):
+        return b"".join(p for t, k, p in self.msgs if t == mtype and k == task).decode()
+
+    def of(self, mtype):
+        return [(k, p) for t, k, p in self.msgs if t == mtype]
+
+
+def launch_obj(c, srun, **step):
+    work = c.workdir(USER)
+    pw = pwd.getpwnam(USER)
+    s = {
+        "step_id": 3, "step_name": "t", "step_nodes": "n[1-2]", "step_num_nodes": 2,
+        "step_num_tasks": 4, "step_tasks_per_node": "2(x2)", "node_id": 0,
+        "task_ids": [0, 1], "cpus": "", "cpus_per_task": 1, "mem_mb": 0, "cpu_bind": "",
+        "distribution": "block", "argv": ["/bin/true"],
+        "env": ["PATH=/usr/bin:/bin", "FROM_SRUN=yes"], "cwd": work,
+        "io_host": "127.0.0.1", "io_port": srun.port if srun else 1, "io_key": "k" * 32,
+        "stdout": "", "stderr": "", "stdin": "", "stdin_task": 0, "pty": False,
+        "mpi": "none", "time_limit": -1, "signal": 0, "signal_time": 0,
+        "launch_addr": "127.0.0.1",
+    }
+    s.update(step)
+    return {
+        "job_id": JOB, "uid": pw.pw_uid, "gid": pw.pw_gid, "umask": 0o022, "user": USER,
+        "name": "jobname", "partition": "debug", "account": "", "cluster": c.name,
+        "submit_host": "login1", "script": "", "argv": [], "env": [], "cwd": work,
+        "stdout": "", "stderr": "", "stdin": "", "nodes": "n[1-2]", "num_nodes": 2,
+        "ntasks": 4, "cpus_per_task": 0, "cpus_on_node": 2, "mem_mb": 0,
+        "tasks_per_node": "2(x2)", "time_limit": -1, "kill_wait": 1,
+        "start_time": int(time.time()), "step": s,
+    }
+
+
+class Stepd:
+    """herdstepd started on a fresh step directory."""
+
+    def __init__(self, c, launch):
+        sid = launch["step"]["step_id"]
+        base = os.path.join(c.root, "steps")
+        os.makedirs(base, exist_ok=True)
+        self.dir = os.path.join(base, "job%05d.%d" % (JOB, sid))
+        subprocess.run(["rm", "-rf", self.dir], check=True)
+        os.mkdir(self.dir, 0o711)
+        with open(os.path.join(self.dir, "launch.json"), "w") as f:
+            json.dump(launch, f)
+        r, w = os.pipe()
+        self.ready_r = r
+        self.proc = subprocess.Popen(
+            [HERDSTEPD, "-f", c.conf, "-N", "n1", "-r", str(w), self.dir],
+            pass_fds=(w,), stdin=subprocess.DEVNULL, start_new_session=True)
+        os.close(w)
+
+    def ready(self, timeout=20):
+        """What herdstepd told herdd: 'ok' or the sentence."""
+        out = b""
+        deadline = time.time() + timeout
+        os.set_blocking(self.ready_r, False)
+        while time.time() < deadline:
+            try:
+                data = os.read(self.ready_r, 512)
+            except BlockingIOError:
+                time.sleep(0.05)
+                continue
+            if not data:
+                break
+            out += data
+        os.close(self.ready_r)
+        return out.decode().strip()
+
+    def wait(self, timeout=30):
+        return self.proc.wait(timeout=timeout)
+
+    def ctl(self, request):
+        s = socket.socket(socket.AF_UNIX)
+        s.connect(os.path.join(self.dir, "ctl.sock"))
+        s.sendall((json.dumps(request) + "\n").encode())
+        reply = s.makefile().readline()
+        s.close()
+        return json.loads(reply)
+
+    def kill(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def run_step(c, timeout=30, **step):
+    """Launch a step, be its srun until the connection ends; returns (srun, stepd)."""
+    srun = Srun()
+    sd = Stepd(c, launch_obj(c, srun, **step))
+    try:
+        srun.accept()
+        assert sd.ready() == "ok"
+        srun.read_all()
+        assert sd.wait(timeout) == 0
+    finally:
+        sd.kill()
+        srun.close()
+    return srun, sd
+
+
+def env_of(text):
+    return dict(line.split("=", 1) for line in text.splitlines() if "=" in line)
+
+
+def test_hello_output_env_and_exits(cluster, users):
+    script = ('echo "out $SLURM_PROCID"; echo "err $SLURM_LOCALID" >&2; id -un; '
+              'env | grep -E "^(SLURM|FROM_SRUN)"; exit $SLURM_PROCID')
+    srun, sd = run_step(cluster, argv=["/bin/sh", "-c", script])
+    hello = srun.msgs[0]
+    assert hello[0] == HELLO and hello[1] == ALL
+    assert json.loads(hello[2]) == {"key": "k" * 32, "job_id": JOB, "step_id": 3, "node": "n1",
+                                    "node_id": 0, "tasks": [0, 1]}
+    for task in (0, 1):
+        out = srun.stream(STDOUT, task)
+        assert out.startswith(f"out {task}\n{USER}\n"), out
+        assert srun.stream(STDERR, task) == f"err {task}\n"
+        env = env_of(out)
+        want = {
+            "SLURM_JOB_ID": "77", "SLURM_JOBID": "77", "SLURM_STEP_ID": "3", "SLURM_STEPID": "3",
+            "SLURM_PROCID": str(task), "SLURM_LOCALID": str(task), "SLURM_NODEID": "0",
+            "SLURM_STEP_NODELIST": "n[1-2]", "SLURM_STEP_NUM_NODES": "2",
+            "SLURM_STEP_NUM_TASKS": "4", "SLURM_STEP_TASKS_PER_NODE": "2(x2)",
+            "SLURM_NTASKS": "4", "SLURM_NPROCS": "4", "SLURM_NNODES": "2",
+            "SLURM_TASKS_PER_NODE": "2(x2)", "SLURM_JOB_NODELIST": "n[1-2]",
+            "SLURM_NODELIST": "n[1-2]", "SLURM_JOB_NUM_NODES": "2", "SLURM_GTIDS": "0,1",
+            "SLURMD_NODENAME": "n1", "SLURM_CLUSTER_NAME": cluster.name,
+            "SLURM_JOB_USER": USER, "SLURM_JOB_NAME": "jobname", "SLURM_SRUN_COMM_PORT": str(srun.port),
+            "SLURM_LAUNCH_NODE_IPADDR": "127.0.0.1", "SLURM_DISTRIBUTION": "block",
+            "SLURM_CPU_BIND_TYPE": "none", "SLURM_CPU_BIND": "quiet,none",
+            "SLURM_CPUS_ON_NODE": "2", "FROM_SRUN": "yes", "SLURM_UMASK": "0022",
+        }
+        for k, v in want.items():
+            assert env.get(k) == v, f"task {task}: {k}={env.get(k)!r}, want {v!r}"
+        assert int(env["SLURM_TASK_PID"]) > 1
+    exits = dict((k, json.loads(p)["status"]) for k, p in srun.of(EXIT))
+    assert exits == {0: 0, 1: 1 << 8}
+    # each task's output ends (empty payload) before its EXIT; DONE is last
+    types = [(t, k, len(p)) for t, k, p in srun.msgs]
+    for task in (0, 1):
+        eof = types.index((STDOUT, task, 0))
+        ex = [i for i, m in enumerate(types) if m[0] == EXIT and m[1] == task][0]
+        assert eof < ex
+    assert srun.msgs[-1][0] == DONE and json.loads(srun.msgs[-1][2]) == {"oom": False}
+    assert not os.path.exists(sd.dir), "herdstepd leaves its step directory behind"
+
+
+def affinity(srun, task):
+    m = re.search(r"Cpus_allowed_list:\s*(\S+)", srun.stream(STDOUT, task))
+    assert m, srun.stream(STDOUT, task)
+    return m.group(1)
+
+
+@pytest.mark.parametrize("cpus,bind,want", [
+    ("0-1", "", ["0", "1"]),                     # the default: cores, in order
+    ("0-1", "cores", ["0", "1"]),
+    ("0-1", "map_cpu:1,0", ["1", "0"]),
+    ("0-1", "mask_cpu:0x3,0x2", ["0-1", "1"]),
+    ("0", "none", None),                         # no binding: herdstepd's own set
+])
+def test_cpu_binding(cluster, cpus, bind, want):
+    if os.cpu_count() < 2:
+        pytest.skip("needs 2 CPUs")
+    srun, _ = run_step(cluster, cpus=cpus, cpu_bind=bind,
+                       argv=["/bin/grep", "Cpus_allowed_list", "/proc/self/status"])
+    got = [affinity(srun, t) for t in (0, 1)]
+    if want is None:
+        own = re.search(r"Cpus_allowed_list:\s*(\S+)", open("/proc/self/status").read()).group(1)
+        assert got == [own, own]
+    else:
+        assert got == want
+
+
+def test_cpu_bind_verbose_and_env(cluster):
+    if os.cpu_count() < 2:
+        pytest.skip("needs 2 CPUs")
+    srun, _ = run_step(cluster, cpus="0-1", cpu_bind="verbose,cores",
+                       argv=["/bin/sh", "-c", "env | grep ^SLURM_CPU_BIND"])
+    for task, mask in ((0, "0x1"), (1, "0x2")):
+        err = srun.stream(STDERR, task)
+        assert re.fullmatch(r"cpu-bind=MASK - n1, task  %d  %d \[\d+\]: mask %s set\n" % (task, task, mask),
+                            err), err
+        env = env_of(srun.stream(STDOUT, task))
+        assert env["SLURM_CPU_BIND"] == "verbose,mask_cpu:0x1,0x2"
+        assert env["SLURM_CPU_BIND_TYPE"] == "mask_cpu:"
+        assert env["SLURM_CPU_BIND_LIST"] == "0x1,0x2"
+        assert env["SLURM_CPU_BIND_VERBOSE"] == "verbose"
+
+
+def test_exec_failure(cluster):
+    srun, _ = run_step(cluster, task_ids=[0], argv=["nosuch-prog-xyz", "a"])
+    errors = [p.decode() for k, p in srun.of(ERROR)]
+    assert errors == ["n1: task 0: execve(): nosuch-prog-xyz: No such file or directory"]
+    assert srun.stream(STDERR, 0) == \
+        "slurmstepd: error: execve(): nosuch-prog-xyz: No such file or directory\n"
+    assert [json.loads(p)["status"] for k, p in srun.of(EXIT)] == [2 << 8]
+
+
+def test_multi_prog(cluster):
+    lines = ["# a comment", "1   /bin/echo one %t %o", "0,2-3 /bin/echo 'zero  x' %t %o"]
+    srun, _ = run_step(cluster, task_ids=[0, 1, 3], argv=[], multi_prog=lines)
+    assert srun.stream(STDOUT, 0) == "zero  x 0 0\n"
+    assert srun.stream(STDOUT, 1) == "one 1 0\n"
+    assert srun.stream(STDOUT, 3) == "zero  x 3 2\n"
+
+
+def test_stdin_to_task_0(cluster):
+    srun = Srun()
+    sd = Stepd(cluster, launch_obj(cluster, srun, argv=["/bin/sh", "-c", "cat; echo end"]))
+    try:
+        srun.accept()
+        assert sd.ready() == "ok"
+        srun.send(STDIN, 0, b"hello\n")
+        srun.send(STDIN, ALL, b"world\n")
+        srun.send(STDIN, 0, b"")
+        srun.read_all()
+        assert sd.wait() == 0
+    finally:
+        sd.kill()
+        srun.close()
+    assert srun.stream(STDOUT, 0) == "hello\nworld\nend\n"
+    assert srun.stream(STDOUT, 1) == "end\n"   # stdin_task 0: task 1 reads /dev/null
+
+
+def test_signal_from_srun(cluster):
+    script = "trap 'echo caught; exit 7' USR1; echo ready; while :; do sleep 0.1; done"
+    srun = Srun()
+    sd = Stepd(cluster, launch_obj(cluster, srun, task_ids=[0], argv=["/bin/sh", "-c", script]))
+    try:
+        srun.accept()
+        assert sd.ready() == "ok"
+        srun.until(lambda m: m[0] == STDOUT and b"ready" in m[2])
+        srun.send(SIGNAL, ALL, {"signal": 10})
+        srun.read_all()
+        assert sd.wait() == 0
+    finally:
+        sd.kill()
+        srun.close()
+    assert "caught" in srun.stream(STDOUT, 0)
+    assert [json.loads(p)["status"] for k, p in srun.of(EXIT)] == [7 << 8]
+
+
+def alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_srun_gone_kills_everything(cluster):
+    # a background child in its own session: the subreaper still finds it
+    script = "setsid sleep 300 & echo $!; sleep 300 & echo $!; wait"
+    srun = Srun()
+    sd = Stepd(cluster, launch_obj(cluster, srun, task_ids=[0], argv=["/bin/sh", "-c", script]))
+    try:
+        srun.accept()
+        assert sd.ready() == "ok"
+        srun.until(lambda m: m[0] == STDOUT and srun.stream(STDOUT, 0).count("\n") >= 2)
+        pids = [int(x) for x in srun.stream(STDOUT, 0).split()]
+        assert all(alive(p) for p in pids)
+        srun.conn.close()
+        srun.conn = None
+        assert sd.wait(20) == 0
+        assert not any(alive(p) for p in pids), "tasks outlived srun"
+    finally:
+        sd.kill()
+        srun.close()
+
+
+def test_connect_refused_fails_the_launch(cluster):
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()   # nobody listens there
+    launch = launch_obj(cluster, None, io_port=port)
+    sd = Stepd(cluster, launch)
+    try:
+        assert sd.ready() == f"cannot connect to srun at 127.0.0.1:{port}: connection refused"
+        assert sd.wait() == 1
+    finally:
+        sd.kill()
+
+
+def test_output_files(cluster):
+    work = cluster.workdir(USER)
+    for name in os.listdir(work):
+        if name.startswith("o-"):
+            os.unlink(os.path.join(work, name))
+    srun, _ = run_step(cluster, stdout="o-%j.%s-%t-%n-%N.out",
+                       argv=["/bin/sh", "-c", "echo out $SLURM_PROCID; echo err >&2"])
+    for task in (0, 1):
+        path = os.path.join(work, f"o-77.3-{task}-0-n1.out")
+        with open(path) as f:
+            assert f.read() == f"out {task}\nerr\n"
+        assert os.stat(path).st_uid == pwd.getpwnam(USER).pw_uid
+        assert srun.stream(STDOUT, task) == ""
+
+
+def test_terminate_and_time_limit(cluster):
+    script = "echo ready; exec sleep 300"
+    srun = Srun()
+    sd = Stepd(cluster, launch_obj(cluster, srun, task_ids=[0], argv=["/bin/sh", "-c", script]))
+    try:
+        srun.accept()
+        assert sd.ready() == "ok"
+        srun.until(lambda m: m[0] == STDOUT and b"ready" in m[2])
+        assert sd.ctl({"op": "terminate", "kill_wait": 1}) == {"rc": 0}
+        srun.read_all()
+        assert sd.wait() == 0
+    finally:
+        sd.kill()
+        srun.close()
+    assert re.search(r"slurmstepd: error: \*\*\* STEP 77\.3 ON n1 CANCELLED AT \S+ \*\*\*\n",
+                     srun.stream(STDERR, 0)), srun.stream(STDERR, 0)
+    assert [json.loads(p)["status"] for k, p in srun.of(EXIT)] == [15]
+
+    srun, _ = run_step(cluster, task_ids=[0], time_limit=1, argv=["/bin/sleep", "300"])
+    assert re.search(r"\*\*\* STEP 77\.3 ON n1 CANCELLED AT \S+ DUE TO TIME LIMIT \*\*\*\n",
+                     srun.stream(STDERR, 0)), srun.stream(STDERR, 0)
+    assert [json.loads(p)["status"] for k, p in srun.of(EXIT)] == [15]
