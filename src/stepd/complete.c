@@ -52,6 +52,11 @@ static void complete_retry(struct stepd *sd)
 		sd->complete_backoff_ms = COMPLETE_BACKOFF_MAX_MS;
 }
 
+static const char *complete_what(const struct stepd *sd)
+{
+	return sd->step ? "STEP_COMPLETE" : "JOB_COMPLETE";
+}
+
 static void complete_reply_cb(void *arg, json_t *reply, const struct herd_error *err)
 {
 	struct stepd *sd = arg;
@@ -61,7 +66,7 @@ static void complete_reply_cb(void *arg, json_t *reply, const struct herd_error 
 	sd->complete_in_flight = false;
 	if (!reply) {
 		/* quiet: the controller being down is expected during restarts */
-		log_debug("job %u: JOB_COMPLETE not delivered: %s", sd->launch.job_id, err->text);
+		log_debug("job %u: %s not delivered: %s", sd->launch.job_id, complete_what(sd), err->text);
 		complete_retry(sd);
 		return;
 	}
@@ -69,13 +74,13 @@ static void complete_reply_cb(void *arg, json_t *reply, const struct herd_error 
 	/* An authentication or internal failure may pass (munged or the store
 	 * restarting); any other answer is final. */
 	if (rc == HERD_ERR_AUTH || rc == HERD_ERR_INTERNAL || rc < 0) {
-		log_error("job %u: JOB_COMPLETE refused: %s; retrying", sd->launch.job_id, rerr.text);
+		log_error("job %u: %s refused: %s; retrying", sd->launch.job_id, complete_what(sd), rerr.text);
 		complete_retry(sd);
 		return;
 	}
 	if (rc != 0)
-		log_error("job %u: controller answered JOB_COMPLETE with: %s", sd->launch.job_id,
-			  rerr.text);
+		log_error("job %u: controller answered %s with: %s", sd->launch.job_id,
+			  complete_what(sd), rerr.text);
 	else
 		log_info("job %u: completion reported", sd->launch.job_id);
 	complete_done(sd);
