@@ -286,6 +286,6 @@ void bind_verbose_line(const struct bind *b, const cpu_set_t *mask, const char *
 	const char *what = b->type == BIND_NONE ? "NONE" : b->type == BIND_MAP ? "MAP" : "MASK";
 
 	bind_mask_hex(mask, hex, sizeof(hex));
-	snprintf(buf, size, "cpu-bind=%s - %s, task %2u %2u [%d]: mask %s set\n", what, node, task,
+	snprintf(buf, size, "cpu-bind=%s - %.64s, task %2u %2u [%d]: mask %s set\n", what, node, task,
 		 local, pid, hex);
 }

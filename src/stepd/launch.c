@@ -3,6 +3,7 @@
  * a damaged spool file. */
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "common/xmalloc.h"
@@ -126,7 +127,7 @@ static struct launch_step *launch_step_parse(const json_t *obj, const struct lau
 	    launch_strv(obj, "argv", &s->argv, &s->argc, err) < 0 ||
 	    (json_object_get(obj, "multi_prog") &&
 	     launch_strv(obj, "multi_prog", &s->multi_prog, &s->nmulti, err) < 0) ||
-	    launch_strv(obj, "env", &s->env, &s->envc, err) < 0 ||
+	    (json_object_get(obj, "env") && launch_strv(obj, "env", &s->env, &s->envc, err) < 0) ||
 	    launch_step_str(obj, "cwd", l->cwd, &s->cwd, err) < 0 ||
 	    launch_str(obj, "io_host", false, &s->io_host, err) < 0 ||
 	    launch_step_int(obj, "io_port", false, 0, 1, 65535, &port, err) < 0 ||
@@ -142,6 +143,8 @@ static struct launch_step *launch_step_parse(const json_t *obj, const struct lau
 	    launch_step_str(obj, "launch_addr", "", &s->launch_addr, err) < 0 ||
 	    launch_step_int(obj, "srun_pid", true, 0, 0, INT32_MAX, &s->srun_pid, err) < 0)
 		goto error;
+	if (!s->env)
+		s->env = xmalloc(sizeof(char *));   /* none given: an empty environment from srun */
 	v = json_object_get(obj, "pty");
 	if (v && !json_is_boolean(v)) {
 		errprintf(err, "launch: step.pty: expected boolean");
@@ -182,6 +185,12 @@ static struct launch_step *launch_step_parse(const json_t *obj, const struct lau
 	s->signal_time = sig_time;
 	return s;
 error:
+	/* the shared helpers name the key alone: say it is the step's */
+	if (!strncmp(err->text, "launch: ", 8) && strncmp(err->text, "launch: step", 12)) {
+		char text[sizeof(err->text)];
+		snprintf(text, sizeof(text), "launch: step.%s", err->text + 8);
+		memcpy(err->text, text, sizeof(text));
+	}
 	launch_step_free(s);
 	return NULL;
 }

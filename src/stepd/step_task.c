@@ -80,7 +80,7 @@ struct step_task_fds {
 static void step_task_child(struct stepd *sd, struct step_task *t, const struct step_task_fds *f)
 {
 	const struct launch_step *s = sd->launch.step;
-	char pidbuf[32], found[PATH_MAX], line[256], c;
+	char pidbuf[32], found[PATH_MAX], line[BIND_MAX_CPUS / 4 + 200], c;
 	int in, out, err, chdir_errno;
 
 	if (t->pty) {
