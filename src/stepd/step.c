@@ -258,6 +258,39 @@ static void step_limit_cb(uv_timer_t *timer)
 	step_start_kill(st, st->sd->launch.kill_wait);
 }
 
+/* srun --signal=SIG@TIME: SIG to every process of the step TIME seconds
+ * before its time limit (the job's when the step has none). */
+static void step_signal_cb(uv_timer_t *timer)
+{
+	struct step *st = timer->data;
+	const struct launch_step *s = step_launch(st);
+
+	if (st->all_exited || st->ending)
+		return;
+	log_info("step %u.%u: --signal %d, %d s before the time limit", st->sd->launch.job_id,
+		 s->step_id, s->signal, s->signal_time);
+	step_kill_all(st, s->signal);
+}
+
+static void step_arm_signal(struct step *st)
+{
+	const struct launch *l = &st->sd->launch;
+	const struct launch_step *s = l->step;
+	int64_t left_ms;
+
+	if (s->signal <= 0)
+		return;
+	if (s->time_limit > 0) {
+		left_ms = s->time_limit * 1000;
+	} else if (l->time_limit >= 0 && l->start_time > 0) {
+		left_ms = (l->start_time + l->time_limit - (int64_t)time(NULL)) * 1000;
+	} else {
+		return;
+	}
+	left_ms -= (int64_t)s->signal_time * 1000;
+	uv_timer_start(&st->signal_timer, step_signal_cb, left_ms > 0 ? (uint64_t)left_ms : 0, 0);
+}
+
 void step_terminate(struct stepd *sd, int kill_wait)
 {
 	struct step *st = sd->step;
@@ -342,6 +375,7 @@ static void step_reap(struct step *st)
 	if (live == 0 && !st->all_exited) {
 		st->all_exited = true;
 		uv_timer_stop(&st->limit_timer);
+		uv_timer_stop(&st->signal_timer);
 		/* what the tasks left behind dies with the step */
 		if (step_kill_all(st, SIGKILL) > 0 && !uv_is_active((uv_handle_t *)&st->kill_timer))
 			uv_timer_start(&st->kill_timer, step_sweep_cb, STEP_SWEEP_MS, STEP_SWEEP_MS);
@@ -526,6 +560,7 @@ static void step_io_connected(void *arg, int status, const struct herd_error *ce
 	if (s->time_limit > 0)
 		uv_timer_start(&st->limit_timer, step_limit_cb, (uint64_t)s->time_limit * 1000, 0);
 	uv_timer_start(&st->sample_timer, step_sample_cb, STEP_SAMPLE_MS, STEP_SAMPLE_MS);
+	step_arm_signal(st);
 	step_reap(st);
 }
 
@@ -661,7 +696,9 @@ int step_start(struct stepd *sd, struct herd_error *err)
 	uv_timer_init(sd->loop, &st->limit_timer);
 	uv_timer_init(sd->loop, &st->kill_timer);
 	uv_timer_init(sd->loop, &st->sample_timer);
+	uv_timer_init(sd->loop, &st->signal_timer);
 	st->limit_timer.data = st->kill_timer.data = st->sample_timer.data = st;
+	st->signal_timer.data = st;
 
 	st->io = io_connect(sd->loop, s->io_host, s->io_port, &step_io_ops, st, err);
 	return st->io ? 0 : -1;

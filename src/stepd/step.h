@@ -57,7 +57,7 @@ struct step {
 	int64_t start_ms;
 
 	uv_signal_t sigchld;
-	uv_timer_t limit_timer, kill_timer, sample_timer;
+	uv_timer_t limit_timer, kill_timer, sample_timer, signal_timer;
 
 	/* usage, without a cgroup: RSS sampled from /proc every second */
 	uint64_t max_rss_kb, rss_sum_kb, rss_samples;

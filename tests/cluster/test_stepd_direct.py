@@ -415,3 +415,34 @@ def test_terminate_and_time_limit(cluster):
     assert re.search(r"\*\*\* STEP 77\.3 ON n1 CANCELLED AT \S+ DUE TO TIME LIMIT \*\*\*\n",
                      srun.stream(STDERR, 0)), srun.stream(STDERR, 0)
     assert [json.loads(p)["status"] for k, p in srun.of(EXIT)] == [15]
+
+
+def test_pty_and_winsize(cluster):
+    srun = Srun()
+    sd = Stepd(cluster, launch_obj(cluster, srun, task_ids=[0], pty=True,
+                                   argv=["/bin/sh", "-c", "read x; stty size; tty; echo sid $(ps -o sid= -p $$) pid $$"]))
+    try:
+        srun.accept()
+        assert sd.ready() == "ok"
+        srun.send(11, ALL, {"rows": 31, "cols": 101})
+        srun.send(STDIN, 0, b"go\n")
+        srun.read_all()
+        assert sd.wait() == 0
+    finally:
+        sd.kill()
+        srun.close()
+    out = srun.stream(STDOUT, 0).replace("\r", "")
+    assert "31 101\n" in out, out
+    assert re.search(r"^/dev/pts/\d+$", out, re.M), out
+    m = re.search(r"sid\s+(\d+) pid (\d+)", out)
+    assert m and m.group(1) == m.group(2), out   # the task leads its own session
+    assert srun.stream(STDERR, 0) == ""
+    assert [json.loads(p)["status"] for k, p in srun.of(EXIT)] == [0]
+
+
+def test_signal_before_time_limit(cluster):
+    script = "trap 'echo got usr2; exit 0' USR2; while :; do sleep 0.1; done"
+    srun, _ = run_step(cluster, task_ids=[0], time_limit=30, signal=12, signal_time=29,
+                       argv=["/bin/sh", "-c", script])
+    assert srun.stream(STDOUT, 0) == "got usr2\n"
+    assert [json.loads(p)["status"] for k, p in srun.of(EXIT)] == [0]
