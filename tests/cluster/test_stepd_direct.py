@@ -101,7 +101,7 @@ class Srun:
         return [(k, p) for t, k, p in self.msgs if t == mtype]
 
 
-def launch_obj(c, srun, **step):
+def launch_obj(c, srun, job_id=JOB, **step):
     work = c.workdir(USER)
     pw = pwd.getpwnam(USER)
     s = {
@@ -117,7 +117,7 @@ def launch_obj(c, srun, **step):
     }
     s.update(step)
     return {
-        "job_id": JOB, "uid": pw.pw_uid, "gid": pw.pw_gid, "umask": 0o022, "user": USER,
+        "job_id": job_id, "uid": pw.pw_uid, "gid": pw.pw_gid, "umask": 0o022, "user": USER,
         "name": "jobname", "partition": "debug", "account": "", "cluster": c.name,
         "submit_host": "login1", "script": "", "argv": [], "env": [], "cwd": work,
         "stdout": "", "stderr": "", "stdin": "", "nodes": "n[1-2]", "num_nodes": 2,
@@ -446,3 +446,88 @@ def test_signal_before_time_limit(cluster):
                        argv=["/bin/sh", "-c", script])
     assert srun.stream(STDOUT, 0) == "got usr2\n"
     assert [json.loads(p)["status"] for k, p in srun.of(EXIT)] == [0]
+
+
+# ---- through herdd: LAUNCH_STEP, SIGNAL_JOB/TERMINATE_JOB, a restart -------
+
+LAUNCH_STEP, SIGNAL_JOB, TERMINATE_JOB = 45, 41, 42
+
+
+def herdd_call(c, msg_type, body):
+    from test_frames import digest, exchange, frame, munge_cred
+    data = json.dumps(body).encode()
+    dest = f"{c.name}:n1"
+    cred = munge_cred(digest(msg_type, dest, data), c.munge_socket)
+    port = int(c.nodes[0]["Port"])
+    return exchange(port, frame(msg_type, data, cred))
+
+
+def test_herdd_launch_step_signal_terminate(cluster):
+    job = cluster.sbatch("--wrap", "sleep 300", user=USER)
+    cluster.wait_state(job, "RUNNING")
+    script = "trap 'echo usr1' USR1; echo ready; while :; do sleep 0.1; done"
+    srun = Srun()
+    try:
+        launch = launch_obj(cluster, srun, job_id=job, step_id=5, task_ids=[0],
+                            argv=["/bin/sh", "-c", script])
+        reply = herdd_call(cluster, LAUNCH_STEP, {"job_id": job, "step_id": 5, "launch": launch})
+        assert reply["rc"] == 0, reply
+        srun.accept()
+        srun.until(lambda m: m[0] == STDOUT and b"ready" in m[2])
+        assert json.loads(srun.msgs[0][2])["step_id"] == 5
+        spool = os.path.join(cluster.dir, "spool", "n1", "job%05d.5" % job)
+        assert os.path.isfile(os.path.join(spool, "launch.json"))
+        # the same launch again: it runs once
+        assert herdd_call(cluster, LAUNCH_STEP, {"job_id": job, "step_id": 5, "launch": launch})["rc"] == 0
+
+        # no step_id: every herdstepd of the job (flags "": the batch shell is left alone)
+        assert herdd_call(cluster, SIGNAL_JOB, {"job_id": job, "signal": 10, "flags": ""})["rc"] == 0
+        srun.until(lambda m: m[0] == STDOUT and b"usr1" in m[2])
+
+        # herdd restarts: it finds the step again from its spool directory
+        pid = cluster.herdd_pid("n1")
+        os.kill(pid, 15)
+        cluster.wait_until("herdd gone", lambda: not alive(pid))
+        cluster.restart_herdd("n1")
+        cluster.wait_until("herdd back", lambda: cluster.daemon_pids("herdd", "n1"))
+
+        def terminated():
+            try:
+                r = herdd_call(cluster, TERMINATE_JOB, {"job_id": job, "kill_wait": 1, "step_id": 5})
+            except ConnectionRefusedError:
+                return None   # not listening yet
+            assert r["rc"] == 0, r
+            return r
+        cluster.wait_until("TERMINATE_JOB of the step answered", terminated)
+        srun.read_all()
+        assert re.search(r"\*\*\* STEP %d\.5 ON n1 CANCELLED AT \S+ \*\*\*" % job,
+                         srun.stream(STDERR, 0)), srun.stream(STDERR, 0)
+        assert [json.loads(p)["status"] for k, p in srun.of(EXIT)] == [15]
+        assert srun.msgs[-1][0] == DONE
+        cluster.wait_until("step directory removed", lambda: not os.path.exists(spool))
+        # the batch step goes on
+        assert cluster.job_state(job) == "RUNNING"
+        # a step that is not there
+        r = herdd_call(cluster, TERMINATE_JOB, {"job_id": job, "kill_wait": 1, "step_id": 6})
+        assert r["rc"] == 2017, r
+    finally:
+        srun.close()
+        cluster.run(["scancel", str(job)])
+    cluster.wait_done(job)
+
+
+def test_herdd_launch_step_refusals(cluster):
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    launch = launch_obj(cluster, None, job_id=4242, step_id=1, io_port=port)
+    r = herdd_call(cluster, LAUNCH_STEP, {"job_id": 4242, "step_id": 1, "launch": launch})
+    assert r["rc"] == 1004 and \
+        r["error"] == f"cannot connect to srun at 127.0.0.1:{port}: connection refused", r
+    assert not os.path.exists(os.path.join(cluster.dir, "spool", "n1", "job04242.1"))
+    r = herdd_call(cluster, LAUNCH_STEP, {"job_id": 4242, "step_id": 2, "launch": launch})
+    assert r["rc"] == 2072 and "step_id" in r["error"], r
+    bad = dict(launch, step=dict(launch["step"], cpu_bind="sockets9"))
+    r = herdd_call(cluster, LAUNCH_STEP, {"job_id": 4242, "step_id": 1, "launch": bad})
+    assert r["rc"] == 1004 and r["error"] == "Invalid --cpu-bind argument: sockets9", r
