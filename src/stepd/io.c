@@ -34,6 +34,7 @@ struct io {
 	void (*done)(void *arg);
 	void *done_arg;
 	bool freed_by_caller;        /* io_close was called: no more callbacks */
+	bool backlogged;             /* io_backlogged said yes: tell `drained` */
 };
 
 struct io_write {
@@ -179,7 +180,23 @@ static void io_written(uv_write_t *req, int status)
 	if (status < 0 && status != UV_ECANCELED && io->state == IO_OPEN) {
 		log_debug("srun connection %s: write: %s", io->where, uv_strerror(status));
 		io_lost(io);
+		return;
 	}
+	if (io->backlogged && io->state == IO_OPEN &&
+	    uv_stream_get_write_queue_size((uv_stream_t *)&io->tcp) < IO_LOW_WATER) {
+		io->backlogged = false;
+		if (io->ops->drained && !io->freed_by_caller)
+			io->ops->drained(io->arg);
+	}
+}
+
+int io_backlogged(struct io *io)
+{
+	if (!io || io->state != IO_OPEN)
+		return 0;
+	if (uv_stream_get_write_queue_size((uv_stream_t *)&io->tcp) > IO_HIGH_WATER)
+		io->backlogged = true;
+	return io->backlogged;
 }
 
 void io_send(struct io *io, uint16_t type, uint32_t task, const void *data, uint32_t len)

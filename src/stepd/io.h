@@ -18,7 +18,15 @@ struct io_ops {
 	void (*message)(void *arg, const struct stepio_msg *m);
 	/* srun closed the connection, or it broke, or srun broke the protocol. */
 	void (*closed)(void *arg);
+	/* What was queued fell below IO_LOW_WATER after io_backlogged said yes. */
+	void (*drained)(void *arg);
 };
+
+/* Bytes queued for srun above which the step stops reading its tasks'
+ * output (a slow srun must not make herdstepd buffer without end), and the
+ * level at which it reads again. */
+#define IO_HIGH_WATER (4u << 20)
+#define IO_LOW_WATER  (1u << 20)
 
 /* Start connecting to host:port; NULL with err when host does not resolve. */
 struct io *io_connect(uv_loop_t *loop, const char *host, int port, const struct io_ops *ops,
@@ -27,6 +35,9 @@ struct io *io_connect(uv_loop_t *loop, const char *host, int port, const struct 
 void io_send(struct io *io, uint16_t type, uint32_t task, const void *data, uint32_t len);
 /* The same with a JSON payload (stolen). */
 void io_send_json(struct io *io, uint16_t type, uint32_t task, json_t *payload);
+/* More than IO_HIGH_WATER queued?  Then `drained` is called once it is
+ * below IO_LOW_WATER again. */
+int io_backlogged(struct io *io);
 /* Is the connection up and not closing? */
 int io_is_open(const struct io *io);
 /* Send what is queued, then close; done (may be NULL) runs when it is closed. */

@@ -79,14 +79,46 @@ static void step_out_alloc(uv_handle_t *h, size_t hint, uv_buf_t *buf)
 	*buf = uv_buf_init(xmalloc(STEP_READ_CHUNK), STEP_READ_CHUNK);
 }
 
+static void step_out_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf);
+
+/* Stop (or go on) reading every task's output while srun is behind: the
+ * tasks block on their full pipes, as they would on a slow terminal. */
+static void step_output_pause(struct step *st, bool pause)
+{
+	st->output_paused = pause;
+	for (size_t i = 0; i < st->ntasks; i++) {
+		struct step_task *t = &st->tasks[i];
+		uv_stream_t *streams[2] = { t->out_open ? (uv_stream_t *)&t->out : NULL,
+					    t->err_open ? (uv_stream_t *)&t->err : NULL };
+		for (int k = 0; k < 2; k++) {
+			if (!streams[k])
+				continue;
+			if (pause)
+				uv_read_stop(streams[k]);
+			else
+				uv_read_start(streams[k], step_out_alloc, step_out_read);
+		}
+	}
+}
+
+static void step_io_drained(void *arg)
+{
+	struct step *st = arg;
+	if (st->output_paused)
+		step_output_pause(st, false);
+}
+
 static void step_out_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 {
 	struct step_task *t = s->data;
 	bool is_err = s == (uv_stream_t *)&t->err;
 	uint16_t type = is_err ? STEPIO_STDERR : STEPIO_STDOUT;
 
-	if (n > 0)
+	if (n > 0) {
 		io_send(t->st->io, type, t->task_id, buf->base, n);
+		if (!t->st->output_paused && io_backlogged(t->st->io))
+			step_output_pause(t->st, true);
+	}
 	free(buf->base);
 	if (n >= 0)
 		return;
@@ -327,6 +359,21 @@ int step_signal(struct stepd *sd, int sig, const char *flags)
 	return HERD_OK;
 }
 
+int step_suspend(struct stepd *sd, bool suspend)
+{
+	struct step *st = sd->step;
+
+	if (!st || !st->launched || st->all_exited)
+		return HERD_ERR_ALREADY_DONE;
+	if (st->suspended == suspend)
+		return HERD_OK;
+	st->suspended = suspend;
+	log_info("step %u.%u: %s", sd->launch.job_id, sd->launch.step->step_id,
+		 suspend ? "suspended" : "resumed");
+	step_kill_all(st, suspend ? SIGSTOP : SIGCONT);
+	return HERD_OK;
+}
+
 bool step_done(const struct stepd *sd)
 {
 	return sd->step && sd->step->all_exited;
@@ -338,6 +385,8 @@ static void step_io_closed(void *arg)
 	struct step *st = arg;
 
 	st->io = NULL;
+	if (st->output_paused)   /* the output goes nowhere now: drain it */
+		step_output_pause(st, false);
 	if (st->finished)
 		return;
 	log_info("step %u.%u: srun's connection closed; killing the step's tasks",
@@ -568,6 +617,7 @@ static const struct io_ops step_io_ops = {
 	.connected = step_io_connected,
 	.message = step_io_message,
 	.closed = step_io_closed,
+	.drained = step_io_drained,
 };
 
 static bool step_same(const char *a, const char *b)

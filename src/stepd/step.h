@@ -53,6 +53,8 @@ struct step {
 	bool timed_out;
 	bool all_exited;
 	bool finished;             /* DONE sent (or srun gone), STEP_COMPLETE under way */
+	bool output_paused;        /* srun is behind: the tasks' output is not read */
+	bool suspended;            /* scontrol suspend */
 	size_t exits_sent;
 	int64_t start_ms;
 
@@ -73,6 +75,9 @@ int step_signal(struct stepd *sd, int sig, const char *flags);
 /* TERMINATE_JOB (scancel N.S, the job's end): the CANCELLED line, SIGCONT +
  * SIGTERM, SIGKILL after kill_wait. */
 void step_terminate(struct stepd *sd, int kill_wait);
+/* scontrol suspend/resume: stop or continue every process of the step.
+ * The rc for herdd. */
+int step_suspend(struct stepd *sd, bool suspend);
 /* Has every task of the step ended? */
 bool step_done(const struct stepd *sd);
 /* STEP_COMPLETE's body (complete.c sends it). */

@@ -531,3 +531,57 @@ def test_herdd_launch_step_refusals(cluster):
     bad = dict(launch, step=dict(launch["step"], cpu_bind="sockets9"))
     r = herdd_call(cluster, LAUNCH_STEP, {"job_id": 4242, "step_id": 1, "launch": bad})
     assert r["rc"] == 1004 and r["error"] == "Invalid --cpu-bind argument: sockets9", r
+
+
+def rss_kb(pid):
+    with open(f"/proc/{pid}/status") as f:
+        return int(re.search(r"VmRSS:\s+(\d+)", f.read()).group(1))
+
+
+def test_slow_srun_is_not_buffered_without_end(cluster):
+    size = 64 << 20
+    srun = Srun()
+    sd = Stepd(cluster, launch_obj(cluster, srun, task_ids=[0],
+                                   argv=["/bin/sh", "-c", f"head -c {size} /dev/zero"]))
+    try:
+        srun.accept()
+        assert sd.ready() == "ok"
+        time.sleep(2)   # srun reads nothing meanwhile
+        assert rss_kb(sd.proc.pid) < 40 * 1024, "herdstepd buffers what srun has not read"
+        srun.read_all()
+        assert sd.wait() == 0
+    finally:
+        sd.kill()
+        srun.close()
+    got = sum(len(p) for t, k, p in srun.msgs if t == STDOUT)
+    assert got == size
+    assert [json.loads(p)["status"] for k, p in srun.of(EXIT)] == [0]
+
+
+def proc_state(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        return f.read().rsplit(")", 1)[1].split()[0]
+
+
+def test_suspend_resume(cluster):
+    srun = Srun()
+    sd = Stepd(cluster, launch_obj(cluster, srun, task_ids=[0],
+                                   argv=["/bin/sh", "-c", "echo $$; exec sleep 300"]))
+    try:
+        srun.accept()
+        assert sd.ready() == "ok"
+        srun.until(lambda m: m[0] == STDOUT and m[2].strip())
+        pid = int(srun.stream(STDOUT, 0))
+        assert sd.ctl({"op": "suspend"}) == {"rc": 0}
+        cluster.wait_until("task stopped", lambda: proc_state(pid) == "T")
+        assert sd.ctl({"op": "resume"}) == {"rc": 0}
+        cluster.wait_until("task running", lambda: proc_state(pid) != "T")
+        assert sd.ctl({"op": "suspend"}) == {"rc": 0}
+        # a cancel of a suspended step still ends it (SIGCONT first)
+        assert sd.ctl({"op": "terminate", "kill_wait": 5}) == {"rc": 0}
+        srun.read_all()
+        assert sd.wait() == 0
+    finally:
+        sd.kill()
+        srun.close()
+    assert [json.loads(p)["status"] for k, p in srun.of(EXIT)] == [15]
