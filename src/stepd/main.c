@@ -104,6 +104,10 @@ static int stepd_resolve_user(struct stepd *sd, struct herd_error *err)
 static void stepd_free(struct stepd *sd)
 {
 	step_free(sd);
+	cgroup_step_destroy(sd->cg);
+	sd->cg = NULL;
+	if (sd->cgconf_loaded)
+		cgroup_conf_free(&sd->cgconf);
 	launch_free(&sd->launch);
 	conf_destroy(sd->conf);
 	free(sd->conf_path);
@@ -179,6 +183,17 @@ int main(int argc, char **argv)
 	if (launch_load(launch_path, &sd.launch, &err) < 0 || stepd_resolve_user(&sd, &err) < 0 ||
 	    stepd_write_pid(&sd, &err) < 0)
 		goto error;
+
+	/* cgroup.conf lives beside the configuration file, as in Slurm */
+	char *conf_dir = xstrdup(sd.conf_path);
+	char *slash = strrchr(conf_dir, '/');
+	if (slash)
+		*slash = '\0';
+	int cgrc = cgroup_conf_load(slash ? conf_dir : ".", &sd.cgconf, &err);
+	free(conf_dir);
+	if (cgrc < 0)
+		goto error;
+	sd.cgconf_loaded = true;
 
 	sd.loop = uv_default_loop();
 	if (!(sd.ctl = ctl_start(&sd, &err)))

@@ -48,10 +48,10 @@ static const struct launch_step *step_launch(const struct step *st)
 	return st->sd->launch.step;
 }
 
-/* Every process of the step: herdstepd's descendants (proctree.h). */
+/* Every process of the step (contain.c). */
 static int step_kill_all(struct step *st, int sig)
 {
-	return proctree_signal(getpid(), 0, 0, sig);
+	return stepd_signal_all(st->sd, 0, 0, sig);
 }
 
 /* ---- task ends --------------------------------------------------------- */
@@ -252,8 +252,19 @@ static void step_sweep_cb(uv_timer_t *t)
 	step_reap(st);
 }
 
+/* A frozen step cannot take a signal: thaw it first. */
+static void step_thaw(struct step *st)
+{
+	if (!st->suspended)
+		return;
+	st->suspended = false;
+	if (cgroup_version(st->sd->cg) > 0)
+		cgroup_freeze(st->sd->cg, false);
+}
+
 static void step_start_kill(struct step *st, int kill_wait)
 {
+	step_thaw(st);
 	step_kill_all(st, SIGCONT);
 	step_kill_all(st, SIGTERM);
 	uv_timer_start(&st->kill_timer, step_sweep_cb, (uint64_t)kill_wait * 1000, STEP_SWEEP_MS);
@@ -370,7 +381,10 @@ int step_suspend(struct stepd *sd, bool suspend)
 	st->suspended = suspend;
 	log_info("step %u.%u: %s", sd->launch.job_id, sd->launch.step->step_id,
 		 suspend ? "suspended" : "resumed");
-	step_kill_all(st, suspend ? SIGSTOP : SIGCONT);
+	/* the freezer stops every process at once, and a stopped task cannot
+	 * tell (SIGSTOP would be seen by a parent waiting with WUNTRACED) */
+	if (cgroup_version(sd->cg) == 0 || cgroup_freeze(sd->cg, suspend) < 0)
+		step_kill_all(st, suspend ? SIGSTOP : SIGCONT);
 	return HERD_OK;
 }
 
@@ -392,6 +406,7 @@ static void step_io_closed(void *arg)
 	log_info("step %u.%u: srun's connection closed; killing the step's tasks",
 		 st->sd->launch.job_id, step_launch(st)->step_id);
 	st->ending = true;
+	step_thaw(st);
 	step_kill_all(st, SIGCONT);
 	step_kill_all(st, SIGKILL);
 	uv_timer_start(&st->kill_timer, step_sweep_cb, STEP_SWEEP_MS, STEP_SWEEP_MS);
@@ -443,12 +458,26 @@ static void step_io_finished(void *arg)
 	complete_start(st->sd);
 }
 
-static bool step_tree_empty(void)
+/* The cgroup's account of the step, once its processes are gone; then the
+ * cgroups go.  Slurm's line on the step's stderr after an OOM kill. */
+static void step_take_usage(struct step *st)
 {
-	pid_t *pids;
-	ssize_t n = proctree_descendants(getpid(), &pids);
-	free(pids);
-	return n == 0;
+	struct stepd *sd = st->sd;
+	char line[300];
+
+	if (cgroup_version(sd->cg) > 0 && cgroup_usage(sd->cg, &st->cg_usage) == 0)
+		st->have_cg_usage = true;
+	cgroup_step_destroy(sd->cg);
+	sd->cg = NULL;
+	if (!st->cg_usage.oom)
+		return;
+	log_info("step %u.%u: the cgroup's OOM killer struck", sd->launch.job_id,
+		 step_launch(st)->step_id);
+	stepd_oom_line(sd, line, sizeof(line));
+	if (st->tasks[0].err_path)
+		task_append_stderr(sd, line);
+	else
+		io_send(st->io, STEPIO_STDERR, st->tasks[0].task_id, line, strlen(line));
 }
 
 static void step_maybe_finish(struct step *st)
@@ -456,9 +485,10 @@ static void step_maybe_finish(struct step *st)
 	const struct launch_step *s = step_launch(st);
 
 	if (st->finished || !st->launched || !st->all_exited || st->exits_sent < st->ntasks ||
-	    !step_tree_empty())
+	    !stepd_tree_empty(st->sd))
 		return;
 	st->finished = true;
+	step_take_usage(st);
 	uv_timer_stop(&st->kill_timer);
 	uv_timer_stop(&st->limit_timer);
 	uv_timer_stop(&st->sample_timer);
@@ -473,7 +503,8 @@ static void step_maybe_finish(struct step *st)
 	if (st->io) {
 		struct io *io = st->io;
 		st->io = NULL;
-		io_send_json(io, STEPIO_DONE, STEPIO_ALL_TASKS, json_pack("{s:b}", "oom", 0));
+		io_send_json(io, STEPIO_DONE, STEPIO_ALL_TASKS,
+			     json_pack("{s:b}", "oom", st->cg_usage.oom));
 		io_finish(io, step_io_finished, st);
 	} else {
 		complete_start(st->sd);
@@ -501,13 +532,20 @@ json_t *step_complete_body(struct stepd *sd)
 		if ((uint64_t)ru.ru_maxrss > max_rss)
 			max_rss = ru.ru_maxrss;
 	}
+	if (st->have_cg_usage) {   /* the cgroup counts what left the tree too */
+		cpu_us = st->cg_usage.cpu_time_us;
+		if (st->cg_usage.max_rss_kb)
+			max_rss = st->cg_usage.max_rss_kb;
+	}
 	ave_rss = st->rss_samples ? st->rss_sum_kb / st->rss_samples : max_rss;
+	if (ave_rss > max_rss)
+		ave_rss = max_rss;
 	return json_pack("{s:I, s:I, s:s, s:i, s:o, s:I, s:I, s:I, s:b, s:b}",
 			 "job_id", (json_int_t)sd->launch.job_id,
 			 "step_id", (json_int_t)sd->launch.step->step_id, "node", sd->node,
 			 "status", status, "tasks", tasks, "cpu_time_us", (json_int_t)cpu_us,
 			 "max_rss_kb", (json_int_t)max_rss, "ave_rss_kb", (json_int_t)ave_rss,
-			 "oom", 0, "timed_out", st->timed_out);
+			 "oom", st->cg_usage.oom, "timed_out", st->timed_out);
 }
 
 /* RSS of the step's processes now, from /proc/PID/statm (pages). */
@@ -531,6 +569,10 @@ static void step_sample_cb(uv_timer_t *timer)
 		fclose(f);
 	}
 	free(pids);
+	if (cgroup_version(st->sd->cg) > 0) {   /* v2 without memory.peak samples here */
+		struct cgroup_usage u;
+		cgroup_usage(st->sd->cg, &u);
+	}
 	if (n <= 0)
 		return;
 	if (total > st->max_rss_kb)
@@ -739,6 +781,14 @@ int step_start(struct stepd *sd, struct herd_error *err)
 	}
 	free(sd->launch.cwd);
 	sd->launch.cwd = xstrdup(s->cwd);
+
+	char step_name[16];
+	snprintf(step_name, sizeof(step_name), "%u", s->step_id);
+	struct cgroup_limits lim = { .cpus = s->cpus, .mem_mb = s->mem_mb };
+	sd->cg = cgroup_step_create(&sd->cgconf, sd->node, sd->launch.job_id, step_name, &lim);
+	/* a cgroup left frozen by a herdstepd that was killed while its step
+	 * was suspended would freeze our tasks before they exec */
+	cgroup_freeze(sd->cg, false);
 
 	uv_signal_init(sd->loop, &st->sigchld);
 	st->sigchld.data = st;

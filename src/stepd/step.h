@@ -8,6 +8,7 @@
 #include <sys/types.h>
 #include <uv.h>
 #include "stepd/bind.h"
+#include "stepd/cgroup.h"
 #include "stepd/env.h"
 
 struct stepd;
@@ -61,6 +62,8 @@ struct step {
 	uv_signal_t sigchld;
 	uv_timer_t limit_timer, kill_timer, sample_timer, signal_timer;
 
+	struct cgroup_usage cg_usage; /* read once the processes are gone */
+	bool have_cg_usage;
 	/* usage, without a cgroup: RSS sampled from /proc every second */
 	uint64_t max_rss_kb, rss_sum_kb, rss_samples;
 };

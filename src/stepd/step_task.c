@@ -247,7 +247,9 @@ int step_task_spawn(struct stepd *sd, struct step_task *t, char *child_err, size
 	step_task_close(&slave);
 	step_task_close(&go[0]);
 	step_task_close(&tell[1]);
-	/* (the cgroup's task_T takes the pid here, before the child may go on) */
+	/* into the cgroup before the child may exec or fork (a refusal is
+	 * logged there; the task runs anyway) */
+	cgroup_add_task(sd->cg, pid, t->task_id);
 	step_task_close(&go[1]);
 	struct pollfd pfd = { .fd = tell[0], .events = POLLIN };
 	ssize_t n = 0;

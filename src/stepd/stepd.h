@@ -6,6 +6,7 @@
 #include <sys/types.h>
 #include <uv.h>
 #include "common/conf.h"
+#include "stepd/cgroup.h"
 #include "stepd/launch.h"
 
 /* Names inside the job's spool directory (herdd knows them too:
@@ -52,9 +53,21 @@ struct stepd {
 	struct ctl_server *ctl;
 
 	struct step *step;            /* step mode (launch.step set); NULL for the batch step */
+	struct cgroup_conf cgconf;    /* cgroup.conf beside the configuration file */
+	bool cgconf_loaded;
+	struct cgroup_step *cg;       /* the step's cgroups (a no-op handle where there are none) */
 	int ready_fd;                 /* herdd's readiness pipe until answered, else -1 */
 	int exit_code;                /* herdstepd's, once the loop ends */
 };
+
+/* contain.c: sig to every process of the step: herdstepd's descendants and
+ * the cgroup's pids, each once, the process group pgid (0 none) as one,
+ * except skip (0 none).  Returns how many were signalled. */
+int stepd_signal_all(struct stepd *sd, pid_t pgid, pid_t skip, int sig);
+/* No process of the step is left (tree and cgroup). */
+bool stepd_tree_empty(struct stepd *sd);
+/* "slurmstepd: error: Detected 1 oom-kill event(s) in StepId=N.S. ..." */
+void stepd_oom_line(const struct stepd *sd, char *buf, size_t size);
 
 /* main.c: tell herdd the launch worked ("ok\n") or why not, once. */
 void stepd_ready(struct stepd *sd, const char *text);
