@@ -598,3 +598,39 @@ def test_suspend_resume(cluster):
         sd.kill()
         srun.close()
     assert [json.loads(p)["status"] for k, p in srun.of(EXIT)] == [15]
+
+
+def memory_cgroup_usable():
+    if os.path.isdir("/sys/fs/cgroup/memory"):
+        return os.access("/sys/fs/cgroup/memory", os.W_OK)
+    try:
+        with open("/sys/fs/cgroup/cgroup.controllers") as f:
+            return "memory" in f.read().split()
+    except OSError:
+        return False
+
+
+@pytest.fixture
+def constrained(cluster):
+    """cgroup.conf beside herd.conf with RAM and cores constrained, for one test."""
+    path = os.path.join(cluster.dir, "cgroup.conf")
+    with open(path, "w") as f:
+        f.write("ConstrainRAMSpace=yes\nConstrainCores=yes\n")
+    try:
+        yield path
+    finally:
+        os.unlink(path)
+
+
+def test_oom_in_the_step_cgroup(cluster, constrained):
+    if not memory_cgroup_usable():
+        pytest.skip("no writable memory cgroup on this machine")
+    # tail keeps the whole NUL-only "line" in memory: 200 MB against a 32 MB limit
+    srun, _ = run_step(cluster, task_ids=[0], mem_mb=32, cpus="0",
+                       argv=["/bin/sh", "-c", "grep Cpus_allowed_list /proc/self/status; "
+                                              "head -c 200000000 /dev/zero | tail > /dev/null"])
+    assert "Cpus_allowed_list:\t0\n" in srun.stream(STDOUT, 0)
+    assert ("slurmstepd: error: Detected 1 oom-kill event(s) in StepId=77.3. Some of your "
+            "processes may have been killed by the cgroup out-of-memory handler.\n") in \
+        srun.stream(STDERR, 0), srun.stream(STDERR, 0)
+    assert json.loads(srun.msgs[-1][2]) == {"oom": True}
