@@ -68,6 +68,28 @@ $(B)/tests/test_ctld_%: $(B)/obj/tests/unit/test_ctld_%.o $(CTLD_OBJS) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
 
+# herdstepd's PMIx server (src/stepd/pmix.c) is on libpmix, whose headers
+# and library Debian keeps out of the default paths (pmix2/).
+PMIX_CFLAGS := $(shell pkg-config --cflags pmix 2>/dev/null)
+PMIX_LIBS   := $(shell pkg-config --libs pmix 2>/dev/null)
+$(B)/obj/src/stepd/pmix.o $(B)/obj/tests/unit/test_stepd_pmi.o: CFLAGS += $(PMIX_CFLAGS)
+$(B)/bin/herdstepd $(B)/tests/test_stepd_pmi: LDLIBS += $(PMIX_LIBS)
+
+# The MPI programs the PMI tests run, built with each MPI's compiler that
+# is installed (none: the tests say so and skip).
+MPI_SRC   := $(wildcard tests/unit/mpi/*.c)
+MPICC_MPICH   := $(shell command -v mpicc.mpich 2>/dev/null)
+MPICC_OPENMPI := $(shell command -v mpicc.openmpi 2>/dev/null)
+MPI_PROGS := $(if $(MPICC_MPICH),$(MPI_SRC:tests/unit/mpi/%.c=$(B)/tests/mpi/mpich/%)) \
+             $(if $(MPICC_OPENMPI),$(MPI_SRC:tests/unit/mpi/%.c=$(B)/tests/mpi/openmpi/%))
+$(B)/tests/mpi/mpich/%: tests/unit/mpi/%.c
+	@mkdir -p $(dir $@)
+	$(MPICC_MPICH) -O1 -o $@ $<
+$(B)/tests/mpi/openmpi/%: tests/unit/mpi/%.c
+	@mkdir -p $(dir $@)
+	$(MPICC_OPENMPI) -O1 -o $@ $<
+$(B)/tests/test_stepd_pmi: | $(MPI_PROGS)
+
 $(B)/bench/%: $(B)/obj/bench/%.o $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
