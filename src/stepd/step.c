@@ -25,6 +25,7 @@
 #include "stepd/io.h"
 #include "stepd/multiprog.h"
 #include "stepd/pattern.h"
+#include "stepd/pmi.h"
 #include "stepd/proctree.h"
 #include "stepd/step.h"
 #include "stepd/stepd.h"
@@ -35,6 +36,7 @@
 
 static void step_reap(struct step *st);
 static void step_maybe_finish(struct step *st);
+static void step_sweep_cb(uv_timer_t *t);
 
 static int64_t step_now_ms(void)
 {
@@ -230,15 +232,50 @@ static void step_io_message(void *arg, const struct stepio_msg *m)
 		json_decref(obj);
 		return;
 	case STEPIO_FENCE_OUT:
-		/* PMI is not wired in yet (src/stepd/pmi.h) */
-		log_debug("step %u.%u: FENCE_OUT without PMI", st->sd->launch.job_id,
-			  step_launch(st)->step_id);
+		obj = step_json(m);
+		if (st->pmi && obj && json_unpack(obj, "{s:I}", "seq", &a) == 0 &&
+		    json_is_object(json_object_get(obj, "kvs"))) {
+			pmi_fence_done(st->pmi, (int)a, json_incref(json_object_get(obj, "kvs")));
+		} else {
+			log_error("step %u.%u: bad or unexpected FENCE_OUT from srun", st->sd->launch.job_id,
+				  step_launch(st)->step_id);
+		}
+		json_decref(obj);
 		return;
 	default:
 		log_error("step %u.%u: srun sent message type %u, which only herdstepd sends",
 			  st->sd->launch.job_id, step_launch(st)->step_id, m->type);
 		return;
 	}
+}
+
+/* ---- PMI ------------------------------------------------------------------ */
+
+/* This node's tasks entered the fence: srun merges every node's share. */
+static void step_pmi_fence(void *arg, int seq, json_t *kvs)
+{
+	struct step *st = arg;
+
+	io_send_json(st->io, STEPIO_FENCE_IN, STEPIO_ALL_TASKS,
+		     json_pack("{s:i, s:o}", "seq", seq, "kvs", kvs));
+}
+
+static int step_kill_all(struct step *st, int sig);
+
+/* PMI_Abort and the like: the whole step goes, as Slurm ends it. */
+static void step_pmi_abort(void *arg, int rank, int code, const char *message)
+{
+	struct step *st = arg;
+	char *line = xasprintf("%s: task %d: MPI abort with code %d%s%s", st->sd->node, rank, code,
+			       message && message[0] ? ": " : "", message ? message : "");
+
+	log_info("step %u.%u: %s", st->sd->launch.job_id, step_launch(st)->step_id, line);
+	io_send(st->io, STEPIO_ERROR, rank, line, strlen(line));
+	free(line);
+	st->ending = true;
+	step_kill_all(st, SIGKILL);
+	if (!uv_is_active((uv_handle_t *)&st->kill_timer))
+		uv_timer_start(&st->kill_timer, step_sweep_cb, STEP_SWEEP_MS, STEP_SWEEP_MS);
 }
 
 /* ---- killing ------------------------------------------------------------- */
@@ -489,6 +526,10 @@ static void step_maybe_finish(struct step *st)
 		return;
 	st->finished = true;
 	step_take_usage(st);
+	if (st->pmi) {
+		pmi_destroy(st->pmi);
+		st->pmi = NULL;
+	}
 	uv_timer_stop(&st->kill_timer);
 	uv_timer_stop(&st->limit_timer);
 	uv_timer_stop(&st->sample_timer);
@@ -744,6 +785,18 @@ static int step_prepare_task(struct stepd *sd, struct step *st, size_t i, struct
 	};
 	env_init(&t->env);
 	env_step(&t->env, l, &node, &et);
+	t->pmi_fd = -1;
+	if (st->pmi) {
+		char **pv = NULL;
+		size_t pn = 0;
+		if (pmi_task_env(st->pmi, i, &pv, &pn, &t->pmi_fd, err) < 0)
+			return -1;
+		for (size_t k = 0; k < pn; k++) {
+			env_put(&t->env, pv[k]);
+			free(pv[k]);
+		}
+		free(pv);
+	}
 	return 0;
 }
 
@@ -765,6 +818,21 @@ int step_start(struct stepd *sd, struct herd_error *err)
 	if (bind_cpu_list(s->cpus, &avail, &st->cpus, &st->ncpus) < 0)
 		return errprintf(err, "launch: step.cpus: invalid CPU list '%.40s'", s->cpus);
 	/* The default binds only a step that holds CPUs. */
+	int kind = pmi_kind_parse(s->mpi);
+	if (kind < 0)
+		return errprintf(err, "Invalid MPI type '%.40s', --mpi=list for acceptable types", s->mpi);
+	if (kind != PMI_NONE) {
+		struct pmi_step_info info = {
+			.job_id = sd->launch.job_id, .step_id = s->step_id, .size = s->step_num_tasks,
+			.num_nodes = s->step_num_nodes, .node_id = s->node_id, .ranks = s->task_ids,
+			.nranks = s->ntasks, .node_names = s->step_nodes,
+			.tasks_per_node = s->step_tasks_per_node, .distribution = s->distribution,
+			.uid = sd->launch.uid, .gid = sd->launch.gid,
+		};
+		st->pmi = pmi_create(sd->loop, kind, &info, step_pmi_fence, step_pmi_abort, st, err);
+		if (!st->pmi)
+			return -1;
+	}
 	size_t bind_ncpus = st->bind.type == BIND_DEFAULT && !s->cpus[0] ? 0 : st->ncpus;
 	size_t real_ncpus = st->ncpus;
 	st->ncpus = bind_ncpus;
@@ -821,6 +889,8 @@ void step_free(struct stepd *sd)
 	}
 	for (int i = 0; i < 4; i++)
 		free(st->bind_env[i]);
+	if (st->pmi)
+		pmi_destroy(st->pmi);
 	bind_free(&st->bind);
 	free(st->cpus);
 	free(st->tasks);

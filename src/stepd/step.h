@@ -13,6 +13,7 @@
 
 struct stepd;
 struct step;
+struct pmi_server;
 
 struct step_task {
 	struct step *st;
@@ -37,6 +38,7 @@ struct step_task {
 	uv_pipe_t out, err, in;
 	bool out_open, err_open, in_open;
 	int pty_fd;                /* the pty master (read and written through `out`), -1 none */
+	int pmi_fd;                /* the child's PMI socket to keep across exec, -1 none */
 };
 
 struct step {
@@ -62,6 +64,7 @@ struct step {
 	uv_signal_t sigchld;
 	uv_timer_t limit_timer, kill_timer, sample_timer, signal_timer;
 
+	struct pmi_server *pmi;    /* --mpi other than none; NULL otherwise */
 	struct cgroup_usage cg_usage; /* read once the processes are gone */
 	bool have_cg_usage;
 	/* usage, without a cgroup: RSS sampled from /proc every second */

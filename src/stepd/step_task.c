@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include "common/log.h"
 #include "stepd/launch.h"
+#include "stepd/pmi.h"
 #include "stepd/step.h"
 #include "stepd/stepd.h"
 
@@ -153,10 +154,23 @@ static void step_task_child(struct stepd *sd, struct step_task *t, const struct 
 			step_task_tell(f->tell_w, "dup2: %s", strerror(errno));
 			_exit(1);
 		}
-	/* everything else closes, but the channel to the parent (CLOEXEC) */
-	if (f->tell_w > 3)
-		close_range(3, f->tell_w - 1, 0);
-	close_range(f->tell_w + 1, ~0u, 0);
+	/* everything else closes, but the channel to the parent (CLOEXEC) and
+	 * the task's PMI socket (kept across exec) */
+	int keep[2] = { f->tell_w, t->pmi_fd }, lo = 3;
+	if (keep[1] >= 0 && keep[1] < keep[0]) {
+		keep[1] = keep[0];
+		keep[0] = t->pmi_fd;
+	}
+	for (int k = 0; k < 2; k++) {
+		if (keep[k] < lo)
+			continue;
+		if (keep[k] > lo)
+			close_range(lo, keep[k] - 1, 0);
+		lo = keep[k] + 1;
+	}
+	close_range(lo, ~0u, 0);
+	if (t->pmi_fd >= 0)
+		fcntl(t->pmi_fd, F_SETFD, 0);
 	if (chdir_errno)
 		dprintf(2, "slurmstepd: error: couldn't chdir to `%s': %s: going to /tmp instead\n",
 			s->cwd, strerror(chdir_errno));
@@ -241,6 +255,8 @@ int step_task_spawn(struct stepd *sd, struct step_task *t, char *child_err, size
 	if (pid == 0)
 		step_task_child(sd, t, &f);
 	t->pid = pid;
+	if (sd->step->pmi)
+		pmi_task_forked(sd->step->pmi, t->local, pid);
 	step_task_close(&outp[1]);
 	step_task_close(&errp[1]);
 	step_task_close(&inp[0]);

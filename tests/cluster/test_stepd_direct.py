@@ -634,3 +634,46 @@ def test_oom_in_the_step_cgroup(cluster, constrained):
             "processes may have been killed by the cgroup out-of-memory handler.\n") in \
         srun.stream(STDERR, 0), srun.stream(STDERR, 0)
     assert json.loads(srun.msgs[-1][2]) == {"oom": True}
+
+
+PMI_CLIENT = r"""
+import os, socket, sys
+s = socket.socket(fileno=int(os.environ["PMI_FD"]))
+f = s.makefile("rw")
+def call(line):
+    f.write(line + "\n"); f.flush()
+    return dict(w.split("=", 1) for w in f.readline().split())
+rank = os.environ["PMI_RANK"]
+assert call("cmd=init pmi_version=1 pmi_subversion=1")["rc"] == "0"
+kvs = call("cmd=get_my_kvsname")["kvsname"]
+assert call(f"cmd=put kvsname={kvs} key=k{rank} value=v{rank}")["rc"] == "0"
+assert call("cmd=barrier_in")["cmd"] == "barrier_out"
+other = "0" if rank == "1" else "1"
+print(rank, os.environ["PMI_SIZE"], call(f"cmd=get kvsname={kvs} key=k{other}")["value"],
+      call(f"cmd=get kvsname={kvs} key=k9")["value"], flush=True)
+call("cmd=finalize")
+"""
+
+
+def test_pmi_fence_through_srun(cluster):
+    srun = Srun()
+    sd = Stepd(cluster, launch_obj(cluster, srun, mpi="pmi2", step_num_tasks=10,
+                                   step_tasks_per_node="2,8",
+                                   argv=["/usr/bin/python3", "-c", PMI_CLIENT]))
+    try:
+        srun.accept()
+        assert sd.ready() == "ok"
+        m = srun.until(lambda m: m[0] == 8)
+        assert m, srun.msgs
+        fence = json.loads(m[2])
+        assert fence == {"seq": 0, "kvs": {"k0": "v0", "k1": "v1"}}, fence
+        merged = dict(fence["kvs"], k9="remote")
+        srun.send(9, ALL, {"seq": 0, "kvs": merged})
+        srun.read_all()
+        assert sd.wait() == 0
+    finally:
+        sd.kill()
+        srun.close()
+    assert srun.stream(STDOUT, 0) == "0 10 v1 remote\n", srun.stream(STDERR, 0)
+    assert srun.stream(STDOUT, 1) == "1 10 v0 remote\n", srun.stream(STDERR, 1)
+    assert [json.loads(p)["status"] for k, p in srun.of(EXIT)] == [0, 0]
