@@ -489,10 +489,28 @@ static void step_sigchld_cb(uv_signal_t *h, int signum)
 	step_reap(h->data);
 }
 
+#define STEP_FLUSH_MS 30000
+
 static void step_io_finished(void *arg)
 {
 	struct step *st = arg;
+
+	st->flushing = NULL;
+	uv_timer_stop(&st->flush_timer);
 	complete_start(st->sd);
+}
+
+/* srun stopped reading: its end must not keep the step's end from the
+ * controller. */
+static void step_flush_timeout(uv_timer_t *timer)
+{
+	struct step *st = timer->data;
+
+	if (!st->flushing)
+		return;
+	log_error("step %u.%u: srun did not take the step's last output in %d s; closing",
+		  st->sd->launch.job_id, step_launch(st)->step_id, STEP_FLUSH_MS / 1000);
+	io_close(st->flushing);   /* step_io_finished runs once it is closed */
 }
 
 /* The cgroup's account of the step, once its processes are gone; then the
@@ -546,6 +564,8 @@ static void step_maybe_finish(struct step *st)
 		st->io = NULL;
 		io_send_json(io, STEPIO_DONE, STEPIO_ALL_TASKS,
 			     json_pack("{s:b}", "oom", st->cg_usage.oom));
+		st->flushing = io;
+		uv_timer_start(&st->flush_timer, step_flush_timeout, STEP_FLUSH_MS, 0);
 		io_finish(io, step_io_finished, st);
 	} else {
 		complete_start(st->sd);
@@ -865,8 +885,9 @@ int step_start(struct stepd *sd, struct herd_error *err)
 	uv_timer_init(sd->loop, &st->kill_timer);
 	uv_timer_init(sd->loop, &st->sample_timer);
 	uv_timer_init(sd->loop, &st->signal_timer);
+	uv_timer_init(sd->loop, &st->flush_timer);
 	st->limit_timer.data = st->kill_timer.data = st->sample_timer.data = st;
-	st->signal_timer.data = st;
+	st->signal_timer.data = st->flush_timer.data = st;
 
 	st->io = io_connect(sd->loop, s->io_host, s->io_port, &step_io_ops, st, err);
 	return st->io ? 0 : -1;

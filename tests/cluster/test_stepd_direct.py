@@ -141,9 +141,11 @@ class Stepd:
             json.dump(launch, f)
         r, w = os.pipe()
         self.ready_r = r
-        self.proc = subprocess.Popen(
-            [HERDSTEPD, "-f", c.conf, "-N", "n1", "-r", str(w), self.dir],
-            pass_fds=(w,), stdin=subprocess.DEVNULL, start_new_session=True)
+        # its stderr (a sanitizer's reports) where stop_cluster looks
+        with open(os.path.join(c.dir, "log", "herdstepd-direct.out"), "ab") as err:
+            self.proc = subprocess.Popen(
+                [HERDSTEPD, "-f", c.conf, "-N", "n1", "-r", str(w), self.dir],
+                pass_fds=(w,), stdin=subprocess.DEVNULL, stderr=err, start_new_session=True)
         os.close(w)
 
     def ready(self, timeout=20):
