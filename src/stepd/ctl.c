@@ -6,7 +6,7 @@
  *   {"op":"terminate","kill_wait":N}                      -> {"rc":0}
  *   {"op":"status"} -> {"rc":0,"job_id":J,"done":B}
  *   {"op":"time_limit","time_limit":S}                   -> {"rc":0} (scontrol update)
- *   {"op":"suspend"} / {"op":"resume"}                   -> {"rc":R} (a step's processes)
+ *   {"op":"suspend"} / {"op":"resume"}                   -> {"rc":R} (every process of the step)
  * We chose a socket over signals to herdstepd because it carries an answer
  * (herdd replies to the controller with the real rc) and needs no state file.
  * The path is reached through /proc/self/fd/<dir fd> so a deep spool path
@@ -125,9 +125,9 @@ static json_t *ctl_handle(struct stepd *sd, const json_t *req)
 		return json_pack("{s:i}", "rc", ctl_time_limit(sd, limit));
 	}
 	if (!strcmp(op, "suspend") || !strcmp(op, "resume")) {
-		if (!sd->step)   /* the batch step has no suspend yet */
-			return json_pack("{s:i}", "rc", HERD_ERR_NOT_SUPPORTED);
-		return json_pack("{s:i}", "rc", step_suspend(sd, !strcmp(op, "suspend")));
+		bool suspend = !strcmp(op, "suspend");
+		return json_pack("{s:i}", "rc", sd->step ? step_suspend(sd, suspend)
+							     : job_suspend(sd, suspend));
 	}
 	if (!strcmp(op, "status"))
 		return json_pack("{s:i, s:I, s:b}", "rc", HERD_OK, "job_id",

@@ -45,8 +45,23 @@ static void job_sweep_cb(uv_timer_t *t)
 	job_reap(sd);
 }
 
+int job_suspend(struct stepd *sd, bool suspend)
+{
+	if (sd->shell_done)
+		return HERD_ERR_ALREADY_DONE;
+	if (sd->suspended == suspend)
+		return HERD_OK;
+	sd->suspended = suspend;
+	log_info("job %u: %s", sd->launch.job_id, suspend ? "suspended" : "resumed");
+	if (cgroup_version(sd->cg) == 0 || cgroup_freeze(sd->cg, suspend) < 0)
+		job_signal_tree(sd, suspend ? SIGSTOP : SIGCONT);
+	return HERD_OK;
+}
+
 static void job_start_kill(struct stepd *sd, int kill_wait)
 {
+	if (sd->suspended)   /* frozen processes take no signal */
+		job_suspend(sd, false);
 	job_signal_tree(sd, SIGCONT);
 	job_signal_tree(sd, SIGTERM);
 	uv_timer_start(&sd->kill_timer, job_sweep_cb, (uint64_t)kill_wait * 1000, JOB_SWEEP_MS);

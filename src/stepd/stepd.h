@@ -45,6 +45,7 @@ struct stepd {
 	uv_timer_t limit_timer;       /* time limit */
 	uv_timer_t signal_timer;      /* --signal, sig_time seconds before the limit */
 	bool signal_sent;
+	bool suspended;               /* scontrol suspend of the batch step */
 	uv_timer_t kill_timer;        /* SIGKILL after KillWait, then sweeps */
 	uv_timer_t complete_timer;    /* JOB_COMPLETE retries */
 	int complete_backoff_ms;
@@ -80,6 +81,9 @@ int job_signal(struct stepd *sd, int sig, const char *flags);
 /* scancel / node shutdown: message in stderr, SIGCONT+SIGTERM, SIGKILL after kill_wait. */
 void job_terminate(struct stepd *sd, int kill_wait);
 void job_set_time_limit(struct stepd *sd, int64_t limit);
+/* scontrol suspend/resume: freeze (the cgroup's freezer, else SIGSTOP) or
+ * thaw every process of the job here.  The rc for herdd. */
+int job_suspend(struct stepd *sd, bool suspend);
 
 /* task.c: the user's side. */
 /* Fork the batch shell as the user; returns its pid or -1 with err. */

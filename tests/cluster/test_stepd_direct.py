@@ -679,3 +679,35 @@ def test_pmi_fence_through_srun(cluster):
     assert srun.stream(STDOUT, 0) == "0 10 v1 remote\n", srun.stream(STDERR, 0)
     assert srun.stream(STDOUT, 1) == "1 10 v0 remote\n", srun.stream(STDERR, 1)
     assert [json.loads(p)["status"] for k, p in srun.of(EXIT)] == [0, 0]
+
+
+def ctl_call(job_dir, request):
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(os.path.join(job_dir, "ctl.sock"))
+    s.sendall((json.dumps(request) + "\n").encode())
+    reply = s.makefile().readline()
+    s.close()
+    return json.loads(reply)
+
+
+def test_batch_suspend_resume(cluster):
+    wd = cluster.workdir(USER)
+    out = os.path.join(wd, "suspend-count.out")
+    job = cluster.sbatch("-o", out, "--wrap", "i=0; while :; do i=$((i+1)); echo $i; sleep 0.1; done",
+                         user=USER, cwd=wd)
+    try:
+        cluster.wait_state(job, "RUNNING")
+        cluster.wait_until("output", lambda: os.path.exists(out) and os.path.getsize(out) > 0)
+        job_dir = os.path.join(cluster.dir, "spool", "n1", "job%05d" % job)
+        assert ctl_call(job_dir, {"op": "suspend"}) == {"rc": 0}
+        time.sleep(0.5)
+        size = os.path.getsize(out)
+        time.sleep(1.5)
+        assert os.path.getsize(out) == size, "a suspended batch job goes on"
+        assert ctl_call(job_dir, {"op": "resume"}) == {"rc": 0}
+        cluster.wait_until("output again", lambda: os.path.getsize(out) > size, timeout=5)
+        assert ctl_call(job_dir, {"op": "suspend"}) == {"rc": 0}
+    finally:
+        cluster.run(["scancel", str(job)])
+    # cancelled while suspended: thawed, then ended
+    assert cluster.wait_done(job, timeout=30) == "CANCELLED"
