@@ -1,7 +1,8 @@
 /* srun --cpu-bind on a node.  Herd has no core/thread topology of its own:
  * the step's CPU list (from the controller) is in CPU ID order, and "cores"
  * and "threads" both hand each task cpus_per_task consecutive IDs of it, the
- * way Slurm's default block binding does on a node without SMT. */
+ * way Slurm's default block binding does on a node without SMT; "sockets",
+ * "ldoms" and "boards" do the same (one socket, one board here). */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
@@ -110,8 +111,11 @@ int bind_parse(const char *spec, struct bind *b, struct herd_error *err)
 			b->verbose = false;
 		else if (!strcmp(word, "none") || !strcmp(word, "no"))
 			b->type = BIND_NONE;
-		else if (!strcmp(word, "cores"))
+		else if (!strcmp(word, "cores") || !strcmp(word, "sockets") || !strcmp(word, "ldoms") ||
+			 !strcmp(word, "boards"))
 			b->type = BIND_CORES;
+		else if (!strcmp(word, "rank"))
+			b->type = BIND_RANK;
 		else if (!strcmp(word, "threads"))
 			b->type = BIND_THREADS;
 		else if (!word[0])
@@ -193,6 +197,11 @@ int bind_task_mask(const struct bind *b, const int *cpus, size_t ncpus, int cpus
 	case BIND_MASK:
 		/* Slurm: task i gets entry i mod n of the list */
 		*mask = b->entries[local % b->nentries];
+		return 1;
+	case BIND_RANK:
+		if (ncpus == 0)
+			return 0;
+		CPU_SET(cpus[(size_t)local % ncpus], mask);
 		return 1;
 	case BIND_DEFAULT:
 	case BIND_CORES:

@@ -13,8 +13,9 @@
 enum bind_type {
 	BIND_DEFAULT,   /* "": cores when the step holds CPUs, else nothing */
 	BIND_NONE,
-	BIND_CORES,     /* cores and threads: Herd numbers CPUs, not cores (see bind.c) */
+	BIND_CORES,     /* cores (and sockets, ldoms, boards): Herd numbers CPUs, not cores (see bind.c) */
 	BIND_THREADS,
+	BIND_RANK,      /* rank: local task i on the i-th CPU of the step */
 	BIND_MAP,       /* map_cpu:a,b */
 	BIND_MASK,      /* mask_cpu:0x3,0xc */
 };

@@ -40,6 +40,10 @@ static void test_masks(void **state)
 		{ "", "4,6,8-9", 2, 1, "0x300" },
 		{ "", "0-1", 1, 3, "0x2" },            /* more tasks than CPUs wrap */
 		{ "cores", "2-3", 1, 0, "0x4" },
+		{ "sockets", "2-3", 1, 1, "0x8" },
+		{ "ldoms", "0-3", 2, 1, "0xc" },
+		{ "rank", "4-7", 2, 1, "0x20" },        /* one CPU a task, whatever -c */
+		{ "rank", "4-5", 1, 3, "0x20" },
 		{ "threads", "2-3", 1, 1, "0x8" },
 		{ "none", "0-3", 1, 0, "unbound" },
 		{ "", "", 1, 0, "unbound" },           /* holds no CPUs: nothing to bind to */
@@ -71,6 +75,7 @@ static void test_refusals(void **state)
 {
 	static const struct { const char *spec, *text; } bad[] = {
 		{ "sockets2", "Invalid --cpu-bind argument: sockets2" },
+		{ "verbose,nope", "Invalid --cpu-bind argument: verbose,nope" },
 		{ "map_cpu:", "Failed to parse --cpu-bind list: map_cpu:" },
 		{ "map_cpu:1,x", "Failed to parse --cpu-bind list: map_cpu:1,x" },
 		{ "map_cpu:-1", "Failed to parse --cpu-bind list: map_cpu:-1" },
