@@ -838,9 +838,11 @@ int step_start(struct stepd *sd, struct herd_error *err)
 	if (bind_cpu_list(s->cpus, &avail, &st->cpus, &st->ncpus) < 0)
 		return errprintf(err, "launch: step.cpus: invalid CPU list '%.40s'", s->cpus);
 	/* The default binds only a step that holds CPUs. */
-	int kind = pmi_kind_parse(s->mpi);
+	/* "" = not given: MpiDefault, else none, as Slurm */
+	const char *mpi = s->mpi[0] ? s->mpi : conf_get(sd->conf, "MpiDefault");
+	int kind = mpi ? pmi_kind_parse(mpi) : PMI_NONE;
 	if (kind < 0)
-		return errprintf(err, "Invalid MPI type '%.40s', --mpi=list for acceptable types", s->mpi);
+		return errprintf(err, "Invalid MPI type '%.40s', --mpi=list for acceptable types", mpi);
 	if (kind != PMI_NONE) {
 		struct pmi_step_info info = {
 			.job_id = sd->launch.job_id, .step_id = s->step_id, .size = s->step_num_tasks,

@@ -112,7 +112,7 @@ def launch_obj(c, srun, job_id=JOB, **step):
         "env": ["PATH=/usr/bin:/bin", "FROM_SRUN=yes"], "cwd": work,
         "io_host": "127.0.0.1", "io_port": srun.port if srun else 1, "io_key": "k" * 32,
         "stdout": "", "stderr": "", "stdin": "", "stdin_task": 0, "pty": False,
-        "mpi": "none", "time_limit": -1, "signal": 0, "signal_time": 0,
+        "mpi": "", "time_limit": -1, "signal": 0, "signal_time": 0,
         "launch_addr": "127.0.0.1",
     }
     s.update(step)
