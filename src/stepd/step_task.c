@@ -41,13 +41,16 @@ static void step_task_tell(int fd, const char *fmt, ...)
 }
 
 /* Child only: the program as execvp would find it, with the task's PATH
- * and the user's permissions (we are the user by now). */
+ * (a task without one, srun --export=NONE, searches the standard places,
+ * as slurmstepd does) and the user's permissions (we are the user by now). */
 static const char *step_task_find(const char *prog, const struct env *env, char *buf, size_t size)
 {
 	const char *path = env_get(env, "PATH");
 	struct stat st;
 
-	if (strchr(prog, '/') || !path)
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	if (strchr(prog, '/'))
 		return prog;
 	for (const char *p = path;; ) {
 		const char *colon = strchr(p, ':');

@@ -294,6 +294,12 @@ def test_exec_failure(cluster):
     assert [json.loads(p)["status"] for k, p in srun.of(EXIT)] == [2 << 8]
 
 
+def test_no_path_searches_the_standard_places(cluster):
+    srun, _ = run_step(cluster, task_ids=[0], env=["FOO=bar"], argv=["env"])
+    env = env_of(srun.stream(STDOUT, 0))
+    assert env.get("FOO") == "bar" and "PATH" not in env, srun.stream(STDERR, 0)
+
+
 def test_multi_prog(cluster):
     lines = ["# a comment", "1   /bin/echo one %t %o", "0,2-3 /bin/echo 'zero  x' %t %o"]
     srun, _ = run_step(cluster, task_ids=[0, 1, 3], argv=[], multi_prog=lines)
