@@ -83,13 +83,13 @@ static void launch_finish(struct launch_pending *lp, bool timed_out)
 	} else {
 		char text[300];
 		const char *why = lp->len ? lp->buf : "herdstepd exited without a word";
-		/* A step's sentence goes back to srun through the controller, which
-		 * names the step and the node itself. */
+		/* A step's sentence goes back to srun through the controller
+		 * (doc/protocol.md, STEP_CREATE: "herdstepd failed on n2: ..."). */
 		if (batch)
 			snprintf(text, sizeof(text), "job %u: herdstepd failed on %s: %s", lp->job_id,
 				 nd->node, why);
 		else
-			snprintf(text, sizeof(text), "%s", why);
+			snprintf(text, sizeof(text), "herdstepd failed on %s: %s", nd->node, why);
 		if (batch)
 			log_error("%s", text);
 		else

@@ -532,13 +532,13 @@ def test_herdd_launch_step_refusals(cluster):
     launch = launch_obj(cluster, None, job_id=4242, step_id=1, io_port=port)
     r = herdd_call(cluster, LAUNCH_STEP, {"job_id": 4242, "step_id": 1, "launch": launch})
     assert r["rc"] == 1004 and \
-        r["error"] == f"cannot connect to srun at 127.0.0.1:{port}: connection refused", r
+        r["error"] == f"herdstepd failed on n1: cannot connect to srun at 127.0.0.1:{port}: connection refused", r
     assert not os.path.exists(os.path.join(cluster.dir, "spool", "n1", "job04242.1"))
     r = herdd_call(cluster, LAUNCH_STEP, {"job_id": 4242, "step_id": 2, "launch": launch})
     assert r["rc"] == 2072 and "step_id" in r["error"], r
     bad = dict(launch, step=dict(launch["step"], cpu_bind="sockets9"))
     r = herdd_call(cluster, LAUNCH_STEP, {"job_id": 4242, "step_id": 1, "launch": bad})
-    assert r["rc"] == 1004 and r["error"] == "Invalid --cpu-bind argument: sockets9", r
+    assert r["rc"] == 1004 and r["error"] == "herdstepd failed on n1: Invalid --cpu-bind argument: sockets9", r
 
 
 def rss_kb(pid):
