@@ -130,7 +130,7 @@ def launch_obj(c, srun, job_id=JOB, **step):
 class Stepd:
     """herdstepd started on a fresh step directory."""
 
-    def __init__(self, c, launch):
+    def __init__(self, c, launch, conf=None):
         sid = launch["step"]["step_id"]
         base = os.path.join(c.root, "steps")
         os.makedirs(base, exist_ok=True)
@@ -144,7 +144,7 @@ class Stepd:
         # its stderr (a sanitizer's reports) where stop_cluster looks
         with open(os.path.join(c.dir, "log", "herdstepd-direct.out"), "ab") as err:
             self.proc = subprocess.Popen(
-                [HERDSTEPD, "-f", c.conf, "-N", "n1", "-r", str(w), self.dir],
+                [HERDSTEPD, "-f", conf or c.conf, "-N", "n1", "-r", str(w), self.dir],
                 pass_fds=(w,), stdin=subprocess.DEVNULL, stderr=err, start_new_session=True)
         os.close(w)
 
@@ -717,3 +717,90 @@ def test_batch_suspend_resume(cluster):
         cluster.run(["scancel", str(job)])
     # cancelled while suspended: thawed, then ended
     assert cluster.wait_done(job, timeout=30) == "CANCELLED"
+
+
+# ---- STEP_COMPLETE, as the controller receives it ---------------------------
+
+STEP_COMPLETE = 22
+
+
+class FakeCtld:
+    """The controller's end of herdstepd's STEP_COMPLETE: frames read as
+    doc/protocol.md writes them, answered with the rc given."""
+
+    def __init__(self, cluster):
+        self.listener = socket.socket()
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(8)
+        port = self.listener.getsockname()[1]
+        self.conf = os.path.join(cluster.dir, "herd-fakectld.conf")
+        with open(cluster.conf) as f, open(self.conf, "w") as out:
+            for line in f:
+                out.write(f"SlurmctldPort={port}\n" if line.startswith("SlurmctldPort=") else line)
+
+    def take(self, rc=0, timeout=30):
+        """One request: (type, body); answered with rc."""
+        self.listener.settimeout(timeout)
+        conn, _ = self.listener.accept()
+        with conn:
+            conn.settimeout(timeout)
+            hdr = b""
+            while len(hdr) < 20:
+                hdr += conn.recv(20 - len(hdr))
+            magic, version, mtype, req_id, cred_len, body_len = struct.unpack(">IHHIII", hdr)
+            assert magic == 0x48524431 and version == 1
+            rest = b""
+            while len(rest) < cred_len + body_len:
+                rest += conn.recv(cred_len + body_len - len(rest))
+            body = json.loads(rest[cred_len:])
+            reply = json.dumps({"rc": rc} if rc == 0 else {"rc": rc, "error": "busy"}).encode()
+            conn.sendall(struct.pack(">IHHIII", magic, 1, mtype | 0x8000, req_id, 0, len(reply)) + reply)
+        return mtype, body
+
+    def close(self):
+        self.listener.close()
+
+
+def test_step_complete_body_and_retry(cluster):
+    ctld = FakeCtld(cluster)
+    srun = Srun()
+    script = "head -c 20000000 /dev/zero | tail > /dev/null; exit $((SLURM_PROCID * 3))"
+    sd = Stepd(cluster, launch_obj(cluster, srun, argv=["/bin/sh", "-c", script]), conf=ctld.conf)
+    try:
+        srun.accept()
+        assert sd.ready() == "ok"
+        srun.read_all()
+        # the controller is busy once (rc 1004): herdstepd tries again
+        mtype, first = ctld.take(rc=1004)
+        mtype2, body = ctld.take(rc=0)
+        assert sd.wait() == 0
+    finally:
+        sd.kill()
+        srun.close()
+        ctld.close()
+    assert mtype == mtype2 == STEP_COMPLETE
+    assert first == body
+    assert {k: body[k] for k in ("job_id", "step_id", "node", "status", "tasks", "oom", "timed_out")} == \
+        {"job_id": JOB, "step_id": 3, "node": "n1", "status": 3 << 8, "tasks": [0, 3 << 8],
+         "oom": False, "timed_out": False}
+    assert body["cpu_time_us"] > 0
+    assert body["max_rss_kb"] >= 10000, body     # tail held 20 MB
+    assert 0 < body["ave_rss_kb"] <= body["max_rss_kb"], body
+
+
+def test_step_complete_timed_out(cluster):
+    ctld = FakeCtld(cluster)
+    srun = Srun()
+    sd = Stepd(cluster, launch_obj(cluster, srun, task_ids=[0], time_limit=1,
+                                   argv=["/bin/sleep", "100"]), conf=ctld.conf)
+    try:
+        srun.accept()
+        assert sd.ready() == "ok"
+        srun.read_all()
+        mtype, body = ctld.take()
+        assert sd.wait() == 0
+    finally:
+        sd.kill()
+        srun.close()
+        ctld.close()
+    assert body["timed_out"] is True and body["tasks"] == [15] and body["status"] == 15, body
