@@ -6,7 +6,8 @@
  * behind is killed at once; a cancel or the time limit writes
  * "*** STEP N.S ON NODE CANCELLED AT T ***" on task 0's stderr stream, then
  * SIGCONT and SIGTERM, SIGKILL after KillWait; srun's connection closing
- * before the end (srun was killed) kills every task at once. */
+ * before the end (srun was killed) kills every task at once.  What goes to
+ * and comes from srun is step_io.c's; forking a task step_task.c's. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
@@ -32,7 +33,6 @@
 
 #define STEP_SWEEP_MS 1000
 #define STEP_SAMPLE_MS 1000
-#define STEP_READ_CHUNK 65536
 
 static void step_reap(struct step *st);
 static void step_maybe_finish(struct step *st);
@@ -51,7 +51,7 @@ static const struct launch_step *step_launch(const struct step *st)
 }
 
 /* Every process of the step (contain.c). */
-static int step_kill_all(struct step *st, int sig)
+int step_kill_all(struct step *st, int sig)
 {
 	return stepd_signal_all(st->sd, 0, 0, sig);
 }
@@ -60,7 +60,7 @@ static int step_kill_all(struct step *st, int sig)
 
 /* EXIT goes once the task was reaped and its output reached EOF, so srun
  * prints a task's last lines before its end. */
-static void step_send_exit(struct step_task *t)
+void step_send_exit(struct step_task *t)
 {
 	struct step *st = t->st;
 
@@ -72,195 +72,8 @@ static void step_send_exit(struct step_task *t)
 	step_maybe_finish(st);
 }
 
-static void step_stream_closed(uv_handle_t *h)
-{
-}
-
-static void step_out_alloc(uv_handle_t *h, size_t hint, uv_buf_t *buf)
-{
-	*buf = uv_buf_init(xmalloc(STEP_READ_CHUNK), STEP_READ_CHUNK);
-}
-
-static void step_out_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf);
-
-/* Stop (or go on) reading every task's output while srun is behind: the
- * tasks block on their full pipes, as they would on a slow terminal. */
-static void step_output_pause(struct step *st, bool pause)
-{
-	st->output_paused = pause;
-	for (size_t i = 0; i < st->ntasks; i++) {
-		struct step_task *t = &st->tasks[i];
-		uv_stream_t *streams[2] = { t->out_open ? (uv_stream_t *)&t->out : NULL,
-					    t->err_open ? (uv_stream_t *)&t->err : NULL };
-		for (int k = 0; k < 2; k++) {
-			if (!streams[k])
-				continue;
-			if (pause)
-				uv_read_stop(streams[k]);
-			else
-				uv_read_start(streams[k], step_out_alloc, step_out_read);
-		}
-	}
-}
-
-static void step_io_drained(void *arg)
-{
-	struct step *st = arg;
-	if (st->output_paused)
-		step_output_pause(st, false);
-}
-
-static void step_out_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
-{
-	struct step_task *t = s->data;
-	bool is_err = s == (uv_stream_t *)&t->err;
-	uint16_t type = is_err ? STEPIO_STDERR : STEPIO_STDOUT;
-
-	if (n > 0) {
-		io_send(t->st->io, type, t->task_id, buf->base, n);
-		if (!t->st->output_paused && io_backlogged(t->st->io))
-			step_output_pause(t->st, true);
-	}
-	free(buf->base);
-	if (n >= 0)
-		return;
-	/* EOF (a pty's master reads EIO once the last slave is closed) */
-	io_send(t->st->io, type, t->task_id, NULL, 0);
-	if (is_err)
-		t->err_open = false;
-	else {
-		t->out_open = false;
-		if (t->pty)
-			t->in_open = false;
-	}
-	uv_close((uv_handle_t *)s, step_stream_closed);
-	step_send_exit(t);
-}
-
-/* ---- what srun sends ------------------------------------------------------ */
-
-struct step_write {
-	uv_write_t req;
-	char data[];
-};
-
-static void step_written(uv_write_t *req, int status)
-{
-	free(req);
-}
-
-static void step_stdin_shut(uv_shutdown_t *req, int status)
-{
-	uv_close((uv_handle_t *)req->handle, step_stream_closed);
-	free(req);
-}
-
-static void step_stdin_write(struct step_task *t, const char *data, size_t len)
-{
-	uv_stream_t *s = (uv_stream_t *)(t->pty ? &t->out : &t->in);
-	struct step_write *w = xmalloc(sizeof(*w) + len);
-	uv_buf_t buf;
-
-	memcpy(w->data, data, len);
-	buf = uv_buf_init(w->data, len);
-	if (uv_write(&w->req, s, &buf, 1, step_written) < 0)
-		free(w);
-}
-
-static void step_stdin(struct step *st, const struct stepio_msg *m)
-{
-	for (size_t i = 0; i < st->ntasks; i++) {
-		struct step_task *t = &st->tasks[i];
-		if ((m->task != STEPIO_ALL_TASKS && (uint32_t)t->task_id != m->task) || !t->in_open)
-			continue;
-		if (m->len) {
-			step_stdin_write(t, m->data, m->len);
-		} else if (t->pty) {
-			step_stdin_write(t, "\x04", 1);   /* the terminal's end-of-file */
-		} else {
-			uv_shutdown_t *req = xmalloc(sizeof(*req));
-			t->in_open = false;
-			if (uv_shutdown(req, (uv_stream_t *)&t->in, step_stdin_shut) < 0) {
-				free(req);
-				uv_close((uv_handle_t *)&t->in, step_stream_closed);
-			}
-		}
-	}
-}
-
-static json_t *step_json(const struct stepio_msg *m)
-{
-	json_t *obj = json_loadb(m->data, m->len, 0, NULL);
-	if (!json_is_object(obj)) {
-		json_decref(obj);
-		return NULL;
-	}
-	return obj;
-}
-
-static void step_io_message(void *arg, const struct stepio_msg *m)
-{
-	struct step *st = arg;
-	json_t *obj;
-	json_int_t a, b;
-
-	switch (m->type) {
-	case STEPIO_STDIN:
-		step_stdin(st, m);
-		return;
-	case STEPIO_SIGNAL:
-		obj = step_json(m);
-		if (obj && json_unpack(obj, "{s:I}", "signal", &a) == 0 && a > 0 && a < NSIG) {
-			log_info("step %u.%u: signal %d from srun", st->sd->launch.job_id,
-				 step_launch(st)->step_id, (int)a);
-			step_kill_all(st, (int)a);
-		} else {
-			log_error("step %u.%u: bad SIGNAL message from srun", st->sd->launch.job_id,
-				  step_launch(st)->step_id);
-		}
-		json_decref(obj);
-		return;
-	case STEPIO_WINSIZE:
-		obj = step_json(m);
-		if (obj && json_unpack(obj, "{s:I, s:I}", "rows", &a, "cols", &b) == 0 && a >= 0 &&
-		    b >= 0 && a < 65536 && b < 65536) {
-			struct winsize ws = { .ws_row = a, .ws_col = b };
-			for (size_t i = 0; i < st->ntasks; i++)
-				if (st->tasks[i].pty && st->tasks[i].pty_fd >= 0)
-					ioctl(st->tasks[i].pty_fd, TIOCSWINSZ, &ws);
-		}
-		json_decref(obj);
-		return;
-	case STEPIO_FENCE_OUT:
-		obj = step_json(m);
-		if (st->pmi && obj && json_unpack(obj, "{s:I}", "seq", &a) == 0 &&
-		    json_is_object(json_object_get(obj, "kvs"))) {
-			pmi_fence_done(st->pmi, (int)a, json_incref(json_object_get(obj, "kvs")));
-		} else {
-			log_error("step %u.%u: bad or unexpected FENCE_OUT from srun", st->sd->launch.job_id,
-				  step_launch(st)->step_id);
-		}
-		json_decref(obj);
-		return;
-	default:
-		log_error("step %u.%u: srun sent message type %u, which only herdstepd sends",
-			  st->sd->launch.job_id, step_launch(st)->step_id, m->type);
-		return;
-	}
-}
 
 /* ---- PMI ------------------------------------------------------------------ */
-
-/* This node's tasks entered the fence: srun merges every node's share. */
-static void step_pmi_fence(void *arg, int seq, json_t *kvs)
-{
-	struct step *st = arg;
-
-	io_send_json(st->io, STEPIO_FENCE_IN, STEPIO_ALL_TASKS,
-		     json_pack("{s:i, s:o}", "seq", seq, "kvs", kvs));
-}
-
-static int step_kill_all(struct step *st, int sig);
 
 /* PMI_Abort and the like: the whole step goes, as Slurm ends it. */
 static void step_pmi_abort(void *arg, int rank, int code, const char *message)
@@ -437,7 +250,7 @@ static void step_io_closed(void *arg)
 
 	st->io = NULL;
 	if (st->output_paused)   /* the output goes nowhere now: drain it */
-		step_output_pause(st, false);
+		step_io_drained(st);
 	if (st->finished)
 		return;
 	log_info("step %u.%u: srun's connection closed; killing the step's tasks",
@@ -554,7 +367,7 @@ static void step_maybe_finish(struct step *st)
 	for (size_t i = 0; i < st->ntasks; i++) {
 		struct step_task *t = &st->tasks[i];
 		if (t->in_open && !t->pty && !uv_is_closing((uv_handle_t *)&t->in))
-			uv_close((uv_handle_t *)&t->in, step_stream_closed);
+			uv_close((uv_handle_t *)&t->in, NULL);
 		t->in_open = false;
 	}
 	log_info("step %u.%u: every task ended%s", st->sd->launch.job_id, s->step_id,
@@ -699,10 +512,7 @@ static void step_io_connected(void *arg, int status, const struct herd_error *ce
 			io_send(st->io, STEPIO_ERROR, t->task_id, line, strlen(line));
 			free(line);
 		}
-		if (t->out_open)
-			uv_read_start((uv_stream_t *)&t->out, step_out_alloc, step_out_read);
-		if (t->err_open)
-			uv_read_start((uv_stream_t *)&t->err, step_out_alloc, step_out_read);
+		step_output_start(t);
 	}
 	st->launched = true;
 	st->start_ms = step_now_ms();

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <jansson.h>
 #include <uv.h>
 #include "stepd/bind.h"
 #include "stepd/cgroup.h"
@@ -92,6 +93,18 @@ bool step_done(const struct stepd *sd);
 json_t *step_complete_body(struct stepd *sd);
 /* Free what the step holds (after the loop ended). */
 void step_free(struct stepd *sd);
+
+/* Between step.c and step_io.c. */
+struct stepio_msg;
+/* Every process of the step: the signal sig (contain.c). */
+int step_kill_all(struct step *st, int sig);
+/* EXIT to srun once t was reaped and its output reached EOF. */
+void step_send_exit(struct step_task *t);
+/* step_io.c: start relaying t's output (after the fork). */
+void step_output_start(struct step_task *t);
+void step_io_message(void *arg, const struct stepio_msg *m);
+void step_io_drained(void *arg);
+void step_pmi_fence(void *arg, int seq, json_t *kvs);
 
 /* step_task.c: fork local task t as the user; the child execs the task.
  * Returns 0 (t->pid set; an exec failure is the task's own end, reported
