@@ -44,6 +44,7 @@ struct pmi_conn {
 	bool waiting;           /* inside fence number `fences - 1` */
 	char *wait_key;         /* PMI-2 info-getnodeattr with wait=TRUE */
 	bool mcmd;              /* inside a PMI-1 "mcmd=" block (spawn) */
+	bool started;           /* its first byte came */
 };
 
 struct pmi_server {
@@ -392,7 +393,6 @@ static int pmi1_handle(struct pmi_conn *c, struct pmi_args *a)
 		return -1;
 	if (!strcmp(cmd, "init")) {
 		const char *ver = arg_get(a, "pmi_version");
-		const char *sub = arg_get(a, "pmi_subversion");
 		int v = ver ? atoi(ver) : 1;
 		if (v == 2) {
 			/* MPICH's PMI-2 client opens with this PMI-1 line, then
@@ -400,8 +400,8 @@ static int pmi1_handle(struct pmi_conn *c, struct pmi_args *a)
 			pmi1_reply(c, "cmd=response_to_init pmi_version=2 pmi_subversion=0 rc=0");
 			c->proto = PROTO_PMI2;
 		} else if (v == 1)
-			pmi1_reply(c, "cmd=response_to_init pmi_version=1 pmi_subversion=%d rc=0",
-				   sub && atoi(sub) == 1 ? 1 : 1);
+			/* 1.1, whichever 1.x was asked: the commands are the same. */
+			pmi1_reply(c, "cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=0");
 		else
 			pmi1_reply(c, "cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=-1");
 	} else if (!strcmp(cmd, "get_maxes"))
@@ -426,7 +426,10 @@ static int pmi1_handle(struct pmi_conn *c, struct pmi_args *a)
 	} else if (!strcmp(cmd, "get")) {
 		const char *key = arg_get(a, "key");
 		const char *value = key ? kvs_lookup(s, key) : NULL;
-		if (value)
+		if (value && strpbrk(value, " \t\r\n"))
+			/* A PMI-2 task's value PMI-1 cannot carry on its line. */
+			pmi1_reply(c, "cmd=get_result rc=-1 msg=value_of_%s_has_spaces", key);
+		else if (value)
 			pmi1_reply(c, "cmd=get_result rc=0 value=%s", value);
 		else
 			pmi1_reply(c, "cmd=get_result rc=-1 msg=key_%s_not_found", key ? key : "");
@@ -561,9 +564,11 @@ static void conn_parse(struct pmi_conn *c)
 		char *p = c->buf + off;
 		size_t left = c->len - off;
 		struct pmi_args a;
-		if (c->proto == PROTO_PMI1 && isdigit((unsigned char)*p) && c->fences == 0 && off == 0 &&
-		    !c->mcmd)
-			c->proto = PROTO_PMI2;     /* a PMI-2 client that skipped the PMI-1 init */
+		/* A PMI-2 client that skips the PMI-1 init line: its very first
+		 * byte is a frame's length. */
+		if (!c->started && isdigit((unsigned char)*p))
+			c->proto = PROTO_PMI2;
+		c->started = true;
 		if (c->proto == PROTO_PMI1) {
 			char *nl = memchr(p, '\n', left);
 			if (!nl)
@@ -773,7 +778,24 @@ struct pmi_server *pmi_create(uv_loop_t *loop, enum pmi_kind kind,
 		return s;
 	s->mapping = pmi_process_mapping(info->size, info->num_nodes, info->tasks_per_node,
 					 info->distribution);
-	if (!s->mapping)
+	if (s->mapping) {
+		/* A map that puts this node's tasks elsewhere is worse than none
+		 * (MPICH then finds its node-mates by host name): MPICH would
+		 * wait on shared memory with tasks that are not here. */
+		int *node_of = xmalloc(info->size * sizeof(*node_of));
+		pmi_layout(info->size, info->num_nodes, info->tasks_per_node, info->distribution,
+			   node_of);
+		for (int i = 0; i < info->nranks && s->mapping; i++)
+			if (node_of[info->ranks[i]] != info->node_id) {
+				log_warn("pmi: the layout '%s' (%s) puts task %d on node %d, not %d: "
+					 "no PMI_process_mapping", info->tasks_per_node,
+					 info->distribution ? info->distribution : "block",
+					 info->ranks[i], node_of[info->ranks[i]], info->node_id);
+				free(s->mapping);
+				s->mapping = NULL;
+			}
+		free(node_of);
+	} else
 		log_warn("pmi: no PMI_process_mapping for tasks_per_node '%s' (%s)",
 			 info->tasks_per_node ? info->tasks_per_node : "",
 			 info->distribution ? info->distribution : "block");

@@ -28,7 +28,9 @@ struct pmi_step_info {
 };
 
 /* Called when every local task entered fence seq (0, 1, ...): kvs (stolen)
- * is what they put since the previous fence, an object of strings. */
+ * is what they put since the previous fence, an object of strings.  It may
+ * call pmi_fence_done at once (a one-node step).  Neither callback may call
+ * pmi_destroy: they run inside the server's own reading of a socket. */
 typedef void (*pmi_fence_f)(void *arg, int seq, json_t *kvs);
 /* A task called PMI_Abort / PMI2_Abort / PMIx_Abort: the step ends. */
 typedef void (*pmi_abort_f)(void *arg, int rank, int code, const char *message);

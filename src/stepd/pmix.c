@@ -104,6 +104,7 @@ static pmix_status_t up_fence(const pmix_proc_t procs[], size_t nprocs, const pm
 			      size_t ninfo, char *data, size_t ndata, pmix_modex_cbfunc_t cbfunc,
 			      void *cbdata)
 {
+	log_debug("pmix: fence of %zu procs, %zu bytes of data", nprocs, ndata);
 	struct pmix_event *ev = xmalloc(sizeof(*ev));
 	ev->type = PMIX_EV_FENCE;
 	ev->data = xmalloc(ndata + 1);

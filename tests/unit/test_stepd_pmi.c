@@ -68,6 +68,44 @@ static void test_process_mapping(void **state)
 	}
 }
 
+/* --mpi=none sets nothing; a layout that does not hold is refused with a
+ * sentence. */
+static void test_none_and_bad_layout(void **state)
+{
+	uv_loop_t loop;
+	uv_loop_init(&loop);
+	static const int ranks[] = { 0, 1 }, bad[] = { 0, 5 };
+	struct pmi_step_info info = {
+		.job_id = 1, .step_id = 0, .size = 2, .num_nodes = 1, .node_id = 0,
+		.ranks = ranks, .nranks = 2, .node_names = "n1", .tasks_per_node = "2",
+		.distribution = "block",
+	};
+	struct herd_error err = { "" };
+	struct pmi_server *s = pmi_create(&loop, PMI_NONE, &info, NULL, NULL, NULL, &err);
+	assert_non_null(s);
+	char **env = NULL;
+	size_t envc = 0;
+	int keep = 7;
+	assert_int_equal(pmi_task_env(s, 0, &env, &envc, &keep, &err), 0);
+	assert_int_equal(envc, 0);
+	assert_int_equal(keep, -1);
+	pmi_destroy(s);
+	info.ranks = bad;
+	assert_null(pmi_create(&loop, PMI_PMI2, &info, NULL, NULL, NULL, &err));
+	assert_string_equal(err.text, "Invalid task rank 5 for PMI (the step has 2 tasks)");
+	info.ranks = ranks;
+	info.node_id = 1;
+	assert_null(pmi_create(&loop, PMI_PMI2, &info, NULL, NULL, NULL, &err));
+	assert_string_equal(err.text, "Invalid step layout for PMI (2 tasks on 1 nodes)");
+	/* PMIx needs the step's nodes named. */
+	info.node_id = 0;
+	info.node_names = "n[1-2]";
+	assert_null(pmi_create(&loop, PMI_PMIX, &info, NULL, NULL, NULL, &err));
+	assert_string_equal(err.text, "The step's node list 'n[1-2]' does not name its 1 nodes");
+	uv_run(&loop, UV_RUN_NOWAIT);
+	assert_int_equal(uv_loop_close(&loop), 0);
+}
+
 /* ---- running forked clients on the loop ---- */
 
 #define MAX_KIDS 8
@@ -263,8 +301,15 @@ struct abort_log {
 };
 static struct abort_log aborts;
 
+/* The kids of the run in progress: herdstepd kills the step's tasks when
+ * one aborts, and so does the test. */
+static struct kids *aborting_kids;
+
 static void on_abort(void *arg, int rank, int code, const char *message)
 {
+	for (int i = 0; aborting_kids && i < aborting_kids->n; i++)
+		if (aborting_kids->pid[i] > 0)
+			kill(aborting_kids->pid[i], SIGKILL);
 	aborts.calls++;
 	aborts.rank = rank;
 	aborts.code = code;
@@ -280,9 +325,9 @@ static const struct step pmi1_script[] = {
 	{ 1, "cmd=get_maxes\n", "cmd=maxes kvsname_max=256 keylen_max=64 vallen_max=1024 rc=0\n" },
 	{ 1, "cmd=get_appnum\n", "cmd=appnum appnum=0 rc=0\n" },
 	{ 1, "cmd=get_my_kvsname\n", "cmd=my_kvsname kvsname=7.3 rc=0\n" },
-	{ 1, "cmd=get_universe_size\n", "cmd=universe_size size=2 rc=0\n" },
+	{ 1, "cmd=get_universe_size\n", "cmd=universe_size size=3 rc=0\n" },
 	{ 1, "cmd=get kvsname=7.3 key=PMI_process_mapping\n",
-	  "cmd=get_result rc=0 value=(vector,(0,2,1))\n" },
+	  "cmd=get_result rc=0 value=(vector,(0,1,2),(1,1,1))\n" },
 	{ 1, "cmd=put kvsname=7.3 key=bc-0 value=tcp://h:1=x\n", "cmd=put_result rc=0\n" },
 	{ 1, "cmd=get kvsname=7.3 key=bc-1\n", "cmd=get_result rc=-1 msg=key_bc-1_not_found\n" },
 	/* A command in pieces: the server waits for the end of the line. */
@@ -309,13 +354,13 @@ static const struct step pmi2_script[] = {
 	{ 1, "cmd=init pmi_version=2 pmi_subversion=0\n",
 	  "cmd=response_to_init pmi_version=2 pmi_subversion=0 rc=0\n" },
 	{ 2, "cmd=fullinit;pmirank=1;threaded=FALSE;",
-	  "cmd=fullinit-response;rc=0;pmi-version=2;pmi-subversion=0;rank=1;size=2;appnum=0;"
+	  "cmd=fullinit-response;rc=0;pmi-version=2;pmi-subversion=0;rank=1;size=3;appnum=0;"
 	  "debugged=FALSE;pmiverbose=FALSE;" },
 	{ 2, "cmd=job-getid;", "cmd=job-getid-response;jobid=7.3;rc=0;" },
 	{ 2, "cmd=info-getjobattr;key=PMI_process_mapping;",
-	  "cmd=info-getjobattr-response;found=TRUE;value=(vector,(0,2,1));rc=0;" },
+	  "cmd=info-getjobattr-response;found=TRUE;value=(vector,(0,1,2),(1,1,1));rc=0;" },
 	{ 2, "cmd=info-getjobattr;key=universeSize;",
-	  "cmd=info-getjobattr-response;found=TRUE;value=2;rc=0;" },
+	  "cmd=info-getjobattr-response;found=TRUE;value=3;rc=0;" },
 	{ 2, "cmd=kvs-put;key=semi;value=a;;b;", "cmd=kvs-put-response;rc=0;" },
 	{ 2, "cmd=kvs-get;jobid=7.3;srcid=-1;key=bc-1;",
 	  "cmd=kvs-get-response;found=FALSE;rc=0;" },
@@ -359,7 +404,7 @@ static void test_protocols(void **state)
 	uv_loop_t loop;
 	uv_loop_init(&loop);
 	struct fence_log f = { .others = json_pack("{s:s}", "bc-1", "from-node-1") };
-	struct pmi_server *s = one_node(&loop, &f, ranks01, 2, 2, "1(x2)");
+	struct pmi_server *s = one_node(&loop, &f, ranks01, 2, 3, "2,1");
 	struct kids k = { .n = 2, .running = 2 };
 	k.pid[0] = fork_client(s, 0, pmi1_script, "pmi1 client");
 	k.pid[1] = fork_client(s, 1, pmi2_script, "pmi2 client");
@@ -380,13 +425,16 @@ static void test_protocols(void **state)
 }
 
 /* A PMI-2 client that starts with a frame (no PMI-1 init line), and one
- * that aborts. */
+ * that aborts.  The layout given ("1(x2)") puts task 1 on the other node
+ * while it is here: no PMI_process_mapping rather than a wrong one. */
 static void test_pmi2_direct_and_abort(void **state)
 {
 	static const struct step direct[] = {
 		{ 2, "cmd=fullinit;pmirank=0;threaded=FALSE;",
 		  "cmd=fullinit-response;rc=0;pmi-version=2;pmi-subversion=0;rank=0;size=2;appnum=0;"
 		  "debugged=FALSE;pmiverbose=FALSE;" },
+		{ 2, "cmd=info-getjobattr;key=PMI_process_mapping;",
+		  "cmd=info-getjobattr-response;found=FALSE;rc=0;" },
 		{ 2, "cmd=kvs-fence;", "cmd=kvs-fence-response;rc=0;" },
 		{ 2, "cmd=finalize;", "cmd=finalize-response;rc=0;" },
 		{ 0 },
@@ -741,6 +789,42 @@ static void run_mpich(const char *name, const char *word, bool ok)
 	free(prog);
 }
 
+/* MPI_Abort in rank 1 reaches on_abort through PMI-1 with its code. */
+static void test_mpich_abort(void **state)
+{
+	char *prog = mpi_prog("mpich", "abort");
+	if (!prog) {
+		printf("skipped: mpicc.mpich is not installed, no MPICH abort was built\n");
+		skip();
+	}
+	static const int r0[] = { 0, 1 }, r1[] = { 2, 3 };
+	uv_loop_t loop;
+	uv_loop_init(&loop);
+	struct two_nodes t = { 0 };
+	struct node_arg na[2];
+	two_nodes_create(&loop, &t, na, PMI_PMI1, r0, 2, r1, 2, "2(x2)");
+	int out = temp_file();
+	struct kids k = { .n = 4, .running = 4 };
+	memset(&aborts, 0, sizeof(aborts));
+	aborting_kids = &k;
+	for (int i = 0; i < 4; i++)
+		k.pid[i] = fork_rank(t.node[i / 2], i % 2, prog, out);
+	kids_wait(&loop, &k, 60);
+	aborting_kids = NULL;
+	char *text = slurp(out);
+	if (aborts.calls < 1)
+		fail_msg("no abort reached the server; output:\n%s", text);
+	assert_int_equal(aborts.rank, 1);
+	assert_int_equal(aborts.code, 7);
+	free(text);
+	close(out);
+	pmi_destroy(t.node[0]);
+	pmi_destroy(t.node[1]);
+	uv_run(&loop, UV_RUN_NOWAIT);
+	assert_int_equal(uv_loop_close(&loop), 0);
+	free(prog);
+}
+
 static void test_mpich_hello(void **state)
 {
 	run_mpich("hello", "hello", false);
@@ -753,7 +837,7 @@ static void test_mpich_allreduce(void **state)
 
 /* Open MPI over PMIx: libpmix's server is one per process, so each run is
  * in a child process of its own; 2 ranks on one node. */
-static void run_openmpi(const char *name, const char *word, bool ok)
+static void run_openmpi(const char *name, const char *word, bool ok, bool expect_abort)
 {
 	char *prog = mpi_prog("openmpi", name);
 	if (!prog) {
@@ -783,11 +867,18 @@ static void run_openmpi(const char *name, const char *word, bool ok)
 		}
 		f.server = s;
 		struct kids k = { .n = 2, .running = 2 };
+		memset(&aborts, 0, sizeof(aborts));
+		aborting_kids = &k;
 		for (int i = 0; i < 2; i++)
 			k.pid[i] = fork_rank(s, i, prog, out);
 		kids_wait(&loop, &k, 60);
 		int rc = 0;
-		for (int i = 0; i < 2; i++)
+		if (expect_abort && (aborts.calls != 1 || aborts.rank != 1 || aborts.code != 7)) {
+			dprintf(out, "aborts: %d calls, rank %d, code %d\n", aborts.calls, aborts.rank,
+				aborts.code);
+			rc = 1;
+		}
+		for (int i = 0; i < 2 && !expect_abort; i++)
 			if (!WIFEXITED(k.status[i]) || WEXITSTATUS(k.status[i])) {
 				dprintf(out, "rank %d: wait status %d\n", i, k.status[i]);
 				rc = 1;
@@ -801,7 +892,8 @@ static void run_openmpi(const char *name, const char *word, bool ok)
 	char *text = slurp(out);
 	if (!WIFEXITED(st) || WEXITSTATUS(st))
 		fail_msg("the PMIx server process: wait status %d; output:\n%s", st, text);
-	check_output(text, word, 2, ok);
+	if (!expect_abort)
+		check_output(text, word, 2, ok);
 	free(text);
 	close(out);
 	free(prog);
@@ -971,33 +1063,42 @@ static void test_openmpi_two_nodes(void **state)
 
 static void test_openmpi_hello(void **state)
 {
-	run_openmpi("hello", "hello", false);
+	run_openmpi("hello", "hello", false, false);
 }
 
 static void test_openmpi_allreduce(void **state)
 {
-	run_openmpi("allreduce", "allreduce", true);
+	run_openmpi("allreduce", "allreduce", true, false);
+}
+
+/* MPI_Abort in rank 1 reaches on_abort through PMIx_Abort. */
+static void test_openmpi_abort(void **state)
+{
+	run_openmpi("abort", "abort", false, true);
 }
 
 int main(void)
 {
 	/* A client that dies mid-answer must not kill the test (or herdstepd). */
 	signal(SIGPIPE, SIG_IGN);
-	log_init("test_stepd_pmi", LOG_LVL_INFO, NULL);
+	log_init("test_stepd_pmi", getenv("PMI_TEST_DEBUG") ? LOG_LVL_DEBUG : LOG_LVL_INFO, NULL);
 	if (getenv("PMI_TEST"))      /* run one: PMI_TEST=test_openmpi_hello */
 		cmocka_set_test_filter(getenv("PMI_TEST"));
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kind_parse),
 		cmocka_unit_test(test_process_mapping),
+		cmocka_unit_test(test_none_and_bad_layout),
 		cmocka_unit_test(test_protocols),
 		cmocka_unit_test(test_pmi2_direct_and_abort),
 		cmocka_unit_test(test_garbage),
 		cmocka_unit_test(test_fence_two_nodes),
 		cmocka_unit_test(test_mpich_hello),
 		cmocka_unit_test(test_mpich_allreduce),
+		cmocka_unit_test(test_mpich_abort),
 		cmocka_unit_test(test_openmpi_hello),
 		cmocka_unit_test(test_openmpi_allreduce),
 		cmocka_unit_test(test_openmpi_two_nodes),
+		cmocka_unit_test(test_openmpi_abort),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
