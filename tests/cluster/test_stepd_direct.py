@@ -760,6 +760,29 @@ def test_mpi_allreduce(cluster, flavour, mpi):
     assert [json.loads(p)["status"] for k, p in srun.of(EXIT)] == [0, 0]
 
 
+def test_mpi_abort_ends_the_step(cluster):
+    prog = mpi_program(cluster, "mpich", "abort")
+    srun = Srun()
+    sd = Stepd(cluster, launch_obj(cluster, srun, mpi="pmi2", step_num_nodes=1, step_num_tasks=2,
+                                   step_tasks_per_node="2", step_nodes="n1", argv=[prog]))
+    try:
+        srun.accept(timeout=60)
+        assert sd.ready(60) == "ok"
+        while True:
+            m = srun.read_msg()
+            if m is None:
+                break
+            if m[0] == 8:
+                srun.send(9, ALL, json.loads(m[2]))
+        assert sd.wait(60) == 0
+    finally:
+        sd.kill()
+        srun.close()
+    errors = [p.decode() for k, p in srun.of(ERROR)]
+    assert any(e.startswith("n1: task 1: MPI abort with code 7") for e in errors), errors
+    assert len(srun.of(EXIT)) == 2 and srun.msgs[-1][0] == DONE
+
+
 # ---- STEP_COMPLETE, as the controller receives it ---------------------------
 
 STEP_COMPLETE = 22
