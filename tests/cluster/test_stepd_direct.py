@@ -461,12 +461,12 @@ def test_signal_before_time_limit(cluster):
 LAUNCH_STEP, SIGNAL_JOB, TERMINATE_JOB = 45, 41, 42
 
 
-def herdd_call(c, msg_type, body):
+def herdd_call(c, msg_type, body, port=None):
     from test_frames import digest, exchange, frame, munge_cred
     data = json.dumps(body).encode()
     dest = f"{c.name}:n1"
     cred = munge_cred(digest(msg_type, dest, data), c.munge_socket)
-    port = int(c.nodes[0]["Port"])
+    port = port or int(c.nodes[0]["Port"])
     return exchange(port, frame(msg_type, data, cred))
 
 
@@ -868,3 +868,56 @@ def test_step_complete_timed_out(cluster):
         srun.close()
         ctld.close()
     assert body["timed_out"] is True and body["tasks"] == [15] and body["status"] == 15, body
+
+
+def test_node_register_lists_steps(cluster):
+    """A second herdd for n1 (its own port and spool) registering with a
+    controller stand-in: NODE_REGISTER names the job once and the step."""
+    ctld = FakeCtld(cluster)
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    conf = os.path.join(cluster.dir, "herd-n1b.conf")
+    with open(ctld.conf) as f, open(conf, "w") as out:
+        for line in f:
+            if line.startswith("NodeName=n1 "):
+                line = re.sub(r"Port=\d+", f"Port={port}", line)
+            for key, value in (("SlurmdSpoolDir", f"{cluster.dir}/spool-b/%n"),
+                               ("SlurmdPidFile", f"{cluster.dir}/run/herdd-b-%n.pid"),
+                               ("SlurmdLogFile", f"{cluster.dir}/log/herdd-b-%n.log")):
+                if line.startswith(key + "="):
+                    line = f"{key}={value}\n"
+            out.write(line)
+    herdd = cluster.start_daemon([os.path.join(BIN, "herdd"), "-D", "-N", "n1", "-f", conf],
+                                 "herdd-b.out")
+    srun = Srun()
+    try:
+        mtype, body = ctld.take()
+        assert mtype == 20 and body["jobs"] == [] and body["steps"] == []
+        for sid in (4, 5):
+            launch = launch_obj(cluster, srun, step_id=sid, task_ids=[0], argv=["/bin/sleep", "60"])
+            assert herdd_call(cluster, LAUNCH_STEP, {"job_id": JOB, "step_id": sid, "launch": launch},
+                              port=port)["rc"] == 0
+        deadline = time.time() + 20
+        while time.time() < deadline:
+            mtype, body = ctld.take()
+            if body["steps"]:
+                break
+        assert body["jobs"] == [JOB]
+        assert sorted(body["steps"]) == [[JOB, 4], [JOB, 5]]
+        # no step_id: both steps end
+        assert herdd_call(cluster, TERMINATE_JOB, {"job_id": JOB, "kill_wait": 1}, port=port)["rc"] == 0
+        # each step's STEP_COMPLETE, among the heartbeats
+        done = set()
+        while len(done) < 2 and time.time() < deadline + 20:
+            mtype, body = ctld.take()
+            if mtype == STEP_COMPLETE:
+                done.add(body["step_id"])
+                assert body["tasks"] == [15], body
+        assert done == {4, 5}
+    finally:
+        herdd.terminate()
+        herdd.wait(10)
+        srun.close()
+        ctld.close()
