@@ -1,5 +1,6 @@
-/* The jobs on this node and the spool that outlives herdd.  Each job has a
- * directory SlurmdSpoolDir/jobNNNNN holding launch.json, herdstepd.pid and
+/* The jobs on this node and the spool that outlives herdd.  Each job's batch
+ * step has a directory SlurmdSpoolDir/jobNNNNN, each of its other steps
+ * jobNNNNN.S, holding launch.json, herdstepd.pid and
  * the control socket ctl.sock (see src/stepd/ctl.c for its protocol).  A
  * restarted herdd finds its jobs again from these directories: the pid file
  * names the herdstepd, and /proc/PID/cmdline proves the pid was not reused. */
@@ -58,18 +59,27 @@ char *noded_expand_path(const char *pattern, const char *node)
 	return out;
 }
 
-struct noded_job *jobs_find(struct noded *nd, uint32_t job_id)
+struct noded_job *jobs_find(struct noded *nd, uint32_t job_id, uint32_t step_id)
 {
 	for (struct noded_job *j = nd->jobs; j; j = j->next)
+		if (j->job_id == job_id && j->step_id == step_id)
+			return j;
+	return NULL;
+}
+
+struct noded_job *jobs_next_of(struct noded *nd, uint32_t job_id, struct noded_job *after)
+{
+	for (struct noded_job *j = after ? after->next : nd->jobs; j; j = j->next)
 		if (j->job_id == job_id)
 			return j;
 	return NULL;
 }
 
-struct noded_job *jobs_add(struct noded *nd, uint32_t job_id, const char *dir)
+struct noded_job *jobs_add(struct noded *nd, uint32_t job_id, uint32_t step_id, const char *dir)
 {
 	struct noded_job *j = xmalloc(sizeof(*j));
 	j->job_id = job_id;
+	j->step_id = step_id;
 	j->dir = xstrdup(dir);
 	j->pending_kill_wait = -1;
 	j->next = nd->jobs;
@@ -147,7 +157,11 @@ void jobs_reap(struct noded *nd)
 		if (j->pid == 0)   /* still starting: launch.c owns it */
 			continue;
 		if (!jobs_stepd_alive(j->pid, j->dir)) {
-			log_info("job %u: herdstepd %d has ended", j->job_id, (int)j->pid);
+			if (j->step_id == NODED_BATCH_STEP)
+				log_info("job %u: herdstepd %d has ended", j->job_id, (int)j->pid);
+			else
+				log_info("step %u.%u: herdstepd %d has ended", j->job_id, j->step_id,
+					 (int)j->pid);
 			jobs_remove(nd, j, true);
 		}
 	}
@@ -161,15 +175,27 @@ int jobs_scan(struct noded *nd, struct herd_error *err)
 	if (!d)
 		return errprintf(err, "cannot read spool %s: %s", nd->spool, strerror(errno));
 	while ((e = readdir(d))) {
-		unsigned job_id;
+		unsigned job_id, step_id = NODED_BATCH_STEP;
 		char tail;
-		if (sscanf(e->d_name, "job%u%c", &job_id, &tail) != 1 || job_id == 0)
+		int n = sscanf(e->d_name, "job%u.%u%c", &job_id, &step_id, &tail);
+		/* jobNNNNN is the batch step, jobNNNNN.S step S */
+		if (n == 1) {
+			if (sscanf(e->d_name, "job%u%c", &job_id, &tail) != 1)
+				continue;
+			step_id = NODED_BATCH_STEP;
+		} else if (n != 2) {
+			continue;
+		}
+		if (job_id == 0)
 			continue;
 		char *dir = xasprintf("%s/%s", nd->spool, e->d_name);
 		pid_t pid = jobs_read_pid(dir);
-		if (jobs_stepd_alive(pid, dir) && !jobs_find(nd, job_id)) {
-			jobs_add(nd, job_id, dir)->pid = pid;
-			log_info("job %u: herdstepd %d still runs it", job_id, (int)pid);
+		if (jobs_stepd_alive(pid, dir) && !jobs_find(nd, job_id, step_id)) {
+			jobs_add(nd, job_id, step_id, dir)->pid = pid;
+			if (step_id == NODED_BATCH_STEP)
+				log_info("job %u: herdstepd %d still runs it", job_id, (int)pid);
+			else
+				log_info("step %u.%u: herdstepd %d still runs it", job_id, step_id, (int)pid);
 		} else {
 			log_info("job %u: removing the spool of an ended job", job_id);
 			jobs_remove_dir(dir);
@@ -183,10 +209,26 @@ int jobs_scan(struct noded *nd, struct herd_error *err)
 json_t *jobs_ids(struct noded *nd)
 {
 	json_t *ids = json_array();
-	for (struct noded_job *j = nd->jobs; j; j = j->next)
-		if (j->pid > 0)
+	for (struct noded_job *j = nd->jobs; j; j = j->next) {
+		bool seen = false;
+		if (j->pid <= 0)
+			continue;
+		for (struct noded_job *k = nd->jobs; k != j && !seen; k = k->next)
+			seen = k->job_id == j->job_id && k->pid > 0;
+		if (!seen)
 			json_array_append_new(ids, json_integer(j->job_id));
+	}
 	return ids;
+}
+
+json_t *jobs_steps(struct noded *nd)
+{
+	json_t *steps = json_array();
+	for (struct noded_job *j = nd->jobs; j; j = j->next)
+		if (j->pid > 0 && j->step_id != NODED_BATCH_STEP)
+			json_array_append_new(steps, json_pack("[I, I]", (json_int_t)j->job_id,
+							       (json_int_t)j->step_id));
+	return steps;
 }
 
 static int64_t jobs_now_ms(void)

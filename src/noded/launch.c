@@ -1,7 +1,8 @@
-/* LAUNCH_JOB: write the launch to the job's spool directory and start a
+/* LAUNCH_JOB and LAUNCH_STEP: write the launch to the step's spool
+ * directory (jobNNNNN for the batch step, jobNNNNN.S for step S) and start a
  * herdstepd for it, detached (own session: it survives herdd).  The reply
  * waits until herdstepd says on its readiness pipe that the job's shell
- * started ("ok") or why it could not. */
+ * started, or the step's tasks were forked ("ok"), or why it could not. */
 #define _GNU_SOURCE
 #include <assert.h>
 #include <errno.h>
@@ -26,6 +27,7 @@ struct launch_pending {
 	struct noded *nd;
 	struct net_req *req;
 	uint32_t job_id;
+	uint32_t step_id;         /* NODED_BATCH_STEP for LAUNCH_JOB */
 	pid_t pid;
 	uv_pipe_t ready;
 	uv_timer_t timer;
@@ -57,7 +59,8 @@ static void launch_pending_closed(uv_handle_t *h)
 static void launch_finish(struct launch_pending *lp, bool timed_out)
 {
 	struct noded *nd = lp->nd;
-	struct noded_job *job = jobs_find(nd, lp->job_id);
+	struct noded_job *job = jobs_find(nd, lp->job_id, lp->step_id);
+	bool batch = lp->step_id == NODED_BATCH_STEP;
 
 	if (lp->answered)
 		return;
@@ -66,7 +69,11 @@ static void launch_finish(struct launch_pending *lp, bool timed_out)
 	assert(job && job->pid == 0);   /* only launch.c drops a starting job */
 	if (!strncmp(lp->buf, "ok", 2) || (timed_out && jobs_stepd_alive(lp->pid, job->dir))) {
 		job->pid = lp->pid;
-		log_info("job %u: launched, herdstepd %d", lp->job_id, (int)lp->pid);
+		if (batch)
+			log_info("job %u: launched, herdstepd %d", lp->job_id, (int)lp->pid);
+		else
+			log_info("step %u.%u: launched, herdstepd %d", lp->job_id, lp->step_id,
+				 (int)lp->pid);
 		net_respond(lp->req, HERD_OK, NULL, NULL);
 		if (job->pending_kill_wait >= 0) {
 			struct herd_error err;
@@ -75,9 +82,18 @@ static void launch_finish(struct launch_pending *lp, bool timed_out)
 		}
 	} else {
 		char text[300];
-		snprintf(text, sizeof(text), "job %u: herdstepd failed on %s: %s", lp->job_id, nd->node,
-			 lp->len ? lp->buf : "it exited without a word");
-		log_error("%s", text);
+		const char *why = lp->len ? lp->buf : "herdstepd exited without a word";
+		/* A step's sentence goes back to srun through the controller
+		 * (doc/protocol.md, STEP_CREATE: "herdstepd failed on n2: ..."). */
+		if (batch)
+			snprintf(text, sizeof(text), "job %u: herdstepd failed on %s: %s", lp->job_id,
+				 nd->node, why);
+		else
+			snprintf(text, sizeof(text), "herdstepd failed on %s: %s", nd->node, why);
+		if (batch)
+			log_error("%s", text);
+		else
+			log_error("step %u.%u: herdstepd failed: %s", lp->job_id, lp->step_id, why);
 		jobs_remove(nd, job, true);
 		net_respond(lp->req, HERD_ERR_INTERNAL, NULL, text);
 	}
@@ -197,28 +213,28 @@ static int launch_spawn(struct noded *nd, struct launch_pending *lp, const char 
 	return 0;
 }
 
-void launch_job(struct noded *nd, struct net_req *req)
+/* Both launches: the spool directory, launch.json, herdstepd. */
+static void launch_common(struct noded *nd, struct net_req *req, uint32_t job_id, uint32_t step_id,
+			  const json_t *launch)
 {
-	json_t *launch = json_object_get(req->body, "launch");
-	json_int_t job_id = json_integer_value(json_object_get(req->body, "job_id"));
 	struct herd_error err = { "" };
 	struct noded_job *job;
 	struct launch_pending *lp;
 	char *dir = NULL;
+	bool batch = step_id == NODED_BATCH_STEP;
 
-	if (job_id <= 0 || job_id > UINT32_MAX ||
-	    json_integer_value(json_object_get(launch, "job_id")) != job_id) {
-		net_respond(req, HERD_ERR_INVALID_ARG, NULL, "LAUNCH_JOB: job_id does not match the launch");
-		return;
-	}
 	jobs_reap(nd);
-	if ((job = jobs_find(nd, job_id))) {
-		/* a retried LAUNCH: the job runs (or is starting) once */
-		log_info("job %u: already launched here", (unsigned)job_id);
+	if ((job = jobs_find(nd, job_id, step_id))) {
+		/* a retried LAUNCH: the step runs (or is starting) once */
+		if (batch)
+			log_info("job %u: already launched here", (unsigned)job_id);
+		else
+			log_info("step %u.%u: already launched here", (unsigned)job_id, (unsigned)step_id);
 		net_respond(req, HERD_OK, NULL, NULL);
 		return;
 	}
-	dir = xasprintf("%s/" NODED_JOB_DIR_FMT, nd->spool, (unsigned)job_id);
+	dir = batch ? xasprintf("%s/" NODED_JOB_DIR_FMT, nd->spool, (unsigned)job_id)
+		    : xasprintf("%s/" NODED_STEP_DIR_FMT, nd->spool, (unsigned)job_id, (unsigned)step_id);
 	/* A directory no table entry knows is what a dead herdstepd left
 	 * (jobs_reap and jobs_scan only keep live ones). */
 	jobs_remove_dir(dir);
@@ -235,7 +251,8 @@ void launch_job(struct noded *nd, struct net_req *req)
 	lp->nd = nd;
 	lp->req = req;
 	lp->job_id = job_id;
-	job = jobs_add(nd, job_id, dir);   /* pid 0: starting */
+	lp->step_id = step_id;
+	job = jobs_add(nd, job_id, step_id, dir);   /* pid 0: starting */
 	if (launch_spawn(nd, lp, dir, &err) < 0) {
 		jobs_remove(nd, job, false);
 		if (lp->open_handles)
@@ -250,7 +267,53 @@ void launch_job(struct noded *nd, struct net_req *req)
 error_dir:
 	jobs_remove_dir(dir);
 error:
-	log_error("job %u: %s", (unsigned)job_id, err.text);
+	if (batch)
+		log_error("job %u: %s", (unsigned)job_id, err.text);
+	else
+		log_error("step %u.%u: %s", (unsigned)job_id, (unsigned)step_id, err.text);
 	net_respond(req, HERD_ERR_INTERNAL, NULL, err.text);
 	free(dir);
+}
+
+void launch_job(struct noded *nd, struct net_req *req)
+{
+	json_t *launch = json_object_get(req->body, "launch");
+	json_int_t job_id = json_integer_value(json_object_get(req->body, "job_id"));
+
+	if (job_id <= 0 || job_id > UINT32_MAX ||
+	    json_integer_value(json_object_get(launch, "job_id")) != job_id) {
+		net_respond(req, HERD_ERR_INVALID_ARG, NULL, "LAUNCH_JOB: job_id does not match the launch");
+		return;
+	}
+	if (json_object_get(launch, "step")) {
+		net_respond(req, HERD_ERR_INVALID_ARG, NULL, "LAUNCH_JOB: a step's launch comes as LAUNCH_STEP");
+		return;
+	}
+	launch_common(nd, req, job_id, NODED_BATCH_STEP, launch);
+}
+
+/* LAUNCH_STEP: {job_id, step_id, launch} with launch.step (doc/steps.md). */
+void launch_step(struct noded *nd, struct net_req *req)
+{
+	json_t *launch = json_object_get(req->body, "launch");
+	json_t *step = json_object_get(launch, "step");
+	json_int_t job_id = json_integer_value(json_object_get(req->body, "job_id"));
+	json_int_t step_id = json_integer_value(json_object_get(req->body, "step_id"));
+
+	if (job_id <= 0 || job_id > UINT32_MAX ||
+	    json_integer_value(json_object_get(launch, "job_id")) != job_id) {
+		net_respond(req, HERD_ERR_INVALID_ARG, NULL, "LAUNCH_STEP: job_id does not match the launch");
+		return;
+	}
+	if (!json_is_object(step) || !json_is_integer(json_object_get(step, "step_id")) ||
+	    json_integer_value(json_object_get(step, "step_id")) != step_id) {
+		net_respond(req, HERD_ERR_INVALID_ARG, NULL,
+			    "LAUNCH_STEP: the launch has no step object with this step_id");
+		return;
+	}
+	if (step_id < 0 || step_id >= NODED_BATCH_STEP) {
+		net_respond(req, HERD_ERR_INVALID_ARG, NULL, "LAUNCH_STEP: step_id out of range");
+		return;
+	}
+	launch_common(nd, req, job_id, step_id, launch);
 }

@@ -14,7 +14,9 @@
 
 /* Names inside a job's spool directory, shared with herdstepd
  * (src/stepd/stepd.h: STEPD_*). */
-#define NODED_JOB_DIR_FMT  "job%05u"
+#define NODED_JOB_DIR_FMT  "job%05u"       /* the batch step */
+#define NODED_STEP_DIR_FMT "job%05u.%u"    /* a job step (LAUNCH_STEP) */
+#define NODED_BATCH_STEP   4294967291u     /* Slurm's SLURM_BATCH_SCRIPT */
 #define NODED_LAUNCH_FILE  "launch.json"
 #define NODED_PID_FILE     "herdstepd.pid"
 #define NODED_CTL_SOCKET   "ctl.sock"
@@ -26,9 +28,11 @@ struct hw {
 	char arch[80], os[256];
 };
 
-/* A job whose herdstepd runs (or is being started) on this node. */
+/* A job step whose herdstepd runs (or is being started) on this node: the
+ * batch step (step_id NODED_BATCH_STEP) or a step srun made. */
 struct noded_job {
 	uint32_t job_id;
+	uint32_t step_id;
 	pid_t pid;                /* herdstepd; 0 while it is starting */
 	char *dir;
 	int pending_kill_wait;    /* a TERMINATE that came while starting; -1 none */
@@ -62,8 +66,10 @@ int hw_detect(struct hw *hw, const struct conf_node *cn, struct herd_error *err)
 
 /* jobs.c: the job table and the spool. */
 char *noded_expand_path(const char *pattern, const char *node);   /* %n, %h */
-struct noded_job *jobs_find(struct noded *nd, uint32_t job_id);
-struct noded_job *jobs_add(struct noded *nd, uint32_t job_id, const char *dir);
+struct noded_job *jobs_find(struct noded *nd, uint32_t job_id, uint32_t step_id);
+/* The next entry of job_id after `after` (NULL: the first), any step. */
+struct noded_job *jobs_next_of(struct noded *nd, uint32_t job_id, struct noded_job *after);
+struct noded_job *jobs_add(struct noded *nd, uint32_t job_id, uint32_t step_id, const char *dir);
 void jobs_remove(struct noded *nd, struct noded_job *job, bool remove_dir);
 void jobs_remove_dir(const char *dir);   /* a job directory and its files */
 /* Is pid a herdstepd serving dir? (/proc/PID/cmdline) */
@@ -72,14 +78,17 @@ bool jobs_stepd_alive(pid_t pid, const char *dir);
 void jobs_reap(struct noded *nd);
 /* At start: adopt the jobs whose herdstepd is still alive, clean the rest. */
 int jobs_scan(struct noded *nd, struct herd_error *err);
-/* The IDs of live jobs, for NODE_REGISTER. */
+/* The IDs of jobs with a live herdstepd (each once), for NODE_REGISTER. */
 json_t *jobs_ids(struct noded *nd);
+/* [[job_id, step_id], ...] of the live herdstepds of steps (not batch). */
+json_t *jobs_steps(struct noded *nd);
 /* Send one request to a job's herdstepd over its control socket; returns
  * the rc it answered, or -1 with err when it could not be reached. */
 int jobs_control(struct noded_job *job, const json_t *request, struct herd_error *err);
 
-/* launch.c */
+/* launch.c: LAUNCH_JOB (the batch step) and LAUNCH_STEP. */
 void launch_job(struct noded *nd, struct net_req *req);
+void launch_step(struct noded *nd, struct net_req *req);
 
 /* rpc.c: TERMINATE_JOB to a job's herdstepd; the rc for the controller. */
 int rpc_terminate(struct noded *nd, struct noded_job *job, int kill_wait, struct herd_error *err);

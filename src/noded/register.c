@@ -78,12 +78,12 @@ static void register_send(struct noded *nd)
 	if (nd->register_in_flight)
 		return;
 	jobs_reap(nd);
-	body = json_pack("{s:s, s:i, s:i, s:i, s:i, s:i, s:I, s:I, s:I, s:s, s:s, s:o}",
+	body = json_pack("{s:s, s:i, s:i, s:i, s:i, s:i, s:I, s:I, s:I, s:s, s:s, s:o, s:o}",
 			 "node", nd->node, "cpus", hw->cpus, "boards", hw->boards,
 			 "sockets", hw->sockets, "cores", hw->cores, "threads", hw->threads,
 			 "memory", (json_int_t)hw->memory_mb, "boot_time", (json_int_t)hw->boot_time,
 			 "start_time", (json_int_t)nd->start_time, "arch", hw->arch, "os", hw->os,
-			 "jobs", jobs_ids(nd));
+			 "jobs", jobs_ids(nd), "steps", jobs_steps(nd));
 	nd->register_in_flight = true;
 	net_call_async(nd->loop, &to, MSG_NODE_REGISTER, body, REGISTER_TIMEOUT_MS, register_reply, nd);
 	json_decref(body);

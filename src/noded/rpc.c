@@ -5,15 +5,50 @@
 #include <string.h>
 #include "common/log.h"
 #include "common/msg.h"
+#include "common/xmalloc.h"
 #include "noded/noded.h"
 
-/* The job's herdstepd, or NULL when none runs it here (any more). */
-static struct noded_job *rpc_job(struct noded *nd, json_int_t job_id)
+/* A step's herdstepd, or NULL when none runs it here (any more). */
+static struct noded_job *rpc_job(struct noded *nd, json_int_t job_id, json_int_t step_id)
 {
-	if (job_id <= 0 || job_id > UINT32_MAX)
+	if (job_id <= 0 || job_id > UINT32_MAX || step_id < 0 || step_id > UINT32_MAX)
 		return NULL;
 	jobs_reap(nd);
-	return jobs_find(nd, job_id);
+	return jobs_find(nd, job_id, step_id);
+}
+
+/* The optional "step_id" of SIGNAL_JOB/TERMINATE_JOB: that step's herdstepd
+ * only; -1 when absent: every herdstepd of the job here. */
+static json_int_t rpc_step_id(const struct net_req *req)
+{
+	json_t *v = json_object_get(req->body, "step_id");
+	return v ? json_integer_value(v) : -1;
+}
+
+/* The targets of a request: the one step, or each of the job's. */
+static size_t rpc_targets(struct noded *nd, json_int_t job_id, json_int_t step_id,
+			  struct noded_job ***out)
+{
+	struct noded_job **v = NULL, *j;
+	size_t n = 0;
+
+	*out = NULL;
+	if (step_id >= 0) {
+		if (!(j = rpc_job(nd, job_id, step_id)))
+			return 0;
+		v = xmalloc(sizeof(*v));
+		v[n++] = j;
+	} else {
+		if (job_id <= 0 || job_id > UINT32_MAX)
+			return 0;
+		jobs_reap(nd);
+		for (j = jobs_next_of(nd, job_id, NULL); j; j = jobs_next_of(nd, job_id, j)) {
+			v = xrealloc(v, (n + 1) * sizeof(*v));
+			v[n++] = j;
+		}
+	}
+	*out = v;
+	return n;
 }
 
 /* Forward a request to herdstepd; map "cannot reach it" to the right rc. */
@@ -42,42 +77,65 @@ int rpc_terminate(struct noded *nd, struct noded_job *job, int kill_wait, struct
 	return rpc_forward(nd, job, request, err);
 }
 
+/* SIGNAL_JOB: with step_id, that step's herdstepd; without, every one of the
+ * job here (the batch step applies the flags, doc/protocol.md; a step
+ * signals its tasks unless the flags say "batch").  The reply is OK when
+ * one of them took it. */
 static void rpc_signal_job(struct noded *nd, struct net_req *req)
 {
 	json_int_t job_id = json_integer_value(json_object_get(req->body, "job_id"));
 	json_int_t sig = json_integer_value(json_object_get(req->body, "signal"));
+	json_int_t step_id = rpc_step_id(req);
 	const char *flags = json_string_value(json_object_get(req->body, "flags"));
-	struct noded_job *job = rpc_job(nd, job_id);
-	struct herd_error err = { "" };
-	int rc;
+	struct noded_job **targets;
+	size_t n = rpc_targets(nd, job_id, step_id, &targets);
+	struct herd_error err = { "" }, first = { "" };
+	int rc = HERD_ERR_INVALID_JOB, one;
 
-	if (!job) {
+	if (n == 0) {
 		net_respond(req, HERD_ERR_INVALID_JOB, NULL, NULL);
 		return;
 	}
 	if (sig < 0 || sig >= NSIG) {
+		free(targets);
 		net_respond(req, HERD_ERR_INVALID_ARG, NULL, "invalid signal number");
 		return;
 	}
-	if (job->pid == 0) {
-		net_respond(req, HERD_ERR_NOT_RUNNING, NULL, NULL);
-		return;
+	for (size_t i = 0; i < n; i++) {
+		struct noded_job *job = targets[i];
+		uint32_t sid = job->step_id;
+		if (job->pid == 0) {
+			one = HERD_ERR_NOT_RUNNING;
+			errprintf(&err, "%s", herd_strerror(one));
+		} else {
+			one = rpc_forward(nd, job, json_pack("{s:s, s:I, s:s}", "op", "signal", "signal",
+							     sig, "flags", flags), &err);
+		}
+		log_info("job %u step %u: signal %d (%s): rc %d", (unsigned)job_id, sid, (int)sig, flags,
+			 one);
+		if (one == HERD_OK)
+			rc = HERD_OK;
+		else if (rc != HERD_OK) {
+			rc = one;
+			first = err;
+		}
 	}
-	rc = rpc_forward(nd, job, json_pack("{s:s, s:I, s:s}", "op", "signal", "signal", sig,
-					    "flags", flags), &err);
-	log_info("job %u: signal %d (%s): rc %d", (unsigned)job_id, (int)sig, flags, rc);
-	net_respond(req, rc, NULL, rc ? err.text : NULL);
+	free(targets);
+	net_respond(req, rc, NULL, rc ? first.text : NULL);
 }
 
+/* TERMINATE_JOB: the same targets; one still starting gets it once up. */
 static void rpc_terminate_job(struct noded *nd, struct net_req *req)
 {
 	json_int_t job_id = json_integer_value(json_object_get(req->body, "job_id"));
 	json_int_t kill_wait = json_integer_value(json_object_get(req->body, "kill_wait"));
-	struct noded_job *job = rpc_job(nd, job_id);
+	json_int_t step_id = rpc_step_id(req);
+	struct noded_job **targets;
+	size_t n = rpc_targets(nd, job_id, step_id, &targets);
 	struct herd_error err = { "" };
-	int rc;
+	int rc = HERD_ERR_INVALID_JOB, one;
 
-	if (!job) {
+	if (n == 0) {
 		net_respond(req, HERD_ERR_INVALID_JOB, NULL, NULL);
 		return;
 	}
@@ -85,14 +143,22 @@ static void rpc_terminate_job(struct noded *nd, struct net_req *req)
 		kill_wait = 0;
 	if (kill_wait > 65535)
 		kill_wait = 65535;
-	if (job->pid == 0) {
-		/* herdstepd is starting: it gets the terminate once it is up */
-		job->pending_kill_wait = kill_wait;
-		net_respond(req, HERD_OK, NULL, NULL);
-		return;
+	for (size_t i = 0; i < n; i++) {
+		struct noded_job *job = targets[i];
+		uint32_t sid = job->step_id;
+		if (job->pid == 0) {
+			/* herdstepd is starting: it gets the terminate once it is up */
+			job->pending_kill_wait = kill_wait;
+			one = HERD_OK;
+		} else {
+			one = rpc_terminate(nd, job, kill_wait, &err);
+		}
+		log_info("job %u step %u: terminate (KillWait %d): rc %d", (unsigned)job_id, sid,
+			 (int)kill_wait, one);
+		if (one == HERD_OK || rc != HERD_OK)
+			rc = one;
 	}
-	rc = rpc_terminate(nd, job, kill_wait, &err);
-	log_info("job %u: terminate (KillWait %d): rc %d", (unsigned)job_id, (int)kill_wait, rc);
+	free(targets);
 	net_respond(req, rc, NULL, rc ? err.text : NULL);
 }
 
@@ -101,7 +167,8 @@ static void rpc_update_job_limit(struct noded *nd, struct net_req *req)
 {
 	json_int_t job_id = json_integer_value(json_object_get(req->body, "job_id"));
 	json_int_t limit = json_integer_value(json_object_get(req->body, "time_limit"));
-	struct noded_job *job = rpc_job(nd, job_id);
+	/* the job's limit is the batch step's to enforce (a step has its own) */
+	struct noded_job *job = rpc_job(nd, job_id, NODED_BATCH_STEP);
 	struct herd_error err = { "" };
 	int rc;
 
@@ -124,6 +191,11 @@ static void rpc_launch_job(struct noded *nd, struct net_req *req)
 	launch_job(nd, req);
 }
 
+static void rpc_launch_step(struct noded *nd, struct net_req *req)
+{
+	launch_step(nd, req);
+}
+
 static void rpc_request_registration(struct noded *nd, struct net_req *req)
 {
 	net_respond(req, 0, NULL, NULL);
@@ -143,6 +215,7 @@ static const struct rpc_entry {
 	void (*handler)(struct noded *nd, struct net_req *req);
 } rpc_table[] = {
 	{ MSG_LAUNCH_JOB, rpc_launch_job },
+	{ MSG_LAUNCH_STEP, rpc_launch_step },
 	{ MSG_SIGNAL_JOB, rpc_signal_job },
 	{ MSG_TERMINATE_JOB, rpc_terminate_job },
 	{ MSG_REQUEST_REGISTRATION, rpc_request_registration },

@@ -1,4 +1,5 @@
-/* Reporting the end of the job: JOB_COMPLETE to the controller, repeated with
+/* Reporting the end of the job (JOB_COMPLETE) or of a step (STEP_COMPLETE,
+ * its body from step.c) to the controller, repeated with
  * back-off until the controller answers (it may be restarting: the job's end
  * must not be lost), then removing the job's spool directory. */
 #define _GNU_SOURCE
@@ -14,6 +15,7 @@
 #include "common/msg.h"
 #include "common/net.h"
 #include "common/xmalloc.h"
+#include "stepd/step.h"
 #include "stepd/stepd.h"
 
 #define COMPLETE_TIMEOUT_MS 10000
@@ -50,6 +52,11 @@ static void complete_retry(struct stepd *sd)
 		sd->complete_backoff_ms = COMPLETE_BACKOFF_MAX_MS;
 }
 
+static const char *complete_what(const struct stepd *sd)
+{
+	return sd->step ? "STEP_COMPLETE" : "JOB_COMPLETE";
+}
+
 static void complete_reply_cb(void *arg, json_t *reply, const struct herd_error *err)
 {
 	struct stepd *sd = arg;
@@ -59,7 +66,7 @@ static void complete_reply_cb(void *arg, json_t *reply, const struct herd_error 
 	sd->complete_in_flight = false;
 	if (!reply) {
 		/* quiet: the controller being down is expected during restarts */
-		log_debug("job %u: JOB_COMPLETE not delivered: %s", sd->launch.job_id, err->text);
+		log_debug("job %u: %s not delivered: %s", sd->launch.job_id, complete_what(sd), err->text);
 		complete_retry(sd);
 		return;
 	}
@@ -67,13 +74,13 @@ static void complete_reply_cb(void *arg, json_t *reply, const struct herd_error 
 	/* An authentication or internal failure may pass (munged or the store
 	 * restarting); any other answer is final. */
 	if (rc == HERD_ERR_AUTH || rc == HERD_ERR_INTERNAL || rc < 0) {
-		log_error("job %u: JOB_COMPLETE refused: %s; retrying", sd->launch.job_id, rerr.text);
+		log_error("job %u: %s refused: %s; retrying", sd->launch.job_id, complete_what(sd), rerr.text);
 		complete_retry(sd);
 		return;
 	}
 	if (rc != 0)
-		log_error("job %u: controller answered JOB_COMPLETE with: %s", sd->launch.job_id,
-			  rerr.text);
+		log_error("job %u: controller answered %s with: %s", sd->launch.job_id,
+			  complete_what(sd), rerr.text);
 	else
 		log_info("job %u: completion reported", sd->launch.job_id);
 	complete_done(sd);
@@ -88,11 +95,13 @@ static void complete_send(struct stepd *sd)
 		.dest = dest,
 		.munge_socket = conf_munge_socket(sd->conf),
 	};
-	json_t *body = json_pack("{s:I, s:s, s:i, s:b}", "job_id", (json_int_t)sd->launch.job_id,
-				 "node", sd->node, "status", sd->status, "timed_out", sd->timed_out);
+	json_t *body = sd->step ? step_complete_body(sd)
+				: json_pack("{s:I, s:s, s:i, s:b}", "job_id", (json_int_t)sd->launch.job_id,
+					    "node", sd->node, "status", sd->status, "timed_out", sd->timed_out);
 
 	sd->complete_in_flight = true;
-	net_call_async(sd->loop, &to, MSG_JOB_COMPLETE, body, COMPLETE_TIMEOUT_MS, complete_reply_cb, sd);
+	net_call_async(sd->loop, &to, sd->step ? MSG_STEP_COMPLETE : MSG_JOB_COMPLETE, body,
+		       COMPLETE_TIMEOUT_MS, complete_reply_cb, sd);
 	json_decref(body);
 	free(dest);
 }

@@ -6,6 +6,7 @@
  *   {"op":"terminate","kill_wait":N}                      -> {"rc":0}
  *   {"op":"status"} -> {"rc":0,"job_id":J,"done":B}
  *   {"op":"time_limit","time_limit":S}                   -> {"rc":0} (scontrol update)
+ *   {"op":"suspend"} / {"op":"resume"}                   -> {"rc":R} (every process of the step)
  * We chose a socket over signals to herdstepd because it carries an answer
  * (herdd replies to the controller with the real rc) and needs no state file.
  * The path is reached through /proc/self/fd/<dir fd> so a deep spool path
@@ -23,6 +24,7 @@
 #include "common/error.h"
 #include "common/log.h"
 #include "common/xmalloc.h"
+#include "stepd/step.h"
 #include "stepd/stepd.h"
 
 #define CTL_MAX_REQUEST 4096
@@ -100,23 +102,37 @@ static json_t *ctl_handle(struct stepd *sd, const json_t *req)
 	if (!strcmp(op, "signal")) {
 		if (json_unpack((json_t *)req, "{s:I, s:s}", "signal", &sig, "flags", &flags) < 0)
 			return json_pack("{s:i}", "rc", HERD_ERR_PROTOCOL);
-		return json_pack("{s:i}", "rc", job_signal(sd, (int)sig, flags));
+		return json_pack("{s:i}", "rc", sd->step ? step_signal(sd, (int)sig, flags)
+							     : job_signal(sd, (int)sig, flags));
 	}
 	if (!strcmp(op, "terminate")) {
 		if (json_unpack((json_t *)req, "{s:I}", "kill_wait", &kill_wait) < 0)
 			return json_pack("{s:i}", "rc", HERD_ERR_PROTOCOL);
-		job_terminate(sd, kill_wait > 3600 * 24 ? 3600 * 24 : (int)kill_wait);
+		if (kill_wait > 3600 * 24)
+			kill_wait = 3600 * 24;
+		if (sd->step)
+			step_terminate(sd, (int)kill_wait);
+		else
+			job_terminate(sd, (int)kill_wait);
 		return json_pack("{s:i}", "rc", HERD_OK);
 	}
 	if (!strcmp(op, "time_limit")) {
 		json_int_t limit;
 		if (json_unpack((json_t *)req, "{s:I}", "time_limit", &limit) < 0)
 			return json_pack("{s:i}", "rc", HERD_ERR_PROTOCOL);
+		if (sd->step)   /* the job's limit is the batch step's to enforce */
+			return json_pack("{s:i}", "rc", HERD_ERR_INVALID_ARG);
 		return json_pack("{s:i}", "rc", ctl_time_limit(sd, limit));
+	}
+	if (!strcmp(op, "suspend") || !strcmp(op, "resume")) {
+		bool suspend = !strcmp(op, "suspend");
+		return json_pack("{s:i}", "rc", sd->step ? step_suspend(sd, suspend)
+							     : job_suspend(sd, suspend));
 	}
 	if (!strcmp(op, "status"))
 		return json_pack("{s:i, s:I, s:b}", "rc", HERD_OK, "job_id",
-				 (json_int_t)sd->launch.job_id, "done", sd->shell_done);
+				 (json_int_t)sd->launch.job_id, "done",
+				 sd->step ? step_done(sd) : sd->shell_done);
 	return json_pack("{s:i}", "rc", HERD_ERR_UNKNOWN_TYPE);
 }
 

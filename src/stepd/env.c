@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
+#include "common/strbuf.h"
 #include "common/xmalloc.h"
 #include "stepd/env.h"
 
@@ -83,11 +84,10 @@ const char *env_get(const struct env *e, const char *key)
 	return i < 0 ? NULL : e->v[i] + strlen(key) + 1;
 }
 
-void env_batch(struct env *e, const struct launch *l, const struct env_node *node)
+/* The job's variables, the same in the batch shell and in every step's
+ * tasks (a step overrides the counts that describe the step). */
+static void env_job(struct env *e, const struct launch *l, const struct env_node *node)
 {
-	for (size_t i = 0; i < l->envc; i++)
-		env_put(e, l->env[i]);
-
 	env_setf(e, "SLURM_JOB_ID", "%u", l->job_id);
 	env_setf(e, "SLURM_JOBID", "%u", l->job_id);
 	env_set(e, "SLURM_JOB_NAME", l->name);
@@ -132,10 +132,6 @@ void env_batch(struct env *e, const struct launch *l, const struct env_node *nod
 	env_set(e, "SLURMD_NODENAME", node->node);
 	env_set(e, "SLURM_TOPOLOGY_ADDR", node->node);
 	env_set(e, "SLURM_TOPOLOGY_ADDR_PATTERN", "node");
-	env_set(e, "SLURM_NODEID", "0");
-	env_set(e, "SLURM_PROCID", "0");
-	env_set(e, "SLURM_LOCALID", "0");
-	env_set(e, "SLURM_GTIDS", "0");
 	env_set(e, "SLURM_CLUSTER_NAME", l->cluster);
 	env_setf(e, "SLURM_RESTART_COUNT", "%d", l->restarts);
 	if (l->array_job_id) {
@@ -157,10 +153,12 @@ void env_batch(struct env *e, const struct launch *l, const struct env_node *nod
 		/* our commands inside the job must reach this cluster */
 		env_set(e, "HERD_CONF", node->conf_path);
 	}
-	env_set(e, "ENVIRONMENT", "BATCH");
+}
 
-	/* The login variables come from passwd only when the submitter's
-	 * environment lacks them (e.g. sbatch --export=NONE). */
+/* The login variables come from passwd only when the submitter's
+ * environment lacks them (e.g. sbatch --export=NONE). */
+static void env_login(struct env *e, const struct launch *l, const struct env_node *node)
+{
 	if (!env_get(e, "HOME") && node->home)
 		env_set(e, "HOME", node->home);
 	if (!env_get(e, "USER"))
@@ -169,4 +167,79 @@ void env_batch(struct env *e, const struct launch *l, const struct env_node *nod
 		env_set(e, "LOGNAME", l->user);
 	if (!env_get(e, "SHELL") && node->shell)
 		env_set(e, "SHELL", node->shell);
+}
+
+void env_batch(struct env *e, const struct launch *l, const struct env_node *node)
+{
+	for (size_t i = 0; i < l->envc; i++)
+		env_put(e, l->env[i]);
+	env_job(e, l, node);
+	env_set(e, "SLURM_NODEID", "0");
+	env_set(e, "SLURM_PROCID", "0");
+	env_set(e, "SLURM_LOCALID", "0");
+	env_set(e, "SLURM_GTIDS", "0");
+	env_set(e, "ENVIRONMENT", "BATCH");
+	env_login(e, l, node);
+}
+
+/* srun(1) "OUTPUT ENVIRONMENT VARIABLES": srun's environment, the job's
+ * variables, then the step's: the counts (SLURM_NTASKS, SLURM_NNODES,
+ * SLURM_NODELIST, SLURM_TASKS_PER_NODE) describe the step, the SLURM_JOB_*
+ * ones the job. */
+void env_step(struct env *e, const struct launch *l, const struct env_node *node,
+	      const struct env_task *t)
+{
+	const struct launch_step *s = l->step;
+	const char *srun_umask = NULL;
+	struct strbuf gtids = { 0 };
+
+	for (size_t i = 0; i < s->envc; i++)
+		env_put(e, s->env[i]);
+	srun_umask = env_get(e, "SLURM_UMASK");
+	char *keep_umask = srun_umask ? xstrdup(srun_umask) : NULL;
+	env_job(e, l, node);
+	if (keep_umask)   /* srun's own umask, as srun exports it */
+		env_set(e, "SLURM_UMASK", keep_umask);
+	free(keep_umask);
+
+	env_setf(e, "SLURM_STEP_ID", "%u", s->step_id);
+	env_setf(e, "SLURM_STEPID", "%u", s->step_id);
+	env_set(e, "SLURM_STEP_NODELIST", s->step_nodes);
+	env_setf(e, "SLURM_STEP_NUM_NODES", "%d", s->step_num_nodes);
+	env_setf(e, "SLURM_STEP_NUM_TASKS", "%d", s->step_num_tasks);
+	env_set(e, "SLURM_STEP_TASKS_PER_NODE", s->step_tasks_per_node);
+	env_set(e, "SLURM_NODELIST", s->step_nodes);
+	env_setf(e, "SLURM_NNODES", "%d", s->step_num_nodes);
+	env_setf(e, "SLURM_NTASKS", "%d", s->step_num_tasks);
+	env_setf(e, "SLURM_NPROCS", "%d", s->step_num_tasks);
+	env_set(e, "SLURM_TASKS_PER_NODE", s->step_tasks_per_node);
+	if (s->cpus_per_task > 1 || l->cpus_per_task > 0)
+		env_setf(e, "SLURM_CPUS_PER_TASK", "%d", s->cpus_per_task > 0 ? s->cpus_per_task : 1);
+	if (s->mem_mb > 0 && l->mem_per_cpu <= 0)
+		env_setf(e, "SLURM_MEM_PER_NODE", "%lld", (long long)s->mem_mb);
+	env_set(e, "SLURM_DISTRIBUTION", s->distribution);
+	if (s->launch_addr[0])
+		env_set(e, "SLURM_LAUNCH_NODE_IPADDR", s->launch_addr);
+	env_set(e, "SLURM_SRUN_COMM_HOST", s->launch_addr[0] ? s->launch_addr : s->io_host);
+	env_setf(e, "SLURM_SRUN_COMM_PORT", "%d", s->io_port);
+	if (!env_get(e, "SLURM_PRIO_PROCESS"))
+		env_set(e, "SLURM_PRIO_PROCESS", "0");
+	env_setf(e, "SLURM_NODEID", "%d", s->node_id);
+	env_setf(e, "SLURM_PROCID", "%d", t->task_id);
+	env_setf(e, "SLURM_LOCALID", "%d", t->local);
+	strbuf_add(&gtids, "", 0);
+	for (size_t i = 0; i < s->ntasks; i++) {
+		char num[16];
+		snprintf(num, sizeof(num), "%s%d", i ? "," : "", s->task_ids[i]);
+		strbuf_adds(&gtids, num);
+	}
+	env_set(e, "SLURM_GTIDS", gtids.s);
+	free(gtids.s);
+	if (t->cpu_bind) {
+		env_set(e, "SLURM_CPU_BIND", t->cpu_bind);
+		env_set(e, "SLURM_CPU_BIND_TYPE", t->cpu_bind_type);
+		env_set(e, "SLURM_CPU_BIND_LIST", t->cpu_bind_list);
+		env_set(e, "SLURM_CPU_BIND_VERBOSE", t->cpu_bind_verbose);
+	}
+	env_login(e, l, node);
 }

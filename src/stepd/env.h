@@ -1,5 +1,6 @@
-/* The batch job's environment: the submitter's entries (after sbatch applied
- * --export) overridden by Slurm's batch variables.  Pure: no I/O. */
+/* The environment of the batch shell and of a step's tasks: the submitter's
+ * (or srun's) entries, after --export, overridden by Slurm's variables.
+ * Pure: no I/O. */
 #ifndef HERD_STEPD_ENV_H
 #define HERD_STEPD_ENV_H
 #include <stddef.h>
@@ -32,5 +33,16 @@ struct env_node {
 /* Build the batch environment (SLURM_TASK_PID is left to the caller, who
  * knows the pid only after fork). */
 void env_batch(struct env *e, const struct launch *l, const struct env_node *node);
+
+/* One task of a step (l->step set). */
+struct env_task {
+	int local;                 /* SLURM_LOCALID: its index on this node */
+	int task_id;               /* SLURM_PROCID */
+	/* SLURM_CPU_BIND, _TYPE, _LIST, _VERBOSE (bind_env); NULL = leave unset */
+	const char *cpu_bind, *cpu_bind_type, *cpu_bind_list, *cpu_bind_verbose;
+};
+/* Build a step task's environment (SLURM_TASK_PID is the caller's too). */
+void env_step(struct env *e, const struct launch *l, const struct env_node *node,
+	      const struct env_task *t);
 
 #endif

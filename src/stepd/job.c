@@ -31,7 +31,7 @@
 static int job_signal_tree(struct stepd *sd, int sig)
 {
 	pid_t pgid = sd->shell_done ? 0 : sd->shell_pid;
-	return proctree_signal(getpid(), pgid, 0, sig);
+	return stepd_signal_all(sd, pgid, 0, sig);
 }
 
 static void job_reap(struct stepd *sd);
@@ -45,8 +45,23 @@ static void job_sweep_cb(uv_timer_t *t)
 	job_reap(sd);
 }
 
+int job_suspend(struct stepd *sd, bool suspend)
+{
+	if (sd->shell_done)
+		return HERD_ERR_ALREADY_DONE;
+	if (sd->suspended == suspend)
+		return HERD_OK;
+	sd->suspended = suspend;
+	log_info("job %u: %s", sd->launch.job_id, suspend ? "suspended" : "resumed");
+	if (cgroup_version(sd->cg) == 0 || cgroup_freeze(sd->cg, suspend) < 0)
+		job_signal_tree(sd, suspend ? SIGSTOP : SIGCONT);
+	return HERD_OK;
+}
+
 static void job_start_kill(struct stepd *sd, int kill_wait)
 {
+	if (sd->suspended)   /* frozen processes take no signal */
+		job_suspend(sd, false);
 	job_signal_tree(sd, SIGCONT);
 	job_signal_tree(sd, SIGTERM);
 	uv_timer_start(&sd->kill_timer, job_sweep_cb, (uint64_t)kill_wait * 1000, JOB_SWEEP_MS);
@@ -94,7 +109,7 @@ static void job_signal_cb(uv_timer_t *t)
 	if (l->signal_batch)
 		kill(sd->shell_pid, l->signal);
 	else
-		proctree_signal(getpid(), 0, sd->shell_pid, l->signal);
+		stepd_signal_all(sd, 0, sd->shell_pid, l->signal);
 }
 
 /* The limit counts from the job's start, whether it was set at launch or
@@ -177,8 +192,17 @@ static void job_reap(struct stepd *sd)
 				uv_timer_start(&sd->kill_timer, job_sweep_cb, JOB_SWEEP_MS, JOB_SWEEP_MS);
 		}
 	}
-	if (pid < 0 && errno == ECHILD && sd->shell_done) {
+	if (pid < 0 && errno == ECHILD && sd->shell_done && stepd_tree_empty(sd)) {
+		struct cgroup_usage u = { 0 };
+		char line[300];
 		sd->tree_dead = true;
+		if (cgroup_usage(sd->cg, &u) == 0 && u.oom) {
+			log_info("job %u: the cgroup's OOM killer struck", sd->launch.job_id);
+			stepd_oom_line(sd, line, sizeof(line));
+			task_append_stderr(sd, line);
+		}
+		cgroup_step_destroy(sd->cg);
+		sd->cg = NULL;
 		uv_timer_stop(&sd->kill_timer);
 		uv_timer_stop(&sd->limit_timer);
 		uv_timer_stop(&sd->signal_timer);
@@ -253,6 +277,17 @@ int job_start(struct stepd *sd, struct herd_error *err)
 	if (job_write_script(sd, err) < 0)
 		return -1;
 	job_expand_paths(sd);
+
+	/* The batch shell's cgroup: the job's CPUs here ("cpu_ids", absent =
+	 * all) and its memory on the node. */
+	struct cgroup_limits lim = {
+		.cpus = l->cpu_ids,
+		.mem_mb = l->mem_mb > 0 ? (uint64_t)l->mem_mb
+			: l->mem_per_cpu > 0 ? (uint64_t)l->mem_per_cpu * (l->cpus_on_node > 0 ? l->cpus_on_node : 1)
+			: 0,
+	};
+	sd->cg = cgroup_step_create(&sd->cgconf, sd->node, l->job_id, "batch", &lim);
+	cgroup_freeze(sd->cg, false);   /* one left frozen by a killed herdstepd (step.c) */
 
 	uv_signal_init(sd->loop, &sd->sigchld);
 	sd->sigchld.data = sd;

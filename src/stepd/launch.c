@@ -3,6 +3,7 @@
  * a damaged spool file. */
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "common/xmalloc.h"
@@ -48,6 +49,150 @@ static int launch_strv(const json_t *obj, const char *key, char ***out, size_t *
 		(*out)[(*count)++] = xstrdup(json_string_value(v));
 	}
 	return 0;
+}
+
+static int launch_step_int(const json_t *obj, const char *key, bool optional, int64_t dflt,
+			   int64_t min, int64_t max, int64_t *out, struct herd_error *err)
+{
+	*out = dflt;
+	if (launch_int(obj, key, optional, out, err) < 0)
+		return -1;
+	if (*out < min || *out > max)
+		return errprintf(err, "launch: step.%s: out of range", key);
+	return 0;
+}
+
+static int launch_step_str(const json_t *obj, const char *key, const char *dflt, char **out,
+			   struct herd_error *err)
+{
+	if (launch_str(obj, key, true, out, err) < 0)
+		return -1;
+	if (!*out)
+		*out = xstrdup(dflt);
+	return 0;
+}
+
+static void launch_free_strv(char **v, size_t n);
+
+static void launch_step_free(struct launch_step *s)
+{
+	if (!s)
+		return;
+	free(s->step_name);
+	free(s->step_nodes);
+	free(s->step_tasks_per_node);
+	free(s->task_ids);
+	free(s->cpus);
+	free(s->cpu_bind);
+	free(s->distribution);
+	launch_free_strv(s->argv, s->argc);
+	launch_free_strv(s->multi_prog, s->nmulti);
+	launch_free_strv(s->env, s->envc);
+	free(s->cwd);
+	free(s->io_host);
+	free(s->io_key);
+	free(s->std_out);
+	free(s->std_err);
+	free(s->std_in);
+	free(s->mpi);
+	free(s->launch_addr);
+	free(s);
+}
+
+/* The "step" object.  Only what herdstepd cannot do without is required;
+ * the rest defaults as doc/steps.md says. */
+static struct launch_step *launch_step_parse(const json_t *obj, const struct launch *l,
+					     struct herd_error *err)
+{
+	struct launch_step *s = xmalloc(sizeof(*s));
+	int64_t step_id, nn, nt, node_id, cpt, port, stdin_task, sig, sig_time;
+	json_t *ids = json_object_get(obj, "task_ids"), *v;
+	size_t i;
+
+	memset(s, 0, sizeof(*s));
+	if (!json_is_object(obj)) {
+		errprintf(err, "launch: step: expected an object");
+		goto error;
+	}
+	if (launch_step_int(obj, "step_id", false, 0, 0, UINT32_MAX, &step_id, err) < 0 ||
+	    launch_step_str(obj, "step_name", l->name, &s->step_name, err) < 0 ||
+	    launch_step_str(obj, "step_nodes", l->nodes, &s->step_nodes, err) < 0 ||
+	    launch_step_int(obj, "step_num_nodes", true, 1, 1, 1 << 20, &nn, err) < 0 ||
+	    launch_step_int(obj, "node_id", false, 0, 0, 1 << 20, &node_id, err) < 0 ||
+	    launch_step_str(obj, "cpus", "", &s->cpus, err) < 0 ||
+	    launch_step_int(obj, "cpus_per_task", true, 1, 0, 1 << 16, &cpt, err) < 0 ||
+	    launch_step_int(obj, "mem_mb", true, 0, 0, INT64_MAX, &s->mem_mb, err) < 0 ||
+	    launch_step_str(obj, "cpu_bind", "", &s->cpu_bind, err) < 0 ||
+	    launch_step_str(obj, "distribution", "block", &s->distribution, err) < 0 ||
+	    launch_strv(obj, "argv", &s->argv, &s->argc, err) < 0 ||
+	    (json_object_get(obj, "multi_prog") &&
+	     launch_strv(obj, "multi_prog", &s->multi_prog, &s->nmulti, err) < 0) ||
+	    (json_object_get(obj, "env") && launch_strv(obj, "env", &s->env, &s->envc, err) < 0) ||
+	    launch_step_str(obj, "cwd", l->cwd, &s->cwd, err) < 0 ||
+	    launch_str(obj, "io_host", false, &s->io_host, err) < 0 ||
+	    launch_step_int(obj, "io_port", false, 0, 1, 65535, &port, err) < 0 ||
+	    launch_str(obj, "io_key", false, &s->io_key, err) < 0 ||
+	    launch_step_str(obj, "stdout", "", &s->std_out, err) < 0 ||
+	    launch_step_str(obj, "stderr", "", &s->std_err, err) < 0 ||
+	    launch_step_str(obj, "stdin", "", &s->std_in, err) < 0 ||
+	    launch_step_int(obj, "stdin_task", true, 0, -2, INT32_MAX, &stdin_task, err) < 0 ||
+	    launch_step_str(obj, "mpi", "none", &s->mpi, err) < 0 ||
+	    launch_step_int(obj, "time_limit", true, -1, -1, INT32_MAX, &s->time_limit, err) < 0 ||
+	    launch_step_int(obj, "signal", true, 0, 0, 64, &sig, err) < 0 ||
+	    launch_step_int(obj, "signal_time", true, 0, 0, 0xffff, &sig_time, err) < 0 ||
+	    launch_step_str(obj, "launch_addr", "", &s->launch_addr, err) < 0 ||
+	    launch_step_int(obj, "srun_pid", true, 0, 0, INT32_MAX, &s->srun_pid, err) < 0)
+		goto error;
+	if (!s->env)
+		s->env = xmalloc(sizeof(char *));   /* none given: an empty environment from srun */
+	v = json_object_get(obj, "pty");
+	if (v && !json_is_boolean(v)) {
+		errprintf(err, "launch: step.pty: expected boolean");
+		goto error;
+	}
+	s->pty = json_is_true(v);
+	if (!json_is_array(ids) || json_array_size(ids) == 0) {
+		errprintf(err, "launch: step.task_ids: expected a non-empty array of integers");
+		goto error;
+	}
+	s->task_ids = xmalloc(json_array_size(ids) * sizeof(int));
+	json_array_foreach(ids, i, v) {
+		if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+		    json_integer_value(v) > INT32_MAX) {
+			errprintf(err, "launch: step.task_ids[%zu]: expected a task ID", i);
+			goto error;
+		}
+		s->task_ids[s->ntasks++] = json_integer_value(v);
+	}
+	if (launch_step_int(obj, "step_num_tasks", true, (int64_t)s->ntasks, 1, INT32_MAX, &nt, err) < 0)
+		goto error;
+	if (launch_str(obj, "step_tasks_per_node", true, &s->step_tasks_per_node, err) < 0)
+		goto error;
+	if (!s->step_tasks_per_node)
+		s->step_tasks_per_node = xasprintf("%zu", s->ntasks);
+	if (s->argc == 0 && !s->multi_prog) {
+		errprintf(err, "launch: step.argv: no command");
+		goto error;
+	}
+	s->step_id = step_id;
+	s->step_num_nodes = nn;
+	s->step_num_tasks = nt;
+	s->node_id = node_id;
+	s->cpus_per_task = cpt;
+	s->io_port = port;
+	s->stdin_task = stdin_task;
+	s->signal = sig;
+	s->signal_time = sig_time;
+	return s;
+error:
+	/* the shared helpers name the key alone: say it is the step's */
+	if (!strncmp(err->text, "launch: ", 8) && strncmp(err->text, "launch: step", 12)) {
+		char text[sizeof(err->text)];
+		snprintf(text, sizeof(text), "launch: step.%s", err->text + 8);
+		memcpy(err->text, text, sizeof(text));
+	}
+	launch_step_free(s);
+	return NULL;
 }
 
 int launch_parse(const json_t *obj, struct launch *l, struct herd_error *err)
@@ -104,7 +249,8 @@ int launch_parse(const json_t *obj, struct launch *l, struct herd_error *err)
 	    launch_str(obj, "open_mode", true, &open_mode, err) < 0 ||
 	    launch_int(obj, "signal", true, &sig, err) < 0 ||
 	    launch_int(obj, "signal_time", true, &sig_time, err) < 0 ||
-	    launch_str(obj, "signal_flags", true, &sig_flags, err) < 0)
+	    launch_str(obj, "signal_flags", true, &sig_flags, err) < 0 ||
+	    launch_str(obj, "cpu_ids", true, &l->cpu_ids, err) < 0)
 		goto error;
 	l->open_append = open_mode && !strcmp(open_mode, "append");
 	l->signal_batch = sig_flags && !strcmp(sig_flags, "B");
@@ -141,6 +287,8 @@ int launch_parse(const json_t *obj, struct launch *l, struct herd_error *err)
 	l->cpus_on_node = cpus_on_node;
 	l->kill_wait = kill_wait < 0 ? 0 : kill_wait;
 	l->restarts = restarts;
+	if (json_object_get(obj, "step") && !(l->step = launch_step_parse(json_object_get(obj, "step"), l, err)))
+		goto error;
 	return 0;
 error:
 	free(open_mode);
@@ -192,6 +340,8 @@ void launch_free(struct launch *l)
 	free(l->nodes);
 	free(l->tasks_per_node);
 	free(l->cpus_per_node);
+	free(l->cpu_ids);
+	launch_step_free(l->step);
 	memset(l, 0, sizeof(*l));
 	errno = saved;
 }

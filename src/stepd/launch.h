@@ -8,6 +8,35 @@
 #include <stdint.h>
 #include "common/error.h"
 
+/* Slurm's step ID of the batch step (SLURM_BATCH_SCRIPT). */
+#define LAUNCH_BATCH_STEP 4294967291u
+
+/* LAUNCH_STEP's "step" object (doc/steps.md): one job step on this node. */
+struct launch_step {
+	uint32_t step_id;
+	char *step_name, *step_nodes, *step_tasks_per_node;
+	int step_num_nodes, step_num_tasks, node_id;
+	int *task_ids;  size_t ntasks;        /* global IDs of this node's tasks */
+	char *cpus;                           /* "" = any */
+	int cpus_per_task;
+	int64_t mem_mb;
+	char *cpu_bind, *distribution;
+	char **argv;  size_t argc;
+	char **multi_prog;  size_t nmulti;    /* NULL when not --multi-prog */
+	char **env;   size_t envc;
+	char *cwd;
+	char *io_host, *io_key;
+	int io_port;
+	char *std_out, *std_err, *std_in;     /* "" = streamed to srun */
+	int stdin_task;                       /* -1 all, -2 none */
+	bool pty;
+	char *mpi;
+	int64_t time_limit;                   /* seconds from the step's start, -1 none */
+	int signal, signal_time;
+	char *launch_addr;
+	int64_t srun_pid;
+};
+
 struct launch {
 	uint32_t job_id;
 	int uid, gid, umask;
@@ -35,6 +64,8 @@ struct launch {
 	bool open_append;         /* optional open_mode "append" (default truncate) */
 	int signal, signal_time;  /* optional --signal: 0 = none; seconds before the limit */
 	bool signal_batch;        /* signal_flags "B": the batch shell only */
+	char *cpu_ids;            /* optional: the job's CPUs here ("0-3"); NULL = all */
+	struct launch_step *step; /* LAUNCH_STEP; NULL for the batch step */
 };
 
 /* Fill l from the LAUNCH object; -1 with err naming the bad field. */

@@ -19,6 +19,7 @@
 #include "common/conf.h"
 #include "common/log.h"
 #include "common/xmalloc.h"
+#include "stepd/step.h"
 #include "stepd/stepd.h"
 
 static void usage(void)
@@ -49,13 +50,14 @@ static char *stepd_expand_node_path(const char *path, const char *node)
 	return out;
 }
 
-static void stepd_ready(int fd, const char *text)
+void stepd_ready(struct stepd *sd, const char *text)
 {
-	if (fd < 0)
+	if (sd->ready_fd < 0)
 		return;
-	if (write(fd, text, strlen(text)) < 0)
+	if (write(sd->ready_fd, text, strlen(text)) < 0)
 		log_error("cannot tell herdd: %s", strerror(errno));
-	close(fd);
+	close(sd->ready_fd);
+	sd->ready_fd = -1;
 }
 
 static int stepd_write_pid(struct stepd *sd, struct herd_error *err)
@@ -101,6 +103,11 @@ static int stepd_resolve_user(struct stepd *sd, struct herd_error *err)
 
 static void stepd_free(struct stepd *sd)
 {
+	step_free(sd);
+	cgroup_step_destroy(sd->cg);
+	sd->cg = NULL;
+	if (sd->cgconf_loaded)
+		cgroup_conf_free(&sd->cgconf);
 	launch_free(&sd->launch);
 	conf_destroy(sd->conf);
 	free(sd->conf_path);
@@ -119,7 +126,7 @@ static void stepd_free(struct stepd *sd)
 
 int main(int argc, char **argv)
 {
-	struct stepd sd = { .job_dir_fd = -1 };
+	struct stepd sd = { .job_dir_fd = -1, .ready_fd = -1 };
 	struct herd_error err = { "" };
 	enum log_level level = LOG_LVL_INFO;
 	int verbose = 0, ready_fd = -1, opt;
@@ -137,8 +144,8 @@ int main(int argc, char **argv)
 	if (optind != argc - 1 || !sd.node)
 		usage();
 	sd.job_dir = xstrdup(argv[optind]);
-	if (ready_fd >= 0)
-		fcntl(ready_fd, F_SETFD, FD_CLOEXEC);
+	if (ready_fd >= 0 && fcntl(ready_fd, F_SETFD, FD_CLOEXEC) == 0)
+		sd.ready_fd = ready_fd;
 
 	/* herdd's death or a terminal must not take the job down */
 	signal(SIGPIPE, SIG_IGN);
@@ -177,21 +184,42 @@ int main(int argc, char **argv)
 	    stepd_write_pid(&sd, &err) < 0)
 		goto error;
 
-	sd.loop = uv_default_loop();
-	if (!(sd.ctl = ctl_start(&sd, &err)) || job_start(&sd, &err) < 0)
+	/* cgroup.conf lives beside the configuration file, as in Slurm */
+	char *conf_dir = xstrdup(sd.conf_path);
+	char *slash = strrchr(conf_dir, '/');
+	if (slash)
+		*slash = '\0';
+	int cgrc = cgroup_conf_load(slash ? conf_dir : ".", &sd.cgconf, &err);
+	free(conf_dir);
+	if (cgrc < 0)
 		goto error;
-	stepd_ready(ready_fd, "ok\n");
-	log_info("job %u: running on %s", sd.launch.job_id, sd.node);
+	sd.cgconf_loaded = true;
+
+	sd.loop = uv_default_loop();
+	if (!(sd.ctl = ctl_start(&sd, &err)))
+		goto error;
+	if (sd.launch.step) {
+		/* herdd hears "ok" once srun is reached and the tasks forked (step.c) */
+		if (step_start(&sd, &err) < 0)
+			goto error;
+		log_info("step %u.%u: starting on %s", sd.launch.job_id, sd.launch.step->step_id, sd.node);
+	} else {
+		if (job_start(&sd, &err) < 0)
+			goto error;
+		stepd_ready(&sd, "ok\n");
+		log_info("job %u: running on %s", sd.launch.job_id, sd.node);
+	}
 	uv_run(sd.loop, UV_RUN_DEFAULT);
 	log_debug("job %u: herdstepd exits", sd.launch.job_id);
+	int code = sd.exit_code;
 	stepd_free(&sd);
 	free(log_file);
 	free(launch_path);
-	return 0;
+	return code;
 
 error:
 	log_error("job %u: launch failed: %s", sd.launch.job_id, err.text);
-	stepd_ready(ready_fd, err.text);
+	stepd_ready(&sd, err.text);
 	stepd_free(&sd);
 	free(log_file);
 	free(launch_path);

@@ -53,8 +53,14 @@ char *pattern_expand(const char *pattern, const struct pattern_ctx *ctx)
 			strbuf_add(&b, "%", 1);
 			break;
 		case 'j':
+			pattern_put_num(&b, ctx->job_id, width);
+			break;
 		case 'J':
 			pattern_put_num(&b, ctx->job_id, width);
+			if (ctx->is_step) {
+				strbuf_add(&b, ".", 1);
+				pattern_put_num(&b, ctx->step_id, 0);
+			}
 			break;
 		case 'A':
 			pattern_put_num(&b, ctx->array_job_id ? ctx->array_job_id : ctx->job_id, width);
@@ -66,10 +72,13 @@ char *pattern_expand(const char *pattern, const struct pattern_ctx *ctx)
 			pattern_put_num(&b, ctx->node_id, width);
 			break;
 		case 't':
-			pattern_put_num(&b, 0, width);
+			pattern_put_num(&b, ctx->is_step ? ctx->task_id : 0, width);
 			break;
 		case 's':
-			pattern_put_str(&b, "batch");
+			if (ctx->is_step)
+				pattern_put_num(&b, ctx->step_id, width);
+			else
+				pattern_put_str(&b, "batch");
 			break;
 		case 'x':
 			pattern_put_str(&b, ctx->job_name);

@@ -37,7 +37,7 @@ static void task_fail(int errfd, const char *fmt, ...)
 
 /* Child only: become the user for good.  The groups were resolved by the
  * parent (initgroups would read /etc/group after fork). */
-static int task_become_user(const struct stepd *sd)
+int task_become_user(const struct stepd *sd)
 {
 	const struct launch *l = &sd->launch;
 
@@ -54,7 +54,7 @@ static int task_become_user(const struct stepd *sd)
 	return 0;
 }
 
-static void task_reset_signals(void)
+void task_reset_signals(void)
 {
 	sigset_t all;
 	sigemptyset(&all);
@@ -65,7 +65,7 @@ static void task_reset_signals(void)
 
 /* Child only: chdir to the job's cwd, or to /tmp as Slurm does.  Returns the
  * errno of the failed chdir (0 when it worked). */
-static int task_chdir(const char *cwd)
+int task_chdir(const char *cwd)
 {
 	if (chdir(cwd) == 0)
 		return 0;
@@ -91,15 +91,23 @@ static void task_close_other_fds(int keep1, int keep2)
 	close_range(b + 1, ~0u, 0);
 }
 
-static void task_child(struct stepd *sd, char **argv, struct env *env, int errfd)
+static void task_child(struct stepd *sd, char **argv, struct env *env, int errfd, int go_r,
+		       int go_w)
 {
 	const struct launch *l = &sd->launch;
 	char pidbuf[32];
 	int script_fd, in, out, err, chdir_errno;
 	int out_flags = TASK_OUT_FLAGS | (l->restarts > 0 || l->open_append ? 0 : O_TRUNC);
 
+	char c;
+
 	setsid();   /* own session and process group: the job's group */
 	task_reset_signals();
+	/* wait until the parent has put us in the job's cgroup */
+	close(go_w);
+	while (read(go_r, &c, 1) < 0 && errno == EINTR)
+		;
+	close(go_r);
 	script_fd = open(sd->script_path, O_RDONLY);
 	if (script_fd < 0) {
 		task_fail(errfd, "open %s: %s", sd->script_path, strerror(errno));
@@ -172,7 +180,7 @@ pid_t task_spawn(struct stepd *sd, struct herd_error *err)
 	const struct launch *l = &sd->launch;
 	struct env env;
 	char **argv, msg[512];
-	int pipefd[2];
+	int pipefd[2], go[2] = { -1, -1 };
 	pid_t pid;
 	ssize_t n;
 
@@ -191,18 +199,30 @@ pid_t task_spawn(struct stepd *sd, struct herd_error *err)
 		pid = -1;
 		goto out;
 	}
+	if (pipe2(go, O_CLOEXEC) < 0) {
+		errprintf(err, "pipe: %s", strerror(errno));
+		close(pipefd[0]);
+		close(pipefd[1]);
+		pid = -1;
+		goto out;
+	}
 	pid = fork();
 	if (pid < 0) {
 		errprintf(err, "fork: %s", strerror(errno));
 		close(pipefd[0]);
 		close(pipefd[1]);
+		close(go[0]);
+		close(go[1]);
 		goto out;
 	}
 	if (pid == 0) {
 		close(pipefd[0]);
-		task_child(sd, argv, &env, pipefd[1]);
+		task_child(sd, argv, &env, pipefd[1], go[0], go[1]);
 	}
 	close(pipefd[1]);
+	close(go[0]);
+	cgroup_add_task(sd->cg, pid, 0);   /* before the shell may exec or fork */
+	close(go[1]);
 	/* EOF = exec succeeded.  Do not wait forever: opening a FIFO given as
 	 * the output file blocks until a reader comes, as it does in Slurm. */
 	struct pollfd pfd = { .fd = pipefd[0], .events = POLLIN };

@@ -156,6 +156,118 @@ static void test_array_and_dependency_variables(void **state)
 	env_free(&e);
 }
 
+static const char *step_json =
+	"{\"step_id\": 3, \"step_name\": \"hostname\", \"step_nodes\": \"n[1-2]\","
+	" \"step_num_nodes\": 2, \"step_num_tasks\": 4, \"step_tasks_per_node\": \"2(x2)\","
+	" \"node_id\": 1, \"task_ids\": [2, 3], \"cpus\": \"0-3\", \"cpus_per_task\": 2,"
+	" \"mem_mb\": 512, \"cpu_bind\": \"\", \"distribution\": \"cyclic\","
+	" \"argv\": [\"hostname\"], \"env\": [\"PATH=/bin\", \"SLURM_UMASK=0077\", \"SLURM_NTASKS=9\"],"
+	" \"cwd\": \"/w\", \"io_host\": \"10.0.0.5\", \"io_port\": 4321, \"io_key\": \"k\","
+	" \"stdout\": \"\", \"stderr\": \"\", \"stdin\": \"\", \"stdin_task\": 0, \"pty\": false,"
+	" \"mpi\": \"none\", \"time_limit\": -1, \"signal\": 0, \"signal_time\": 0,"
+	" \"launch_addr\": \"10.0.0.9\"}";
+
+static void build_step(struct launch *l, json_t *step)
+{
+	struct herd_error err;
+	json_t *obj = json_loads(launch_json, 0, NULL);
+	assert_non_null(obj);
+	json_object_set_new(obj, "step", step);
+	if (launch_parse(obj, l, &err) < 0)
+		fail_msg("launch_parse: %s", err.text);
+	json_decref(obj);
+}
+
+/* srun(1) OUTPUT ENVIRONMENT VARIABLES: the step's counts, the job's
+ * SLURM_JOB_*, this task's IDs. */
+static void test_step_variables(void **state)
+{
+	static const struct { const char *key, *value; } want[] = {
+		{ "SLURM_JOB_ID", "77" }, { "SLURM_JOBID", "77" }, { "SLURM_STEP_ID", "3" },
+		{ "SLURM_STEPID", "3" }, { "SLURM_PROCID", "3" }, { "SLURM_LOCALID", "1" },
+		{ "SLURM_NODEID", "1" }, { "SLURM_STEP_NODELIST", "n[1-2]" },
+		{ "SLURM_STEP_NUM_NODES", "2" }, { "SLURM_STEP_NUM_TASKS", "4" },
+		{ "SLURM_STEP_TASKS_PER_NODE", "2(x2)" }, { "SLURM_NNODES", "2" },
+		{ "SLURM_JOB_NUM_NODES", "2" }, { "SLURM_NODELIST", "n[1-2]" },
+		{ "SLURM_JOB_NODELIST", "n[1-2]" }, { "SLURM_NTASKS", "4" }, { "SLURM_NPROCS", "4" },
+		{ "SLURM_TASKS_PER_NODE", "2(x2)" }, { "SLURM_CPUS_ON_NODE", "2" },
+		{ "SLURM_CPUS_PER_TASK", "2" }, { "SLURM_JOB_CPUS_PER_NODE", "2(x2)" },
+		{ "SLURM_CPU_BIND", "quiet,mask_cpu:0x3,0xc" }, { "SLURM_CPU_BIND_TYPE", "mask_cpu:" },
+		{ "SLURM_CPU_BIND_LIST", "0x3,0xc" }, { "SLURM_CPU_BIND_VERBOSE", "quiet" },
+		{ "SLURM_DISTRIBUTION", "cyclic" }, { "SLURM_LAUNCH_NODE_IPADDR", "10.0.0.9" },
+		{ "SLURM_SRUN_COMM_HOST", "10.0.0.9" }, { "SLURM_SRUN_COMM_PORT", "4321" },
+		{ "SLURMD_NODENAME", "n2" }, { "SLURM_TOPOLOGY_ADDR", "n2" },
+		{ "SLURM_TOPOLOGY_ADDR_PATTERN", "node" }, { "SLURM_GTIDS", "2,3" },
+		{ "SLURM_UMASK", "0077" },            /* srun's, as srun exports it */
+		{ "SLURM_CLUSTER_NAME", "c1" }, { "SLURM_JOB_UID", "1001" },
+		{ "SLURM_JOB_USER", "alice" }, { "SLURM_JOB_NAME", "train" },
+		{ "SLURM_JOB_PARTITION", "debug" }, { "SLURM_MEM_PER_NODE", "512" },
+		{ "SLURM_PRIO_PROCESS", "0" }, { "SLURM_SUBMIT_DIR", "/home/alice" },
+		{ "SLURM_SUBMIT_HOST", "login1" }, { "PATH", "/bin" },
+	};
+	struct launch l;
+	struct env e;
+	struct env_node node = { "n2", "/etc/herd/herd.conf", "/home/alice", "/bin/bash" };
+	struct env_task t = { .local = 1, .task_id = 3, .cpu_bind = "quiet,mask_cpu:0x3,0xc",
+			      .cpu_bind_type = "mask_cpu:", .cpu_bind_list = "0x3,0xc",
+			      .cpu_bind_verbose = "quiet" };
+
+	build_step(&l, json_loads(step_json, 0, NULL));
+	assert_non_null(l.step);
+	assert_int_equal(l.step->ntasks, 2);
+	env_init(&e);
+	env_step(&e, &l, &node, &t);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const char *got = env_get(&e, want[i].key);
+		if (!got || strcmp(got, want[i].value))
+			fail_msg("%s: got %s, want %s", want[i].key, got ? got : "(unset)", want[i].value);
+	}
+	/* not the batch shell's */
+	assert_null(env_get(&e, "ENVIRONMENT"));
+	assert_null(env_get(&e, "SLURM_TASK_PID"));   /* set by the child */
+	env_free(&e);
+	launch_free(&l);
+}
+
+/* What the step object may leave out, and what it may not. */
+static void test_step_defaults_and_refusals(void **state)
+{
+	struct herd_error err;
+	struct launch l;
+	json_t *step = json_pack("{s:i, s:i, s:[i], s:[s], s:s, s:i, s:s}", "step_id", 0, "node_id", 0,
+				 "task_ids", 0, "argv", "true", "io_host", "h", "io_port", 9, "io_key", "k");
+
+	build_step(&l, json_incref(step));
+	assert_string_equal(l.step->step_nodes, "n[1-2]");    /* the job's */
+	assert_string_equal(l.step->distribution, "block");
+	assert_string_equal(l.step->cwd, "/home/alice");
+	assert_int_equal(l.step->stdin_task, 0);
+	assert_int_equal(l.step->time_limit, -1);
+	assert_int_equal(l.step->step_num_tasks, 1);
+	assert_string_equal(l.step->step_tasks_per_node, "1");
+	launch_free(&l);
+
+	static const struct { const char *key; json_t *(*value)(void); const char *text; } bad[] = {
+		{ "task_ids", json_array, "launch: step.task_ids: expected a non-empty array of integers" },
+		{ "io_port", json_null, "launch: step.io_port: expected integer" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		json_t *obj = json_loads(launch_json, 0, NULL), *s = json_deep_copy(step);
+		json_object_set_new(s, bad[i].key, bad[i].value());
+		json_object_set_new(obj, "step", s);
+		assert_int_equal(launch_parse(obj, &l, &err), -1);
+		assert_string_equal(err.text, bad[i].text);
+		json_decref(obj);
+	}
+	json_t *obj = json_loads(launch_json, 0, NULL), *s = json_deep_copy(step);
+	json_object_set_new(s, "io_port", json_integer(70000));
+	json_object_set_new(obj, "step", s);
+	assert_int_equal(launch_parse(obj, &l, &err), -1);
+	assert_string_equal(err.text, "launch: step.io_port: out of range");
+	json_decref(obj);
+	json_decref(step);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -163,6 +275,8 @@ int main(void)
 		cmocka_unit_test(test_array_and_dependency_variables),
 		cmocka_unit_test(test_optional_variables),
 		cmocka_unit_test(test_launch_rejects_bad_fields),
+		cmocka_unit_test(test_step_variables),
+		cmocka_unit_test(test_step_defaults_and_refusals),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

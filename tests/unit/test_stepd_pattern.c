@@ -62,6 +62,33 @@ static void test_array_ids(void **state)
 	free(got);
 }
 
+/* srun -o/-e/-i of a step's task: %t the task, %s the step, %J job.step,
+ * %n the node's index in the step. */
+static void test_step_patterns(void **state)
+{
+	struct pattern_ctx st = ctx;
+	st.is_step = true;
+	st.step_id = 3;
+	st.task_id = 12;
+	st.node_id = 2;
+	static const struct { const char *in, *out; } cases[] = {
+		{ "%j.%s-%t.out", "42.3-12.out" },
+		{ "%J", "42.3" },
+		{ "%5J", "00042.3" },
+		{ "%3t", "012" },
+		{ "%n-%N", "2-n3" },
+		{ "%2s", "03" },
+		{ "%x-%u-%%t", "my job-alice-%t" },
+		{ "%A_%a", "42_4294967294" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *got = pattern_expand(cases[i].in, &st);
+		if (strcmp(got, cases[i].out))
+			fail_msg("step pattern '%s': got '%s', want '%s'", cases[i].in, got, cases[i].out);
+		free(got);
+	}
+}
+
 static void test_join(void **state)
 {
 	char *p = pattern_join("/home/a", "x.out");
@@ -80,6 +107,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_patterns),
 		cmocka_unit_test(test_array_ids),
+		cmocka_unit_test(test_step_patterns),
 		cmocka_unit_test(test_join),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

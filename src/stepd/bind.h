@@ -1,0 +1,63 @@
+/* CPU binding of a step's tasks (srun --cpu-bind): parsing the option, the
+ * mask each local task gets from the step's CPUs on this node, and the
+ * SLURM_CPU_BIND* values and the "verbose" line Slurm prints.  Pure: the
+ * caller applies the mask with sched_setaffinity in the child. */
+#ifndef HERD_STEPD_BIND_H
+#define HERD_STEPD_BIND_H
+#define _GNU_SOURCE
+#include <sched.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include "common/error.h"
+
+enum bind_type {
+	BIND_DEFAULT,   /* "": cores when the step holds CPUs, else nothing */
+	BIND_NONE,
+	BIND_CORES,     /* cores (and sockets, ldoms, boards): Herd numbers CPUs, not cores (see bind.c) */
+	BIND_THREADS,
+	BIND_RANK,      /* rank: local task i on the i-th CPU of the step */
+	BIND_MAP,       /* map_cpu:a,b */
+	BIND_MASK,      /* mask_cpu:0x3,0xc */
+};
+
+#define BIND_MAX_CPUS CPU_SETSIZE
+
+struct bind {
+	enum bind_type type;
+	bool verbose;
+	char *list;          /* map_cpu/mask_cpu: the list as given */
+	cpu_set_t *entries;  /* map/mask: one set per list entry */
+	size_t nentries;
+};
+
+/* Parse --cpu-bind ("", "none", "cores", "verbose,map_cpu:0,1", "q,mask_cpu:0x3").
+ * -1 with err (Slurm's wording) on a bad one. */
+int bind_parse(const char *spec, struct bind *b, struct herd_error *err);
+void bind_free(struct bind *b);
+
+/* The step's CPUs on this node: "0-3,8" into a sorted array of IDs; "" =
+ * `avail` (herdstepd's own affinity).  -1 on bad syntax. */
+int bind_cpu_list(const char *spec, const cpu_set_t *avail, int **cpus, size_t *ncpus);
+
+/* The mask of local task `local` (0-based) of nlocal, each cpus_per_task
+ * CPUs wide, from the step's CPU list.  Returns 1 with *mask filled when the
+ * task is to be bound, 0 when it is not (none, or a default binding with no
+ * CPUs held). */
+int bind_task_mask(const struct bind *b, const int *cpus, size_t ncpus, int cpus_per_task,
+		   int local, cpu_set_t *mask);
+
+/* "0x3" for {0,1}; buf at least BIND_MAX_CPUS/4 + 3 bytes. */
+void bind_mask_hex(const cpu_set_t *mask, char *buf, size_t size);
+
+/* SLURM_CPU_BIND, _TYPE, _LIST and _VERBOSE as Slurm's task/affinity sets
+ * them on a node: a binding that computes masks (cores, threads, the
+ * default, mask_cpu) is shown as mask_cpu with this node's masks, one per
+ * local task ("quiet,mask_cpu:0x1,0x2").  Caller frees the four strings. */
+void bind_env(const struct bind *b, const int *cpus, size_t ncpus, int cpus_per_task, int nlocal,
+	      char **bind, char **type, char **list, char **verbose);
+
+/* The line "verbose" prints on the task's stderr before exec. */
+void bind_verbose_line(const struct bind *b, const cpu_set_t *mask, const char *node,
+		       unsigned task, unsigned local, int pid, char *buf, size_t size);
+
+#endif
