@@ -33,6 +33,17 @@ static void complete_cleanup(struct stepd *sd)
 
 static void complete_done(struct stepd *sd)
 {
+	if (sd->on_complete) {
+		void (*cb)(struct stepd *) = sd->on_complete;
+		sd->on_complete = NULL;
+		cb(sd);
+		return;
+	}
+	complete_finish(sd);
+}
+
+void complete_finish(struct stepd *sd)
+{
 	ctl_stop(sd->ctl);
 	sd->ctl = NULL;
 	complete_cleanup(sd);

@@ -303,6 +303,7 @@ static void step_sigchld_cb(uv_signal_t *h, int signum)
 }
 
 #define STEP_FLUSH_MS 30000
+#define STEP_DONE_WAIT_MS 2000   /* DONE waits this long at most for the controller's answer */
 
 static void step_io_finished(void *arg)
 {
@@ -310,7 +311,45 @@ static void step_io_finished(void *arg)
 
 	st->flushing = NULL;
 	uv_timer_stop(&st->flush_timer);
-	complete_start(st->sd);
+	if (st->complete_answered)
+		complete_finish(st->sd);
+}
+
+static void step_flush_timeout(uv_timer_t *timer);
+
+/* DONE to srun, the last message; herdstepd ends once it is out and the
+ * controller has the step's end. */
+static void step_send_done(struct step *st)
+{
+	struct io *io = st->io;
+
+	uv_timer_stop(&st->done_timer);
+	if (!io) {
+		if (st->complete_answered && !st->flushing)
+			complete_finish(st->sd);
+		return;
+	}
+	st->io = NULL;
+	io_send_json(io, STEPIO_DONE, STEPIO_ALL_TASKS, json_pack("{s:b}", "oom", st->cg_usage.oom));
+	st->flushing = io;
+	uv_timer_start(&st->flush_timer, step_flush_timeout, STEP_FLUSH_MS, 0);
+	io_finish(io, step_io_finished, st);
+}
+
+static void step_completed(struct stepd *sd)
+{
+	struct step *st = sd->step;
+
+	st->complete_answered = true;
+	if (st->io)
+		step_send_done(st);
+	else if (!st->flushing)
+		complete_finish(sd);
+}
+
+static void step_done_anyway(uv_timer_t *t)
+{
+	step_send_done(t->data);   /* the controller is slow: srun need not wait for it */
 }
 
 /* srun stopped reading: its end must not keep the step's end from the
@@ -372,17 +411,13 @@ static void step_maybe_finish(struct step *st)
 	}
 	log_info("step %u.%u: every task ended%s", st->sd->launch.job_id, s->step_id,
 		 st->timed_out ? " (time limit)" : "");
-	if (st->io) {
-		struct io *io = st->io;
-		st->io = NULL;
-		io_send_json(io, STEPIO_DONE, STEPIO_ALL_TASKS,
-			     json_pack("{s:b}", "oom", st->cg_usage.oom));
-		st->flushing = io;
-		uv_timer_start(&st->flush_timer, step_flush_timeout, STEP_FLUSH_MS, 0);
-		io_finish(io, step_io_finished, st);
-	} else {
-		complete_start(st->sd);
-	}
+	/* The controller hears of the end first, then srun: when srun exits,
+	 * the step's CPUs are free for the next step (a script's next srun
+	 * does not find them busy). */
+	st->sd->on_complete = step_completed;
+	complete_start(st->sd);
+	if (st->io)
+		uv_timer_start(&st->done_timer, step_done_anyway, STEP_DONE_WAIT_MS, 0);
 }
 
 json_t *step_complete_body(struct stepd *sd)
@@ -698,6 +733,8 @@ int step_start(struct stepd *sd, struct herd_error *err)
 	uv_timer_init(sd->loop, &st->sample_timer);
 	uv_timer_init(sd->loop, &st->signal_timer);
 	uv_timer_init(sd->loop, &st->flush_timer);
+	uv_timer_init(sd->loop, &st->done_timer);
+	st->done_timer.data = st;
 	st->limit_timer.data = st->kill_timer.data = st->sample_timer.data = st;
 	st->signal_timer.data = st->flush_timer.data = st;
 

@@ -66,6 +66,8 @@ struct step {
 	uv_timer_t limit_timer, kill_timer, sample_timer, signal_timer;
 	uv_timer_t flush_timer;    /* DONE and what precedes it must reach srun in time */
 	struct io *flushing;       /* the connection io_finish is closing */
+	uv_timer_t done_timer;     /* DONE without the controller's answer, after a while */
+	bool complete_answered;    /* the controller has STEP_COMPLETE */
 
 	struct pmi_server *pmi;    /* --mpi other than none; NULL otherwise */
 	struct cgroup_usage cg_usage; /* read once the processes are gone */

@@ -50,6 +50,10 @@ struct stepd {
 	uv_timer_t complete_timer;    /* JOB_COMPLETE retries */
 	int complete_backoff_ms;
 	bool complete_in_flight;
+	/* A step: what to do once the controller answered STEP_COMPLETE (tell
+	 * srun DONE); NULL: stop at once (the batch step).  complete_finish
+	 * then ends herdstepd. */
+	void (*on_complete)(struct stepd *sd);
 
 	struct ctl_server *ctl;
 
@@ -107,5 +111,7 @@ void ctl_stop(struct ctl_server *ctl);
 /* complete.c: JOB_COMPLETE (STEP_COMPLETE for a step) to the controller,
  * then clean up and stop. */
 void complete_start(struct stepd *sd);
+/* The report was answered and nothing else waits: clean up and stop. */
+void complete_finish(struct stepd *sd);
 
 #endif
