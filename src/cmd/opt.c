@@ -299,9 +299,10 @@ int opt_export_env(const char *spec, char *const *environ, char ***env, size_t *
 	for (size_t i = 0; environ && environ[i]; i++)
 		if (all || !strncmp(environ[i], "SLURM_", 6))
 			opt_strv_push(&out, &n, xstrdup(environ[i]));
-	for (size_t i = 0; i < nitems && !none; i++) {
+	/* NONE,FOO=bar,HOME: only SLURM_* and the variables named */
+	for (size_t i = 0; i < nitems; i++) {
 		const char *item = items[i];
-		if (!strcasecmp(item, "ALL"))
+		if (!strcasecmp(item, "ALL") || !strcasecmp(item, "NONE"))
 			continue;
 		const char *eq = strchr(item, '=');
 		size_t len = eq ? (size_t)(eq - item) : strlen(item);

@@ -476,6 +476,11 @@ int srun_opts_parse(struct srun_opts *o, enum srun_cmd cmd, int argc, char **arg
 		const char *v = getenv_f(e->var);
 		if (!v)
 			continue;
+		/* srun(1): inside an allocation SLURM_JOB_NAME is ignored, or every
+		 * step would bear the batch job's name. */
+		if (e->opt == 'J' && cmd == SRUN_CMD_SRUN &&
+		    (getenv_f("SLURM_JOB_ID") || getenv_f("SLURM_JOBID")))
+			continue;
 		r = apply(o, e->opt, v, true, out, err);
 		if (r < 0) {
 			/* Slurm names the variable a bad value came from. */
