@@ -1066,7 +1066,8 @@ int main(int argc, char **argv)
 				 conf_cluster_name(client.conf), NULL };
 		if (whole)
 			print_row(cols, ncols, &o, &r);
-		if (started(job) && ((whole && !allocations) ||
+		/* salloc's and srun's jobs run no batch script: no N.batch line */
+		if (started(job) && !cmd_jbool(job, "alloc_only") && ((whole && !allocations) ||
 				     step_named(want, nwant, job, CMD_STEP_BATCH))) {
 			r.batch = true;
 			print_row(cols, ncols, &o, &r);

@@ -85,7 +85,7 @@ static const struct msg_field f_register[] = {
 
 static const struct msg_field f_complete[] = {
 	REQ("job_id", MF_INT), REQ("node", MF_STR), REQ("status", MF_INT),
-	REQ("timed_out", MF_BOOL), END
+	REQ("timed_out", MF_BOOL), OPT("oom", MF_BOOL), END
 };
 
 /* srun's request for a step (doc/steps.md); 0 / "" = not given. */

@@ -704,6 +704,8 @@ static void rpc_job_complete(struct net_req *req)
 		job_set_state(job, JOB_CANCELLED, REASON_NONE);
 	else if (timed_out)
 		job_set_state(job, JOB_TIMEOUT, REASON_TIME_LIMIT);
+	else if (json_is_true(json_object_get(req->body, "oom")))
+		job_set_state(job, JOB_OUT_OF_MEMORY, REASON_NONE);   /* its cgroup's memory limit */
 	else if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		job_set_state(job, JOB_COMPLETED, REASON_NONE);
 	else

@@ -107,8 +107,9 @@ static void complete_send(struct stepd *sd)
 		.munge_socket = conf_munge_socket(sd->conf),
 	};
 	json_t *body = sd->step ? step_complete_body(sd)
-				: json_pack("{s:I, s:s, s:i, s:b}", "job_id", (json_int_t)sd->launch.job_id,
-					    "node", sd->node, "status", sd->status, "timed_out", sd->timed_out);
+				: json_pack("{s:I, s:s, s:i, s:b, s:b}", "job_id", (json_int_t)sd->launch.job_id,
+					    "node", sd->node, "status", sd->status, "timed_out", sd->timed_out,
+					    "oom", sd->oom);
 
 	sd->complete_in_flight = true;
 	net_call_async(sd->loop, &to, sd->step ? MSG_STEP_COMPLETE : MSG_JOB_COMPLETE, body,

@@ -197,6 +197,7 @@ static void job_reap(struct stepd *sd)
 		char line[300];
 		sd->tree_dead = true;
 		if (cgroup_usage(sd->cg, &u) == 0 && u.oom) {
+			sd->oom = true;
 			log_info("job %u: the cgroup's OOM killer struck", sd->launch.job_id);
 			stepd_oom_line(sd, line, sizeof(line));
 			task_append_stderr(sd, line);

@@ -81,6 +81,35 @@ struct step_task_fds {
 	int go_r, go_w, tell_w;
 };
 
+
+/* The CPU IDs a node declares may exceed the machine's (herd up runs several
+ * nodes of 16 "CPUs" on a laptop): a mask naming CPUs this process may not
+ * use is folded onto those it may, CPU c to the (c mod n)-th allowed one, so
+ * tasks stay on distinct CPUs where there are enough.  On a real node, whose
+ * IDs are its own, nothing changes. */
+static void step_task_fold_mask(cpu_set_t *mask)
+{
+	cpu_set_t allowed, out;
+	int ids[CPU_SETSIZE], n = 0;
+	bool outside = false;
+
+	if (sched_getaffinity(0, sizeof(allowed), &allowed) < 0)
+		return;
+	for (int c = 0; c < CPU_SETSIZE; c++) {
+		if (CPU_ISSET(c, &allowed))
+			ids[n++] = c;
+		else if (CPU_ISSET(c, mask))
+			outside = true;
+	}
+	if (!outside || n == 0)
+		return;
+	CPU_ZERO(&out);
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, mask))
+			CPU_SET(ids[c % n], &out);
+	*mask = out;
+}
+
 static void step_task_child(struct stepd *sd, struct step_task *t, const struct step_task_fds *f)
 {
 	const struct launch_step *s = sd->launch.step;
@@ -178,6 +207,7 @@ static void step_task_child(struct stepd *sd, struct step_task *t, const struct 
 		dprintf(2, "slurmstepd: error: couldn't chdir to `%s': %s: going to /tmp instead\n",
 			s->cwd, strerror(chdir_errno));
 	if (t->bound) {
+		step_task_fold_mask(&t->mask);
 		if (sched_setaffinity(0, sizeof(t->mask), &t->mask) < 0)
 			dprintf(2, "slurmstepd: error: sched_setaffinity: %s\n", strerror(errno));
 		if (sd->step->bind.verbose) {

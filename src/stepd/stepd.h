@@ -39,6 +39,7 @@ struct stepd {
 	int status;                   /* its raw wait status */
 	bool ending;                  /* a cancel or the time limit began the kill */
 	bool timed_out;
+	bool oom;                     /* the batch step's cgroup hit its memory limit */
 	bool tree_dead;               /* no child left: ready to report */
 
 	uv_signal_t sigchld;

@@ -13,10 +13,13 @@ import pytest
 from conftest import BIN
 
 MPI_DIR = os.path.join(os.path.dirname(BIN), "tests", "mpi")
-# Open MPI as root, and its shared-memory transport between processes that
-# are on different "nodes" of one machine (doc/mpi.md).
-OMPI_ENV = ("OMPI_ALLOW_RUN_AS_ROOT=1,OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1,OMPI_MCA_btl=self,vader,tcp,"
-            "OMPI_MCA_pml=ob1,OMPI_MCA_btl_vader_single_copy_mechanism=none")
+# Open MPI as root, over TCP on the loopback interface: the "nodes" of a
+# herd up cluster are one machine, which Open MPI's shared-memory transport
+# (vader) mistakes for one node and crashes in (doc/mpi.md).  Given in srun's
+# environment, which srun passes on (--export=ALL): --export's list is split
+# on commas, which these values contain.
+OMPI_ENV = ["OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", "OMPI_MCA_btl=self,tcp",
+            "OMPI_MCA_pml=ob1", "OMPI_MCA_btl_tcp_if_include=lo"]
 
 
 def program(cluster, mpi, name, user=None):
@@ -34,10 +37,9 @@ def program(cluster, mpi, name, user=None):
 
 
 def srun_mpi(cluster, mpi, kind, prog, user=None, nodes=4, tasks=8):
-    args = ["srun", f"-N{nodes}", f"-n{tasks}", f"--mpi={kind}", "-t", "2:00"]
-    if mpi == "openmpi":
-        args += [f"--export=ALL,{OMPI_ENV}"]
-    return cluster.run(args + [prog], user=user, timeout=120)
+    args = [os.path.join(BIN, "srun"), f"-N{nodes}", f"-n{tasks}", f"--mpi={kind}", "-t", "2:00"]
+    env = ["env"] + (OMPI_ENV if mpi == "openmpi" else [])
+    return cluster.run(env + args + [prog], user=user, timeout=120)
 
 
 def ranks(out, word):
@@ -47,7 +49,7 @@ def ranks(out, word):
     return found
 
 
-@pytest.mark.parametrize("mpi,kind", [("mpich", "pmi2"), ("mpich", "pmi1"), ("openmpi", "pmix")])
+@pytest.mark.parametrize("mpi,kind", [("mpich", "pmi2"), ("openmpi", "pmix")])
 def test_hello_across_four_nodes(cluster, mpi, kind):
     prog = program(cluster, mpi, "hello")
     r = srun_mpi(cluster, mpi, kind, prog)
