@@ -335,6 +335,7 @@ void launch_terminate(struct job *job);
 void launch_terminate_id(struct node *node, uint32_t job_id);
 void launch_signal(struct job *job, int signal, const char *flags);
 json_t *launch_object(const struct job *job, const json_t *spec);   /* LAUNCH's job keys */
+char *launch_counts_string(const int *v, int n);   /* Slurm's "2(x3),1"; caller frees */
 void launch_step_signal(struct node *node, uint32_t job_id, uint32_t step_id, int sig);
 struct net_target launch_node_target(const struct node *n);
 

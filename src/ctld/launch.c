@@ -16,7 +16,7 @@ static struct net_target node_target(const struct node *n)
 }
 
 /* Slurm's compressed per-node counts: "2(x3),1". */
-static char *counts_string(const int *v, int n)
+char *launch_counts_string(const int *v, int n)
 {
 	struct strbuf out = { 0 };
 	char piece[48];
@@ -101,7 +101,7 @@ static void launch_done(void *arg, json_t *reply, const struct herd_error *err)
 json_t *launch_object(const struct job *job, const json_t *spec)
 {
 	int *tasks = tasks_per_node(job);
-	char *tpn = counts_string(tasks, job->nalloc);
+	char *tpn = launch_counts_string(tasks, job->nalloc);
 	int ntasks = 0;
 	json_t *launch = json_object();
 
@@ -130,7 +130,7 @@ json_t *launch_object(const struct job *job, const json_t *spec)
 			      "start_time", (json_int_t)job->start_time);
 	json_object_update(launch, o);
 	json_decref(o);
-	char *cpn = counts_string(job->alloc_cpus, job->nalloc);
+	char *cpn = launch_counts_string(job->alloc_cpus, job->nalloc);
 	json_object_set_new(launch, "cpus_per_node", json_string(cpn));
 	json_object_set_new(launch, "restarts", json_integer(job->restarts));
 	if (job->array_job_id) {

@@ -106,24 +106,6 @@ static const char *step_id_name(uint32_t id, char *buf, size_t len)
 	return buf;
 }
 
-/* Slurm's compressed per-node counts: "2(x3),1". */
-static char *counts(const int *v, int n)
-{
-	struct strbuf out = { 0 };
-	char piece[48];
-
-	strbuf_add(&out, "", 0);
-	for (int i = 0; i < n;) {
-		int k = i;
-		while (k < n && v[k] == v[i])
-			k++;
-		snprintf(piece, sizeof(piece), k - i > 1 ? "%s%d(x%d)" : "%s%d", i ? "," : "", v[i], k - i);
-		strbuf_adds(&out, piece);
-		i = k;
-	}
-	return out.s;
-}
-
 static struct bitmap *job_step_cpus(struct job *job, int j)
 {
 	if (!job->step_cpus)
@@ -649,7 +631,7 @@ void step_create(struct net_req *req)
 	for (int i = 0; i < s->nnodes; i++)
 		hostlist_push(hl, ctld.nodes[job->alloc_node[s->job_node[i]]].name);
 	s->nodes_str = hostlist_ranged_string(hl);
-	s->tasks_per_node = counts(s->ntasks, s->nnodes);
+	s->tasks_per_node = launch_counts_string(s->ntasks, s->nnodes);
 	hold(job, s, true);
 	s->next = job->steps;
 	job->steps = s;

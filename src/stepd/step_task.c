@@ -25,20 +25,6 @@
 #define STEP_TASK_EXEC_WAIT_MS 10000
 #define STEP_TASK_OUT_FLAGS (O_WRONLY | O_CREAT | O_APPEND | O_NOCTTY)
 
-/* Child only: a sentence for the parent (it becomes srun's ERROR line). */
-static void step_task_tell(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void step_task_tell(int fd, const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (n > 0 && write(fd, msg, n < (int)sizeof(msg) ? n : (int)sizeof(msg) - 1) < 0)
-		_exit(1);
-}
 
 /* Child only: the program as execvp would find it, with the task's PATH
  * (a task without one, srun --export=NONE, searches the standard places,
@@ -128,7 +114,7 @@ static void step_task_child(struct stepd *sd, struct step_task *t, const struct 
 		;
 	close(f->go_r);
 	if (task_become_user(sd) < 0) {
-		step_task_tell(f->tell_w, "cannot become uid %d gid %d: %s", sd->launch.uid,
+		task_fail(f->tell_w, "cannot become uid %d gid %d: %s", sd->launch.uid,
 			       sd->launch.gid, strerror(errno));
 		_exit(1);
 	}
@@ -141,7 +127,7 @@ static void step_task_child(struct stepd *sd, struct step_task *t, const struct 
 		if (t->out_path) {
 			out = open(t->out_path, STEP_TASK_OUT_FLAGS | (t->out_trunc ? O_TRUNC : 0), 0666);
 			if (out < 0) {
-				step_task_tell(f->tell_w, "Could not open stdout file %s: %s", t->out_path,
+				task_fail(f->tell_w, "Could not open stdout file %s: %s", t->out_path,
 					       strerror(errno));
 				_exit(1);
 			}
@@ -153,7 +139,7 @@ static void step_task_child(struct stepd *sd, struct step_task *t, const struct 
 		} else if (t->err_path) {
 			err = open(t->err_path, STEP_TASK_OUT_FLAGS | (t->err_trunc ? O_TRUNC : 0), 0666);
 			if (err < 0) {
-				step_task_tell(f->tell_w, "Could not open stderr file %s: %s", t->err_path,
+				task_fail(f->tell_w, "Could not open stderr file %s: %s", t->err_path,
 					       strerror(errno));
 				_exit(1);
 			}
@@ -168,7 +154,7 @@ static void step_task_child(struct stepd *sd, struct step_task *t, const struct 
 			int e = errno;
 			dprintf(err, "slurmstepd: error: Could not open stdin file %s: %s\n", t->in_path,
 				strerror(e));
-			step_task_tell(f->tell_w, "Could not open stdin file %s: %s", t->in_path, strerror(e));
+			task_fail(f->tell_w, "Could not open stdin file %s: %s", t->in_path, strerror(e));
 			_exit(1);
 		}
 	}
@@ -177,13 +163,13 @@ static void step_task_child(struct stepd *sd, struct step_task *t, const struct 
 	for (int i = 0; i < 3; i++) {
 		moved[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, 3);
 		if (moved[i] < 0) {
-			step_task_tell(f->tell_w, "dup: %s", strerror(errno));
+			task_fail(f->tell_w, "dup: %s", strerror(errno));
 			_exit(1);
 		}
 	}
 	for (int i = 0; i < 3; i++)
 		if (dup2(moved[i], i) < 0) {
-			step_task_tell(f->tell_w, "dup2: %s", strerror(errno));
+			task_fail(f->tell_w, "dup2: %s", strerror(errno));
 			_exit(1);
 		}
 	/* everything else closes, but the channel to the parent (CLOEXEC) and
@@ -229,7 +215,7 @@ static void step_task_child(struct stepd *sd, struct step_task *t, const struct 
 	execve(prog, t->argv, t->env.v);
 	int e = errno;
 	dprintf(2, "slurmstepd: error: execve(): %s: %s\n", t->argv[0], strerror(e));
-	step_task_tell(f->tell_w, "execve(): %s: %s", t->argv[0], strerror(e));
+	task_fail(f->tell_w, "execve(): %s: %s", t->argv[0], strerror(e));
 	_exit(2);
 }
 

@@ -91,6 +91,9 @@ void job_set_time_limit(struct stepd *sd, int64_t limit);
 int job_suspend(struct stepd *sd, bool suspend);
 
 /* task.c: the user's side. */
+/* Child only: a sentence for the parent through the error pipe (a batch
+ * shell's launch failure, a step task's ERROR line). */
+void task_fail(int errfd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Fork the batch shell as the user; returns its pid or -1 with err. */
 pid_t task_spawn(struct stepd *sd, struct herd_error *err);
 /* Append one line to the job's stderr file, opened as the user (never as

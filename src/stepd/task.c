@@ -20,9 +20,7 @@
 #include "stepd/env.h"
 #include "stepd/stepd.h"
 
-/* Child only: report a failure to the parent through the error pipe. */
-static void task_fail(int errfd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void task_fail(int errfd, const char *fmt, ...)
+void task_fail(int errfd, const char *fmt, ...)
 {
 	char msg[512];
 	va_list ap;
