@@ -7,6 +7,7 @@ SIGKILL leaving nothing behind, and a node daemon dying mid-step: the step
 ends NODE_FAIL and srun names the node."""
 import os
 import pwd
+import select
 import re
 import signal
 import subprocess
@@ -174,3 +175,41 @@ def test_node_daemon_dying_mid_step_is_a_node_failure(c):
         c.restart_herdd(victim)
         c.run(["scontrol", "update", f"NodeName={victim}", "State=RESUME"])
         c.wait_nodes_idle(timeout=40)
+
+
+def test_pty_session_driven_through_a_terminal(c):
+    """srun --pty bash, typed at through a pseudo-terminal: the task has a
+    terminal (its own session, the pty as its controlling terminal), reads
+    what is typed, and srun exits with the shell's code."""
+    import pty
+    pw = pwd.getpwnam("herdu1")
+    master, slave = pty.openpty()
+    env = dict(c.env(), HOME=pw.pw_dir, USER="herdu1", TERM="dumb", PS1="$ ")
+    p = subprocess.Popen([os.path.join(BIN, "srun"), "--pty", "bash", "--norc", "-i"], env=env,
+                         cwd=c.workdir("herdu1"), user=pw.pw_uid, group=pw.pw_gid, extra_groups=[],
+                         stdin=slave, stdout=slave, stderr=slave, start_new_session=True)
+    os.close(slave)
+
+    def read_for(pattern, timeout=30):
+        got = b""
+        deadline = time.time() + timeout
+        while time.time() < deadline and not re.search(pattern, got):
+            ready, _, _ = select.select([master], [], [], 0.5)
+            if ready:
+                try:
+                    got += os.read(master, 4096)
+                except OSError:
+                    break
+        return got
+
+    try:
+        assert re.search(rb"\$ ", read_for(rb"\$ ")), "no prompt"
+        os.write(master, b"tty; echo $((6*7)) $SLURM_STEP_ID\n")
+        got = read_for(rb"42 0")
+        assert re.search(rb"/dev/pts/\d+", got) and b"42 0" in got, got
+        os.write(master, b"exit 3\n")
+        assert p.wait(timeout=30) == 3
+    finally:
+        if p.poll() is None:
+            p.kill()
+        os.close(master)
