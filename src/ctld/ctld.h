@@ -41,6 +41,7 @@ struct node {
 	uint64_t alloc_mem;
 	int njobs;                  /* jobs holding part of this node */
 	int nbatch;                 /* of those, jobs whose batch script runs here */
+	int nsteps;                 /* step parts here not yet reported ended (step.c) */
 	bool exclusive_job;         /* held whole by an --exclusive job */
 	struct bitmap *cpus_used;   /* CPU IDs held by jobs (node_alloc picks the lowest free) */
 	time_t last_seen, boot_time, slurmd_start_time;
@@ -420,6 +421,10 @@ void step_job_ended(struct job *job, enum job_state state);
 /* Node idx of the job failed: its steps there end NODE_FAIL. */
 void step_node_failed(struct job *job, int idx);
 void step_destroy_all(struct job *job);
+/* NODE_REGISTER listed fewer steps than node idx should run: a step part
+ * there that is not in reported ([[job, step]]) and started over 30 s ago
+ * lost its herdstepd; it counts as killed. */
+void step_reconcile(int idx, const json_t *reported, time_t now);
 json_t *step_to_json(const struct job *job, const struct step *step);   /* the stored record */
 /* At start: a step the store says runs, back under its running job. */
 void step_restore(const json_t *rec);

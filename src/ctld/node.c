@@ -255,6 +255,11 @@ void node_register(struct net_req *req)
 		struct reconcile r = { n, idx, jobs, now };
 		job_foreach(reconcile_one, &r);
 	}
+	/* Likewise steps, when the node says which run there (an older herdd does not). */
+	json_t *steps = json_object_get(b, "steps");
+	if (json_is_array(steps) && (int)json_array_size(steps) < n->nsteps &&
+	    (!first || ctld.start_time + 5 < now))
+		step_reconcile(idx, steps, now);
 	net_respond(req, 0, NULL, NULL);
 	sched_request();
 }

@@ -35,6 +35,7 @@ struct step {
 	int nodes_done;
 	bool cancelled, timed_out, oom, launch_failed;
 	bool with_job;              /* still running when its job ended normally: waits for its reports */
+	bool parts_out;             /* its nodes' nsteps were counted down (step_end) */
 	long long requid;           /* scancel N.S: who asked, -1 = none */
 	char *srun_host;
 	long long srun_pid;
@@ -54,6 +55,14 @@ static struct step *step_find(const struct job *job, uint32_t step_id)
 		if (s->step_id == step_id)
 			return s;
 	return NULL;
+}
+
+/* The parts of the step not yet reported, counted on their nodes. */
+static void count_parts(const struct job *job, struct step *s, int delta)
+{
+	for (int i = 0; i < s->nnodes; i++)
+		if (!s->node_done[i])
+			ctld.nodes[job->alloc_node[s->job_node[i]]].nsteps += delta;
 }
 
 static void step_free(struct step *s)
@@ -394,6 +403,10 @@ static void step_end(struct job *job, struct step *s, enum job_state state)
 	s->state = state;
 	s->end_time = time(NULL);
 	hold(job, s, false);
+	if (!s->parts_out) {
+		count_parts(job, s, -1);
+		s->parts_out = true;
+	}
 	save(job, s);
 	log_info("job %u: step %s %s (status %d)", job->id, step_id_name(s->step_id, buf, sizeof(buf)),
 		 state_of(s), s->exit_status);
@@ -627,6 +640,7 @@ void step_create(struct net_req *req)
 	uint64_t mem_cpu = json_integer_value(json_object_get(spec, "mem_per_cpu"));
 	s->mem_mb = mem ? mem : mem_cpu ? mem_cpu * s->ntasks[0] * s->cpus_per_task : 0;
 	s->node_done = xmalloc(s->nnodes * sizeof(bool));
+	count_parts(job, s, +1);
 	struct hostlist *hl = hostlist_create(NULL);
 	for (int i = 0; i < s->nnodes; i++)
 		hostlist_push(hl, ctld.nodes[job->alloc_node[s->job_node[i]]].name);
@@ -677,6 +691,8 @@ void step_complete(struct net_req *req)
 		net_respond(req, 0, NULL, NULL);
 		return;
 	}
+	if (!s->parts_out)
+		ctld.nodes[job->alloc_node[s->job_node[k]]].nsteps--;
 	s->node_done[k] = true;
 	s->nodes_done++;
 	s->exit_status = worse(s->exit_status, json_integer_value(json_object_get(b, "status")));
@@ -767,6 +783,53 @@ void step_node_failed(struct job *job, int idx)
 			if (job->alloc_node[s->job_node[i]] == idx && !s->failed_node)
 				s->failed_node = xstrdup(ctld.nodes[idx].name);
 	}
+}
+
+/* ---- a herdstepd that died without a word ---- */
+
+struct reconcile {
+	int idx;
+	const json_t *reported;
+	time_t now;
+};
+
+static bool reported(const json_t *list, uint32_t job_id, uint32_t step_id)
+{
+	size_t i;
+	json_t *v;
+	json_array_foreach(list, i, v)
+		if (json_integer_value(json_array_get(v, 0)) == job_id &&
+		    json_integer_value(json_array_get(v, 1)) == step_id)
+			return true;
+	return false;
+}
+
+static void reconcile_job(struct job *job, void *arg)
+{
+	struct reconcile *r = arg;
+	for (struct step *s = job->steps; s; s = s->next) {
+		if (s->parts_out || s->req || s->start_time + 30 >= r->now)
+			continue;
+		for (int i = 0; i < s->nnodes; i++) {
+			if (s->node_done[i] || job->alloc_node[s->job_node[i]] != r->idx ||
+			    reported(r->reported, job->id, s->step_id))
+				continue;
+			log_error("job %u: step %u lost its herdstepd on %s", job->id, s->step_id,
+				  ctld.nodes[r->idx].name);
+			ctld.nodes[r->idx].nsteps--;
+			s->node_done[i] = true;
+			s->nodes_done++;
+			s->exit_status = worse(s->exit_status, SIGKILL);
+			if (s->nodes_done == s->nnodes)
+				step_end(job, s, final_state(s));
+		}
+	}
+}
+
+void step_reconcile(int idx, const json_t *list, time_t now)
+{
+	struct reconcile r = { idx, list, now };
+	job_foreach(reconcile_job, &r);
 }
 
 /* ---- STEP_INFO ---- */
@@ -890,6 +953,7 @@ void step_restore(const json_t *rec)
 		s->nnodes++;
 	}
 	s->node_done = xmalloc((s->nnodes + 1) * sizeof(bool));
+	count_parts(job, s, +1);
 	hold(job, s, true);
 	s->next = job->steps;
 	job->steps = s;

@@ -213,3 +213,43 @@ def test_pty_session_driven_through_a_terminal(c):
         if p.poll() is None:
             p.kill()
         os.close(master)
+
+
+def test_lost_step_daemon_frees_the_steps_cpus(c):
+    """herdstepd killed with SIGKILL: srun loses the node's connection and
+    gives up on its tasks; the controller, told by the node's registrations
+    that the step no longer runs there, ends it, so the next step of the
+    job gets the CPUs instead of waiting for ever."""
+    r = c.run(["salloc", "--no-shell", "-N1"], user="herdu1")
+    job = re.search(r"Granted job allocation (\d+)", r.err).group(1)
+    p = user_popen(c, "herdu1", ["srun", f"--jobid={job}", "sleep", "300"])
+    try:
+        needle = f"job{int(job):05d}.0".encode()
+
+        def stepds():
+            found = []
+            for d in os.listdir("/proc"):
+                try:
+                    with open(f"/proc/{d}/cmdline", "rb") as f:
+                        cmd = f.read()
+                except OSError:
+                    continue
+                if b"herdstepd" in cmd and needle in cmd:
+                    found.append(int(d))
+            return found
+        c.wait_until("the step's herdstepd and task",
+                     lambda: stepds() and user_processes("herdu1", "sleep"), timeout=30)
+        assert len(stepds()) == 1, stepds()
+        os.kill(stepds()[0], signal.SIGKILL)
+        p.communicate(timeout=60)
+        assert p.returncode != 0
+        nxt = c.run(["srun", f"--jobid={job}", "true"], user="herdu1", timeout=90)
+        assert nxt.rc == 0, nxt
+        acct = c.run(["sacct", "-n", "-P", "-j", f"{job}.0", "-o", "State"])
+        assert acct.out.split() == ["CANCELLED"], acct
+    finally:
+        if p.poll() is None:
+            p.kill()
+        c.run(["scancel", job])
+        for pid in user_processes("herdu1", "sleep"):
+            os.kill(pid, signal.SIGKILL)   # the lost step's task: no herdstepd left to kill it
