@@ -335,8 +335,9 @@ while :; do sleep 0.2; done
 def signal_times(path):
     times = {}
     for line in read(path).splitlines():
-        who, when = line.split()
-        times.setdefault(who, int(when))
+        parts = line.split()
+        if len(parts) == 2 and parts[1].isdigit():   # a line being written is skipped
+            times.setdefault(parts[0], int(parts[1]))
     return times
 
 
