@@ -535,12 +535,19 @@ static void step_io_connected(void *arg, int status, const struct herd_error *ce
 		     json_pack("{s:s, s:I, s:I, s:s, s:i, s:o}", "key", s->io_key, "job_id",
 			       (json_int_t)sd->launch.job_id, "step_id", (json_int_t)s->step_id,
 			       "node", sd->node, "node_id", s->node_id, "tasks", ids));
+	for (size_t i = 0; i < st->ntasks; i++)
+		st->tasks[i].tell_fd = -1;
 	for (size_t i = 0; i < st->ntasks; i++) {
-		struct step_task *t = &st->tasks[i];
-		if (step_task_spawn(sd, t, child_err, sizeof(child_err), &err) < 0) {
+		if (step_task_spawn(sd, &st->tasks[i], child_err, sizeof(child_err), &err) < 0) {
+			for (size_t k = 0; k < i; k++)
+				step_task_exec_result(&st->tasks[k], child_err, sizeof(child_err));
 			step_fail(st, err.text);
 			return;
 		}
+	}
+	for (size_t i = 0; i < st->ntasks; i++) {
+		struct step_task *t = &st->tasks[i];
+		step_task_exec_result(t, child_err, sizeof(child_err));
 		if (child_err[0]) {
 			char *line = xasprintf("%s: task %d: %s", sd->node, t->task_id, child_err);
 			log_info("step %u.%u: %s", sd->launch.job_id, s->step_id, line);

@@ -24,6 +24,7 @@ struct step_task {
 	bool exited;               /* reaped */
 	int status;                /* raw wait status */
 	bool exit_sent;            /* EXIT went to srun */
+	int tell_fd;               /* the child's exec report, until read (-1) */
 
 	/* what the parent prepared for the child */
 	char **argv;               /* argv (multi-prog's line, or the step's) */
@@ -112,6 +113,10 @@ void step_pmi_fence(void *arg, int seq, json_t *kvs);
  * Returns 0 (t->pid set; an exec failure is the task's own end, reported
  * through *child_err, "" when exec worked) or -1 with err when no process
  * could be made. */
+/* Did the task's exec succeed?  child_err gets the child's sentence ("" =
+ * it ran).  Called after every task was spawned, so the node's tasks exec
+ * in parallel rather than one after the other. */
+void step_task_exec_result(struct step_task *t, char *child_err, size_t size);
 int step_task_spawn(struct stepd *sd, struct step_task *t, char *child_err, size_t size,
 		    struct herd_error *err);
 

@@ -239,6 +239,19 @@ static int step_task_stream(struct stepd *sd, uv_pipe_t *p, int fd, struct step_
 	return 0;
 }
 
+void step_task_exec_result(struct step_task *t, char *child_err, size_t size)
+{
+	struct pollfd pfd = { .fd = t->tell_fd, .events = POLLIN };
+	ssize_t n = 0;
+
+	child_err[0] = '\0';
+	if (t->tell_fd < 0)
+		return;
+	if (poll(&pfd, 1, STEP_TASK_EXEC_WAIT_MS) > 0 && (n = read(t->tell_fd, child_err, size - 1)) > 0)
+		child_err[n] = '\0';
+	step_task_close(&t->tell_fd);
+}
+
 int step_task_spawn(struct stepd *sd, struct step_task *t, char *child_err, size_t size,
 		    struct herd_error *err)
 {
@@ -286,13 +299,8 @@ int step_task_spawn(struct stepd *sd, struct step_task *t, char *child_err, size
 	 * logged there; the task runs anyway) */
 	cgroup_add_task(sd->cg, pid, t->task_id);
 	step_task_close(&go[1]);
-	struct pollfd pfd = { .fd = tell[0], .events = POLLIN };
-	ssize_t n = 0;
-	if (poll(&pfd, 1, STEP_TASK_EXEC_WAIT_MS) > 0 && (n = read(tell[0], child_err, size - 1)) > 0)
-		child_err[n] = '\0';
-	else
-		child_err[0] = '\0';
-	step_task_close(&tell[0]);
+	t->tell_fd = tell[0];   /* read by step_task_exec_result */
+	tell[0] = -1;
 
 	if (t->pty) {
 		t->pty_fd = master;
