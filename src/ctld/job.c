@@ -434,8 +434,10 @@ void job_requeue_finish(struct job *job)
 
 	mail_job_requeued(job);
 	job->mail_sent = 0;   /* the next run has its own time-limit mails */
-	if (!job_state_is_final(job->state))
+	if (!job_state_is_final(job->state)) {
+		step_job_ended(job, JOB_CANCELLED);   /* its steps end with this run */
 		node_free(job);   /* a finished job gave its nodes back when it ended */
+	}
 	job_alloc_clear(job);
 	free(job->nodes_str);
 	job->nodes_str = NULL;

@@ -265,13 +265,10 @@ static int layout(struct job *job, const json_t *spec, struct step *s, struct he
 			int need = tasks[npick] * cpt, have = job->alloc_cpus[j];
 			if (need > have)
 				continue;   /* never fits here */
-			struct bitmap *avail = overlap ? bitmap_copy(job->alloc_cpuset && job->alloc_cpuset[j]
-							     ? job->alloc_cpuset[j] : NULL)
-						       : free_cpus(job, j);
-			if (!avail)
-				avail = bitmap_create(1);
-			uint32_t take = exact ? (uint32_t)need : (uint32_t)have;
 			bool known = job->alloc_cpuset && job->alloc_cpuset[j];
+			struct bitmap *avail = !known ? bitmap_create(1)
+					       : overlap ? bitmap_copy(job->alloc_cpuset[j]) : free_cpus(job, j);
+			uint32_t take = exact ? (uint32_t)need : (uint32_t)have;
 			if (known && bitmap_count(avail) < take) {
 				busy = true;
 				bitmap_destroy(avail);
