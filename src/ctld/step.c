@@ -233,7 +233,13 @@ static int layout(struct job *job, const json_t *spec, struct step *s, struct he
 		want_nodes = nreq > 0 ? nreq : ntasks < job->nalloc ? ntasks : job->nalloc;
 	if (per_node && want_nodes * per_node < ntasks)
 		want_nodes = (ntasks + per_node - 1) / per_node;
-	if (want_nodes > ntasks || want_nodes > job->nalloc || want_nodes < nreq || ntasks < 1) {
+	int64_t job_cpus = 0;
+	for (int j = 0; j < job->nalloc; j++)
+		job_cpus += job->alloc_cpus[j];
+	/* No more tasks than the job has CPUs for (Slurm without --overcommit);
+	 * this also bounds what a hostile request can make the controller build. */
+	if (want_nodes > ntasks || want_nodes > job->nalloc || want_nodes < nreq || ntasks < 1 ||
+	    (int64_t)ntasks * cpt > job_cpus) {
 		rc = HERD_ERR_NODE_CONFIG;
 		errprintf(err, "%s", herd_strerror(rc));
 		goto out;
@@ -262,7 +268,7 @@ static int layout(struct job *job, const json_t *spec, struct step *s, struct he
 			bool required = in_list(req_idx, nreq, node);
 			if ((pass == 0) != required || in_list(exc_idx, nexc, node) || in_list(pick, npick, j))
 				continue;
-			int need = tasks[npick] * cpt, have = job->alloc_cpus[j];
+			int64_t need = (int64_t)tasks[npick] * cpt, have = job->alloc_cpus[j];
 			if (need > have)
 				continue;   /* never fits here */
 			bool known = job->alloc_cpuset && job->alloc_cpuset[j];

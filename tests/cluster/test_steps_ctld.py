@@ -153,3 +153,17 @@ def test_step_launch_failure_is_reported(cluster, wire):
     r = call(cluster, wire, STEP_CREATE, step_body(job, io_port=1), user="herdu1")
     assert r["rc"] != 2016, r
     cluster.run(["scancel", str(job)])
+
+
+def test_step_larger_than_the_job_is_refused(cluster, wire):
+    """More tasks than the job has CPUs (Slurm without --overcommit), or a
+    count large enough to make the controller build huge layouts: refused,
+    and the controller stays up."""
+    job = submit_alloc(cluster, wire, nodes=1)
+    cluster.wait_state(job, "RUNNING")
+    for body in (step_body(job, num_tasks=2 ** 31 - 1), step_body(job, num_tasks=1000),
+                 step_body(job, num_tasks=2 ** 30, cpus_per_task=2 ** 30)):
+        r = call(cluster, wire, STEP_CREATE, body, user="herdu1")
+        assert r["rc"] == 2014, r
+    assert cluster.ping_ok()
+    cluster.run(["scancel", str(job)])
