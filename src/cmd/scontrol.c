@@ -900,10 +900,12 @@ static void help(void)
 	       "     release <job_list>       permit specified job to start\n"
 	       "     requeue <job_id>         re-queue a batch job\n"
 	       "     requeuehold <job_id>     re-queue and hold a batch job\n"
+	       "     resume <job_list>        resume previously suspended job (see suspend)\n"
 	       "     show <ENTITY> [<ID>]     display state of identified entity, default\n"
 	       "                              is all records; ENTITY is job, step,\n"
 	       "                              node, partition, hostnames, hostlist or\n"
 	       "                              hostlistsorted\n"
+	       "     suspend <job_list>       suspend specified job (see resume)\n"
 	       "     uhold <job_list>         place user hold on specified job\n"
 	       "     update <SPECIFICATIONS>  update job or node configuration\n"
 	       "     version                  display tool version number\n");
@@ -927,6 +929,10 @@ static int run_command(struct scontrol *sc, int argc, char **argv)
 		return cmd_update_job(sc, "requeue", nargs, args);
 	if (!strcasecmp(cmd, "requeuehold"))
 		return cmd_update_job(sc, "requeuehold", nargs, args);
+	if (!strcasecmp(cmd, "suspend"))
+		return cmd_update_job(sc, "suspend", nargs, args);
+	if (!strcasecmp(cmd, "resume"))
+		return cmd_update_job(sc, "resume", nargs, args);
 	if (!strcasecmp(cmd, "update"))
 		return cmd_update(sc, nargs, args);
 	if (!strcasecmp(cmd, "ping"))

@@ -38,6 +38,7 @@ int errprintf(struct herd_error *err, const char *fmt, ...) __attribute__((forma
 	X(HERD_ERR_INVALID_ARG, 2072, "Invalid argument") \
 	X(HERD_ERR_DISABLED, 2074, "Requested operation is presently disabled") \
 	X(HERD_ERR_NOT_RUNNING, 2035, "Job not running") \
+	X(HERD_ERR_NOT_SUSPENDED, 2036, "Job not suspended") \
 	X(HERD_ERR_NO_STEP, 2053, "Invalid job step id specified") \
 	X(HERD_ERR_INVALID_ARRAY, 2086, "Invalid job array specification") \
 	X(HERD_ERR_DEPENDENCY, 2040, "Job dependency problem") \

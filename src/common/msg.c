@@ -146,6 +146,10 @@ static const struct msg_field f_launch_step[] = {
 	REQ("job_id", MF_INT), REQ("step_id", MF_INT), SUB("launch", f_launch_spec), END
 };
 
+static const struct msg_field f_suspend[] = {
+	REQ("job_id", MF_INT), REQ("suspend", MF_BOOL), END
+};
+
 static const struct msg_field f_terminate[] = {
 	REQ("job_id", MF_INT), REQ("kill_wait", MF_INT), OPT("step_id", MF_INT), END
 };
@@ -178,6 +182,7 @@ static const struct msg_decl decls[] = {
 	{ MSG_REQUEST_REGISTRATION, f_empty },
 	{ MSG_UPDATE_JOB_LIMIT, f_job_limit },
 	{ MSG_LAUNCH_STEP, f_launch_step },
+	{ MSG_SUSPEND_JOB, f_suspend },
 	{ MSG_RECONFIGURE_NODE, f_empty },
 };
 

@@ -221,6 +221,17 @@ void launch_terminate(struct job *job)
 		launch_terminate_id(&ctld.nodes[job->alloc_node[i]], job->id);
 }
 
+void launch_suspend(struct job *job, bool suspend)
+{
+	for (int i = 0; i < job->nalloc; i++) {
+		json_t *body = json_pack("{s:I, s:b}", "job_id", (json_int_t)job->id, "suspend", suspend);
+		struct net_target to = node_target(&ctld.nodes[job->alloc_node[i]]);
+		net_call_async(ctld.loop, &to, MSG_SUSPEND_JOB, body, 10000, node_reply_logged,
+			       (void *)(uintptr_t)job->id);
+		json_decref(body);
+	}
+}
+
 /* One step's herdstepd on one node: TERMINATE (sig 0) or a signal. */
 void launch_step_signal(struct node *node, uint32_t job_id, uint32_t step_id, int sig)
 {

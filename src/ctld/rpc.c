@@ -635,6 +635,22 @@ static void rpc_update(struct net_req *req)
 		update_requeue(req, job, !strcmp(action, "requeuehold"));
 		return;
 	}
+	if (!strcmp(action, "suspend") || !strcmp(action, "resume")) {
+		bool suspend = !strcmp(action, "suspend");
+		int rc = !admin ? HERD_ERR_ACCESS
+			 : suspend && job->state != JOB_RUNNING ? HERD_ERR_NOT_RUNNING
+			 : !suspend && job->state != JOB_SUSPENDED ? HERD_ERR_NOT_SUSPENDED : 0;
+		if (rc) {
+			net_respond(req, rc, NULL, NULL);
+			return;
+		}
+		/* scontrol suspend/resume: every process of the job is frozen
+		 * or thawed on its nodes (the cgroup freezer) */
+		job_set_state(job, suspend ? JOB_SUSPENDED : JOB_RUNNING, REASON_NONE);
+		launch_suspend(job, suspend);
+		respond_durable(req, id, false);
+		return;
+	}
 	if (strcmp(action, "hold") && strcmp(action, "uhold") && strcmp(action, "release")) {
 		net_respond(req, HERD_ERR_INVALID_ARG, NULL, NULL);
 		return;

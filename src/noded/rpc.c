@@ -124,6 +124,34 @@ static void rpc_signal_job(struct noded *nd, struct net_req *req)
 	net_respond(req, rc, NULL, rc ? first.text : NULL);
 }
 
+/* SUSPEND_JOB (scontrol suspend/resume): every herdstepd of the job here
+ * freezes or thaws its processes (the cgroup freezer, else SIGSTOP/SIGCONT). */
+static void rpc_suspend_job(struct noded *nd, struct net_req *req)
+{
+	json_int_t job_id = json_integer_value(json_object_get(req->body, "job_id"));
+	bool suspend = json_is_true(json_object_get(req->body, "suspend"));
+	struct noded_job **targets;
+	size_t n = rpc_targets(nd, job_id, -1, &targets);
+	struct herd_error err = { "" }, first = { "" };
+	int rc = HERD_ERR_INVALID_JOB;
+
+	for (size_t i = 0; i < n; i++) {
+		int one = targets[i]->pid == 0 ? HERD_ERR_NOT_RUNNING
+			  : rpc_forward(nd, targets[i], json_pack("{s:s}", "op", suspend ? "suspend" : "resume"),
+					&err);
+		log_info("job %u step %u: %s: rc %d", (unsigned)job_id, targets[i]->step_id,
+			 suspend ? "suspend" : "resume", one);
+		if (one == HERD_OK)
+			rc = HERD_OK;
+		else if (rc != HERD_OK) {
+			rc = one;
+			first = err;
+		}
+	}
+	free(targets);
+	net_respond(req, rc, NULL, rc && first.text[0] ? first.text : NULL);
+}
+
 /* TERMINATE_JOB: the same targets; one still starting gets it once up. */
 static void rpc_terminate_job(struct noded *nd, struct net_req *req)
 {
@@ -217,6 +245,7 @@ static const struct rpc_entry {
 	{ MSG_LAUNCH_JOB, rpc_launch_job },
 	{ MSG_LAUNCH_STEP, rpc_launch_step },
 	{ MSG_SIGNAL_JOB, rpc_signal_job },
+	{ MSG_SUSPEND_JOB, rpc_suspend_job },
 	{ MSG_TERMINATE_JOB, rpc_terminate_job },
 	{ MSG_REQUEST_REGISTRATION, rpc_request_registration },
 	{ MSG_UPDATE_JOB_LIMIT, rpc_update_job_limit },

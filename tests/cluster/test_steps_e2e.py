@@ -253,3 +253,43 @@ def test_lost_step_daemon_frees_the_steps_cpus(c):
         c.run(["scancel", job])
         for pid in user_processes("herdu1", "sleep"):
             os.kill(pid, signal.SIGKILL)   # the lost step's task: no herdstepd left to kill it
+
+
+def cpu_ticks(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])   # utime + stime
+
+
+def test_suspend_and_resume_freeze_the_steps_processes(c):
+    """scontrol suspend: the job is SUSPENDED and its tasks stop (the cgroup
+    freezer: no CPU time while frozen); resume thaws them.  Users may not."""
+    p = user_popen(c, "herdu1", ["srun", "-N1", "-n1", "sh", "-c", "while :; do :; done"])
+    try:
+        c.wait_until("the busy task", lambda: user_processes("herdu1", "sh"), timeout=30)
+        pid = user_processes("herdu1", "sh")[0]
+        job = c.run(["squeue", "-h", "-u", "herdu1", "-o", "%i"]).out.split()[0]
+        r = c.run(["scontrol", "suspend", job], user="herdu1")
+        assert r.rc != 0 and "Access/permission denied" in r.err, r
+        r = c.run(["scontrol", "suspend", job])
+        assert r.rc == 0, r
+        assert c.job_state(int(job)) == "SUSPENDED"
+        with open(f"/proc/{pid}/cgroup") as f:
+            freezer = [line.split(":", 2)[2].strip() for line in f if ":freezer:" in line]
+        state_file = f"/sys/fs/cgroup/freezer{freezer[0]}/freezer.state"
+        c.wait_until("the freezer", lambda: open(state_file).read().strip() == "FROZEN", timeout=10)
+        before = cpu_ticks(pid)
+        time.sleep(1.0)
+        assert cpu_ticks(pid) == before
+        r = c.run(["scontrol", "resume", job])
+        assert r.rc == 0, r
+        assert c.job_state(int(job)) == "RUNNING"
+        c.wait_until("the task to run again", lambda: cpu_ticks(pid) > before, timeout=10)
+        r = c.run(["scontrol", "resume", job])
+        assert r.rc != 0 and "Job not suspended" in r.err, r
+    finally:
+        if p.poll() is None:
+            p.send_signal(signal.SIGKILL)
+            p.communicate(timeout=10)
+        for job in c.run(["squeue", "-h", "-u", "herdu1", "-o", "%i"]).out.split():
+            c.run(["scancel", job])
