@@ -581,3 +581,15 @@ void pmix_state_destroy(struct pmix_state *px)
 		rm_tree(px->tmpdir);
 	uv_close((uv_handle_t *)&px->async, on_async_closed);
 }
+
+/* ASan builds (make SAN=1): libpmix and the libevent it runs on keep
+ * allocations from PMIx_server_init to the process's exit that their
+ * finalize does not free; LeakSanitizer is told so here rather than in
+ * every test's environment.  Herd's own leaks are still reported. */
+#if defined(__SANITIZE_ADDRESS__)
+const char *__lsan_default_suppressions(void);
+const char *__lsan_default_suppressions(void)
+{
+	return "leak:libpmix.so\nleak:libevent_core\nleak:libevent\n";
+}
+#endif
