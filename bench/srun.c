@@ -1,7 +1,9 @@
-/* Step launch benchmark, run inside an allocation of 4 nodes and 64 tasks
- * (scripts/bench-srun makes one with salloc): the wall time of
- * `srun -N4 -n64 true` and of 100 sequential `srun -n1 true` steps, from
- * process start to exit, beside the target of 50 ms per step launch.
+/* Step launch benchmark, run inside an allocation of 4 nodes and N tasks
+ * (scripts/bench-srun makes one with salloc, N = 64): the wall time of
+ * `srun -N4 -nN true` (N from SLURM_NTASKS) and of 100 sequential
+ * `srun -n1 true` steps, from process start to exit, beside the target of
+ * 50 ms per step launch.  The same program times Slurm's srun in a Slurm
+ * allocation (BENCH_SLURM=1 scripts/bench-srun).
  *   bench/srun SRUN [REPEATS]
  * Needs SLURM_JOB_ID in the environment (the allocation). */
 #include <stdio.h>
@@ -18,7 +20,9 @@ static double median(double *v, int n)
 
 int main(int argc, char **argv)
 {
-	char *wide[] = { argc > 1 ? argv[1] : "build/bin/srun", "-N4", "-n64", "true", NULL };
+	char ntasks[32];
+	snprintf(ntasks, sizeof(ntasks), "-n%s", getenv("SLURM_NTASKS") ? getenv("SLURM_NTASKS") : "64");
+	char *wide[] = { argc > 1 ? argv[1] : "build/bin/srun", "-N4", ntasks, "true", NULL };
 	char *one[] = { wide[0], "-n1", "true", NULL };
 	int repeats = argc > 2 ? atoi(argv[2]) : 10, seq = 100;
 	double *w = malloc(repeats * sizeof(*w)), t0, total;
@@ -29,7 +33,7 @@ int main(int argc, char **argv)
 	}
 	for (int i = 0; i < repeats; i++) {
 		if ((w[i] = run_timed(wide)) < 0) {
-			fprintf(stderr, "bench/srun: srun -N4 -n64 true failed\n");
+			fprintf(stderr, "bench/srun: srun -N4 %s true failed\n", ntasks);
 			return 1;
 		}
 	}
@@ -41,7 +45,7 @@ int main(int argc, char **argv)
 		}
 	total = now_s() - t0;
 	double med = median(w, repeats) * 1000, per = total * 1000 / seq;
-	printf("srun -N4 -n64 true: median %.1f ms over %d runs (target < %.0f ms: %s)\n", med,
+	printf("srun -N4 %s true: median %.1f ms over %d runs (target < %.0f ms: %s)\n", ntasks, med,
 	       repeats, TARGET_MS, med < TARGET_MS ? "MET" : "MISSED");
 	printf("100 sequential srun -n1 true: %.2f s, %.1f ms per step (target < %.0f ms: %s)\n",
 	       total, per, TARGET_MS, per < TARGET_MS ? "MET" : "MISSED");
