@@ -423,6 +423,8 @@ void step_job_ended(struct job *job, enum job_state state);
 /* Node idx of the job failed: its steps there end NODE_FAIL. */
 void step_node_failed(struct job *job, int idx);
 void step_destroy_all(struct job *job);
+/* PrologFlags=Contain: the job's N.extern on each of its nodes (at its start). */
+void step_extern_start(struct job *job);
 /* NODE_REGISTER listed fewer steps than node idx should run: a step part
  * there that is not in reported ([[job, step]]) and started over 30 s ago
  * lost its herdstepd; it counts as killed. */

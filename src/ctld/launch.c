@@ -171,6 +171,7 @@ void launch_job(struct job *job)
 	const struct node *host = &ctld.nodes[job->alloc_node[0]];
 	json_t *spec, *body;
 
+	step_extern_start(job);   /* PrologFlags=Contain */
 	if (job->alloc_only) {
 		job->launch = LAUNCH_DONE;   /* salloc/srun: nothing runs until a step comes */
 		log_info("job %u: allocation granted on %s", job->id, job->nodes_str);

@@ -4,6 +4,7 @@
  * to the store for sacct.  Also the jobs that run no batch script (salloc,
  * srun outside an allocation): they end by COMPLETE_ALLOC, a cancel or
  * their time limit.  Not here: the node side (src/noded, src/stepd). */
+#define _GNU_SOURCE
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -476,6 +477,9 @@ static void launch_step_done(void *arg, json_t *reply, const struct herd_error *
 	struct step *s = job ? step_find(job, w->step_id) : NULL;
 	struct herd_error rerr = { "" };
 
+	if (s && !s->req && (!reply || msg_reply_rc(reply, &rerr) != 0))
+		log_error("job %u: step %u: launch on %s failed: %s", w->job_id, w->step_id,
+			  ctld.nodes[job->alloc_node[s->job_node[w->node]]].name, reply ? rerr.text : err->text);
 	if (s && s->req) {
 		if (!reply || msg_reply_rc(reply, &rerr) != 0) {
 			const char *why = reply ? rerr.text : err->text;
@@ -674,6 +678,89 @@ void step_create(struct net_req *req)
 	log_info("job %u: step %u on %s (%u tasks)", job->id, s->step_id, s->nodes_str, s->num_tasks);
 }
 
+/* ---- N.extern (PrologFlags=Contain) ---- */
+
+static bool prolog_contain(void)
+{
+	const char *flags = conf_get(ctld.conf, "PrologFlags");
+	return flags && strcasestr(flags, "contain");
+}
+
+/* As Slurm with PrologFlags=Contain: when the job starts, an extern step on
+ * each of its nodes holds the job's cgroup there until the job ends; it
+ * holds no CPUs of the job's steps and runs no task. */
+void step_extern_start(struct job *job)
+{
+	if (!prolog_contain() || !job->nalloc || step_find(job, STEP_EXTERN))
+		return;
+	struct step *s = xmalloc(sizeof(*s));
+	struct hostlist *hl = hostlist_create(NULL);
+	s->job_id = job->id;
+	s->step_id = STEP_EXTERN;
+	s->name = xstrdup("extern");
+	s->distribution = xstrdup("block");
+	s->state = JOB_RUNNING;
+	s->start_time = time(NULL);
+	s->time_limit = -1;
+	s->requid = -1;
+	s->srun_host = xstrdup("");
+	s->nnodes = job->nalloc;
+	s->num_tasks = job->nalloc;   /* Slurm counts one per node */
+	s->cpus_per_task = 1;
+	s->job_node = xmalloc(job->nalloc * sizeof(int));
+	s->ntasks = xmalloc(job->nalloc * sizeof(int));
+	s->cpuset = xmalloc(job->nalloc * sizeof(*s->cpuset));
+	s->node_done = xmalloc(job->nalloc * sizeof(bool));
+	for (int j = 0; j < job->nalloc; j++) {
+		s->job_node[j] = j;
+		s->ntasks[j] = 1;
+		s->cpuset[j] = job->alloc_cpuset && job->alloc_cpuset[j] ? bitmap_copy(job->alloc_cpuset[j])
+									 : bitmap_create(1);
+		hostlist_push(hl, ctld.nodes[job->alloc_node[j]].name);
+	}
+	s->nodes_str = hostlist_ranged_string(hl);
+	hostlist_destroy(hl);
+	s->tasks_per_node = launch_counts_string(s->ntasks, s->nnodes);
+	count_parts(job, s, +1);
+	s->next = job->steps;
+	job->steps = s;
+	save(job, s);
+
+	json_t *launch = launch_object(job, NULL);
+	json_object_set_new(launch, "script", json_string(""));
+	json_object_set_new(launch, "argv", json_array());
+	json_object_set_new(launch, "env", json_array());
+	const char *empty[] = { "stdout", "stderr", "stdin" };
+	for (size_t k = 0; k < 3; k++)
+		json_object_set_new(launch, empty[k], json_string(""));
+	json_object_set_new(launch, "cwd", json_string(job->work_dir ? job->work_dir : "/"));
+	json_object_set_new(launch, "umask", json_integer(022));
+	json_object_del(launch, "cpu_ids");
+	for (int i = 0; i < s->nnodes; i++) {
+		char *cpus = s->cpuset[i]->nbits > 1 || bitmap_count(s->cpuset[i])
+			     ? bitmap_fmt_ranges(s->cpuset[i]) : xstrdup("");
+		json_t *step = json_pack("{s:I, s:s, s:b, s:s, s:i, s:i, s:s, s:i, s:[], s:[s], s:s,"
+					 " s:s, s:i, s:s, s:I}",
+					 "step_id", (json_int_t)STEP_EXTERN, "step_name", "extern",
+					 "extern", 1, "step_nodes", s->nodes_str,
+					 "step_num_nodes", s->nnodes, "step_num_tasks", 0,
+					 "step_tasks_per_node", "0", "node_id", i, "task_ids",
+					 "argv", "extern", "cpus", cpus, "io_host", "", "io_port", 1,
+					 "io_key", "", "mem_mb", (json_int_t)job_node_mem(job, s->job_node[i]));
+		json_object_set_new(launch, "cpus_on_node", json_integer(job->alloc_cpus[i]));
+		json_object_set_new(launch, "step", step);
+		json_t *body = json_pack("{s:I, s:I, s:O}", "job_id", (json_int_t)job->id, "step_id",
+					 (json_int_t)STEP_EXTERN, "launch", launch);
+		struct launch_wait *w = xmalloc(sizeof(*w));
+		*w = (struct launch_wait){ job->id, STEP_EXTERN, i };
+		struct net_target to = launch_node_target(&ctld.nodes[job->alloc_node[i]]);
+		net_call_async(ctld.loop, &to, MSG_LAUNCH_STEP, body, 30000, launch_step_done, w);
+		json_decref(body);
+		free(cpus);
+	}
+	json_decref(launch);
+}
+
 /* ---- STEP_COMPLETE ---- */
 
 void step_complete(struct net_req *req)
@@ -700,6 +787,7 @@ void step_complete(struct net_req *req)
 	s->nodes_done++;
 	s->exit_status = worse(s->exit_status, json_integer_value(json_object_get(b, "status")));
 	s->timed_out |= json_is_true(json_object_get(b, "timed_out"));
+	s->cancelled |= job->cancel_requested;   /* ended by the job's scancel */
 	s->oom |= json_is_true(json_object_get(b, "oom"));
 	s->cpu_time_us += json_integer_value(json_object_get(b, "cpu_time_us"));
 	uint64_t rss = json_integer_value(json_object_get(b, "max_rss_kb"));

@@ -311,7 +311,7 @@ void launch_step(struct noded *nd, struct net_req *req)
 			    "LAUNCH_STEP: the launch has no step object with this step_id");
 		return;
 	}
-	if (step_id < 0 || step_id >= NODED_BATCH_STEP) {
+	if (step_id < 0 || step_id == NODED_BATCH_STEP || step_id > NODED_EXTERN_STEP) {
 		net_respond(req, HERD_ERR_INVALID_ARG, NULL, "LAUNCH_STEP: step_id out of range");
 		return;
 	}

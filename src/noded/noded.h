@@ -17,6 +17,7 @@
 #define NODED_JOB_DIR_FMT  "job%05u"       /* the batch step */
 #define NODED_STEP_DIR_FMT "job%05u.%u"    /* a job step (LAUNCH_STEP) */
 #define NODED_BATCH_STEP   4294967291u     /* Slurm's SLURM_BATCH_SCRIPT */
+#define NODED_EXTERN_STEP  4294967292u     /* Slurm's SLURM_EXTERN_CONT (PrologFlags=Contain) */
 #define NODED_LAUNCH_FILE  "launch.json"
 #define NODED_PID_FILE     "herdstepd.pid"
 #define NODED_CTL_SOCKET   "ctl.sock"

@@ -151,7 +151,9 @@ static struct launch_step *launch_step_parse(const json_t *obj, const struct lau
 		goto error;
 	}
 	s->pty = json_is_true(v);
-	if (!json_is_array(ids) || json_array_size(ids) == 0) {
+	v = json_object_get(obj, "extern");
+	s->extern_step = json_is_true(v);
+	if (!json_is_array(ids) || (json_array_size(ids) == 0 && !s->extern_step)) {
 		errprintf(err, "launch: step.task_ids: expected a non-empty array of integers");
 		goto error;
 	}
@@ -164,7 +166,8 @@ static struct launch_step *launch_step_parse(const json_t *obj, const struct lau
 		}
 		s->task_ids[s->ntasks++] = json_integer_value(v);
 	}
-	if (launch_step_int(obj, "step_num_tasks", true, (int64_t)s->ntasks, 1, INT32_MAX, &nt, err) < 0)
+	if (launch_step_int(obj, "step_num_tasks", true, (int64_t)s->ntasks, s->extern_step ? 0 : 1,
+			    INT32_MAX, &nt, err) < 0)
 		goto error;
 	if (launch_str(obj, "step_tasks_per_node", true, &s->step_tasks_per_node, err) < 0)
 		goto error;

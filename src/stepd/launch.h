@@ -30,6 +30,7 @@ struct launch_step {
 	char *std_out, *std_err, *std_in;     /* "" = streamed to srun */
 	int stdin_task;                       /* -1 all, -2 none */
 	bool pty;
+	bool extern_step;                     /* N.extern (PrologFlags=Contain): a cgroup, no task, no srun */
 	char *mpi;
 	int64_t time_limit;                   /* seconds from the step's start, -1 none */
 	int signal, signal_time;

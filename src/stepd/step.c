@@ -197,6 +197,17 @@ void step_terminate(struct stepd *sd, int kill_wait)
 	}
 	log_info("step %u.%u: terminate (KillWait %d s)", sd->launch.job_id, sd->launch.step->step_id,
 		 kill_wait);
+	if (sd->launch.step->extern_step) {
+		/* what was put in the job's container goes with it */
+		size_t n = 0;
+		pid_t *pids = cgroup_pids(sd->cg, &n);
+		for (size_t i = 0; i < n; i++)
+			kill(pids[i], SIGKILL);
+		free(pids);
+		st->all_exited = true;
+		step_maybe_finish(st);
+		return;
+	}
 	st->ending = true;
 	step_cancel_line(st, "");
 	step_start_kill(st, kill_wait < 0 ? 0 : kill_wait);
@@ -725,7 +736,7 @@ int step_start(struct stepd *sd, struct herd_error *err)
 	sd->launch.cwd = xstrdup(s->cwd);
 
 	char step_name[16];
-	snprintf(step_name, sizeof(step_name), "%u", s->step_id);
+	snprintf(step_name, sizeof(step_name), s->extern_step ? "extern" : "%u", s->step_id);
 	struct cgroup_limits lim = { .cpus = s->cpus, .mem_mb = s->mem_mb };
 	sd->cg = cgroup_step_create(&sd->cgconf, sd->node, sd->launch.job_id, step_name, &lim);
 	/* a cgroup left frozen by a herdstepd that was killed while its step
@@ -745,6 +756,15 @@ int step_start(struct stepd *sd, struct herd_error *err)
 	st->limit_timer.data = st->kill_timer.data = st->sample_timer.data = st;
 	st->signal_timer.data = st->flush_timer.data = st;
 
+	if (s->extern_step) {
+		/* N.extern: the job's container on this node until the job ends
+		 * (processes may be put in it from outside); no task, no srun. */
+		st->launched = true;
+		st->start_ms = step_now_ms();
+		stepd_ready(sd, "ok\n");
+		log_info("step %u.extern: holding the job's cgroup on %s", sd->launch.job_id, sd->node);
+		return 0;
+	}
 	st->io = io_connect(sd->loop, s->io_host, s->io_port, &step_io_ops, st, err);
 	return st->io ? 0 : -1;
 }

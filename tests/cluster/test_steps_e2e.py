@@ -293,3 +293,48 @@ def test_suspend_and_resume_freeze_the_steps_processes(c):
             p.communicate(timeout=10)
         for job in c.run(["squeue", "-h", "-u", "herdu1", "-o", "%i"]).out.split():
             c.run(["scancel", job])
+
+
+def test_prolog_flags_contain_makes_the_extern_step(c):
+    """PrologFlags=Contain: each job gets N.extern on every one of its nodes
+    (a herdstepd holding the job's cgroup, step_extern), listed by squeue -s
+    while the job runs and by sacct after, COMPLETED or CANCELLED with the job."""
+    with open(c.conf) as f:
+        original = f.read()
+    with open(c.conf, "a") as f:
+        f.write("PrologFlags=Contain\n")
+    try:
+        assert c.run(["scontrol", "reconfigure"]).rc == 0
+        job = c.sbatch("-N2", "-o", "/dev/null", "--wrap", "srun true; sleep 3", user="herdu1")
+        c.wait_state(job, "RUNNING")
+        c.wait_until("the extern step", lambda: any(
+            s[0] == f"{job}.extern" for s in
+            (line.split() for line in c.run(["squeue", "-h", "-s", "-o", "%i %N"]).out.splitlines())),
+            timeout=20)
+        def holders():
+            found = []
+            for d in os.listdir("/proc"):
+                try:
+                    with open(f"/proc/{d}/cmdline", "rb") as f:
+                        cmd = f.read()
+                except OSError:
+                    continue
+                if b"herdstepd" in cmd and f"job{job:05d}.4294967292".encode() in cmd:
+                    found.append(d)
+            return found
+        c.wait_until("a herdstepd for it on each node", lambda: len(holders()) == 2, timeout=20)
+        assert c.wait_done(job) == "COMPLETED"
+        acct = c.run(["sacct", "-n", "-P", "-j", str(job), "-o", "JobID,State,NNodes"])
+        assert acct.out.split() == [f"{job}|COMPLETED|2", f"{job}.batch|COMPLETED|1",
+                                    f"{job}.extern|COMPLETED|2", f"{job}.0|COMPLETED|2"], acct
+        cancelled = c.sbatch("-o", "/dev/null", "--wrap", "sleep 60", user="herdu1")
+        c.wait_state(cancelled, "RUNNING")
+        c.run(["scancel", str(cancelled)])
+        assert c.wait_done(cancelled) == "CANCELLED"
+        c.wait_until("the extern step's end", lambda: c.run(
+            ["sacct", "-n", "-P", "-j", f"{cancelled}.extern", "-o", "State"]).out.split() ==
+            ["CANCELLED"], timeout=20)
+    finally:
+        with open(c.conf, "w") as f:
+            f.write(original)
+        c.run(["scontrol", "reconfigure"])
