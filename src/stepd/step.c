@@ -128,6 +128,8 @@ static void step_cancel_line(struct step *st, const char *why)
 	time_t now = time(NULL);
 	struct tm tm;
 
+	if (!st->ntasks)
+		return;   /* N.extern: no task, no stream */
 	localtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
 	snprintf(line, sizeof(line), "slurmstepd: error: *** STEP %u.%u ON %s CANCELLED AT %s%s ***\n",
@@ -392,6 +394,8 @@ static void step_take_usage(struct step *st)
 	log_info("step %u.%u: the cgroup's OOM killer struck", sd->launch.job_id,
 		 step_launch(st)->step_id);
 	stepd_oom_line(sd, line, sizeof(line));
+	if (!st->ntasks)
+		return;   /* N.extern */
 	if (st->tasks[0].err_path)
 		task_append_stderr(sd, line);
 	else
@@ -728,7 +732,7 @@ int step_start(struct stepd *sd, struct herd_error *err)
 			return -1;
 	st->ncpus = real_ncpus;
 	/* herdstepd's own lines for the step's stderr go to task 0's file */
-	if (st->tasks[0].err_path) {
+	if (st->ntasks && st->tasks[0].err_path) {
 		free(sd->std_err);
 		sd->std_err = xstrdup(st->tasks[0].err_path);
 	}
