@@ -326,12 +326,21 @@ def test_time_min(clean):
             "--time-min=soon", "-o", "/dev/null", "--wrap", "true")
 
 
+# The traps write their time with bash's own printf: a `date` they forked
+# could itself be caught by the signal, which goes to every process of the
+# job at once, and die before it printed.
 SIGNAL_SCRIPT = """#!/bin/bash
-trap 'echo "shell $(date +%s)" >> {out}' USR1
-bash -c 'trap "echo child \\$(date +%s) >> {out}" USR1; while :; do sleep 0.2; done' &
-echo "start $(date +%s)" >> {out}
+trap 'printf "shell %(%s)T\\n" -1 >> {out}' USR1
+bash -c 'trap "printf \\"child %(%s)T\\\\n\\" -1 >> {out}" USR1; while :; do sleep 0.2; done' &
+printf "start %(%s)T\\n" -1 >> {out}
 while :; do sleep 0.2; done
 """
+
+
+def wait_signal_line(c, path, who, timeout):
+    """Until the line of who (shell, child) is written whole."""
+    c.wait_until(f"the {who}'s line in {path}",
+                 lambda: os.path.exists(path) and who in signal_times(path), timeout=timeout)
 
 
 def signal_times(path):
@@ -351,7 +360,7 @@ def test_signal_batch_shell(clean):
     out = os.path.join(wd, "sig-batch.txt")
     script = write_script(os.path.join(wd, "sig.sh"), SIGNAL_SCRIPT.format(out=out), owner=USER)
     jid = job_id(submit(c, "-t", "1", "--signal=B:USR1@50", "-o", "/dev/null", script))
-    wait_text(c, out, "shell", timeout=30)
+    wait_signal_line(c, out, "shell", timeout=30)
     assert c.job_state(jid) == "RUNNING"
     t = signal_times(out)
     assert 8 <= t["shell"] - t["start"] <= 13, t
@@ -362,7 +371,7 @@ def test_signal_batch_shell(clean):
     script = write_script(os.path.join(wd, "sig3.sh"), SIGNAL_SCRIPT.format(out=out2), owner=USER)
     jid = job_id(submit(c, "-t", "1", "-o", "/dev/null", script,
                         env={"SBATCH_SIGNAL": "B:USR1@59"}))
-    wait_text(c, out2, "shell", timeout=15)
+    wait_signal_line(c, out2, "shell", timeout=15)
     t = signal_times(out2)
     assert t["shell"] - t["start"] <= 3, t
     c.run(["scancel", str(jid)])
@@ -376,7 +385,7 @@ def test_signal_job_processes(clean):
     out = os.path.join(wd, "sig-steps.txt")
     script = write_script(os.path.join(wd, "sig2.sh"), SIGNAL_SCRIPT.format(out=out), owner=USER)
     jid = job_id(submit(c, "-t", "1", "--signal=SIGUSR1@52", "-o", "/dev/null", script))
-    wait_text(c, out, "child", timeout=30)
+    wait_signal_line(c, out, "child", timeout=30)
     t = signal_times(out)
     assert 6 <= t["child"] - t["start"] <= 11, t
     assert stays(lambda: "shell" not in signal_times(out), 1.0)
