@@ -175,10 +175,11 @@ int srun_mpi_check(const char *s, struct herd_error *err)
 
 void srun_mpi_list(FILE *out, const char *prog)
 {
-	/* srun(1) --mpi=list: the plugins installed, on stderr-like lines. */
-	fprintf(out, "%s: MPI types are...\n", prog);
-	for (size_t i = 0; i < sizeof(mpi_types) / sizeof(mpi_types[0]); i++)
-		fprintf(out, "%s: %s\n", prog, mpi_types[i]);
+	/* As Slurm 22.05's srun --mpi=list, on stdout: the plugin types, then
+	 * the PMIx versions (Herd serves the one libpmix it links). */
+	(void)prog;
+	fputs("MPI plugin types are...\n\tpmix\n\tnone\n\tpmi2\n"
+	      "specific pmix plugin versions available: pmix_v4\n", out);
 }
 
 int srun_input_parse(const char *s, int *stdin_task, const char **pattern)

@@ -294,7 +294,7 @@ static void terminate_step(struct srun_io *io)
 		return;
 	io->terminating = true;
 	if (!io->opts.quiet)
-		errline("srun: Terminating %s", io->step_name);
+		errline("srun: launch/slurm: _step_signal: Terminating %s", io->step_name);
 	send_signal(io, SIGCONT);
 	send_signal(io, SIGTERM);
 	uv_timer_start(&io->kill_timer, kill_timer_cb, (uint64_t)io->opts.kill_wait * 1000, 0);

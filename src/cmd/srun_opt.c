@@ -364,7 +364,7 @@ static int apply(struct srun_opts *o, int opt, const char *arg, bool from_env, F
 		break;
 	case OPT_MPI:
 		if (!strcasecmp(arg, "list")) {
-			srun_mpi_list(stderr, prog(o));   /* Slurm prints it as info lines */
+			srun_mpi_list(stdout, prog(o));
 			return 1;
 		}
 		if (srun_mpi_check(arg, err) < 0)

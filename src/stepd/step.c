@@ -132,8 +132,9 @@ static void step_cancel_line(struct step *st, const char *why)
 		return;   /* N.extern: no task, no stream */
 	localtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(line, sizeof(line), "slurmstepd: error: *** STEP %u.%u ON %s CANCELLED AT %s%s ***\n",
-		 st->sd->launch.job_id, step_launch(st)->step_id, st->sd->node, stamp, why);
+	/* Slurm's step daemons name their node in what srun shows */
+	snprintf(line, sizeof(line), "slurmstepd-%s: error: *** STEP %u.%u ON %s CANCELLED AT %s%s ***\n",
+		 st->sd->node, st->sd->launch.job_id, step_launch(st)->step_id, st->sd->node, stamp, why);
 	if (t0->err_path)
 		task_append_stderr(st->sd, line);   /* sd->std_err is task 0's file */
 	else

@@ -152,7 +152,7 @@ static void step_task_child(struct stepd *sd, struct step_task *t, const struct 
 			in = open(t->in_path ? t->in_path : "/dev/null", O_RDONLY | O_NOCTTY);
 		if (in < 0) {
 			int e = errno;
-			dprintf(err, "slurmstepd: error: Could not open stdin file %s: %s\n", t->in_path,
+			dprintf(err, "slurmstepd-%s: error: Could not open stdin file %s: %s\n", sd->node, t->in_path,
 				strerror(e));
 			task_fail(f->tell_w, "Could not open stdin file %s: %s", t->in_path, strerror(e));
 			_exit(1);
@@ -190,12 +190,12 @@ static void step_task_child(struct stepd *sd, struct step_task *t, const struct 
 	if (t->pmi_fd >= 0)
 		fcntl(t->pmi_fd, F_SETFD, 0);
 	if (chdir_errno)
-		dprintf(2, "slurmstepd: error: couldn't chdir to `%s': %s: going to /tmp instead\n",
+		dprintf(2, "slurmstepd-%s: error: couldn't chdir to `%s': %s: going to /tmp instead\n", sd->node,
 			s->cwd, strerror(chdir_errno));
 	if (t->bound) {
 		step_task_fold_mask(&t->mask);
 		if (sched_setaffinity(0, sizeof(t->mask), &t->mask) < 0)
-			dprintf(2, "slurmstepd: error: sched_setaffinity: %s\n", strerror(errno));
+			dprintf(2, "slurmstepd-%s: error: sched_setaffinity: %s\n", sd->node, strerror(errno));
 		if (sd->step->bind.verbose) {
 			bind_verbose_line(&sd->step->bind, &t->mask, sd->node, t->task_id, t->local,
 					  (int)getpid(), line, sizeof(line));
@@ -214,7 +214,7 @@ static void step_task_child(struct stepd *sd, struct step_task *t, const struct 
 	const char *prog = step_task_find(t->argv[0], &t->env, found, sizeof(found));
 	execve(prog, t->argv, t->env.v);
 	int e = errno;
-	dprintf(2, "slurmstepd: error: execve(): %s: %s\n", t->argv[0], strerror(e));
+	dprintf(2, "slurmstepd-%s: error: execve(): %s: %s\n", sd->node, t->argv[0], strerror(e));
 	task_fail(f->tell_w, "execve(): %s: %s", t->argv[0], strerror(e));
 	_exit(2);
 }

@@ -290,7 +290,7 @@ def test_exec_failure(cluster):
     errors = [p.decode() for k, p in srun.of(ERROR)]
     assert errors == ["n1: task 0: execve(): nosuch-prog-xyz: No such file or directory"]
     assert srun.stream(STDERR, 0) == \
-        "slurmstepd: error: execve(): nosuch-prog-xyz: No such file or directory\n"
+        "slurmstepd-n1: error: execve(): nosuch-prog-xyz: No such file or directory\n"
     assert [json.loads(p)["status"] for k, p in srun.of(EXIT)] == [2 << 8]
 
 
@@ -415,7 +415,7 @@ def test_terminate_and_time_limit(cluster):
     finally:
         sd.kill()
         srun.close()
-    assert re.search(r"slurmstepd: error: \*\*\* STEP 77\.3 ON n1 CANCELLED AT \S+ \*\*\*\n",
+    assert re.search(r"slurmstepd-n1: error: \*\*\* STEP 77\.3 ON n1 CANCELLED AT \S+ \*\*\*\n",
                      srun.stream(STDERR, 0)), srun.stream(STDERR, 0)
     assert [json.loads(p)["status"] for k, p in srun.of(EXIT)] == [15]
 

@@ -295,7 +295,7 @@ static void test_kill_on_bad_exit(void **state)
 	assert_string_equal(p.stdin_got, "2");
 	assert_int_equal(code, 143);
 	const char *bad = strstr(errs, "srun: error: n1: task 1: Exited with exit code 3\n");
-	const char *term = strstr(errs, "srun: Terminating StepId=12.3\n");
+	const char *term = strstr(errs, "srun: launch/slurm: _step_signal: Terminating StepId=12.3\n");
 	assert_non_null(bad);
 	assert_non_null(term);
 	assert_true(bad < term);
