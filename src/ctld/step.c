@@ -494,6 +494,33 @@ static void launch_step_done(void *arg, json_t *reply, const struct herd_error *
 	free(w);
 }
 
+/* LAUNCH_STEP to every node of the step at once: launch and step carry
+ * what all share; each node's own (its index, task IDs, CPUs, memory) is
+ * set here. */
+static void send_launches(struct job *job, const struct step *s, json_t *launch, json_t *step)
+{
+	for (int i = 0; i < s->nnodes; i++) {
+		int j = s->job_node[i];
+		char *cpus = s->cpuset[i]->nbits > 1 || bitmap_count(s->cpuset[i])
+			     ? bitmap_fmt_ranges(s->cpuset[i]) : xstrdup("");
+		uint64_t mem = s->mem_mb ? s->mem_mb : job_node_mem(job, j);
+		json_object_set_new(step, "node_id", json_integer(i));
+		json_object_set_new(step, "task_ids", s->step_id == STEP_EXTERN ? json_array() : task_ids(s, i));
+		json_object_set_new(step, "cpus", json_string(cpus));
+		json_object_set_new(step, "mem_mb", json_integer((json_int_t)mem));
+		json_object_set_new(launch, "cpus_on_node", json_integer(job->alloc_cpus[j]));
+		json_object_set(launch, "step", step);
+		json_t *body = json_pack("{s:I, s:I, s:O}", "job_id", (json_int_t)job->id, "step_id",
+					 (json_int_t)s->step_id, "launch", launch);
+		struct launch_wait *w = xmalloc(sizeof(*w));
+		*w = (struct launch_wait){ job->id, s->step_id, i };
+		struct net_target to = launch_node_target(&ctld.nodes[job->alloc_node[j]]);
+		net_call_async(ctld.loop, &to, MSG_LAUNCH_STEP, body, 30000, launch_step_done, w);
+		json_decref(body);
+		free(cpus);
+	}
+}
+
 struct create_ctx {
 	uint32_t job_id, step_id;
 	json_t *spec;
@@ -546,27 +573,7 @@ static void launch_after_commit(void *arg, bool ok)
 	json_object_set_new(step, "distribution", json_string(s->distribution));
 	json_object_set_new(step, "time_limit", json_integer(s->time_limit));
 	s->launches_left = s->nnodes;
-	for (int i = 0; i < s->nnodes; i++) {
-		int j = s->job_node[i];
-		struct node *n = &ctld.nodes[job->alloc_node[j]];
-		char *cpus = s->cpuset[i]->nbits > 1 || bitmap_count(s->cpuset[i])
-			     ? bitmap_fmt_ranges(s->cpuset[i]) : xstrdup("");
-		uint64_t mem = s->mem_mb ? s->mem_mb : job_node_mem(job, j);
-		json_object_set_new(step, "node_id", json_integer(i));
-		json_object_set_new(step, "task_ids", task_ids(s, i));
-		json_object_set_new(step, "cpus", json_string(cpus));
-		json_object_set_new(step, "mem_mb", json_integer((json_int_t)mem));
-		json_object_set_new(launch, "cpus_on_node", json_integer(job->alloc_cpus[j]));
-		json_object_set(launch, "step", step);
-		json_t *body = json_pack("{s:I, s:I, s:O}", "job_id", (json_int_t)job->id, "step_id",
-					 (json_int_t)s->step_id, "launch", launch);
-		struct launch_wait *w = xmalloc(sizeof(*w));
-		*w = (struct launch_wait){ job->id, s->step_id, i };
-		struct net_target to = launch_node_target(n);
-		net_call_async(ctld.loop, &to, MSG_LAUNCH_STEP, body, 30000, launch_step_done, w);
-		json_decref(body);
-		free(cpus);
-	}
+	send_launches(job, s, launch, step);
 	json_decref(step);
 	json_decref(launch);
 	json_decref(spec);
@@ -736,28 +743,13 @@ void step_extern_start(struct job *job)
 	json_object_set_new(launch, "cwd", json_string(job->work_dir ? job->work_dir : "/"));
 	json_object_set_new(launch, "umask", json_integer(022));
 	json_object_del(launch, "cpu_ids");
-	for (int i = 0; i < s->nnodes; i++) {
-		char *cpus = s->cpuset[i]->nbits > 1 || bitmap_count(s->cpuset[i])
-			     ? bitmap_fmt_ranges(s->cpuset[i]) : xstrdup("");
-		json_t *step = json_pack("{s:I, s:s, s:b, s:s, s:i, s:i, s:s, s:i, s:[], s:[s], s:s,"
-					 " s:s, s:i, s:s, s:I}",
-					 "step_id", (json_int_t)STEP_EXTERN, "step_name", "extern",
-					 "extern", 1, "step_nodes", s->nodes_str,
-					 "step_num_nodes", s->nnodes, "step_num_tasks", 0,
-					 "step_tasks_per_node", "0", "node_id", i, "task_ids",
-					 "argv", "extern", "cpus", cpus, "io_host", "", "io_port", 1,
-					 "io_key", "", "mem_mb", (json_int_t)job_node_mem(job, s->job_node[i]));
-		json_object_set_new(launch, "cpus_on_node", json_integer(job->alloc_cpus[i]));
-		json_object_set_new(launch, "step", step);
-		json_t *body = json_pack("{s:I, s:I, s:O}", "job_id", (json_int_t)job->id, "step_id",
-					 (json_int_t)STEP_EXTERN, "launch", launch);
-		struct launch_wait *w = xmalloc(sizeof(*w));
-		*w = (struct launch_wait){ job->id, STEP_EXTERN, i };
-		struct net_target to = launch_node_target(&ctld.nodes[job->alloc_node[i]]);
-		net_call_async(ctld.loop, &to, MSG_LAUNCH_STEP, body, 30000, launch_step_done, w);
-		json_decref(body);
-		free(cpus);
-	}
+	json_t *step = json_pack("{s:I, s:s, s:b, s:s, s:i, s:i, s:s, s:[s], s:s, s:i, s:s}",
+				 "step_id", (json_int_t)STEP_EXTERN, "step_name", "extern", "extern", 1,
+				 "step_nodes", s->nodes_str, "step_num_nodes", s->nnodes,
+				 "step_num_tasks", 0, "step_tasks_per_node", "0", "argv", "extern",
+				 "io_host", "", "io_port", 1, "io_key", "");
+	send_launches(job, s, launch, step);
+	json_decref(step);
 	json_decref(launch);
 }
 
