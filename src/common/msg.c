@@ -42,7 +42,8 @@ static const struct msg_field f_job_info[] = {
 
 static const struct msg_field f_acct_jobs[] = {
 	OPT("job_ids", MF_ARR_INT), OPT("uids", MF_ARR_INT), OPT("states", MF_ARR_STR),
-	OPT("start_time", MF_INT), OPT("end_time", MF_INT), END
+	OPT("start_time", MF_INT), OPT("end_time", MF_INT), OPT("accounts", MF_ARR_STR),
+	OPT("clusters", MF_ARR_STR), OPT("duplicates", MF_BOOL), END
 };
 
 static const struct msg_field f_cancel[] = {
@@ -114,6 +115,28 @@ static const struct msg_field f_complete_alloc[] = {
 	REQ("job_id", MF_INT), REQ("status", MF_INT), END
 };
 
+/* sacctmgr (doc/accounting.md): op "add" "modify" "delete" "list" "dump"
+ * "load"; entity "cluster" "account" "user" "qos" "coordinator" "tres"
+ * "association" "event"; where/set: Slurm's key=value pairs as given
+ * (keys lower-cased, values strings); records: "load"'s objects. */
+static const struct msg_field f_acct_mgr[] = {
+	REQ("op", MF_STR), REQ("entity", MF_STR), OPT("names", MF_ARR_STR), OPT("where", MF_OBJ),
+	OPT("set", MF_OBJ), OPT("options", MF_ARR_STR), OPT("records", MF_ANY), END
+};
+
+/* sshare: -A accounts, -u users (names), -a every user. */
+static const struct msg_field f_share_info[] = {
+	OPT("accounts", MF_ARR_STR), OPT("users", MF_ARR_STR), OPT("all", MF_BOOL), END
+};
+
+/* sreport: report "cluster_utilization" "account_utilization_by_user"
+ * "user_top_usage" "job_sizes_by_account"; the window in Unix seconds. */
+static const struct msg_field f_acct_report[] = {
+	REQ("report", MF_STR), REQ("start_time", MF_INT), REQ("end_time", MF_INT),
+	OPT("clusters", MF_ARR_STR), OPT("accounts", MF_ARR_STR), OPT("users", MF_ARR_STR),
+	OPT("options", MF_OBJ), END
+};
+
 static const struct msg_field f_step_complete[] = {
 	REQ("job_id", MF_INT), REQ("step_id", MF_INT), REQ("node", MF_STR), REQ("status", MF_INT),
 	REQ("tasks", MF_ARR_INT), REQ("cpu_time_us", MF_INT), REQ("max_rss_kb", MF_INT),
@@ -172,6 +195,9 @@ static const struct msg_decl decls[] = {
 	{ MSG_STEP_CREATE, f_step_create },
 	{ MSG_STEP_INFO, f_step_info },
 	{ MSG_COMPLETE_ALLOC, f_complete_alloc },
+	{ MSG_ACCT_MGR, f_acct_mgr },
+	{ MSG_SHARE_INFO, f_share_info },
+	{ MSG_ACCT_REPORT, f_acct_report },
 	{ MSG_RECONFIGURE, f_empty },
 	{ MSG_NODE_REGISTER, f_register },
 	{ MSG_JOB_COMPLETE, f_complete },

@@ -12,6 +12,7 @@
 #include "common/msg.h"
 #include "common/net.h"
 #include "common/state.h"
+#include "ctld/assoc.h"
 
 struct part;
 struct bitmap;
@@ -351,6 +352,13 @@ void store_job_update(const struct job *job);
 void store_job_event(uint32_t job_id, const char *event, const char *detail);
 void store_node_admin(const char *name, json_t *rec);        /* steals rec */
 void store_step_save(uint32_t job_id, uint32_t step_id, int state, json_t *rec);   /* steals rec */
+/* Accounting objects (assoc.h): one JSON record per (kind, key), written
+ * with the next group commit; store_acct_load calls fn for each stored
+ * record of kind, in the order they were first written. */
+void store_acct_put(const char *kind, const char *key, json_t *rec);   /* steals rec */
+void store_acct_del(const char *kind, const char *key);
+int store_acct_load(const char *kind, void (*fn)(const char *key, const json_t *rec, void *arg),
+		    void *arg);
 /* Run cb after everything queued so far is durable (ok false if the commit failed). */
 void store_after_commit(void (*cb)(void *arg, bool ok), void *arg);
 json_t *store_job_spec(uint32_t job_id);

@@ -13,7 +13,8 @@
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
 
-enum op_kind { OP_INSERT, OP_UPDATE, OP_EVENT, OP_NODE, OP_STEP, OP_COUNT };
+enum op_kind { OP_INSERT, OP_UPDATE, OP_EVENT, OP_NODE, OP_STEP, OP_ACCT_PUT, OP_ACCT_DEL,
+	       OP_COUNT };
 
 struct store_op {
 	enum op_kind kind;
@@ -22,7 +23,9 @@ struct store_op {
 	int64_t time;
 	uid_t uid;
 	uint32_t array_job_id;      /* OP_INSERT: 0 = not an array job */
-	char *key, *rec, *spec;     /* OP_EVENT: key = event name, rec = detail; OP_NODE: key = node */
+	/* OP_EVENT: key = event name, rec = detail; OP_NODE: key = node;
+	 * OP_ACCT_*: spec = kind, key = key */
+	char *key, *rec, *spec;
 };
 
 struct store_cb {
@@ -59,7 +62,11 @@ static const char schema[] =
 	"CREATE TABLE IF NOT EXISTS nodes (name TEXT PRIMARY KEY, rec TEXT NOT NULL);"
 	/* Job steps (N.0, N.1 ...): one row each, written at start and end. */
 	"CREATE TABLE IF NOT EXISTS steps (job_id INTEGER, step_id INTEGER, state INTEGER,"
-	"  rec TEXT NOT NULL, PRIMARY KEY (job_id, step_id));";
+	"  rec TEXT NOT NULL, PRIMARY KEY (job_id, step_id));"
+	/* Accounting objects (assoc.h): clusters, accounts, users, associations,
+	 * QOS, fair-share usage; one JSON record per (kind, key). */
+	"CREATE TABLE IF NOT EXISTS acct_objects (kind TEXT, key TEXT, rec TEXT NOT NULL,"
+	"  PRIMARY KEY (kind, key));";
 
 static struct batch *batch_get(void)
 {
@@ -135,6 +142,47 @@ void store_step_save(uint32_t job_id, uint32_t step_id, int state, json_t *rec)
 	op->state = state;
 	op->rec = dump(rec);
 	json_decref(rec);
+}
+
+void store_acct_put(const char *kind, const char *key, json_t *rec)
+{
+	struct store_op *op = op_new(OP_ACCT_PUT, 0);
+	op->spec = xstrdup(kind);
+	op->key = xstrdup(key);
+	op->rec = dump(rec);
+	json_decref(rec);
+}
+
+void store_acct_del(const char *kind, const char *key)
+{
+	struct store_op *op = op_new(OP_ACCT_DEL, 0);
+	op->spec = xstrdup(kind);
+	op->key = xstrdup(key);
+}
+
+int store_acct_load(const char *kind, void (*fn)(const char *key, const json_t *rec, void *arg),
+		    void *arg)
+{
+	sqlite3_stmt *st;
+	int n = 0;
+	if (sqlite3_prepare_v2(db_read, "SELECT key, rec FROM acct_objects WHERE kind=? ORDER BY rowid",
+			       -1, &st, NULL) != SQLITE_OK) {
+		log_error("store: %s", sqlite3_errmsg(db_read));
+		return -1;
+	}
+	sqlite3_bind_text(st, 1, kind, -1, SQLITE_STATIC);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		json_t *rec = json_loads((const char *)sqlite3_column_text(st, 1), 0, NULL);
+		if (rec) {
+			fn((const char *)sqlite3_column_text(st, 0), rec, arg);
+			n++;
+		} else {
+			log_error("store: skipping an unreadable %s record", kind);
+		}
+		json_decref(rec);
+	}
+	sqlite3_finalize(st);
+	return n;
 }
 
 /* Steps the store says run: back under their jobs (step.c), whose CPUs they hold. */
@@ -222,6 +270,15 @@ static int exec_op(const struct store_op *op)
 		sqlite3_bind_int(st, 3, op->state);
 		sqlite3_bind_text(st, 4, op->rec, -1, SQLITE_STATIC);
 		break;
+	case OP_ACCT_PUT:
+		sqlite3_bind_text(st, 1, op->spec, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, op->key, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, op->rec, -1, SQLITE_STATIC);
+		break;
+	case OP_ACCT_DEL:
+		sqlite3_bind_text(st, 1, op->spec, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, op->key, -1, SQLITE_STATIC);
+		break;
 	case OP_COUNT:
 		break;
 	}
@@ -241,6 +298,9 @@ static void batch_commit(uv_work_t *w)
 			"INSERT INTO job_events(job_id, time, event, detail) VALUES(?,?,?,?)",
 			"INSERT OR REPLACE INTO nodes(name, rec) VALUES(?,?)",
 			"INSERT OR REPLACE INTO steps(job_id, step_id, state, rec) VALUES(?,?,?,?)",
+			"INSERT INTO acct_objects(kind, key, rec) VALUES(?,?,?)"
+			" ON CONFLICT(kind, key) DO UPDATE SET rec=excluded.rec",
+			"DELETE FROM acct_objects WHERE kind=? AND key=?",
 		};
 		for (int i = 0; i < OP_COUNT; i++)
 			if (sqlite3_prepare_v2(db_write, sql[i], -1, &st_write[i], NULL) != SQLITE_OK) {
