@@ -9,7 +9,7 @@
  *   assoc.c   the objects, their store rows, ACCT_MGR (add/modify/delete/
  *             list/dump/load), the lookups below
  *   usage.c   fair-share usage (decayed), SHARE_INFO (sshare)
- *   roles.c   AdminLevel, coordinators, TeamJobs, PrivateData: who may act
+ *   roles.c   TeamJobs, PrivateData, coordinators' rights: who may act
  *   limits.c  AccountingStorageEnforce at submit and before a job starts */
 #ifndef HERD_CTLD_ASSOC_H
 #define HERD_CTLD_ASSOC_H
@@ -174,11 +174,15 @@ bool acct_account_under(const char *account, const char *top);
 /* Every user name with an association under account (direct). */
 void assoc_foreach(void (*fn)(struct assoc *a, void *arg), void *arg);
 
-/* roles.c */
+/* Lookups of roles (assoc.c: they read its objects). */
 enum admin_level acct_admin_level(uid_t uid);   /* root and SlurmUser: ADMIN_ADMIN */
 bool acct_is_operator(uid_t uid);      /* Operator or Administrator (or root/SlurmUser) */
 /* Coordinator of account or of an account above it. */
 bool acct_is_coord(uid_t uid, const char *account);
+/* Has uid's user an association under account (directly)? */
+bool acct_user_in_account(uid_t uid, const char *account);
+
+/* roles.c */
 /* What a user may do to someone else's job.  JOB_ACT_* are the acts a
  * TeamJobs account opens to its members. */
 enum job_act { JOB_ACT_CANCEL, JOB_ACT_SIGNAL, JOB_ACT_HOLD, JOB_ACT_RELEASE,
