@@ -130,6 +130,36 @@ static void add_derived_exit_codes(struct scontrol *sc, json_t *jobs)
 	json_decref(reply);
 }
 
+/* Herd's TeamJobs (doc/accounting.md): what members of the job's account
+ * did to it besides its owner, as TeamActs=act:user@time,..., after
+ * Power= (before -dd's BatchScript=).  Jobs without team acts show none. */
+static void add_team_acts(const json_t *job, struct record *r)
+{
+	const json_t *acts = json_object_get(job, "acts"), *a;
+	struct strbuf line = { 0 };
+	char when[64];
+	size_t i;
+
+	if (!json_array_size(acts))
+		return;
+	strbuf_adds(&line, "TeamActs=");
+	json_array_foreach(acts, i, a) {
+		char *one = xasprintf("%s%s:%s@%s", i ? "," : "", cmd_jstr(a, "act"), cmd_jstr(a, "user"),
+				      fmt_timestamp((time_t)cmd_jint(a, "time"), when, sizeof(when)));
+		strbuf_adds(&line, one);
+		free(one);
+	}
+	record_add(r, "%s", line.s);
+	free(line.s);
+	/* into its place: before BatchScript= or the record's closing empty line */
+	size_t at = r->count - 1;
+	while (at > 0 && (!*r->lines[at - 1] || !strncmp(r->lines[at - 1], "BatchScript=", 12)))
+		at--;
+	char *mine = r->lines[r->count - 1];
+	memmove(&r->lines[at + 1], &r->lines[at], (r->count - 1 - at) * sizeof(*r->lines));
+	r->lines[at] = mine;
+}
+
 static int show_jobs(struct scontrol *sc, const char *arg)
 {
 	struct herd_error err = { "" };
@@ -175,6 +205,7 @@ static int show_jobs(struct scontrol *sc, const char *arg)
 		}
 		struct record r = { 0 };
 		record_job(job, now, sc->details, &r);
+		add_team_acts(job, &r);
 		record_print(&r, sc->oneliner);
 		shown++;
 	}

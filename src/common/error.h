@@ -43,7 +43,11 @@ int errprintf(struct herd_error *err, const char *fmt, ...) __attribute__((forma
 	X(HERD_ERR_INVALID_ARRAY, 2086, "Invalid job array specification") \
 	X(HERD_ERR_DEPENDENCY, 2040, "Job dependency problem") \
 	X(HERD_ERR_INVALID_TIME, 2052, "Invalid time specified") \
-	X(HERD_ERR_INVALID_NICE, 2099, "Invalid --nice value")
+	X(HERD_ERR_INVALID_NICE, 2099, "Invalid --nice value") \
+	X(HERD_ERR_INVALID_ACCOUNT, 2045, "Invalid account or account/partition combination specified") \
+	X(HERD_ERR_ACCOUNTING_POLICY, 2050, \
+	  "Job violates accounting/QOS policy (job submit limit, user's size and/or time limits)") \
+	X(HERD_ERR_INVALID_QOS, 2066, "Invalid qos specification")
 
 enum herd_rc {
 #define HERD_RC_ENUM(name, value, text) name = value,

@@ -204,6 +204,12 @@ bool roles_may_see_job(uid_t uid, const struct job *job);
  * frees (array and strings); *all set when uid sees every job (no
  * PrivateData=jobs, or an operator). */
 char **roles_visible_accounts(uid_t uid, bool *all);
+void roles_accounts_free(char **accounts);      /* roles_visible_accounts' answer */
+bool roles_account_listed(char *const *accounts, const char *account);
+/* Operator, administrator, or coordinator of the job's account: acts on the
+ * job as an administrator would (holds as JobHeldAdmin, releases those,
+ * raises its time limit, negative Nice). */
+bool roles_privileged(uid_t uid, const struct job *job);
 
 /* limits.c */
 /* At submission: associations (refused without one), QOS, submit limits;

@@ -82,7 +82,67 @@ struct part {
 	X(REASON_DEPENDENCY, "Dependency") \
 	X(REASON_DEP_NEVER, "DependencyNeverSatisfied") \
 	X(REASON_DEADLINE, "DeadLine") \
-	X(REASON_REQ_NODE_NOT_AVAIL, "ReqNodeNotAvail")
+	X(REASON_REQ_NODE_NOT_AVAIL, "ReqNodeNotAvail") \
+	LIMIT_REASON_TABLE(X)
+
+/* AccountingStorageEnforce=limits (limits.c): why a job waits for its
+ * association's or QOS's limits, in Slurm's words (squeue %r). */
+#define LIMIT_REASON_TABLE(X) \
+	X(REASON_ACCT_POLICY, "AccountingPolicy") \
+	X(REASON_ASSOC_MAX_JOBS, "AssocMaxJobsLimit") \
+	X(REASON_ASSOC_GRP_JOBS, "AssocGrpJobsLimit") \
+	X(REASON_ASSOC_MAX_WALL, "AssocMaxWallDurationPerJobLimit") \
+	X(REASON_ASSOC_GRP_CPU, "AssocGrpCpuLimit") \
+	X(REASON_ASSOC_GRP_MEM, "AssocGrpMemLimit") \
+	X(REASON_ASSOC_GRP_NODE, "AssocGrpNodeLimit") \
+	X(REASON_ASSOC_GRP_BILLING, "AssocGrpBilling") \
+	X(REASON_ASSOC_GRP_GRES, "AssocGrpGRES") \
+	X(REASON_ASSOC_GRP_CPU_MIN, "AssocGrpCPUMinutesLimit") \
+	X(REASON_ASSOC_GRP_MEM_MIN, "AssocGrpMemMinutes") \
+	X(REASON_ASSOC_GRP_NODE_MIN, "AssocGrpNodeMinutes") \
+	X(REASON_ASSOC_GRP_BILLING_MIN, "AssocGrpBillingMinutes") \
+	X(REASON_ASSOC_GRP_GRES_MIN, "AssocGrpGRESMinutes") \
+	X(REASON_ASSOC_MAX_CPU_PER_JOB, "AssocMaxCpuPerJobLimit") \
+	X(REASON_ASSOC_MAX_MEM_PER_JOB, "AssocMaxMemPerJob") \
+	X(REASON_ASSOC_MAX_NODE_PER_JOB, "AssocMaxNodePerJobLimit") \
+	X(REASON_ASSOC_MAX_BILLING_PER_JOB, "AssocMaxBillingPerJob") \
+	X(REASON_ASSOC_MAX_GRES_PER_JOB, "AssocMaxGRESPerJob") \
+	X(REASON_ASSOC_MAX_CPU_PER_NODE, "AssocMaxCpuPerNode") \
+	X(REASON_ASSOC_MAX_MEM_PER_NODE, "AssocMaxMemPerNode") \
+	X(REASON_ASSOC_MAX_BILLING_PER_NODE, "AssocMaxBillingPerNode") \
+	X(REASON_ASSOC_MAX_GRES_PER_NODE, "AssocMaxGRESPerNode") \
+	X(REASON_ASSOC_MAX_CPU_MIN_PER_JOB, "AssocMaxCpuMinutesPerJobLimit") \
+	X(REASON_ASSOC_MAX_MEM_MIN_PER_JOB, "AssocMaxMemMinutesPerJob") \
+	X(REASON_ASSOC_MAX_NODE_MIN_PER_JOB, "AssocMaxNodeMinutesPerJob") \
+	X(REASON_ASSOC_MAX_BILLING_MIN_PER_JOB, "AssocMaxBillingMinutesPerJob") \
+	X(REASON_ASSOC_MAX_GRES_MIN_PER_JOB, "AssocMaxGRESMinutesPerJob") \
+	X(REASON_QOS_MAX_JOBS_PER_USER, "QOSMaxJobsPerUserLimit") \
+	X(REASON_QOS_GRP_JOBS, "QOSGrpJobsLimit") \
+	X(REASON_QOS_MAX_WALL, "QOSMaxWallDurationPerJobLimit") \
+	X(REASON_QOS_GRP_CPU, "QOSGrpCpuLimit") \
+	X(REASON_QOS_GRP_MEM, "QOSGrpMemLimit") \
+	X(REASON_QOS_GRP_NODE, "QOSGrpNodeLimit") \
+	X(REASON_QOS_GRP_BILLING, "QOSGrpBilling") \
+	X(REASON_QOS_GRP_GRES, "QOSGrpGRES") \
+	X(REASON_QOS_MAX_CPU_PER_JOB, "QOSMaxCpuPerJobLimit") \
+	X(REASON_QOS_MAX_MEM_PER_JOB, "QOSMaxMemoryPerJob") \
+	X(REASON_QOS_MAX_NODE_PER_JOB, "QOSMaxNodePerJobLimit") \
+	X(REASON_QOS_MAX_BILLING_PER_JOB, "QOSMaxBillingPerJob") \
+	X(REASON_QOS_MAX_GRES_PER_JOB, "QOSMaxGRESPerJob") \
+	X(REASON_QOS_MAX_CPU_PER_NODE, "QOSMaxCpuPerNode") \
+	X(REASON_QOS_MAX_MEM_PER_NODE, "QOSMaxMemoryPerNode") \
+	X(REASON_QOS_MAX_BILLING_PER_NODE, "QOSMaxBillingPerNode") \
+	X(REASON_QOS_MAX_GRES_PER_NODE, "QOSMaxGRESPerNode") \
+	X(REASON_QOS_MAX_CPU_MIN_PER_JOB, "QOSMaxCpuMinutesPerJobLimit") \
+	X(REASON_QOS_MAX_MEM_MIN_PER_JOB, "QOSMaxMemoryMinutesPerJob") \
+	X(REASON_QOS_MAX_NODE_MIN_PER_JOB, "QOSMaxNodeMinutesPerJob") \
+	X(REASON_QOS_MAX_BILLING_MIN_PER_JOB, "QOSMaxBillingMinutesPerJob") \
+	X(REASON_QOS_MAX_GRES_MIN_PER_JOB, "QOSMaxGRESMinutesPerJob") \
+	X(REASON_QOS_MAX_CPU_PER_USER, "QOSMaxCpuPerUserLimit") \
+	X(REASON_QOS_MAX_MEM_PER_USER, "QOSMaxMemoryPerUser") \
+	X(REASON_QOS_MAX_NODE_PER_USER, "QOSMaxNodePerUserLimit") \
+	X(REASON_QOS_MAX_BILLING_PER_USER, "QOSMaxBillingPerUser") \
+	X(REASON_QOS_MAX_GRES_PER_USER, "QOSMaxGRESPerUser")
 
 enum job_reason {
 #define REASON_ENUM(e, s) e,
@@ -173,6 +233,15 @@ struct job {
 	struct job *hash_next;      /* by id */
 	struct job *array_next;     /* by array_job_id (array jobs only) */
 	struct job *key_next;       /* by submission key */
+	/* limits.c: what the job is counted in (assoc.h's live counters).  A
+	 * record counts its pending tasks (an array's meta record) or 1 in
+	 * jobs_submitted while lim_counted; lim_tres is the TRES it was
+	 * charged with while it runs (TRES_COUNT entries), else NULL. */
+	int64_t lim_assoc;          /* its association's ID when counted, -1 none */
+	bool lim_counted;
+	int64_t *lim_tres;
+	/* roles.c: team acts on the job ([{uid, user, act, time, detail}]), NULL none */
+	json_t *acts;
 };
 
 struct ctld {
@@ -453,12 +522,15 @@ const char *names_group(gid_t gid);
 /* acct.c: ACCT_JOBS, answered from the store by a worker */
 void acct_jobs(struct net_req *req);
 
-/* update.c: UPDATE_JOB's "update", "requeue" and "requeuehold" */
-void update_job_fields(struct net_req *req, struct job *job, bool admin);
+/* update.c: UPDATE_JOB's "update", "requeue" and "requeuehold".  admin: the
+ * user is privileged for the job (roles_privileged); team: only the TeamJobs
+ * rule lets the user act, so only a shorter TimeLimit is taken, and each
+ * act is recorded (roles_record). */
+void update_job_fields(struct net_req *req, struct job *job, bool admin, bool team);
 /* Nice within Slurm's range, negative only for an administrator: 0 or an rc
  * (sbatch --nice and scontrol update Nice= share it). */
 int update_check_nice(long long nice, bool admin);
-void update_requeue(struct net_req *req, struct job *job, bool hold);
+void update_requeue(struct net_req *req, struct job *job, bool hold, bool team);
 void launch_time_limit(struct job *job);   /* launch.c: tell the node a new limit */
 
 /* mail.c: MailProg for --mail-type, never blocking the loop.  From

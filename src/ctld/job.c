@@ -198,6 +198,8 @@ void job_destroy(struct job *job)
 	free(job->parts);
 	bitmap_destroy(job->array_pending);
 	depend_destroy(job->depend);
+	free(job->lim_tres);
+	json_decref(job->acts);
 	free(job);
 }
 
@@ -382,11 +384,16 @@ struct job *job_copy(const struct job *job)
 	c->alloc_cpuset = c->step_cpus = NULL;
 	c->steps = NULL;
 	c->next_step_id = 0;
+	/* Counted as the original is (an array's tasks split off its meta
+	 * record keep the sum: limits.c), never as running. */
+	c->lim_tres = NULL;
+	c->acts = job->acts ? json_deep_copy(job->acts) : NULL;
 	return c;
 }
 
 void job_forget(struct job *job)
 {
+	limits_job_ended(job, job->lim_tres != NULL);   /* a job gone unfinished counts no more */
 	table_remove(job);
 	job_destroy(job);
 }
@@ -505,6 +512,16 @@ void job_set_state(struct job *job, enum job_state state, enum job_reason reason
 			node_free(job);
 			sched_request();
 		}
+	}
+	/* AccountingStorageEnforce's counts (limits.c), as the state changes */
+	bool was_running = old == JOB_RUNNING || old == JOB_COMPLETING || old == JOB_SUSPENDED;
+	if (job_state_is_final(state) && !job_state_is_final(old)) {
+		limits_job_ended(job, was_running);
+	} else if (state == JOB_PENDING && (was_running || job_state_is_final(old))) {
+		limits_job_ended(job, was_running);   /* requeued: it waits again */
+		limits_job_submitted(job);
+	} else if (state == JOB_RUNNING && old == JOB_PENDING) {
+		limits_job_started(job);
 	}
 	/* A job that starts or ends may let its dependents go (after, afterany ...). */
 	if (state != old && (state == JOB_RUNNING || job_state_is_final(state)))
@@ -653,6 +670,8 @@ json_t *job_to_json(const struct job *job)
 		json_object_set_new(o, "array_max", json_integer(job->array_max));
 		json_object_set_new(o, "array_step", json_integer(job->array_step));
 	}
+	if (job->acts)   /* team acts (roles.c): sacct reads them from here */
+		json_object_set_new(o, "acts", json_deep_copy(job->acts));
 	return o;
 }
 
@@ -753,6 +772,8 @@ struct job *job_from_json(const json_t *rec)
 	json_t *kill = json_object_get(rec, "kill_invalid_dep");
 	job->kill_invalid_dep = kill ? json_is_true(kill) : -1;
 	job->nodes_str = str_or_null(rec, "nodes");
+	json_t *acts = json_object_get(rec, "acts");
+	job->acts = json_is_array(acts) ? json_deep_copy(acts) : NULL;
 	job->array_job_id = int_of(rec, "array_job_id");
 	if (job->array_job_id) {
 		const char *pending = json_string_value(json_object_get(rec, "array_tasks"));

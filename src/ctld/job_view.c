@@ -141,6 +141,13 @@ static void w_node_alloc(struct strbuf *o, const struct job *job)
 	}
 	strbuf_add(o, "]", 1);
 }
+/* the team acts (roles.c): [{uid, user, act, time, detail}] */
+static void w_acts(struct strbuf *o, const struct job *job)
+{
+	char *text = job->acts ? json_dumps(job->acts, JSON_COMPACT) : NULL;
+	strbuf_adds(o, text ? text : "[]");
+	free(text);
+}
 /* array keys: only for array jobs (see job_view_write) */
 FIELD(array_job_id, put_int(o, job->array_job_id))
 FIELD(array_task_id, put_int(o, job->array_task_id))
@@ -164,7 +171,7 @@ static const struct {
 	F(exit_code), F(work_dir), F(std_out), F(std_err), F(std_in), F(command),
 	F(submit_host), F(restarts), F(requeue), F(mail_type), F(mail_user), F(open_mode),
 	F(signal), F(signal_time), F(signal_flags), F(qos), F(features), F(req_nodelist),
-	F(exc_nodelist), F(dependency), F(node_alloc),
+	F(exc_nodelist), F(dependency), F(node_alloc), F(acts),
 	A(array_job_id), A(array_task_id), A(array_tasks), A(array_throttle),
 	A(std_out_task), A(std_err_task),
 #undef F

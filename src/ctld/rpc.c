@@ -210,10 +210,7 @@ static void rpc_submit(struct net_req *req)
 	if (job->nparts)
 		job->part = job->parts[0];
 	nodes = job->req_nodes;
-	if (limit == TIME_NOT_GIVEN)
-		limit = part->conf->default_time != TIME_INFINITE ? part->conf->default_time
-								  : part->conf->max_time;
-	job->time_limit = limit;
+	job->time_limit = limit;   /* TIME_NOT_GIVEN: a default below, after the limits' */
 	if (part->conf->max_nodes >= 0 && nodes > part->conf->max_nodes && !multi) {
 		rc = HERD_ERR_NODE_CONFIG;
 		errprintf(&err, "%s", herd_strerror(rc));
@@ -245,6 +242,13 @@ static void rpc_submit(struct net_req *req)
 		goto refuse;
 	}
 	job->deadline = deadline;
+	/* AccountingStorageEnforce: association, QOS, submit limits; the
+	 * default account and QOS; MaxWall as the limit of a job without --time */
+	if ((rc = limits_check_submit(job, &err)) != 0)
+		goto refuse;
+	if (job->time_limit == TIME_NOT_GIVEN)
+		job->time_limit = part->conf->default_time != TIME_INFINITE ? part->conf->default_time
+									    : part->conf->max_time;
 	if (json_is_true(json_object_get(spec, "test_only"))) {
 		test_only_reply(req, job);
 		job_destroy(job);
@@ -265,6 +269,7 @@ static void rpc_submit(struct net_req *req)
 	job->reason = job->hold_user ? REASON_HELD_USER : job->depend ? REASON_DEPENDENCY
 		      : job->eligible_time > job->submit_time ? REASON_BEGIN_TIME : REASON_NONE;
 	job_table_add(job);
+	limits_job_submitted(job);
 	store_job_insert(job, json_incref(spec));   /* the row itself records the submission */
 	respond_durable(req, job->id, true);   /* marks the job durable, then replies */
 	return;
@@ -293,12 +298,19 @@ struct info_ctx {
 	uid_t uid;
 	struct job **jobs;
 	size_t n, cap;
+	/* PrivateData=jobs: the viewer's own jobs, and those of the accounts
+	 * roles_visible_accounts lists, unless see_all */
+	uid_t viewer;
+	bool see_all;
+	char **accounts;
 };
 
 static void info_one(struct job *job, void *arg)
 {
 	struct info_ctx *c = arg;
 	if (c->by_uid && job->uid != c->uid)
+		return;
+	if (!c->see_all && job->uid != c->viewer && !roles_account_listed(c->accounts, job->account))
 		return;
 	if (!state_wanted(job, c->states))
 		return;
@@ -335,12 +347,13 @@ static void rpc_job_info(struct net_req *req)
 {
 	json_t *ids = json_object_get(req->body, "job_ids"), *uid = json_object_get(req->body, "uid");
 	struct info_ctx c = { json_object_get(req->body, "states"), uid != NULL,
-			      uid ? (uid_t)json_integer_value(uid) : 0, NULL, 0, 0 };
+			      uid ? (uid_t)json_integer_value(uid) : 0, NULL, 0, 0, req->uid, true, NULL };
 	size_t i;
 	json_t *v;
 	struct strbuf out = { 0 };
 	char tail[64];
 
+	c.accounts = roles_visible_accounts(req->uid, &c.see_all);   /* once, not per job */
 	if (ids) {
 		json_array_foreach(ids, i, v) {
 			uint32_t id = (uint32_t)json_integer_value(v);
@@ -354,12 +367,14 @@ static void rpc_job_info(struct net_req *req)
 		}
 		if (json_array_size(ids) && !c.n) {
 			free(c.jobs);
+			roles_accounts_free(c.accounts);
 			net_respond(req, HERD_ERR_INVALID_JOB, NULL, NULL);
 			return;
 		}
 	} else {
 		job_foreach(info_one, &c);
 	}
+	roles_accounts_free(c.accounts);
 	if (c.n)
 		qsort(c.jobs, c.n, sizeof(*c.jobs), by_id);   /* stable order for clients */
 	if (ids && c.n) {   /* an array and one of its tasks both named: once */
@@ -402,27 +417,30 @@ static void rpc_job_info(struct net_req *req)
 	store_after_commit(text_after_commit, p);
 }
 
-/* The job id names, if req's user may act on it; else NULL after answering
- * (not_yours: the rc for another user's job; Slurm's hold/update and scancel
- * word it differently). */
-static struct job *owned_job(struct net_req *req, uint32_t id, int not_yours)
+/* The job id names, if req's user may do act to it (roles.c: owner,
+ * operator, coordinator, or a TeamJobs member for the team acts, *team set);
+ * else NULL after answering (not_yours: the rc for another user's job;
+ * Slurm's hold/update and scancel word it differently). */
+static struct job *permitted_job(struct net_req *req, uint32_t id, int not_yours,
+				 enum job_act act, bool *team)
 {
 	struct job *job = job_find(id);
 	if (!job) {
 		net_respond(req, HERD_ERR_INVALID_JOB, NULL, NULL);
 		return NULL;
 	}
-	if (job->uid != req->uid && !rpc_is_admin(req->uid)) {
-		log_info("uid %u may not act on job %u of uid %u", (unsigned)req->uid, id,
-			 (unsigned)job->uid);
+	if (!roles_may_act(req->uid, job, act, team)) {
+		log_info("uid %u may not %s job %u of uid %u", (unsigned)req->uid, job_act_name(act),
+			 id, (unsigned)job->uid);
 		net_respond(req, not_yours, NULL, NULL);
 		return NULL;
 	}
 	return job;
 }
 
-/* Cancel (sig 0) or signal one job; 0 or an rc.  The caller answers. */
-static int cancel_job(struct job *job, int sig, const char *flags, uid_t uid)
+/* Cancel (sig 0) or signal one job; 0 or an rc.  The caller answers.  team:
+ * only the TeamJobs rule lets uid do it, so the act is recorded. */
+static int cancel_job(struct job *job, int sig, const char *flags, uid_t uid, bool team)
 {
 	if (job_state_is_final(job->state) || (job->state == JOB_COMPLETING && !sig))
 		return HERD_ERR_ALREADY_DONE;
@@ -431,9 +449,16 @@ static int cancel_job(struct job *job, int sig, const char *flags, uid_t uid)
 	if (sig) {   /* a signal, not a cancel */
 		if (job->state == JOB_PENDING)
 			return HERD_ERR_JOB_PENDING;
+		if (team) {
+			char detail[32];
+			snprintf(detail, sizeof(detail), "signal=%d", sig);
+			roles_record(job, uid, JOB_ACT_SIGNAL, detail);
+		}
 		launch_signal(job, sig, flags);
 		return 0;
 	}
+	if (team)
+		roles_record(job, uid, JOB_ACT_CANCEL, NULL);
 	char *who = xasprintf("%u", (unsigned)uid);
 	store_job_event(job->id, "CANCEL", who);
 	free(who);
@@ -474,7 +499,7 @@ static void array_cancel_pick(struct job *job, void *arg)
  * all that is left in the meta record, which then ends as a whole.  So a
  * cancel of half a million pending tasks writes one record, not 500,000. */
 static int cancel_array(uint32_t array_job_id, const char *spec, int sig, const char *flags,
-			uid_t uid, int *done)
+			uid_t uid, bool team, int *done)
 {
 	struct array_cancel ac = { NULL, NULL, 0 };
 	uint32_t throttle;
@@ -496,12 +521,12 @@ static int cancel_array(uint32_t array_job_id, const char *spec, int sig, const 
 			if (sig && sig != SIGKILL) {
 				one = HERD_ERR_JOB_PENDING;
 			} else if (all) {
-				one = cancel_job(job, 0, "", uid);
+				one = cancel_job(job, 0, "", uid, team);
 			} else {
-				one = cancel_job(array_split_set(job, ac.tasks), 0, "", uid);
+				one = cancel_job(array_split_set(job, ac.tasks), 0, "", uid, team);
 			}
 		} else {
-			one = cancel_job(job, sig, flags, uid);
+			one = cancel_job(job, sig, flags, uid, team);
 		}
 		if (one == 0)
 			(*done)++;
@@ -520,6 +545,9 @@ static void rpc_cancel(struct net_req *req)
 	const char *flags = jstr(req->body, "flags"), *tasks = jstr(req->body, "array_tasks");
 	struct job *job = job_find(id);
 	int rc, done = 0;
+	bool team = false;
+	/* scancel --signal=KILL without --batch/--full is a cancel */
+	enum job_act act = sig && !(sig == SIGKILL && !*flags) ? JOB_ACT_SIGNAL : JOB_ACT_CANCEL;
 
 	if (sig < 0 || sig > 64 || (*flags && strcmp(flags, "batch") && strcmp(flags, "full"))) {
 		net_respond(req, HERD_ERR_INVALID_ARG, NULL, NULL);
@@ -539,20 +567,22 @@ static void rpc_cancel(struct net_req *req)
 			net_respond(req, HERD_ERR_INVALID_JOB, NULL, NULL);
 			return;
 		}
-		if (!owned_job(req, any->id, HERD_ERR_ACCESS))
+		if (!permitted_job(req, any->id, HERD_ERR_ACCESS, act, &team))
 			return;
-		rc = cancel_array(id, tasks, sig, flags, req->uid, &done);
+		rc = cancel_array(id, tasks, sig, flags, req->uid, team, &done);
 	} else {
-		if (!owned_job(req, id, HERD_ERR_ACCESS))
+		if (!permitted_job(req, id, HERD_ERR_ACCESS, act, &team))
 			return;
 		json_t *step = json_object_get(req->body, "step_id");
 		if (step && job->state != JOB_RUNNING && job->state != JOB_COMPLETING)
 			rc = job->state == JOB_PENDING ? HERD_ERR_JOB_PENDING : HERD_ERR_ALREADY_DONE;
-		else if (step)
-			rc = step_cancel(job, json_integer_value(step), sig == SIGKILL && !*flags ? 0 : sig,
-					 req->uid);
-		else
-			rc = cancel_job(job, sig, flags, req->uid);
+		else if (step && (rc = step_cancel(job, json_integer_value(step),
+						   act == JOB_ACT_CANCEL ? 0 : sig, req->uid)) == 0 && team) {
+			char detail[32];
+			snprintf(detail, sizeof(detail), "step=%lld", (long long)json_integer_value(step));
+			roles_record(job, req->uid, act, detail);
+		} else if (!step)
+			rc = cancel_job(job, sig, flags, req->uid, team);
 	}
 	if (rc) {
 		net_respond(req, rc, NULL, NULL);
@@ -561,20 +591,26 @@ static void rpc_cancel(struct net_req *req)
 	respond_durable(req, id, false);
 }
 
-/* hold, uhold, release of one pending job; 0 or an rc. */
-static int hold_job(struct job *job, const char *action, bool admin)
+/* hold, uhold, release of one pending job; 0 or an rc.  admin: the user is
+ * privileged for the job (roles_privileged); team: only TeamJobs allowed it,
+ * and the act is recorded (uid). */
+static int hold_job(struct job *job, const char *action, bool admin, bool team, uid_t uid)
 {
 	if (job->state != JOB_PENDING)
 		return HERD_ERR_JOB_NOT_PENDING;
 	if (!strcmp(action, "release")) {
 		if (job->hold_admin && !admin)
 			return HERD_ERR_ACCESS;
+		if (team)
+			roles_record(job, uid, JOB_ACT_RELEASE, NULL);
 		job->hold_admin = job->hold_user = false;
 		job->priority = job_priority(job);
 		job_set_state(job, JOB_PENDING, REASON_NONE);
 		sched_request();
 		return 0;
 	}
+	if (team)
+		roles_record(job, uid, JOB_ACT_HOLD, NULL);
 	if (!strcmp(action, "hold") && admin)
 		job->hold_admin = true;
 	else
@@ -586,7 +622,8 @@ static int hold_job(struct job *job, const char *action, bool admin)
 
 struct hold_walk {
 	const char *action;
-	bool admin;
+	bool admin, team;
+	uid_t uid;
 	int rc, done;
 };
 
@@ -595,20 +632,38 @@ static void hold_one(struct job *job, void *arg)
 	struct hold_walk *w = arg;
 	if (job->state != JOB_PENDING)
 		return;
-	int rc = hold_job(job, w->action, w->admin);
+	int rc = hold_job(job, w->action, w->admin, w->team, w->uid);
 	if (rc == 0)
 		w->done++;
 	else
 		w->rc = rc;
 }
 
+/* What an UPDATE_JOB action is, to roles.c: an update of TimeLimit alone is
+ * the team act of shortening it; any other field is an update. */
+static enum job_act update_act(const char *action, const json_t *fields)
+{
+	if (!strcmp(action, "update"))
+		return json_object_size(fields) == 1 && json_object_get(fields, "time_limit")
+		       ? JOB_ACT_TIME_LIMIT : JOB_ACT_UPDATE;
+	if (!strncmp(action, "requeue", 7))
+		return JOB_ACT_REQUEUE;
+	if (!strcmp(action, "hold") || !strcmp(action, "uhold"))
+		return JOB_ACT_HOLD;
+	if (!strcmp(action, "release"))
+		return JOB_ACT_RELEASE;
+	return JOB_ACT_UPDATE;   /* suspend, resume: operators only, below */
+}
+
 static void rpc_update(struct net_req *req)
 {
 	uint32_t id = jint(req->body, "job_id");
 	const char *action = jstr(req->body, "action");
-	bool admin = rpc_is_admin(req->uid);   /* before owned_job, which may answer (and free) req */
+	uid_t uid = req->uid;   /* permitted_job may answer (and free) req */
 	json_t *task = json_object_get(req->body, "array_task");
+	enum job_act act = update_act(action, json_object_get(req->body, "fields"));
 	struct job *job;
+	bool team = false;
 	/* Slurm: "Invalid user id" for an update or hold of another's job,
 	 * "Access/permission denied" for a requeue. */
 	int not_yours = strncmp(action, "requeue", 7) ? HERD_ERR_USER_ID : HERD_ERR_ACCESS;
@@ -616,7 +671,7 @@ static void rpc_update(struct net_req *req)
 	if (task) {
 		/* scontrol ... JobId=A_T: that task alone (split off its meta
 		 * record while it is pending, as Slurm does) */
-		if (job_find(id) && !owned_job(req, id, not_yours))
+		if (job_find(id) && !permitted_job(req, id, not_yours, act, &team))
 			return;   /* nobody else's array is split */
 		struct job *t = array_task_job(id, (uint32_t)json_integer_value(task));
 		if (!t) {
@@ -625,19 +680,21 @@ static void rpc_update(struct net_req *req)
 		}
 		id = t->id;
 	}
-	if (!(job = owned_job(req, id, not_yours)))
+	if (!(job = permitted_job(req, id, not_yours, act, &team)))
 		return;
+	bool admin = roles_privileged(uid, job);
 	if (!strcmp(action, "update")) {
-		update_job_fields(req, job, admin);
+		update_job_fields(req, job, admin, team);
 		return;
 	}
 	if (!strcmp(action, "requeue") || !strcmp(action, "requeuehold")) {
-		update_requeue(req, job, !strcmp(action, "requeuehold"));
+		update_requeue(req, job, !strcmp(action, "requeuehold"), team);
 		return;
 	}
 	if (!strcmp(action, "suspend") || !strcmp(action, "resume")) {
 		bool suspend = !strcmp(action, "suspend");
-		int rc = !admin ? HERD_ERR_ACCESS
+		/* scontrol(1): suspend and resume are for operators and administrators */
+		int rc = !acct_is_operator(uid) ? HERD_ERR_ACCESS
 			 : suspend && job->state != JOB_RUNNING ? HERD_ERR_NOT_RUNNING
 			 : !suspend && job->state != JOB_SUSPENDED ? HERD_ERR_NOT_SUSPENDED : 0;
 		if (rc) {
@@ -659,11 +716,11 @@ static void rpc_update(struct net_req *req)
 	if (!task && job->array_job_id == id) {
 		/* An array's ID: every pending record of it (the meta record
 		 * and tasks split off it), as Slurm holds and releases arrays. */
-		struct hold_walk w = { action, admin, HERD_ERR_JOB_NOT_PENDING, 0 };
+		struct hold_walk w = { action, admin, team, uid, HERD_ERR_JOB_NOT_PENDING, 0 };
 		array_foreach(id, hold_one, &w);
 		rc = w.done ? 0 : w.rc;
 	} else {
-		rc = hold_job(job, action, admin);
+		rc = hold_job(job, action, admin, team, uid);
 	}
 	if (rc) {
 		net_respond(req, rc, NULL, NULL);

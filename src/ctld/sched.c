@@ -423,6 +423,13 @@ static void sched_pass(uv_timer_t *t)
 				job->reason = REASON_ARRAY_TASK_LIMIT;
 				break;
 			}
+			/* AccountingStorageEnforce=limits: a job over its association's
+			 * or QOS's limits waits, and holds up no one behind it */
+			enum job_reason limit = limits_check_start(job);
+			if (limit != REASON_NONE) {
+				job->reason = limit;
+				break;
+			}
 			int nparts;
 			struct part *const *parts = job_parts(job, &nparts);
 			struct part *chosen = NULL;

@@ -579,6 +579,9 @@ static void launch_after_commit(void *arg, bool ok)
 	json_decref(spec);
 }
 
+/* Steps run inside the job's allocation: its owner's, and root's or
+ * SlurmUser's (rpc_is_admin: also Administrators), as in Slurm; operators,
+ * coordinators and team members act on jobs (roles.c), not in them. */
 static bool may_act(const struct job *job, uid_t uid)
 {
 	return job->uid == uid || rpc_is_admin(uid);
@@ -919,6 +922,8 @@ void step_reconcile(int idx, const json_t *list, time_t now)
 
 static void info_job(struct job *job, json_t *out, uid_t uid)
 {
+	if (!roles_may_see_job(uid, job))
+		return;   /* PrivateData=jobs: its steps too */
 	for (struct step *s = job->steps; s; s = s->next) {
 		json_t *o = step_to_json(job, s);
 		json_object_set_new(o, "user", json_string(job->user ? job->user : ""));
@@ -948,7 +953,6 @@ static void info_job(struct job *job, json_t *out, uid_t uid)
 		(void)ids;
 		json_array_append_new(out, o);
 	}
-	(void)uid;
 }
 
 struct info_ctx {

@@ -268,7 +268,46 @@ static void record_event(const struct job *job, const char *event, uid_t uid, co
 	free(text);
 }
 
-void update_job_fields(struct net_req *req, struct job *job, bool admin)
+/* A team member (TeamJobs) may shorten the time limit and nothing else. */
+static int check_team(const struct job *job, const json_t *fields)
+{
+	const json_t *v = json_object_get(fields, "time_limit");
+	if (json_object_size(fields) != 1 || !v)
+		return HERD_ERR_ACCESS;
+	int64_t t = json_integer_value(v);
+	if (t < 0 || (job->time_limit != TIME_INFINITE && t >= job->time_limit))
+		return HERD_ERR_ACCESS;   /* never longer (nor the same, nor UNLIMITED) */
+	return 0;
+}
+
+/* Account, QOS or partition changed on a pending job: checked as a
+ * submission is (AccountingStorageEnforce), on a copy, with the job's own
+ * counts out of the way; 0, or an rc with err.  On success the defaults
+ * filled in (account, QOS) go to the job too. */
+static int check_accounting(struct job *job, const json_t *fields, struct herd_error *err)
+{
+	static const char *const keys[] = { "account", "qos", "partition", NULL };
+	int rc;
+
+	if (!has_any(fields, keys))
+		return 0;
+	struct job *t = job_copy(job);
+	limits_job_ended(job, false);
+	rc = apply_fields(t, fields, err);
+	if (!rc)
+		rc = limits_check_submit(t, err);
+	if (!rc) {
+		free(job->account);
+		free(job->qos);
+		job->account = t->account ? xstrdup(t->account) : NULL;
+		job->qos = t->qos ? xstrdup(t->qos) : NULL;
+	}
+	t->lim_counted = false;
+	job_destroy(t);
+	return rc;
+}
+
+void update_job_fields(struct net_req *req, struct job *job, bool admin, bool team)
 {
 	json_t *fields = json_object_get(req->body, "fields");
 	struct herd_error err = { "" };
@@ -278,11 +317,30 @@ void update_job_fields(struct net_req *req, struct job *job, bool admin)
 		net_respond(req, HERD_ERR_JOB_FINISHED, NULL, NULL);
 		return;
 	}
+	if (team && (rc = check_team(job, fields)) != 0) {
+		net_respond(req, rc, NULL, NULL);
+		return;
+	}
 	if ((rc = check_fields(job, fields, admin, &err)) != 0) {
 		net_respond(req, rc, NULL, *err.text ? err.text : NULL);
 		return;
 	}
+	if (job->state == JOB_PENDING && (rc = check_accounting(job, fields, &err)) != 0) {
+		limits_job_submitted(job);   /* counted again as it was */
+		net_respond(req, rc, NULL, *err.text ? err.text : NULL);
+		return;
+	}
+	if (team) {
+		char was[32], now[32], detail[80];
+		snprintf(detail, sizeof(detail), "TimeLimit=%s->%s",
+			 fmt_time_limit(job->time_limit, was, sizeof(was)),
+			 fmt_time_limit(json_integer_value(json_object_get(fields, "time_limit")), now,
+					sizeof(now)));
+		roles_record(job, req->uid, JOB_ACT_TIME_LIMIT, detail);
+	}
 	apply_fields(job, fields, &err);   /* checked: cannot fail */
+	if (job->state == JOB_PENDING)
+		limits_job_submitted(job);   /* under its (maybe new) association and QOS */
 	record_event(job, "UPDATE", req->uid, fields);
 	store_job_update(job);
 	log_info("job %u updated by uid %u", job->id, (unsigned)req->uid);
@@ -305,7 +363,7 @@ static int requeue_pending(struct job *job, bool hold)
 	return 0;
 }
 
-void update_requeue(struct net_req *req, struct job *job, bool hold)
+void update_requeue(struct net_req *req, struct job *job, bool hold, bool team)
 {
 	int rc = 0;
 
@@ -322,6 +380,8 @@ void update_requeue(struct net_req *req, struct job *job, bool hold)
 		net_respond(req, rc, NULL, NULL);
 		return;
 	}
+	if (team)
+		roles_record(job, req->uid, JOB_ACT_REQUEUE, hold ? "hold" : NULL);
 	record_event(job, hold ? "REQUEUE_HOLD" : "REQUEUE", req->uid, NULL);
 	if (job->state != JOB_PENDING) {
 		job->requeue_requested = true;
