@@ -639,13 +639,14 @@ static void hold_one(struct job *job, void *arg)
 		w->rc = rc;
 }
 
-/* What an UPDATE_JOB action is, to roles.c: an update of TimeLimit alone is
- * the team act of shortening it; any other field is an update. */
-static enum job_act update_act(const char *action, const json_t *fields)
+/* What an UPDATE_JOB action is, to roles.c.  An update is let through as
+ * the team act of shortening the time limit: update_job_fields takes only
+ * that from a team member and refuses the rest as Access/permission denied
+ * (they have rights to the job), while a stranger is refused here. */
+static enum job_act update_act(const char *action)
 {
 	if (!strcmp(action, "update"))
-		return json_object_size(fields) == 1 && json_object_get(fields, "time_limit")
-		       ? JOB_ACT_TIME_LIMIT : JOB_ACT_UPDATE;
+		return JOB_ACT_TIME_LIMIT;
 	if (!strncmp(action, "requeue", 7))
 		return JOB_ACT_REQUEUE;
 	if (!strcmp(action, "hold") || !strcmp(action, "uhold"))
@@ -661,7 +662,7 @@ static void rpc_update(struct net_req *req)
 	const char *action = jstr(req->body, "action");
 	uid_t uid = req->uid;   /* permitted_job may answer (and free) req */
 	json_t *task = json_object_get(req->body, "array_task");
-	enum job_act act = update_act(action, json_object_get(req->body, "fields"));
+	enum job_act act = update_act(action);
 	struct job *job;
 	bool team = false;
 	/* Slurm: "Invalid user id" for an update or hold of another's job,
