@@ -9,6 +9,8 @@ One 4-node cluster of 4 CPUs and 4000 MB each, the accounts root ->
 lim_parent -> {lim_a, lim_b}; herdl_a in lim_a (QOS normal and lim_q),
 herdl_b in lim_b (normal only), herdl_c with no association."""
 import contextlib
+import os
+import signal
 
 import pytest
 
@@ -256,3 +258,22 @@ def test_safe_grp_tres_mins(clean):
         wait_reason(c, job, "AssocGrpCPUMinutesLimit")
         assert c.run(["scontrol", "update", f"JobId={job}", "TimeLimit=20"], user=A).rc == 0
         c.wait_state(job, "RUNNING", timeout=20)
+
+
+def test_counts_survive_a_controller_restart(clean):
+    c = clean
+    # The jobs the store gives back are counted again: MaxJobs=1 still holds
+    # with one running, and MaxSubmitJobs=2 with two in the queue.
+    with limit(c, "user", A, MaxJobs=1, MaxSubmitJobs=2):
+        first = sleeper(c, A)
+        c.wait_state(first, "RUNNING")
+        killed = c.ctld_pid()
+        os.kill(killed, signal.SIGKILL)
+        c.wait_until("the controller gone", lambda: not c.ping_ok(), timeout=10)
+        c.restart_ctld()
+        c.wait_until("the restarted controller", c.ping_ok, timeout=30)
+        second = sleeper(c, A)
+        wait_reason(c, second, "AssocMaxJobsLimit")
+        assert submit(c, A, "--wrap", "true", rc=1).err == POLICY
+        assert c.run(["scancel", str(first)]).rc == 0
+        c.wait_state(second, "RUNNING", timeout=20)
