@@ -237,7 +237,7 @@ struct job {
 	 * record counts its pending tasks (an array's meta record) or 1 in
 	 * jobs_submitted while lim_counted; lim_tres is the TRES it was
 	 * charged with while it runs (TRES_COUNT entries), else NULL. */
-	int64_t lim_assoc;          /* its association's ID when counted, -1 none */
+	struct assoc *lim_assoc;    /* its association when counted (kept, even deleted: assoc.c) */
 	bool lim_counted;
 	int64_t *lim_tres;
 	/* roles.c: team acts on the job ([{uid, user, act, time, detail}]), NULL none */

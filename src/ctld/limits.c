@@ -126,9 +126,8 @@ static void add(int64_t *counter, int64_t delta)
 /* jobs_submitted of the association and those above it, the QOS and its user. */
 static void charge_submitted(const struct job *job, int64_t delta)
 {
-	if (job->lim_assoc >= 0)
-		for (struct assoc *a = assoc_by_id((uint32_t)job->lim_assoc); a; a = a->parent)
-			add(&a->jobs_submitted, delta);
+	for (struct assoc *a = job->lim_assoc; a; a = a->parent)
+		add(&a->jobs_submitted, delta);
 	struct acct_qos *q = acct_qos_find(qos_name(job));
 	if (q)
 		add(&q->jobs_submitted, delta);
@@ -139,12 +138,11 @@ static void charge_submitted(const struct job *job, int64_t delta)
 
 static void charge_running(const struct job *job, const int64_t *tres, int64_t sign)
 {
-	if (job->lim_assoc >= 0)
-		for (struct assoc *a = assoc_by_id((uint32_t)job->lim_assoc); a; a = a->parent) {
-			add(&a->jobs_running, sign);
-			for (int t = 0; t < TRES_COUNT; t++)
-				add(&a->tres_running[t], sign * tres[t]);
-		}
+	for (struct assoc *a = job->lim_assoc; a; a = a->parent) {
+		add(&a->jobs_running, sign);
+		for (int t = 0; t < TRES_COUNT; t++)
+			add(&a->tres_running[t], sign * tres[t]);
+	}
 	struct acct_qos *q = acct_qos_find(qos_name(job));
 	if (q) {
 		add(&q->jobs_running, sign);
@@ -163,8 +161,7 @@ static void count_submitted(struct job *job)
 {
 	if (job->lim_counted || job_state_is_final(job->state))
 		return;
-	struct assoc *a = job_assoc(job);
-	job->lim_assoc = a ? (int64_t)a->id : -1;
+	job->lim_assoc = job_assoc(job);
 	job->lim_counted = true;
 	charge_submitted(job, job_weight(job));
 }
@@ -495,9 +492,7 @@ int limits_check_start(const struct job *job)
 	ensure_counted();
 	if (!enforce_limits())
 		return REASON_NONE;
-	struct assoc *a = job->lim_counted ? (job->lim_assoc >= 0 ? assoc_by_id((uint32_t)job->lim_assoc)
-							       : NULL)
-			  : job_assoc(job);
+	struct assoc *a = job->lim_counted ? job->lim_assoc : job_assoc(job);
 	const struct acct_qos *q = acct_qos_find(qos_name(job));
 	tres_vec req;
 	request_tres(job, req);
