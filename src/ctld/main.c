@@ -154,6 +154,7 @@ int main(int argc, char **argv)
 	}
 	if (store_load() < 0)
 		return 1;
+	assoc_setup();
 
 	struct net_server_opts opts = {
 		.host = "0.0.0.0", .port = ctld.ctld_target.port, .dest = ctld.dest_self,
