@@ -353,3 +353,25 @@ def test_team_acts_recorded(clean):
     assert [e.split()[2] for e in events] == ["act=hold", "act=release", "act=time_limit",
                                               "act=cancel"], events
     assert all(e.startswith(f"uid={uid} user={TEAM} ") for e in events), events
+
+
+def test_what_needs_an_administrator(clean):
+    c = clean
+    # An Administrator does what root and SlurmUser do (sacctmgr(1)); an
+    # Operator acts on jobs only.
+    for user, ok in ((ADMIN, True), (OPER, False), (COORD, False), (OWNER, False)):
+        r = c.run(["scontrol", "update", "NodeName=n4", "State=DRAIN", "Reason=by_" + user],
+                  user=user)
+        if ok:
+            assert (r.rc, r.err) == (0, ""), r
+            assert c.run(["scontrol", "update", "NodeName=n4", "State=RESUME"], user=user).rc == 0
+        else:
+            assert r.rc == 1 and "Access/permission denied" in r.err, (user, r)
+        r = c.run(["scontrol", "reconfigure"], user=user)
+        if ok:
+            assert (r.rc, r.err) == (0, ""), r
+        else:
+            assert (r.rc, r.out, r.err) == (1, "", "slurm_reconfigure error: "
+                                            "Access/permission denied\n"), (user, r)
+    c.wait_until("n4 back", lambda: "drain" not in
+                 c.run(["sinfo", "-h", "-n", "n4", "-o", "%t"]).out, timeout=10)
