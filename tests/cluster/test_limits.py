@@ -277,3 +277,26 @@ def test_counts_survive_a_controller_restart(clean):
         assert submit(c, A, "--wrap", "true", rc=1).err == POLICY
         assert c.run(["scancel", str(first)]).rc == 0
         c.wait_state(second, "RUNNING", timeout=20)
+
+
+def test_update_of_account_and_qos(clean):
+    c = clean
+    job = submit(c, A, "--begin=now+3600", "--wrap", "true")
+    r = c.run(["scontrol", "update", f"JobId={job}", "Account=lim_b"], user=A)
+    assert (r.rc, r.err) == (1, "Invalid account or account/partition combination specified "
+                                f"for job {job}\n"), r
+    r = c.run(["scontrol", "update", f"JobId={job}", "QOS=nosuchqos"], user=A)
+    assert (r.rc, r.err) == (1, f"Invalid qos specification for job {job}\n"), r
+    assert (c.show_job(job)["Account"], c.show_job(job)["QOS"]) == ("lim_a", "normal")
+    # A QOS change moves the job's count: MaxSubmitJobsPerUser=1 of lim_q.
+    with limit(c, "qos", "lim_q", MaxSubmitJobsPerUser=1):
+        assert c.run(["scontrol", "update", f"JobId={job}", "QOS=lim_q"], user=A).rc == 0
+        assert c.show_job(job)["QOS"] == "lim_q"
+        assert submit(c, A, "--qos=lim_q", "--wrap", "true", rc=1).err == POLICY
+        assert c.run(["scontrol", "update", f"JobId={job}", "QOS=normal"], user=A).rc == 0
+        other = submit(c, A, "--qos=lim_q", "--begin=now+3600", "--wrap", "true")
+        # ... and a change into a full QOS is refused as a submission would be
+        r = c.run(["scontrol", "update", f"JobId={job}", "QOS=lim_q"], user=A)
+        assert (r.rc, r.err) == (1, POLICY.replace("sbatch: error: Batch job submission failed: ",
+                                                   "").rstrip("\n") + f" for job {job}\n"), r
+        assert c.show_job(other)["QOS"] == "lim_q"
