@@ -346,6 +346,46 @@ static void deny_on_limit_and_max_wall_default(void **state)
 	accounting.enforce_limits = false;
 }
 
+/* Through job_set_state: an array's tasks split off its meta record keep
+ * the sum; a start, a requeue and an end move the counts. */
+static void counts_follow_job_states(void **state)
+{
+	struct assoc *team = assoc_find_account("team");
+	ctld.sched_queued = true;   /* no loop here: sched_request is a no-op */
+	ctld.max_array_size = 1001;
+	ctld.next_job_id = 200;
+	struct job *meta = job_of("team");
+	meta->id = 100;
+	assert_int_equal(array_setup(meta, "0-3"), 0);
+	job_table_add(meta);
+	limits_job_submitted(meta);
+	assert_int_equal(team->jobs_submitted, 4);
+	struct job *t0 = array_split(meta, 0);
+	assert_int_equal(team->jobs_submitted, 4);
+	job_set_state(t0, JOB_RUNNING, REASON_NONE);
+	assert_int_equal(team->jobs_running, 1);
+	assert_int_equal(team->tres_running[TRES_CPU], 1);
+	job_set_state(t0, JOB_PENDING, REASON_BEGIN_TIME);   /* requeued */
+	assert_int_equal(team->jobs_running, 0);
+	assert_int_equal(team->jobs_submitted, 4);
+	job_set_state(t0, JOB_RUNNING, REASON_NONE);
+	job_set_state(t0, JOB_COMPLETED, REASON_NONE);
+	assert_int_equal(team->jobs_running, 0);
+	assert_int_equal(team->jobs_submitted, 3);
+	struct bitmap *two = bitmap_create(4);
+	bitmap_set(two, 1);
+	bitmap_set(two, 2);
+	struct job *set = array_split_set(meta, two);
+	bitmap_destroy(two);
+	job_set_state(set, JOB_CANCELLED, REASON_NONE);
+	assert_int_equal(team->jobs_submitted, 1);
+	job_set_state(meta, JOB_CANCELLED, REASON_NONE);   /* the last task with it */
+	assert_int_equal(team->jobs_submitted, 0);
+	assert_int_equal(assoc_find_account("root")->jobs_submitted, 0);
+	job_table_clear();
+	ctld.sched_queued = false;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -356,6 +396,7 @@ int main(void)
 		cmocka_unit_test(running_limits_and_reasons),
 		cmocka_unit_test(safe_grp_tres_mins),
 		cmocka_unit_test(deny_on_limit_and_max_wall_default),
+		cmocka_unit_test(counts_follow_job_states),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }
