@@ -261,7 +261,7 @@ static void test_usage_formats(void **state)
 	for (size_t i = 0; i < N(cpu); i++)
 		assert_string_equal(cpu_text(cpu[i].us, buf, sizeof(buf)), cpu[i].want);
 	for (size_t i = 0; i < N(rss); i++)
-		assert_string_equal(kb_text(rss[i].kb, buf, sizeof(buf)), rss[i].want);
+		assert_string_equal(kb_text(rss[i].kb, &default_show, buf, sizeof(buf)), rss[i].want);
 }
 
 static const char *cell_of(const char *field, const struct row *r, char *buf, size_t len)
