@@ -1051,6 +1051,64 @@ static json_t *json_document(json_t *jobs)
 			 "minor", 5, "release", "22.05.8", "errors", errors, "jobs", jobs);
 }
 
+/* The controller answers with the clusters asked (-M) or the local one;
+ * a record of another is not shown either way. */
+static bool cluster_wanted(const char *clusters_arg, const char *cluster, const char *local)
+{
+	if (!clusters_arg)
+		return !strcasecmp(cluster, local);
+	size_t n;
+	char **v = opt_split(clusters_arg, ',', &n);
+	bool yes = false;
+	for (size_t i = 0; i < n && !yes; i++)
+		yes = !strcasecmp(v[i], "all") || !strcmp(v[i], "-1") || !strcasecmp(v[i], cluster);
+	opt_strv_free(v);
+	return yes;
+}
+
+/* --units=X: K M G T P (the first letter counts, either case), as sacct. */
+static int parse_units(const char *arg, char *unit)
+{
+	char u = (char)toupper((unsigned char)arg[0]);
+	if (!u || !strchr("KMGTP", u)) {
+		fprintf(stderr, "sacct: error: Invalid unit type '%c'. Possible options are 'KMGTP'\n",
+			arg[0] ? arg[0] : ' ');
+		fprintf(stderr, "sacct: fatal: Invalid unit type\n");
+		return -1;
+	}
+	*unit = u;
+	return 0;
+}
+
+/* Slurm lists an array's tasks together, by task ID (A_1, A_2, A_3), where
+ * the array's ID falls among the others, whatever IDs the tasks got when
+ * they started; a record still pending for several tasks comes last. */
+struct ranked {
+	const json_t *rec;
+	size_t index;           /* in the reply: a requeued job's runs come in run order */
+};
+
+static int by_array_then_task(const void *a, const void *b)
+{
+	const struct ranked *rx = a, *ry = b;
+	const json_t *x = rx->rec, *y = ry->rec;
+	long long ax = cmd_jint(x, "array_job_id"), ay = cmd_jint(y, "array_job_id");
+	long long kx = ax ? ax : cmd_jint(x, "job_id"), ky = ay ? ay : cmd_jint(y, "job_id");
+	if (kx != ky)
+		return kx < ky ? -1 : 1;
+	long long tx = ax ? cmd_jint(x, "array_task_id") : -1, ty = ay ? cmd_jint(y, "array_task_id") : -1;
+	if (tx == CMD_NO_TASK)
+		tx = LLONG_MAX;
+	if (ty == CMD_NO_TASK)
+		ty = LLONG_MAX;
+	if (tx != ty)
+		return tx < ty ? -1 : 1;
+	long long ix = cmd_jint(x, "job_id"), iy = cmd_jint(y, "job_id");
+	if (ix != iy)
+		return ix < iy ? -1 : 1;   /* a requeued task's records, in order */
+	return (rx->index > ry->index) - (rx->index < ry->index);
+}
+
 /* The rest prints and talks to the controller; tests/unit/test_sacct.c
  * compiles the pure part above without it. */
 #ifndef SACCT_NO_MAIN
@@ -1114,8 +1172,8 @@ static void help(void)
 	       "     -b, --brief:\n"
 	       "\t           Equivalent to '--format=jobstep,state,error'.\n"
 	       "     -D, --duplicates:\n"
-	       "\t           If Slurm job ids are reset, but the job ids are still in\n"
-	       "\t           the database, show all of them.\n"
+	       "\t           Show every record of a job ID: the earlier runs of a\n"
+	       "\t           requeued job (state REQUEUED) too, not only its last.\n"
 	       "     --delimiter:\n"
 	       "\t           ASCII characters used to separate the fields when\n"
 	       "\t           specifying the -p or -P options.\n"
@@ -1129,10 +1187,20 @@ static void help(void)
 	       "     -j, --jobs:\n"
 	       "\t           Format is <job(.step)>. Display information about this\n"
 	       "\t           job or comma-separated list of jobs.\n"
+	       "     --json:\n"
+	       "\t           Print the records as JSON (slurmdbd's data format\n"
+	       "\t           v0.0.38).\n"
+	       "     -L, --allclusters:\n"
+	       "\t           The records of every cluster (as -M all).\n"
 	       "     -l, --long:\n"
 	       "\t           Equivalent to specifying a long list of fields.\n"
+	       "     -M, --clusters:\n"
+	       "\t           Comma separated list of clusters whose records to show,\n"
+	       "\t           or 'all'.  The default is the local cluster.\n"
 	       "     --name:\n"
 	       "\t           Display jobs that have any of these name(s).\n"
+	       "     --noconvert:\n"
+	       "\t           Print sizes as counted (bytes), not in K, M, G ...\n"
 	       "     -n, --noheader:\n"
 	       "\t           No header will be added to the beginning of output.\n"
 	       "\t           The default is to print a header.\n"
@@ -1155,6 +1223,8 @@ static void help(void)
 	       "\t           Use this comma separated list of uids or user names\n"
 	       "\t           to select jobs to display.  By default, the running\n"
 	       "\t           user's uid is used.\n"
+	       "     --units=[KMGTP]:\n"
+	       "\t           Print sizes in this unit.\n"
 	       "     --usage:\n"
 	       "\t           Display brief usage message.\n"
 	       "     -V, --version: Print version.\n"
@@ -1179,21 +1249,6 @@ static bool in_strv_nocase(char *const *v, const char *s)
 	return false;
 }
 
-/* The controller answers with the clusters asked (-M) or the local one;
- * a record of another is not shown either way. */
-static bool cluster_wanted(const char *clusters_arg, const char *cluster, const char *local)
-{
-	if (!clusters_arg)
-		return !strcasecmp(cluster, local);
-	size_t n;
-	char **v = opt_split(clusters_arg, ',', &n);
-	bool yes = false;
-	for (size_t i = 0; i < n && !yes; i++)
-		yes = !strcasecmp(v[i], "all") || !strcmp(v[i], "-1") || !strcasecmp(v[i], cluster);
-	opt_strv_free(v);
-	return yes;
-}
-
 static int parse_window_time(const char *arg, time_t now, time_t *out)
 {
 	if (opt_time_parse(arg, now, true, out) < 0) {
@@ -1211,35 +1266,6 @@ struct want {
 	long long step;   /* CMD_STEP_NONE = the whole job, else that step (CMD_STEP_BATCH ...) */
 	struct bitmap *tasks;   /* -j A_T: these tasks of array A; NULL: job (or array) id */
 };
-
-/* Slurm lists an array's tasks together, by task ID (A_1, A_2, A_3), where
- * the array's ID falls among the others, whatever IDs the tasks got when
- * they started; a record still pending for several tasks comes last. */
-struct ranked {
-	const json_t *rec;
-	size_t index;           /* in the reply: a requeued job's runs come in run order */
-};
-
-static int by_array_then_task(const void *a, const void *b)
-{
-	const struct ranked *rx = a, *ry = b;
-	const json_t *x = rx->rec, *y = ry->rec;
-	long long ax = cmd_jint(x, "array_job_id"), ay = cmd_jint(y, "array_job_id");
-	long long kx = ax ? ax : cmd_jint(x, "job_id"), ky = ay ? ay : cmd_jint(y, "job_id");
-	if (kx != ky)
-		return kx < ky ? -1 : 1;
-	long long tx = ax ? cmd_jint(x, "array_task_id") : -1, ty = ay ? cmd_jint(y, "array_task_id") : -1;
-	if (tx == CMD_NO_TASK)
-		tx = LLONG_MAX;
-	if (ty == CMD_NO_TASK)
-		ty = LLONG_MAX;
-	if (tx != ty)
-		return tx < ty ? -1 : 1;
-	long long ix = cmd_jint(x, "job_id"), iy = cmd_jint(y, "job_id");
-	if (ix != iy)
-		return ix < iy ? -1 : 1;   /* a requeued task's records, in order */
-	return (rx->index > ry->index) - (rx->index < ry->index);
-}
 
 /* Does -j's entry name this record: its ID, its array's ID, or a task of
  * its array (a meta record: one of its pending tasks)? */
@@ -1264,20 +1290,6 @@ static bool step_named(const struct want *want, size_t nwant, const json_t *job,
 
 enum { OPT_DELIMITER = 256, OPT_NAME, OPT_USAGE, OPT_HELP, OPT_IGNORED, OPT_UNITS, OPT_NOCONVERT,
        OPT_JSON };
-
-/* --units=X: K M G T P (the first letter counts, either case), as sacct. */
-static int parse_units(const char *arg, char *unit)
-{
-	char u = (char)toupper((unsigned char)arg[0]);
-	if (!u || !strchr("KMGTP", u)) {
-		fprintf(stderr, "sacct: error: Invalid unit type '%c'. Possible options are 'KMGTP'\n",
-			arg[0] ? arg[0] : ' ');
-		fprintf(stderr, "sacct: fatal: Invalid unit type\n");
-		return -1;
-	}
-	*unit = u;
-	return 0;
-}
 
 int main(int argc, char **argv)
 {
