@@ -6,14 +6,15 @@ TotalCPU), --units/--noconvert, Reserved/ResvCPU, QOS/Cluster/Timelimit,
 -o all, and the dbv0.0.38 job objects of --json."""
 import json
 import math
+import os
 import re
 
 import pytest
 
 USER = "herdu1"
-# two tasks of about 40 MiB each, busy for a second and a half
-WORK = ("srun -n2 python3 -c 'x = bytearray(40 << 20); import time; t = time.time()\n"
-        "while time.time() - t < 1.5: pass'")
+# two tasks of about 40 MiB each, each using 0.6 s of CPU (however busy the machine)
+WORK = ("srun -n2 python3 -c 'x = bytearray(40 << 20); import time\n"
+        "while time.process_time() < 0.6: pass'")
 
 
 def ok(cluster, *args, user=USER):
@@ -58,14 +59,24 @@ def hms(text):
 
 @pytest.fixture(scope="module")
 def jobs(cluster, users):
+    cluster.wait_nodes_idle()
     wd = cluster.workdir(USER)
     j = {}
-    j["work"] = cluster.sbatch("-N1", "-n2", "--mem=200M", "-t", "5", "-o", "/dev/null",
+    out = os.path.join(wd, "tres-%j.out")
+    # On n4: step cgroups are herd/NODE/job_N/step_S, the same path for
+    # every test cluster on this host, and other sessions' first jobs run
+    # on n1 (one ending there killed this step now and then).
+    j["work"] = cluster.sbatch("-w", "n4", "-N1", "-n2", "--mem=200M", "-t", "5", "-o", out,
                                "--wrap", WORK, user=USER, cwd=wd)
-    j["percpu"] = cluster.sbatch("-N2", "-n2", "--mem-per-cpu=100", "-o", "/dev/null",
+    j["percpu"] = cluster.sbatch("-N2", "-n2", "--mem-per-cpu=100", "-o", out,
                                  "--wrap", "true", user=USER, cwd=wd)
     for name in ("work", "percpu"):
-        assert cluster.wait_done(j[name], timeout=90) == "COMPLETED"
+        state = cluster.wait_done(j[name], timeout=90)
+        path = out.replace("%j", str(j[name]))
+        assert state == "COMPLETED", (
+            name, open(path).read() if os.path.exists(path) else "",
+            cluster.run(["sacct", "-j", str(j[name]), "-P", "-o", "jobid,state,exitcode,nodelist"]).out,
+            cluster.logs(15))
     j["held"] = cluster.sbatch("-H", "-o", "/dev/null", "--wrap", "true", user=USER, cwd=wd)
     yield j
     cluster.run(["scancel", str(j["held"])])
@@ -108,7 +119,7 @@ def test_usage_agrees_with_maxrss_and_totalcpu(cluster, jobs):
         assert m, (kind, text)
         usage[kind] = (hms(m.group(1)), m.group(2))
     total = cpu_seconds(step["TotalCPU"])
-    assert total >= 1.0, step   # two busy tasks
+    assert total >= 1.2, step   # two tasks of 0.6 s
     assert usage["Tot"][0] == math.floor(total), (usage, step)
     assert usage["Ave"][0] == math.floor(total / 2), (usage, step)
     assert usage["Max"][0] <= usage["Tot"][0]
@@ -152,11 +163,11 @@ def test_units_and_noconvert(cluster, jobs):
 
 def test_reserved_is_start_minus_eligible(cluster, users):
     wd = cluster.workdir(USER)
-    # the second job waits for the first to give n1 back
-    first = cluster.sbatch("-w", "n1", "--exclusive", "-o", "/dev/null", "--wrap", "sleep 3",
+    # the second job waits for the first to give n3 back
+    first = cluster.sbatch("-w", "n3", "--exclusive", "-o", "/dev/null", "--wrap", "sleep 3",
                            user=USER, cwd=wd)
     cluster.wait_state(first, "RUNNING")
-    second = cluster.sbatch("-w", "n1", "-o", "/dev/null", "--wrap", "true", user=USER, cwd=wd)
+    second = cluster.sbatch("-w", "n3", "-o", "/dev/null", "--wrap", "true", user=USER, cwd=wd)
     assert cluster.wait_done(second, timeout=60) == "COMPLETED"
     got = rows(cluster, second, "jobid,reserved,resvcpu,resvcpuraw,start,eligible,alloccpus")
     job = got[str(second)]
@@ -245,7 +256,7 @@ def test_json(cluster, users, jobs):
     total = {e["type"]: e["count"] for e in s0["tres"]["requested"]["total"]}
     step = table[f"{job}.0"]
     assert total["mem"] == size_kb(step["MaxRSS"]) * 1024, (total, step)
-    assert total["cpu"] == int(cpu_seconds(step["TotalCPU"]) * 1000), (total, step)
+    assert total["cpu"] == round(cpu_seconds(step["TotalCPU"]) * 1000), (total, step)
     # -X: the job alone
     doc = json.loads(ok(cluster, "-j", str(job), "--json", "-X"))
     assert doc["jobs"][0]["steps"] == []

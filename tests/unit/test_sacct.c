@@ -12,6 +12,8 @@
 #include "cmd/fmt.c"
 #include "cmd/opt.c"
 #include "cmd/step.c"
+#include "cmd/sacct_fields.c"
+#include "cmd/sacct_json.c"
 #define SACCT_NO_MAIN
 #include "cmd/sacct.c"
 
@@ -149,28 +151,28 @@ static void test_cells(void **state)
 		      num = { num_f, 3, true }, tm = { time_f, 10, true };
 	char *line = xstrdup("");
 
-	cell(&line, &plain, &st, "CANCELLED by 1000", false);    /* cut, ends in '+' */
-	cell(&line, &plain, &left, "RUNNING", false);
-	cell(&line, &plain, &num, "123456", false);              /* numbers are never cut */
-	cell(&line, &plain, &tm, "2026-11-29T10:00:00", false);   /* times are cut plainly */
-	cell(&line, &plain, &st, NULL, true);                     /* no value: blank */
+	sacct_cell(&line, &plain, &st, "CANCELLED by 1000", false);    /* cut, ends in '+' */
+	sacct_cell(&line, &plain, &left, "RUNNING", false);
+	sacct_cell(&line, &plain, &num, "123456", false);              /* numbers are never cut */
+	sacct_cell(&line, &plain, &tm, "2026-11-29T10:00:00", false);   /* times are cut plainly */
+	sacct_cell(&line, &plain, &st, NULL, true);                     /* no value: blank */
 	assert_string_equal(line, "CANCELLED+ RUNNING    123456 2026-11-29            ");
 	free(line);
 	/* titles are cut plainly ("TimelimitR"); a 0-wide column is empty */
 	struct column zero = { state_f, 0, true };
 	line = xstrdup("");
-	cell_cut(&line, &plain, &st, "TimelimitRaw", false, K_TIME);
-	cell(&line, &plain, &zero, "RUNNING", true);
+	sacct_cell_cut(&line, &plain, &st, "TimelimitRaw", false, K_TIME);
+	sacct_cell(&line, &plain, &zero, "RUNNING", true);
 	assert_string_equal(line, "TimelimitR  ");
 	free(line);
 	line = xstrdup("");
-	cell(&line, &p1, &st, "CANCELLED by 1000", false);
-	cell(&line, &p1, &st, NULL, true);
+	sacct_cell(&line, &p1, &st, "CANCELLED by 1000", false);
+	sacct_cell(&line, &p1, &st, NULL, true);
 	assert_string_equal(line, "CANCELLED by 1000||");
 	free(line);
 	line = xstrdup("");
-	cell(&line, &p2, &st, "A", false);
-	cell(&line, &p2, &st, "B", true);
+	sacct_cell(&line, &p2, &st, "A", false);
+	sacct_cell(&line, &p2, &st, "B", true);
 	assert_string_equal(line, "A|B");
 	free(line);
 }
@@ -223,10 +225,10 @@ static void test_values(void **state)
 	for (size_t i = 0; i < N(want); i++) {
 		struct column *c = sacct_format_parse(want[i].field, &n);
 		assert_non_null(c);
-		const char *v = value(c, &job_row, buf, sizeof(buf));
+		const char *v = sacct_value(c, &job_row, buf, sizeof(buf));
 		if (want[i].job ? !v || strcmp(v, want[i].job) : v && *v)
 			fail_msg("%s (job): got %s", want[i].field, v ? v : "NULL");
-		v = value(c, &step_row, buf, sizeof(buf));
+		v = sacct_value(c, &step_row, buf, sizeof(buf));
 		if (want[i].step ? !v || strcmp(v, want[i].step) : v && *v)
 			fail_msg("%s (batch): got %s", want[i].field, v ? v : "NULL");
 		free(c);
@@ -244,12 +246,12 @@ static void test_values(void **state)
 	};
 	for (size_t i = 0; i < N(pending); i++) {
 		struct column *c = sacct_format_parse(pending[i].field, &n);
-		const char *v = value(c, &job_row, buf, sizeof(buf));
+		const char *v = sacct_value(c, &job_row, buf, sizeof(buf));
 		if (!v || strcmp(v, pending[i].job))
 			fail_msg("%s (pending): got %s", pending[i].field, v ? v : "NULL");
 		free(c);
 	}
-	assert_false(started(job));
+	assert_false(sacct_started(job));
 	json_decref(job);
 }
 
@@ -276,7 +278,7 @@ static void test_usage_formats(void **state)
 	for (size_t i = 0; i < N(cpu); i++)
 		assert_string_equal(cpu_text(cpu[i].us, buf, sizeof(buf)), cpu[i].want);
 	for (size_t i = 0; i < N(rss); i++)
-		assert_string_equal(kb_text(rss[i].kb, &default_show, buf, sizeof(buf)), rss[i].want);
+		assert_string_equal(kb_text(rss[i].kb, &sacct_default_show, buf, sizeof(buf)), rss[i].want);
 }
 
 static const char *cell_of(const char *field, const struct row *r, char *buf, size_t len)
@@ -284,7 +286,7 @@ static const char *cell_of(const char *field, const struct row *r, char *buf, si
 	size_t n;
 	struct column *c = sacct_format_parse(field, &n);
 	assert_non_null(c);
-	const char *v = value(c, r, buf, len);
+	const char *v = sacct_value(c, r, buf, len);
 	free(c);
 	return v ? v : "";
 }
@@ -494,13 +496,13 @@ static void test_size_text(void **state)
 	}
 	/* --units=X reads its first letter, either case */
 	char u = 0;
-	assert_int_equal(parse_units("m", &u), 0);
+	assert_int_equal(sacct_units_parse("m", &u), 0);
 	assert_int_equal(u, 'M');
-	assert_int_equal(parse_units("KM", &u), 0);
+	assert_int_equal(sacct_units_parse("KM", &u), 0);
 	assert_int_equal(u, 'K');
 	fprintf(stderr, "(four error lines expected)\n");
-	assert_int_equal(parse_units("X", &u), -1);
-	assert_int_equal(parse_units("", &u), -1);
+	assert_int_equal(sacct_units_parse("X", &u), -1);
+	assert_int_equal(sacct_units_parse("", &u), -1);
 }
 
 static json_t *usage_job(void)
@@ -668,7 +670,7 @@ static void test_requeued_run(void **state)
 	assert_string_equal(cell_of("End", &r, buf, sizeof(buf)), "2026-11-29T09:59:20");
 	assert_string_equal(cell_of("Elapsed", &r, buf, sizeof(buf)), "00:01:00");
 	assert_string_equal(cell_of("Elapsed", &b, buf, sizeof(buf)), "00:01:00");
-	assert_true(ended(job));
+	assert_true(sacct_ended(job));
 	json_decref(job);
 }
 
@@ -681,15 +683,15 @@ static void test_record_order(void **state)
 	json_t *c = json_pack("{s:i, s:s}", "job_id", 3, "state", "COMPLETED");
 	json_t *t2 = json_pack("{s:i, s:i, s:i}", "job_id", 12, "array_job_id", 10, "array_task_id", 2);
 	json_t *t1 = json_pack("{s:i, s:i, s:i}", "job_id", 13, "array_job_id", 10, "array_task_id", 1);
-	struct ranked v[] = { { a, 0 }, { b, 1 }, { c, 2 }, { t2, 3 }, { t1, 4 } };
-	qsort(v, N(v), sizeof(v[0]), by_array_then_task);
+	struct sacct_ranked v[] = { { a, 0 }, { b, 1 }, { c, 2 }, { t2, 3 }, { t1, 4 } };
+	qsort(v, N(v), sizeof(v[0]), sacct_by_record);
 	assert_ptr_equal(v[0].rec, c);
 	assert_ptr_equal(v[1].rec, a);
 	assert_ptr_equal(v[2].rec, b);
 	assert_ptr_equal(v[3].rec, t1);
 	assert_ptr_equal(v[4].rec, t2);
-	struct ranked w[] = { { b, 1 }, { a, 0 } };
-	qsort(w, N(w), sizeof(w[0]), by_array_then_task);
+	struct sacct_ranked w[] = { { b, 1 }, { a, 0 } };
+	qsort(w, N(w), sizeof(w[0]), sacct_by_record);
 	assert_ptr_equal(w[0].rec, a);
 	json_decref(a);
 	json_decref(b);
@@ -701,13 +703,13 @@ static void test_record_order(void **state)
 /* -M: which records' clusters are shown. */
 static void test_clusters_wanted(void **state)
 {
-	assert_true(cluster_wanted(NULL, "c1", "c1"));
-	assert_false(cluster_wanted(NULL, "c2", "c1"));
-	assert_true(cluster_wanted("all", "c2", "c1"));
-	assert_true(cluster_wanted("ALL", "c2", "c1"));
-	assert_true(cluster_wanted("c3,c2", "c2", "c1"));
-	assert_false(cluster_wanted("c3,c2", "c1", "c1"));
-	assert_false(cluster_wanted("nosuch", "c1", "c1"));
+	assert_true(sacct_cluster_wanted(NULL, "c1", "c1"));
+	assert_false(sacct_cluster_wanted(NULL, "c2", "c1"));
+	assert_true(sacct_cluster_wanted("all", "c2", "c1"));
+	assert_true(sacct_cluster_wanted("ALL", "c2", "c1"));
+	assert_true(sacct_cluster_wanted("c3,c2", "c2", "c1"));
+	assert_false(sacct_cluster_wanted("c3,c2", "c1", "c1"));
+	assert_false(sacct_cluster_wanted("nosuch", "c1", "c1"));
 }
 
 static const char *const job_keys[] = {
@@ -753,7 +755,7 @@ static void test_json(void **state)
 	json_object_set_new(job, "exit_code", json_integer(3 << 8));
 	struct row r = { job, false, NOW, "local", NULL, NULL };
 
-	json_t *o = json_job(&r);
+	json_t *o = sacct_json_job(&r);
 	assert_keys(o, job_keys, N(job_keys));
 	assert_int_equal(jpath_int(o, "job_id"), 7);
 	assert_string_equal(cmd_jstr(o, "name"), "tres");
@@ -831,14 +833,14 @@ static void test_json(void **state)
 	json_object_set_new(job, "state", json_string("CANCELLED"));
 	json_object_set_new(job, "exit_code", json_integer(9));
 	json_object_set_new(job, "time_limit", json_integer(TIME_INFINITE));
-	o = json_job(&r);
+	o = sacct_json_job(&r);
 	assert_int_equal(json_array_size(json_object_get(o, "steps")), 0);
 	assert_true(json_is_null(json_object_get(json_object_get(o, "time"), "limit")));
 	assert_string_equal(cmd_jstr(json_object_get(o, "exit_code"), "status"), "SUCCESS");
 	json_decref(o);
 	r.show = NULL;
 	json_object_set_new(job, "state", json_string("FAILED"));
-	o = json_job(&r);
+	o = sacct_json_job(&r);
 	ec = json_object_get(o, "exit_code");
 	assert_string_equal(cmd_jstr(ec, "status"), "SIGNALED");
 	assert_true(json_is_null(json_object_get(ec, "return_code")));
@@ -848,20 +850,20 @@ static void test_json(void **state)
 	json_object_set_new(job, "state", json_string("PENDING"));
 	json_object_set_new(job, "alloc", json_array());
 	json_object_set_new(job, "steps", json_array());
-	o = json_job(&r);
+	o = sacct_json_job(&r);
 	assert_string_equal(cmd_jstr(o, "nodes"), "None assigned");
 	assert_int_equal(json_array_size(json_object_get(json_object_get(o, "tres"), "allocated")), 0);
 	assert_int_equal(json_array_size(json_object_get(json_object_get(o, "tres"), "requested")), 4);
 	assert_int_equal(jpath_int(o, "allocation_nodes"), 0);
 	assert_int_equal(json_array_size(json_object_get(o, "steps")), 0);
 	/* the document around the jobs */
-	json_t *doc = json_document(json_pack("[o]", o));
+	json_t *doc = sacct_json_document(json_pack("[o]", o));
 	assert_string_equal(cmd_jstr(json_object_get(json_object_get(doc, "meta"), "plugin"), "type"),
 			    "openapi/dbv0.0.38");
 	assert_int_equal(json_array_size(json_object_get(doc, "errors")), 0);
 	assert_int_equal(json_array_size(json_object_get(doc, "jobs")), 1);
 	json_decref(doc);
-	doc = json_document(json_array());
+	doc = sacct_json_document(json_array());
 	assert_int_equal(jpath_int(json_array_get(json_object_get(doc, "errors"), 0), "error_number"),
 			 9003);
 	json_decref(doc);
