@@ -496,6 +496,11 @@ int main(int argc, char **argv)
 	out_jobs = json_array();
 	for (size_t i = 0; i < njobs; i++) {
 		const json_t *job = sorted[i].rec;
+		/* an earlier run of a requeued job: only with -D (the
+		 * controller sends them only then; a store that keeps them
+		 * apart anyway is not shown them twice) */
+		if (!duplicates && !strcmp(cmd_jstr(job, "state"), "REQUEUED"))
+			continue;
 		if (names && !in_strv(names, cmd_jstr(job, "name")))
 			continue;
 		if (parts && !in_strv(parts, cmd_jstr(job, "partition")))

@@ -1,7 +1,9 @@
 /* cmd/sacct and opt_time_parse: Slurm's time notations for -S/-E, sacct's
- * -o field list with widths, and how a cell is cut and padded.  The command
- * sources are compiled in (they are not part of libherd), sacct.c without
- * its main. */
+ * -o field list (Slurm 22.05's names, order, widths), how a cell is cut and
+ * padded, what every field shows of a job, its batch step and its steps
+ * (sizes with --units/--noconvert, TRES, usage, requeued runs), and the
+ * --json objects.  The command sources are compiled in (they are not part
+ * of libherd): sacct_fields.c, sacct_json.c, and sacct.c without its main. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
