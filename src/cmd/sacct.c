@@ -251,7 +251,8 @@ int main(int argc, char **argv)
 		   *end_arg = NULL, *names_arg = NULL, *parts_arg = NULL, *accounts_arg = NULL,
 		   *clusters_arg = NULL;
 	char *jobs_joined = NULL;
-	bool all_users = false, no_header = false, duplicates = false, as_json = false;
+	bool all_users = false, no_header = false, duplicates = false, as_json = false,
+	     want_requeued = false;
 	struct show show = { 0, false, false };
 	struct out o = { PARSABLE_NO, "|" };
 	int c, status = 1;
@@ -371,6 +372,13 @@ int main(int argc, char **argv)
 		char **v = opt_split(states_arg, ',', &n);
 		json_t *states = json_array();
 		for (size_t i = 0; i < n; i++) {
+			/* RQ: the earlier runs of requeued jobs, a state of the
+			 * accounting only */
+			if (!strcasecmp(v[i], "RQ") || !strcasecmp(v[i], "REQUEUED")) {
+				json_array_append_new(states, json_string("REQUEUED"));
+				want_requeued = true;
+				continue;
+			}
 			int s = job_state_parse(v[i]);
 			if (s < 0) {
 				fprintf(stderr, "sacct: fatal: unrecognized job state value '%s'\n",
@@ -496,10 +504,10 @@ int main(int argc, char **argv)
 	out_jobs = json_array();
 	for (size_t i = 0; i < njobs; i++) {
 		const json_t *job = sorted[i].rec;
-		/* an earlier run of a requeued job: only with -D (the
-		 * controller sends them only then; a store that keeps them
-		 * apart anyway is not shown them twice) */
-		if (!duplicates && !strcmp(cmd_jstr(job, "state"), "REQUEUED"))
+		/* an earlier run of a requeued job: only with -D or -s RQ
+		 * (the controller sends them only then; a store that keeps
+		 * them apart anyway is not shown them twice) */
+		if (!duplicates && !want_requeued && !strcmp(cmd_jstr(job, "state"), "REQUEUED"))
 			continue;
 		if (names && !in_strv(names, cmd_jstr(job, "name")))
 			continue;

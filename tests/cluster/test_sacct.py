@@ -406,3 +406,6 @@ def test_requeued_job_runs(cluster, users):
               user="herdu1") == f"{job}|REQUEUED\n{job}|COMPLETED\n"
     out = ok(cluster, "-X", "-D", "-n", "-P", "-o", "jobid,state", user="herdu1").splitlines()
     assert [x for x in out if x.startswith(f"{job}|")] == [f"{job}|REQUEUED", f"{job}|COMPLETED"]
+    # -s RQ: the earlier runs, without -D too
+    assert ok(cluster, "-j", str(job), "-X", "-n", "-P", "-o", "jobid,state", "-s", "RQ",
+              "-S", "now-1hour", "-E", "now", user="herdu1") == f"{job}|REQUEUED\n"
