@@ -137,8 +137,6 @@ error:
 	return NULL;
 }
 
-
-
 const struct show sacct_default_show = { 0, false, false };
 
 const struct show *sacct_show_of(const struct row *r)
@@ -360,7 +358,6 @@ long long sacct_steps_cpu_us(const json_t *job)
 	return us;
 }
 
-
 /* A step's measured use, per kind, as TRESUsageIn* and the JSON's TRES
  * lists count it: CPU microseconds and RSS kilobytes.  Herd measures a
  * step per node, not per task: the maximum is the busiest node's, the
@@ -413,7 +410,6 @@ const char *sacct_cluster_of(const struct row *r)
 	const char *c = cmd_jstr(r->job, "cluster");
 	return *c ? c : r->cluster;
 }
-
 
 struct sacct_tres sacct_job_tres(const json_t *job, bool batch)
 {
@@ -566,7 +562,8 @@ const char *sacct_value(const struct column *c, const struct row *r, char *buf, 
 		snprintf(buf, len, "%lld", batch ? 1 : cmd_jint(job, "num_nodes"));
 		return buf;
 	case F_REQ_NODES:
-		snprintf(buf, len, "%lld", batch ? 1 : cmd_jint(job, "req_nodes") ? cmd_jint(job, "req_nodes") : 1);
+		snprintf(buf, len, "%lld", batch || !cmd_jint(job, "req_nodes") ? 1
+								: cmd_jint(job, "req_nodes"));
 		return buf;
 	case F_NTASKS:
 		return batch ? "1" : NULL;
@@ -680,8 +677,6 @@ const char *sacct_value(const struct column *c, const struct row *r, char *buf, 
 	}
 	return NULL;
 }
-
-
 
 /* One cell as Slurm's sacct prints it; see enum kind.  A title is cut
  * plainly ("TimelimitR"). */

@@ -187,8 +187,10 @@ json_t *sacct_json_job(const struct row *r)
 	long long cpu_us = sacct_show_of(r)->allocations ? 0 : sacct_steps_cpu_us(job);
 	int64_t eligible = sacct_held(job) ? 0 : cmd_jint(job, "eligible_time");
 	const char *comment = cmd_jstr(job, "comment");
-	const char *state = sacct_ended(job) || sacct_job_state(job) != JOB_COMPLETING ? cmd_jstr(job, "state")
-									    : sacct_shown_state(job, false);
+	/* a job completing reads as in the table: still RUNNING (CANCELLED
+	 * when cancelled) */
+	const char *state = sacct_job_state(job) == JOB_COMPLETING ? sacct_shown_state(job, false)
+								    : cmd_jstr(job, "state");
 	long long mem = cmd_jint(job, "mem_per_cpu") > 0 ? cmd_jint(job, "mem_per_cpu")
 							 : cmd_jint(job, "mem_mb");
 

@@ -205,7 +205,8 @@ static void test_values(void **state)
 				"nodes", "n[1-2]", "alloc", "n1", 3, "n2", 2, "end_time", (int)(NOW - 30),
 				"time_limit", 3600, "eligible_time", (int)(NOW - 100), "gid", 1001,
 				"req_nodes", 2, "account", "");
-	struct row job_row = { job, false, NOW, "c1", NULL, NULL }, step_row = { job, true, NOW, "c1", NULL, NULL };
+	struct row job_row = { job, false, NOW, "c1", NULL, NULL };
+	struct row step_row = { job, true, NOW, "c1", NULL, NULL };
 	const struct {
 		const char *field, *job, *step;   /* NULL: blank */
 	} want[] = {
