@@ -11,6 +11,7 @@ One 4-node cluster of 4 CPUs (room for a job per role at once), with the
 accounts root -> dept -> {team (TeamJobs), proj}, and other."""
 import json
 import os
+import signal
 import sqlite3
 
 import pytest
@@ -375,3 +376,20 @@ def test_what_needs_an_administrator(clean):
                                             "Access/permission denied\n"), (user, r)
     c.wait_until("n4 back", lambda: "drain" not in
                  c.run(["sinfo", "-h", "-n", "n4", "-o", "%t"]).out, timeout=10)
+
+
+def test_team_acts_survive_a_restart(clean):
+    c = clean
+    job = pending(c, "team")
+    assert scontrol(c, "hold", str(job), user=TEAM).rc == 0
+    killed = c.ctld_pid()
+    os.kill(killed, signal.SIGKILL)
+    c.wait_until("the controller gone", lambda: not c.ping_ok(), timeout=10)
+    c.restart_ctld()
+    c.wait_until("the restarted controller", c.ping_ok, timeout=30)
+    info = c.show_job(job)
+    assert info["TeamActs"].startswith(f"hold:{TEAM}@"), info
+    assert info["Reason"] == "JobHeldUser"
+    # and PrivateData=jobs still holds after the restart
+    assert c.run(["squeue", "-h", "-o", "%i"], user=OTHER).out == ""
+    assert str(job) in c.run(["squeue", "-h", "-o", "%i"], user=TEAM).out.split()
