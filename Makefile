@@ -20,7 +20,7 @@ endif
 COMMON_SRC := $(wildcard src/common/*.c)
 SCHED_SRC  := $(wildcard src/sched/*.c)
 LIB        := $(B)/libherd.a
-CMDS       := sbatch squeue scancel sinfo scontrol sacct srun salloc
+CMDS       := sbatch squeue scancel sinfo scontrol sacct srun salloc sshare sreport
 # srun's and salloc's own pieces (srun_*.c) use libuv: linked into those two only.
 SRUN_SRC   := $(wildcard src/cmd/srun_*.c)
 CMD_SHARED := $(filter-out $(CMDS:%=src/cmd/%.c) $(SRUN_SRC),$(wildcard src/cmd/*.c))

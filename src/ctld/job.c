@@ -509,6 +509,8 @@ void job_set_state(struct job *job, enum job_state state, enum job_reason reason
 	/* A job that starts or ends may let its dependents go (after, afterany ...). */
 	if (state != old && (state == JOB_RUNNING || job_state_is_final(state)))
 		sched_request();
+	if (state != old)
+		usage_job_state(job, old);   /* fair-share usage: charged while it holds nodes */
 	store_job_update(job);
 	store_job_event(job->id, job_state_name(state), job_reason_name(reason));
 	log_info("job %u: %s -> %s (%s)", job->id, job_state_name(old), job_state_name(state),

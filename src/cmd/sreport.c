@@ -1,0 +1,998 @@
+/* sreport: Slurm's reports of usage over a time window, from the job
+ * records sacct reads (ACCT_JOBS): each job's allocated CPU-seconds clipped
+ * to the window, so the figures add up to sacct's.  ACCT_REPORT supplies
+ * what the records do not hold (the cluster's CPU count, the time its nodes
+ * were down, whether PrivateData=usage keeps the caller to their own
+ * usage); SHARE_INFO the account tree.  Reports: cluster utilization,
+ * cluster AccountUtilizationByUser, user TopUsage, job SizesByAccount, with
+ * -t (Seconds Minutes Hours Percent SecPer MinPer HourPer), -n, -p/-P and
+ * start= end= users= accounts= clusters= format= tree TopCount= grouping=. */
+#include <ctype.h>
+#include <getopt.h>
+#include <math.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+#include "cmd/opt.h"
+#include "common/msg.h"
+#include "common/state.h"
+#include "common/xmalloc.h"
+
+/* ---- the pure part (tests/unit/test_sreport.c) ---- */
+
+enum time_fmt { TF_SECS, TF_MINS, TF_HOURS, TF_PERCENT, TF_SECS_PER, TF_MINS_PER, TF_HOURS_PER };
+
+/* -t's names, case-insensitive, abbreviated: the Per forms need all six
+ * letters ("MinPer"), the others one ("m" is Minutes). */
+static int sreport_time_fmt_parse(const char *s, enum time_fmt *out)
+{
+	static const struct {
+		const char *name;
+		size_t min;
+		enum time_fmt fmt;
+	} names[] = {
+		{ "SecPer", 6, TF_SECS_PER }, { "MinPer", 6, TF_MINS_PER }, { "HourPer", 6, TF_HOURS_PER },
+		{ "Seconds", 1, TF_SECS }, { "Minutes", 1, TF_MINS }, { "Hours", 1, TF_HOURS },
+		{ "Percent", 1, TF_PERCENT },
+	};
+	size_t len = strlen(s);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (len >= names[i].min && len <= strlen(names[i].name) &&
+		    !strncasecmp(s, names[i].name, len)) {
+			*out = names[i].fmt;
+			return 0;
+		}
+	return -1;
+}
+
+static const char *sreport_time_fmt_name(enum time_fmt f)
+{
+	switch (f) {
+	case TF_SECS: return "Seconds";
+	case TF_MINS: return "Minutes";
+	case TF_HOURS: return "Hours";
+	case TF_PERCENT: return "Percentage of Total";
+	case TF_SECS_PER: return "Seconds/Percentage of Total";
+	case TF_MINS_PER: return "Minutes/Percentage of Total";
+	case TF_HOURS_PER: return "Hours/Percentage of Total";
+	}
+	return "Minutes";
+}
+
+static bool sreport_time_fmt_per(enum time_fmt f)
+{
+	return f == TF_SECS_PER || f == TF_MINS_PER || f == TF_HOURS_PER;
+}
+
+/* A time figure as sreport prints it: seconds as they are, minutes and
+ * hours rounded, percent of total with two decimals, or both. */
+static char *sreport_time_value(long long secs, long long total, enum time_fmt f, char *buf,
+				size_t len)
+{
+	double pct = total > 0 ? (double)secs * 100.0 / (double)total : 0;
+	switch (f) {
+	case TF_SECS: snprintf(buf, len, "%lld", secs); break;
+	case TF_MINS: snprintf(buf, len, "%.0f", (double)secs / 60); break;
+	case TF_HOURS: snprintf(buf, len, "%.0f", (double)secs / 3600); break;
+	case TF_PERCENT: snprintf(buf, len, "%.2f%%", pct); break;
+	case TF_SECS_PER: snprintf(buf, len, "%lld(%.2f%%)", secs, pct); break;
+	case TF_MINS_PER: snprintf(buf, len, "%.0f(%.2f%%)", (double)secs / 60, pct); break;
+	case TF_HOURS_PER: snprintf(buf, len, "%.0f(%.2f%%)", (double)secs / 3600, pct); break;
+	}
+	return buf;
+}
+
+/* sreport's window: given times rounded to the nearest hour (its usage is
+ * kept by the hour); defaults: yesterday's midnight to today's. */
+static time_t round_hour(time_t t)
+{
+	struct tm tm;
+	localtime_r(&t, &tm);
+	if (tm.tm_sec >= 30)
+		tm.tm_min++;
+	if (tm.tm_min >= 30)
+		tm.tm_hour++;
+	tm.tm_sec = tm.tm_min = 0;
+	tm.tm_isdst = -1;
+	return mktime(&tm);
+}
+
+static void sreport_window(bool start_given, time_t start_in, bool end_given, time_t end_in,
+			   time_t now, time_t *start, time_t *end)
+{
+	struct tm tm;
+	localtime_r(&now, &tm);
+	tm.tm_sec = tm.tm_min = tm.tm_hour = 0;
+	tm.tm_isdst = -1;
+	time_t midnight = mktime(&tm);
+	tm.tm_mday--;
+	tm.tm_isdst = -1;
+	time_t yesterday = mktime(&tm);
+	*end = end_given ? round_hour(end_in) : midnight;
+	*start = start_given ? round_hour(start_in) : yesterday;
+	if (*start >= *end && !end_given) {
+		/* a start today without an end: to the next hour */
+		*end = *start + 3600;
+	}
+}
+
+/* The CPU-seconds a job record held within [start, end), as sacct counts
+ * them (num_cpus x elapsed; a running one up to now). */
+static long long sreport_job_cpu_secs(const json_t *job, time_t start, time_t end, time_t now)
+{
+	int state = job_state_parse(cmd_jstr(job, "state"));
+	long long js = cmd_jint(job, "start_time"), je = cmd_jint(job, "end_time");
+	long long cpus = cmd_jint(job, "num_cpus");
+	if (state < 0 || state == JOB_PENDING || !js || cpus <= 0 ||
+	    !json_array_size(json_object_get(job, "alloc")))
+		return 0;
+	if (!job_state_is_final(state) || !je)
+		je = now;
+	if (js < start)
+		js = start;
+	if (je > end)
+		je = end;
+	return je > js ? (je - js) * cpus : 0;
+}
+
+/* SizesByAccount's columns: grouping "50,250,500,1000" gives 0-49,
+ * 50-249, 250-499, 500-999, >= 1000; the column of a job of cpus CPUs. */
+static int sreport_size_bucket(const long *groups, size_t ngroups, long cpus)
+{
+	size_t i;
+	for (i = 0; i < ngroups && cpus >= groups[i]; i++)
+		;
+	return (int)i;
+}
+
+/* ---- output ---- */
+
+enum parsable { PARSABLE_NO, PARSABLE_END, PARSABLE_NO_END };
+
+struct col {
+	const char *title;
+	int width;
+};
+
+static enum parsable parsable;
+static bool header = true;
+
+static void put_cell(const char *v, int width, bool last)
+{
+	if (parsable != PARSABLE_NO) {
+		fputs(v, stdout);
+		if (!(last && parsable == PARSABLE_NO_END))
+			putchar('|');
+		return;
+	}
+	int w = abs(width);
+	char buf[512];
+	if ((int)strlen(v) > w && w > 1) {
+		snprintf(buf, sizeof(buf), "%.*s", w, v);
+		buf[w - 1] = '+';
+		v = buf;
+	}
+	printf(width < 0 ? "%-*s " : "%*s ", w, v);
+}
+
+static void put_header(const struct col *cols, size_t n)
+{
+	if (!header)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		if (parsable != PARSABLE_NO) {
+			put_cell(cols[i].title, 0, i + 1 == n);
+			continue;
+		}
+		int w = abs(cols[i].width);
+		printf(cols[i].width < 0 ? "%-*.*s " : "%*.*s ", w, w, cols[i].title);
+	}
+	putchar('\n');
+	if (parsable != PARSABLE_NO)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		for (int k = 0; k < abs(cols[i].width); k++)
+			putchar('-');
+		putchar(' ');
+	}
+	putchar('\n');
+}
+
+static void put_banner(const char *title, time_t start, time_t end, const char *units_line)
+{
+	char a[32], b[32];
+	struct tm tm;
+	time_t last = end - 1;
+	if (!header)
+		return;
+	strftime(a, sizeof(a), "%Y-%m-%dT%H:%M:%S", localtime_r(&start, &tm));
+	strftime(b, sizeof(b), "%Y-%m-%dT%H:%M:%S", localtime_r(&last, &tm));
+	printf("--------------------------------------------------------------------------------\n");
+	printf("%s %s - %s (%lld secs)\n", title, a, b, (long long)(end - start));
+	printf("%s\n", units_line);
+	printf("--------------------------------------------------------------------------------\n");
+}
+
+static void usage_line(char *buf, size_t len, const char *what, enum time_fmt f)
+{
+	if (f == TF_PERCENT)
+		snprintf(buf, len, "%s reported in %s", what, sreport_time_fmt_name(f));
+	else if (!strcmp(what, "Usage"))
+		snprintf(buf, len, "Usage reported in CPU %s", sreport_time_fmt_name(f));
+	else
+		snprintf(buf, len, "%s reported in %s", what, sreport_time_fmt_name(f));
+}
+
+#ifndef SREPORT_NO_MAIN
+
+/* ---- what the controller tells ---- */
+
+struct report_opts {
+	enum time_fmt tf;
+	bool start_given, end_given, tree, flat;
+	time_t start_in, end_in, start, end, now;
+	char **users, **accounts, **clusters;
+	long top_count;
+	long groups[16];
+	size_t ngroups;
+};
+
+static bool in_list(char *const *v, const char *s)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		if (!strcasecmp(v[i], s))
+			return true;
+	return false;
+}
+
+struct data {
+	struct cmd_client client;
+	json_t *facts;     /* ACCT_REPORT's reply */
+	json_t *jobs;      /* ACCT_JOBS's reply */
+	json_t *tree;      /* SHARE_INFO's reply, or NULL */
+	const char *cluster;
+	bool private;
+};
+
+static int ask(struct data *d, int type, json_t *body, json_t **reply)
+{
+	struct herd_error err = { "" };
+	int rc = cmd_call(&d->client, type, body, reply, &err);
+	json_decref(body);
+	if (rc) {
+		fprintf(stderr, "sreport: error: %s\n", err.text);
+		return -1;
+	}
+	return 0;
+}
+
+static int load(struct data *d, const char *report, struct report_opts *o, bool want_jobs,
+		bool want_tree)
+{
+	json_t *body = json_pack("{s:s, s:I, s:I}", "report", report, "start_time",
+				 (json_int_t)o->start, "end_time", (json_int_t)o->end);
+	if (ask(d, MSG_ACCT_REPORT, body, &d->facts) < 0)
+		return -1;
+	d->cluster = cmd_jstr(d->facts, "cluster");
+	d->private = cmd_jbool(d->facts, "private");
+	if (cmd_jint(d->facts, "time"))
+		o->now = cmd_jint(d->facts, "time");
+	if (want_jobs) {
+		body = json_pack("{s:I, s:I}", "start_time", (json_int_t)o->start, "end_time",
+				 (json_int_t)(o->end < o->now ? o->end : o->now));
+		/* PrivateData=usage: a plain user's own usage only */
+		if (d->private)
+			json_object_set_new(body, "uids", json_pack("[I]", (json_int_t)getuid()));
+		if (ask(d, MSG_ACCT_JOBS, body, &d->jobs) < 0)
+			return -1;
+	}
+	if (want_tree) {
+		body = json_pack("{s:b, s:[]}", "all", 1, "users");
+		if (ask(d, MSG_SHARE_INFO, body, &d->tree) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Is the report's cluster asked for (clusters=)? */
+static bool cluster_wanted(const struct data *d, const struct report_opts *o)
+{
+	return !o->clusters || in_list(o->clusters, d->cluster);
+}
+
+static const char *proper_name(const char *user, char *buf, size_t len)
+{
+	struct passwd *pw = getpwnam(user);
+	buf[0] = '\0';
+	if (pw && pw->pw_gecos) {
+		snprintf(buf, len, "%s", pw->pw_gecos);
+		char *comma = strchr(buf, ',');
+		if (comma)
+			*comma = '\0';
+	}
+	return buf;
+}
+
+/* A job's figures for the user/account reports (and whether it counts). */
+static bool job_usage(const struct data *d, const struct report_opts *o, const json_t *job,
+		      long long *secs)
+{
+	*secs = sreport_job_cpu_secs(job, o->start, o->end < o->now ? o->end : o->now, o->now);
+	if (*secs <= 0)
+		return false;
+	if (o->users && !in_list(o->users, cmd_jstr(job, "user")))
+		return false;
+	return true;
+}
+
+/* ---- cluster utilization ---- */
+
+static int report_cluster_utilization(struct report_opts *o)
+{
+	struct data d = { 0 };
+	char units[128], buf[64];
+	int status = 1;
+	struct herd_error err = { "" };
+	if (cmd_client_init(&d.client, &err) < 0) {
+		fprintf(stderr, "sreport: error: %s\n", err.text);
+		return 1;
+	}
+	/* the whole cluster's allocation: every job, whoever asks (cluster
+	 * figures are not a user's usage) */
+	if (load(&d, "cluster_utilization", o, false, false) < 0)
+		goto out;
+	json_t *body = json_pack("{s:I, s:I}", "start_time", (json_int_t)o->start, "end_time",
+				 (json_int_t)(o->end < o->now ? o->end : o->now));
+	if (ask(&d, MSG_ACCT_JOBS, body, &d.jobs) < 0)
+		goto out;
+	time_t until = o->end < o->now ? o->end : o->now;
+	long long cpus = cmd_jint(d.facts, "cpus");
+	long long reported = until > o->start ? cpus * (long long)(until - o->start) : 0;
+	long long alloc = 0, down = cmd_jint(d.facts, "down_cpu_secs");
+	size_t i;
+	json_t *job;
+	json_array_foreach(json_object_get(d.jobs, "jobs"), i, job)
+		alloc += sreport_job_cpu_secs(job, o->start, until, o->now);
+	if (alloc > reported)
+		alloc = reported;
+	if (down > reported - alloc)
+		down = reported - alloc;
+	long long idle = reported - alloc - down;
+
+	bool per = sreport_time_fmt_per(o->tf);
+	const struct col cols[] = {
+		{ "Cluster", 9 }, { "Allocated", per ? 20 : 14 }, { "Down", per ? 20 : 13 },
+		{ "PLND Down", per ? 20 : 8 }, { "Idle", per ? 20 : 13 }, { "Planned", per ? 20 : 9 },
+		{ "Reported", per ? 20 : 14 },
+	};
+	usage_line(units, sizeof(units), "Usage", o->tf);
+	put_banner("Cluster Utilization", o->start, o->end, units);
+	put_header(cols, 7);
+	if (cluster_wanted(&d, o)) {
+		long long v[] = { alloc, down, 0, idle, 0, reported };
+		put_cell(d.cluster, cols[0].width, false);
+		for (int k = 0; k < 6; k++)
+			put_cell(sreport_time_value(v[k], reported, o->tf, buf, sizeof(buf)),
+				 cols[k + 1].width, k == 5);
+		putchar('\n');
+	}
+	status = 0;
+out:
+	json_decref(d.facts);
+	json_decref(d.jobs);
+	cmd_client_fini(&d.client);
+	return status;
+}
+
+/* ---- the account tree with usage (AccountUtilizationByUser, SizesByAccount) ---- */
+
+struct node {
+	char *account, *user;        /* user NULL: an account's row */
+	int parent, depth;
+	long long secs;
+	long long bucket[17];
+};
+
+struct tree {
+	struct node *v;
+	size_t n, cap;
+};
+
+static int tree_add(struct tree *t, const char *account, const char *user, int parent, int depth)
+{
+	if (t->n == t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 32;
+		t->v = xrealloc(t->v, t->cap * sizeof(*t->v));
+	}
+	struct node *n = &t->v[t->n];
+	memset(n, 0, sizeof(*n));
+	n->account = xstrdup(account);
+	n->user = xstrdup(user);
+	n->parent = parent;
+	n->depth = depth;
+	return (int)t->n++;
+}
+
+static int tree_find(const struct tree *t, const char *account, const char *user)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (!strcmp(t->v[i].account, account) &&
+		    (user ? t->v[i].user && !strcmp(t->v[i].user, user) : !t->v[i].user))
+			return (int)i;
+	return -1;
+}
+
+static void tree_free(struct tree *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		free(t->v[i].account);
+		free(t->v[i].user);
+	}
+	free(t->v);
+}
+
+/* SHARE_INFO's rows (in tree order, with depths) into a tree; parents
+ * found by depth. */
+static void tree_build(struct tree *t, const json_t *shares)
+{
+	int stack[64];
+	size_t i;
+	json_t *row;
+	json_array_foreach(json_object_get(shares, "shares"), i, row) {
+		int depth = (int)cmd_jint(row, "depth");
+		if (depth < 0 || depth >= 64)
+			continue;
+		const char *user = cmd_jstr(row, "user");
+		if (*cmd_jstr(row, "partition") && *user && tree_find(t, cmd_jstr(row, "account"), user) >= 0)
+			continue;   /* a user's per-partition rows count as one */
+		int parent = depth ? stack[depth - 1] : -1;
+		int k = tree_add(t, cmd_jstr(row, "account"), *user ? user : NULL, parent, depth);
+		if (!*user)
+			stack[depth] = k;
+	}
+}
+
+/* The job's usage on its user's row and every account above it; a job of
+ * an account not in the tree gets rows of its own at the top. */
+static void tree_charge(struct tree *t, const char *account, const char *user, long long secs,
+			int bucket)
+{
+	int k = tree_find(t, account, user);
+	if (k < 0) {
+		int a = tree_find(t, account, NULL);
+		if (a < 0)
+			a = tree_add(t, account, NULL, -1, 0);
+		k = tree_add(t, account, user, a, t->v[a].depth + 1);
+	}
+	for (; k >= 0; k = t->v[k].parent) {
+		t->v[k].secs += secs;
+		if (bucket >= 0)
+			t->v[k].bucket[bucket] += secs;
+	}
+}
+
+/* Print order: depth first, as the tree came (users then sub-accounts);
+ * rows added for unknown accounts come after, each account then its users. */
+static void tree_order_visit(const struct tree *t, int k, int *out, size_t *n)
+{
+	out[(*n)++] = k;
+	for (size_t i = 0; i < t->n; i++)
+		if (t->v[i].parent == k && t->v[i].user)
+			out[(*n)++] = (int)i;
+	for (size_t i = 0; i < t->n; i++)
+		if (t->v[i].parent == k && !t->v[i].user)
+			tree_order_visit(t, (int)i, out, n);
+}
+
+static int *tree_order(const struct tree *t, size_t *n)
+{
+	int *out = xmalloc((t->n + 1) * sizeof(int));
+	*n = 0;
+	for (size_t i = 0; i < t->n; i++)
+		if (t->v[i].parent < 0 && !t->v[i].user)
+			tree_order_visit(t, (int)i, out, n);
+	return out;
+}
+
+static bool under_accounts(const struct tree *t, int k, char *const *accounts)
+{
+	for (; k >= 0; k = t->v[k].parent)
+		if (!t->v[k].user && in_list(accounts, t->v[k].account))
+			return true;
+	return false;
+}
+
+static int report_account_by_user(struct report_opts *o)
+{
+	struct data d = { 0 };
+	struct tree t = { 0 };
+	char units[128], buf[64], name[256], acct[256];
+	int status = 1;
+	struct herd_error err = { "" };
+	if (cmd_client_init(&d.client, &err) < 0) {
+		fprintf(stderr, "sreport: error: %s\n", err.text);
+		return 1;
+	}
+	if (load(&d, "account_utilization_by_user", o, true, true) < 0)
+		goto out;
+	tree_build(&t, d.tree);
+	size_t i;
+	json_t *job;
+	long long total = 0;
+	json_array_foreach(json_object_get(d.jobs, "jobs"), i, job) {
+		long long secs;
+		if (!job_usage(&d, o, job, &secs))
+			continue;
+		const char *account = cmd_jstr(job, "account");
+		tree_charge(&t, *account ? account : "(null)", cmd_jstr(job, "user"), secs, -1);
+	}
+	for (size_t k = 0; k < t.n; k++)
+		if (t.v[k].parent < 0)
+			total += t.v[k].secs;
+	/* percent of what the cluster reported over the window */
+	time_t until = o->end < o->now ? o->end : o->now;
+	long long reported = until > o->start ? cmd_jint(d.facts, "cpus") * (long long)(until - o->start)
+					      : 0;
+	bool per = sreport_time_fmt_per(o->tf);
+	const struct col cols[] = {
+		{ "Cluster", 9 }, { "Account", o->tree ? -20 : 15 }, { "Login", 9 },
+		{ "Proper Name", 15 }, { "Used", per ? 18 : 10 }, { "Energy", 10 },
+	};
+	usage_line(units, sizeof(units), "Usage", o->tf);
+	put_banner("Cluster/Account/User Utilization", o->start, o->end, units);
+	put_header(cols, 6);
+	size_t n;
+	int *order = tree_order(&t, &n);
+	for (size_t r = 0; cluster_wanted(&d, o) && r < n; r++) {
+		const struct node *v = &t.v[order[r]];
+		if (v->secs <= 0)
+			continue;   /* as Slurm: associations that used nothing are not listed */
+		if (o->accounts && !under_accounts(&t, order[r], o->accounts))
+			continue;
+		if (o->users && !v->user)
+			continue;   /* users=: the users' rows */
+		put_cell(d.cluster, cols[0].width, false);
+		snprintf(acct, sizeof(acct), "%*s%s", o->tree ? v->depth : 0, "", v->account);
+		put_cell(acct, cols[1].width, false);
+		put_cell(v->user ? v->user : "", cols[2].width, false);
+		put_cell(v->user ? proper_name(v->user, name, sizeof(name)) : "", cols[3].width, false);
+		put_cell(sreport_time_value(v->secs, reported, o->tf, buf, sizeof(buf)), cols[4].width,
+			 false);
+		put_cell(sreport_time_value(0, reported, o->tf, buf, sizeof(buf)), cols[5].width, true);
+		putchar('\n');
+	}
+	(void)total;
+	free(order);
+	status = 0;
+out:
+	tree_free(&t);
+	json_decref(d.facts);
+	json_decref(d.jobs);
+	json_decref(d.tree);
+	cmd_client_fini(&d.client);
+	return status;
+}
+
+/* ---- user TopUsage ---- */
+
+struct top_user {
+	char *user;
+	char **accounts;
+	size_t naccounts;
+	long long secs;
+};
+
+static int by_secs_desc(const void *x, const void *y)
+{
+	const struct top_user *a = x, *b = y;
+	if (a->secs != b->secs)
+		return a->secs > b->secs ? -1 : 1;
+	return strcmp(a->user, b->user);
+}
+
+static int report_top_usage(struct report_opts *o)
+{
+	struct data d = { 0 };
+	char units[128], buf[64], name[256];
+	int status = 1;
+	struct herd_error err = { "" };
+	struct top_user *users = NULL;
+	size_t nusers = 0;
+	if (cmd_client_init(&d.client, &err) < 0) {
+		fprintf(stderr, "sreport: error: %s\n", err.text);
+		return 1;
+	}
+	if (load(&d, "user_top_usage", o, true, false) < 0)
+		goto out;
+	size_t i;
+	json_t *job;
+	json_array_foreach(json_object_get(d.jobs, "jobs"), i, job) {
+		long long secs;
+		const char *account = cmd_jstr(job, "account"), *user = cmd_jstr(job, "user");
+		if (!job_usage(&d, o, job, &secs))
+			continue;
+		if (o->accounts && !in_list(o->accounts, account))
+			continue;
+		size_t k;
+		for (k = 0; k < nusers && strcmp(users[k].user, user); k++)
+			;
+		if (k == nusers) {
+			users = xrealloc(users, (nusers + 1) * sizeof(*users));
+			users[nusers++] = (struct top_user){ xstrdup(user), NULL, 0, 0 };
+		}
+		users[k].secs += secs;
+		if (!in_list(users[k].accounts, account))
+			opt_strv_push(&users[k].accounts, &users[k].naccounts, xstrdup(account));
+	}
+	qsort(users, nusers, sizeof(*users), by_secs_desc);
+	time_t until = o->end < o->now ? o->end : o->now;
+	long long reported = until > o->start ? cmd_jint(d.facts, "cpus") * (long long)(until - o->start)
+					      : 0;
+	bool per = sreport_time_fmt_per(o->tf);
+	const struct col cols[] = {
+		{ "Cluster", 9 }, { "Login", 9 }, { "Proper Name", 15 }, { "Account", 15 },
+		{ "Used", per ? 18 : 10 }, { "Energy", 10 },
+	};
+	char title[64];
+	snprintf(title, sizeof(title), "Top %ld Users", o->top_count);
+	usage_line(units, sizeof(units), "Usage", o->tf);
+	put_banner(title, o->start, o->end, units);
+	put_header(cols, 6);
+	for (size_t k = 0; cluster_wanted(&d, o) && k < nusers && (long)k < o->top_count; k++) {
+		char accts[512] = "";
+		for (size_t a = 0; a < users[k].naccounts; a++)
+			snprintf(accts + strlen(accts), sizeof(accts) - strlen(accts), "%s%s",
+				 a ? "," : "", users[k].accounts[a]);
+		put_cell(d.cluster, cols[0].width, false);
+		put_cell(users[k].user, cols[1].width, false);
+		put_cell(proper_name(users[k].user, name, sizeof(name)), cols[2].width, false);
+		put_cell(accts, cols[3].width, false);
+		put_cell(sreport_time_value(users[k].secs, reported, o->tf, buf, sizeof(buf)),
+			 cols[4].width, false);
+		put_cell(sreport_time_value(0, reported, o->tf, buf, sizeof(buf)), cols[5].width, true);
+		putchar('\n');
+	}
+	status = 0;
+out:
+	for (size_t k = 0; k < nusers; k++) {
+		free(users[k].user);
+		opt_strv_free(users[k].accounts);
+	}
+	free(users);
+	json_decref(d.facts);
+	json_decref(d.jobs);
+	cmd_client_fini(&d.client);
+	return status;
+}
+
+/* ---- job SizesByAccount ---- */
+
+static int report_sizes_by_account(struct report_opts *o)
+{
+	struct data d = { 0 };
+	struct tree t = { 0 };
+	char units[128], buf[64], titles[17][48];
+	int status = 1;
+	struct herd_error err = { "" };
+	if (cmd_client_init(&d.client, &err) < 0) {
+		fprintf(stderr, "sreport: error: %s\n", err.text);
+		return 1;
+	}
+	if (load(&d, "job_sizes_by_account", o, true, true) < 0)
+		goto out;
+	tree_build(&t, d.tree);
+	size_t i;
+	json_t *job;
+	long long total = 0;
+	json_array_foreach(json_object_get(d.jobs, "jobs"), i, job) {
+		long long secs;
+		if (!job_usage(&d, o, job, &secs))
+			continue;
+		const char *account = cmd_jstr(job, "account");
+		int b = sreport_size_bucket(o->groups, o->ngroups, (long)cmd_jint(job, "num_cpus"));
+		tree_charge(&t, *account ? account : "(null)", cmd_jstr(job, "user"), secs, b);
+		total += secs;
+	}
+	/* Which accounts: accounts= as named; FlatView every account that
+	 * ran jobs; else root's children (each with what ran under it). */
+	size_t n;
+	int *order = tree_order(&t, &n);
+	int *rows = xmalloc((n + 1) * sizeof(int));
+	size_t nrows = 0;
+	for (size_t r = 0; r < n; r++) {
+		const struct node *v = &t.v[order[r]];
+		if (v->user)
+			continue;
+		bool take;
+		if (o->accounts)
+			take = in_list(o->accounts, v->account);
+		else if (o->flat)
+			take = v->secs > 0 && v->parent >= 0;
+		else
+			take = (v->parent >= 0 && t.v[v->parent].parent < 0) ||
+			       (v->parent < 0 && strcmp(v->account, "root"));
+		if (take)
+			rows[nrows++] = order[r];
+	}
+	struct col cols[19];
+	size_t ncols = 0;
+	bool per = sreport_time_fmt_per(o->tf);
+	cols[ncols++] = (struct col){ "Cluster", 9 };
+	cols[ncols++] = (struct col){ "Account", 9 };
+	for (size_t g = 0; g <= o->ngroups; g++) {
+		if (g == 0)
+			snprintf(titles[g], sizeof(titles[g]), "0-%ld CPUs", o->groups[0] - 1);
+		else if (g < o->ngroups)
+			snprintf(titles[g], sizeof(titles[g]), "%ld-%ld CPUs", o->groups[g - 1],
+				 o->groups[g] - 1);
+		else
+			snprintf(titles[g], sizeof(titles[g]), ">= %ld CPUs", o->groups[g - 1]);
+		cols[ncols++] = (struct col){ titles[g], per ? 20 : 13 };
+	}
+	cols[ncols++] = (struct col){ "% of cluster", 12 };
+	usage_line(units, sizeof(units), "Time", o->tf);
+	put_banner("Job Sizes", o->start, o->end, units);
+	put_header(cols, ncols);
+	for (size_t r = 0; cluster_wanted(&d, o) && r < nrows; r++) {
+		const struct node *v = &t.v[rows[r]];
+		put_cell(d.cluster, cols[0].width, false);
+		put_cell(v->account, cols[1].width, false);
+		for (size_t g = 0; g <= o->ngroups; g++)
+			put_cell(sreport_time_value(v->bucket[g], total, o->tf, buf, sizeof(buf)),
+				 cols[2 + g].width, false);
+		snprintf(buf, sizeof(buf), "%.2f%%", total > 0 ? (double)v->secs * 100.0 / total : 0);
+		put_cell(buf, cols[ncols - 1].width, true);
+		putchar('\n');
+	}
+	free(rows);
+	free(order);
+	status = 0;
+out:
+	tree_free(&t);
+	json_decref(d.facts);
+	json_decref(d.jobs);
+	json_decref(d.tree);
+	cmd_client_fini(&d.client);
+	return status;
+}
+
+/* ---- the command line ---- */
+
+static void usage(FILE *out)
+{
+	fprintf(out, "Usage: sreport [options] [command] [command options]\n"
+		     "  commands: cluster utilization|AccountUtilizationByUser,\n"
+		     "            user TopUsage, job SizesByAccount\n"
+		     "  Use --help for help\n");
+}
+
+static void help(void)
+{
+	printf("sreport [<OPTION>] [<COMMAND>]\n"
+	       "    Valid <OPTION> values are:\n"
+	       "     -a or --all_clusters: Use all clusters instead of current\n"
+	       "     -h or --help: equivalent to \"help\" command\n"
+	       "     -n or --noheader: equivalent to \"noheader\" command\n"
+	       "     -p or --parsable: output will be '|' delimited with a '|' at the end\n"
+	       "     -P or --parsable2: output will be '|' delimited without a '|' at the end\n"
+	       "     -t <time_format>: Second, Minute, Hour, Percent, SecPer, MinPer, HourPer\n"
+	       "     -V or --version: equivalent to \"version\" command\n"
+	       "\n"
+	       "  Valid <COMMAND> values are:\n"
+	       "     cluster - AccountUtilizationByUser, Utilization\n"
+	       "     job     - SizesByAccount\n"
+	       "     user    - TopUsage\n"
+	       "\n"
+	       "  Options for all reports: Clusters=, End=, Start=, Format=\n"
+	       "  cluster AccountUtilizationByUser: Accounts=, Tree, Users=\n"
+	       "  user TopUsage: Accounts=, TopCount=, Users=\n"
+	       "  job SizesByAccount: Accounts=, FlatView, Grouping=, Users=\n");
+}
+
+/* Does word abbreviate name (at least min letters, case-insensitive)? */
+static bool word_is(const char *word, const char *name, size_t min)
+{
+	size_t len = strlen(word);
+	return len >= min && len <= strlen(name) && !strncasecmp(word, name, len);
+}
+
+static int parse_time_arg(const char *arg, time_t now, time_t *out)
+{
+	if (opt_time_parse(arg, now, true, out) < 0) {
+		fprintf(stderr, "Invalid time specification (pos=%d): %s\n", opt_time_error_pos(arg),
+			arg);
+		return -1;
+	}
+	return 0;
+}
+
+/* key=value words after the report's name. */
+static int parse_report_args(int argc, char **argv, struct report_opts *o)
+{
+	for (int i = 0; i < argc; i++) {
+		char *eq = strchr(argv[i], '=');
+		const char *key = argv[i], *val = eq ? eq + 1 : "";
+		size_t klen = eq ? (size_t)(eq - argv[i]) : strlen(argv[i]);
+		char k[64];
+		snprintf(k, sizeof(k), "%.*s", (int)(klen < 63 ? klen : 63), key);
+		if (!eq && word_is(k, "Tree", 4)) {
+			o->tree = true;
+		} else if (!eq && word_is(k, "FlatView", 2)) {
+			o->flat = true;
+		} else if (!eq && (word_is(k, "All_Clusters", 3) || word_is(k, "PrintJobCount", 2))) {
+		} else if (eq && (word_is(k, "Start", 1) || word_is(k, "StartTime", 5))) {
+			if (parse_time_arg(val, o->now, &o->start_in) < 0)
+				return -1;
+			o->start_given = true;
+		} else if (eq && (word_is(k, "End", 1) || word_is(k, "EndTime", 4))) {
+			if (parse_time_arg(val, o->now, &o->end_in) < 0)
+				return -1;
+			o->end_given = true;
+		} else if (eq && (word_is(k, "Users", 1) || word_is(k, "Logins", 1))) {
+			opt_strv_free(o->users);
+			o->users = opt_split(val, ',', NULL);
+		} else if (eq && (word_is(k, "Accounts", 2) || word_is(k, "Acct", 2))) {
+			opt_strv_free(o->accounts);
+			o->accounts = opt_split(val, ',', NULL);
+		} else if (eq && word_is(k, "Clusters", 1)) {
+			opt_strv_free(o->clusters);
+			o->clusters = opt_split(val, ',', NULL);
+		} else if (eq && word_is(k, "TopCount", 1)) {
+			long v;
+			if (opt_count(val, &v) < 0) {
+				fprintf(stderr, "sreport: error: Invalid TopCount: %s\n", val);
+				return -1;
+			}
+			o->top_count = v;
+		} else if (eq && word_is(k, "Grouping", 1)) {
+			size_t n;
+			char **v = opt_split(val, ',', &n);
+			o->ngroups = 0;
+			for (size_t g = 0; g < n && g < 15; g++) {
+				long x;
+				if (opt_count(v[g], &x) < 0 || x <= 0 ||
+				    (o->ngroups && x <= o->groups[o->ngroups - 1])) {
+					fprintf(stderr, "sreport: error: Invalid Grouping: %s\n", val);
+					opt_strv_free(v);
+					return -1;
+				}
+				o->groups[o->ngroups++] = x;
+			}
+			opt_strv_free(v);
+			if (!o->ngroups) {
+				fprintf(stderr, "sreport: error: Invalid Grouping: %s\n", val);
+				return -1;
+			}
+		} else {
+			fprintf(stderr, " Unknown condition: %s\n Use keyword set to modify value\n",
+				argv[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+enum { OPT_HELP = 256, OPT_USAGE, OPT_IGNORED };
+
+int main(int argc, char **argv)
+{
+	static const struct option long_opts[] = {
+		{ "all_clusters", no_argument, NULL, 'a' }, { "cluster", required_argument, NULL, 'M' },
+		{ "help", no_argument, NULL, 'h' }, { "noheader", no_argument, NULL, 'n' },
+		{ "parsable", no_argument, NULL, 'p' }, { "parsable2", no_argument, NULL, 'P' },
+		{ "quiet", no_argument, NULL, 'Q' }, { "tres", required_argument, NULL, 'T' },
+		{ "verbose", no_argument, NULL, 'v' }, { "version", no_argument, NULL, 'V' },
+		{ "usage", no_argument, NULL, OPT_USAGE }, { "local", no_argument, NULL, OPT_IGNORED },
+		{ "federation", no_argument, NULL, OPT_IGNORED }, { NULL, 0, NULL, 0 },
+	};
+	struct report_opts o = { .tf = TF_MINS, .top_count = 10, .groups = { 50, 250, 500, 1000 },
+				 .ngroups = 4 };
+	char *cluster_opt = NULL;
+	int c, status = 1;
+
+	o.now = time(NULL);
+	while ((c = getopt_long(argc, argv, "+aM:hnpPQT:t:vV", long_opts, NULL)) != -1) {
+		switch (c) {
+		case 'a': case 'Q': case 'v': case 'T': case OPT_IGNORED: break;
+		case 'M': cluster_opt = optarg; break;
+		case 'h': help(); return 0;
+		case 'n': header = false; break;
+		case 'p': parsable = PARSABLE_END; break;
+		case 'P': parsable = PARSABLE_NO_END; break;
+		case 't':
+			if (sreport_time_fmt_parse(optarg, &o.tf) < 0) {
+				fprintf(stderr, "unknown time format %s\n", optarg);
+				return 1;
+			}
+			break;
+		case 'V': printf("%s\n", CMD_VERSION); return 0;
+		case OPT_USAGE: usage(stdout); return 0;
+		default: usage(stderr); return 1;
+		}
+	}
+	/* The rest: ENTITY REPORT [args], where -t may also come (sreport
+	 * takes its options anywhere). */
+	char **words = xmalloc((argc + 1) * sizeof(char *));
+	int nwords = 0;
+	for (int i = optind; i < argc; i++) {
+		if (!strcmp(argv[i], "-t") && i + 1 < argc) {
+			if (sreport_time_fmt_parse(argv[++i], &o.tf) < 0) {
+				fprintf(stderr, "unknown time format %s\n", argv[i]);
+				goto out;
+			}
+		} else if (!strncmp(argv[i], "-t", 2) && argv[i][2]) {
+			if (sreport_time_fmt_parse(argv[i] + 2, &o.tf) < 0) {
+				fprintf(stderr, "unknown time format %s\n", argv[i] + 2);
+				goto out;
+			}
+		} else if (!strcmp(argv[i], "-n") || !strcmp(argv[i], "--noheader")) {
+			header = false;
+		} else if (!strcmp(argv[i], "-p") || !strcmp(argv[i], "--parsable")) {
+			parsable = PARSABLE_END;
+		} else if (!strcmp(argv[i], "-P") || !strcmp(argv[i], "--parsable2")) {
+			parsable = PARSABLE_NO_END;
+		} else {
+			words[nwords++] = argv[i];
+		}
+	}
+	if (nwords < 2) {
+		if (nwords == 1 && (word_is(words[0], "help", 1) || word_is(words[0], "version", 1))) {
+			if (words[0][0] == 'v' || words[0][0] == 'V')
+				printf("%s\n", CMD_VERSION);
+			else
+				help();
+			status = 0;
+			goto out;
+		}
+		usage(stderr);
+		goto out;
+	}
+	if (cluster_opt)
+		o.clusters = opt_split(cluster_opt, ',', NULL);
+	if (parse_report_args(nwords - 2, words + 2, &o) < 0)
+		goto out;
+	sreport_window(o.start_given, o.start_in, o.end_given, o.end_in, o.now, &o.start, &o.end);
+	if (o.end <= o.start) {
+		fprintf(stderr, "sreport: error: Start time (%lld) requested is after end time (%lld).\n",
+			(long long)o.start, (long long)o.end);
+		goto out;
+	}
+	const char *entity = words[0], *report = words[1];
+	if (word_is(entity, "cluster", 2)) {
+		if (word_is(report, "Utilization", 2))
+			status = report_cluster_utilization(&o);
+		else if (word_is(report, "AccountUtilizationByUser", 8) ||
+			 !strcasecmp(report, "AccountUtilization"))
+			status = report_account_by_user(&o);
+		else {
+			fprintf(stderr, "Not valid report %s\n"
+				"Valid cluster reports are, \"AccountUtilizationByUser\", and "
+				"\"Utilization\"\n", report);
+		}
+	} else if (word_is(entity, "user", 1)) {
+		if (word_is(report, "TopUsage", 1))
+			status = report_top_usage(&o);
+		else
+			fprintf(stderr, "Not valid report %s\nValid user reports are, \"TopUsage\"\n",
+				report);
+	} else if (word_is(entity, "job", 1)) {
+		if (word_is(report, "SizesByAccount", 1))
+			status = report_sizes_by_account(&o);
+		else
+			fprintf(stderr, "Not valid report %s\nValid job reports are, "
+				"\"SizesByAccount\"\n", report);
+	} else {
+		fprintf(stderr, "invalid keyword: %s\n", entity);
+	}
+out:
+	free(words);
+	opt_strv_free(o.users);
+	opt_strv_free(o.accounts);
+	opt_strv_free(o.clusters);
+	return status;
+}
+#endif
