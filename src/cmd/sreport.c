@@ -63,11 +63,6 @@ static const char *sreport_time_fmt_name(enum time_fmt f)
 	return "Minutes";
 }
 
-static bool sreport_time_fmt_per(enum time_fmt f)
-{
-	return f == TF_SECS_PER || f == TF_MINS_PER || f == TF_HOURS_PER;
-}
-
 /* A time figure as sreport prints it: seconds as they are, minutes and
  * hours rounded, percent of total with two decimals, or both. */
 static char *sreport_time_value(long long secs, long long total, enum time_fmt f, char *buf,
@@ -149,7 +144,26 @@ static int sreport_size_bucket(const long *groups, size_t ngroups, long cpus)
 	return (int)i;
 }
 
+/* The banner's second line: "Usage reported in CPU Minutes". */
+static void usage_line(char *buf, size_t len, const char *what, enum time_fmt f)
+{
+	if (f == TF_PERCENT)
+		snprintf(buf, len, "%s reported in %s", what, sreport_time_fmt_name(f));
+	else if (!strcmp(what, "Usage"))
+		snprintf(buf, len, "Usage reported in CPU %s", sreport_time_fmt_name(f));
+	else
+		snprintf(buf, len, "%s reported in %s", what, sreport_time_fmt_name(f));
+}
+
+#ifndef SREPORT_NO_MAIN
+
 /* ---- output ---- */
+
+static bool sreport_time_fmt_per(enum time_fmt f)
+{
+	return f == TF_SECS_PER || f == TF_MINS_PER || f == TF_HOURS_PER;
+}
+
 
 enum parsable { PARSABLE_NO, PARSABLE_END, PARSABLE_NO_END };
 
@@ -217,17 +231,6 @@ static void put_banner(const char *title, time_t start, time_t end, const char *
 	printf("--------------------------------------------------------------------------------\n");
 }
 
-static void usage_line(char *buf, size_t len, const char *what, enum time_fmt f)
-{
-	if (f == TF_PERCENT)
-		snprintf(buf, len, "%s reported in %s", what, sreport_time_fmt_name(f));
-	else if (!strcmp(what, "Usage"))
-		snprintf(buf, len, "Usage reported in CPU %s", sreport_time_fmt_name(f));
-	else
-		snprintf(buf, len, "%s reported in %s", what, sreport_time_fmt_name(f));
-}
-
-#ifndef SREPORT_NO_MAIN
 
 /* ---- what the controller tells ---- */
 
