@@ -297,7 +297,6 @@ static struct {
 	struct usage_run *run;
 	size_t nrun, run_cap;
 	time_t last_tick, last_save, last_reset;
-	unsigned ticks;
 } usage;
 
 #define USAGE_SAVE_SECS 30
@@ -399,7 +398,10 @@ void usage_job_state(struct job *job, enum job_state old)
 	bool was = holds_allocation(old), is = holds_allocation(job->state);
 	size_t idx;
 	if (is && !was) {
-		run_add(job, time(NULL));
+		/* from its start, as sacct counts it; a resumed job from now */
+		time_t now = time(NULL);
+		bool fresh = old != JOB_SUSPENDED && job->start_time && job->start_time <= now;
+		run_add(job, fresh ? job->start_time : now);
 	} else if (was && !is) {
 		struct usage_run *r = run_find(job->id, &idx);
 		if (!r)
@@ -477,8 +479,7 @@ static void check_reset(time_t now)
 
 void usage_tick(time_t now)
 {
-	if (++usage.ticks % 60 == 0)
-		usage_settings();   /* a reconfigure may have changed them */
+	usage_settings();   /* a reconfigure may have changed them (a few lookups) */
 	for (size_t i = 0; i < usage.nrun; i++)
 		run_charge(&usage.run[i], now);
 	assoc_foreach(decay_one, &now);
