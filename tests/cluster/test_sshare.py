@@ -1,0 +1,289 @@
+"""sshare: fair-share figures of a small account tree after real jobs ran,
+checked against sacct's CPU time and against the formulas of Slurm's
+priority_multifactor (classic, PriorityFlags=NO_FAIR_TREE) and fair_tree
+(the default) documents; Slurm 22.05's columns, the tree's indentation,
+-A/-u/-a/-l/-o/-n/-p/-P, PrivateData=usage, TRESRunMins of a running job,
+and usage that survives a controller restart."""
+import math
+import os
+import signal
+import time
+
+import pytest
+
+from conftest import start_cluster, stop_cluster
+
+ACTIVE = "PENDING,RUNNING,SUSPENDED,COMPLETING"
+
+
+@pytest.fixture(scope="module")
+def c(users):
+    cl = start_cluster(2)
+    try:
+        yield cl
+    finally:
+        stop_cluster(cl)
+
+
+def ok(c, args, user=None):
+    r = c.run(args, user=user)
+    assert r.rc == 0, r
+    return r.out
+
+
+def set_conf(c, **keys):
+    """Set plain keys in herd.conf (replacing earlier values; None removes
+    one), reconfigure, and give the controller's tick a second to read them."""
+    with open(c.conf) as f:
+        lines = [line for line in f if line.split("=", 1)[0] not in keys]
+    lines += [f"{k}={v}\n" for k, v in keys.items() if v is not None]
+    with open(c.conf, "w") as f:
+        f.writelines(lines)
+    ok(c, ["scontrol", "reconfigure"])
+    time.sleep(1.5)
+
+
+def parse(out):
+    """-P output as dicts, with each row's depth and its parent account row."""
+    lines = out.splitlines()
+    head = lines[0].split("|")
+    rows, stack = [], []
+    for line in lines[1:]:
+        r = dict(zip(head, line.split("|")))
+        acct = r["Account"]
+        r["depth"] = len(acct) - len(acct.lstrip(" "))
+        r["Account"] = acct.strip()
+        del stack[r["depth"]:]
+        r["parent"] = stack[-1] if stack else None
+        if not r["User"]:
+            stack.append(r)
+        rows.append(r)
+    return rows
+
+
+def row(rows, account, user=""):
+    found = [r for r in rows if r["Account"] == account and r["User"] == user]
+    assert len(found) == 1, (account, user, rows)
+    return found[0]
+
+
+def cpu_secs(c, job_id):
+    out = ok(c, ["sacct", "-a", "-X", "-n", "-P", "-j", str(job_id), "-o", "CPUTimeRAW"])
+    return int(out.strip())
+
+
+@pytest.fixture(scope="module")
+def tree(c):
+    """root -> phys (Fairshare=2: herdu1, herdu2), chem (1: herdu2), bio (1:
+    herdu1); no decay, so usage is exactly the jobs' CPU-seconds.  Two jobs
+    ran: herdu1 in phys on 2 CPUs, herdu2 in chem on 1."""
+    set_conf(c, PriorityDecayHalfLife="0")
+    ok(c, ["sacctmgr", "-i", "add", "account", "phys", "fairshare=2"])
+    ok(c, ["sacctmgr", "-i", "add", "account", "chem,bio", "fairshare=1"])
+    ok(c, ["sacctmgr", "-i", "add", "user", "herdu1", "account=phys", "fairshare=1"])
+    ok(c, ["sacctmgr", "-i", "add", "user", "herdu1", "account=bio", "fairshare=1"])
+    ok(c, ["sacctmgr", "-i", "add", "user", "herdu2", "account=phys", "fairshare=1"])
+    ok(c, ["sacctmgr", "-i", "add", "user", "herdu2", "account=chem", "fairshare=3"])
+    j1 = c.sbatch("-A", "phys", "-n", "2", "-o", "/dev/null", "--wrap", "sleep 3", user="herdu1",
+                  cwd=c.workdir("herdu1"))
+    j2 = c.sbatch("-A", "chem", "-n", "1", "-o", "/dev/null", "--wrap", "sleep 2", user="herdu2",
+                  cwd=c.workdir("herdu2"))
+    for j in (j1, j2):
+        assert c.wait_done(j) == "COMPLETED"
+    return {"phys": j1, "chem": j2}
+
+
+def test_raw_usage_is_sacct_cpu_time(c, tree):
+    rows = parse(ok(c, ["sshare", "-a", "-P"]))
+    u1 = row(rows, "phys", "herdu1")
+    u2 = row(rows, "chem", "herdu2")
+    assert int(u1["RawUsage"]) == cpu_secs(c, tree["phys"]) > 0
+    assert int(u2["RawUsage"]) == cpu_secs(c, tree["chem"]) > 0
+    # every account's usage is its children's; root's the cluster's
+    for r in rows:
+        if r["User"]:
+            continue
+        kids = [k for k in rows if k["parent"] is r]
+        assert int(r["RawUsage"]) == sum(int(k["RawUsage"]) for k in kids), (r, kids)
+    assert int(row(rows, "root")["RawUsage"]) == int(u1["RawUsage"]) + int(u2["RawUsage"])
+    assert int(row(rows, "bio", "herdu1")["RawUsage"]) == 0
+
+
+def test_fair_tree_figures(c, tree):
+    rows = parse(ok(c, ["sshare", "-a", "-l", "-P"]))
+    assert list(rows[0])[:11] == ["Account", "User", "RawShares", "NormShares", "RawUsage",
+                                  "NormUsage", "EffectvUsage", "FairShare", "LevelFS",
+                                  "GrpTRESMins", "TRESRunMins"]
+    root = row(rows, "root")
+    assert (root["RawShares"], root["NormShares"], root["EffectvUsage"], root["FairShare"],
+            root["LevelFS"], root["NormUsage"]) == ("", "0.000000", "1.000000", "", "", "")
+    total = int(root["RawUsage"])
+    users = [r for r in rows if r["User"]]
+    for r in rows:
+        if r is root:
+            continue
+        sibs = [k for k in rows if k["parent"] is r["parent"]]
+        level = sum(int(k["RawShares"]) for k in sibs)
+        norm = int(r["RawShares"]) / level
+        assert abs(float(r["NormShares"]) - norm) < 1e-6, r
+        praw = int(r["parent"]["RawUsage"])
+        eff = int(r["RawUsage"]) / praw if praw else 0
+        assert abs(float(r["EffectvUsage"]) - eff) < 1e-6, r
+        assert abs(float(r["NormUsage"]) - int(r["RawUsage"]) / total) < 1e-6, r
+        if eff == 0:
+            assert r["LevelFS"] == "inf", r
+        else:
+            assert abs(float(r["LevelFS"]) - norm / eff) < 1e-5, r
+        # fair tree gives users a rank; accounts have none
+        if not r["User"]:
+            assert r["FairShare"] == "", r
+    # ranks k/N, a user of higher LevelFS in a higher ranked branch first:
+    # chem (1/4 of shares... used less than its share) before phys
+    n = len(users)
+    for r in users:
+        k = float(r["FairShare"]) * n
+        assert abs(k - round(k)) < 1e-4, (r, n)
+    fs = {(r["Account"], r["User"]): float(r["FairShare"]) for r in users}
+    chem, phys = row(rows, "chem"), row(rows, "phys")
+    assert float(chem["LevelFS"]) > float(phys["LevelFS"])
+    assert fs[("chem", "herdu2")] > fs[("phys", "herdu2")] > fs[("phys", "herdu1")]
+    assert fs[("bio", "herdu1")] > fs[("chem", "herdu2")]   # bio used nothing: inf
+    assert max(fs.values()) == 1.0
+
+
+def test_classic_figures(c, tree):
+    set_conf(c, PriorityFlags="NO_FAIR_TREE")
+    try:
+        rows = parse(ok(c, ["sshare", "-a", "-l", "-P"]))
+    finally:
+        set_conf(c, PriorityFlags=None)
+    assert "LevelFS" not in rows[0]
+    assert list(rows[0])[:10] == ["Account", "User", "RawShares", "NormShares", "RawUsage",
+                                  "NormUsage", "EffectvUsage", "FairShare", "GrpTRESMins",
+                                  "TRESRunMins"]
+    root = row(rows, "root")
+    total = int(root["RawUsage"])
+    for r in rows:
+        if r is root:
+            continue
+        p = r["parent"]
+        sibs = [k for k in rows if k["parent"] is p]
+        s_level = int(r["RawShares"]) / sum(int(k["RawShares"]) for k in sibs)
+        s_parent = 1.0 if p is root else float(p["NormShares"])
+        assert abs(float(r["NormShares"]) - s_parent * s_level) < 2e-6, r
+        ua = int(r["RawUsage"]) / total
+        assert abs(float(r["NormUsage"]) - ua) < 1e-6, r
+        ue = ua if p is root else ua + (float(p["EffectvUsage"]) - ua) * s_level
+        assert abs(float(r["EffectvUsage"]) - ue) < 2e-6, r
+        want = 2 ** (-ue / (s_parent * s_level))
+        assert abs(float(r["FairShare"]) - want) < 1e-4, r   # accounts too
+    # the heavier user of phys is behind
+    assert float(row(rows, "phys", "herdu1")["FairShare"]) < \
+        float(row(rows, "phys", "herdu2")["FairShare"])
+
+
+def test_columns_and_tree(c, tree):
+    out = ok(c, ["sshare", "-a"])
+    lines = out.splitlines()
+    assert lines[0] == ("Account                    User  RawShares  NormShares    RawUsage"
+                        "  EffectvUsage  FairShare ")
+    assert lines[1] == ("-------------------- ---------- ---------- ----------- -----------"
+                        " ------------- ---------- ")
+    rows = parse(ok(c, ["sshare", "-a", "-P"]))
+    assert len(lines) == len(rows) + 2
+    for line, r in zip(lines[2:], rows):
+        acct = " " * r["depth"] + r["Account"]
+        want = "%-20s %10s %10s %11s %11s %13s %10s " % (
+            acct, r["User"], r["RawShares"], r["NormShares"], r["RawUsage"],
+            r["EffectvUsage"], r["FairShare"])
+        assert line == want
+    # root first, then users before sub-accounts, by name, one deeper
+    order = [(" " * r["depth"] + r["Account"], r["User"]) for r in rows]
+    i = order.index((" phys", ""))
+    assert order[i + 1:i + 3] == [("  phys", "herdu1"), ("  phys", "herdu2")]
+    assert order[0] == ("root", "")
+    accounts = [a for a, u in order if not u and a.startswith(" ") and not a.startswith("  ")]
+    assert accounts == sorted(accounts)
+    # -p ends lines with '|', -n drops the header, -o picks columns
+    p = ok(c, ["sshare", "-a", "-p", "-n", "-o", "Account,User,RawUsage"]).splitlines()
+    assert p[0] == "root||%s|" % rows[0]["RawUsage"]
+    assert all(line.endswith("|") and line.count("|") == 3 for line in p)
+    w = ok(c, ["sshare", "-a", "-o", "User%15,RawShares"]).splitlines()
+    assert w[0] == "           User  RawShares "
+
+
+def test_who_is_shown(c, tree):
+    # without -a: every account row, only the caller's user rows
+    rows = parse(ok(c, ["sshare", "-P"], user="herdu1"))
+    assert {r["User"] for r in rows if r["User"]} == {"herdu1"}
+    assert {r["Account"] for r in rows if not r["User"]} == {"root", "phys", "chem", "bio"}
+    rows = parse(ok(c, ["sshare", "-P", "-u", "herdu2"]))
+    assert {(r["Account"], r["User"]) for r in rows if r["User"]} == \
+        {("phys", "herdu2"), ("chem", "herdu2")}
+    # -A: the account at the top, its users under it
+    out = ok(c, ["sshare", "-a", "-P", "-A", "phys", "-o", "Account,User"])
+    assert out.splitlines()[1:] == ["phys|", " phys|herdu1", " phys|herdu2"]
+    # -U: the user rows alone
+    out = ok(c, ["sshare", "-U", "-P", "-a", "-A", "phys", "-o", "Account,User"])
+    assert out.splitlines()[1:] == ["phys|herdu1", "phys|herdu2"]
+
+
+def test_private_data_usage(c, tree):
+    set_conf(c, PrivateData="usage")
+    try:
+        rows = parse(ok(c, ["sshare", "-a", "-P"], user="herdu2"))
+        # herdu2's rows and the accounts above them only
+        assert {(r["Account"], r["User"]) for r in rows} == {
+            ("root", ""), ("phys", ""), ("chem", ""), ("phys", "herdu2"), ("chem", "herdu2")}
+        rows = parse(ok(c, ["sshare", "-a", "-P"], user="herdu1"))
+        assert ("chem", "") not in {(r["Account"], r["User"]) for r in rows}
+        # an administrator still sees everything
+        rows = parse(ok(c, ["sshare", "-a", "-P"]))
+        assert ("chem", "herdu2") in {(r["Account"], r["User"]) for r in rows}
+        assert ("bio", "herdu1") in {(r["Account"], r["User"]) for r in rows}
+    finally:
+        set_conf(c, PrivateData=None)
+
+
+def test_tres_run_mins_of_a_running_job(c, tree):
+    j = c.sbatch("-A", "bio", "-n", "2", "-t", "10", "-o", "/dev/null", "--wrap", "sleep 60",
+                 user="herdu1", cwd=c.workdir("herdu1"))
+    try:
+        c.wait_state(j, "RUNNING")
+        rows = parse(ok(c, ["sshare", "-a", "-P", "-l"]))
+        for acct, user in (("bio", "herdu1"), ("bio", ""), ("root", "")):
+            run = dict(kv.split("=") for kv in row(rows, acct, user)["TRESRunMins"].split(","))
+            assert int(run["cpu"]) in (19, 20), run   # 2 CPUs x what is left of 10 minutes
+            assert int(run["node"]) in (9, 10), run
+        run = dict(kv.split("=") for kv in row(rows, "chem")["TRESRunMins"].split(","))
+        assert run["cpu"] == "0"
+        assert list(run)[:8] == ["cpu", "mem", "energy", "node", "billing", "fs/disk", "vmem",
+                                 "pages"]
+        # while it runs, its usage grows
+        before = int(row(rows, "bio", "herdu1")["RawUsage"])
+        time.sleep(2.5)
+        after = int(row(parse(ok(c, ["sshare", "-a", "-P"])), "bio", "herdu1")["RawUsage"])
+        assert after >= before + 4
+    finally:
+        ok(c, ["scancel", str(j)])
+        c.wait_done(j)
+
+
+def test_usage_survives_a_restart(c, tree):
+    before = parse(ok(c, ["sshare", "-a", "-P"]))
+    pid = c.ctld_pid()
+    os.kill(pid, signal.SIGTERM)
+    c.wait_until("herdctld to stop", lambda: not c.daemon_pids("herdctld"), timeout=20)
+    c.restart_ctld()
+    c.wait_until("herdctld to answer", c.ping_ok, timeout=30)
+    after = parse(ok(c, ["sshare", "-a", "-P"]))
+    key = lambda rows: {(r["Account"], r["User"]): r["RawUsage"] for r in rows}
+    assert key(after) == key(before)
+    assert int(row(after, "phys", "herdu1")["RawUsage"]) == cpu_secs(c, tree["phys"])
+
+
+def test_errors(c):
+    r = c.run(["sshare", "-o", "Account,Bogus"])
+    assert r.rc == 1 and 'Invalid field requested: "Bogus"' in r.err, r
+    r = c.run(["sshare", "--bogus"])
+    assert r.rc == 1, r
