@@ -616,6 +616,8 @@ static int report_top_usage(struct report_opts *o)
 	json_array_foreach(json_object_get(d.jobs, "jobs"), i, job) {
 		long long secs;
 		const char *account = cmd_jstr(job, "account"), *user = cmd_jstr(job, "user");
+		if (!*account)
+			account = "(null)";
 		if (!job_usage(&d, o, job, &secs))
 			continue;
 		if (o->accounts && !in_list(o->accounts, account))
@@ -900,7 +902,15 @@ int main(int argc, char **argv)
 	o.now = time(NULL);
 	while ((c = getopt_long(argc, argv, "+aM:hnpPQT:t:vV", long_opts, NULL)) != -1) {
 		switch (c) {
-		case 'a': case 'Q': case 'v': case 'T': case OPT_IGNORED: break;
+		case 'a': case 'Q': case 'v': case OPT_IGNORED: break;
+		case 'T':
+			/* the reports are of CPU time: Herd keeps no other TRES' time */
+			if (strcasecmp(optarg, "cpu")) {
+				fprintf(stderr, "sreport: error: Only the cpu TRES can be reported, not %s\n",
+					optarg);
+				return 1;
+			}
+			break;
 		case 'M': cluster_opt = optarg; break;
 		case 'h': help(); return 0;
 		case 'n': header = false; break;
