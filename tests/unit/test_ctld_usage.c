@@ -18,6 +18,9 @@
 struct ctld ctld;   /* main.c's, which this test does not link */
 
 #define EPS 1e-9
+/* one row of a share tree: the figures are computed */
+#define ROW(acct, usr, par, sh, raw) \
+	{ .account = acct, .user = usr, .parent = par, .shares = sh, .raw_usage = raw }
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
 static time_t utc(int y, int mo, int d, int h, int mi, int s)
@@ -98,12 +101,12 @@ static void reset_periods(void **state)
  *            -> B (3 shares, 25) -> u2 (1, 25), u3 (1, 0) */
 static void tree_abc(struct usage_share *r)
 {
-	r[0] = (struct usage_share){ "root", NULL, -1, 1, 100 };
-	r[1] = (struct usage_share){ "A", NULL, 0, 1, 75 };
-	r[2] = (struct usage_share){ "A", "u1", 1, 1, 75 };
-	r[3] = (struct usage_share){ "B", NULL, 0, 3, 25 };
-	r[4] = (struct usage_share){ "B", "u2", 3, 1, 25 };
-	r[5] = (struct usage_share){ "B", "u3", 3, 1, 0 };
+	r[0] = (struct usage_share)ROW("root", NULL, -1, 1, 100);
+	r[1] = (struct usage_share)ROW("A", NULL, 0, 1, 75);
+	r[2] = (struct usage_share)ROW("A", "u1", 1, 1, 75);
+	r[3] = (struct usage_share)ROW("B", NULL, 0, 3, 25);
+	r[4] = (struct usage_share)ROW("B", "u2", 3, 1, 25);
+	r[5] = (struct usage_share)ROW("B", "u3", 3, 1, 0);
 }
 
 #define NEAR(x, y) assert_true(fabs((x) - (y)) < 1e-6)
@@ -174,13 +177,13 @@ static void fair_tree_ties(void **state)
 	/* Nothing used: every LevelFS is inf, tied accounts are one level and
 	 * tied users share the top rank; a user of no shares comes last. */
 	struct usage_share r[] = {
-		{ "root", NULL, -1, 1, 0 },
-		{ "root", "root", 0, 1, 0 },
-		{ "A", NULL, 0, 1, 0 },
-		{ "A", "a1", 2, 1, 0 },
-		{ "B", NULL, 0, 1, 0 },
-		{ "B", "b1", 4, 1, 0 },
-		{ "B", "b0", 4, 0, 0 },
+		ROW("root", NULL, -1, 1, 0),
+		ROW("root", "root", 0, 1, 0),
+		ROW("A", NULL, 0, 1, 0),
+		ROW("A", "a1", 2, 1, 0),
+		ROW("B", NULL, 0, 1, 0),
+		ROW("B", "b1", 4, 1, 0),
+		ROW("B", "b0", 4, 0, 0),
 	};
 	usage_shares_compute(r, N(r), true);
 	NEAR(r[1].norm_shares, 1.0 / 3);
@@ -201,11 +204,11 @@ static void fair_tree_ties(void **state)
 static void parent_shares(void **state)
 {
 	struct usage_share r[] = {
-		{ "root", NULL, -1, 1, 40 },
-		{ "A", NULL, 0, 1, 30 },
-		{ "A", "p", 1, SHARES_PARENT, 10 },
-		{ "A", "q", 1, 2, 20 },
-		{ "B", NULL, 0, 3, 10 },
+		ROW("root", NULL, -1, 1, 40),
+		ROW("A", NULL, 0, 1, 30),
+		ROW("A", "p", 1, SHARES_PARENT, 10),
+		ROW("A", "q", 1, 2, 20),
+		ROW("B", NULL, 0, 3, 10),
 	};
 	usage_shares_compute(r, N(r), false);
 	/* Fairshare=parent: the account's figures; left out of the level's shares */
@@ -221,13 +224,13 @@ static void degenerate(void **state)
 {
 	/* no rows, a lone root, an orphan: nothing breaks */
 	usage_shares_compute(NULL, 0, true);
-	struct usage_share one = { "root", NULL, -1, 1, 0 };
+	struct usage_share one = ROW("root", NULL, -1, 1, 0);
 	usage_shares_compute(&one, 1, true);
 	NEAR(one.eff_usage, 1);
 	struct usage_share r[] = {
-		{ "root", NULL, -1, 1, 5 },
-		{ "A", NULL, 0, 0, 5 },
-		{ "A", "u", 1, 1, 5 },
+		ROW("root", NULL, -1, 1, 5),
+		ROW("A", NULL, 0, 0, 5),
+		ROW("A", "u", 1, 1, 5),
 	};
 	usage_shares_compute(r, N(r), false);
 	NEAR(r[1].norm_shares, 0);   /* a level of no shares */
