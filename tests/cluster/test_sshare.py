@@ -302,3 +302,20 @@ def test_errors(c):
     assert r.rc == 1 and 'Invalid field requested: "Bogus"' in r.err, r
     r = c.run(["sshare", "--bogus"])
     assert r.rc == 1, r
+
+
+def test_grp_tres_mins_column(c, tree):
+    ok(c, ["sacctmgr", "-i", "modify", "account", "bio", "set", "GrpTRESMins=cpu=1000"])
+    rows = parse(ok(c, ["sshare", "-a", "-l", "-P"]))
+    assert row(rows, "bio")["GrpTRESMins"] == "cpu=1000"
+    assert row(rows, "phys")["GrpTRESMins"] == ""
+
+
+def test_decay(c, tree):
+    """Last: PriorityDecayHalfLife of one second halves the usage every second."""
+    before = int(row(parse(ok(c, ["sshare", "-a", "-P"])), "root")["RawUsage"])
+    assert before > 0
+    set_conf(c, PriorityDecayHalfLife="00:00:01")
+    time.sleep(3)
+    after = int(row(parse(ok(c, ["sshare", "-a", "-P"])), "root")["RawUsage"])
+    assert after <= before / 4, (before, after)
