@@ -311,6 +311,28 @@ def test_grp_tres_mins_column(c, tree):
     assert row(rows, "phys")["GrpTRESMins"] == ""
 
 
+
+def test_billing_weights(c, tree):
+    """TRESBillingWeights on the partition: usage is the weighted TRES."""
+    with open(c.conf) as f:
+        text = f.read()
+    part = [line for line in text.splitlines() if line.startswith("PartitionName=")][0]
+    with open(c.conf, "w") as f:
+        f.write(text.replace(part, part + " TRESBillingWeights=CPU=3.0"))
+    ok(c, ["scontrol", "reconfigure"])
+    try:
+        before = int(row(parse(ok(c, ["sshare", "-a", "-P"])), "bio", "root")["RawUsage"])
+        j = c.sbatch("-A", "bio", "-n", "1", "-o", "/dev/null", "--wrap", "sleep 2")
+        assert c.wait_done(j) == "COMPLETED"
+        after = int(row(parse(ok(c, ["sshare", "-a", "-P"])), "bio", "root")["RawUsage"])
+        out = ok(c, ["sacct", "-X", "-n", "-P", "-j", str(j), "-o", "CPUTimeRAW"])
+        assert after - before == 3 * int(out) >= 6, (before, after, out)
+    finally:
+        with open(c.conf, "w") as f:
+            f.write(text)
+        ok(c, ["scontrol", "reconfigure"])
+
+
 def test_decay(c, tree):
     """Last: PriorityDecayHalfLife of one second halves the usage every second."""
     before = int(row(parse(ok(c, ["sshare", "-a", "-P"])), "root")["RawUsage"])
