@@ -367,10 +367,11 @@ static int report_cluster_utilization(struct report_opts *o)
 	long long idle = reported - alloc - down;
 
 	bool per = sreport_time_fmt_per(o->tf);
+	/* Slurm 22.05's names and widths ("Reserved": 23.02 calls it Planned) */
 	const struct col cols[] = {
-		{ "Cluster", 9 }, { "Allocated", per ? 20 : 14 }, { "Down", per ? 20 : 13 },
-		{ "PLND Down", per ? 20 : 8 }, { "Idle", per ? 20 : 13 }, { "Planned", per ? 20 : 9 },
-		{ "Reported", per ? 20 : 14 },
+		{ "Cluster", 9 }, { "Allocated", per ? 20 : 12 }, { "Down", per ? 18 : 10 },
+		{ "PLND Down", per ? 18 : 10 }, { "Idle", per ? 20 : 12 }, { "Reserved", per ? 18 : 9 },
+		{ "Reported", per ? 20 : 12 },
 	};
 	usage_line(units, sizeof(units), "Usage", o->tf);
 	put_banner("Cluster Utilization", o->start, o->end, units);
@@ -543,7 +544,7 @@ static int report_account_by_user(struct report_opts *o)
 	bool per = sreport_time_fmt_per(o->tf);
 	const struct col cols[] = {
 		{ "Cluster", 9 }, { "Account", o->tree ? -20 : 15 }, { "Login", 9 },
-		{ "Proper Name", 15 }, { "Used", per ? 18 : 10 }, { "Energy", 10 },
+		{ "Proper Name", 15 }, { "Used", per ? 18 : 10 }, { "Energy", per ? 18 : 10 },
 	};
 	usage_line(units, sizeof(units), "Usage", o->tf);
 	put_banner("Cluster/Account/User Utilization", o->start, o->end, units);
@@ -640,7 +641,7 @@ static int report_top_usage(struct report_opts *o)
 	bool per = sreport_time_fmt_per(o->tf);
 	const struct col cols[] = {
 		{ "Cluster", 9 }, { "Login", 9 }, { "Proper Name", 15 }, { "Account", 15 },
-		{ "Used", per ? 18 : 10 }, { "Energy", 10 },
+		{ "Used", per ? 18 : 10 }, { "Energy", per ? 18 : 10 },
 	};
 	char title[64];
 	snprintf(title, sizeof(title), "Top %ld Users", o->top_count);

@@ -104,7 +104,7 @@ def test_cluster_utilization_adds_up(c, work):
     before = time.time()
     r = rows(sreport(c, "-P", "-t", "seconds", "cluster", "utilization", *work["args"]))
     after = time.time()
-    assert list(r[0]) == ["Cluster", "Allocated", "Down", "PLND Down", "Idle", "Planned",
+    assert list(r[0]) == ["Cluster", "Allocated", "Down", "PLND Down", "Idle", "Reserved",
                           "Reported"]
     (u,) = r
     assert u["Cluster"] == c.name
@@ -113,7 +113,7 @@ def test_cluster_utilization_adds_up(c, work):
     out = ok(c, ["sacct", "-a", "-X", "-n", "-P", "-o", "CPUTimeRAW", "-S", stamp(work["start"]),
                  "-E", stamp(work["end"])])
     assert alloc == sum(int(x) for x in out.split()) == sum(work["secs"].values()) >= 10
-    assert (u["PLND Down"], u["Planned"]) == ("0", "0")
+    assert (u["PLND Down"], u["Reserved"]) == ("0", "0")
     assert alloc + down + idle == rep
     per_node = int(c.nodes[0]["CPUs"])
     cpus = per_node * len(c.nodes)
@@ -129,9 +129,9 @@ def test_banner_and_columns(c, work):
     assert lines[1] == "Cluster Utilization %s - %s (7200 secs)" % (
         stamp(work["start"]), stamp(work["end"] - 1))
     assert lines[2] == "Usage reported in CPU Minutes"
-    assert lines[4] == "%9s %14s %13s %8s %13s %9s %14s " % (
-        "Cluster", "Allocated", "Down", "PLND Dow", "Idle", "Planned", "Reported")
-    assert lines[5] == " ".join("-" * w for w in (9, 14, 13, 8, 13, 9, 14)) + " "
+    assert lines[4] == "%9s %12s %10s %10s %12s %9s %12s " % (
+        "Cluster", "Allocated", "Down", "PLND Down", "Idle", "Reserved", "Reported")
+    assert lines[5] == " ".join("-" * w for w in (9, 12, 10, 10, 12, 9, 12)) + " "
     p = rows(sreport(c, "-P", "-t", "seconds", "cluster", "utilization", *work["args"]))[0]
     minutes = "%.0f" % (int(p["Allocated"]) / 60)
     shown = c.name if len(c.name) <= 9 else c.name[:8] + "+"   # cut as Slurm cuts

@@ -253,6 +253,12 @@ def test_private_data_usage(c, tree):
             ("root", ""), ("phys", ""), ("chem", ""), ("phys", "herdu2"), ("chem", "herdu2")}
         rows = parse(ok(c, ["sshare", "-a", "-P"], user="herdu1"))
         assert ("chem", "") not in {(r["Account"], r["User"]) for r in rows}
+        # a coordinator sees the account's rows, its users' too
+        ok(c, ["sacctmgr", "-i", "add", "coordinator", "account=bio", "names=herdu2"])
+        rows = parse(ok(c, ["sshare", "-a", "-P"], user="herdu2"))
+        seen = {(r["Account"], r["User"]) for r in rows}
+        assert {("bio", ""), ("bio", "herdu1")} <= seen and ("phys", "herdu1") not in seen
+        ok(c, ["sacctmgr", "-i", "delete", "coordinator", "account=bio", "names=herdu2"])
         # an administrator still sees everything
         rows = parse(ok(c, ["sshare", "-a", "-P"]))
         assert ("chem", "herdu2") in {(r["Account"], r["User"]) for r in rows}
