@@ -81,8 +81,9 @@ static char *sreport_time_value(long long secs, long long total, enum time_fmt f
 	return buf;
 }
 
-/* sreport's window: given times rounded to the nearest hour (its usage is
- * kept by the hour); defaults: yesterday's midnight to today's. */
+/* sreport's window: an end past now is now; given times go to the nearest
+ * hour (its usage is kept by the hour; xx:29:30 is already the next);
+ * defaults: yesterday's midnight to today's; at least an hour long. */
 static time_t round_hour(time_t t)
 {
 	struct tm tm;
@@ -107,12 +108,23 @@ static void sreport_window(bool start_given, time_t start_in, bool end_given, ti
 	tm.tm_mday--;
 	tm.tm_isdst = -1;
 	time_t yesterday = mktime(&tm);
-	*end = end_given ? round_hour(end_in) : midnight;
+	*end = end_given ? round_hour(end_in > now ? now : end_in) : midnight;
 	*start = start_given ? round_hour(start_in) : yesterday;
-	if (*start >= *end && !end_given) {
-		/* a start today without an end: to the next hour */
+	if (*end - *start < 3600)
 		*end = *start + 3600;
-	}
+}
+
+/* The width of a time column: 8, one more for each power of ten of the
+ * largest figure (in seconds) from 10^8 on, 9 more for the Per formats, as
+ * Slurm sizes its usage columns. */
+static int sreport_usage_width(long long max_secs, enum time_fmt f)
+{
+	int width = 8;
+	for (long long order = 100000000LL; max_secs >= order && width < 26; order *= 10)
+		width++;
+	if (f == TF_SECS_PER || f == TF_MINS_PER || f == TF_HOURS_PER)
+		width += 9;
+	return width;
 }
 
 /* The CPU-seconds a job record held within [start, end), as sacct counts
@@ -366,18 +378,19 @@ static int report_cluster_utilization(struct report_opts *o)
 		down = reported - alloc;
 	long long idle = reported - alloc - down;
 
-	bool per = sreport_time_fmt_per(o->tf);
-	/* Slurm 22.05's names and widths ("Reserved": 23.02 calls it Planned) */
-	const struct col cols[] = {
-		{ "Cluster", 9 }, { "Allocated", per ? 20 : 12 }, { "Down", per ? 18 : 10 },
-		{ "PLND Down", per ? 18 : 10 }, { "Idle", per ? 20 : 12 }, { "Reserved", per ? 18 : 9 },
-		{ "Reported", per ? 20 : 12 },
+	/* Slurm 22.05's names ("Reserved": 23.02 calls it Planned); each
+	 * column as wide as its figure needs */
+	long long v[] = { alloc, down, 0, idle, 0, reported };
+	struct col cols[] = {
+		{ "Cluster", 9 }, { "Allocated", 0 }, { "Down", 0 }, { "PLND Down", 0 },
+		{ "Idle", 0 }, { "Reserved", 0 }, { "Reported", 0 },
 	};
+	for (int k = 0; k < 6; k++)
+		cols[k + 1].width = sreport_usage_width(v[k], o->tf);
 	usage_line(units, sizeof(units), "Usage", o->tf);
 	put_banner("Cluster Utilization", o->start, o->end, units);
 	put_header(cols, 7);
 	if (cluster_wanted(&d, o)) {
-		long long v[] = { alloc, down, 0, idle, 0, reported };
 		put_cell(d.cluster, cols[0].width, false);
 		for (int k = 0; k < 6; k++)
 			put_cell(sreport_time_value(v[k], reported, o->tf, buf, sizeof(buf)),
@@ -541,10 +554,11 @@ static int report_account_by_user(struct report_opts *o)
 	time_t until = o->end < o->now ? o->end : o->now;
 	long long reported = until > o->start ? cmd_jint(d.facts, "cpus") * (long long)(until - o->start)
 					      : 0;
-	bool per = sreport_time_fmt_per(o->tf);
+	/* Used as wide as the largest figure (root's) needs; Energy as 0 */
 	const struct col cols[] = {
 		{ "Cluster", 9 }, { "Account", o->tree ? -20 : 15 }, { "Login", 9 },
-		{ "Proper Name", 15 }, { "Used", per ? 18 : 10 }, { "Energy", per ? 18 : 10 },
+		{ "Proper Name", 15 }, { "Used", sreport_usage_width(total, o->tf) },
+		{ "Energy", sreport_usage_width(0, o->tf) },
 	};
 	usage_line(units, sizeof(units), "Usage", o->tf);
 	put_banner("Cluster/Account/User Utilization", o->start, o->end, units);
@@ -638,10 +652,10 @@ static int report_top_usage(struct report_opts *o)
 	time_t until = o->end < o->now ? o->end : o->now;
 	long long reported = until > o->start ? cmd_jint(d.facts, "cpus") * (long long)(until - o->start)
 					      : 0;
-	bool per = sreport_time_fmt_per(o->tf);
 	const struct col cols[] = {
 		{ "Cluster", 9 }, { "Login", 9 }, { "Proper Name", 15 }, { "Account", 15 },
-		{ "Used", per ? 18 : 10 }, { "Energy", per ? 18 : 10 },
+		{ "Used", sreport_usage_width(nusers ? users[0].secs : 0, o->tf) },
+		{ "Energy", sreport_usage_width(0, o->tf) },
 	};
 	char title[64];
 	snprintf(title, sizeof(title), "Top %ld Users", o->top_count);
@@ -652,7 +666,7 @@ static int report_top_usage(struct report_opts *o)
 		char accts[512] = "";
 		for (size_t a = 0; a < users[k].naccounts; a++)
 			snprintf(accts + strlen(accts), sizeof(accts) - strlen(accts), "%s%s",
-				 a ? "," : "", users[k].accounts[a]);
+				 a ? ", " : "", users[k].accounts[a]);
 		put_cell(d.cluster, cols[0].width, false);
 		put_cell(users[k].user, cols[1].width, false);
 		put_cell(proper_name(users[k].user, name, sizeof(name)), cols[2].width, false);
@@ -970,11 +984,6 @@ int main(int argc, char **argv)
 	if (parse_report_args(nwords - 2, words + 2, &o) < 0)
 		goto out;
 	sreport_window(o.start_given, o.start_in, o.end_given, o.end_in, o.now, &o.start, &o.end);
-	if (o.end <= o.start) {
-		fprintf(stderr, "sreport: error: Start time (%lld) requested is after end time (%lld).\n",
-			(long long)o.start, (long long)o.end);
-		goto out;
-	}
 	const char *entity = words[0], *report = words[1];
 	if (word_is(entity, "cluster", 2)) {
 		if (word_is(report, "Utilization", 2))

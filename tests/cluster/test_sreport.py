@@ -56,22 +56,27 @@ def stamp(t):
 @pytest.fixture(scope="module")
 def work(c):
     """root -> phys (herdu1), chem (herdu2) -> qm (herdu1); three jobs; the
-    window: the hour they ran in and the next."""
+    window: the hour they ran in (an end past now is now, rounded to the
+    hour, and a window is at least an hour)."""
     for args in (["account", "phys"], ["account", "chem"], ["account", "qm", "parent=chem"],
                  ["user", "herdu1", "account=phys"], ["user", "herdu1", "account=qm"],
                  ["user", "herdu2", "account=chem"]):
         ok(c, ["sacctmgr", "-i", "add", *args])
+    # sreport's window is whole hours: keep the jobs out of the last
+    # minutes of one
+    if 3600 - time.time() % 3600 < 90:
+        time.sleep(3600 - time.time() % 3600 + 1)
     t0 = time.time()
     lt = time.localtime(t0)
     start = int(time.mktime((lt.tm_year, lt.tm_mon, lt.tm_mday, lt.tm_hour, 0, 0, 0, 0, -1)))
     for user, account, n in (("herdu1", "phys", "2"), ("herdu2", "chem", "1"),
                              ("herdu1", "qm", "1")):
         run_job(c, user, "-A", account, "-n", n, "--wrap", "sleep %d" % (4 - int(n)))
-    w = {"start": start, "end": start + 7200,
+    w = {"start": start, "end": start + 3600,
          "args": [f"start={stamp(start)}", f"end={stamp(start + 7200)}"]}
     # each account's jobs (one user each) as sacct counts them
     out = ok(c, ["sacct", "-a", "-X", "-n", "-P", "-o", "Account,CPUTimeRAW",
-                 "-S", stamp(start), "-E", stamp(start + 7200)])
+                 "-S", stamp(start), "-E", stamp(start + 3600)])
     w["secs"] = {}
     for line in out.splitlines():
         a, t = line.split("|")
@@ -126,12 +131,13 @@ def test_banner_and_columns(c, work):
     lines = out.splitlines()
     dash = "-" * 80
     assert lines[0] == dash and lines[3] == dash
-    assert lines[1] == "Cluster Utilization %s - %s (7200 secs)" % (
+    assert lines[1] == "Cluster Utilization %s - %s (3600 secs)" % (
         stamp(work["start"]), stamp(work["end"] - 1))
     assert lines[2] == "Usage reported in CPU Minutes"
-    assert lines[4] == "%9s %12s %10s %10s %12s %9s %12s " % (
-        "Cluster", "Allocated", "Down", "PLND Down", "Idle", "Reserved", "Reported")
-    assert lines[5] == " ".join("-" * w for w in (9, 12, 10, 10, 12, 9, 12)) + " "
+    # each time column as wide as its figure needs: 8 for these, the
+    # titles cut to it
+    assert lines[4] == "  Cluster Allocate     Down PLND Dow     Idle Reserved Reported "
+    assert lines[5] == " ".join("-" * w for w in (9, 8, 8, 8, 8, 8, 8)) + " "
     p = rows(sreport(c, "-P", "-t", "seconds", "cluster", "utilization", *work["args"]))[0]
     minutes = "%.0f" % (int(p["Allocated"]) / 60)
     shown = c.name if len(c.name) <= 9 else c.name[:8] + "+"   # cut as Slurm cuts
@@ -192,11 +198,11 @@ def test_top_usage(c, work):
     out = sreport(c, "-t", "seconds", "user", "TopUsage", *work["args"])
     lines = out.splitlines()
     assert lines[1].startswith("Top 10 Users %s - " % stamp(work["start"]))
-    assert lines[4] == "%9s %9s %15s %15s %10s %10s " % (
+    assert lines[4] == "%9s %9s %15s %15s %8s %8s " % (
         "Cluster", "Login", "Proper Name", "Account", "Used", "Energy")
     r = rows(sreport(c, "-P", "-t", "seconds", "user", "TopUsage", *work["args"]))
     got = [(x["Login"], x["Account"], int(x["Used"])) for x in r]
-    want = sorted([("herdu1", "phys,qm", s["phys"] + s["qm"]), ("herdu2", "chem", s["chem"])],
+    want = sorted([("herdu1", "phys, qm", s["phys"] + s["qm"]), ("herdu2", "chem", s["chem"])],
                   key=lambda x: -x[2])
     assert got == want
     r = rows(sreport(c, "-P", "user", "TopUsage", "TopCount=1", *work["args"]))
@@ -275,6 +281,7 @@ def test_errors(c, work):
     assert r.rc == 1 and "Invalid time specification" in r.err, r
     r = c.run(["sreport", "cluster", "utilization", "nosuchkey=1"])
     assert r.rc == 1 and "Unknown condition: nosuchkey=1" in r.err, r
-    r = c.run(["sreport", "cluster", "utilization", f"start={stamp(work['end'])}",
-               f"end={stamp(work['start'])}"])
-    assert r.rc == 1, r
+    # an end before the start: the hour from the start, as Slurm
+    out = ok(c, ["sreport", "-n", "-P", "-t", "s", "cluster", "utilization",
+                 f"start={stamp(work['start'])}", f"end={stamp(work['start'] - 7200)}"])
+    assert out.split("|")[1] == str(sum(work["secs"].values()))

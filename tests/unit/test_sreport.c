@@ -100,10 +100,33 @@ static void windows(void **state)
 		       &start, &end);
 	assert_true(start == utc(2026, 12, 1, 10, 0, 0));
 	assert_true(end == utc(2026, 12, 1, 11, 0, 0));
+	/* an end past now is now (then rounded); at least an hour */
+	sreport_window(true, utc(2026, 12, 1, 12, 0, 0), true, utc(2026, 12, 1, 18, 0, 0), now,
+		       &start, &end);
+	assert_true(end == utc(2026, 12, 1, 13, 0, 0));
+	sreport_window(true, utc(2026, 12, 1, 13, 0, 0), true, utc(2026, 12, 1, 18, 0, 0), now,
+		       &start, &end);
+	assert_true(start == utc(2026, 12, 1, 13, 0, 0) && end == utc(2026, 12, 1, 14, 0, 0));
+	sreport_window(true, utc(2026, 12, 1, 12, 0, 0), true, utc(2026, 12, 1, 10, 0, 0), now,
+		       &start, &end);
+	assert_true(end == utc(2026, 12, 1, 13, 0, 0));
 	/* a start today and no end: up to the hour after it */
 	sreport_window(true, utc(2026, 12, 1, 12, 0, 0), false, 0, now, &start, &end);
 	assert_true(start == utc(2026, 12, 1, 12, 0, 0));
 	assert_true(end == utc(2026, 12, 1, 13, 0, 0));
+}
+
+static void usage_widths(void **state)
+{
+	assert_int_equal(sreport_usage_width(0, TF_MINS), 8);
+	assert_int_equal(sreport_usage_width(99999999, TF_SECS), 8);
+	assert_int_equal(sreport_usage_width(100000000, TF_SECS), 9);
+	assert_int_equal(sreport_usage_width(999999999, TF_HOURS), 9);
+	assert_int_equal(sreport_usage_width(12732386400LL, TF_HOURS), 11);
+	assert_int_equal(sreport_usage_width(12732386400LL, TF_HOURS_PER), 20);
+	assert_int_equal(sreport_usage_width(504655200, TF_HOURS_PER), 18);
+	assert_int_equal(sreport_usage_width(0, TF_MINS_PER), 17);
+	assert_int_equal(sreport_usage_width(0, TF_PERCENT), 8);
 }
 
 static json_t *job(const char *state, long long start, long long end, long long cpus)
@@ -163,7 +186,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(time_formats), cmocka_unit_test(time_values),
 		cmocka_unit_test(windows),      cmocka_unit_test(job_seconds),
-		cmocka_unit_test(buckets),
+		cmocka_unit_test(buckets),      cmocka_unit_test(usage_widths),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
