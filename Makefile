@@ -20,10 +20,12 @@ endif
 COMMON_SRC := $(wildcard src/common/*.c)
 SCHED_SRC  := $(wildcard src/sched/*.c)
 LIB        := $(B)/libherd.a
-CMDS       := sbatch squeue scancel sinfo scontrol sacct srun salloc sshare sreport
+CMDS       := sbatch squeue scancel sinfo scontrol sacct srun salloc sacctmgr sshare sreport
 # srun's and salloc's own pieces (srun_*.c) use libuv: linked into those two only.
 SRUN_SRC   := $(wildcard src/cmd/srun_*.c)
-CMD_SHARED := $(filter-out $(CMDS:%=src/cmd/%.c) $(SRUN_SRC),$(wildcard src/cmd/*.c))
+# sacct's own pieces (sacct_*.c): linked into sacct only.
+SACCT_SRC  := $(wildcard src/cmd/sacct_*.c)
+CMD_SHARED := $(filter-out $(CMDS:%=src/cmd/%.c) $(SRUN_SRC) $(SACCT_SRC),$(wildcard src/cmd/*.c))
 DAEMONS    := herdctld:ctld herdd:noded herdstepd:stepd herd:herd herdrestd:restd
 PROGS      := $(foreach d,$(DAEMONS),$(firstword $(subst :, ,$(d)))) $(CMDS)
 BINS       := $(PROGS:%=$(B)/bin/%)
@@ -63,6 +65,7 @@ $(CMDS:%=$(B)/bin/%): $(B)/bin/%: $(B)/obj/src/cmd/%.o $(call obj,$(CMD_SHARED))
 # libuv static when the system has the archive (Debian names it libuv_a.a).
 UV_STATIC  := $(firstword $(wildcard $(shell $(CC) -print-file-name=libuv.a) \
                                      $(shell $(CC) -print-file-name=libuv_a.a)))
+$(B)/bin/sacct: $(call obj,$(SACCT_SRC))
 $(B)/bin/srun $(B)/bin/salloc: $(call obj,$(SRUN_SRC))
 $(B)/bin/srun $(B)/bin/salloc: CMD_EXTRA_LIBS := $(if $(UV_STATIC),$(UV_STATIC) -ldl,-luv)
 # test_srun_cmd runs the two programs.

@@ -163,6 +163,7 @@ int main(int argc, char **argv)
 	}
 	if (store_load() < 0)
 		return 1;
+	assoc_setup();
 	usage_setup();   /* after the associations and the jobs are loaded */
 
 	struct net_server_opts opts = {

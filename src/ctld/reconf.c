@@ -172,6 +172,7 @@ int reconf_reload(struct herd_error *err)
 	parts_apply(conf);
 	conf_destroy(ctld.conf);
 	ctld.conf = conf;
+	assoc_reconfigure();
 	log_info("reconfigured from %s: %d nodes, %d partitions", conf->path, ctld.nnodes,
 		 (int)conf->nparts);
 	/* "All daemons": each herdd re-reads the file and registers again. */

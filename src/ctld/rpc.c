@@ -19,7 +19,8 @@ enum role { ROLE_ANY, ROLE_NODE, ROLE_ADMIN };
 
 bool rpc_is_admin(uid_t uid)
 {
-	return uid == 0 || uid == ctld.slurm_uid;
+	/* AdminLevel=Administrator users are administrators too (sacctmgr) */
+	return uid == 0 || uid == ctld.slurm_uid || acct_admin_level(uid) == ADMIN_ADMIN;
 }
 
 /* Replies that wait for a commit. */
@@ -744,6 +745,7 @@ static const struct rpc rpcs[] = {
 	{ MSG_NODE_INFO, rpc_node_info, ROLE_ANY },
 	{ MSG_PART_INFO, rpc_part_info, ROLE_ANY },
 	{ MSG_ACCT_JOBS, acct_jobs, ROLE_ANY },
+	{ MSG_ACCT_MGR, assoc_rpc, ROLE_ANY },   /* who may: assoc_mgr.c checks */
 	{ MSG_UPDATE_NODE, node_update, ROLE_ANY },   /* admins only: node_update checks */
 	{ MSG_RECONFIGURE, reconf_rpc, ROLE_ADMIN },
 	{ MSG_NODE_REGISTER, node_register, ROLE_NODE },

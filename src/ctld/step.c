@@ -42,6 +42,7 @@ struct step {
 	long long srun_pid;
 	char *failed_node;          /* NODE_FAIL: the node that failed */
 	uint64_t cpu_time_us, max_rss_kb, ave_rss_sum;
+	uint64_t tot_rss_kb, max_cpu_us;   /* sacct's TRESUsageInTot/Max: over the nodes */
 	/* STEP_CREATE's reply waits for every node's LAUNCH_STEP answer */
 	struct net_req *req;
 	json_t *layout;             /* the reply's body */
@@ -383,6 +384,8 @@ json_t *step_to_json(const struct job *job, const struct step *s)
 			      "num_cpus", (json_int_t)0);
 	if (s->requid >= 0 && s->cancelled)
 		json_object_set_new(o, "requid", json_integer(s->requid));
+	json_object_set_new(o, "tot_rss_kb", json_integer((json_int_t)s->tot_rss_kb));
+	json_object_set_new(o, "max_cpu_us", json_integer((json_int_t)s->max_cpu_us));
 	json_object_set_new(o, "srun_host", json_string(s->srun_host ? s->srun_host : ""));
 	json_object_set_new(o, "srun_pid", json_integer(s->srun_pid));
 	json_int_t cpus = 0;
@@ -781,10 +784,14 @@ void step_complete(struct net_req *req)
 	s->timed_out |= json_is_true(json_object_get(b, "timed_out"));
 	s->cancelled |= job->cancel_requested;   /* ended by the job's scancel */
 	s->oom |= json_is_true(json_object_get(b, "oom"));
-	s->cpu_time_us += json_integer_value(json_object_get(b, "cpu_time_us"));
+	uint64_t cpu = json_integer_value(json_object_get(b, "cpu_time_us"));
+	s->cpu_time_us += cpu;
+	if (cpu > s->max_cpu_us)
+		s->max_cpu_us = cpu;
 	uint64_t rss = json_integer_value(json_object_get(b, "max_rss_kb"));
 	if (rss > s->max_rss_kb)
 		s->max_rss_kb = rss;
+	s->tot_rss_kb += rss;
 	s->ave_rss_sum += json_integer_value(json_object_get(b, "ave_rss_kb"));
 	if (job_state_is_final(s->state))
 		save(job, s);   /* ended with the job: the usage still counts */

@@ -306,3 +306,106 @@ def test_name_partition_env_and_helpformat(cluster, jobs):
     for name in ("JobID", "JobIDRaw", "ExitCode", "NodeList", "AllocCPUS", "ReqMem", "WorkDir"):
         assert name in out.split()
     assert ok(cluster, "-V").startswith("slurm ")
+
+
+# Slurm 22.05's sacct --helpformat (its field list, four to a line in
+# columns of 19), as printed by the anchor's sacct.
+SLURM_FIELDS = """
+Account AdminComment AllocCPUS AllocNodes AllocTRES AssocID AveCPU AveCPUFreq AveDiskRead
+AveDiskWrite AvePages AveRSS AveVMSize BlockID Cluster Comment Constraints ConsumedEnergy
+ConsumedEnergyRaw Container CPUTime CPUTimeRAW DBIndex DerivedExitCode Elapsed ElapsedRaw
+Eligible End ExitCode Flags GID Group JobID JobIDRaw JobName Layout MaxDiskRead
+MaxDiskReadNode MaxDiskReadTask MaxDiskWrite MaxDiskWriteNode MaxDiskWriteTask MaxPages
+MaxPagesNode MaxPagesTask MaxRSS MaxRSSNode MaxRSSTask MaxVMSize MaxVMSizeNode MaxVMSizeTask
+McsLabel MinCPU MinCPUNode MinCPUTask NCPUS NNodes NodeList NTasks Partition Priority QOS
+QOSRAW Reason ReqCPUFreq ReqCPUFreqGov ReqCPUFreqMax ReqCPUFreqMin ReqCPUS ReqMem ReqNodes
+ReqTRES Reservation ReservationId Reserved ResvCPU ResvCPURAW Start State Submit SubmitLine
+Suspended SystemComment SystemCPU Timelimit TimelimitRaw TotalCPU TRESUsageInAve
+TRESUsageInMax TRESUsageInMaxNode TRESUsageInMaxTask TRESUsageInMin TRESUsageInMinNode
+TRESUsageInMinTask TRESUsageInTot TRESUsageOutAve TRESUsageOutMax TRESUsageOutMaxNode
+TRESUsageOutMaxTask TRESUsageOutMin TRESUsageOutMinNode TRESUsageOutMinTask TRESUsageOutTot
+UID User UserCPU WCKey WCKeyID WorkDir
+""".split()
+
+
+def test_helpformat_is_slurms(cluster):
+    want = ""
+    for i, name in enumerate(SLURM_FIELDS):
+        last = i + 1 == len(SLURM_FIELDS)
+        want += f"{name:<19}" + ("\n" if i % 4 == 3 or last else " ")
+    assert ok(cluster, "--helpformat") == want
+    assert ok(cluster, "-e") == want
+    # what 22.05 does not have is refused as any unknown field
+    for name in ("restarts", "FailedNode", "StdOut", "Planned"):
+        r = sacct(cluster, "-o", f"jobid,{name}")
+        assert (r.rc, r.out, r.err) == (1, "", f'sacct: error: Invalid field requested: "{name}"\n'), r
+
+
+def test_clusters_option(cluster, jobs):
+    """-M names the clusters whose records to show (or all), -L is -M all;
+    the Cluster column says whose a record is."""
+    job = jobs["done"]
+    cols = ["-j", str(job), "-X", "-n", "-P", "-o", "jobid,cluster"]
+    want = f"{job}|{cluster.name}\n"
+    assert ok(cluster, *cols) == want
+    assert ok(cluster, *cols, "-M", cluster.name) == want
+    assert ok(cluster, *cols, "--clusters", f"nosuch,{cluster.name}") == want
+    assert ok(cluster, *cols, "-M", "all") == want
+    assert ok(cluster, *cols, "-L") == want
+    assert ok(cluster, *cols, "-M", "nosuch") == "", "another cluster's records only"
+    # every line of a job names it, the steps' too
+    out = ok(cluster, "-j", str(job), "-n", "-P", "-o", "jobid,cluster", "-M", "all")
+    assert out == f"{job}|{cluster.name}\n{job}.batch|{cluster.name}\n"
+
+
+def test_accounts_option(cluster, users):
+    wd = cluster.workdir("herdu1")
+    a = cluster.sbatch("-A", "acct_a", "-o", "/dev/null", "--wrap", "true", user="herdu1", cwd=wd)
+    b = cluster.sbatch("-A", "acct_b", "-o", "/dev/null", "--wrap", "true", user="herdu1", cwd=wd)
+    cluster.wait_done(a)
+    cluster.wait_done(b)
+    cols = ["-j", f"{a},{b}", "-X", "-n", "-P", "-o", "jobid,account"]
+    assert ok(cluster, *cols, user="herdu1") == f"{a}|acct_a\n{b}|acct_b\n"
+    assert ok(cluster, *cols, "-A", "acct_b", user="herdu1") == f"{b}|acct_b\n"
+    assert ok(cluster, *cols, "--accounts", "acct_b,acct_a", user="herdu1") == \
+        f"{a}|acct_a\n{b}|acct_b\n"
+    assert ok(cluster, *cols, "-A", "nosuch", user="herdu1") == ""
+    # the job's steps keep the job's account
+    assert ok(cluster, "-j", str(a), "-A", "acct_a", "-n", "-P", "-o", "jobid,account",
+              user="herdu1") == f"{a}|acct_a\n{a}.batch|acct_a\n"
+
+
+def test_requeued_job_runs(cluster, users):
+    """A requeued job: without -D its last run only; with -D its earlier
+    runs first, each REQUEUED with its own times and a CANCELLED batch
+    step, as Slurm's sacct -D shows them.  Needs the controller to keep
+    each run's record (ACCT_JOBS "duplicates")."""
+    wd = cluster.workdir("herdu1")
+    job = cluster.sbatch("-o", "/dev/null", "--wrap",
+                         'if [ "$SLURM_RESTART_COUNT" = 0 ]; then sleep 300; fi; exit 0',
+                         user="herdu1", cwd=wd)
+    cluster.wait_state(job, "RUNNING")
+    time.sleep(1.1)   # whole seconds: the first run's end after its start
+    r = cluster.run(["scontrol", "requeue", str(job)], user="herdu1")
+    assert r.rc == 0, r
+    assert cluster.wait_done(job, timeout=60) == "COMPLETED"
+    cols = ["-j", str(job), "-n", "-P", "-o", "jobid,state,exitcode,start,end"]
+    last = ok(cluster, *cols, user="herdu1").splitlines()
+    assert [line.split("|")[:3] for line in last] == [
+        [str(job), "COMPLETED", "0:0"], [f"{job}.batch", "COMPLETED", "0:0"]], last
+    runs = ok(cluster, *cols, "-D", user="herdu1").splitlines()
+    assert [line.split("|")[:2] for line in runs] == [
+        [str(job), "REQUEUED"], [f"{job}.batch", "CANCELLED"],
+        [str(job), "COMPLETED"], [f"{job}.batch", "COMPLETED"]], runs
+    first, second = runs[0].split("|"), runs[2].split("|")
+    assert first[2] == "0:0"
+    assert first[3] < first[4] <= second[3], (first, second)
+    assert runs[2:] == last
+    # -X -D: one line per run; the window without -j finds both too
+    assert ok(cluster, "-j", str(job), "-X", "-D", "-n", "-P", "-o", "jobid,state",
+              user="herdu1") == f"{job}|REQUEUED\n{job}|COMPLETED\n"
+    out = ok(cluster, "-X", "-D", "-n", "-P", "-o", "jobid,state", user="herdu1").splitlines()
+    assert [x for x in out if x.startswith(f"{job}|")] == [f"{job}|REQUEUED", f"{job}|COMPLETED"]
+    # -s RQ: the earlier runs, without -D too
+    assert ok(cluster, "-j", str(job), "-X", "-n", "-P", "-o", "jobid,state", "-s", "RQ",
+              "-S", "now-1hour", "-E", "now", user="herdu1") == f"{job}|REQUEUED\n"

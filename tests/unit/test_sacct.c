@@ -1,7 +1,9 @@
 /* cmd/sacct and opt_time_parse: Slurm's time notations for -S/-E, sacct's
- * -o field list with widths, and how a cell is cut and padded.  The command
- * sources are compiled in (they are not part of libherd), sacct.c without
- * its main. */
+ * -o field list (Slurm 22.05's names, order, widths), how a cell is cut and
+ * padded, what every field shows of a job, its batch step and its steps
+ * (sizes with --units/--noconvert, TRES, usage, requeued runs), and the
+ * --json objects.  The command sources are compiled in (they are not part
+ * of libherd): sacct_fields.c, sacct_json.c, and sacct.c without its main. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +14,8 @@
 #include "cmd/fmt.c"
 #include "cmd/opt.c"
 #include "cmd/step.c"
+#include "cmd/sacct_fields.c"
+#include "cmd/sacct_json.c"
 #define SACCT_NO_MAIN
 #include "cmd/sacct.c"
 
@@ -121,7 +125,15 @@ static void test_format(void **state)
 	free(c);
 	fprintf(stderr, "(two error lines expected)\n");
 	assert_null(sacct_format_parse("jobid,bogus", &n));
-	assert_null(sacct_format_parse("state%0", &n));
+	assert_null(sacct_format_parse("restarts", &n));   /* not a field of 22.05 */
+	/* %0 and %x: Slurm's atoi gives an empty column */
+	c = sacct_format_parse("state%0,jobid%x,jobid%-0", &n);
+	assert_non_null(c);
+	assert_int_equal(n, 3);
+	assert_int_equal(c[0].width, 0);
+	assert_int_equal(c[1].width, 0);
+	assert_false(c[2].right);
+	free(c);
 }
 
 static void test_cells(void **state)
@@ -141,21 +153,28 @@ static void test_cells(void **state)
 		      num = { num_f, 3, true }, tm = { time_f, 10, true };
 	char *line = xstrdup("");
 
-	cell(&line, &plain, &st, "CANCELLED by 1000", false);    /* cut, ends in '+' */
-	cell(&line, &plain, &left, "RUNNING", false);
-	cell(&line, &plain, &num, "123456", false);              /* numbers are never cut */
-	cell(&line, &plain, &tm, "2026-11-29T10:00:00", false);   /* times are cut plainly */
-	cell(&line, &plain, &st, NULL, true);                     /* no value: blank */
+	sacct_cell(&line, &plain, &st, "CANCELLED by 1000", false);    /* cut, ends in '+' */
+	sacct_cell(&line, &plain, &left, "RUNNING", false);
+	sacct_cell(&line, &plain, &num, "123456", false);              /* numbers are never cut */
+	sacct_cell(&line, &plain, &tm, "2026-11-29T10:00:00", false);   /* times are cut plainly */
+	sacct_cell(&line, &plain, &st, NULL, true);                     /* no value: blank */
 	assert_string_equal(line, "CANCELLED+ RUNNING    123456 2026-11-29            ");
 	free(line);
+	/* titles are cut plainly ("TimelimitR"); a 0-wide column is empty */
+	struct column zero = { state_f, 0, true };
 	line = xstrdup("");
-	cell(&line, &p1, &st, "CANCELLED by 1000", false);
-	cell(&line, &p1, &st, NULL, true);
+	sacct_cell_cut(&line, &plain, &st, "TimelimitRaw", false, K_TIME);
+	sacct_cell(&line, &plain, &zero, "RUNNING", true);
+	assert_string_equal(line, "TimelimitR  ");
+	free(line);
+	line = xstrdup("");
+	sacct_cell(&line, &p1, &st, "CANCELLED by 1000", false);
+	sacct_cell(&line, &p1, &st, NULL, true);
 	assert_string_equal(line, "CANCELLED by 1000||");
 	free(line);
 	line = xstrdup("");
-	cell(&line, &p2, &st, "A", false);
-	cell(&line, &p2, &st, "B", true);
+	sacct_cell(&line, &p2, &st, "A", false);
+	sacct_cell(&line, &p2, &st, "B", true);
 	assert_string_equal(line, "A|B");
 	free(line);
 }
@@ -186,7 +205,8 @@ static void test_values(void **state)
 				"nodes", "n[1-2]", "alloc", "n1", 3, "n2", 2, "end_time", (int)(NOW - 30),
 				"time_limit", 3600, "eligible_time", (int)(NOW - 100), "gid", 1001,
 				"req_nodes", 2, "account", "");
-	struct row job_row = { job, false, NOW, "c1", NULL }, step_row = { job, true, NOW, "c1", NULL };
+	struct row job_row = { job, false, NOW, "c1", NULL, NULL };
+	struct row step_row = { job, true, NOW, "c1", NULL, NULL };
 	const struct {
 		const char *field, *job, *step;   /* NULL: blank */
 	} want[] = {
@@ -208,10 +228,10 @@ static void test_values(void **state)
 	for (size_t i = 0; i < N(want); i++) {
 		struct column *c = sacct_format_parse(want[i].field, &n);
 		assert_non_null(c);
-		const char *v = value(c, &job_row, buf, sizeof(buf));
+		const char *v = sacct_value(c, &job_row, buf, sizeof(buf));
 		if (want[i].job ? !v || strcmp(v, want[i].job) : v && *v)
 			fail_msg("%s (job): got %s", want[i].field, v ? v : "NULL");
-		v = value(c, &step_row, buf, sizeof(buf));
+		v = sacct_value(c, &step_row, buf, sizeof(buf));
 		if (want[i].step ? !v || strcmp(v, want[i].step) : v && *v)
 			fail_msg("%s (batch): got %s", want[i].field, v ? v : "NULL");
 		free(c);
@@ -229,12 +249,12 @@ static void test_values(void **state)
 	};
 	for (size_t i = 0; i < N(pending); i++) {
 		struct column *c = sacct_format_parse(pending[i].field, &n);
-		const char *v = value(c, &job_row, buf, sizeof(buf));
+		const char *v = sacct_value(c, &job_row, buf, sizeof(buf));
 		if (!v || strcmp(v, pending[i].job))
 			fail_msg("%s (pending): got %s", pending[i].field, v ? v : "NULL");
 		free(c);
 	}
-	assert_false(started(job));
+	assert_false(sacct_started(job));
 	json_decref(job);
 }
 
@@ -261,7 +281,7 @@ static void test_usage_formats(void **state)
 	for (size_t i = 0; i < N(cpu); i++)
 		assert_string_equal(cpu_text(cpu[i].us, buf, sizeof(buf)), cpu[i].want);
 	for (size_t i = 0; i < N(rss); i++)
-		assert_string_equal(kb_text(rss[i].kb, buf, sizeof(buf)), rss[i].want);
+		assert_string_equal(kb_text(rss[i].kb, &sacct_default_show, buf, sizeof(buf)), rss[i].want);
 }
 
 static const char *cell_of(const char *field, const struct row *r, char *buf, size_t len)
@@ -269,7 +289,7 @@ static const char *cell_of(const char *field, const struct row *r, char *buf, si
 	size_t n;
 	struct column *c = sacct_format_parse(field, &n);
 	assert_non_null(c);
-	const char *v = value(c, r, buf, len);
+	const char *v = sacct_value(c, r, buf, len);
 	free(c);
 	return v ? v : "";
 }
@@ -310,9 +330,9 @@ static void test_step_values(void **state)
 		"cpu_time_us", 0, "max_rss_kb", 0, "ave_rss_kb", 0, "failed_node", "",
 		"mem_mb", 0);
 	json_object_set_new(job, "steps", steps);
-	struct row job_row = { job, false, NOW, "c1", NULL };
-	struct row s0 = { job, false, NOW, "c1", json_array_get(steps, 0) };
-	struct row s1 = { job, false, NOW, "c1", json_array_get(steps, 1) };
+	struct row job_row = { job, false, NOW, "c1", NULL, NULL };
+	struct row s0 = { job, false, NOW, "c1", json_array_get(steps, 0), NULL };
+	struct row s1 = { job, false, NOW, "c1", json_array_get(steps, 1), NULL };
 	const struct {
 		const char *field, *job, *s0, *s1;   /* "": blank */
 	} want[] = {
@@ -360,7 +380,7 @@ static void test_step_values(void **state)
 	json_t *run = json_array_get(steps, 0);
 	json_object_set_new(run, "state", json_string("RUNNING"));
 	json_object_set_new(run, "end_time", json_integer(0));
-	struct row s2 = { job, false, NOW, "c1", run };
+	struct row s2 = { job, false, NOW, "c1", run, NULL };
 	assert_string_equal(cell_of("End", &s2, buf, sizeof(buf)), "Unknown");
 	assert_string_equal(cell_of("Elapsed", &s2, buf, sizeof(buf)), "00:00:20");
 	assert_string_equal(cell_of("MaxRSS", &s2, buf, sizeof(buf)), "");
@@ -374,6 +394,485 @@ static void test_step_values(void **state)
 	json_decref(job);
 }
 
+static const struct field *field_named(const char *name)
+{
+	for (size_t i = 0; i < NFIELDS; i++)
+		if (!strcmp(fields[i].name, name))
+			return &fields[i];
+	return NULL;
+}
+
+/* The field list is Slurm 22.05's (sacct --helpformat on the anchor):
+ * names, order and widths; -o all; what 22.05 has not is refused. */
+static void test_field_list(void **state)
+{
+	size_t n;
+	assert_int_equal(NFIELDS, 109);
+	for (size_t i = 0; i < NFIELDS; i++)
+		for (size_t k = i + 1; k < NFIELDS; k++)
+			assert_true(strcasecmp(fields[i].name, fields[k].name) != 0);
+	const struct {
+		const char *name;
+		int width;
+	} widths[] = {
+		{ "DBIndex", -10 }, { "JobID", -12 }, { "JobIDRaw", -12 }, { "Reserved", 10 },
+		{ "ResvCPU", 10 }, { "ResvCPURAW", 10 }, { "ReservationId", 8 }, { "Reason", 22 },
+		{ "TRESUsageInTot", 14 }, { "TRESUsageOutMaxNode", 19 }, { "SubmitLine", 20 },
+		{ "ConsumedEnergyRaw", 17 }, { "AssocID", 7 }, { "QOSRAW", 6 }, { "Flags", 19 },
+	};
+	for (size_t i = 0; i < N(widths); i++) {
+		const struct field *f = field_named(widths[i].name);
+		if (!f || f->width != widths[i].width)
+			fail_msg("%s: width %d", widths[i].name, f ? f->width : 0);
+	}
+	fprintf(stderr, "(six error lines expected)\n");
+	const char *not_22_05[] = { "Restarts", "FailedNode", "Planned", "Licenses", "QOSREQ",
+				    "StdOut" };
+	for (size_t i = 0; i < N(not_22_05); i++)
+		assert_null(sacct_format_parse(not_22_05[i], &n));
+	/* "a", "al", "all": every field, in order, with its width */
+	const char *all[] = { "all", "a", "ALL", "Al" };
+	for (size_t i = 0; i < N(all); i++) {
+		struct column *c = sacct_format_parse(all[i], &n);
+		assert_non_null(c);
+		assert_int_equal(n, NFIELDS);
+		assert_ptr_equal(c[0].field, &fields[0]);
+		assert_ptr_equal(c[NFIELDS - 1].field, &fields[NFIELDS - 1]);
+		assert_int_equal(c[22].width, 10);   /* DBIndex, left */
+		assert_false(c[22].right);
+		free(c);
+	}
+	struct column *c = sacct_format_parse("jobid,all%5", &n);
+	assert_int_equal(n, NFIELDS + 1);
+	free(c);
+	/* prefixes take the first field in Slurm's order */
+	const struct {
+		const char *given, *field;
+	} prefix[] = {
+		{ "res", "Reservation" }, { "reserved", "Reserved" }, { "resv", "ResvCPU" },
+		{ "n", "NCPUS" }, { "r", "Reason" }, { "m", "MaxDiskRead" }, { "cpu", "CPUTime" },
+		{ "tres", "TRESUsageInAve" }, { "tresusageinm", "TRESUsageInMax" },
+		{ "s", "Start" }, { "u", "UID" }, { "c", "Cluster" }, { "qos", "QOS" },
+		{ "constr", "Constraints" },
+	};
+	for (size_t i = 0; i < N(prefix); i++) {
+		c = sacct_format_parse(prefix[i].given, &n);
+		assert_non_null(c);
+		if (strcmp(c[0].field->name, prefix[i].field))
+			fail_msg("%s: got %s", prefix[i].given, c[0].field->name);
+		free(c);
+	}
+}
+
+/* Sizes as Slurm's convert_num_unit shows them in sacct: exact by
+ * default, --units=X with two decimals, --noconvert as counted. */
+static void test_size_text(void **state)
+{
+	const struct {
+		uint64_t value;
+		int from;
+		char unit;
+		bool noconvert;
+		const char *want;
+	} cases[] = {
+		{ 13705216, 0, 0, false, "13384K" },   /* anchor: MaxRSS of a step */
+		{ 1685846, 0, 0, false, "1685846" },   /* not a whole K: bytes, no suffix */
+		{ 100, 2, 0, false, "100M" }, { 4000, 2, 0, false, "4000M" },
+		{ 2048, 2, 0, false, "2G" }, { 3145728, 2, 0, false, "3T" },
+		{ 0, 2, 0, false, "0" }, { 0, 0, 'M', false, "0" },
+		{ 13705216, 0, 'M', false, "13.07M" }, { 3, 0, 'M', false, "0.00M" },
+		{ 100, 2, 'K', false, "102400K" }, { 100, 2, 'G', false, "0.10G" },
+		{ 2048, 2, 'G', false, "2G" }, { 1048576, 0, 'K', false, "1024K" },
+		{ 13705216, 0, 0, true, "13705216" }, { 100, 2, 0, true, "100M" },
+		{ 13705216, 0, 'K', true, "13384K" },   /* --units wins over --noconvert */
+		{ 5, 0, 'P', false, "0.00P" },
+	};
+	char buf[64];
+	for (size_t i = 0; i < N(cases); i++) {
+		struct show sh = { cases[i].unit, cases[i].noconvert, false };
+		const char *got = size_text(cases[i].value, cases[i].from, &sh, buf, sizeof(buf));
+		if (strcmp(got, cases[i].want))
+			fail_msg("%llu (from %d, unit %c, noconvert %d): got %s, want %s",
+				 (unsigned long long)cases[i].value, cases[i].from,
+				 cases[i].unit ? cases[i].unit : '-', cases[i].noconvert, got,
+				 cases[i].want);
+	}
+	/* --units=X reads its first letter, either case */
+	char u = 0;
+	assert_int_equal(sacct_units_parse("m", &u), 0);
+	assert_int_equal(u, 'M');
+	assert_int_equal(sacct_units_parse("KM", &u), 0);
+	assert_int_equal(u, 'K');
+	fprintf(stderr, "(four error lines expected)\n");
+	assert_int_equal(sacct_units_parse("X", &u), -1);
+	assert_int_equal(sacct_units_parse("", &u), -1);
+}
+
+static json_t *usage_job(void)
+{
+	return json_pack("{s:i, s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:s, s:[[s,i]], s:i,"
+			 " s:s, s:s, s:s, s:i, s:i, s:i, s:s, s:s, s:i, s:s}",
+			 "job_id", 7, "name", "tres", "state", "COMPLETED", "exit_code", 0,
+			 "num_cpus", 4, "num_nodes", 2, "mem_per_node", 1000, "start_time",
+			 (int)(NOW - 100), "end_time", (int)(NOW - 40), "nodes", "n[1-2]", "alloc",
+			 "n1", 2, "submit_time", (int)(NOW - 130), "user", "herdu1", "account", "phys",
+			 "partition", "debug", "eligible_time", (int)(NOW - 120), "uid", 1001,
+			 "time_limit", 600, "qos", "normal", "features", "fast", "gid", 0,
+			 "reason", "None");
+}
+
+static json_t *usage_step(int nodes, bool with_node_stats)
+{
+	json_t *s = json_pack("{s:i, s:i, s:s, s:s, s:i, s:i, s:s, s:i, s:i, s:i, s:s, s:i, s:i,"
+			      " s:i, s:i, s:i}",
+			      "job_id", 7, "step_id", 0, "name", "work", "state", "COMPLETED",
+			      "start_time", (int)(NOW - 90), "end_time", (int)(NOW - 50), "nodes",
+			      nodes > 1 ? "n[1-2]" : "n1", "num_nodes", nodes, "num_tasks", 2,
+			      "num_cpus", 4, "distribution", "block", "exit_code", 0,
+			      "cpu_time_us", 4300000, "max_rss_kb", 13384, "ave_rss_kb", 6692,
+			      "mem_mb", 500);
+	if (with_node_stats) {
+		json_object_set_new(s, "max_cpu_us", json_integer(2600000));
+		json_object_set_new(s, "tot_rss_kb", json_integer(20000));
+	}
+	return s;
+}
+
+/* TRESUsageInTot/Max/Ave of a step from what its record carries. */
+static void test_tres_usage(void **state)
+{
+	json_t *job = usage_job(), *steps = json_array();
+	json_t *two = usage_step(2, true), *old = usage_step(2, false), *one = usage_step(1, false);
+	json_array_append(steps, two);
+	json_object_set_new(job, "steps", steps);
+	struct show units_m = { 'M', false, false }, raw = { 0, true, false };
+	struct row r = { job, false, NOW, "c1", two, NULL };
+	char buf[256];
+	const struct {
+		json_t *step;
+		const struct show *show;
+		const char *field, *want;
+	} cases[] = {
+		{ two, NULL, "TRESUsageInTot", "cpu=00:00:04,mem=20000K" },
+		{ two, NULL, "TRESUsageInMax", "cpu=00:00:02,mem=13384K" },
+		{ two, NULL, "TRESUsageInAve", "cpu=00:00:02,mem=6692K" },   /* 4.3 s over 2 tasks */
+		{ two, &units_m, "TRESUsageInTot", "cpu=00:00:04,mem=19.53M" },
+		{ two, &raw, "TRESUsageInMax", "cpu=00:00:02,mem=13705216" },
+		{ two, &units_m, "MaxRSS", "13.07M" }, { two, &raw, "AveRSS", "6852608" },
+		/* a record from before the per-node sums: the total is the
+		 * largest node's RSS; on several nodes no CPU maximum */
+		{ old, NULL, "TRESUsageInTot", "cpu=00:00:04,mem=13384K" },
+		{ old, NULL, "TRESUsageInMax", "mem=13384K" },
+		{ one, NULL, "TRESUsageInMax", "cpu=00:00:04,mem=13384K" },
+		{ two, NULL, "AllocTRES", "cpu=4,mem=1000M,node=2" },
+		{ two, NULL, "TotalCPU", "00:04.300" },
+	};
+	for (size_t i = 0; i < N(cases); i++) {
+		r.step = cases[i].step;
+		r.show = cases[i].show;
+		const char *v = cell_of(cases[i].field, &r, buf, sizeof(buf));
+		if (strcmp(v, cases[i].want))
+			fail_msg("%s (case %zu): got '%s', want '%s'", cases[i].field, i, v, cases[i].want);
+	}
+	/* the job and its batch step carry no usage; a running step none yet */
+	r.step = NULL;
+	r.show = NULL;
+	assert_string_equal(cell_of("TRESUsageInTot", &r, buf, sizeof(buf)), "");
+	r.batch = true;
+	assert_string_equal(cell_of("TRESUsageInMax", &r, buf, sizeof(buf)), "");
+	r.batch = false;
+	json_object_set_new(two, "state", json_string("RUNNING"));
+	r.step = two;
+	assert_string_equal(cell_of("TRESUsageInAve", &r, buf, sizeof(buf)), "");
+	json_decref(two);
+	json_decref(old);
+	json_decref(one);
+	json_decref(job);
+}
+
+/* Reserved, ResvCPU, ResvCPURAW, Eligible; QOS, Constraints, Cluster;
+ * TotalCPU with -X. */
+static void test_job_fields(void **state)
+{
+	json_t *job = usage_job();
+	json_object_set_new(job, "steps", json_pack("[o]", usage_step(2, true)));
+	struct show alloc = { 0, false, true };
+	struct row r = { job, false, NOW, "c1", NULL, NULL };
+	struct row b = { job, true, NOW, "c1", NULL, NULL };
+	struct row s = { job, false, NOW, "c1", json_array_get(json_object_get(job, "steps"), 0), NULL };
+	char buf[256];
+
+	setenv("TZ", "UTC", 1);
+	tzset();
+	const struct {
+		const char *field, *job, *batch, *step;
+	} want[] = {
+		{ "Reserved", "00:00:20", "", "" },   /* start - eligible */
+		{ "ResvCPU", "00:01:20", "", "" }, { "ResvCPURAW", "80", "", "" },
+		{ "QOS", "normal", "", "" }, { "Constraints", "fast", "", "" },
+		{ "Cluster", "c1", "c1", "c1" }, { "TotalCPU", "00:04.300", "", "00:04.300" },
+		{ "Timelimit", "00:10:00", "", "" }, { "TimelimitRaw", "10", "", "" },
+		{ "ReqMem", "2000M", "", "" }, { "NCPUS", "4", "2", "4" },
+		{ "ReqTRES", "billing=4,cpu=4,mem=2000M,node=2", "", "" },
+		{ "AllocTRES", "billing=4,cpu=4,mem=2000M,node=2", "cpu=2,mem=1000M,node=1",
+		  "cpu=4,mem=1000M,node=2" },
+		{ "Reason", "None", "", "" }, { "AllocNodes", "2", "1", "2" },
+	};
+	for (size_t i = 0; i < N(want); i++) {
+		const char *v;
+		if (strcmp(v = cell_of(want[i].field, &r, buf, sizeof(buf)), want[i].job))
+			fail_msg("%s (job): got '%s'", want[i].field, v);
+		if (strcmp(v = cell_of(want[i].field, &b, buf, sizeof(buf)), want[i].batch))
+			fail_msg("%s (batch): got '%s'", want[i].field, v);
+		if (strcmp(v = cell_of(want[i].field, &s, buf, sizeof(buf)), want[i].step))
+			fail_msg("%s (step): got '%s'", want[i].field, v);
+	}
+	/* -X: Slurm adds up the steps it read, none */
+	r.show = &alloc;
+	assert_string_equal(cell_of("TotalCPU", &r, buf, sizeof(buf)), "00:00:00");
+	r.show = NULL;
+	/* a record of another cluster (-M) names it */
+	json_object_set_new(job, "cluster", json_string("other"));
+	assert_string_equal(cell_of("Cluster", &r, buf, sizeof(buf)), "other");
+	assert_string_equal(cell_of("Cluster", &s, buf, sizeof(buf)), "other");
+	/* pending: reserved until now; held: not eligible at all */
+	json_object_set_new(job, "state", json_string("PENDING"));
+	json_object_set_new(job, "start_time", json_integer(0));
+	json_object_set_new(job, "alloc", json_array());
+	assert_string_equal(cell_of("Reserved", &r, buf, sizeof(buf)), "00:02:00");
+	assert_string_equal(cell_of("ResvCPURAW", &r, buf, sizeof(buf)), "480");
+	assert_string_equal(cell_of("Eligible", &r, buf, sizeof(buf)), "2026-11-29T09:58:00");
+	json_object_set_new(job, "hold_user", json_true());
+	assert_string_equal(cell_of("Reserved", &r, buf, sizeof(buf)), "00:00:00");
+	assert_string_equal(cell_of("Eligible", &r, buf, sizeof(buf)), "Unknown");
+	/* eligible later (a requeued job's delay): nothing reserved yet */
+	json_object_set_new(job, "hold_user", json_false());
+	json_object_set_new(job, "eligible_time", json_integer(NOW + 60));
+	assert_string_equal(cell_of("Reserved", &r, buf, sizeof(buf)), "00:00:00");
+	assert_string_equal(cell_of("AllocTRES", &r, buf, sizeof(buf)), "");
+	json_decref(job);
+}
+
+/* An earlier run of a requeued job (-D): REQUEUED, its batch step
+ * CANCELLED with the signal, its own times. */
+static void test_requeued_run(void **state)
+{
+	json_t *job = usage_job();
+	json_object_set_new(job, "state", json_string("REQUEUED"));
+	json_object_set_new(job, "exit_code", json_integer(15));
+	json_object_set_new(job, "steps", json_array());
+	struct row r = { job, false, NOW, "c1", NULL, NULL }, b = { job, true, NOW, "c1", NULL, NULL };
+	char buf[256];
+
+	setenv("TZ", "UTC", 1);
+	tzset();
+	assert_string_equal(cell_of("State", &r, buf, sizeof(buf)), "REQUEUED");
+	assert_string_equal(cell_of("State", &b, buf, sizeof(buf)), "CANCELLED");
+	assert_string_equal(cell_of("ExitCode", &r, buf, sizeof(buf)), "0:0");
+	assert_string_equal(cell_of("ExitCode", &b, buf, sizeof(buf)), "0:15");
+	assert_string_equal(cell_of("End", &r, buf, sizeof(buf)), "2026-11-29T09:59:20");
+	assert_string_equal(cell_of("Elapsed", &r, buf, sizeof(buf)), "00:01:00");
+	assert_string_equal(cell_of("Elapsed", &b, buf, sizeof(buf)), "00:01:00");
+	assert_true(sacct_ended(job));
+	json_decref(job);
+}
+
+/* Records sort by job (an array's tasks by task ID); a job's runs keep
+ * the order the controller sent them in. */
+static void test_record_order(void **state)
+{
+	json_t *a = json_pack("{s:i, s:s}", "job_id", 9, "state", "REQUEUED");
+	json_t *b = json_pack("{s:i, s:s}", "job_id", 9, "state", "COMPLETED");
+	json_t *c = json_pack("{s:i, s:s}", "job_id", 3, "state", "COMPLETED");
+	json_t *t2 = json_pack("{s:i, s:i, s:i}", "job_id", 12, "array_job_id", 10, "array_task_id", 2);
+	json_t *t1 = json_pack("{s:i, s:i, s:i}", "job_id", 13, "array_job_id", 10, "array_task_id", 1);
+	struct sacct_ranked v[] = { { a, 0 }, { b, 1 }, { c, 2 }, { t2, 3 }, { t1, 4 } };
+	qsort(v, N(v), sizeof(v[0]), sacct_by_record);
+	assert_ptr_equal(v[0].rec, c);
+	assert_ptr_equal(v[1].rec, a);
+	assert_ptr_equal(v[2].rec, b);
+	assert_ptr_equal(v[3].rec, t1);
+	assert_ptr_equal(v[4].rec, t2);
+	struct sacct_ranked w[] = { { b, 1 }, { a, 0 } };
+	qsort(w, N(w), sizeof(w[0]), sacct_by_record);
+	assert_ptr_equal(w[0].rec, a);
+	json_decref(a);
+	json_decref(b);
+	json_decref(c);
+	json_decref(t1);
+	json_decref(t2);
+}
+
+/* -M: which records' clusters are shown. */
+static void test_clusters_wanted(void **state)
+{
+	assert_true(sacct_cluster_wanted(NULL, "c1", "c1"));
+	assert_false(sacct_cluster_wanted(NULL, "c2", "c1"));
+	assert_true(sacct_cluster_wanted("all", "c2", "c1"));
+	assert_true(sacct_cluster_wanted("ALL", "c2", "c1"));
+	assert_true(sacct_cluster_wanted("c3,c2", "c2", "c1"));
+	assert_false(sacct_cluster_wanted("c3,c2", "c1", "c1"));
+	assert_false(sacct_cluster_wanted("nosuch", "c1", "c1"));
+}
+
+static const char *const job_keys[] = {
+	"account", "comment", "allocation_nodes", "array", "association", "cluster", "constraints",
+	"container", "derived_exit_code", "time", "exit_code", "flags", "group", "het", "job_id",
+	"name", "mcs", "nodes", "partition", "priority", "qos", "required", "kill_request_user",
+	"reservation", "state", "steps", "tres", "user", "wckey", "working_directory",
+};
+
+static const char *const step_keys[] = {
+	"nodes", "tres", "time", "exit_code", "tasks", "pid", "CPU", "kill_request_user", "state",
+	"statistics", "step", "task",
+};
+
+static void assert_keys(const json_t *o, const char *const *keys, size_t n)
+{
+	assert_int_equal(json_object_size(o), n);
+	size_t i = 0;
+	const char *key;
+	json_t *v;
+	json_object_foreach((json_t *)o, key, v) {   /* in dbv0.0.38's order */
+		if (strcmp(key, keys[i]))
+			fail_msg("key %zu: %s, want %s", i, key, keys[i]);
+		i++;
+	}
+}
+
+static long long jpath_int(const json_t *o, const char *path)
+{
+	json_t *v = json_object_get(o, path);
+	return json_integer_value(v);
+}
+
+/* --json: the job objects as Slurm 22.05's sacct writes them. */
+static void test_json(void **state)
+{
+	json_t *job = usage_job();
+	json_t *step = usage_step(2, true);
+	json_object_set_new(step, "exit_code", json_integer(3 << 8));
+	json_object_set_new(job, "steps", json_pack("[o]", step));
+	json_object_set_new(job, "cluster", json_string("c1"));
+	json_object_set_new(job, "state", json_string("FAILED"));
+	json_object_set_new(job, "exit_code", json_integer(3 << 8));
+	struct row r = { job, false, NOW, "local", NULL, NULL };
+
+	json_t *o = sacct_json_job(&r);
+	assert_keys(o, job_keys, N(job_keys));
+	assert_int_equal(jpath_int(o, "job_id"), 7);
+	assert_string_equal(cmd_jstr(o, "name"), "tres");
+	assert_string_equal(cmd_jstr(o, "cluster"), "c1");
+	assert_string_equal(cmd_jstr(o, "user"), "herdu1");
+	assert_string_equal(cmd_jstr(o, "nodes"), "n[1-2]");
+	assert_string_equal(cmd_jstr(o, "partition"), "debug");
+	json_t *assoc = json_object_get(o, "association");
+	assert_string_equal(cmd_jstr(assoc, "account"), "phys");
+	assert_string_equal(cmd_jstr(assoc, "cluster"), "c1");
+	assert_true(json_is_null(json_object_get(assoc, "partition")));
+	json_t *st = json_object_get(o, "state");
+	assert_string_equal(cmd_jstr(st, "current"), "FAILED");
+	assert_string_equal(cmd_jstr(st, "reason"), "None");
+	json_t *t = json_object_get(o, "time");
+	assert_int_equal(jpath_int(t, "elapsed"), 60);
+	assert_int_equal(jpath_int(t, "eligible"), NOW - 120);
+	assert_int_equal(jpath_int(t, "start"), NOW - 100);
+	assert_int_equal(jpath_int(t, "end"), NOW - 40);
+	assert_int_equal(jpath_int(t, "submission"), NOW - 130);
+	assert_int_equal(jpath_int(t, "limit"), 10);   /* minutes */
+	assert_int_equal(jpath_int(json_object_get(t, "total"), "seconds"), 4);
+	assert_int_equal(jpath_int(json_object_get(t, "total"), "microseconds"), 300000);
+	json_t *ec = json_object_get(o, "exit_code");
+	assert_string_equal(cmd_jstr(ec, "status"), "FAILED");
+	assert_int_equal(jpath_int(ec, "return_code"), 3);
+	assert_string_equal(cmd_jstr(json_object_get(o, "derived_exit_code"), "status"), "FAILED");
+	json_t *alloc = json_object_get(json_object_get(o, "tres"), "allocated");
+	assert_int_equal(json_array_size(alloc), 4);
+	const char *types[] = { "cpu", "mem", "node", "billing" };
+	long long counts[] = { 4, 2000, 2, 4 }, ids[] = { 1, 2, 4, 5 };
+	for (size_t i = 0; i < 4; i++) {
+		json_t *e = json_array_get(alloc, i);
+		assert_string_equal(cmd_jstr(e, "type"), types[i]);
+		assert_int_equal(jpath_int(e, "count"), counts[i]);
+		assert_int_equal(jpath_int(e, "id"), ids[i]);
+		assert_true(json_is_null(json_object_get(e, "name")));
+	}
+	/* its steps: the batch step, then 0 */
+	json_t *steps = json_object_get(o, "steps");
+	assert_int_equal(json_array_size(steps), 2);
+	json_t *batch = json_array_get(steps, 0), *s0 = json_array_get(steps, 1);
+	assert_keys(batch, step_keys, N(step_keys));
+	assert_keys(s0, step_keys, N(step_keys));
+	assert_string_equal(cmd_jstr(json_object_get(batch, "step"), "id"), "batch");
+	assert_string_equal(cmd_jstr(json_object_get(batch, "step"), "name"), "batch");
+	assert_int_equal(jpath_int(json_object_get(s0, "step"), "id"), 0);
+	assert_string_equal(cmd_jstr(json_object_get(s0, "step"), "name"), "work");
+	assert_string_equal(cmd_jstr(s0, "state"), "COMPLETED");
+	/* one task per node reads as Cyclic, as in the table (cmd_step_dist) */
+	assert_string_equal(cmd_jstr(json_object_get(s0, "task"), "distribution"), "Cyclic");
+	assert_int_equal(jpath_int(json_object_get(s0, "tasks"), "count"), 2);
+	json_t *nodes = json_object_get(s0, "nodes");
+	assert_int_equal(jpath_int(nodes, "count"), 2);
+	assert_string_equal(json_string_value(json_array_get(json_object_get(nodes, "list"), 1)), "n2");
+	assert_string_equal(cmd_jstr(nodes, "range"), "n[1-2]");
+	json_t *sec = json_object_get(s0, "exit_code");
+	assert_string_equal(cmd_jstr(sec, "status"), "FAILED");
+	assert_int_equal(jpath_int(sec, "return_code"), 3);
+	/* usage: CPU in ms, memory in bytes */
+	json_t *used = json_object_get(json_object_get(s0, "tres"), "requested");
+	json_t *tot = json_object_get(used, "total");
+	assert_string_equal(cmd_jstr(json_array_get(tot, 0), "type"), "cpu");
+	assert_int_equal(jpath_int(json_array_get(tot, 0), "count"), 4300);
+	assert_string_equal(cmd_jstr(json_array_get(tot, 1), "type"), "mem");
+	assert_int_equal(jpath_int(json_array_get(tot, 1), "count"), 20000LL * 1024);
+	assert_int_equal(jpath_int(json_array_get(json_object_get(used, "max"), 0), "count"), 2600);
+	assert_int_equal(jpath_int(json_array_get(json_object_get(used, "average"), 1), "count"),
+			 6692LL * 1024);
+	json_decref(o);
+
+	/* -X: no steps; a signal; no limit */
+	struct show alloc_only = { 0, false, true };
+	r.show = &alloc_only;
+	json_object_set_new(job, "state", json_string("CANCELLED"));
+	json_object_set_new(job, "exit_code", json_integer(9));
+	json_object_set_new(job, "time_limit", json_integer(TIME_INFINITE));
+	o = sacct_json_job(&r);
+	assert_int_equal(json_array_size(json_object_get(o, "steps")), 0);
+	assert_true(json_is_null(json_object_get(json_object_get(o, "time"), "limit")));
+	assert_string_equal(cmd_jstr(json_object_get(o, "exit_code"), "status"), "SUCCESS");
+	json_decref(o);
+	r.show = NULL;
+	json_object_set_new(job, "state", json_string("FAILED"));
+	o = sacct_json_job(&r);
+	ec = json_object_get(o, "exit_code");
+	assert_string_equal(cmd_jstr(ec, "status"), "SIGNALED");
+	assert_true(json_is_null(json_object_get(ec, "return_code")));
+	assert_int_equal(jpath_int(json_object_get(ec, "signal"), "signal_id"), 9);
+	json_decref(o);
+	/* pending: nothing allocated yet */
+	json_object_set_new(job, "state", json_string("PENDING"));
+	json_object_set_new(job, "alloc", json_array());
+	json_object_set_new(job, "steps", json_array());
+	o = sacct_json_job(&r);
+	assert_string_equal(cmd_jstr(o, "nodes"), "None assigned");
+	assert_int_equal(json_array_size(json_object_get(json_object_get(o, "tres"), "allocated")), 0);
+	assert_int_equal(json_array_size(json_object_get(json_object_get(o, "tres"), "requested")), 4);
+	assert_int_equal(jpath_int(o, "allocation_nodes"), 0);
+	assert_int_equal(json_array_size(json_object_get(o, "steps")), 0);
+	/* the document around the jobs */
+	json_t *doc = sacct_json_document(json_pack("[o]", o));
+	assert_string_equal(cmd_jstr(json_object_get(json_object_get(doc, "meta"), "plugin"), "type"),
+			    "openapi/dbv0.0.38");
+	assert_int_equal(json_array_size(json_object_get(doc, "errors")), 0);
+	assert_int_equal(json_array_size(json_object_get(doc, "jobs")), 1);
+	json_decref(doc);
+	doc = sacct_json_document(json_array());
+	assert_int_equal(jpath_int(json_array_get(json_object_get(doc, "errors"), 0), "error_number"),
+			 9003);
+	json_decref(doc);
+	json_decref(job);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -384,6 +883,14 @@ int main(void)
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_usage_formats),
 		cmocka_unit_test(test_step_values),
+		cmocka_unit_test(test_field_list),
+		cmocka_unit_test(test_size_text),
+		cmocka_unit_test(test_tres_usage),
+		cmocka_unit_test(test_job_fields),
+		cmocka_unit_test(test_requeued_run),
+		cmocka_unit_test(test_record_order),
+		cmocka_unit_test(test_clusters_wanted),
+		cmocka_unit_test(test_json),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
