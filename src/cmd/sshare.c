@@ -202,7 +202,7 @@ static void help_format(void)
 
 static void usage(FILE *out)
 {
-	fprintf(out, "Usage: sshare [-A Accounts] [-a] [-l] [-n] [-p|-P] [-u Users] [-o fields] [-v]\n");
+	fprintf(out, "Usage: sshare [-A Accounts] [-a] [-l] [-m] [-n] [-p|-P] [-u Users] [-o fields] [-v]\n");
 }
 
 static void help(void)
@@ -214,6 +214,7 @@ static void help(void)
 	       "    -e or --helpformat     Print a list of fields that can be specified\n"
 	       "                           with the '--format' option\n"
 	       "    -l or --long           include normalized usage in output\n"
+	       "    -m or --partition      print the partition part of the association\n"
 	       "    -M or --cluster=name   cluster to issue commands to.\n"
 	       "    -n or --noheader       omit header from output\n"
 	       "    -o or --format=        Comma separated list of fields. (use\n"
@@ -236,6 +237,7 @@ int main(int argc, char **argv)
 		{ "accounts", required_argument, NULL, 'A' }, { "all", no_argument, NULL, 'a' },
 		{ "helpformat", no_argument, NULL, 'e' }, { "long", no_argument, NULL, 'l' },
 		{ "cluster", required_argument, NULL, 'M' }, { "clusters", required_argument, NULL, 'M' },
+		{ "partition", no_argument, NULL, 'm' },
 		{ "noheader", no_argument, NULL, 'n' }, { "format", required_argument, NULL, 'o' },
 		{ "parsable", no_argument, NULL, 'p' }, { "parsable2", no_argument, NULL, 'P' },
 		{ "users", required_argument, NULL, 'u' }, { "Users", no_argument, NULL, 'U' },
@@ -245,15 +247,17 @@ int main(int argc, char **argv)
 	};
 	const char *accounts_arg = NULL, *users_arg = NULL, *format = NULL;
 	bool all = false, long_form = false, no_header = false, users_only = false;
+	bool partitions = false;
 	enum parsable p = PARSABLE_NO;
 	int c, status = 1;
 
-	while ((c = getopt_long(argc, argv, "aA:elM:no:pPu:UvVh", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "aA:elmM:no:pPu:UvVh", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'a': all = true; break;
 		case 'A': accounts_arg = optarg; break;
 		case 'e': help_format(); return 0;
 		case 'l': long_form = true; break;
+		case 'm': partitions = true; break;
 		case 'M': case 'v': break;   /* one cluster: this one */
 		case 'n': no_header = true; break;
 		case 'o': format = optarg; break;
@@ -320,9 +324,16 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	bool fair_tree = cmd_jbool(reply, "fair_tree");
-	if (!format)
+	char *with_partition = NULL;
+	if (!format) {
 		format = long_form ? (fair_tree ? LONG_FORMAT : LONG_FORMAT_CLASSIC) : SHORT_FORMAT;
+		/* -m: the partition of per-partition associations, after User */
+		if (partitions)
+			format = with_partition = xasprintf("Account,User,Partition%s",
+							    format + strlen("Account,User"));
+	}
 	cols = sshare_format_parse(format, &ncols);
+	free(with_partition);
 	if (!cols)
 		goto out;
 	if (!no_header)

@@ -226,6 +226,9 @@ def test_columns_and_tree(c, tree):
     assert all(line.endswith("|") and line.count("|") == 3 for line in p)
     w = ok(c, ["sshare", "-a", "-o", "User%15,RawShares"]).splitlines()
     assert w[0] == "           User  RawShares "
+    # -m: the partition column after User
+    m = ok(c, ["sshare", "-a", "-m", "-P"]).splitlines()
+    assert m[0].split("|")[:4] == ["Account", "User", "Partition", "RawShares"]
 
 
 def test_who_is_shown(c, tree):
