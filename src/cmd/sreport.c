@@ -156,13 +156,15 @@ static int sreport_size_bucket(const long *groups, size_t ngroups, long cpus)
 	return (int)i;
 }
 
-/* The banner's second line: "Usage reported in CPU Minutes". */
-static void usage_line(char *buf, size_t len, const char *what, enum time_fmt f)
+/* The banner's second line: "Usage reported in CPU Minutes" ("TRES
+ * Minutes" when -T named the TRES). */
+static void usage_line(char *buf, size_t len, const char *what, enum time_fmt f, bool tres)
 {
 	if (f == TF_PERCENT)
 		snprintf(buf, len, "%s reported in %s", what, sreport_time_fmt_name(f));
 	else if (!strcmp(what, "Usage"))
-		snprintf(buf, len, "Usage reported in CPU %s", sreport_time_fmt_name(f));
+		snprintf(buf, len, "Usage reported in %s %s", tres ? "TRES" : "CPU",
+			 sreport_time_fmt_name(f));
 	else
 		snprintf(buf, len, "%s reported in %s", what, sreport_time_fmt_name(f));
 }
@@ -186,6 +188,7 @@ struct col {
 
 static enum parsable parsable;
 static bool header = true;
+static bool tres_named;   /* -T cpu: a "TRES Name" column, as Slurm adds */
 
 static void put_cell(const char *v, int width, bool last)
 {
@@ -225,6 +228,13 @@ static void put_header(const struct col *cols, size_t n)
 			putchar('-');
 		putchar(' ');
 	}
+	putchar('\n');
+}
+
+static void put_row(const struct col *cols, const char *const *vals, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		put_cell(vals[i], cols[i].width, i + 1 == n);
 	putchar('\n');
 }
 
@@ -349,7 +359,7 @@ static bool job_usage(const struct data *d, const struct report_opts *o, const j
 static int report_cluster_utilization(struct report_opts *o)
 {
 	struct data d = { 0 };
-	char units[128], buf[64];
+	char units[128];
 	int status = 1;
 	struct herd_error err = { "" };
 	if (cmd_client_init(&d.client, &err) < 0) {
@@ -381,22 +391,25 @@ static int report_cluster_utilization(struct report_opts *o)
 	/* Slurm 22.05's names ("Reserved": 23.02 calls it Planned); each
 	 * column as wide as its figure needs */
 	long long v[] = { alloc, down, 0, idle, 0, reported };
-	struct col cols[] = {
-		{ "Cluster", 9 }, { "Allocated", 0 }, { "Down", 0 }, { "PLND Down", 0 },
-		{ "Idle", 0 }, { "Reserved", 0 }, { "Reported", 0 },
-	};
-	for (int k = 0; k < 6; k++)
-		cols[k + 1].width = sreport_usage_width(v[k], o->tf);
-	usage_line(units, sizeof(units), "Usage", o->tf);
-	put_banner("Cluster Utilization", o->start, o->end, units);
-	put_header(cols, 7);
-	if (cluster_wanted(&d, o)) {
-		put_cell(d.cluster, cols[0].width, false);
-		for (int k = 0; k < 6; k++)
-			put_cell(sreport_time_value(v[k], reported, o->tf, buf, sizeof(buf)),
-				 cols[k + 1].width, k == 5);
-		putchar('\n');
+	static const char *const titles[] = { "Allocated", "Down", "PLND Down", "Idle", "Reserved",
+					      "Reported" };
+	struct col cols[8] = { { "Cluster", 9 } };
+	char cells[6][64];
+	const char *vals[8] = { d.cluster };
+	size_t n = 1;
+	if (tres_named) {
+		cols[n] = (struct col){ "TRES Name", 14 };
+		vals[n++] = "cpu";
 	}
+	for (int k = 0; k < 6; k++, n++) {
+		cols[n] = (struct col){ titles[k], sreport_usage_width(v[k], o->tf) };
+		vals[n] = sreport_time_value(v[k], reported, o->tf, cells[k], sizeof(cells[k]));
+	}
+	usage_line(units, sizeof(units), "Usage", o->tf, tres_named);
+	put_banner("Cluster Utilization", o->start, o->end, units);
+	put_header(cols, n);
+	if (cluster_wanted(&d, o))
+		put_row(cols, vals, n);
 	status = 0;
 out:
 	json_decref(d.facts);
@@ -527,7 +540,7 @@ static int report_account_by_user(struct report_opts *o)
 {
 	struct data d = { 0 };
 	struct tree t = { 0 };
-	char units[128], buf[64], name[256], acct[256];
+	char units[128], name[256], acct[256];
 	int status = 1;
 	struct herd_error err = { "" };
 	if (cmd_client_init(&d.client, &err) < 0) {
@@ -554,13 +567,18 @@ static int report_account_by_user(struct report_opts *o)
 	time_t until = o->end < o->now ? o->end : o->now;
 	long long reported = until > o->start ? cmd_jint(d.facts, "cpus") * (long long)(until - o->start)
 					      : 0;
-	/* Used as wide as the largest figure (root's) needs; Energy as 0 */
-	const struct col cols[] = {
+	/* Used as wide as the largest figure (root's) needs; Energy as 0;
+	 * with -T the TRES's name instead of Energy */
+	struct col cols[6] = {
 		{ "Cluster", 9 }, { "Account", o->tree ? -20 : 15 }, { "Login", 9 },
 		{ "Proper Name", 15 }, { "Used", sreport_usage_width(total, o->tf) },
 		{ "Energy", sreport_usage_width(0, o->tf) },
 	};
-	usage_line(units, sizeof(units), "Usage", o->tf);
+	if (tres_named) {
+		cols[5] = cols[4];
+		cols[4] = (struct col){ "TRES Name", 14 };
+	}
+	usage_line(units, sizeof(units), "Usage", o->tf, tres_named);
 	put_banner("Cluster/Account/User Utilization", o->start, o->end, units);
 	put_header(cols, 6);
 	size_t n;
@@ -573,17 +591,20 @@ static int report_account_by_user(struct report_opts *o)
 			continue;
 		if (o->users && !v->user)
 			continue;   /* users=: the users' rows */
-		put_cell(d.cluster, cols[0].width, false);
+		char used[64], energy[64];
 		snprintf(acct, sizeof(acct), "%*s%s", o->tree ? v->depth : 0, "", v->account);
-		put_cell(acct, cols[1].width, false);
-		put_cell(v->user ? v->user : "", cols[2].width, false);
-		put_cell(v->user ? proper_name(v->user, name, sizeof(name)) : "", cols[3].width, false);
-		put_cell(sreport_time_value(v->secs, reported, o->tf, buf, sizeof(buf)), cols[4].width,
-			 false);
-		put_cell(sreport_time_value(0, reported, o->tf, buf, sizeof(buf)), cols[5].width, true);
-		putchar('\n');
+		const char *vals[6] = {
+			d.cluster, acct, v->user ? v->user : "",
+			v->user ? proper_name(v->user, name, sizeof(name)) : "",
+			sreport_time_value(v->secs, reported, o->tf, used, sizeof(used)),
+			sreport_time_value(0, reported, o->tf, energy, sizeof(energy)),
+		};
+		if (tres_named) {
+			vals[5] = vals[4];
+			vals[4] = "cpu";
+		}
+		put_row(cols, vals, 6);
 	}
-	(void)total;
 	free(order);
 	status = 0;
 out:
@@ -615,7 +636,7 @@ static int by_secs_desc(const void *x, const void *y)
 static int report_top_usage(struct report_opts *o)
 {
 	struct data d = { 0 };
-	char units[128], buf[64], name[256];
+	char units[128], name[256];
 	int status = 1;
 	struct herd_error err = { "" };
 	struct top_user *users = NULL;
@@ -652,29 +673,35 @@ static int report_top_usage(struct report_opts *o)
 	time_t until = o->end < o->now ? o->end : o->now;
 	long long reported = until > o->start ? cmd_jint(d.facts, "cpus") * (long long)(until - o->start)
 					      : 0;
-	const struct col cols[] = {
+	struct col cols[6] = {
 		{ "Cluster", 9 }, { "Login", 9 }, { "Proper Name", 15 }, { "Account", 15 },
 		{ "Used", sreport_usage_width(nusers ? users[0].secs : 0, o->tf) },
 		{ "Energy", sreport_usage_width(0, o->tf) },
 	};
+	if (tres_named) {
+		cols[5] = cols[4];
+		cols[4] = (struct col){ "TRES Name", 14 };
+	}
 	char title[64];
 	snprintf(title, sizeof(title), "Top %ld Users", o->top_count);
-	usage_line(units, sizeof(units), "Usage", o->tf);
+	usage_line(units, sizeof(units), "Usage", o->tf, tres_named);
 	put_banner(title, o->start, o->end, units);
 	put_header(cols, 6);
 	for (size_t k = 0; cluster_wanted(&d, o) && k < nusers && (long)k < o->top_count; k++) {
-		char accts[512] = "";
+		char accts[512] = "", used[64], energy[64];
 		for (size_t a = 0; a < users[k].naccounts; a++)
 			snprintf(accts + strlen(accts), sizeof(accts) - strlen(accts), "%s%s",
 				 a ? ", " : "", users[k].accounts[a]);
-		put_cell(d.cluster, cols[0].width, false);
-		put_cell(users[k].user, cols[1].width, false);
-		put_cell(proper_name(users[k].user, name, sizeof(name)), cols[2].width, false);
-		put_cell(accts, cols[3].width, false);
-		put_cell(sreport_time_value(users[k].secs, reported, o->tf, buf, sizeof(buf)),
-			 cols[4].width, false);
-		put_cell(sreport_time_value(0, reported, o->tf, buf, sizeof(buf)), cols[5].width, true);
-		putchar('\n');
+		const char *vals[6] = {
+			d.cluster, users[k].user, proper_name(users[k].user, name, sizeof(name)), accts,
+			sreport_time_value(users[k].secs, reported, o->tf, used, sizeof(used)),
+			sreport_time_value(0, reported, o->tf, energy, sizeof(energy)),
+		};
+		if (tres_named) {
+			vals[5] = vals[4];
+			vals[4] = "cpu";
+		}
+		put_row(cols, vals, 6);
 	}
 	status = 0;
 out:
@@ -754,7 +781,7 @@ static int report_sizes_by_account(struct report_opts *o)
 		cols[ncols++] = (struct col){ titles[g], per ? 20 : 13 };
 	}
 	cols[ncols++] = (struct col){ "% of cluster", 12 };
-	usage_line(units, sizeof(units), "Time", o->tf);
+	usage_line(units, sizeof(units), "Time", o->tf, false);
 	put_banner("Job Sizes", o->start, o->end, units);
 	put_header(cols, ncols);
 	for (size_t r = 0; cluster_wanted(&d, o) && r < nrows; r++) {
@@ -925,6 +952,7 @@ int main(int argc, char **argv)
 					optarg);
 				return 1;
 			}
+			tres_named = true;
 			break;
 		case 'M': cluster_opt = optarg; break;
 		case 'h': help(); return 0;

@@ -159,6 +159,14 @@ def test_banner_and_columns(c, work):
     out = sreport(c, "-P", "-n", "-t", "s", "cluster", "utilization",
                   f"start={stamp(work['start'] - 7200)}", f"end={stamp(work['start'])}")
     assert out.split("|")[1] == "0"
+    # -T cpu: the TRES named in a column of its own, and in the banner
+    out = sreport(c, "-T", "cpu", "cluster", "utilization", *work["args"]).splitlines()
+    assert out[2] == "Usage reported in TRES Minutes"
+    assert out[4].split()[:3] == ["Cluster", "TRES", "Name"] and out[6].split()[1] == "cpu"
+    r = rows(sreport(c, "-P", "-T", "cpu", "user", "TopUsage", *work["args"]))
+    assert list(r[0]) == ["Cluster", "Login", "Proper Name", "Account", "TRES Name", "Used"]
+    r = c.run(["sreport", "-T", "gres/gpu", "cluster", "utilization"])
+    assert r.rc == 1 and "Only the cpu TRES" in r.err, r
     # clusters= naming another cluster: no row
     out = sreport(c, "-P", "-n", "cluster", "utilization", "clusters=nosuch", *work["args"])
     assert out == ""

@@ -48,13 +48,15 @@ static void time_formats(void **state)
 	assert_string_equal(sreport_time_fmt_name(TF_PERCENT), "Percentage of Total");
 	assert_string_equal(sreport_time_fmt_name(TF_HOURS_PER), "Hours/Percentage of Total");
 	char line[128];
-	usage_line(line, sizeof(line), "Usage", TF_MINS);
+	usage_line(line, sizeof(line), "Usage", TF_MINS, false);
 	assert_string_equal(line, "Usage reported in CPU Minutes");
-	usage_line(line, sizeof(line), "Usage", TF_PERCENT);
+	usage_line(line, sizeof(line), "Usage", TF_PERCENT, true);
 	assert_string_equal(line, "Usage reported in Percentage of Total");
-	usage_line(line, sizeof(line), "Usage", TF_HOURS_PER);
+	usage_line(line, sizeof(line), "Usage", TF_HOURS_PER, false);
 	assert_string_equal(line, "Usage reported in CPU Hours/Percentage of Total");
-	usage_line(line, sizeof(line), "Time", TF_SECS);
+	usage_line(line, sizeof(line), "Usage", TF_HOURS, true);
+	assert_string_equal(line, "Usage reported in TRES Hours");
+	usage_line(line, sizeof(line), "Time", TF_SECS, false);
 	assert_string_equal(line, "Time reported in Seconds");
 }
 
