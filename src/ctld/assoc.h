@@ -228,7 +228,8 @@ void usage_tick(time_t now);
 void usage_rpc(struct net_req *req);   /* SHARE_INFO (sshare) */
 /* job_set_state calls it on every change (job->state is the new one):
  * a job that now holds an allocation (RUNNING, COMPLETING) is charged from
- * now on, one that no longer does is charged up to its end. */
+ * its start (a resumed one from now), one that no longer does up to its
+ * end; usage.c keeps these jobs in a list of its own. */
 void usage_job_state(struct job *job, enum job_state old);
 /* Charge and store every association's usage now (at shutdown). */
 void usage_save(time_t now);
