@@ -352,3 +352,20 @@ def test_decay(c, tree):
     time.sleep(3)
     after = int(row(parse(ok(c, ["sshare", "-a", "-P"])), "root")["RawUsage"])
     assert after <= before / 4, (before, after)
+
+
+def test_usage_reset_now(c, tree):
+    """Last: PriorityUsageResetPeriod=NOW clears the usage when the
+    controller starts (and stays cleared after the next restart)."""
+    set_conf(c, PriorityDecayHalfLife="0")
+    j = c.sbatch("-A", "bio", "-n", "1", "-o", "/dev/null", "--wrap", "sleep 1")
+    assert c.wait_done(j) == "COMPLETED"
+    assert int(row(parse(ok(c, ["sshare", "-a", "-P"])), "root")["RawUsage"]) > 0
+    with open(c.conf, "a") as f:
+        f.write("PriorityUsageResetPeriod=NOW\n")
+    os.kill(c.ctld_pid(), signal.SIGTERM)
+    c.wait_until("herdctld to stop", lambda: not c.daemon_pids("herdctld"), timeout=20)
+    c.restart_ctld()
+    c.wait_until("herdctld to answer", c.ping_ok, timeout=30)
+    rows = parse(ok(c, ["sshare", "-a", "-P"]))
+    assert all(r["RawUsage"] == "0" for r in rows), rows
