@@ -231,13 +231,6 @@ static void put_header(const struct col *cols, size_t n)
 	putchar('\n');
 }
 
-static void put_row(const struct col *cols, const char *const *vals, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		put_cell(vals[i], cols[i].width, i + 1 == n);
-	putchar('\n');
-}
-
 static void put_banner(const char *title, time_t start, time_t end, const char *units_line)
 {
 	char a[32], b[32];
@@ -261,6 +254,7 @@ struct report_opts {
 	bool start_given, end_given, tree, flat;
 	time_t start_in, end_in, start, end, now;
 	char **users, **accounts, **clusters;
+	char *format;                /* format=, NULL: the report's own columns */
 	long top_count;
 	long groups[16];
 	size_t ngroups;
@@ -354,6 +348,151 @@ static bool job_usage(const struct data *d, const struct report_opts *o, const j
 	return true;
 }
 
+/* ---- format=: the columns of the cluster and user reports ---- */
+
+enum fk { FK_ACCOUNT, FK_ALLOC, FK_CLUSTER, FK_CPU_COUNT, FK_DOWN, FK_ENERGY, FK_IDLE, FK_LOGIN,
+	  FK_OVER_COMM, FK_PLND_DOWN, FK_PROPER, FK_REPORTED, FK_RESERVED, FK_TRES_NAME, FK_USED };
+
+struct field_def {
+	const char *name;   /* what format= names, abbreviated to at least min letters */
+	size_t min;
+	const char *title;
+	enum fk kind;
+};
+
+/* In Slurm's order of matching (the first a name abbreviates wins). */
+static const struct field_def cluster_fields[] = {
+	{ "Accounts", 2, "Account", FK_ACCOUNT }, { "Allocated", 2, "Allocated", FK_ALLOC },
+	{ "Cluster", 2, "Cluster", FK_CLUSTER }, { "CPUCount", 2, "CPU count", FK_CPU_COUNT },
+	{ "Down", 1, "Down", FK_DOWN }, { "Idle", 1, "Idle", FK_IDLE },
+	{ "Login", 1, "Login", FK_LOGIN }, { "OverCommitted", 1, "Over Comm", FK_OVER_COMM },
+	{ "PlannedDown", 2, "PLND Down", FK_PLND_DOWN }, { "Proper", 2, "Proper Name", FK_PROPER },
+	{ "Reported", 3, "Reported", FK_REPORTED }, { "Reserved", 3, "Reserved", FK_RESERVED },
+	{ "TresName", 5, "TRES Name", FK_TRES_NAME }, { "Used", 1, "Used", FK_USED },
+	{ "Energy", 1, "Energy", FK_ENERGY }, { NULL, 0, NULL, 0 },
+};
+static const struct field_def user_fields[] = {
+	{ "Accounts", 1, "Account", FK_ACCOUNT }, { "Cluster", 1, "Cluster", FK_CLUSTER },
+	{ "Energy", 1, "Energy", FK_ENERGY }, { "Login", 1, "Login", FK_LOGIN },
+	{ "Proper", 1, "Proper Name", FK_PROPER }, { "TresName", 5, "TRES Name", FK_TRES_NAME },
+	{ "Used", 1, "Used", FK_USED }, { NULL, 0, NULL, 0 },
+};
+
+struct pick {
+	const struct field_def *def;
+	int width;   /* from "Name%N", 0: the column's own */
+};
+
+/* "Cluster,Used%12" into picks (at most max).  A name no field has is
+ * reported as Slurm does (" Unknown field 'x'") and *bad set; the rest go on. */
+static size_t pick_fields(const struct field_def *defs, const char *spec, struct pick *out,
+			  size_t max, bool *bad)
+{
+	size_t n = 0, count;
+	char **names = opt_split(spec, ',', &count);
+	for (size_t i = 0; i < count && n < max; i++) {
+		char *pct = strchr(names[i], '%');
+		int width = 0;
+		if (pct) {
+			*pct = '\0';
+			width = atoi(pct + 1);
+		}
+		size_t len = strlen(names[i]);
+		const struct field_def *f;
+		for (f = defs; f->name; f++)
+			if (len >= f->min && len <= strlen(f->name) && !strncasecmp(f->name, names[i], len))
+				break;
+		if (!f->name) {
+			fprintf(stderr, " Unknown field '%s'\n", names[i]);
+			*bad = true;
+			continue;
+		}
+		out[n++] = (struct pick){ f, width };
+	}
+	opt_strv_free(names);
+	return n;
+}
+
+/* One row of a cluster or user report. */
+struct rowv {
+	const char *cluster, *account, *login, *proper;
+	long long used, alloc, down, idle, reported, cpus;
+};
+
+static bool fk_is_time(enum fk k)
+{
+	switch (k) {
+	case FK_ALLOC: case FK_DOWN: case FK_ENERGY: case FK_IDLE: case FK_OVER_COMM:
+	case FK_PLND_DOWN: case FK_REPORTED: case FK_RESERVED: case FK_USED:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* A time figure of a row (what Herd does not keep, energy, planned down
+ * time, reservations, over-commit, is 0). */
+static long long fk_secs(enum fk k, const struct rowv *r)
+{
+	switch (k) {
+	case FK_ALLOC: return r->alloc;
+	case FK_DOWN: return r->down;
+	case FK_IDLE: return r->idle;
+	case FK_REPORTED: return r->reported;
+	case FK_USED: return r->used;
+	default: return 0;
+	}
+}
+
+/* The picked columns of rows: header (unless -n), then a line each.
+ * Time columns are as wide as their largest figure needs; percentages are
+ * of total. */
+static void print_rows(const struct pick *picks, size_t n, const struct rowv *rows, size_t nrows,
+		       long long total, enum time_fmt tf, bool tree)
+{
+	struct col *cols = xmalloc((n + 1) * sizeof(*cols));
+	for (size_t i = 0; i < n; i++) {
+		enum fk k = picks[i].def->kind;
+		int w;
+		if (fk_is_time(k)) {
+			long long max = 0;
+			for (size_t r = 0; r < nrows; r++)
+				if (fk_secs(k, &rows[r]) > max)
+					max = fk_secs(k, &rows[r]);
+			w = sreport_usage_width(max, tf);
+		} else {
+			w = k == FK_ACCOUNT ? (tree ? -20 : 15) : k == FK_PROPER ? 15
+			    : k == FK_TRES_NAME ? 14 : 9;
+		}
+		cols[i] = (struct col){ picks[i].def->title, picks[i].width ? picks[i].width : w };
+	}
+	put_header(cols, n);
+	for (size_t r = 0; r < nrows; r++) {
+		char buf[64];
+		for (size_t i = 0; i < n; i++) {
+			enum fk k = picks[i].def->kind;
+			const char *v = "";
+			if (fk_is_time(k))
+				v = sreport_time_value(fk_secs(k, &rows[r]), total, tf, buf, sizeof(buf));
+			else if (k == FK_CLUSTER)
+				v = rows[r].cluster;
+			else if (k == FK_ACCOUNT)
+				v = rows[r].account;
+			else if (k == FK_LOGIN)
+				v = rows[r].login;
+			else if (k == FK_PROPER)
+				v = rows[r].proper;
+			else if (k == FK_TRES_NAME)
+				v = "cpu";
+			else if (k == FK_CPU_COUNT)
+				snprintf(buf, sizeof(buf), "%lld", rows[r].cpus), v = buf;
+			put_cell(v ? v : "", cols[i].width, i + 1 == n);
+		}
+		putchar('\n');
+	}
+	free(cols);
+}
+
 /* ---- cluster utilization ---- */
 
 static int report_cluster_utilization(struct report_opts *o)
@@ -388,28 +527,21 @@ static int report_cluster_utilization(struct report_opts *o)
 		down = reported - alloc;
 	long long idle = reported - alloc - down;
 
-	/* Slurm 22.05's names ("Reserved": 23.02 calls it Planned); each
-	 * column as wide as its figure needs */
-	long long v[] = { alloc, down, 0, idle, 0, reported };
-	static const char *const titles[] = { "Allocated", "Down", "PLND Down", "Idle", "Reserved",
-					      "Reported" };
-	struct col cols[8] = { { "Cluster", 9 } };
-	char cells[6][64];
-	const char *vals[8] = { d.cluster };
-	size_t n = 1;
-	if (tres_named) {
-		cols[n] = (struct col){ "TRES Name", 14 };
-		vals[n++] = "cpu";
-	}
-	for (int k = 0; k < 6; k++, n++) {
-		cols[n] = (struct col){ titles[k], sreport_usage_width(v[k], o->tf) };
-		vals[n] = sreport_time_value(v[k], reported, o->tf, cells[k], sizeof(cells[k]));
-	}
+	/* Slurm 22.05's columns ("Reserved": 23.02 calls it Planned) */
+	struct pick picks[16];
+	bool bad = false;
+	size_t n = pick_fields(cluster_fields, o->format ? o->format
+				: tres_named ? "Cluster,TresName,Allocated,Down,PlannedDown,Idle,Reserved,Reported"
+				: "Cluster,Allocated,Down,PlannedDown,Idle,Reserved,Reported",
+				picks, 16, &bad);
+	struct rowv row = { .cluster = d.cluster, .account = "", .login = "", .proper = "",
+			    .alloc = alloc, .down = down, .idle = idle, .reported = reported,
+			    .cpus = cpus };
 	usage_line(units, sizeof(units), "Usage", o->tf, tres_named);
 	put_banner("Cluster Utilization", o->start, o->end, units);
-	put_header(cols, n);
-	if (cluster_wanted(&d, o))
-		put_row(cols, vals, n);
+	print_rows(picks, n, &row, cluster_wanted(&d, o) ? 1 : 0, reported, o->tf, false);
+	if (bad)
+		goto out;
 	status = 0;
 out:
 	json_decref(d.facts);
@@ -540,7 +672,7 @@ static int report_account_by_user(struct report_opts *o)
 {
 	struct data d = { 0 };
 	struct tree t = { 0 };
-	char units[128], name[256], acct[256];
+	char units[128];
 	int status = 1;
 	struct herd_error err = { "" };
 	if (cmd_client_init(&d.client, &err) < 0) {
@@ -552,7 +684,6 @@ static int report_account_by_user(struct report_opts *o)
 	tree_build(&t, d.tree);
 	size_t i;
 	json_t *job;
-	long long total = 0;
 	json_array_foreach(json_object_get(d.jobs, "jobs"), i, job) {
 		long long secs;
 		if (!job_usage(&d, o, job, &secs))
@@ -560,29 +691,22 @@ static int report_account_by_user(struct report_opts *o)
 		const char *account = cmd_jstr(job, "account");
 		tree_charge(&t, *account ? account : "(null)", cmd_jstr(job, "user"), secs, -1);
 	}
-	for (size_t k = 0; k < t.n; k++)
-		if (t.v[k].parent < 0)
-			total += t.v[k].secs;
 	/* percent of what the cluster reported over the window */
 	time_t until = o->end < o->now ? o->end : o->now;
 	long long reported = until > o->start ? cmd_jint(d.facts, "cpus") * (long long)(until - o->start)
 					      : 0;
-	/* Used as wide as the largest figure (root's) needs; Energy as 0;
-	 * with -T the TRES's name instead of Energy */
-	struct col cols[6] = {
-		{ "Cluster", 9 }, { "Account", o->tree ? -20 : 15 }, { "Login", 9 },
-		{ "Proper Name", 15 }, { "Used", sreport_usage_width(total, o->tf) },
-		{ "Energy", sreport_usage_width(0, o->tf) },
-	};
-	if (tres_named) {
-		cols[5] = cols[4];
-		cols[4] = (struct col){ "TRES Name", 14 };
-	}
+	struct pick picks[16];
+	bool bad = false;
+	size_t npicks = pick_fields(cluster_fields, o->format ? o->format
+				    : tres_named ? "Cluster,Accounts,Login,Proper,TresName,Used"
+				    : "Cluster,Accounts,Login,Proper,Used,Energy", picks, 16, &bad);
 	usage_line(units, sizeof(units), "Usage", o->tf, tres_named);
 	put_banner("Cluster/Account/User Utilization", o->start, o->end, units);
-	put_header(cols, 6);
-	size_t n;
+	size_t n, nrows = 0;
 	int *order = tree_order(&t, &n);
+	struct rowv *rows = xmalloc((n + 1) * sizeof(*rows));
+	char (*names)[256] = xmalloc((n + 1) * sizeof(*names));
+	char (*accts)[256] = xmalloc((n + 1) * sizeof(*accts));
 	for (size_t r = 0; cluster_wanted(&d, o) && r < n; r++) {
 		const struct node *v = &t.v[order[r]];
 		if (v->secs <= 0)
@@ -591,19 +715,21 @@ static int report_account_by_user(struct report_opts *o)
 			continue;
 		if (o->users && !v->user)
 			continue;   /* users=: the users' rows */
-		char used[64], energy[64];
-		snprintf(acct, sizeof(acct), "%*s%s", o->tree ? v->depth : 0, "", v->account);
-		const char *vals[6] = {
-			d.cluster, acct, v->user ? v->user : "",
-			v->user ? proper_name(v->user, name, sizeof(name)) : "",
-			sreport_time_value(v->secs, reported, o->tf, used, sizeof(used)),
-			sreport_time_value(0, reported, o->tf, energy, sizeof(energy)),
-		};
-		if (tres_named) {
-			vals[5] = vals[4];
-			vals[4] = "cpu";
-		}
-		put_row(cols, vals, 6);
+		snprintf(accts[nrows], sizeof(accts[nrows]), "%*s%s", o->tree ? v->depth : 0, "",
+			 v->account);
+		rows[nrows] = (struct rowv){
+			.cluster = d.cluster, .account = accts[nrows], .login = v->user ? v->user : "",
+			.proper = v->user ? proper_name(v->user, names[nrows], sizeof(names[nrows])) : "",
+			.used = v->secs, .reported = reported };
+		nrows++;
+	}
+	print_rows(picks, npicks, rows, nrows, reported, o->tf, o->tree);
+	free(rows);
+	free(names);
+	free(accts);
+	if (bad) {
+		free(order);
+		goto out;
 	}
 	free(order);
 	status = 0;
@@ -636,7 +762,7 @@ static int by_secs_desc(const void *x, const void *y)
 static int report_top_usage(struct report_opts *o)
 {
 	struct data d = { 0 };
-	char units[128], name[256];
+	char units[128];
 	int status = 1;
 	struct herd_error err = { "" };
 	struct top_user *users = NULL;
@@ -673,36 +799,35 @@ static int report_top_usage(struct report_opts *o)
 	time_t until = o->end < o->now ? o->end : o->now;
 	long long reported = until > o->start ? cmd_jint(d.facts, "cpus") * (long long)(until - o->start)
 					      : 0;
-	struct col cols[6] = {
-		{ "Cluster", 9 }, { "Login", 9 }, { "Proper Name", 15 }, { "Account", 15 },
-		{ "Used", sreport_usage_width(nusers ? users[0].secs : 0, o->tf) },
-		{ "Energy", sreport_usage_width(0, o->tf) },
-	};
-	if (tres_named) {
-		cols[5] = cols[4];
-		cols[4] = (struct col){ "TRES Name", 14 };
-	}
+	struct pick picks[16];
+	bool bad = false;
+	size_t npicks = pick_fields(user_fields, o->format ? o->format
+				    : tres_named ? "Cluster,Login,Proper,Accounts,TresName,Used"
+				    : "Cluster,Login,Proper,Accounts,Used,Energy", picks, 16, &bad);
 	char title[64];
 	snprintf(title, sizeof(title), "Top %ld Users", o->top_count);
 	usage_line(units, sizeof(units), "Usage", o->tf, tres_named);
 	put_banner(title, o->start, o->end, units);
-	put_header(cols, 6);
+	size_t nrows = 0;
+	struct rowv *rows = xmalloc((nusers + 1) * sizeof(*rows));
+	char (*names)[256] = xmalloc((nusers + 1) * sizeof(*names));
+	char (*accts)[512] = xmalloc((nusers + 1) * sizeof(*accts));
 	for (size_t k = 0; cluster_wanted(&d, o) && k < nusers && (long)k < o->top_count; k++) {
-		char accts[512] = "", used[64], energy[64];
+		accts[k][0] = '\0';
 		for (size_t a = 0; a < users[k].naccounts; a++)
-			snprintf(accts + strlen(accts), sizeof(accts) - strlen(accts), "%s%s",
-				 a ? ", " : "", users[k].accounts[a]);
-		const char *vals[6] = {
-			d.cluster, users[k].user, proper_name(users[k].user, name, sizeof(name)), accts,
-			sreport_time_value(users[k].secs, reported, o->tf, used, sizeof(used)),
-			sreport_time_value(0, reported, o->tf, energy, sizeof(energy)),
-		};
-		if (tres_named) {
-			vals[5] = vals[4];
-			vals[4] = "cpu";
-		}
-		put_row(cols, vals, 6);
+			snprintf(accts[k] + strlen(accts[k]), sizeof(accts[k]) - strlen(accts[k]),
+				 "%s%s", a ? ", " : "", users[k].accounts[a]);
+		rows[nrows++] = (struct rowv){
+			.cluster = d.cluster, .account = accts[k], .login = users[k].user,
+			.proper = proper_name(users[k].user, names[k], sizeof(names[k])),
+			.used = users[k].secs, .reported = reported };
 	}
+	print_rows(picks, npicks, rows, nrows, reported, o->tf, false);
+	free(rows);
+	free(names);
+	free(accts);
+	if (bad)
+		goto out;
 	status = 0;
 out:
 	for (size_t k = 0; k < nusers; k++) {
@@ -888,6 +1013,9 @@ static int parse_report_args(int argc, char **argv, struct report_opts *o)
 		} else if (eq && word_is(k, "Clusters", 1)) {
 			opt_strv_free(o->clusters);
 			o->clusters = opt_split(val, ',', NULL);
+		} else if (eq && word_is(k, "Format", 1)) {
+			free(o->format);
+			o->format = xstrdup(val);
 		} else if (eq && word_is(k, "TopCount", 1)) {
 			long v;
 			if (opt_count(val, &v) < 0) {
@@ -1044,6 +1172,7 @@ out:
 	opt_strv_free(o.users);
 	opt_strv_free(o.accounts);
 	opt_strv_free(o.clusters);
+	free(o.format);
 	return status;
 }
 #endif

@@ -167,6 +167,17 @@ def test_banner_and_columns(c, work):
     assert list(r[0]) == ["Cluster", "Login", "Proper Name", "Account", "TRES Name", "Used"]
     r = c.run(["sreport", "-T", "gres/gpu", "cluster", "utilization"])
     assert r.rc == 1 and "Only the cpu TRES" in r.err, r
+    # format= picks and orders the columns, Name%N sets a width
+    out = sreport(c, "-n", "-t", "s", "cluster", "utilization", *work["args"],
+                  "format=Reported,al%12,cl").splitlines()
+    (line,) = out
+    reported = line.split()[0]   # grows with the clock: what this call said
+    assert reported.isdigit() and line == "%8s %12s %9s " % (reported, p["Allocated"], shown)
+    out = sreport(c, "-P", "-n", "user", "TopUsage", *work["args"], "format=Login,Used")
+    assert [line.split("|")[0] for line in out.splitlines()] == ["herdu1", "herdu2"] or \
+        [line.split("|")[0] for line in out.splitlines()] == ["herdu2", "herdu1"]
+    r = c.run(["sreport", "cluster", "utilization", *work["args"], "format=Cluster,Bogus"])
+    assert r.rc == 1 and " Unknown field 'Bogus'" in r.err, r
     # clusters= naming another cluster: no row
     out = sreport(c, "-P", "-n", "cluster", "utilization", "clusters=nosuch", *work["args"])
     assert out == ""
