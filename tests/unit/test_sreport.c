@@ -1,7 +1,7 @@
 /* cmd/sreport's arithmetic: -t's names and how each time format prints a
  * figure, the window's rounding to the hour and its defaults, a job's
  * CPU-seconds clipped to the window (sacct's num_cpus x elapsed), and
- * SizesByAccount's buckets.  sreport.c is compiled in without its main. */
+ * SizesByAccount's buckets (sreport_calc.c, compiled in). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,8 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "cmd/opt.c"
-#define SREPORT_NO_MAIN
-#include "cmd/sreport.c"
+#include "cmd/sreport_calc.c"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -48,15 +47,15 @@ static void time_formats(void **state)
 	assert_string_equal(sreport_time_fmt_name(TF_PERCENT), "Percentage of Total");
 	assert_string_equal(sreport_time_fmt_name(TF_HOURS_PER), "Hours/Percentage of Total");
 	char line[128];
-	usage_line(line, sizeof(line), "Usage", TF_MINS, false);
+	sreport_usage_line(line, sizeof(line), "Usage", TF_MINS, false);
 	assert_string_equal(line, "Usage reported in CPU Minutes");
-	usage_line(line, sizeof(line), "Usage", TF_PERCENT, true);
+	sreport_usage_line(line, sizeof(line), "Usage", TF_PERCENT, true);
 	assert_string_equal(line, "Usage reported in Percentage of Total");
-	usage_line(line, sizeof(line), "Usage", TF_HOURS_PER, false);
+	sreport_usage_line(line, sizeof(line), "Usage", TF_HOURS_PER, false);
 	assert_string_equal(line, "Usage reported in CPU Hours/Percentage of Total");
-	usage_line(line, sizeof(line), "Usage", TF_HOURS, true);
+	sreport_usage_line(line, sizeof(line), "Usage", TF_HOURS, true);
 	assert_string_equal(line, "Usage reported in TRES Hours");
-	usage_line(line, sizeof(line), "Time", TF_SECS, false);
+	sreport_usage_line(line, sizeof(line), "Time", TF_SECS, false);
 	assert_string_equal(line, "Time reported in Seconds");
 }
 
