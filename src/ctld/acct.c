@@ -452,41 +452,42 @@ static int64_t *int_array(const json_t *arr, size_t *n)
 	return out;
 }
 
-void acct_jobs(struct net_req *req)
+/* The query a request body asks for; NULL with *rc (and maybe errtext) when
+ * it cannot be run. */
+static struct acct_query *query_new(const json_t *body, int *rc, const char **errtext)
 {
-	struct acct_query *q = xmalloc(sizeof(*q));
-	json_t *states = json_object_get(req->body, "states"), *v;
-	json_t *start = json_object_get(req->body, "start_time"),
-	       *end = json_object_get(req->body, "end_time");
+	json_t *states = json_object_get(body, "states"), *v;
+	json_t *start = json_object_get(body, "start_time"), *end = json_object_get(body, "end_time");
 	size_t i;
 
+	*errtext = NULL;
 	if (store_backend() == STORE_ACCT_NONE) {
-		net_respond(req, HERD_ERR_DISABLED, NULL, "Slurm accounting storage is disabled");
-		free(q);
-		return;
+		*rc = HERD_ERR_DISABLED;
+		*errtext = "Slurm accounting storage is disabled";
+		return NULL;
 	}
+	struct acct_query *q = xmalloc(sizeof(*q));
 	json_array_foreach(states, i, v) {
 		const char *name = json_string_value(v);
 		int s = name && !strcmp(name, "REQUEUED") ? STATE_REQUEUED : job_state_parse(name);
 		if (s < 0) {
-			net_respond(req, HERD_ERR_INVALID_ARG, NULL, NULL);
+			*rc = HERD_ERR_INVALID_ARG;
 			free(q);
-			return;
+			return NULL;
 		}
 		q->want_state[s] = true;
 		q->by_state = true;
 	}
-	q->req = req;
-	q->ids = int_array(json_object_get(req->body, "job_ids"), &q->nids);
+	q->ids = int_array(json_object_get(body, "job_ids"), &q->nids);
 	/* Records come in job ID order, however the IDs were listed. */
 	qsort(q->ids, q->nids, sizeof(*q->ids), cmp_id);
-	q->uids = int_array(json_object_get(req->body, "uids"), &q->nuids);
+	q->uids = int_array(json_object_get(body, "uids"), &q->nuids);
 	q->start = start ? json_integer_value(start) : 0;
 	q->end = end ? json_integer_value(end) : time(NULL);
-	q->duplicates = json_is_true(json_object_get(req->body, "duplicates"));
-	q->accounts = strv_of(json_object_get(req->body, "accounts"));
+	q->duplicates = json_is_true(json_object_get(body, "duplicates"));
+	q->accounts = strv_of(json_object_get(body, "accounts"));
 	/* clusters: absent = this one; "all" = every one the database holds */
-	q->clusters = strv_of(json_object_get(req->body, "clusters"));
+	q->clusters = strv_of(json_object_get(body, "clusters"));
 	if (!q->clusters || !q->clusters[0]) {
 		strv_free(q->clusters);
 		q->clusters = xmalloc(2 * sizeof(*q->clusters));
@@ -501,10 +502,45 @@ void acct_jobs(struct net_req *req)
 	q->db_path = xstrdup(store_path());
 	if (store_pg_conninfo())
 		q->conninfo = xstrdup(store_pg_conninfo());
+	return q;
+}
+
+void acct_jobs(struct net_req *req)
+{
+	int rc;
+	const char *errtext;
+	struct acct_query *q = query_new(req->body, &rc, &errtext);
+	if (!q) {
+		net_respond(req, rc, NULL, errtext);
+		return;
+	}
+	q->req = req;
 	q->work.data = q;
 	*waiting_tail = q;
 	waiting_tail = &q->next;
 	start_next();
+}
+
+char *acct_jobs_run(const json_t *body, int *rc, char *err, size_t errlen)
+{
+	const char *errtext;
+	struct acct_query *q = query_new(body, rc, &errtext);
+	char *out = NULL;
+	if (!q) {
+		snprintf(err, errlen, "%s", errtext ? errtext : herd_strerror(*rc));
+		return NULL;
+	}
+	q->work.data = q;
+	acct_work(&q->work);
+	*rc = q->rc;
+	if (q->rc == 0) {
+		out = q->out.s;
+		q->out.s = NULL;
+	} else {
+		snprintf(err, errlen, "%s", q->err);
+	}
+	query_free(q);
+	return out;
 }
 
 static void start_next(void)

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <libpq-fe.h>
+#include <pthread.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -348,6 +349,15 @@ int64_t adb_int(const struct adb_rows *r, int col)
 	return s ? strtoll(s, NULL, 10) : 0;
 }
 
+enum adb_type adb_type(const struct adb_rows *r, int col)
+{
+	if (r->st) {
+		int t = sqlite3_column_type(r->st, col);
+		return t == SQLITE_NULL ? ADB_V_NULL : t == SQLITE_INTEGER ? ADB_V_INT : ADB_V_TEXT;
+	}
+	return PQgetisnull(r->res, r->row, col) ? ADB_V_NULL : ADB_V_TEXT;
+}
+
 const char *adb_text(const struct adb_rows *r, int col)
 {
 	if (r->st)
@@ -375,36 +385,198 @@ int adb_write(struct adb *db, const struct adb_row *row)
 	return adb_exec(db, write_sql[row->kind], row->v, row->n);
 }
 
-char *adb_row_dump(const struct adb_row *row)
+/* ---- PostgreSQL: many writes at once ----
+ * A batch is one transaction sent in one pipeline (libpq 14+): one round
+ * trip, not one a row.  Writes of a record that a later write of the batch
+ * replaces are left out (every upsert sets the whole record), and the rest
+ * go ADB_CHUNK rows to a statement: the same INSERT ... ON CONFLICT with
+ * more VALUES groups, which a statement may hold only once per key. */
+#define ADB_CHUNK 64
+static const int key_columns[ADB_W_COUNT] = { 3, 4, 2 };
+static char *chunk_sql[ADB_W_COUNT];
+static pthread_once_t chunk_once = PTHREAD_ONCE_INIT;
+
+/* write_sql[kind] with k VALUES groups. */
+static char *multi_sql(int kind, int k)
 {
-	json_t *a = json_array();
-	for (int k = 0; k < row->n; k++)
-		json_array_append_new(a, row->v[k].type == ADB_V_INT ? json_integer(row->v[k].i)
-					 : row->v[k].type == ADB_V_TEXT ? json_string(row->v[k].s)
-					 : json_null());
-	char *s = json_dumps(a, JSON_COMPACT);
-	json_decref(a);
-	return s ? s : xstrdup("[]");
+	const char *sql = write_sql[kind], *values = strstr(sql, " VALUES ("),
+		   *conflict = strstr(sql, " ON CONFLICT");
+	struct { char *s; size_t len, cap; } b = { 0 };
+	size_t need = (values - sql) + strlen(conflict) + 16 + (size_t)k * write_params[kind] * 7;
+	b.s = xmalloc(need);
+	b.len = values - sql;
+	memcpy(b.s, sql, b.len);
+	b.len += sprintf(b.s + b.len, " VALUES ");
+	for (int r = 0; r < k; r++) {
+		b.s[b.len++] = r ? ',' : ' ';
+		b.s[b.len++] = '(';
+		for (int c = 0; c < write_params[kind]; c++)
+			b.len += sprintf(b.s + b.len, "%s$%d", c ? "," : "", r * write_params[kind] + c + 1);
+		b.s[b.len++] = ')';
+	}
+	strcpy(b.s + b.len, conflict);
+	return b.s;
 }
 
-int adb_row_load(const char *text, int kind, struct adb_row *out, json_t **hold)
+static void chunk_init(void)
 {
-	json_t *a = text ? json_loads(text, 0, NULL) : NULL, *v;
-	size_t k;
-	*hold = NULL;
-	if (!json_is_array(a) || kind < 0 || kind >= ADB_W_COUNT ||
-	    json_array_size(a) != (size_t)write_params[kind]) {
-		json_decref(a);
+	for (int k = 0; k < ADB_W_COUNT; k++)
+		chunk_sql[k] = multi_sql(k, ADB_CHUNK);
+}
+
+static bool same_value(const struct adb_val *a, const struct adb_val *b)
+{
+	if (a->type != b->type)
+		return false;
+	return a->type == ADB_V_INT ? a->i == b->i
+	       : a->type == ADB_V_TEXT ? !strcmp(a->s, b->s) : true;
+}
+
+static bool same_key(const struct adb_row *a, const struct adb_row *b)
+{
+	if (a->kind != b->kind)
+		return false;
+	for (int c = 0; c < key_columns[a->kind]; c++)
+		if (!same_value(&a->v[c], &b->v[c]))
+			return false;
+	return true;
+}
+
+/* Send one statement of k rows (all of one kind); false when libpq could not. */
+static bool send_chunk(struct adb *db, const struct adb_row *const *rows, int k)
+{
+	int kind = rows[0]->kind, np = write_params[kind], n = k * np;
+	struct adb_val *v = xmalloc(n * sizeof(*v));
+	struct pg_params p;
+	for (int r = 0; r < k; r++)
+		memcpy(&v[r * np], rows[r]->v, np * sizeof(*v));
+	const char *const *values = pg_values(&p, v, n);
+	int ok;
+	struct adb_stmt *s = k == ADB_CHUNK ? stmt_get(db, chunk_sql[kind]) : NULL;
+	if (s) {
+		ok = PQsendQueryPrepared(db->pg, s->name, n, values, NULL, NULL, 0);
+	} else {
+		char *sql = multi_sql(kind, k);
+		ok = PQsendQueryParams(db->pg, sql, n, NULL, values, NULL, NULL, 0);
+		free(sql);
+	}
+	pg_params_free(&p);
+	free(v);
+	return ok;
+}
+
+static int pg_write_many(struct adb *db, const struct adb_row *rows, int n)
+{
+	PGconn *pg = db->pg;
+	int rc = 0, nsent = 0, nwant = 2;
+	const struct adb_row **keep = xmalloc((n + 1) * sizeof(*keep));
+	int nkeep = 0;
+
+	pthread_once(&chunk_once, chunk_init);
+	for (int i = 0; i < n; i++)
+		if (rows[i].kind >= ADB_W_COUNT || rows[i].n != write_params[rows[i].kind]) {
+			set_err(db, "malformed accounting row");
+			free(keep);
+			return -1;
+		}
+	/* the last write of each record, in batch order */
+	for (int i = n - 1; i >= 0; i--) {
+		bool later = false;
+		for (int j = 0; j < nkeep && !later; j++)
+			later = same_key(&rows[i], keep[j]);
+		if (!later)
+			keep[nkeep++] = &rows[i];
+	}
+	for (int i = 0; i < nkeep / 2; i++) {
+		const struct adb_row *t = keep[i];
+		keep[i] = keep[nkeep - 1 - i];
+		keep[nkeep - 1 - i] = t;
+	}
+	for (int k = 0; k < ADB_W_COUNT; k++)   /* full chunks prepared outside the pipeline */
+		stmt_get(db, chunk_sql[k]);
+	if (!PQenterPipelineMode(pg)) {
+		set_err(db, PQerrorMessage(pg));
+		free(keep);
 		return -1;
 	}
-	out->kind = kind;
-	out->n = json_array_size(a);
-	json_array_foreach(a, k, v)
-		out->v[k] = json_is_integer(v) ? ADB_INT(json_integer_value(v))
-			    : json_is_string(v) ? ADB_TEXT(json_string_value(v))
-			    : (struct adb_val){ ADB_V_NULL, 0, NULL };
-	*hold = a;
-	return 0;
+	if (PQsendQueryParams(pg, "BEGIN", 0, NULL, NULL, NULL, NULL, 0))
+		nsent++;
+	for (int kind = 0; kind < ADB_W_COUNT; kind++) {
+		const struct adb_row *chunk[ADB_CHUNK];
+		int k = 0;
+		for (int i = 0; i <= nkeep; i++) {
+			if (i < nkeep && keep[i]->kind == kind)
+				chunk[k++] = keep[i];
+			if (k && (k == ADB_CHUNK || i == nkeep)) {
+				nwant++;
+				if (send_chunk(db, chunk, k))
+					nsent++;
+				k = 0;
+			}
+		}
+	}
+	if (PQsendQueryParams(pg, "COMMIT", 0, NULL, NULL, NULL, NULL, 0))
+		nsent++;
+	free(keep);
+	if (nsent != nwant) {
+		set_err(db, PQerrorMessage(pg));
+		rc = -1;
+	}
+	if (!PQpipelineSync(pg)) {
+		set_err(db, PQerrorMessage(pg));
+		PQexitPipelineMode(pg);
+		return -1;
+	}
+	for (int q = 0; q < nsent; q++) {
+		PGresult *res = PQgetResult(pg);
+		if (!res) {
+			set_err(db, PQerrorMessage(pg));
+			rc = -1;
+			break;
+		}
+		ExecStatusType st = PQresultStatus(res);
+		if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK && rc == 0) {
+			set_err(db, st == PGRES_PIPELINE_ABORTED ? "pipeline aborted"
+							: PQresultErrorMessage(res));
+			rc = -1;
+		}
+		PQclear(res);
+		while ((res = PQgetResult(pg)))   /* the NULL that ends each result */
+			PQclear(res);
+	}
+	PGresult *res;
+	while ((res = PQgetResult(pg))) {   /* PGRES_PIPELINE_SYNC */
+		bool sync = PQresultStatus(res) == PGRES_PIPELINE_SYNC;
+		PQclear(res);
+		if (sync)
+			break;
+	}
+	PQexitPipelineMode(pg);
+	if (rc < 0 && PQstatus(pg) == CONNECTION_OK)
+		PQclear(PQexec(pg, "ROLLBACK"));
+	return rc;
+}
+
+int adb_write_many(struct adb *db, const struct adb_row *rows, int n)
+{
+	if (db->pg)
+		return pg_write_many(db, rows, n);
+	if (adb_exec_script(db, "BEGIN") < 0)
+		return -1;
+	for (int i = 0; i < n; i++)
+		if (adb_write(db, &rows[i]) < 0) {
+			char saved[sizeof(db->err)];
+			memcpy(saved, db->err, sizeof(saved));
+			adb_exec_script(db, "ROLLBACK");
+			memcpy(db->err, saved, sizeof(saved));
+			return -1;
+		}
+	return adb_exec_script(db, "COMMIT");
+}
+
+int adb_write_params(int kind)
+{
+	return kind >= 0 && kind < ADB_W_COUNT ? write_params[kind] : -1;
 }
 
 /* One conninfo value in single quotes, \ and ' escaped (libpq's rules). */

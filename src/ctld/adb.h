@@ -22,7 +22,11 @@ struct adb_val {
 	const char *s;          /* lent */
 };
 #define ADB_INT(x)  ((struct adb_val){ ADB_V_INT, (int64_t)(x), NULL })
-#define ADB_TEXT(x) ((struct adb_val){ (x) ? ADB_V_TEXT : ADB_V_NULL, 0, (x) })
+static inline struct adb_val adb_text_val(const char *s)
+{
+	return (struct adb_val){ s ? ADB_V_TEXT : ADB_V_NULL, 0, s };
+}
+#define ADB_TEXT(x) adb_text_val(x)   /* NULL: SQL NULL */
 
 /* A connection on an open SQLite handle (lent: adb_close leaves it open). */
 struct adb *adb_sqlite(struct sqlite3 *db);
@@ -47,6 +51,8 @@ struct adb_rows *adb_query(struct adb *db, const char *sql, const struct adb_val
 bool adb_next(struct adb_rows *r);
 int64_t adb_int(const struct adb_rows *r, int col);
 const char *adb_text(const struct adb_rows *r, int col);   /* NULL for NULL */
+/* The value's type (PostgreSQL gives every value as text). */
+enum adb_type adb_type(const struct adb_rows *r, int col);
 /* Frees the rows: 0 when every row was read without error, else -1. */
 int adb_done(struct adb_rows *r);
 
@@ -69,10 +75,11 @@ struct adb_row {
 #define ADB_STATE_REQUEUED 100
 
 int adb_write(struct adb *db, const struct adb_row *row);
-/* A write as text for the outbox, and back (the strings of out point into
- * *hold, a JSON value the caller decrefs).  -1 on a malformed row. */
-char *adb_row_dump(const struct adb_row *row);
-int adb_row_load(const char *text, int kind, struct adb_row *out, json_t **hold);
+/* n writes in one transaction (on PostgreSQL one round trip): 0 when it
+ * committed, else -1 and nothing of it stays. */
+int adb_write_many(struct adb *db, const struct adb_row *rows, int n);
+/* How many values a write of kind takes; -1 for no such kind. */
+int adb_write_params(int kind);
 
 /* libpq's conninfo from the AccountingStorage* keys, values quoted. */
 char *adb_pg_conninfo(const char *host, int port, const char *user, const char *pass,
@@ -88,6 +95,12 @@ void store_backend_close(void);        /* before store_close */
 enum store_backend store_backend(void);
 const char *store_pg_conninfo(void);   /* NULL unless PostgreSQL */
 const char *store_cluster(void);       /* the records' cluster: ClusterName */
+
+/* ---- acct.c ---- */
+/* ACCT_JOBS's answer to body, run here and now (bench/acct times the real
+ * query with it): the reply's JSON text (caller frees), or NULL with *rc
+ * and err. */
+char *acct_jobs_run(const json_t *body, int *rc, char *err, size_t errlen);
 
 /* ---- outbox.c: herd.db's outbox forwarded to PostgreSQL ---- */
 int outbox_start(const char *db_path, const char *conninfo, struct herd_error *err);

@@ -15,7 +15,7 @@
 #include "common/xmalloc.h"
 #include "ctld/adb.h"
 
-#define OUTBOX_BATCH 2000
+#define OUTBOX_BATCH 1000
 #define BACKOFF_MIN_MS 100
 #define BACKOFF_MAX_MS 5000
 
@@ -31,7 +31,8 @@ static bool pg_up;
 static char *fwd_path, *fwd_conninfo;
 
 static const char select_sql[] =
-	"SELECT id, kind, args FROM outbox WHERE id > $1 ORDER BY id LIMIT $2";
+	"SELECT id, kind, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11 FROM outbox"
+	" ORDER BY id LIMIT $1";
 static const char delete_sql[] = "DELETE FROM outbox WHERE id <= $1";
 
 static void deadline_in(struct timespec *ts, int ms)
@@ -69,26 +70,42 @@ static int pg_prepare(struct adb *pg)
 	return 0;
 }
 
+/* An outbox row read back: the write, its strings its own. */
 struct pending {
 	int64_t id;
-	int kind;
-	char *args;
+	bool malformed;
+	struct adb_row row;
 };
 
-/* The rows after `after`, in order (at most OUTBOX_BATCH); -1 on error. */
-static int read_batch(struct adb *lite, int64_t after, struct pending *out, int *n)
+static void pending_clear(struct pending *p)
 {
-	struct adb_val v[2] = { ADB_INT(after), ADB_INT(OUTBOX_BATCH) };
-	struct adb_rows *r = adb_query(lite, select_sql, v, 2);
+	for (int k = 0; k < p->row.n; k++)
+		if (p->row.v[k].type == ADB_V_TEXT)
+			free((char *)p->row.v[k].s);
+	p->row.n = 0;
+}
+
+/* The oldest rows (at most OUTBOX_BATCH); -1 on error. */
+static int read_batch(struct adb *lite, struct pending *out, int *n)
+{
+	struct adb_val v = ADB_INT(OUTBOX_BATCH);
+	struct adb_rows *r = adb_query(lite, select_sql, &v, 1);
 	*n = 0;
 	if (!r)
 		return -1;
 	while (adb_next(r)) {
-		const char *args = adb_text(r, 2);
-		out[*n].id = adb_int(r, 0);
-		out[*n].kind = (int)adb_int(r, 1);
-		out[*n].args = xstrdup(args ? args : "");
-		(*n)++;
+		struct pending *p = &out[(*n)++];
+		int kind = (int)adb_int(r, 1), nv = adb_write_params(kind);
+		p->id = adb_int(r, 0);
+		p->malformed = nv < 0;
+		p->row.kind = kind;
+		p->row.n = nv < 0 ? 0 : nv;
+		for (int k = 0; k < p->row.n; k++) {
+			enum adb_type t = adb_type(r, k + 2);
+			p->row.v[k] = t == ADB_V_INT ? ADB_INT(adb_int(r, k + 2))
+				      : t == ADB_V_TEXT ? ADB_TEXT(xstrdup(adb_text(r, k + 2)))
+				      : ADB_TEXT(NULL);
+		}
 	}
 	return adb_done(r);
 }
@@ -97,43 +114,36 @@ static int read_batch(struct adb *lite, int64_t after, struct pending *out, int 
  * (not on the connection), so one bad row cannot hold up the rest. */
 static int send_one(struct adb *pg, const struct pending *p)
 {
-	struct adb_row row;
-	json_t *hold;
-	if (adb_row_load(p->args, p->kind, &row, &hold) < 0) {
+	if (p->malformed) {
 		log_error("outbox: dropping malformed row %lld", (long long)p->id);
 		return 0;
 	}
-	int rc = adb_write(pg, &row);
-	json_decref(hold);
-	if (rc < 0 && !adb_broken(pg)) {
+	if (adb_write(pg, &p->row) < 0) {
+		if (adb_broken(pg))
+			return -1;
 		log_error("outbox: PostgreSQL refused row %lld (dropped): %s", (long long)p->id,
 			  adb_errmsg(pg));
-		return 0;
 	}
-	return rc;
+	return 0;
 }
 
-/* The batch in one transaction: 0 when PostgreSQL committed it all. */
+/* The batch in one transaction: 0 when PostgreSQL committed it all (or
+ * refused only rows it will never take, which are dropped and logged). */
 static int send_batch(struct adb *pg, const struct pending *p, int n)
 {
-	if (adb_exec_script(pg, "BEGIN") < 0)
-		return -1;
+	struct adb_row *rows = xmalloc(n * sizeof(*rows));
+	bool malformed = false;
+	int rc;
 	for (int i = 0; i < n; i++) {
-		struct adb_row row;
-		json_t *hold;
-		if (adb_row_load(p[i].args, p[i].kind, &row, &hold) < 0)
-			goto one_by_one;
-		int rc = adb_write(pg, &row);
-		json_decref(hold);
-		if (rc < 0)
-			goto one_by_one;
+		malformed |= p[i].malformed;
+		rows[i] = p[i].row;
 	}
-	if (adb_exec_script(pg, "COMMIT") == 0)
+	rc = malformed ? -1 : adb_write_many(pg, rows, n);
+	free(rows);
+	if (rc == 0)
 		return 0;
-one_by_one:
 	if (adb_broken(pg))
 		return -1;
-	adb_exec_script(pg, "ROLLBACK");
 	for (int i = 0; i < n; i++)
 		if (send_one(pg, &p[i]) < 0)
 			return -1;
@@ -199,8 +209,8 @@ static void *forwarder(void *arg)
 			pthread_mutex_unlock(&mu);
 		}
 		int n = 0;
-		/* Rows already forwarded are deleted; what is left starts at 0. */
-		if (read_batch(lite, 0, batch, &n) < 0) {
+		/* Rows already forwarded are deleted: the oldest are next. */
+		if (read_batch(lite, batch, &n) < 0) {
 			log_error("outbox: reading herd.db: %s", adb_errmsg(lite));
 			nap(1000);
 			continue;
@@ -222,7 +232,7 @@ static void *forwarder(void *arg)
 		int rc = send_batch(pg, batch, n);
 		int64_t last = batch[n - 1].id;
 		for (int i = 0; i < n; i++)
-			free(batch[i].args);
+			pending_clear(&batch[i]);
 		if (rc < 0) {
 			if (!outage_logged)
 				log_error("outbox: PostgreSQL: %s; accounting records wait in the outbox,"

@@ -92,9 +92,11 @@ static const char schema[] =
 	 * QOS, fair-share usage; one JSON record per (kind, key). */
 	"CREATE TABLE IF NOT EXISTS acct_objects (kind TEXT, key TEXT, rec TEXT NOT NULL,"
 	"  PRIMARY KEY (kind, key));"
-	/* Accounting writes waiting for PostgreSQL (outbox.c), in order. */
+	/* Accounting writes waiting for PostgreSQL (outbox.c), in order: the
+	 * write's kind (enum adb_write) and its values, a1 ... as bound (the
+	 * columns have no type, so SQLite keeps each value's own). */
 	"CREATE TABLE IF NOT EXISTS outbox (id INTEGER PRIMARY KEY AUTOINCREMENT,"
-	"  kind INTEGER NOT NULL, args TEXT NOT NULL);";
+	"  kind INTEGER NOT NULL, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11);";
 
 /* A store made before the accounting tables: its jobs, steps and events
  * become their records (once, when acct_job is empty). */
@@ -308,7 +310,9 @@ void store_after_commit(void (*cb)(void *arg, bool ok), void *arg)
 	b->cbs[b->ncbs++] = (struct store_cb){ cb, arg };
 }
 
-static const char outbox_sql[] = "INSERT INTO outbox (kind, args) VALUES ($1, $2)";
+static const char outbox_sql[] =
+	"INSERT INTO outbox (kind, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11)"
+	" VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)";
 
 /* The accounting write of op, if it has one: into herd.db's tables, or into
  * the outbox for PostgreSQL.  The commit worker's. */
@@ -344,10 +348,10 @@ static int acct_exec(const struct store_op *op, int64_t event_id)
 	}
 	if (backend == STORE_ACCT_SQLITE)
 		return adb_write(adb_write_db, &row);
-	char *args = adb_row_dump(&row);
-	struct adb_val v[2] = { ADB_INT(row.kind), ADB_TEXT(args) };
-	int rc = adb_exec(adb_write_db, outbox_sql, v, 2);
-	free(args);
+	struct adb_val v[12] = { ADB_INT(row.kind) };
+	for (int k = 0; k < 11; k++)
+		v[k + 1] = k < row.n ? row.v[k] : ADB_TEXT(NULL);
+	int rc = adb_exec(adb_write_db, outbox_sql, v, 12);
 	if (rc == 0)
 		batch_outbox_max = sqlite3_last_insert_rowid(db_write);
 	return rc;
