@@ -134,6 +134,7 @@ demo: deps
 
 bench: all
 	scripts/bench
+	$(B)/bench/acct
 
 install: $(BINS)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/sbin
