@@ -103,7 +103,10 @@ const char *store_cluster(void);       /* the records' cluster: ClusterName */
 char *acct_jobs_run(const json_t *body, int *rc, char *err, size_t errlen);
 
 /* ---- outbox.c: herd.db's outbox forwarded to PostgreSQL ---- */
-int outbox_start(const char *db_path, const char *conninfo, struct herd_error *err);
+/* trim (called on the forwarder's thread): outbox rows up to id are in
+ * PostgreSQL and may be deleted. */
+int outbox_start(const char *db_path, const char *conninfo, void (*trim)(int64_t id),
+		 struct herd_error *err);
 void outbox_stop(void);
 /* The store committed outbox rows up to id (the commit worker calls it). */
 void outbox_kick(int64_t id);

@@ -1,8 +1,9 @@
 /* The forwarder of herd.db's outbox to PostgreSQL: a thread of its own, with
- * its own SQLite connection and its own PGconn, that sends the accounting
- * writes the store committed to the outbox, in order, in batches of one
- * PostgreSQL transaction each, and deletes from the outbox what PostgreSQL
- * committed.  While the server is down rows wait; it reconnects with backoff
+ * its own read-only SQLite connection and its own PGconn, that sends the
+ * accounting writes the store committed to the outbox, in order, in batches
+ * of one PostgreSQL transaction each, and tells the store what PostgreSQL
+ * committed, which the store's next commit deletes (herd.db keeps one
+ * writer: a second one would make the controller's commits wait).  While the server is down rows wait; it reconnects with backoff
  * and says so once per outage.  Every write is an upsert keyed by its record
  * (adb.h), so a batch sent again after a crash between PostgreSQL's commit
  * and the outbox's delete changes nothing.  Not here: what the rows are
@@ -32,8 +33,8 @@ static char *fwd_path, *fwd_conninfo;
 
 static const char select_sql[] =
 	"SELECT id, kind, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11 FROM outbox"
-	" ORDER BY id LIMIT $1";
-static const char delete_sql[] = "DELETE FROM outbox WHERE id <= $1";
+	" WHERE id > $1 ORDER BY id LIMIT $2";
+static void (*trim_fn)(int64_t id);   /* the store's: rows up to id may go */
 
 static void deadline_in(struct timespec *ts, int ms)
 {
@@ -85,11 +86,11 @@ static void pending_clear(struct pending *p)
 	p->row.n = 0;
 }
 
-/* The oldest rows (at most OUTBOX_BATCH); -1 on error. */
-static int read_batch(struct adb *lite, struct pending *out, int *n)
+/* The rows after `after` (at most OUTBOX_BATCH); -1 on error. */
+static int read_batch(struct adb *lite, int64_t after, struct pending *out, int *n)
 {
-	struct adb_val v = ADB_INT(OUTBOX_BATCH);
-	struct adb_rows *r = adb_query(lite, select_sql, &v, 1);
+	struct adb_val v[2] = { ADB_INT(after), ADB_INT(OUTBOX_BATCH) };
+	struct adb_rows *r = adb_query(lite, select_sql, v, 2);
 	*n = 0;
 	if (!r)
 		return -1;
@@ -162,7 +163,8 @@ static void set_forwarded(int64_t id)
 static void *forwarder(void *arg)
 {
 	struct herd_error err = { "" };
-	struct adb *lite = adb_sqlite_open(fwd_path, false, &err), *pg = NULL;
+	struct adb *lite = adb_sqlite_open(fwd_path, true, &err), *pg = NULL;
+	int64_t sent = 0;   /* rows up to it are in PostgreSQL (this run's count) */
 	struct pending *batch = xmalloc(OUTBOX_BATCH * sizeof(*batch));
 	int backoff = BACKOFF_MIN_MS;
 	bool outage_logged = false;
@@ -209,8 +211,9 @@ static void *forwarder(void *arg)
 			pthread_mutex_unlock(&mu);
 		}
 		int n = 0;
-		/* Rows already forwarded are deleted: the oldest are next. */
-		if (read_batch(lite, batch, &n) < 0) {
+		/* Rows sent by an earlier run and not yet deleted go again:
+		 * the upserts make that harmless. */
+		if (read_batch(lite, sent, batch, &n) < 0) {
 			log_error("outbox: reading herd.db: %s", adb_errmsg(lite));
 			nap(1000);
 			continue;
@@ -244,10 +247,10 @@ static void *forwarder(void *arg)
 				break;
 			continue;
 		}
-		struct adb_val v = ADB_INT(last);
-		if (adb_exec(lite, delete_sql, &v, 1) < 0)
-			log_error("outbox: deleting forwarded rows: %s", adb_errmsg(lite));
+		sent = last;
 		set_forwarded(last);
+		if (trim_fn)
+			trim_fn(last);
 	}
 	adb_close(pg);
 	adb_close(lite);
@@ -255,7 +258,8 @@ static void *forwarder(void *arg)
 	return NULL;
 }
 
-int outbox_start(const char *db_path, const char *conninfo, struct herd_error *err)
+int outbox_start(const char *db_path, const char *conninfo, void (*trim)(int64_t id),
+		 struct herd_error *err)
 {
 	if (started)
 		return 0;
@@ -272,6 +276,7 @@ int outbox_start(const char *db_path, const char *conninfo, struct herd_error *e
 	fwd_path = xstrdup(db_path);
 	fwd_conninfo = xstrdup(conninfo);
 	committed_id = max;
+	trim_fn = trim;
 	forwarded_id = 0;
 	stopping = false;
 	pg_up = true;   /* until a connection fails */

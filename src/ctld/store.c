@@ -12,6 +12,7 @@
  * controller's state, and a PostgreSQL outage never holds a commit up. */
 #include <errno.h>
 #include <sqlite3.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -22,7 +23,9 @@
 #include "ctld/ctld.h"
 
 enum op_kind { OP_INSERT, OP_UPDATE, OP_EVENT, OP_NODE, OP_STEP, OP_ACCT_PUT, OP_ACCT_DEL,
-	       OP_RUN, OP_COUNT };   /* OP_RUN: an accounting record alone (a requeued run) */
+	       OP_RUN, OP_TRIM, OP_COUNT };
+/* OP_RUN: an accounting record alone (a requeued run); OP_TRIM: outbox rows
+ * PostgreSQL has (up to time) deleted */
 
 /* The job's columns of its accounting record (adb.h's acct_job). */
 struct acct_cols {
@@ -74,6 +77,12 @@ static char *acct_cluster;          /* ClusterName, the records' cluster */
 static char *pg_conninfo;
 static struct adb *adb_write_db;    /* on db_write; the commit worker's */
 static int64_t batch_outbox_max;    /* the commit worker's: the batch's last outbox row */
+/* The forwarder's word that outbox rows up to trim_to are in PostgreSQL,
+ * passed to the loop thread, whose next commit deletes them. */
+static uv_async_t trim_async;
+static bool trim_open;
+static _Atomic int64_t trim_to;
+static int64_t trim_queued;
 
 static const char schema[] =
 	"CREATE TABLE IF NOT EXISTS jobs ("
@@ -408,6 +417,9 @@ static int exec_op(const struct store_op *op)
 		sqlite3_bind_text(st, 1, op->spec, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 2, op->key, -1, SQLITE_STATIC);
 		break;
+	case OP_TRIM:
+		sqlite3_bind_int64(st, 1, op->time);
+		break;
 	case OP_RUN: case OP_COUNT:
 		break;
 	}
@@ -435,6 +447,7 @@ static void batch_commit(uv_work_t *w)
 			" ON CONFLICT(kind, key) DO UPDATE SET rec=excluded.rec",
 			"DELETE FROM acct_objects WHERE kind=? AND key=?",
 			"SELECT 1",   /* OP_RUN: acct_exec's alone */
+			"DELETE FROM outbox WHERE id <= ?",
 		};
 		for (int i = 0; i < OP_COUNT; i++)
 			if (sqlite3_prepare_v2(db_write, sql[i], -1, &st_write[i], NULL) != SQLITE_OK) {
@@ -733,6 +746,23 @@ void store_close(void)
 
 /* ---- the accounting backend ---- */
 
+/* Forwarder thread. */
+static void outbox_forwarded(int64_t id)
+{
+	trim_to = id;
+	uv_async_send(&trim_async);
+}
+
+/* Loop thread. */
+static void outbox_trim(uv_async_t *h)
+{
+	int64_t id = trim_to;
+	if (id <= trim_queued)
+		return;
+	op_new(OP_TRIM, 0)->time = id;
+	trim_queued = id;
+}
+
 static const char *plugin_name(const char *type)
 {
 	return !strncmp(type, "accounting_storage/", 19) ? type + 19 : type;
@@ -780,9 +810,14 @@ int store_backend_open(const struct conf *conf, struct herd_error *err)
 		return errprintf(err, "AccountingStorageLoc=%s is not a database name", loc);
 	free(pg_conninfo);
 	pg_conninfo = adb_pg_conninfo(host, (int)port, user, pass, loc ? loc : "slurm_acct_db");
-	if (outbox_start(db_path, pg_conninfo, err) < 0) {
+	uv_async_init(ctld.loop, &trim_async, outbox_trim);
+	uv_unref((uv_handle_t *)&trim_async);
+	trim_open = true;
+	if (outbox_start(db_path, pg_conninfo, outbox_forwarded, err) < 0) {
 		free(pg_conninfo);
 		pg_conninfo = NULL;
+		uv_close((uv_handle_t *)&trim_async, NULL);
+		trim_open = false;
 		return -1;
 	}
 	backend = STORE_ACCT_PGSQL;
@@ -797,6 +832,9 @@ void store_backend_close(void)
 {
 	if (backend == STORE_ACCT_PGSQL)
 		outbox_stop();
+	if (trim_open)
+		uv_close((uv_handle_t *)&trim_async, NULL);
+	trim_open = false;
 	free(pg_conninfo);
 	pg_conninfo = NULL;
 	backend = STORE_ACCT_SQLITE;
