@@ -153,6 +153,10 @@ def set_conf_keys(c, keys):
     c.restart_ctld()
     c.wait_until("the controller", c.ping_ok, timeout=30)
     c.kv.update({k: v for k, v in keys.items() if v is not None})
+    for k, v in keys.items():
+        if v is None:
+            c.kv.pop(k, None)
+    c.wait_nodes_idle()   # registered again with the new controller
 
 
 _ndb = 0

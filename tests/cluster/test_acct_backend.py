@@ -227,7 +227,8 @@ def test_outage_loses_nothing(users):
 
 
 def test_config_errors_name_the_key(users):
-    """A bad AccountingStorage* value stops the controller with a sentence naming it."""
+    """A bad AccountingStorage* value stops the controller with a sentence naming
+    it; accounting_storage/none keeps no records."""
     from conftest import BIN
     ctld = os.path.join(BIN, "herdctld")
     c = start_cluster(1)
@@ -253,5 +254,14 @@ def test_config_errors_name_the_key(users):
             p = subprocess.run([ctld, "-D", "-f", conf], capture_output=True, text=True,
                                timeout=30, env=c.env())
             assert p.returncode != 0 and named in p.stderr, (keys, p)
+        # accounting_storage/none: no records, and sacct says so (as Slurm's)
+        pg.set_conf_keys(c, {"AccountingStorageType": "accounting_storage/none"})
+        job = c.sbatch("-o", "/dev/null", "--wrap", "true")
+        c.wait_done(job)
+        r = c.run(["sacct", "-j", str(job)])
+        assert r.rc == 1 and r.err == "sacct: error: Slurm accounting storage is disabled\n", r
+        lite = sqlite3.connect(os.path.join(c.kv["StateSaveLocation"], "herd.db"), timeout=10)
+        assert lite.execute("SELECT count(*) FROM acct_job").fetchone()[0] == 0
+        lite.close()
     finally:
         stop_cluster(c)
