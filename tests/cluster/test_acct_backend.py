@@ -64,7 +64,7 @@ def sacct(c, *args, user=None):
     return [line.split("|") for line in r.out.splitlines()]
 
 
-def wait_record(c, job_id, state, timeout=20):
+def wait_record(c, job_id, state, timeout=30):
     """The job's latest record in the database reads state (PostgreSQL's
     arrives a moment after the commit)."""
     def done():
@@ -119,7 +119,7 @@ def test_requeued_runs_with_duplicates(c):
     r = c.run(["scontrol", "requeue", str(job)])
     assert r.rc == 0, r
     c.wait_until("the second run", lambda: c.show_job(job).get("Restarts") == "1" and
-                 c.job_state(job) == "RUNNING", timeout=30)
+                 c.job_state(job) == "RUNNING", timeout=60)
     r = c.run(["scancel", str(job)])
     assert r.rc == 0, r
     c.wait_done(job)
