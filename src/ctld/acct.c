@@ -486,6 +486,10 @@ static struct acct_query *query_new(const json_t *body, int *rc, const char **er
 	q->end = end ? json_integer_value(end) : time(NULL);
 	q->duplicates = json_is_true(json_object_get(body, "duplicates"));
 	q->accounts = strv_of(json_object_get(body, "accounts"));
+	if (q->accounts && !q->accounts[0]) {   /* [] selects nothing out: no filter */
+		strv_free(q->accounts);
+		q->accounts = NULL;
+	}
 	/* clusters: absent = this one; "all" = every one the database holds */
 	q->clusters = strv_of(json_object_get(body, "clusters"));
 	if (!q->clusters || !q->clusters[0]) {
