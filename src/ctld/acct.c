@@ -315,7 +315,7 @@ static void acct_work(uv_work_t *w)
 		db = adb_pg_connect(q->conninfo, &err);
 		if (!db) {
 			/* as sacct when slurmdbd cannot be reached */
-			snprintf(q->err, sizeof(q->err), "Problem talking to the database: %s",
+			snprintf(q->err, sizeof(q->err), "Problem talking to the database: %.120s",
 				 err.text);
 			q->rc = HERD_ERR_INTERNAL;
 			return;
@@ -323,7 +323,7 @@ static void acct_work(uv_work_t *w)
 	} else {
 		db = adb_sqlite_open(q->db_path, true, &err);
 		if (!db) {
-			snprintf(q->err, sizeof(q->err), "Unable to read the job accounting records: %s",
+			snprintf(q->err, sizeof(q->err), "Unable to read the job accounting records: %.110s",
 				 err.text);
 			q->rc = HERD_ERR_INTERNAL;
 			return;

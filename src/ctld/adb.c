@@ -119,10 +119,10 @@ struct adb *adb_pg_connect(const char *conninfo, struct herd_error *err)
 {
 	PGconn *pg = PQconnectdb(conninfo);
 	if (PQstatus(pg) != CONNECTION_OK) {
-		char msg[200];
+		char msg[sizeof(err->text)];
 		snprintf(msg, sizeof(msg), "%s", PQerrorMessage(pg));
 		msg[strcspn(msg, "\n")] = 0;
-		errprintf(err, "cannot connect to the PostgreSQL accounting database: %s", msg);
+		errprintf(err, "%s", msg);   /* libpq's own sentence; callers add what for */
 		PQfinish(pg);
 		return NULL;
 	}

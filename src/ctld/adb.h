@@ -32,7 +32,8 @@ static inline struct adb_val adb_text_val(const char *s)
 struct adb *adb_sqlite(struct sqlite3 *db);
 /* A connection of its own to the file; read_only for readers. */
 struct adb *adb_sqlite_open(const char *path, bool read_only, struct herd_error *err);
-/* A PostgreSQL connection; conninfo as libpq's (adb_pg_conninfo builds it). */
+/* A PostgreSQL connection; conninfo as libpq's (adb_pg_conninfo builds it).
+ * NULL with libpq's reason in err. */
 struct adb *adb_pg_connect(const char *conninfo, struct herd_error *err);
 void adb_close(struct adb *db);
 bool adb_is_pg(const struct adb *db);

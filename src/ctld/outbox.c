@@ -190,8 +190,9 @@ static void *forwarder(void *arg)
 			}
 			if (!pg) {
 				if (!outage_logged)
-					log_error("outbox: %s; accounting records wait in the outbox,"
-						  " retrying", err.text);
+					log_error("outbox: cannot reach the PostgreSQL accounting database"
+						  " (%s); accounting records wait in the outbox, retrying",
+						  err.text);
 				outage_logged = true;
 				pthread_mutex_lock(&mu);
 				pg_up = false;
