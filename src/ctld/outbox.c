@@ -216,6 +216,8 @@ static void *forwarder(void *arg)
 		 * the upserts make that harmless. */
 		if (read_batch(lite, sent, batch, &n) < 0) {
 			log_error("outbox: reading herd.db: %s", adb_errmsg(lite));
+			for (int i = 0; i < n; i++)
+				pending_clear(&batch[i]);
 			nap(1000);
 			continue;
 		}
