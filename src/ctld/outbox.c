@@ -8,7 +8,11 @@
  * (adb.h), so a batch sent again after a crash between PostgreSQL's commit
  * and the outbox's delete changes nothing.  Not here: what the rows are
  * (store.c), reading them back (acct.c). */
+#include <errno.h>
 #include <pthread.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -162,6 +166,10 @@ static void set_forwarded(int64_t id)
 
 static void *forwarder(void *arg)
 {
+	/* Behind the loop thread and the commits: the records wait a moment
+	 * rather than the controller's answers (Linux: nice is per thread). */
+	if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10) < 0)
+		log_debug("outbox: cannot lower the forwarder's priority: %s", strerror(errno));
 	struct herd_error err = { "" };
 	struct adb *lite = adb_sqlite_open(fwd_path, true, &err), *pg = NULL;
 	int64_t sent = 0;   /* rows up to it are in PostgreSQL (this run's count) */
