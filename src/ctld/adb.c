@@ -608,6 +608,8 @@ char *adb_pg_conninfo(const char *host, int port, const char *user, const char *
 		add_kv(&s, "password", pass);
 	add_kv(&s, "dbname", dbname);
 	add_kv(&s, "connect_timeout", "5");
+	/* a hung server must not hold a reader or the forwarder for ever */
+	add_kv(&s, "options", "-c statement_timeout=60000");
 	add_kv(&s, "application_name", "herdctld");
 	return s;
 }

@@ -117,7 +117,7 @@ static void conninfo_quotes_values(void **state)
 	char *s = adb_pg_conninfo("db.example", 5433, "herd", "it's a \\pass", "acct");
 	assert_string_equal(s, "host='db.example' port='5433' user='herd'"
 			       " password='it\\'s a \\\\pass' dbname='acct' connect_timeout='5'"
-			       " application_name='herdctld'");
+			       " options='-c statement_timeout=60000' application_name='herdctld'");
 	free(s);
 	s = adb_pg_conninfo("/run/pg", 5432, NULL, NULL, "slurm_acct_db");
 	assert_non_null(strstr(s, "host='/run/pg' port='5432' dbname='slurm_acct_db'"));
