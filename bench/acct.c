@@ -205,6 +205,8 @@ static int sh(const char *fmt, const char *a, const char *b)
 	return system(cmd);
 }
 
+static void pg_stop(void);
+
 static int pg_start(void)
 {
 	char cmd[1024];
@@ -218,8 +220,11 @@ static int pg_start(void)
 		pg_user = "postgres";
 	}
 	snprintf(pg_root, sizeof(pg_root), "/tmp/herd-bench-pg-XXXXXX");
-	if (!mkdtemp(pg_root))
+	if (!mkdtemp(pg_root)) {
+		pg_root[0] = 0;
 		return -1;
+	}
+	atexit(pg_stop);   /* whatever way the benchmark ends */
 	chmod(pg_root, 0755);
 	if (pw && chown(pg_root, pw->pw_uid, pw->pw_gid) < 0)
 		return -1;
@@ -244,6 +249,8 @@ static int pg_start(void)
 static void pg_stop(void)
 {
 	char pidfile[128];
+	if (!pg_root[0])
+		return;
 	snprintf(pidfile, sizeof(pidfile), "%s/data/postmaster.pid", pg_root);
 	FILE *f = fopen(pidfile, "r");
 	int pid = 0;
@@ -258,6 +265,7 @@ static void pg_stop(void)
 			usleep(100000);
 	}
 	sh("rm -rf %s%s", pg_root, "");
+	pg_root[0] = 0;
 }
 
 static void setup(const char *dir)
