@@ -432,6 +432,7 @@ void job_requeue_finish(struct job *job)
 {
 	bool ran = job->launch != LAUNCH_NONE || job_state_is_final(job->state);
 
+	store_job_requeued(job);   /* this run's accounting record, before the next one's */
 	mail_job_requeued(job);
 	job->mail_sent = 0;   /* the next run has its own time-limit mails */
 	if (!job_state_is_final(job->state)) {

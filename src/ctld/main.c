@@ -15,6 +15,7 @@
 #include "common/auth.h"
 #include "common/log.h"
 #include "common/xmalloc.h"
+#include "ctld/adb.h"
 #include "ctld/ctld.h"
 
 struct ctld ctld;
@@ -161,6 +162,10 @@ int main(int argc, char **argv)
 		log_error("%s", err.text);
 		return 1;
 	}
+	if (store_backend_open(conf, &err) < 0) {
+		log_error("%s", err.text);
+		return 1;
+	}
 	if (store_load() < 0)
 		return 1;
 	assoc_setup();
@@ -190,6 +195,7 @@ int main(int argc, char **argv)
 		 ctld.cluster, opts.port, ctld.nnodes, ctld.nparts);
 	uv_run(ctld.loop, UV_RUN_DEFAULT);
 	/* Anything not yet committed was never acknowledged; nothing is lost. */
+	store_backend_close();
 	store_close();
 	if (pid_file)
 		unlink(pid_file);
