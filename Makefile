@@ -8,6 +8,9 @@ CC      ?= cc
 PREFIX  ?= /usr/local
 B       ?= $(if $(filter 1,$(SAN)),build-san,build)
 PKGS    := jansson libuv sqlite3 hwloc nettle
+# libpq: herdctld's PostgreSQL accounting backend (and bench/acct)
+PQ_CFLAGS := $(shell pkg-config --cflags libpq 2>/dev/null)
+PQ_LIBS   := $(shell pkg-config --libs libpq 2>/dev/null)
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare -Isrc -MMD -MP \
            $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -20,7 +23,7 @@ endif
 COMMON_SRC := $(wildcard src/common/*.c)
 SCHED_SRC  := $(wildcard src/sched/*.c)
 LIB        := $(B)/libherd.a
-CMDS       := sbatch squeue scancel sinfo scontrol sacct srun salloc sacctmgr
+CMDS       := sbatch squeue scancel sinfo scontrol sacct srun salloc sacctmgr sshare sreport
 # srun's and salloc's own pieces (srun_*.c) use libuv: linked into those two only.
 SRUN_SRC   := $(wildcard src/cmd/srun_*.c)
 # sacct's own pieces (sacct_*.c): linked into sacct only.
@@ -77,6 +80,8 @@ $(B)/tests/%: $(B)/obj/tests/unit/%.o $(LIB)
 
 # Controller unit tests link the controller's objects (all but main.o).
 CTLD_OBJS := $(call obj,$(filter-out src/ctld/main.c,$(wildcard src/ctld/*.c)))
+$(B)/bin/herdctld $(B)/tests/test_ctld_%: LDLIBS += $(PQ_LIBS)
+$(call obj,$(wildcard src/ctld/*.c)): CFLAGS += $(PQ_CFLAGS)
 $(B)/tests/test_ctld_%: $(B)/obj/tests/unit/test_ctld_%.o $(CTLD_OBJS) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
@@ -107,6 +112,11 @@ $(B)/bench/%: $(B)/obj/bench/%.o $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# bench/acct drives the controller's real store: its objects and libpq.
+$(B)/bench/acct: $(B)/obj/bench/acct.o $(CTLD_OBJS) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(PQ_LIBS)
+
 deps:
 	@scripts/install-deps
 
@@ -127,6 +137,7 @@ demo: deps
 
 bench: all
 	scripts/bench
+	$(B)/bench/acct
 
 install: $(BINS)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/sbin

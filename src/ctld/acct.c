@@ -1,26 +1,41 @@
-/* ACCT_JOBS: job accounting records for sacct, read from the store.  The
- * query runs in a libuv worker on its own read-only SQLite connection, so a
- * scan over many jobs never holds up the loop thread; the worker touches
- * nothing of the loop's state (it gets a copy of the request).  Not here:
- * writing records (store.c does that at every state change). */
-#include <sqlite3.h>
+/* ACCT_JOBS: job accounting records for sacct, read from the accounting
+ * database (adb.h): herd.db's tables, or PostgreSQL when the records go
+ * there (every cluster sharing it is then visible, sacct -M).  The query runs
+ * in a libuv worker on a connection of its own, so a scan over many jobs
+ * never holds up the loop thread; the worker touches nothing of the loop's
+ * state (it gets a copy of the request).  The scan selects on the indexed
+ * columns (cluster, uid or account, end time); the rest of sacct's window
+ * rules are applied to each record.  Not here: writing records (store.c does
+ * that at every state change). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "common/log.h"
 #include "common/strbuf.h"
 #include "common/xmalloc.h"
+#include "ctld/adb.h"
 #include "ctld/ctld.h"
+
+/* The state of an earlier run of a requeued job, beside enum job_state. */
+#define STATE_REQUEUED JOB_STATE_COUNT
 
 struct acct_query {
 	uv_work_t work;
 	struct net_req *req;
-	char *db_path;
+	char *db_path;              /* herd.db, or */
+	char *conninfo;             /* PostgreSQL's */
+	char **clusters;            /* NULL-terminated; NULL: every cluster */
+	char **accounts;            /* NULL: any */
 	int64_t *ids, *uids;
 	size_t nids, nuids;
-	bool want_state[JOB_STATE_COUNT];
+	bool want_state[JOB_STATE_COUNT + 1];   /* + STATE_REQUEUED */
 	bool by_state;
+	bool duplicates;            /* every run of a requeued job (sacct -D) */
 	int64_t start, end;         /* the time window, Unix seconds */
+	/* Who may see what (PrivateData=jobs): set by roles; default everyone's. */
+	bool vis_all;
+	uid_t vis_uid;
+	char **vis_accounts;        /* NULL-terminated, besides vis_uid's own jobs */
 	struct acct_query *next;    /* waiting for a worker */
 	/* results (worker) */
 	struct strbuf out;
@@ -38,14 +53,6 @@ static struct acct_query *waiting, **waiting_tail = &waiting;
 static int64_t rec_int(const json_t *rec, const char *key)
 {
 	return json_integer_value(json_object_get(rec, key));
-}
-
-static bool in_list(const int64_t *v, size_t n, int64_t x)
-{
-	for (size_t i = 0; i < n; i++)
-		if (v[i] == x)
-			return true;
-	return false;
 }
 
 /* Is the job in the window, as sacct(1) selects: without states, every job
@@ -67,7 +74,7 @@ static bool in_window(const struct acct_query *q, const json_t *rec, int state)
 			eligible = submit;
 		return eligible <= q->end && (!end || end >= q->start);
 	}
-	for (int s = 0; s < JOB_STATE_COUNT; s++) {
+	for (int s = 0; s <= STATE_REQUEUED; s++) {
 		if (!q->want_state[s])
 			continue;
 		switch (s) {
@@ -97,136 +104,262 @@ static bool in_window(const struct acct_query *q, const json_t *rec, int state)
 	return false;
 }
 
-/* Who cancelled the job: the uid the controller recorded with its CANCEL event. */
-static int cancel_uid(sqlite3_stmt *st, int64_t id)
+/* The SQL of one query, its parameters bound as $1..$n. */
+struct sql {
+	struct strbuf text;
+	struct adb_val *v;
+	int n, cap;
+};
+
+static void sql_add(struct sql *q, const char *text)
 {
+	strbuf_adds(&q->text, text);
+}
+
+/* A parameter's placeholder, appended; the value is lent. */
+static void sql_param(struct sql *q, struct adb_val v)
+{
+	char name[16];
+	if (q->n == q->cap) {
+		q->cap = q->cap ? 2 * q->cap : 16;
+		q->v = xrealloc(q->v, q->cap * sizeof(*q->v));
+	}
+	q->v[q->n++] = v;
+	snprintf(name, sizeof(name), "$%d", q->n);
+	strbuf_adds(&q->text, name);
+}
+
+static void sql_in_text(struct sql *q, const char *column, char **names)
+{
+	sql_add(q, " AND ");
+	sql_add(q, column);
+	sql_add(q, " IN (");
+	for (size_t i = 0; names[i]; i++) {
+		if (i)
+			sql_add(q, ",");
+		sql_param(q, ADB_TEXT(names[i]));
+	}
+	sql_add(q, ")");
+}
+
+static void sql_in_int(struct sql *q, const char *column, const int64_t *v, size_t n)
+{
+	sql_add(q, " AND ");
+	sql_add(q, column);
+	sql_add(q, " IN (");
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			sql_add(q, ",");
+		sql_param(q, ADB_INT(v[i]));
+	}
+	sql_add(q, ")");
+}
+
+/* The conditions every branch of the query shares: clusters, runs, users,
+ * accounts.  Parameters are numbered anew in each branch (SQLite's and
+ * PostgreSQL's numbering both allow a value twice). */
+static void sql_common(struct sql *s, const struct acct_query *q)
+{
+	sql_add(s, "SELECT cluster, job_id, restart, state, rec FROM acct_job WHERE 1=1");
+	if (q->clusters)
+		sql_in_text(s, "cluster", q->clusters);
+	/* Without -D only a job's latest run: its earlier ones are REQUEUED. */
+	if (!q->duplicates && !q->want_state[STATE_REQUEUED]) {
+		sql_add(s, " AND state <> ");
+		sql_param(s, ADB_INT(ADB_STATE_REQUEUED));
+	}
+	if (q->nuids)
+		sql_in_int(s, "uid", q->uids, q->nuids);
+	if (q->accounts)
+		sql_in_text(s, "account", q->accounts);
+}
+
+static bool in_strv(char **v, const char *s)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		if (s && !strcmp(v[i], s))
+			return true;
+	return false;
+}
+
+/* Who cancelled the job: the uid the controller recorded with its CANCEL event. */
+static int cancel_uid(struct adb *db, const char *cluster, int64_t id)
+{
+	static const char sql[] = "SELECT detail FROM acct_event WHERE cluster=$1 AND job_id=$2"
+				  " AND event='CANCEL' ORDER BY event_id DESC LIMIT 1";
+	struct adb_val v[2] = { ADB_TEXT(cluster), ADB_INT(id) };
+	struct adb_rows *r = adb_query(db, sql, v, 2);
 	int uid = -1;
-	sqlite3_reset(st);
-	sqlite3_bind_int64(st, 1, id);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		const char *text = (const char *)sqlite3_column_text(st, 0);
+	if (r && adb_next(r)) {
+		const char *text = adb_text(r, 0);
 		if (text && *text)
 			uid = atoi(text);
 	}
-	sqlite3_reset(st);
+	adb_done(r);
 	return uid;
 }
 
-/* The job's steps (N.0, N.1 ...), in step order. */
-static json_t *job_steps(sqlite3_stmt *st, int64_t id)
+/* The run's steps (N.0, N.1 ...), in step order. */
+static json_t *job_steps(struct adb *db, const char *cluster, int64_t id, int64_t restart)
 {
+	static const char sql[] = "SELECT rec FROM acct_step WHERE cluster=$1 AND job_id=$2"
+				  " AND restart=$3 ORDER BY step_id";
+	struct adb_val v[3] = { ADB_TEXT(cluster), ADB_INT(id), ADB_INT(restart) };
+	struct adb_rows *r = adb_query(db, sql, v, 3);
 	json_t *steps = json_array();
-	sqlite3_reset(st);
-	sqlite3_bind_int64(st, 1, id);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		json_t *rec = json_loads((const char *)sqlite3_column_text(st, 0), 0, NULL);
+	while (r && adb_next(r)) {
+		const char *text = adb_text(r, 0);
+		json_t *rec = text ? json_loads(text, 0, NULL) : NULL;
 		if (rec) {
 			json_object_del(rec, "alloc");
 			json_object_del(rec, "holds");
 			json_array_append_new(steps, rec);
 		}
 	}
-	sqlite3_reset(st);
+	adb_done(r);
 	return steps;
 }
 
-static void add_row(struct acct_query *q, sqlite3_stmt *ev, sqlite3_stmt *steps, const char *text,
-		    size_t *n)
-{
-	json_t *rec = text ? json_loads(text, 0, NULL) : NULL;
-	int state = rec ? job_state_parse(json_string_value(json_object_get(rec, "state")) ?: "") : -1;
+/* One record of the reply, and what it is sorted by. */
+struct out_row {
+	char *cluster;
+	int64_t job_id, restart;
+	char *json;
+};
 
-	if (state < 0)
+static int cmp_row(const void *a, const void *b)
+{
+	const struct out_row *x = a, *y = b;
+	int c = strcmp(x->cluster, y->cluster);
+	if (c)
+		return c;
+	if (x->job_id != y->job_id)
+		return (x->job_id > y->job_id) - (x->job_id < y->job_id);
+	return (x->restart > y->restart) - (x->restart < y->restart);
+}
+
+/* The row as the reply's record, or NULL when it is not one. */
+static char *add_row(struct acct_query *q, struct adb *db, const struct adb_rows *r)
+{
+	char *row = NULL;
+	const char *cluster = adb_text(r, 0), *text = adb_text(r, 4);
+	int64_t restart = adb_int(r, 2);
+	json_t *rec = text ? json_loads(text, 0, NULL) : NULL;
+	int state = !rec ? -1 : adb_int(r, 3) == ADB_STATE_REQUEUED ? STATE_REQUEUED
+		    : job_state_parse(json_string_value(json_object_get(rec, "state")) ?: "");
+
+	if (state < 0 || !cluster)
 		goto out;
-	if (q->nuids && !in_list(q->uids, q->nuids, rec_int(rec, "uid")))
+	if (!q->vis_all && rec_int(rec, "uid") != (int64_t)q->vis_uid &&
+	    !in_strv(q->vis_accounts, json_string_value(json_object_get(rec, "account"))))
 		goto out;
 	if (!in_window(q, rec, state))
 		goto out;
 	json_object_del(rec, "key");   /* the client's submission key is its own business */
 	if (state == JOB_CANCELLED || json_is_true(json_object_get(rec, "cancel_requested"))) {
-		int uid = cancel_uid(ev, rec_int(rec, "job_id"));
+		int uid = cancel_uid(db, cluster, rec_int(rec, "job_id"));
 		if (uid >= 0)
 			json_object_set_new(rec, "requid", json_integer(uid));
 	}
-	json_object_set_new(rec, "steps", job_steps(steps, rec_int(rec, "job_id")));
-	char *row = json_dumps(rec, JSON_COMPACT);
-	if (*n)
-		strbuf_add(&q->out, ",", 1);
-	strbuf_adds(&q->out, row);
-	free(row);
-	(*n)++;
+	json_object_set_new(rec, "steps", job_steps(db, cluster, rec_int(rec, "job_id"), restart));
+	json_object_set_new(rec, "cluster", json_string(cluster));
+	row = json_dumps(rec, JSON_COMPACT);
 out:
 	json_decref(rec);
+	return row;
 }
 
-static int cmp_id(const void *a, const void *b);
+/* The query: sacct -j's IDs (each job, or every record of the array with
+ * that ID; UNION shows a record named both ways once), else the window:
+ * runs that ended in or after it, and those still going (end_time 0), each
+ * branch on an index. */
+static void build_query(struct sql *s, const struct acct_query *q)
+{
+	if (q->nids) {
+		sql_common(s, q);
+		sql_in_int(s, "job_id", q->ids, q->nids);
+		sql_add(s, " UNION ");
+		sql_common(s, q);
+		sql_in_int(s, "array_job_id", q->ids, q->nids);
+	} else {
+		sql_common(s, q);
+		sql_add(s, " AND end_time > 0 AND end_time >= ");
+		sql_param(s, ADB_INT(q->start));
+		sql_add(s, " AND submit_time <= ");
+		sql_param(s, ADB_INT(q->end));
+		sql_add(s, " UNION ALL ");
+		sql_common(s, q);
+		sql_add(s, " AND end_time = 0 AND submit_time <= ");
+		sql_param(s, ADB_INT(q->end));
+	}
+	/* No ORDER BY: SQLite would walk the primary key for it rather than
+	 * the index that selects; the worker sorts what it found. */
+}
 
 /* Worker thread. */
 static void acct_work(uv_work_t *w)
 {
 	struct acct_query *q = w->data;
-	sqlite3 *db = NULL;
-	sqlite3_stmt *st = NULL, *ev = NULL, *steps = NULL;
-	size_t n = 0;
+	struct herd_error err = { "" };
+	struct adb *db = NULL;
+	struct adb_rows *rows = NULL;
+	struct sql s = { 0 };
+	struct out_row *found = NULL;
+	size_t n = 0, cap = 0;
 	char tail[64];
 
-	if (sqlite3_open_v2(q->db_path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) !=
-	    SQLITE_OK)
-		goto error;
-	sqlite3_busy_timeout(db, 10000);
-	if (sqlite3_prepare_v2(db, "SELECT detail FROM job_events WHERE job_id=? AND event='CANCEL'"
-			       " ORDER BY rowid DESC LIMIT 1", -1, &ev, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(db, "SELECT rec FROM steps WHERE job_id=? ORDER BY step_id", -1, &steps,
-			       NULL) != SQLITE_OK)
-		goto error;
-	/* One read transaction: the rows are one consistent picture. */
-	if (sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
-		goto error;
-	strbuf_adds(&q->out, "{\"jobs\":[");
-	if (q->nids) {
-		/* sacct -j: indexed reads per ID (sorted): the job, or every
-		 * record of the array with that ID.  A record named twice (an
-		 * array and one of its tasks' own IDs) is shown once. */
-		struct found { int64_t id; char *rec; } *found = NULL;
-		size_t nfound = 0, cap = 0;
-		if (sqlite3_prepare_v2(db, "SELECT id, rec FROM jobs WHERE id=?1 OR array_job_id=?1",
-				       -1, &st, NULL) != SQLITE_OK)
-			goto error;
-		for (size_t i = 0; i < q->nids; i++) {
-			if (i && q->ids[i] == q->ids[i - 1])
-				continue;
-			sqlite3_reset(st);
-			sqlite3_bind_int64(st, 1, q->ids[i]);
-			while (sqlite3_step(st) == SQLITE_ROW) {
-				if (nfound == cap) {
-					cap = cap ? 2 * cap : 64;
-					found = xrealloc(found, cap * sizeof(*found));
-				}
-				const char *text = (const char *)sqlite3_column_text(st, 1);
-				found[nfound].id = sqlite3_column_int64(st, 0);
-				found[nfound++].rec = xstrdup(text ? text : "");
-			}
+	if (q->conninfo) {
+		/* What this controller committed is read back (the forwarder
+		 * is normally milliseconds behind). */
+		outbox_wait_flushed(3000);
+		db = adb_pg_connect(q->conninfo, &err);
+		if (!db) {
+			/* as sacct when slurmdbd cannot be reached */
+			snprintf(q->err, sizeof(q->err), "Problem talking to the database: %.120s",
+				 err.text);
+			q->rc = HERD_ERR_INTERNAL;
+			return;
 		}
-		if (nfound)
-			qsort(found, nfound, sizeof(*found), cmp_id);   /* id first in each entry */
-		for (size_t i = 0; i < nfound; i++) {
-			if (!i || found[i].id != found[i - 1].id)
-				add_row(q, ev, steps, found[i].rec, &n);
-			free(found[i].rec);
-		}
-		free(found);
 	} else {
-		/* Jobs that ended before the window cannot be in it; end_time is
-		 * NULL or 0 while a job has not ended. */
-		if (sqlite3_prepare_v2(db, "SELECT rec FROM jobs WHERE end_time IS NULL OR end_time = 0"
-				       " OR end_time >= ? ORDER BY id", -1, &st, NULL) != SQLITE_OK)
-			goto error;
-		sqlite3_bind_int64(st, 1, q->start);
-		int rc;
-		while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-			add_row(q, ev, steps, (const char *)sqlite3_column_text(st, 0), &n);
-		if (rc != SQLITE_DONE)
-			goto error;
+		db = adb_sqlite_open(q->db_path, true, &err);
+		if (!db) {
+			snprintf(q->err, sizeof(q->err), "Unable to read the job accounting records: %.110s",
+				 err.text);
+			q->rc = HERD_ERR_INTERNAL;
+			return;
+		}
+	}
+	/* One read transaction: the rows are one consistent picture. */
+	if (adb_exec_script(db, adb_is_pg(db) ? "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+					       : "BEGIN") < 0)
+		goto error;
+	build_query(&s, q);
+	rows = adb_query(db, s.text.s, s.v, s.n);
+	if (!rows)
+		goto error;
+	while (adb_next(rows)) {
+		char *json = add_row(q, db, rows);
+		if (!json)
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 64;
+			found = xrealloc(found, cap * sizeof(*found));
+		}
+		found[n++] = (struct out_row){ xstrdup(adb_text(rows, 0)), adb_int(rows, 1),
+					       adb_int(rows, 2), json };
+	}
+	if (adb_done(rows) < 0) {
+		rows = NULL;
+		goto error;
+	}
+	rows = NULL;
+	if (n)
+		qsort(found, n, sizeof(*found), cmp_row);
+	strbuf_adds(&q->out, "{\"jobs\":[");
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			strbuf_add(&q->out, ",", 1);
+		strbuf_adds(&q->out, found[i].json);
 	}
 	snprintf(tail, sizeof(tail), "],\"time\":%lld,\"rc\":0}", (long long)time(NULL));
 	strbuf_adds(&q->out, tail);
@@ -234,20 +367,50 @@ static void acct_work(uv_work_t *w)
 	goto out;
 error:
 	snprintf(q->err, sizeof(q->err), "Unable to read the job accounting records: %s",
-		 db ? sqlite3_errmsg(db) : "out of memory");
+		 adb_errmsg(db));
 	q->rc = HERD_ERR_INTERNAL;
+	adb_done(rows);
 out:
-	sqlite3_finalize(st);
-	sqlite3_finalize(ev);
-	sqlite3_finalize(steps);
-	if (db)
-		sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
-	sqlite3_close(db);
+	for (size_t i = 0; i < n; i++) {
+		free(found[i].cluster);
+		free(found[i].json);
+	}
+	free(found);
+	adb_exec_script(db, "COMMIT");
+	adb_close(db);
+	free(s.text.s);
+	free(s.v);
+}
+
+static void strv_free(char **v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* A JSON array of strings as a NULL-terminated copy; NULL when absent. */
+static char **strv_of(const json_t *arr)
+{
+	size_t i;
+	json_t *v;
+	if (!json_is_array(arr))
+		return NULL;
+	char **out = xmalloc((json_array_size(arr) + 1) * sizeof(*out));
+	size_t n = 0;
+	json_array_foreach(arr, i, v)
+		if (json_is_string(v))
+			out[n++] = xstrdup(json_string_value(v));
+	return out;
 }
 
 static void query_free(struct acct_query *q)
 {
 	free(q->db_path);
+	free(q->conninfo);
+	strv_free(q->clusters);
+	strv_free(q->accounts);
+	strv_free(q->vis_accounts);
 	free(q->ids);
 	free(q->uids);
 	free(q->out.s);
@@ -267,7 +430,7 @@ static void acct_done(uv_work_t *w, int status)
 		q->out.s = NULL;
 	} else {
 		log_error("ACCT_JOBS: %s", q->err[0] ? q->err : "worker cancelled");
-		net_respond(q->req, HERD_ERR_INTERNAL, NULL, q->err[0] ? q->err : NULL);
+		net_respond(q->req, q->rc ? q->rc : HERD_ERR_INTERNAL, NULL, q->err[0] ? q->err : NULL);
 	}
 	query_free(q);
 }
@@ -289,38 +452,99 @@ static int64_t *int_array(const json_t *arr, size_t *n)
 	return out;
 }
 
-void acct_jobs(struct net_req *req)
+/* The query a request body asks for; NULL with *rc (and maybe errtext) when
+ * it cannot be run. */
+static struct acct_query *query_new(const json_t *body, int *rc, const char **errtext)
 {
-	struct acct_query *q = xmalloc(sizeof(*q));
-	json_t *states = json_object_get(req->body, "states"), *v;
-	json_t *start = json_object_get(req->body, "start_time"),
-	       *end = json_object_get(req->body, "end_time");
+	json_t *states = json_object_get(body, "states"), *v;
+	json_t *start = json_object_get(body, "start_time"), *end = json_object_get(body, "end_time");
 	size_t i;
 
+	*errtext = NULL;
+	if (store_backend() == STORE_ACCT_NONE) {
+		*rc = HERD_ERR_DISABLED;
+		*errtext = "Slurm accounting storage is disabled";
+		return NULL;
+	}
+	struct acct_query *q = xmalloc(sizeof(*q));
 	json_array_foreach(states, i, v) {
 		const char *name = json_string_value(v);
-		int s = job_state_parse(name);
+		int s = name && !strcmp(name, "REQUEUED") ? STATE_REQUEUED : job_state_parse(name);
 		if (s < 0) {
-			net_respond(req, HERD_ERR_INVALID_ARG, NULL, NULL);
+			*rc = HERD_ERR_INVALID_ARG;
 			free(q);
-			return;
+			return NULL;
 		}
 		q->want_state[s] = true;
 		q->by_state = true;
 	}
-	q->req = req;
-	q->ids = int_array(json_object_get(req->body, "job_ids"), &q->nids);
+	q->ids = int_array(json_object_get(body, "job_ids"), &q->nids);
 	/* Records come in job ID order, however the IDs were listed. */
 	qsort(q->ids, q->nids, sizeof(*q->ids), cmp_id);
-	q->uids = int_array(json_object_get(req->body, "uids"), &q->nuids);
+	q->uids = int_array(json_object_get(body, "uids"), &q->nuids);
 	q->start = start ? json_integer_value(start) : 0;
 	q->end = end ? json_integer_value(end) : time(NULL);
+	q->duplicates = json_is_true(json_object_get(body, "duplicates"));
+	q->accounts = strv_of(json_object_get(body, "accounts"));
+	if (q->accounts && !q->accounts[0]) {   /* [] selects nothing out: no filter */
+		strv_free(q->accounts);
+		q->accounts = NULL;
+	}
+	/* clusters: absent = this one; "all" = every one the database holds */
+	q->clusters = strv_of(json_object_get(body, "clusters"));
+	if (!q->clusters || !q->clusters[0]) {
+		strv_free(q->clusters);
+		q->clusters = xmalloc(2 * sizeof(*q->clusters));
+		q->clusters[0] = xstrdup(store_cluster());
+		q->clusters[1] = NULL;
+	} else if (in_strv(q->clusters, "all")) {
+		strv_free(q->clusters);
+		q->clusters = NULL;
+	}
+	q->vis_all = true;
 	/* The same place store_open() was given (main.c's default). */
 	q->db_path = xstrdup(store_path());
+	if (store_pg_conninfo())
+		q->conninfo = xstrdup(store_pg_conninfo());
+	return q;
+}
+
+void acct_jobs(struct net_req *req)
+{
+	int rc;
+	const char *errtext;
+	struct acct_query *q = query_new(req->body, &rc, &errtext);
+	if (!q) {
+		net_respond(req, rc, NULL, errtext);
+		return;
+	}
+	q->req = req;
 	q->work.data = q;
 	*waiting_tail = q;
 	waiting_tail = &q->next;
 	start_next();
+}
+
+char *acct_jobs_run(const json_t *body, int *rc, char *err, size_t errlen)
+{
+	const char *errtext;
+	struct acct_query *q = query_new(body, rc, &errtext);
+	char *out = NULL;
+	if (!q) {
+		snprintf(err, errlen, "%s", errtext ? errtext : herd_strerror(*rc));
+		return NULL;
+	}
+	q->work.data = q;
+	acct_work(&q->work);
+	*rc = q->rc;
+	if (q->rc == 0) {
+		out = q->out.s;
+		q->out.s = NULL;
+	} else {
+		snprintf(err, errlen, "%s", q->err);
+	}
+	query_free(q);
+	return out;
 }
 
 static void start_next(void)

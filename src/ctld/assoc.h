@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "common/state.h"
 
 struct job;
 struct net_req;
@@ -231,5 +232,16 @@ void usage_setup(void);                /* PriorityDecayHalfLife, stored usage */
  * job's association and its ancestors), everything decayed. */
 void usage_tick(time_t now);
 void usage_rpc(struct net_req *req);   /* SHARE_INFO (sshare) */
+/* job_set_state calls it on every change (job->state is the new one):
+ * a job that now holds an allocation (RUNNING, COMPLETING) is charged from
+ * its start (a resumed one from now), one that no longer does up to its
+ * end; usage.c keeps these jobs in a list of its own. */
+void usage_job_state(struct job *job, enum job_state old);
+/* Charge and store every association's usage now (at shutdown). */
+void usage_save(time_t now);
+
+/* report.c: ACCT_REPORT (sreport), and the node events it records each tick. */
+void report_rpc(struct net_req *req);
+void report_tick(time_t now);
 
 #endif

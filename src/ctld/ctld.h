@@ -418,6 +418,7 @@ int store_load(void);                 /* jobs into the job table, next_job_id */
 /* Queue writes for the next group commit. */
 void store_job_insert(const struct job *job, json_t *spec);   /* steals spec */
 void store_job_update(const struct job *job);
+void store_job_requeued(const struct job *job);   /* the run ending: its own REQUEUED record */
 void store_job_event(uint32_t job_id, const char *event, const char *detail);
 void store_node_admin(const char *name, json_t *rec);        /* steals rec */
 void store_step_save(uint32_t job_id, uint32_t step_id, int state, json_t *rec);   /* steals rec */

@@ -439,6 +439,7 @@ void job_requeue_finish(struct job *job)
 {
 	bool ran = job->launch != LAUNCH_NONE || job_state_is_final(job->state);
 
+	store_job_requeued(job);   /* this run's accounting record, before the next one's */
 	mail_job_requeued(job);
 	job->mail_sent = 0;   /* the next run has its own time-limit mails */
 	if (!job_state_is_final(job->state)) {
@@ -526,6 +527,8 @@ void job_set_state(struct job *job, enum job_state state, enum job_reason reason
 	/* A job that starts or ends may let its dependents go (after, afterany ...). */
 	if (state != old && (state == JOB_RUNNING || job_state_is_final(state)))
 		sched_request();
+	if (state != old)
+		usage_job_state(job, old);   /* fair-share usage: charged while it holds nodes */
 	store_job_update(job);
 	store_job_event(job->id, job_state_name(state), job_reason_name(reason));
 	log_info("job %u: %s -> %s (%s)", job->id, job_state_name(old), job_state_name(state),

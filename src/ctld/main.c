@@ -15,6 +15,7 @@
 #include "common/auth.h"
 #include "common/log.h"
 #include "common/xmalloc.h"
+#include "ctld/adb.h"
 #include "ctld/ctld.h"
 
 struct ctld ctld;
@@ -50,10 +51,17 @@ static void daemonize(void)
 		exit(1);
 }
 
+static void stop_after_commit(void *arg, bool ok)
+{
+	uv_stop(ctld.loop);
+}
+
 static void on_signal(uv_signal_t *h, int signum)
 {
 	log_info("caught signal %d, shutting down", signum);
-	uv_stop(ctld.loop);
+	/* The fair-share usage since the last save goes to the store first. */
+	usage_save(time(NULL));
+	store_after_commit(stop_after_commit, NULL);
 }
 
 static void tick(uv_timer_t *t)
@@ -63,6 +71,8 @@ static void tick(uv_timer_t *t)
 	node_check_timeouts(now);
 	mail_check_time_limits(now);
 	step_check_alloc_limits(now);
+	usage_tick(now);
+	report_tick(now);
 	if (++n % 10 == 0) {
 		job_purge_old(now);
 		sched_request();
@@ -152,9 +162,14 @@ int main(int argc, char **argv)
 		log_error("%s", err.text);
 		return 1;
 	}
+	if (store_backend_open(conf, &err) < 0) {
+		log_error("%s", err.text);
+		return 1;
+	}
 	if (store_load() < 0)
 		return 1;
 	assoc_setup();
+	usage_setup();   /* after the associations and the jobs are loaded */
 
 	struct net_server_opts opts = {
 		.host = "0.0.0.0", .port = ctld.ctld_target.port, .dest = ctld.dest_self,
@@ -180,6 +195,7 @@ int main(int argc, char **argv)
 		 ctld.cluster, opts.port, ctld.nnodes, ctld.nparts);
 	uv_run(ctld.loop, UV_RUN_DEFAULT);
 	/* Anything not yet committed was never acknowledged; nothing is lost. */
+	store_backend_close();
 	store_close();
 	if (pid_file)
 		unlink(pid_file);

@@ -3,18 +3,38 @@
  * batch, committed in one transaction with one fsync; callbacks waiting on
  * that batch (replies to clients) run after it is durable.  One commit is in
  * flight at a time, so batches are durable in order.  The loop thread has its
- * own read connection for point reads (a job's script at launch). */
+ * own read connection for point reads (a job's script at launch).
+ *
+ * The accounting records (adb.h: a record per job run, steps, events) are
+ * written in the same transaction as the job state they describe: into
+ * herd.db's own acct_* tables (the SQLite backend), or into its outbox, which
+ * outbox.c forwards to PostgreSQL.  Either way they cannot disagree with the
+ * controller's state, and a PostgreSQL outage never holds a commit up. */
 #include <errno.h>
 #include <sqlite3.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include "common/conf.h"
 #include "common/log.h"
 #include "common/xmalloc.h"
+#include "ctld/adb.h"
 #include "ctld/ctld.h"
 
 enum op_kind { OP_INSERT, OP_UPDATE, OP_EVENT, OP_NODE, OP_STEP, OP_ACCT_PUT, OP_ACCT_DEL,
-	       OP_COUNT };
+	       OP_RUN, OP_TRIM, OP_COUNT };
+/* OP_RUN: an accounting record alone (a requeued run); OP_TRIM: outbox rows
+ * PostgreSQL has (up to time) deleted */
+
+/* The job's columns of its accounting record (adb.h's acct_job). */
+struct acct_cols {
+	uint32_t restart;
+	int64_t uid;
+	int state;                  /* enum job_state, or ADB_STATE_REQUEUED */
+	int64_t submit, start, end, array_job_id;
+	char *account;
+};
 
 struct store_op {
 	enum op_kind kind;
@@ -26,6 +46,7 @@ struct store_op {
 	/* OP_EVENT: key = event name, rec = detail; OP_NODE: key = node;
 	 * OP_ACCT_*: spec = kind, key = key */
 	char *key, *rec, *spec;
+	struct acct_cols acct;      /* OP_INSERT, OP_UPDATE, OP_RUN; OP_STEP: restart */
 };
 
 struct store_cb {
@@ -50,6 +71,19 @@ static struct batch *open_batch;
 static bool in_flight;
 static uv_prepare_t flush_hook;
 
+/* Where the accounting records go (store_backend_open). */
+static enum store_backend backend = STORE_ACCT_SQLITE;
+static char *acct_cluster;          /* ClusterName, the records' cluster */
+static char *pg_conninfo;
+static struct adb *adb_write_db;    /* on db_write; the commit worker's */
+static int64_t batch_outbox_max;    /* the commit worker's: the batch's last outbox row */
+/* The forwarder's word that outbox rows up to trim_to are in PostgreSQL,
+ * passed to the loop thread, whose next commit deletes them. */
+static uv_async_t trim_async;
+static bool trim_open;
+static _Atomic int64_t trim_to;
+static int64_t trim_queued;
+
 static const char schema[] =
 	"CREATE TABLE IF NOT EXISTS jobs ("
 	"  id INTEGER PRIMARY KEY, submit_key TEXT, uid INTEGER, state INTEGER,"
@@ -66,7 +100,29 @@ static const char schema[] =
 	/* Accounting objects (assoc.h): clusters, accounts, users, associations,
 	 * QOS, fair-share usage; one JSON record per (kind, key). */
 	"CREATE TABLE IF NOT EXISTS acct_objects (kind TEXT, key TEXT, rec TEXT NOT NULL,"
-	"  PRIMARY KEY (kind, key));";
+	"  PRIMARY KEY (kind, key));"
+	/* Accounting writes waiting for PostgreSQL (outbox.c), in order: the
+	 * write's kind (enum adb_write) and its values, a1 ... as bound (the
+	 * columns have no type, so SQLite keeps each value's own). */
+	"CREATE TABLE IF NOT EXISTS outbox (id INTEGER PRIMARY KEY AUTOINCREMENT,"
+	"  kind INTEGER NOT NULL, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11);";
+
+/* A store made before the accounting tables: its jobs, steps and events
+ * become their records (once, when acct_job is empty). */
+static const char migrate_sql[] =
+	"INSERT OR IGNORE INTO acct_job (cluster, job_id, restart, uid, account, state,"
+	"  submit_time, start_time, end_time, array_job_id, rec)"
+	" SELECT $1, id, coalesce(json_extract(rec, '$.restarts'), 0), uid,"
+	"  json_extract(rec, '$.account'), state, coalesce(json_extract(rec, '$.submit_time'), 0),"
+	"  coalesce(json_extract(rec, '$.start_time'), 0), coalesce(end_time, 0), array_job_id, rec"
+	" FROM jobs WHERE NOT EXISTS (SELECT 1 FROM acct_job);"
+	"INSERT OR IGNORE INTO acct_step (cluster, job_id, restart, step_id, state, rec)"
+	" SELECT $1, job_id, coalesce((SELECT json_extract(j.rec, '$.restarts') FROM jobs j"
+	"  WHERE j.id = steps.job_id), 0), step_id, state, rec FROM steps"
+	" WHERE NOT EXISTS (SELECT 1 FROM acct_step);"
+	"INSERT OR IGNORE INTO acct_event (cluster, event_id, job_id, time, event, detail)"
+	" SELECT $1, rowid, job_id, time, event, detail FROM job_events"
+	" WHERE NOT EXISTS (SELECT 1 FROM acct_event);";
 
 static struct batch *batch_get(void)
 {
@@ -95,6 +151,18 @@ static char *dump(json_t *v)
 	return s ? s : xstrdup("{}");
 }
 
+static void acct_cols_set(struct acct_cols *a, const struct job *job)
+{
+	a->restart = job->restarts;
+	a->uid = job->uid;
+	a->state = job->state;
+	a->submit = job->submit_time;
+	a->start = job->start_time;
+	a->end = job_state_is_final(job->state) ? job->end_time : 0;
+	a->array_job_id = job->array_job_id;
+	a->account = job->account ? xstrdup(job->account) : NULL;
+}
+
 void store_job_insert(const struct job *job, json_t *spec)
 {
 	json_t *rec = job_to_json(job);
@@ -105,6 +173,7 @@ void store_job_insert(const struct job *job, json_t *spec)
 	op->array_job_id = job->array_job_id;
 	op->rec = dump(rec);
 	op->spec = spec ? dump(spec) : NULL;   /* an array task's is its array's */
+	acct_cols_set(&op->acct, job);
 	json_decref(rec);
 	json_decref(spec);
 }
@@ -115,6 +184,24 @@ void store_job_update(const struct job *job)
 	struct store_op *op = op_new(OP_UPDATE, job->id);
 	op->state = job->state;
 	op->time = job->end_time;
+	op->rec = dump(rec);
+	acct_cols_set(&op->acct, job);
+	json_decref(rec);
+}
+
+/* job_requeue_finish, before the next run begins: this run keeps a record of
+ * its own, REQUEUED, ended now if it had not (slurmdbd's requeued records;
+ * sacct -D shows them). */
+void store_job_requeued(const struct job *job)
+{
+	json_t *rec = job_to_json(job);
+	struct store_op *op = op_new(OP_RUN, job->id);
+	acct_cols_set(&op->acct, job);
+	op->acct.state = ADB_STATE_REQUEUED;
+	if (!op->acct.end)
+		op->acct.end = time(NULL);
+	json_object_set_new(rec, "state", json_string("REQUEUED"));
+	json_object_set_new(rec, "end_time", json_integer(op->acct.end));
 	op->rec = dump(rec);
 	json_decref(rec);
 }
@@ -138,6 +225,8 @@ void store_node_admin(const char *name, json_t *rec)
 void store_step_save(uint32_t job_id, uint32_t step_id, int state, json_t *rec)
 {
 	struct store_op *op = op_new(OP_STEP, job_id);
+	const struct job *job = job_find(job_id);
+	op->acct.restart = job ? job->restarts : 0;
 	op->time = step_id;
 	op->state = state;
 	op->rec = dump(rec);
@@ -230,9 +319,58 @@ void store_after_commit(void (*cb)(void *arg, bool ok), void *arg)
 	b->cbs[b->ncbs++] = (struct store_cb){ cb, arg };
 }
 
+static const char outbox_sql[] =
+	"INSERT INTO outbox (kind, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11)"
+	" VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)";
+
+/* The accounting write of op, if it has one: into herd.db's tables, or into
+ * the outbox for PostgreSQL.  The commit worker's. */
+static int acct_exec(const struct store_op *op, int64_t event_id)
+{
+	struct adb_row row = { 0 };
+	const char *cluster = acct_cluster ? acct_cluster : "cluster";
+
+	if (backend == STORE_ACCT_NONE)
+		return 0;
+	switch (op->kind) {
+	case OP_INSERT: case OP_UPDATE: case OP_RUN:
+		row = (struct adb_row){ ADB_W_JOB, 11, {
+			ADB_TEXT(cluster), ADB_INT(op->id), ADB_INT(op->acct.restart),
+			ADB_INT(op->acct.uid),
+			ADB_TEXT(op->acct.account), ADB_INT(op->acct.state),
+			ADB_INT(op->acct.submit), ADB_INT(op->acct.start), ADB_INT(op->acct.end),
+			op->acct.array_job_id ? ADB_INT(op->acct.array_job_id) : ADB_TEXT(NULL),
+			ADB_TEXT(op->rec) } };
+		break;
+	case OP_STEP:
+		row = (struct adb_row){ ADB_W_STEP, 6, {
+			ADB_TEXT(cluster), ADB_INT(op->id), ADB_INT(op->acct.restart),
+			ADB_INT(op->time), ADB_INT(op->state), ADB_TEXT(op->rec) } };
+		break;
+	case OP_EVENT:
+		row = (struct adb_row){ ADB_W_EVENT, 6, {
+			ADB_TEXT(cluster), ADB_INT(event_id), ADB_INT(op->id), ADB_INT(op->time),
+			ADB_TEXT(op->key), ADB_TEXT(op->rec) } };
+		break;
+	default:
+		return 0;
+	}
+	if (backend == STORE_ACCT_SQLITE)
+		return adb_write(adb_write_db, &row);
+	struct adb_val v[12] = { ADB_INT(row.kind) };
+	for (int k = 0; k < 11; k++)
+		v[k + 1] = k < row.n ? row.v[k] : ADB_TEXT(NULL);
+	int rc = adb_exec(adb_write_db, outbox_sql, v, 12);
+	if (rc == 0)
+		batch_outbox_max = sqlite3_last_insert_rowid(db_write);
+	return rc;
+}
+
 static int exec_op(const struct store_op *op)
 {
 	sqlite3_stmt *st = st_write[op->kind];
+	if (op->kind == OP_RUN)
+		return acct_exec(op, 0);
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
 	switch (op->kind) {
@@ -279,10 +417,17 @@ static int exec_op(const struct store_op *op)
 		sqlite3_bind_text(st, 1, op->spec, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 2, op->key, -1, SQLITE_STATIC);
 		break;
-	case OP_COUNT:
+	case OP_TRIM:
+		sqlite3_bind_int64(st, 1, op->time);
+		break;
+	case OP_RUN: case OP_COUNT:
 		break;
 	}
-	return sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+	if (sqlite3_step(st) != SQLITE_DONE)
+		return -1;
+	/* An event's number: its job_events row's (rows are never deleted, so
+	 * the numbers only grow). */
+	return acct_exec(op, op->kind == OP_EVENT ? sqlite3_last_insert_rowid(db_write) : 0);
 }
 
 /* Worker thread: the only user of db_write. */
@@ -301,6 +446,8 @@ static void batch_commit(uv_work_t *w)
 			"INSERT INTO acct_objects(kind, key, rec) VALUES(?,?,?)"
 			" ON CONFLICT(kind, key) DO UPDATE SET rec=excluded.rec",
 			"DELETE FROM acct_objects WHERE kind=? AND key=?",
+			"SELECT 1",   /* OP_RUN: acct_exec's alone */
+			"DELETE FROM outbox WHERE id <= ?",
 		};
 		for (int i = 0; i < OP_COUNT; i++)
 			if (sqlite3_prepare_v2(db_write, sql[i], -1, &st_write[i], NULL) != SQLITE_OK) {
@@ -314,6 +461,7 @@ static void batch_commit(uv_work_t *w)
 		return;
 	if (sqlite3_exec(db_write, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
 		goto error;
+	batch_outbox_max = 0;
 	for (size_t i = 0; i < b->nops; i++)
 		if (exec_op(&b->ops[i]) < 0) {
 			log_error("store: job %u: %s", b->ops[i].id, sqlite3_errmsg(db_write));
@@ -322,6 +470,8 @@ static void batch_commit(uv_work_t *w)
 		}
 	if (sqlite3_exec(db_write, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
 		goto error;
+	if (batch_outbox_max)
+		outbox_kick(batch_outbox_max);
 	return;
 error:
 	log_error("store: commit of %zu writes failed: %s", b->nops, sqlite3_errmsg(db_write));
@@ -334,6 +484,7 @@ static void batch_free(struct batch *b)
 		free(b->ops[i].key);
 		free(b->ops[i].rec);
 		free(b->ops[i].spec);
+		free(b->ops[i].acct.account);
 	}
 	free(b->ops);
 	free(b->cbs);
@@ -401,6 +552,22 @@ int store_open(const char *dir, struct herd_error *err)
 			 " WHERE array_job_id IS NOT NULL", NULL, NULL, &msg) != SQLITE_OK) {
 		errprintf(err, "%s: %s", path, msg ? msg : "schema failed");
 		sqlite3_free(msg);
+		goto error;
+	}
+	/* The accounting tables live in herd.db whichever the backend: they
+	 * are the SQLite backend's records, and cost nothing otherwise. */
+	if (sqlite3_exec(db_write, adb_schema, NULL, NULL, &msg) != SQLITE_OK) {
+		errprintf(err, "%s: %s", path, msg ? msg : "schema failed");
+		sqlite3_free(msg);
+		goto error;
+	}
+	free(acct_cluster);
+	acct_cluster = xstrdup(ctld.cluster ? ctld.cluster : "cluster");
+	adb_close(adb_write_db);
+	adb_write_db = adb_sqlite(db_write);
+	struct adb_val cl = ADB_TEXT(acct_cluster);
+	if (adb_exec(adb_write_db, migrate_sql, &cl, 1) < 0) {
+		errprintf(err, "%s: %s", path, adb_errmsg(adb_write_db));
 		goto error;
 	}
 	db_read = db_open(path, err);
@@ -563,6 +730,8 @@ int store_load(void)
 /* Only when no commit is in flight (at exit, after the loop has stopped). */
 void store_close(void)
 {
+	adb_close(adb_write_db);
+	adb_write_db = NULL;
 	for (int i = 0; i < OP_COUNT; i++) {
 		sqlite3_finalize(st_write[i]);
 		st_write[i] = NULL;
@@ -573,4 +742,115 @@ void store_close(void)
 	sqlite3_finalize(st_final);
 	sqlite3_close(db_read);
 	sqlite3_close(db_write);
+}
+
+/* ---- the accounting backend ---- */
+
+/* Forwarder thread. */
+static void outbox_forwarded(int64_t id)
+{
+	trim_to = id;
+	uv_async_send(&trim_async);
+}
+
+/* Loop thread. */
+static void outbox_trim(uv_async_t *h)
+{
+	int64_t id = trim_to;
+	if (id <= trim_queued)
+		return;
+	op_new(OP_TRIM, 0)->time = id;
+	trim_queued = id;
+}
+
+static const char *plugin_name(const char *type)
+{
+	return !strncmp(type, "accounting_storage/", 19) ? type + 19 : type;
+}
+
+/* AccountingStorageType and, for PostgreSQL, where the database is.  Unset
+ * and accounting_storage/sqlite keep the records in herd.db; so does
+ * accounting_storage/slurmdbd (a Slurm configuration: Herd's controller
+ * keeps what slurmdbd would).  accounting_storage/none keeps none, as
+ * Slurm's does. */
+int store_backend_open(const struct conf *conf, struct herd_error *err)
+{
+	const char *type = conf_get(conf, "AccountingStorageType");
+	const char *name = type ? plugin_name(type) : "sqlite";
+
+	if (!strcmp(name, "sqlite") || !strcmp(name, "slurmdbd")) {
+		backend = STORE_ACCT_SQLITE;
+		return 0;
+	}
+	if (!strcmp(name, "none")) {
+		backend = STORE_ACCT_NONE;
+		return 0;
+	}
+	if (strcmp(name, "pgsql") && strcmp(name, "postgresql"))
+		return errprintf(err, "AccountingStorageType=%s is not a storage type Herd has"
+				 " (accounting_storage/none, /sqlite, /pgsql)", type);
+	const char *host = conf_get(conf, "AccountingStorageHost"),
+		   *user = conf_get(conf, "AccountingStorageUser"),
+		   *pass = conf_get(conf, "AccountingStoragePass"),
+		   *loc = conf_get(conf, "AccountingStorageLoc"),
+		   *port_s = conf_get(conf, "AccountingStoragePort");
+	if (!host || !*host)
+		return errprintf(err, "AccountingStorageHost is required with AccountingStorageType=%s",
+				 type);
+	long port = 5432;
+	if (port_s) {
+		char *end;
+		port = strtol(port_s, &end, 10);
+		if (!*port_s || *end || port < 1 || port > 65535)
+			return errprintf(err, "AccountingStoragePort=%s is not a port number", port_s);
+	}
+	if (user && !*user)
+		return errprintf(err, "AccountingStorageUser is empty");
+	if (loc && (!*loc || strchr(loc, '/')))
+		return errprintf(err, "AccountingStorageLoc=%s is not a database name", loc);
+	free(pg_conninfo);
+	pg_conninfo = adb_pg_conninfo(host, (int)port, user, pass, loc ? loc : "slurm_acct_db");
+	uv_async_init(ctld.loop, &trim_async, outbox_trim);
+	uv_unref((uv_handle_t *)&trim_async);
+	trim_open = true;
+	if (outbox_start(db_path, pg_conninfo, outbox_forwarded, err) < 0) {
+		free(pg_conninfo);
+		pg_conninfo = NULL;
+		uv_close((uv_handle_t *)&trim_async, NULL);
+		trim_open = false;
+		return -1;
+	}
+	backend = STORE_ACCT_PGSQL;
+	log_info("store: accounting records go to PostgreSQL at %s:%ld, database %s", host, port,
+		 loc ? loc : "slurm_acct_db");
+	return 0;
+}
+
+/* After the loop has stopped and the last commit is in: the forwarder gets
+ * a moment to drain the outbox (what it leaves waits for the next start). */
+void store_backend_close(void)
+{
+	if (backend == STORE_ACCT_PGSQL)
+		outbox_stop();
+	if (trim_open)
+		uv_close((uv_handle_t *)&trim_async, NULL);
+	trim_open = false;
+	free(pg_conninfo);
+	pg_conninfo = NULL;
+	backend = STORE_ACCT_SQLITE;
+}
+
+enum store_backend store_backend(void)
+{
+	return backend;
+}
+
+const char *store_pg_conninfo(void)
+{
+	return pg_conninfo;
+}
+
+const char *store_cluster(void)
+{
+	return acct_cluster ? acct_cluster : "cluster";
 }

@@ -344,6 +344,11 @@ static int cg_cpuset_inherit(const char *dir)
 	return 0;
 }
 
+char *cgroup_scope(const char *cluster, const char *node)
+{
+	return cluster && *cluster ? xasprintf("%s_%s", cluster, node) : xstrdup(node);
+}
+
 /* Make root/herd/NODE/job_N/step_S; sets job and step.  -1 with errno.
  * kind says what each new level needs before tasks can join below it. */
 enum cg_level_kind { CG_PLAIN, CG_V1_CPUSET, CG_V1_MEMORY };

@@ -39,7 +39,13 @@ struct cgroup_limits {
 	uint64_t mem_mb;        /* 0 = no memory limit */
 };
 
-/* Create job_N/step_S (S "batch", "extern", or the number) for node, with
+/* The level under herd/ for one node of one cluster: "CLUSTER_NODE".  Job
+ * IDs are per cluster and node names repeat across clusters (herd up
+ * clusters on one machine all have n1, n2 ...): without the cluster, one
+ * cluster's job_1 would be another's. Caller frees. */
+char *cgroup_scope(const char *cluster, const char *node);
+/* Create job_N/step_S (S "batch", "extern", or the number) for node (its
+ * cgroup_scope), with
  * the limits cc asks for (cc NULL = the defaults).  Never NULL: where cgroups
  * cannot be used the handle does nothing (cgroup_version 0).  Without any
  * Constrain* the step is still tracked (freezer, cpuacct, memory without a

@@ -287,7 +287,9 @@ int job_start(struct stepd *sd, struct herd_error *err)
 			: l->mem_per_cpu > 0 ? (uint64_t)l->mem_per_cpu * (l->cpus_on_node > 0 ? l->cpus_on_node : 1)
 			: 0,
 	};
-	sd->cg = cgroup_step_create(&sd->cgconf, sd->node, l->job_id, "batch", &lim);
+	char *scope = cgroup_scope(l->cluster, sd->node);
+	sd->cg = cgroup_step_create(&sd->cgconf, scope, l->job_id, "batch", &lim);
+	free(scope);
 	cgroup_freeze(sd->cg, false);   /* one left frozen by a killed herdstepd (step.c) */
 
 	uv_signal_init(sd->loop, &sd->sigchld);

@@ -743,7 +743,9 @@ int step_start(struct stepd *sd, struct herd_error *err)
 	char step_name[16];
 	snprintf(step_name, sizeof(step_name), s->extern_step ? "extern" : "%u", s->step_id);
 	struct cgroup_limits lim = { .cpus = s->cpus, .mem_mb = s->mem_mb };
-	sd->cg = cgroup_step_create(&sd->cgconf, sd->node, sd->launch.job_id, step_name, &lim);
+	char *scope = cgroup_scope(sd->launch.cluster, sd->node);
+	sd->cg = cgroup_step_create(&sd->cgconf, scope, sd->launch.job_id, step_name, &lim);
+	free(scope);
 	/* a cgroup left frozen by a herdstepd that was killed while its step
 	 * was suspended would freeze our tasks before they exec */
 	cgroup_freeze(sd->cg, false);

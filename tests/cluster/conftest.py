@@ -93,6 +93,11 @@ class Cluster:
         auth = self.kv.get("AuthInfo", "")
         m = re.search(r"socket=([^,]+)", auth)
         self.munge_socket = m.group(1) if m else None
+        # HERD_TEST_ACCT=pgsql: the accounting records of every cluster go to
+        # PostgreSQL (one server per session, a fresh database per cluster).
+        if os.environ.get("HERD_TEST_ACCT") == "pgsql":
+            import pg
+            pg.use_pgsql(self, pg.session_server())
 
     def down(self):
         return Result(subprocess.run([HERD, "down", "--dir", self.dir],

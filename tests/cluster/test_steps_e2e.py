@@ -85,7 +85,7 @@ def test_tasks_are_confined_to_their_cores(c):
     assert cpus["0"] != cpus["1"], r   # one CPU each, not the same one
     cgroups = dict(re.findall(r"^(\d): \d+:cpuset:(\S+)$", r.out, re.M))
     for task, path in cgroups.items():
-        assert re.search(rf"/herd/n\d/job_\d+/step_0/task_{task}$", path), r
+        assert re.search(rf"/herd/[^/]+_n\d/job_\d+/step_0/task_{task}$", path), r
     assert set(cgroups) == {"0", "1"}, r
 
 
