@@ -519,6 +519,11 @@ void acct_jobs(struct net_req *req)
 		return;
 	}
 	q->req = req;
+	/* PrivateData=jobs (roles.c): the caller's own records, and those of
+	 * the accounts it coordinates or is a TeamJobs member of */
+	q->vis_uid = req->uid;
+	strv_free(q->vis_accounts);
+	q->vis_accounts = roles_visible_accounts(req->uid, &q->vis_all);
 	q->work.data = q;
 	*waiting_tail = q;
 	waiting_tail = &q->next;

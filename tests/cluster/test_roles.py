@@ -286,6 +286,22 @@ def test_private_data_jobs(clean):
         else:
             assert (r.rc, r.err) == (1, "slurm_load_jobs error: Invalid job id specified\n"), \
                 (case, r)
+    # sacct (the store's records) shows the same; held jobs, which it lists
+    # (one waiting for its --begin time it does not).
+    wd = c.workdir(OWNER)
+    held = {acct: c.sbatch("-A", acct, "-H", "-o", "/dev/null", "--wrap", "true", user=OWNER,
+                           cwd=wd) for acct in ("team", "proj")}
+    ids = ",".join(map(str, held.values()))
+    for case, (user, _) in CASES.items():
+        r = c.run(["sacct", "-a", "-n", "-X", "-P", "-o", "JobID", "-j", ids], user=user)
+        assert r.rc == 0, (case, r)
+        seen = {int(x) for x in r.out.split()}
+        if case in {"owner", "coord", "operator", "admin"}:
+            assert seen == set(held.values()), (case, r)
+        elif case.startswith("team"):
+            assert seen == {held["team"]}, (case, r)
+        else:
+            assert seen == set(), (case, r)
     # scancel by filter reaches the team's jobs the member sees, and only those.
     r = c.run(["scancel", "-u", OWNER], user=TEAM)
     assert r.rc == 0, r
