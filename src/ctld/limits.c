@@ -312,7 +312,8 @@ static enum job_reason check_job_alone(const struct job *job, const struct assoc
 		for (int t = 0; t < TRES_COUNT; t++) {
 			if (set(q->lim.max_tres_per_job[t]) && req[t] > q->lim.max_tres_per_job[t])
 				return pick(qos_per_job, t);
-			if (set(q->lim.max_tres_per_node[t]) && (req[t] + nodes - 1) / nodes > q->lim.max_tres_per_node[t])
+			if (set(q->lim.max_tres_per_node[t]) &&
+			    (req[t] + nodes - 1) / nodes > q->lim.max_tres_per_node[t])
 				return pick(qos_per_node, t);
 			if (set(q->lim.max_tres_mins_per_job[t]) && req[t] &&
 			    req[t] * mins > (double)q->lim.max_tres_mins_per_job[t])
@@ -335,7 +336,8 @@ static enum job_reason check_job_alone(const struct job *job, const struct assoc
 		    set(v = NEAREST_TRES(a, max_tres_per_node, t)) && (req[t] + nodes - 1) / nodes > v)
 			return pick(assoc_per_node, t);
 		if (!(q && set(q->lim.max_tres_mins_per_job[t])) &&
-		    set(v = NEAREST_TRES(a, max_tres_mins_per_job, t)) && req[t] && req[t] * mins > (double)v)
+		    set(v = NEAREST_TRES(a, max_tres_mins_per_job, t)) && req[t] &&
+		    req[t] * mins > (double)v)
 			return pick(assoc_mins_per_job, t);
 	}
 	return REASON_NONE;
@@ -404,7 +406,8 @@ static enum job_reason check_grp_alone(const struct assoc *a, const struct acct_
 	}
 	for (const struct assoc *l = a; l; l = l->parent)
 		for (int t = 0; t < TRES_COUNT; t++)
-			if (!set(q->lim.grp_tres[t]) && set(l->lim.grp_tres[t]) && req[t] > l->lim.grp_tres[t])
+			if (!set(q->lim.grp_tres[t]) && set(l->lim.grp_tres[t]) &&
+			    req[t] > l->lim.grp_tres[t])
 				return pick(assoc_grp, t);
 	return REASON_NONE;
 }
