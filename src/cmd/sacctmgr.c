@@ -1227,8 +1227,10 @@ static int do_load(struct request *r)
 			json_decref(rec);
 			goto out;
 		}
-		if (rec)
+		if (rec) {
+			json_object_set_new(rec, "line", json_integer(lineno));
 			json_array_append_new(records, rec);
+		}
 	}
 	json_t *cl = json_object_get(r->where, "cluster") ? json_object_get(r->where, "cluster")
 							   : json_object_get(r->set, "cluster");

@@ -2048,16 +2048,16 @@ static int coord_targets(struct mgr *m, struct strv *users, struct strv *account
 	if (!users->n || !accounts->n)
 		return fail(m, HERD_ERR_INVALID_ARG,
 			    "Need a list of users (Names=) and accounts (Accounts=) for coordinators");
+	/* Slurm: coordinators may name coordinators of their accounts */
+	for (size_t i = 0; i < accounts->n; i++)
+		if (!m->oper && !acct_is_coord(m->uid, accounts->v[i]))
+			return denied(m);
 	for (size_t i = 0; i < users->n; i++)
 		if (!acct_user_find(users->v[i]))
 			return fail(m, HERD_ERR_INVALID_ARG, "User '%.60s' doesn't exist", users->v[i]);
-	for (size_t i = 0; i < accounts->n; i++) {
+	for (size_t i = 0; i < accounts->n; i++)
 		if (!acct_account_find(accounts->v[i]))
 			return fail(m, HERD_ERR_INVALID_ARG, "Account '%.60s' doesn't exist", accounts->v[i]);
-		/* Slurm: coordinators may name coordinators of their accounts */
-		if (!m->oper && !acct_is_coord(m->uid, accounts->v[i]))
-			return denied(m);
-	}
 	return 0;
 }
 
@@ -2456,17 +2456,22 @@ static int load_file(struct mgr *m)
 	json_array_foreach(m->records, i, rec)
 		if (load_one(m, rec, &lc, &known, false, summary) < 0) {
 			char line[160];
-			snprintf(line, sizeof(line), "Line %zu: %.120s", i + 1, m->err.text);
+			json_t *ln = json_object_get(rec, "line");
+			snprintf(line, sizeof(line), "Line %lld: %.120s",
+				 json_is_integer(ln) ? (long long)json_integer_value(ln) : (long long)i + 1,
+				 m->err.text);
 			snprintf(m->err.text, sizeof(m->err.text), "%s", line);
 			strv_free(&known);
 			return -1;
 		}
-	strv_free(&known);
-	if (m->dry_run)
+	if (m->dry_run) {
+		strv_free(&known);
 		return 0;
+	}
 	lc = (struct load_ctx){ NULL, "" };
 	json_array_foreach(m->records, i, rec)
-		load_one(m, rec, &lc, NULL, true, summary);
+		load_one(m, rec, &lc, &known, true, summary);
+	strv_free(&known);
 	assoc_resolve_parents();
 	m->changed = true;
 	return 0;

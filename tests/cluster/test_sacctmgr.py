@@ -1,0 +1,516 @@
+"""sacctmgr against a real controller: every entity (cluster, account, user,
+QOS, coordinator, TRES, association) added, modified, listed and deleted with
+Slurm's words and columns; the tree, -P/-p/-n and format= widths; dump and
+load of the flat file round-tripping; what Slurm refuses (a cycle in the
+account tree, deleting an account or user with jobs, unknown accounts and
+QOS, duplicates, bad TRES and limits, plain users and coordinators beyond
+their rights); the commit question without -i; hostile names; and a
+controller killed and restarted keeps everything."""
+import os
+import signal
+import time
+
+import pytest
+
+from conftest import start_cluster, stop_cluster
+
+
+@pytest.fixture(scope="module")
+def cluster(users):
+    c = start_cluster(2)
+    try:
+        yield c
+    finally:
+        stop_cluster(c)
+
+
+def mgr(cluster, *args, user=None, input=None):
+    return cluster.run(["sacctmgr", *args], user=user, input=input)
+
+
+def ok(cluster, *args, user=None):
+    r = mgr(cluster, "-i", *args, user=user)
+    assert r.rc == 0, f"sacctmgr {args}: {r}"
+    return r.out
+
+
+def rows(cluster, *args, user=None):
+    """list ... -P -n as a list of field lists."""
+    r = mgr(cluster, "-P", "-n", "list", *args, user=user)
+    assert r.rc == 0, f"sacctmgr list {args}: {r}"
+    return [line.split("|") for line in r.out.splitlines()]
+
+
+def refused(cluster, *args, says, user=None):
+    r = mgr(cluster, "-i", *args, user=user)
+    assert r.rc == 1, f"sacctmgr {args} should fail: {r}"
+    assert says in r.err, f"sacctmgr {args}: {r.err!r} lacks {says!r}"
+    return r
+
+
+def cell(value, width):
+    """One cell as Slurm's print_fields draws it (right-justified, '+' when cut)."""
+    if len(value) > abs(width):
+        value = value[:abs(width) - 1] + "+"
+    return (value.rjust(width) if width > 0 else value.ljust(-width)) + " "
+
+
+def test_defaults(cluster):
+    """A new cluster has itself, root (account, association, Administrator
+    user) and QOS normal (ID 1), as slurmdbd makes them."""
+    cl = cluster.name
+    assert rows(cluster, "cluster", "format=cluster,qos") == [[cl, "normal"]]
+    assert rows(cluster, "account", "root") == [["root", "default root account", "root"]]
+    assert rows(cluster, "user", "root") == [["root", "root", "Administrator"]]
+    assert rows(cluster, "qos", "normal", "format=name,id,priority,usagefactor,preemptmode") == \
+        [["normal", "1", "0", "1.000000", "cluster"]]
+    assoc = rows(cluster, "assoc", "account=root", "format=cluster,account,user,share,qos")
+    assert assoc == [[cl, "root", "", "1", "normal"], [cl, "root", "root", "1", "normal"]]
+
+
+def test_list_tres(cluster):
+    r = mgr(cluster, "list", "tres")
+    assert r.rc == 0, r
+    lines = r.out.splitlines()
+    assert lines[0] == cell("Type", 8) + cell("Name", 15) + cell("ID", 6)
+    assert lines[1] == "-" * 8 + " " + "-" * 15 + " " + "-" * 6 + " "
+    assert lines[2] == cell("cpu", 8) + cell("", 15) + cell("1", 6)
+    assert rows(cluster, "tres") == [
+        ["cpu", "", "1"], ["mem", "", "2"], ["energy", "", "3"], ["node", "", "4"],
+        ["billing", "", "5"], ["fs", "disk", "6"], ["vmem", "", "7"], ["pages", "", "8"],
+        ["gres", "gpu", "1001"]]
+    assert rows(cluster, "tres", "type=gres") == [["gres", "gpu", "1001"]]
+
+
+def test_add_account(cluster):
+    cl = cluster.name
+    out = ok(cluster, "add", "account", "physics", "Description=physics dept",
+             "Organization=science")
+    assert out == (" Adding Account(s)\n  physics\n Settings\n"
+                   "  Description     = physics dept\n  Organization    = science\n"
+                   f" Associations\n  A = physics    C = {cl:<10}\n Settings\n"
+                   "  Parent        = root\n")
+    # a second add is Slurm's "Nothing new added." and exit 1
+    r = mgr(cluster, "-i", "add", "account", "physics")
+    assert (r.rc, r.out) == (1, " Nothing new added.\n")
+    # defaults: description the name, organization the parent's (root: the name)
+    out = ok(cluster, "add", "account", "chem", "parent=physics", "fairshare=10",
+             "GrpTRES=cpu=10,mem=4G", "MaxWall=2:00:00", "GrpJobs=7")
+    assert "  Description     = Account Name\n  Organization    = Parent/Account Name\n" in out
+    assert "  Parent        = physics\n  Fairshare     = 10\n  GrpJobs       = 7\n" in out
+    assert rows(cluster, "account", "chem") == [["chem", "chem", "science"]]
+    assert rows(cluster, "assoc", "account=chem",
+                "format=account,share,grptres,grpjobs,maxwall,parentname") == \
+        [["chem", "10", "cpu=10,mem=4G", "7", "02:00:00", "physics"]]
+    # names are kept in lower case, as Slurm's database does
+    ok(cluster, "add", "account", "BIO", "parent=root")
+    assert rows(cluster, "account", "bio", "format=account") == [["bio"]]
+
+
+def test_add_user(cluster, users):
+    cl = cluster.name
+    out = ok(cluster, "add", "user", "herdu1", "account=physics", "maxjobs=5")
+    assert out == (" Adding User(s)\n  herdu1\n Settings =\n  Default Account = physics\n"
+                   f" Associations =\n  U = herdu1    A = physics    C = {cl:<10}\n"
+                   " Non Default Settings\n  MaxJobs       = 5\n")
+    # an existing user in another account: only the association is new
+    out = ok(cluster, "add", "user", "herdu1", "account=chem")
+    assert out == f" Associations =\n  U = herdu1    A = chem       C = {cl:<10}\n"
+    r = mgr(cluster, "-i", "add", "user", "herdu1", "account=chem")
+    assert (r.rc, r.out) == (1, " Nothing new added.\n")
+    refused(cluster, "add", "user", "herdu2", "account=nosuch",
+            says="The account 'nosuch' doesn't exist")
+    refused(cluster, "add", "user", "herdu2", says="Need a default account")
+    assert rows(cluster, "user", "herdu2") == []
+    assert rows(cluster, "user", "herdu1") == [["herdu1", "physics", "None"]]
+    got = rows(cluster, "user", "herdu1", "withassoc",
+               "format=user,defaultaccount,cluster,account,maxjobs")
+    assert got == [["herdu1", "physics", cl, "physics", "5"], ["herdu1", "physics", cl, "chem", ""]]
+    # -s is withassoc too
+    assert rows(cluster, "-s", "user", "herdu1", "format=account") == [["physics"], ["chem"]]
+
+
+def test_modify_user(cluster, users):
+    ok(cluster, "add", "qos", "high", "priority=100")
+    out = ok(cluster, "modify", "user", "herdu1", "set", "adminlevel=operator",
+             "defaultaccount=chem")
+    assert out == " Modified users...\n  herdu1\n"
+    assert rows(cluster, "user", "herdu1") == [["herdu1", "chem", "Operator"]]
+    out = ok(cluster, "modify", "user", "where", "name=herdu1", "account=physics", "set",
+             "maxjobs=-1", "maxsubmit=20", "GrpTRES=cpu=4", "fairshare=parent", "qos+=high",
+             "maxwall=90")
+    assert out.startswith(" Modified user associations...\n  C = ")
+    assert "A = physics              U = herdu1   \n" in out
+    fields = "format=account,share,maxjobs,maxsubmit,grptres,qos,maxwall"
+    assert rows(cluster, "assoc", "user=herdu1", fields) == [
+        ["physics", "parent", "", "20", "cpu=4", "normal,high", "01:30:00"],
+        ["chem", "1", "", "", "", "normal", ""]]
+    ok(cluster, "modify", "user", "herdu1", "where", "account=physics", "set", "qos-=normal",
+       "defaultqos=high", "GrpTRES=mem=1G", "fairshare=-1")
+    assert rows(cluster, "assoc", "user=herdu1", "account=physics",
+                "format=qos,defqos,grptres,share") == [["high", "high", "cpu=4,mem=1G", "1"]]
+    # a default QOS outside the list is refused
+    refused(cluster, "modify", "user", "herdu1", "where", "account=physics", "set",
+            "defaultqos=normal", says="not in the QOS list")
+    refused(cluster, "modify", "user", "herdu1", "set", "defaultaccount=bio",
+            says="has no association with account 'bio'")
+    refused(cluster, "modify", "user", "herdu1", "set", "qos=bogus", says="Invalid QOS name 'bogus'")
+    refused(cluster, "modify", "user", "herdu1", "set", "adminlevel=king", says="Invalid AdminLevel")
+    r = mgr(cluster, "-i", "modify", "user", "nobody", "set", "maxjobs=1")
+    assert (r.rc, r.out) == (1, " Nothing modified\n")
+    ok(cluster, "modify", "user", "herdu1", "set", "adminlevel=none", "defaultaccount=physics")
+
+
+def test_modify_account_and_cycle(cluster):
+    out = ok(cluster, "modify", "account", "chem", "set", "Description=chemistry",
+             "Organization=labs", "flags=TeamJobs")
+    assert out == " Modified accounts...\n  chem\n"
+    assert rows(cluster, "account", "chem", "format=account,descr,org,flags") == \
+        [["chem", "chemistry", "labs", "TeamJobs"]]
+    ok(cluster, "modify", "account", "where", "name=chem", "set", "flags-=TeamJobs",
+       "maxjobs=3", "grpjobs=-1", "MaxTRESPerNode=gres/gpu=2", "MaxTRESMins=cpu=600")
+    assert rows(cluster, "account", "chem", "withassoc",
+                "format=account,flags,user,maxjobs,grpjobs,maxtrespernode,maxtresmins") == [
+        ["chem", "", "", "3", "", "gres/gpu=2", "cpu=600"],
+        ["chem", "", "herdu1", "", "", "", ""]]
+    # moving an account under itself or its own sub-account is refused
+    refused(cluster, "modify", "account", "physics", "set", "parent=chem",
+            says="Can't move account 'physics' under 'chem'")
+    refused(cluster, "modify", "account", "chem", "set", "parent=chem",
+            says="Can't move account 'chem' under 'chem'")
+    refused(cluster, "modify", "account", "chem", "set", "parent=nosuch",
+            says="Parent account 'nosuch' doesn't exist")
+    # a real move, and back
+    ok(cluster, "modify", "account", "chem", "set", "parent=bio")
+    assert rows(cluster, "assoc", "account=chem", "format=account,parentname")[0] == ["chem", "bio"]
+    ok(cluster, "modify", "account", "chem", "set", "parent=physics")
+
+
+def test_tree(cluster):
+    cl = cluster.name
+    r = mgr(cluster, "list", "assoc", "tree", "format=cluster,account,user")
+    assert r.rc == 0, r
+    lines = r.out.splitlines()
+    assert lines[0] == cell("Cluster", 10) + cell("Account", -20) + cell("User", 10)
+    body = [line for line in lines[2:]]
+    want = [("root", ""), (" root", "root"), (" bio", ""), (" physics", ""),
+            ("  physics", "herdu1"), ("  chem", ""), ("   chem", "herdu1")]
+    assert body == [cell(cl, 10) + cell(a, -20) + cell(u, 10) for a, u in want]
+    # -P keeps the indentation in the value
+    got = [f[0] for f in rows(cluster, "assoc", "tree", "format=account")]
+    assert got == [a for a, _ in want]
+
+
+def test_parsable_noheader_and_widths(cluster):
+    r = mgr(cluster, "-p", "list", "account", "physics")
+    assert r.out == "Account|Descr|Org|\nphysics|physics dept|science|\n"
+    r = mgr(cluster, "-P", "list", "account", "physics")
+    assert r.out == "Account|Descr|Org\nphysics|physics dept|science\n"
+    r = mgr(cluster, "-n", "list", "account", "physics", "format=account%20,descr%-5,org%3")
+    assert r.out == cell("physics", 20) + cell("physics dept", -5) + cell("science", 3) + "\n"
+    assert r.out == "             physics phys+ sc+ \n"
+    r = mgr(cluster, "list", "user", "root")
+    assert r.out.splitlines()[2] == cell("root", 10) + cell("root", 10) + cell("Administrator", 9)
+    r = mgr(cluster, "list", "account", "format=bogus")
+    assert r.rc == 1 and 'Invalid field requested: "bogus"' in r.err
+
+
+def test_qos(cluster):
+    out = ok(cluster, "add", "qos", "low", "Description=cheap runs", "priority=5",
+             "UsageFactor=0.5", "flags=DenyOnLimit,NoReserve", "preempt=normal",
+             "preemptmode=requeue", "MaxTRESPerUser=cpu=8", "MaxJobsPerUser=4",
+             "MaxSubmitJobsPerUser=10", "MaxWall=1-00:00:00", "GrpTRES=node=2", "GrpJobs=6")
+    assert out.startswith(" Adding QOS(s)\n  low\n Settings\n  Description    = cheap runs\n")
+    assert rows(cluster, "qos", "low", "format=name,descr,priority,usagefactor,flags,preempt,"
+                "preemptmode,maxtrespu,maxjobspu,maxsubmitpu,maxwall,grptres,grpjobs") == [
+        ["low", "cheap runs", "5", "0.500000", "DenyOnLimit,NoReserve", "normal", "requeue",
+         "cpu=8", "4", "10", "1-00:00:00", "node=2", "6"]]
+    ids = {f[0]: int(f[1]) for f in rows(cluster, "qos", "format=name,id")}
+    assert ids["normal"] == 1 and ids["high"] == 2 and ids["low"] == 3
+    out = ok(cluster, "modify", "qos", "low", "set", "priority=7", "flags+=NoDecay",
+             "preempt+=high", "maxjobsperuser=-1")
+    assert out == " Modified qos...\n  low\n"
+    assert rows(cluster, "qos", "low", "format=priority,flags,preempt,maxjobspu") == \
+        [["7", "DenyOnLimit,NoReserve,NoDecay", "normal,high", ""]]
+    refused(cluster, "modify", "qos", "low", "set", "preempt=low", says="can't preempt itself")
+    refused(cluster, "add", "qos", "bad", "preempt=nosuch", says="Invalid QOS name 'nosuch'")
+    refused(cluster, "add", "qos", "bad", "flags=Fast", says="Invalid QOS flag")
+    refused(cluster, "add", "qos", "bad", "usagefactor=x", says="Invalid value 'x' for UsageFactor")
+    refused(cluster, "delete", "qos", "normal", says="can't be deleted")
+    # a QOS deleted is dropped from the lists that named it
+    ok(cluster, "add", "qos", "gone")
+    ok(cluster, "modify", "account", "bio", "set", "qos=normal,gone")
+    out = ok(cluster, "delete", "qos", "gone")
+    assert out == " Deleting QOS(s)...\n  gone\n"
+    assert rows(cluster, "assoc", "account=bio", "format=qos") == [["normal"]]
+    r = mgr(cluster, "-i", "delete", "qos", "gone")
+    assert (r.rc, r.out) == (1, " Nothing deleted\n")
+
+
+def test_clusters(cluster):
+    out = ok(cluster, "add", "cluster", "other")
+    assert out == " Adding Cluster(s)\n  Name           = other\n"
+    assert [f[0] for f in rows(cluster, "cluster", "format=cluster")] == \
+        sorted([cluster.name, "other"])
+    ok(cluster, "modify", "cluster", "other", "set", "fairshare=5", "maxjobs=9")
+    assert rows(cluster, "cluster", "other", "format=cluster,share,maxjobs,qos") == \
+        [["other", "5", "9", "normal"]]
+    # an account on the other cluster too
+    ok(cluster, "add", "account", "physics", "cluster=other")
+    assert rows(cluster, "assoc", "cluster=other", "format=cluster,account") == \
+        [["other", "root"], ["other", "physics"]]
+    refused(cluster, "delete", "cluster", cluster.name, says="own")
+    out = ok(cluster, "delete", "cluster", "other")
+    assert out == " Deleting clusters...\n  other\n"
+    assert rows(cluster, "assoc", "cluster=other") == []
+    # the account lives on: it still has this cluster's association
+    assert rows(cluster, "account", "physics", "format=account") == [["physics"]]
+
+
+def test_plain_user_may_list_not_change(cluster, users):
+    assert rows(cluster, "account", "physics", "format=account", user="herdu2") == [["physics"]]
+    for args in (("add", "account", "x"), ("add", "qos", "x"), ("add", "user", "herdu2",
+                 "account=physics"), ("modify", "account", "physics", "set", "maxjobs=1"),
+                 ("delete", "account", "bio"), ("modify", "user", "herdu1", "set",
+                 "adminlevel=administrator"), ("add", "cluster", "x"),
+                 ("add", "coordinator", "account=physics", "names=herdu2")):
+        refused(cluster, *args, user="herdu2", says="Access/permission denied")
+    assert rows(cluster, "account", "x") == []
+
+
+def test_coordinator(cluster, users):
+    ok(cluster, "add", "account", "lab", "parent=root")
+    ok(cluster, "add", "user", "herdu2", "account=lab")
+    out = ok(cluster, "add", "coordinator", "account=physics", "names=herdu1")
+    assert out == (" Adding Coordinator User(s)\n  herdu1\n"
+                   " To Account(s) and all sub-accounts\n  physics\n")
+    assert rows(cluster, "user", "herdu1", "withcoord", "format=user,coordinatoraccounts") == \
+        [["herdu1", "physics"]]
+    assert rows(cluster, "account", "physics", "withcoord", "format=account,coordinators") == \
+        [["physics", "herdu1"]]
+    # the coordinator adds users to its accounts and those under them, sets
+    # their limits, makes sub-accounts and more coordinators there ...
+    ok(cluster, "add", "user", "herdu2", "account=physics", user="herdu1")
+    ok(cluster, "add", "user", "herdu2", "account=chem", user="herdu1")
+    ok(cluster, "modify", "user", "herdu2", "where", "account=physics", "set", "maxjobs=3",
+       user="herdu1")
+    ok(cluster, "add", "account", "optics", "parent=physics", user="herdu1")
+    ok(cluster, "modify", "account", "optics", "set", "grpjobs=4", user="herdu1")
+    ok(cluster, "add", "coordinator", "account=optics", "names=herdu2", user="herdu1")
+    assert rows(cluster, "assoc", "user=herdu2", "account=physics", "format=maxjobs") == [["3"]]
+    # ... but nothing outside them, no QOS, no admin levels, not its own account's limits
+    refused(cluster, "add", "user", "herdu1", "account=lab", user="herdu1",
+            says="Access/permission denied")
+    refused(cluster, "modify", "user", "herdu2", "where", "account=lab", "set", "maxjobs=1",
+            user="herdu1", says="Access/permission denied")
+    refused(cluster, "add", "account", "x", "parent=lab", user="herdu1",
+            says="Access/permission denied")
+    refused(cluster, "add", "qos", "x", user="herdu1", says="Access/permission denied")
+    refused(cluster, "modify", "user", "herdu2", "set", "adminlevel=operator", user="herdu1",
+            says="Access/permission denied")
+    refused(cluster, "modify", "account", "physics", "set", "grpjobs=1", user="herdu1",
+            says="Access/permission denied")
+    refused(cluster, "delete", "user", "herdu2", user="herdu1", says="Access/permission denied")
+    out = ok(cluster, "delete", "user", "herdu2", "where", "account=chem", user="herdu1")
+    assert out.startswith(" Deleting user associations...\n  C = ")
+    out = ok(cluster, "delete", "coordinator", "account=optics", "names=herdu2", user="herdu1")
+    assert out == " Removing Coordinators with user name\n  U = herdu2    A = optics\n"
+    ok(cluster, "delete", "account", "optics", user="herdu1")
+
+
+def test_operator_and_administrator(cluster, users):
+    ok(cluster, "modify", "user", "herdu2", "set", "adminlevel=operator")
+    try:
+        ok(cluster, "add", "qos", "opqos", user="herdu2")
+        ok(cluster, "delete", "qos", "opqos", user="herdu2")
+        # operators make operators, not administrators
+        refused(cluster, "modify", "user", "herdu1", "set", "adminlevel=administrator",
+                user="herdu2", says="Access/permission denied")
+        # an Administrator is an administrator of the controller too
+        r = cluster.run(["scontrol", "reconfigure"], user="herdu2")
+        assert r.rc != 0
+        ok(cluster, "modify", "user", "herdu2", "set", "adminlevel=administrator")
+        r = cluster.run(["scontrol", "reconfigure"], user="herdu2")
+        assert r.rc == 0, r
+    finally:
+        ok(cluster, "modify", "user", "herdu2", "set", "adminlevel=none")
+    r = cluster.run(["scontrol", "reconfigure"], user="herdu2")
+    assert r.rc != 0
+
+
+def test_delete_with_jobs_refused(cluster, users):
+    ok(cluster, "add", "account", "busy")
+    ok(cluster, "add", "user", "herdu1", "account=busy")
+    job = cluster.sbatch("-A", "busy", "-H", "--wrap", "true", user="herdu1")
+    cl = cluster.name
+    r = mgr(cluster, "-i", "delete", "account", "busy")
+    assert r.rc == 1
+    assert r.err == (" Error with request: Job(s) active, cancel job(s) before remove\n"
+                     f"  JobID = {job:<10} C = {cl:<10} A = busy       U = herdu1   \n")
+    r = mgr(cluster, "-i", "delete", "user", "herdu1", "where", "account=busy")
+    assert r.rc == 1 and "Job(s) active" in r.err
+    r = mgr(cluster, "-i", "delete", "user", "herdu1")
+    assert r.rc == 1 and f"JobID = {job:<10}" in r.err
+    assert rows(cluster, "assoc", "account=busy", "format=user") == [[""], ["herdu1"]]
+    assert cluster.run(["scancel", str(job)]).rc == 0
+    cluster.wait_state(job, ("CANCELLED",))
+    out = ok(cluster, "delete", "account", "busy")
+    assert out == (f" Deleting accounts...\n  busy\n Deleting account associations...\n"
+                   f"  C = {cl:<10} A = {'busy':<20}\n  C = {cl:<10} A = {'busy':<20} U = herdu1   \n")
+    assert rows(cluster, "account", "busy") == []
+    # the account with sub-accounts is not deleted from under them
+    refused(cluster, "delete", "account", "physics", says="has sub-account 'chem'")
+
+
+def test_commit_question(cluster):
+    """Without -i: Slurm's question, answered from stdin (even a pipe)."""
+    question = "Would you like to commit changes? (You have 30 seconds to decide)\n(N/y): "
+    r = mgr(cluster, "add", "account", "asked", input="n\n")
+    assert r.rc == 0 and r.out.endswith(question + " Changes Discarded\n"), r
+    assert rows(cluster, "account", "asked") == []
+    r = mgr(cluster, "add", "account", "asked", input="")
+    assert r.rc == 0 and r.out.endswith(" Changes Discarded\n"), r
+    assert rows(cluster, "account", "asked") == []
+    r = mgr(cluster, "add", "account", "asked", input="x\ny\n")
+    assert r.rc == 0 and r.out.endswith(question + "Y or N please\n(N/y): "), r
+    assert rows(cluster, "account", "asked", "format=account") == [["asked"]]
+    r = mgr(cluster, "delete", "account", "asked", input="y\n")
+    assert r.rc == 0 and r.out.startswith(" Deleting accounts...\n  asked\n"), r
+    assert rows(cluster, "account", "asked") == []
+
+
+def test_bad_input(cluster):
+    refused(cluster, "add", "account", "x", "GrpTRES=foo=1", says="Invalid TRES name 'foo'")
+    refused(cluster, "add", "account", "x", "GrpTRES=cpu=lots", says="Invalid TRES count 'lots'")
+    refused(cluster, "add", "account", "x", "MaxJobs=many", says="Invalid value 'many' for MaxJobs")
+    refused(cluster, "add", "account", "x", "MaxJobs=-5", says="Invalid value '-5' for MaxJobs")
+    refused(cluster, "add", "account", "x", "MaxWall=soon", says="Invalid value 'soon' for MaxWall")
+    refused(cluster, "add", "account", "x", "Fairshare=lots", says="for Fairshare")
+    refused(cluster, "add", "account", "x", "qos=nosuch", says="Invalid QOS name 'nosuch'")
+    refused(cluster, "add", "account", "x", "parent=nosuch", says="Parent account 'nosuch'")
+    refused(cluster, "add", "account", "x", "flags=Bogus", says="Invalid account flag")
+    refused(cluster, "add", "account", "x", "Colour=red", says="Unknown option: Colour=red")
+    refused(cluster, "modify", "account", "physics", "set", "adminlevel=operator",
+            says="Unknown account option: adminlevel")
+    refused(cluster, "frobnicate", "account", says="Invalid command: frobnicate")
+    refused(cluster, "list", "widgets", says="Unknown entity: widgets")
+    refused(cluster, "add", "tres", "x", says="TRES can only be listed")
+    assert rows(cluster, "account", "x") == []
+
+
+HOSTILE = ["q'uo\"te", "semi;colon", "ünïcødé-名前", "back\\slash:colon", "a" * 10240]
+
+
+def test_hostile_names_round_trip(cluster):
+    descr = "it's \"quoted\"; with | pipes, ünïcødé and\ttabs " + "d" * 10240
+    org = "org; 'o' \"rg\" " + "o" * 10240
+    for name in HOSTILE:
+        ok(cluster, "add", "account", name, f"Description={descr}", f"Organization={org}")
+    got = {f[0]: f for f in rows(cluster, "account", "format=account,descr,org")}
+    for name in HOSTILE:
+        # -P splits on '|': the description holds one
+        assert got[name][0] == name
+        assert "|".join(got[name][1:]) == descr + "|" + org
+    ok(cluster, "add", "user", "herdu2", "account=" + HOSTILE[0])
+    assert rows(cluster, "assoc", "user=herdu2", "account=" + HOSTILE[0],
+                "format=account,user") == [[HOSTILE[0], "herdu2"]]
+
+
+def test_dump_load_round_trip(cluster, users):
+    cl = cluster.name
+    path = os.path.join(cluster.workdir(), "dump.cfg")
+    r = mgr(cluster, "dump", cl, f"file={path}")
+    assert r.rc == 0, r
+    assert r.out == f"sacctmgr: Cluster {cl} dumped to {path}\n"
+    text = open(path).read()
+    lines = [ln for ln in text.splitlines() if not ln.startswith("#")]
+    assert lines[0] == f"Cluster - '{cl}':Fairshare=1:QOS='normal'"
+    assert lines[1] == "Parent - 'root'"
+    assert lines[2] == "User - 'root':DefaultAccount='root':AdminLevel='Administrator':Fairshare=1"
+    assert "Account - 'bio':Description='bio':Organization='bio':Fairshare=1" in lines
+    assert "Parent - 'physics'" in lines
+    assert "Account - 'q\\'uo\"te':Description=" in text
+    before = {e: rows(cluster, e, "format=" + f) for e, f in (
+        ("account", "account,descr,org,flags,coordinators"),
+        ("assoc", "cluster,account,user,partition,share,grptres,grpjobs,maxjobs,maxsubmit,"
+                  "maxwall,maxtres,maxtrespernode,maxtresmins,qos,defqos,parentname"),
+        ("user", "user,defaultaccount,admin"))}
+    # remove part of the tree (users first: their default accounts go with them)
+    ok(cluster, "delete", "user", "herdu2")
+    ok(cluster, "delete", "account", "chem")
+    for name in HOSTILE:
+        ok(cluster, "delete", "account", name)
+    assert rows(cluster, "account", "chem") == []
+    r = mgr(cluster, "-i", "load", f"file={path}")
+    assert r.rc == 0, r
+    assert r.out.startswith(" Adding Account(s)\n")
+    assert "  chem\n" in r.out and " Adding User(s)\n  herdu2\n" in r.out
+    after = {e: rows(cluster, e, "format=" + f) for e, f in (
+        ("account", "account,descr,org,flags,coordinators"),
+        ("assoc", "cluster,account,user,partition,share,grptres,grpjobs,maxjobs,maxsubmit,"
+                  "maxwall,maxtres,maxtrespernode,maxtresmins,qos,defqos,parentname"),
+        ("user", "user,defaultaccount,admin"))}
+    assert after == before
+    # the dump of what was loaded is the file itself
+    path2 = os.path.join(cluster.workdir(), "dump2.cfg")
+    assert mgr(cluster, "dump", cl, f"file={path2}").rc == 0
+    assert open(path2).read() == text
+    # a bad file is refused whole, saying where
+    bad = os.path.join(cluster.workdir(), "bad.cfg")
+    with open(bad, "w") as f:
+        f.write(f"Cluster - '{cl}'\nParent - 'root'\nAccount - 'newacct'\n"
+                "Account - 'other':MaxJobs=lots\n")
+    r = mgr(cluster, "-i", "load", f"file={bad}")
+    assert r.rc == 1 and "Line 4: Invalid value 'lots' for MaxJobs" in r.err, r
+    assert rows(cluster, "account", "newacct") == []
+    with open(bad, "w") as f:
+        f.write(f"Cluster - '{cl}'\nParent - 'nosuch'\nUser - 'x'\n")
+    r = mgr(cluster, "-i", "load", f"file={bad}")
+    assert r.rc == 1 and "Line 2: Parent 'nosuch' has not been created" in r.err, r
+    with open(bad, "w") as f:
+        f.write("this is not a flat file\n")
+    r = mgr(cluster, "-i", "load", f"file={bad}")
+    assert r.rc == 1 and "line 1: not a flat file line" in r.err, r
+    refused(cluster, "load", "file=/nonexistent/x.cfg", says="Unable to read")
+
+
+def test_private_data(cluster, users):
+    """PrivateData=users,accounts: plain users see their own user record and
+    the accounts they belong to; operators see all."""
+    with open(cluster.conf) as f:
+        saved = f.read()
+    try:
+        with open(cluster.conf, "a") as f:
+            f.write("PrivateData=users,accounts\n")
+        assert cluster.run(["scontrol", "reconfigure"]).rc == 0
+        assert rows(cluster, "user", "format=user", user="herdu2") == [["herdu2"]]
+        accounts = [f[0] for f in rows(cluster, "account", "format=account", user="herdu2")]
+        assert accounts == sorted(["lab", "physics", HOSTILE[0]])
+        assert {f[0] for f in rows(cluster, "assoc", "format=user", user="herdu2")} <= {"", "herdu2"}
+        assert len(rows(cluster, "user", "format=user")) > 1
+    finally:
+        with open(cluster.conf, "w") as f:
+            f.write(saved)
+        assert cluster.run(["scontrol", "reconfigure"]).rc == 0
+    assert len(rows(cluster, "user", "format=user", user="herdu2")) > 1
+
+
+def test_restart_keeps_everything(cluster):
+    lists = [("account", "format=account,descr,org,flags,coordinators"),
+             ("user", "format=user,defaultaccount,admin,coordinatoraccounts"),
+             ("qos", "format=name,id,descr,priority,usagefactor,flags,preempt,preemptmode,"
+                     "maxtrespu,maxjobspu,maxwall,grptres"),
+             ("cluster", "format=cluster,share,qos"),
+             ("assoc", "format=id,cluster,account,user,share,grptres,grpjobs,maxjobs,maxwall,"
+                       "maxtresmins,qos,defqos,parentname")]
+    before = [rows(cluster, *spec) for spec in lists]
+    killed = cluster.ctld_pid()
+    os.kill(killed, signal.SIGKILL)
+    time.sleep(0.5)
+    cluster.restart_ctld()
+    cluster.wait_until("the restarted controller", cluster.ping_ok, timeout=30)
+    assert [rows(cluster, *spec) for spec in lists] == before
+    # and new IDs do not reuse old ones
+    ok(cluster, "add", "qos", "afterrestart")
+    ids = [int(f[1]) for f in rows(cluster, "qos", "format=name,id")]
+    assert len(set(ids)) == len(ids)
