@@ -270,6 +270,68 @@ void assoc_remove(struct assoc *a)
 			b->parent = NULL;
 }
 
+static void idx_free(struct name_index *ix)
+{
+	for (size_t i = 0; i < ix->nb; i++)
+		for (struct idx_entry *e = ix->b[i], *next; e; e = next) {
+			next = e->next;
+			free(e->key);
+			free(e);
+		}
+	free(ix->b);
+	memset(ix, 0, sizeof(*ix));
+}
+
+void assoc_free_all(void)
+{
+	for (struct acct_cluster *c = accounting.clusters, *n; c; c = n) {
+		n = c->next;
+		free(c->name);
+		free(c);
+	}
+	for (struct acct_account *a = accounting.accounts, *n; a; a = n) {
+		n = a->next;
+		free(a->name);
+		free(a->description);
+		free(a->organization);
+		strv_free(a->coords);
+		free(a);
+	}
+	for (struct acct_user *u = accounting.users, *n; u; u = n) {
+		n = u->next;
+		free(u->name);
+		free(u->default_account);
+		free(u->default_wckey);
+		free(u);
+	}
+	for (struct acct_qos *q = accounting.qos, *n; q; q = n) {
+		n = q->next;
+		free(q->name);
+		free(q->description);
+		free(q->preempt);
+		free(q->preempt_mode);
+		free(q);
+	}
+	for (struct assoc *a = accounting.assocs, *n; a; a = n) {
+		n = a->next;
+		free(a->cluster);
+		free(a->account);
+		free(a->user);
+		free(a->partition);
+		free(a->parent_acct);
+		free(a->qos_list);
+		free(a->default_qos);
+		free(a);
+	}
+	idx_free(&idx_clusters);
+	idx_free(&idx_accounts);
+	idx_free(&idx_users);
+	idx_free(&idx_qos);
+	idx_free(&idx_assocs);
+	idx_free(&idx_assoc_ids);
+	memset(&accounting, 0, sizeof(accounting));
+}
+
 /* ---- store records ---- */
 
 static json_t *jstr_or_null(const char *s)
