@@ -66,10 +66,15 @@ int mgr_modify_cluster(struct mgr *m)
 	mgr_names(m, &names, "cluster");
 	for (size_t i = 0; i < names.n; i++) {
 		struct assoc *a = assoc_find_exact(names.v[i], "root", NULL, NULL);
+		if (a && mgr_change_check_qos(m, a, &chg) < 0) {
+			mgr_strv_free(&names);
+			return -1;
+		}
+	}
+	for (size_t i = 0; i < names.n; i++) {
+		struct assoc *a = assoc_find_exact(names.v[i], "root", NULL, NULL);
 		if (!a)
 			continue;
-		if (mgr_change_check_qos(m, a, &chg) < 0)
-			return -1;
 		json_array_append_new(mod, mgr_assoc_ref(a));
 		if (m->dry_run)
 			continue;
@@ -93,10 +98,13 @@ int mgr_delete_cluster(struct mgr *m)
 		return mgr_denied(m);
 	mgr_names(m, &names, "cluster");
 	for (size_t i = 0; i < names.n; i++)
-		if (!strcmp(names.v[i], ctld.cluster))
-			return mgr_fail(m, HERD_ERR_INVALID_ARG,
-				    "Cluster '%.60s' is this controller's own (ClusterName); it cannot be deleted",
-				    names.v[i]);
+		if (!strcmp(names.v[i], ctld.cluster)) {
+			mgr_fail(m, HERD_ERR_INVALID_ARG,
+				 "Cluster '%.60s' is this controller's own (ClusterName); it cannot be deleted",
+				 names.v[i]);
+			mgr_strv_free(&names);
+			return -1;
+		}
 	for (size_t i = 0; i < names.n; i++) {
 		struct acct_cluster *c = acct_cluster_find(names.v[i]);
 		if (!c)
@@ -122,6 +130,35 @@ static bool may_manage_subaccount(const struct mgr *m, const char *account)
 		return true;
 	struct assoc *a = assoc_find_account(account);
 	return a && a->parent && acct_is_coord(m->uid, a->parent->account);
+}
+
+/* Everything an add account checks, before anything is made. */
+static int add_account_check(struct mgr *m, const struct strv *names, const struct strv *clusters,
+			     const char *parent, const struct assoc_change *chg)
+{
+	if (!names->n)
+		return mgr_fail(m, HERD_ERR_INVALID_ARG, "Need name of account to add");
+	if (!m->oper && !acct_is_coord(m->uid, parent))
+		return mgr_denied(m);
+	for (size_t c = 0; c < clusters->n; c++) {
+		if (!acct_cluster_find(clusters->v[c]))
+			return mgr_fail(m, HERD_ERR_INVALID_ARG, "Cluster '%.60s' doesn't exist", clusters->v[c]);
+		struct assoc *pa = assoc_find_exact(clusters->v[c], parent, NULL, NULL);
+		if (!pa)
+			return mgr_fail(m, HERD_ERR_INVALID_ARG,
+				    "Parent account '%.60s' doesn't exist on cluster '%.40s'", parent,
+				    clusters->v[c]);
+		for (size_t i = 0; i < names->n; i++) {
+			if (!strcmp(names->v[i], parent))
+				return mgr_fail(m, HERD_ERR_INVALID_ARG,
+					    "Account '%.60s' can't be its own parent", parent);
+			/* a new association's QOS is checked as if made under pa */
+			struct assoc probe = { .account = names->v[i], .parent = pa, .shares = 1 };
+			if (mgr_change_check_qos(m, &probe, chg) < 0)
+				return -1;
+		}
+	}
+	return 0;
 }
 
 int mgr_add_account(struct mgr *m)
@@ -150,27 +187,10 @@ int mgr_add_account(struct mgr *m)
 	mgr_strv_split(&clusters, mgr_set(m, "cluster"));
 	if (!clusters.n)
 		mgr_strv_push(&clusters, ctld.cluster);
-	if (!names.n)
-		return mgr_fail(m, HERD_ERR_INVALID_ARG, "Need name of account to add");
-	if (!m->oper && !acct_is_coord(m->uid, parent))
-		return mgr_denied(m);
-	for (size_t c = 0; c < clusters.n; c++) {
-		if (!acct_cluster_find(clusters.v[c]))
-			return mgr_fail(m, HERD_ERR_INVALID_ARG, "Cluster '%.60s' doesn't exist", clusters.v[c]);
-		struct assoc *pa = assoc_find_exact(clusters.v[c], parent, NULL, NULL);
-		if (!pa)
-			return mgr_fail(m, HERD_ERR_INVALID_ARG,
-				    "Parent account '%.60s' doesn't exist on cluster '%.40s'", parent,
-				    clusters.v[c]);
-		for (size_t i = 0; i < names.n; i++) {
-			if (!strcmp(names.v[i], parent))
-				return mgr_fail(m, HERD_ERR_INVALID_ARG,
-					    "Account '%.60s' can't be its own parent", parent);
-			/* a new association's QOS is checked as if made under pa */
-			struct assoc probe = { .account = names.v[i], .parent = pa, .shares = 1 };
-			if (mgr_change_check_qos(m, &probe, &chg) < 0)
-				return -1;
-		}
+	if (add_account_check(m, &names, &clusters, parent, &chg) < 0) {
+		mgr_strv_free(&names);
+		mgr_strv_free(&clusters);
+		return -1;
 	}
 	for (size_t i = 0; i < names.n; i++) {
 		struct acct_account *acc = acct_account_find(names.v[i]);

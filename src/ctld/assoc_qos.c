@@ -206,15 +206,24 @@ int mgr_modify_qos(struct mgr *m)
 	mgr_strv_split(&ids, mgr_where(m, "id"));
 	if (!names.n && !ids.n)
 		return mgr_fail(m, HERD_ERR_INVALID_ARG, "You didn't give me any QOS to modify (where name=...)");
+	const char *preempt = c.preempt && (*c.preempt == '+' || *c.preempt == '-') ? c.preempt + 1
+										     : c.preempt;
+	for (struct acct_qos *q = accounting.qos; q; q = q->next) {
+		char id[16];
+		snprintf(id, sizeof(id), "%u", q->id);
+		if ((mgr_strv_has(&names, q->name) || mgr_strv_has(&ids, id)) && preempt &&
+		    mgr_in_list(preempt, q->name)) {
+			mgr_fail(m, HERD_ERR_INVALID_ARG, "QOS '%.60s' can't preempt itself", q->name);
+			mgr_strv_free(&names);
+			mgr_strv_free(&ids);
+			return -1;
+		}
+	}
 	for (struct acct_qos *q = accounting.qos; q; q = q->next) {
 		char id[16];
 		snprintf(id, sizeof(id), "%u", q->id);
 		if (!mgr_strv_has(&names, q->name) && !mgr_strv_has(&ids, id))
 			continue;
-		if (c.preempt && mgr_in_list(c.preempt[0] == '+' || c.preempt[0] == '-' ? c.preempt + 1
-										     : c.preempt,
-					 q->name))
-			return mgr_fail(m, HERD_ERR_INVALID_ARG, "QOS '%.60s' can't preempt itself", q->name);
 		json_array_append_new(modified, json_string(q->name));
 		if (m->dry_run)
 			continue;
