@@ -603,19 +603,26 @@ static void table_print(const struct col *c, size_t nc, const json_t *rows, bool
 }
 
 /* Slurm 22.05's default columns of each list. */
+#define ACCT_ASSOC_COLS "Account,Descr,Org,Cluster,ParentName,User,Share,Priority,GrpJobs,GrpNodes," \
+	"GrpCPUs,GrpMEM,GrpSubmit,GrpWall,GrpCPUMins,MaxJobs,MaxNodes,MaxCPUs,MaxSubmit,MaxWall," \
+	"MaxCPUMins,QOS,DefaultQOS"
+#define USER_ASSOC_COLS "User,DefaultAccount,Admin,Cluster,Account,Partition,Share,Priority," \
+	"MaxJobs,MaxNodes,MaxCPUs,MaxSubmit,MaxWall,MaxCPUMins,QOS,DefaultQOS"
 static const char *default_format(const struct request *r)
 {
 	bool wa = r->withassoc || o.assocs;
+	static const char *const formats[2][2][2] = {
+		/* account: [withassoc][withcoord] */
+		{ { "Account,Descr,Org", "Account,Descr,Org,Coordinators" },
+		  { ACCT_ASSOC_COLS, ACCT_ASSOC_COLS ",Coordinators" } },
+		/* user */
+		{ { "User,DefaultAccount,Admin", "User,DefaultAccount,Admin,CoordinatorAccounts" },
+		  { USER_ASSOC_COLS, USER_ASSOC_COLS ",CoordinatorAccounts" } },
+	};
 	if (!strcmp(r->entity, "account"))
-		return wa ? "Account,Descr,Org,Cluster,ParentName,User,Share,Priority,GrpJobs,GrpNodes,"
-			    "GrpCPUs,GrpMEM,GrpSubmit,GrpWall,GrpCPUMins,MaxJobs,MaxNodes,MaxCPUs,"
-			    "MaxSubmit,MaxWall,MaxCPUMins,QOS,DefaultQOS"
-			  : (r->withcoord ? "Account,Descr,Org,Coordinators" : "Account,Descr,Org");
+		return formats[0][wa][r->withcoord];
 	if (!strcmp(r->entity, "user"))
-		return wa ? "User,DefaultAccount,Admin,Cluster,Account,Partition,Share,Priority,"
-			    "MaxJobs,MaxNodes,MaxCPUs,MaxSubmit,MaxWall,MaxCPUMins,QOS,DefaultQOS"
-			  : (r->withcoord ? "User,DefaultAccount,Admin,CoordinatorAccounts"
-					  : "User,DefaultAccount,Admin");
+		return formats[1][wa][r->withcoord];
 	if (!strcmp(r->entity, "association"))
 		return "Cluster,Account,User,Partition,Share,Priority,GrpJobs,GrpTRES,GrpSubmit,GrpWall,"
 		       "GrpTRESMins,MaxJobs,MaxTRES,MaxTRESPerNode,MaxSubmit,MaxWall,MaxTRESMins,QOS,"
@@ -1389,7 +1396,8 @@ int main(int argc, char **argv)
 		{ "parsable", no_argument, NULL, 'p' },     { "parsable2", no_argument, NULL, 'P' },
 		{ "quiet", no_argument, NULL, 'Q' },        { "readonly", no_argument, NULL, 'r' },
 		{ "verbose", no_argument, NULL, 'v' },      { "version", no_argument, NULL, 'V' },
-		{ "usage", no_argument, NULL, 'h' },        { NULL, 0, NULL, 0 },
+		{ "usage", no_argument, NULL, 'h' },        { "format", required_argument, NULL, 'o' },
+		{ NULL, 0, NULL, 0 },
 	};
 	int c, rc = 1;
 	struct request r = { 0 };
@@ -1408,6 +1416,10 @@ int main(int argc, char **argv)
 		case 's': o.assocs = true; break;
 		case 'v': break;
 		case 'V': printf("%s\n", CMD_VERSION); return 0;
+		case 'o':
+			free(r.format);
+			r.format = xstrdup(optarg);
+			break;
 		default: usage(stderr); return 1;
 		}
 	}
@@ -1447,6 +1459,10 @@ int main(int argc, char **argv)
 		else if (!strcmp(w, "-P") || !strcmp(w, "--parsable2")) o.parsable = 2;
 		else if (!strcmp(w, "-Q") || !strcmp(w, "--quiet")) o.quiet = true;
 		else if (!strcmp(w, "-s") || !strcmp(w, "--associations")) o.assocs = true;
+		else if (!strncmp(w, "--format=", 9)) {
+			free(r.format);
+			r.format = xstrdup(w + 9);
+		}
 		else words[n++] = argv[j];
 	}
 	if (r.op == OP_DUMP) {

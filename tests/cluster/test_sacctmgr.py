@@ -213,6 +213,50 @@ def test_parsable_noheader_and_widths(cluster):
     assert r.out.splitlines()[2] == cell("root", 10) + cell("root", 10) + cell("Administrator", 9)
     r = mgr(cluster, "list", "account", "format=bogus")
     assert r.rc == 1 and 'Invalid field requested: "bogus"' in r.err
+    # --format is format= (before or after the command words)
+    assert mgr(cluster, "-P", "--format=org,account", "list", "account", "physics").out == \
+        "Org|Account\nscience|physics\n"
+    assert mgr(cluster, "-P", "list", "account", "physics", "--format=descr").out == \
+        "Descr\nphysics dept\n"
+    # Slurm 22.05's default columns with associations
+    r = mgr(cluster, "-P", "list", "account", "physics", "withassoc")
+    assert r.out.splitlines()[0] == (
+        "Account|Descr|Org|Cluster|Par Name|User|Share|Priority|GrpJobs|GrpNodes|GrpCPUs|GrpMEM|"
+        "GrpSubmit|GrpWall|GrpCPUMins|MaxJobs|MaxNodes|MaxCPUs|MaxSubmit|MaxWall|MaxCPUMins|QOS|"
+        "Def QOS")
+    r = mgr(cluster, "-P", "list", "user", "root", "-s")
+    assert r.out.splitlines()[0] == (
+        "User|Def Acct|Admin|Cluster|Account|Partition|Share|Priority|MaxJobs|MaxNodes|MaxCPUs|"
+        "MaxSubmit|MaxWall|MaxCPUMins|QOS|Def QOS")
+    r = mgr(cluster, "-P", "list", "assoc", "account=root")
+    assert r.out.splitlines()[0] == (
+        "Cluster|Account|User|Partition|Share|Priority|GrpJobs|GrpTRES|GrpSubmit|GrpWall|"
+        "GrpTRESMins|MaxJobs|MaxTRES|MaxTRESPerNode|MaxSubmit|MaxWall|MaxTRESMins|QOS|Def QOS|"
+        "GrpTRESRunMin")
+    r = mgr(cluster, "-P", "list", "cluster")
+    assert r.out.splitlines()[0] == ("Cluster|ControlHost|ControlPort|RPC|Share|GrpJobs|GrpTRES|"
+                                     "GrpSubmit|MaxJobs|MaxTRES|MaxSubmit|MaxWall|QOS|Def QOS")
+    r = mgr(cluster, "-P", "list", "qos", "normal")
+    assert r.out.splitlines()[0] == (
+        "Name|Priority|GraceTime|Preempt|PreemptExemptTime|PreemptMode|Flags|UsageThres|"
+        "UsageFactor|GrpTRES|GrpTRESMins|GrpTRESRunMin|GrpJobs|GrpSubmit|GrpWall|MaxTRES|"
+        "MaxTRESPerNode|MaxTRESMins|MaxWall|MaxTRESPU|MaxJobsPU|MaxSubmitPU|MaxTRESPA|MaxJobsPA|"
+        "MaxSubmitPA|MinTRES")
+
+
+def test_abbreviations(cluster):
+    """Commands, entities and keys shortened as Slurm allows; the old
+    one-TRES keys are a TRES of the TRES limits."""
+    ok(cluster, "cre", "acc", "abbr", "Descr=short", "Org=o", "par=physics", "MaxS=4",
+       "GrpCPUs=8", "GrpNodes=2", "MaxCPUs=3", "Fair=5", "GrpW=60")
+    r = mgr(cluster, "-Pn", "sho", "ass", "account=abbr",
+            "format=maxsubmit,grptres,maxtres,share,grpwall,grpcpus,maxcpus")
+    assert (r.rc, r.out) == (0, "4|cpu=8,node=2|cpu=3|5|01:00:00|8|3\n")
+    ok(cluster, "update", "acc", "where", "names=abbr", "set", "GrpCPUs=-1", "MaxWallDurationPerJob=1-0")
+    assert rows(cluster, "assoc", "account=abbr", "format=grptres,maxwall") == \
+        [["node=2", "1-00:00:00"]]
+    out = ok(cluster, "rem", "acc", "abbr")
+    assert out.startswith(" Deleting accounts...\n  abbr\n")
 
 
 def test_qos(cluster):
