@@ -250,7 +250,10 @@ static int request_parse(struct request *r, int argc, char **argv)
 			} else if (!strncasecmp(w, "withcoordinators", strlen(w) > 5 ? strlen(w) : 5)) {
 				r->withcoord = true;
 			} else if (!strcasecmp(w, "clean") && r->op == OP_LOAD) {
-				json_array_append_new(r->options, json_string("clean"));
+				/* Slurm's clean empties the cluster first; refused rather
+				 * than half done: delete what should go, then load */
+				return usage_error("load %s is not supported: delete the accounts that "
+						   "should go first, then load", w);
 			} else if (r->op == OP_LOAD && !r->file) {
 				r->file = xstrdup(w);
 			} else if (in_set) {

@@ -525,9 +525,11 @@ int mgr_dump_cluster(struct mgr *m)
 		mgr_strv_free(&names);
 		return mgr_fail(m, HERD_ERR_INVALID_ARG, "Cluster '%.60s' doesn't exist", cl);
 	}
-	if (!m->oper) {
+	/* Slurm: only administrators dump clusters */
+	if (!m->admin) {
 		mgr_strv_free(&names);
-		return mgr_denied(m);
+		return mgr_fail(m, HERD_ERR_ACCESS,
+				"Your user does not have sufficient privileges to dump clusters.");
 	}
 	size_t n;
 	struct assoc **order = assocs_tree_order(&n);

@@ -516,6 +516,11 @@ def test_dump_load_round_trip(cluster, users):
     r = mgr(cluster, "-i", "load", f"file={bad}")
     assert r.rc == 1 and "line 1: not a flat file line" in r.err, r
     refused(cluster, "load", "file=/nonexistent/x.cfg", says="Unable to read")
+    refused(cluster, "load", f"file={path}", "clean", says="load clean is not supported")
+    # only administrators dump, operators and administrators load
+    refused(cluster, "dump", cl, f"file={path2}", user="herdu2",
+            says="Your user does not have sufficient privileges to dump clusters.")
+    refused(cluster, "load", f"file={path}", user="herdu2", says="Access/permission denied")
 
 
 def test_private_data(cluster, users):
