@@ -406,6 +406,39 @@ def test_delete_with_jobs_refused(cluster, users):
     refused(cluster, "delete", "account", "physics", says="has sub-account 'chem'")
 
 
+def test_partitions_and_several_names(cluster, users):
+    cl = cluster.name
+    out = ok(cluster, "add", "account", "p1,p2", "parent=lab")
+    assert out.startswith(" Adding Account(s)\n  p1\n  p2\n")
+    out = ok(cluster, "add", "user", "herdu1", "account=p1,p2", "partition=debug", "maxjobs=2")
+    assert (f"  U = herdu1    A = p1         C = {cl:<10} P = debug\n"
+            f"  U = herdu1    A = p2         C = {cl:<10} P = debug\n") in out
+    assert rows(cluster, "assoc", "user=herdu1", "partition=debug",
+                "format=account,user,partition,maxjobs") == \
+        [["p1", "herdu1", "debug", "2"], ["p2", "herdu1", "debug", "2"]]
+    # a partition's association and the plain one are two
+    ok(cluster, "add", "user", "herdu1", "account=p1")
+    assert rows(cluster, "assoc", "account=p1", "user=herdu1", "format=partition") == \
+        [[""], ["debug"]]
+    ok(cluster, "modify", "user", "herdu1", "where", "account=p1", "partition=debug", "set",
+       "maxjobs=9")
+    assert rows(cluster, "assoc", "account=p1", "user=herdu1", "format=partition,maxjobs") == \
+        [["", ""], ["debug", "9"]]
+    refused(cluster, "add", "user", "herdu1", "account=p1", "partition=nosuch",
+            says="Partition 'nosuch' doesn't exist")
+    job = cluster.sbatch("-A", "p2", "-p", "debug", "--qos=low", "-H", "--wrap", "true",
+                         user="herdu1")
+    r = mgr(cluster, "-i", "delete", "user", "herdu1", "where", "account=p2", "partition=debug")
+    assert r.rc == 1 and f"JobID = {job:<10}" in r.err
+    r = mgr(cluster, "-i", "delete", "qos", "low")
+    assert r.rc == 1 and f"JobID = {job:<10}" in r.err
+    assert cluster.run(["scancel", str(job)]).rc == 0
+    cluster.wait_state(job, ("CANCELLED",))
+    ok(cluster, "delete", "user", "herdu1", "where", "account=p1,p2")
+    ok(cluster, "delete", "account", "p1,p2")
+    assert rows(cluster, "account", "p1,p2") == []
+
+
 def test_commit_question(cluster):
     """Without -i: Slurm's question, answered from stdin (even a pipe)."""
     question = "Would you like to commit changes? (You have 30 seconds to decide)\n(N/y): "
