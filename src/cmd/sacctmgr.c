@@ -996,26 +996,84 @@ static void flat_limits(struct strbuf *sb, const json_t *row, bool user)
 	(void)user;
 }
 
+/* The dump's rows indexed: by ID (a parent's row) and by parent ID (an
+ * account's children, in tree order).  Sorted arrays: a site's tens of
+ * thousands of associations dump in one pass. */
+struct drow {
+	long long id, pid;
+	size_t order;
+	const json_t *row;
+};
+struct dump_index {
+	struct drow *by_id, *by_parent;
+	size_t n;
+};
+
+static int cmp_drow_id(const void *x, const void *y)
+{
+	const struct drow *a = x, *b = y;
+	return a->id < b->id ? -1 : a->id > b->id;
+}
+
+static int cmp_drow_parent(const void *x, const void *y)
+{
+	const struct drow *a = x, *b = y;
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	return a->order < b->order ? -1 : a->order > b->order;
+}
+
+static void dump_index_build(struct dump_index *d, const json_t *rows)
+{
+	size_t i;
+	json_t *r;
+	d->n = json_array_size(rows);
+	d->by_id = xmalloc((d->n + 1) * sizeof(*d->by_id));
+	d->by_parent = xmalloc((d->n + 1) * sizeof(*d->by_parent));
+	json_array_foreach(rows, i, r)
+		d->by_id[i] = (struct drow){ cmd_jint(r, "id"), cmd_jint(r, "parent_id"), i, r };
+	memcpy(d->by_parent, d->by_id, d->n * sizeof(*d->by_id));
+	qsort(d->by_id, d->n, sizeof(*d->by_id), cmp_drow_id);
+	qsort(d->by_parent, d->n, sizeof(*d->by_parent), cmp_drow_parent);
+}
+
+static const json_t *dump_row_by_id(const struct dump_index *d, long long id)
+{
+	struct drow key = { .id = id };
+	const struct drow *hit = bsearch(&key, d->by_id, d->n, sizeof(*d->by_id), cmp_drow_id);
+	return hit ? hit->row : NULL;
+}
+
+/* The first of pid's children in by_parent (d->n when none). */
+static size_t dump_first_child(const struct dump_index *d, long long pid)
+{
+	size_t lo = 0, hi = d->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (d->by_parent[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* The own QOS list of a row: only where it differs from its parent's
  * (it is inherited otherwise, and a load would pin it). */
-static const char *row_qos_own(const json_t *rows, const json_t *row)
+static const char *row_qos_own(const struct dump_index *d, const json_t *row)
 {
 	long long pid = cmd_jint(row, "parent_id");
 	const char *q = cmd_jstr(row, "qos");
-	size_t i;
-	json_t *p;
-	if (!pid)
+	const json_t *p = pid ? dump_row_by_id(d, pid) : NULL;
+	if (!p)
 		return q;
-	json_array_foreach(rows, i, p)
-		if (cmd_jint(p, "id") == pid)
-			return strcmp(cmd_jstr(p, "qos"), q) ? q : NULL;
-	return q;
+	return strcmp(cmd_jstr(p, "qos"), q) ? q : NULL;
 }
 
-static void flat_line(struct strbuf *sb, const json_t *rows, const json_t *row)
+static void flat_line(struct strbuf *sb, const struct dump_index *d, const json_t *row)
 {
 	const char *user = cmd_jstr(row, "user");
-	const char *qos = row_qos_own(rows, row);
+	const char *qos = row_qos_own(d, row);
 	if (*user) {
 		strbuf_adds(sb, "User - ");
 		flat_quote(sb, user);
@@ -1062,24 +1120,23 @@ static void flat_line(struct strbuf *sb, const json_t *rows, const json_t *row)
 
 /* Slurm's order: each account that has children gets a Parent line,
  * then its users, then its sub-accounts; then the same for each of them. */
-static void flat_children(struct strbuf *sb, const json_t *rows, long long id, const char *name)
+static void flat_children(struct strbuf *sb, const struct dump_index *d, long long id,
+			  const char *name, int depth)
 {
-	size_t i;
-	json_t *r;
-	bool any = false;
-	json_array_foreach(rows, i, r)
-		if (cmd_jint(r, "parent_id") == id) {
-			if (!any) {
-				strbuf_adds(sb, "Parent - ");
-				flat_quote(sb, name);
-				strbuf_adds(sb, "\n");
-				any = true;
-			}
-			flat_line(sb, rows, r);
-		}
-	json_array_foreach(rows, i, r)
-		if (cmd_jint(r, "parent_id") == id && !*cmd_jstr(r, "user"))
-			flat_children(sb, rows, cmd_jint(r, "id"), cmd_jstr(r, "account"));
+	size_t first = dump_first_child(d, id), end = first;
+	while (end < d->n && d->by_parent[end].pid == id)
+		end++;
+	if (first == end || depth > 1000)
+		return;
+	strbuf_adds(sb, "Parent - ");
+	flat_quote(sb, name);
+	strbuf_adds(sb, "\n");
+	for (size_t i = first; i < end; i++)
+		flat_line(sb, d, d->by_parent[i].row);
+	for (size_t i = first; i < end; i++)
+		if (!*cmd_jstr(d->by_parent[i].row, "user"))
+			flat_children(sb, d, d->by_parent[i].id, cmd_jstr(d->by_parent[i].row, "account"),
+				      depth + 1);
 }
 
 static int do_dump(struct request *r)
@@ -1090,6 +1147,8 @@ static int do_dump(struct request *r)
 	const char *cl = cmd_jstr(reply, "cluster");
 	json_t *rows = json_object_get(reply, "rows");
 	struct strbuf sb = { 0 };
+	struct dump_index d;
+	dump_index_build(&d, rows);
 	strbuf_adds(&sb, "# Herd sacctmgr dump: Slurm's flat file of the cluster's associations.\n"
 			 "# One line per object: Cluster, then for each account with children a\n"
 			 "# Parent line followed by its users and sub-accounts.  Options follow\n"
@@ -1111,7 +1170,7 @@ static int do_dump(struct request *r)
 				flat_quote(&sb, cmd_jstr(row, "def_qos"));
 			}
 			strbuf_adds(&sb, "\n");
-			flat_children(&sb, rows, cmd_jint(row, "id"), "root");
+			flat_children(&sb, &d, cmd_jint(row, "id"), "root", 0);
 		}
 	char *path = r->file ? xstrdup(r->file) : xasprintf("%s.cfg", cl);
 	FILE *f = !strcmp(path, "-") ? stdout : fopen(path, "w");
@@ -1130,6 +1189,8 @@ static int do_dump(struct request *r)
 	}
 	free(path);
 	free(sb.s);
+	free(d.by_id);
+	free(d.by_parent);
 	json_decref(reply);
 	return rc;
 }

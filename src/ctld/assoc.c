@@ -107,15 +107,30 @@ static char *id_key(uint32_t id)
 }
 
 /* Lists are kept in the order objects were made (the store's order);
- * appending walks the list, which only sacctmgr's adds do. */
-#define LIST_APPEND(head, obj) do { \
-	__typeof__(obj) *pp_ = &(head); \
-	while (*pp_) pp_ = &(*pp_)->next; \
-	*pp_ = (obj); \
+ * the last of each is remembered, so a load of thousands of lines does
+ * not walk them (unlinking, which deletes do, may). */
+static struct acct_cluster *clusters_last;
+static struct acct_account *accounts_last;
+static struct acct_user *users_last;
+static struct acct_qos *qos_last;
+static struct assoc *assocs_last;
+
+#define LIST_APPEND(head, last, obj) do { \
+	if (!(head)) \
+		(head) = (obj); \
+	else \
+		(last)->next = (obj); \
+	(last) = (obj); \
 } while (0)
-#define LIST_UNLINK(head, obj) do { \
-	for (__typeof__(obj) *pp_ = &(head); *pp_; pp_ = &(*pp_)->next) \
-		if (*pp_ == (obj)) { *pp_ = (obj)->next; break; } \
+#define LIST_UNLINK(head, last, obj) do { \
+	__typeof__(obj) prev_ = NULL; \
+	for (__typeof__(obj) *pp_ = &(head); *pp_; prev_ = *pp_, pp_ = &(*pp_)->next) \
+		if (*pp_ == (obj)) { \
+			*pp_ = (obj)->next; \
+			if ((last) == (obj)) \
+				(last) = prev_; \
+			break; \
+		} \
 } while (0)
 
 void acct_limits_clear(struct acct_limits *l)
@@ -134,7 +149,7 @@ struct acct_cluster *acct_cluster_new(const char *name)
 	struct acct_cluster *c = xmalloc(sizeof(*c));
 	c->name = xstrdup(name);
 	c->created = time(NULL);
-	LIST_APPEND(accounting.clusters, c);
+	LIST_APPEND(accounting.clusters, clusters_last, c);
 	idx_put(&idx_clusters, name, c);
 	return c;
 }
@@ -144,7 +159,7 @@ struct acct_account *acct_account_new(const char *name)
 	struct acct_account *a = xmalloc(sizeof(*a));
 	a->name = xstrdup(name);
 	a->coords = xmalloc(sizeof(char *));
-	LIST_APPEND(accounting.accounts, a);
+	LIST_APPEND(accounting.accounts, accounts_last, a);
 	idx_put(&idx_accounts, name, a);
 	return a;
 }
@@ -155,7 +170,7 @@ struct acct_user *acct_user_new(const char *name)
 	struct passwd *pw = getpwnam(name);
 	u->name = xstrdup(name);
 	u->uid = pw ? pw->pw_uid : (uid_t)-1;
-	LIST_APPEND(accounting.users, u);
+	LIST_APPEND(accounting.users, users_last, u);
 	idx_put(&idx_users, name, u);
 	return u;
 }
@@ -173,7 +188,7 @@ struct acct_qos *acct_qos_new(const char *name, uint32_t id)
 	tres_clear(q->tres_running);
 	for (int i = 0; i < TRES_COUNT; i++)
 		q->tres_running[i] = 0;
-	LIST_APPEND(accounting.qos, q);
+	LIST_APPEND(accounting.qos, qos_last, q);
 	idx_put(&idx_qos, name, q);
 	return q;
 }
@@ -192,7 +207,7 @@ struct assoc *assoc_new(uint32_t id, const char *cluster, const char *account, c
 	a->shares = 1;
 	acct_limits_clear(&a->lim);
 	/* IDs only grow, so appending keeps the list in ID order */
-	LIST_APPEND(accounting.assocs, a);
+	LIST_APPEND(accounting.assocs, assocs_last, a);
 	char *key = assoc_key(a->cluster, a->account, a->user, a->partition);
 	idx_put(&idx_assocs, key, a);
 	free(key);
@@ -211,7 +226,7 @@ static void strv_free(char **v)
 
 void acct_cluster_remove(struct acct_cluster *c)
 {
-	LIST_UNLINK(accounting.clusters, c);
+	LIST_UNLINK(accounting.clusters, clusters_last, c);
 	idx_del(&idx_clusters, c->name);
 	store_acct_del("cluster", c->name);
 	free(c->name);
@@ -220,7 +235,7 @@ void acct_cluster_remove(struct acct_cluster *c)
 
 void acct_account_remove(struct acct_account *a)
 {
-	LIST_UNLINK(accounting.accounts, a);
+	LIST_UNLINK(accounting.accounts, accounts_last, a);
 	idx_del(&idx_accounts, a->name);
 	store_acct_del("account", a->name);
 	free(a->name);
@@ -232,7 +247,7 @@ void acct_account_remove(struct acct_account *a)
 
 void acct_user_remove(struct acct_user *u)
 {
-	LIST_UNLINK(accounting.users, u);
+	LIST_UNLINK(accounting.users, users_last, u);
 	idx_del(&idx_users, u->name);
 	store_acct_del("user", u->name);
 	free(u->name);
@@ -243,7 +258,7 @@ void acct_user_remove(struct acct_user *u)
 
 void acct_qos_remove(struct acct_qos *q)
 {
-	LIST_UNLINK(accounting.qos, q);
+	LIST_UNLINK(accounting.qos, qos_last, q);
 	idx_del(&idx_qos, q->name);
 	store_acct_del("qos", q->name);
 	free(q->name);
@@ -330,6 +345,11 @@ void assoc_free_all(void)
 	idx_free(&idx_assocs);
 	idx_free(&idx_assoc_ids);
 	memset(&accounting, 0, sizeof(accounting));
+	clusters_last = NULL;
+	accounts_last = NULL;
+	users_last = NULL;
+	qos_last = NULL;
+	assocs_last = NULL;
 }
 
 /* ---- store records ---- */

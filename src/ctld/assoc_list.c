@@ -97,7 +97,11 @@ static bool may_see_assoc(const struct mgr *m, const struct assoc *a)
 		return true;
 	if (!may_see_account(m, a->account))
 		return false;
-	return !a->user || may_see_user(m, a->user);
+	/* PrivateData=users: one's own associations, and those in the
+	 * accounts one coordinates (no scan: this runs for every row) */
+	if (!accounting.private_users || !a->user || !strcmp(a->user, m->uname))
+		return true;
+	return acct_is_coord(m->uid, a->account);
 }
 
 /* ---- association tree order ---- */
@@ -113,64 +117,92 @@ static int cmp_assoc(const void *x, const void *y)
 	return strcmp(a->partition ? a->partition : "", b->partition ? b->partition : "");
 }
 
-static void tree_walk(const struct assoc *node, struct assoc **all, size_t n, struct assoc ***out,
-		      size_t *nout, int depth)
+/* Siblings next to each other: by parent, then in listing order. */
+static int cmp_by_parent(const void *x, const void *y)
 {
-	struct assoc **kids = xmalloc((n + 1) * sizeof(*kids));
-	size_t nk = 0;
-	(*out)[(*nout)++] = (struct assoc *)node;
-	if (depth > 1000)
-		goto done;
-	for (size_t i = 0; i < n; i++)
-		if (all[i]->parent == node)
-			kids[nk++] = all[i];
-	qsort(kids, nk, sizeof(*kids), cmp_assoc);
-	for (size_t i = 0; i < nk; i++)
-		tree_walk(kids[i], all, n, out, nout, depth + 1);
-done:
-	free(kids);
+	const struct assoc *a = *(const struct assoc *const *)x, *b = *(const struct assoc *const *)y;
+	uintptr_t pa = (uintptr_t)a->parent, pb = (uintptr_t)b->parent;
+	if (pa != pb)
+		return pa < pb ? -1 : 1;
+	return cmp_assoc(x, y);
 }
 
-static int cmp_cluster_name(const void *x, const void *y)
+struct tree {
+	struct assoc **all;          /* sorted by cmp_by_parent */
+	size_t n;
+	bool *seen;
+	struct assoc **out;
+	size_t nout;
+};
+
+/* The first of node's children in t->all (they follow each other). */
+static size_t first_child(const struct tree *t, const struct assoc *node)
 {
-	return strcmp(*(char *const *)x, *(char *const *)y);
+	size_t lo = 0, hi = t->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if ((uintptr_t)t->all[mid]->parent < (uintptr_t)node)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static void tree_walk(struct tree *t, size_t at, int depth)
+{
+	const struct assoc *node = t->all[at];
+	if (t->seen[at])
+		return;
+	t->seen[at] = true;
+	t->out[t->nout++] = t->all[at];
+	if (depth > 1000)
+		return;
+	for (size_t i = first_child(t, node); i < t->n && t->all[i]->parent == node; i++)
+		tree_walk(t, i, depth + 1);
+}
+
+static int cmp_root_cluster(const void *x, const void *y)
+{
+	const struct assoc *a = *(const struct assoc *const *)x, *b = *(const struct assoc *const *)y;
+	return strcmp(a->cluster, b->cluster);
 }
 
 /* Every live association, clusters by name, each cluster's tree depth
- * first (users, then sub-accounts, by name).  Caller frees the array. */
+ * first (users, then sub-accounts, by name).  Caller frees the array.
+ * O(n log n): the whole list is asked for on every sacctmgr list. */
 static struct assoc **assocs_tree_order(size_t *count)
 {
-	size_t n = 0, nout = 0, nc = 0;
+	struct tree t = { 0 };
+	size_t nroots = 0;
 	for (struct assoc *a = accounting.assocs; a; a = a->next)
-		n += !a->deleted;
-	struct assoc **all = xmalloc((n + 1) * sizeof(*all)), **out = xmalloc((n + 1) * sizeof(*out));
-	char **clusters = xmalloc((n + 1) * sizeof(char *));
-	n = 0;
+		t.n += !a->deleted;
+	t.all = xmalloc((t.n + 1) * sizeof(*t.all));
+	t.out = xmalloc((t.n + 1) * sizeof(*t.out));
+	t.seen = xmalloc(t.n + 1);
+	struct assoc **roots = xmalloc((t.n + 1) * sizeof(*roots));
+	t.n = 0;
 	for (struct assoc *a = accounting.assocs; a; a = a->next)
 		if (!a->deleted)
-			all[n++] = a;
-	for (size_t i = 0; i < n; i++)
-		if (!all[i]->parent && !all[i]->user && !strcmp(all[i]->account, "root"))
-			clusters[nc++] = all[i]->cluster;
-	qsort(clusters, nc, sizeof(char *), cmp_cluster_name);
-	for (size_t c = 0; c < nc; c++)
-		for (size_t i = 0; i < n; i++)
-			if (!all[i]->parent && !all[i]->user && !strcmp(all[i]->account, "root") &&
-			    !strcmp(all[i]->cluster, clusters[c]))
-				tree_walk(all[i], all, n, &out, &nout, 0);
+			t.all[t.n++] = a;
+	qsort(t.all, t.n, sizeof(*t.all), cmp_by_parent);
+	for (size_t i = 0; i < t.n && !t.all[i]->parent; i++)
+		if (!t.all[i]->user && !strcmp(t.all[i]->account, "root"))
+			roots[nroots++] = t.all[i];
+	qsort(roots, nroots, sizeof(*roots), cmp_root_cluster);
+	for (size_t r = 0; r < nroots; r++)
+		for (size_t i = 0; i < t.n && !t.all[i]->parent; i++)
+			if (t.all[i] == roots[r])
+				tree_walk(&t, i, 0);
 	/* orphans (a parent lost in a broken store): listed last, not lost */
-	for (size_t i = 0; i < n; i++) {
-		size_t j;
-		for (j = 0; j < nout; j++)
-			if (out[j] == all[i])
-				break;
-		if (j == nout)
-			out[nout++] = all[i];
-	}
-	free(all);
-	free(clusters);
-	*count = nout;
-	return out;
+	for (size_t i = 0; i < t.n; i++)
+		if (!t.seen[i])
+			tree_walk(&t, i, 0);
+	free(t.all);
+	free(t.seen);
+	free(roots);
+	*count = t.nout;
+	return t.out;
 }
 
 static json_t *cluster_row(const struct acct_cluster *c)
@@ -215,6 +247,101 @@ int mgr_list_cluster(struct mgr *m)
 	return 0;
 }
 
+/* The accounts (or users) that have an association matching a filter:
+ * one pass over the associations, then sorted for lookups. */
+struct name_set {
+	const char **v;
+	size_t n;
+};
+
+static const char *account_name(const struct assoc *a)
+{
+	return a->account;
+}
+
+static const char *user_name(const struct assoc *a)
+{
+	return a->user;
+}
+
+static int cmp_str(const void *x, const void *y)
+{
+	return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+static void name_set_fill(struct name_set *s, const struct assoc_filter *f,
+			  const char *(*name)(const struct assoc *))
+{
+	size_t n = 0;
+	for (struct assoc *a = accounting.assocs; a; a = a->next)
+		n++;
+	s->v = xmalloc((n + 1) * sizeof(*s->v));
+	s->n = 0;
+	for (struct assoc *a = accounting.assocs; a; a = a->next)
+		if (!a->deleted && name(a) && mgr_filter_match(f, a))
+			s->v[s->n++] = name(a);
+	qsort(s->v, s->n, sizeof(*s->v), cmp_str);
+}
+
+static bool name_in(const struct name_set *s, const char *name)
+{
+	return s->n && bsearch(&name, s->v, s->n, sizeof(*s->v), cmp_str);
+}
+
+/* withassoc: the associations of the listed objects (names sorted in v),
+ * grouped by object in v's order, each group in tree order.  O(n log n). */
+struct pick {
+	size_t group, pos;
+};
+
+static const char *account_key(const struct assoc *a)
+{
+	return a->account;
+}
+
+static const char *user_key(const struct assoc *a)
+{
+	return a->user;
+}
+
+static int cmp_pick(const void *x, const void *y)
+{
+	const struct pick *a = x, *b = y;
+	if (a->group != b->group)
+		return a->group < b->group ? -1 : 1;
+	return a->pos < b->pos ? -1 : a->pos > b->pos;
+}
+
+/* names: the listed objects' names, sorted; key: the name an association
+ * belongs to (its account's, its user's). */
+static struct pick *pick_rows(struct assoc *const *order, size_t na, const char *const *names,
+			      size_t k, const char *(*key)(const struct assoc *), size_t *np)
+{
+	struct pick *picks = xmalloc((na + 1) * sizeof(*picks));
+	size_t n = 0;
+	for (size_t j = 0; j < na; j++) {
+		const char *name = key(order[j]);
+		size_t lo = 0, hi = k;
+		if (!name)
+			continue;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			int c = strcmp(names[mid], name);
+			if (!c) {
+				picks[n++] = (struct pick){ mid, j };
+				break;
+			}
+			if (c < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+	}
+	qsort(picks, n, sizeof(*picks), cmp_pick);
+	*np = n;
+	return picks;
+}
+
 static int cmp_account(const void *x, const void *y)
 {
 	return strcmp((*(struct acct_account *const *)x)->name, (*(struct acct_account *const *)y)->name);
@@ -245,6 +372,12 @@ int mgr_list_account(struct mgr *m)
 	mgr_strv_split(&org, mgr_where(m, "organization"));
 	mgr_filter_fill(m, &f);
 	mgr_strv_free(&f.accounts);
+	struct name_set having = { 0 };
+	if (f.parents.n || f.clusters.n) {
+		f.accounts_only = true;
+		name_set_fill(&having, &f, account_name);
+		f.accounts_only = false;
+	}
 	size_t n = 0, k = 0;
 	for (struct acct_account *a = accounting.accounts; a; a = a->next)
 		n++;
@@ -258,31 +391,30 @@ int mgr_list_account(struct mgr *m)
 			continue;
 		if (!may_see_account(m, a->name))
 			continue;
-		if (f.parents.n || f.clusters.n) {
-			/* filtered by where the account hangs */
-			bool hit = false;
-			for (struct assoc *s = accounting.assocs; s && !hit; s = s->next)
-				hit = !s->deleted && !s->user && !strcmp(s->account, a->name) &&
-				      mgr_filter_match(&f, s);
-			if (!hit)
-				continue;
-		}
+		/* filtered by where the account hangs */
+		if ((f.parents.n || f.clusters.n) && !name_in(&having, a->name))
+			continue;
 		v[k++] = a;
 	}
 	qsort(v, k, sizeof(*v), cmp_account);
 	json_t *rows = json_array();
 	if (withassoc) {
-		size_t na;
+		size_t na, np;
 		struct assoc **order = assocs_tree_order(&na);
+		const char **vn = xmalloc((k + 1) * sizeof(*vn));
 		for (size_t i = 0; i < k; i++)
-			for (size_t j = 0; j < na; j++) {
-				if (strcmp(order[j]->account, v[i]->name) || !mgr_filter_match(&f, order[j]) ||
-				    !may_see_assoc(m, order[j]))
-					continue;
-				json_t *row = assoc_row(order[j]);
-				obj_merge_new(row, account_row(v[i]));
-				json_array_append_new(rows, row);
-			}
+			vn[i] = v[i]->name;
+		struct pick *picks = pick_rows(order, na, vn, k, account_key, &np);
+		free(vn);
+		for (size_t p = 0; p < np; p++) {
+			const struct assoc *a = order[picks[p].pos];
+			if (!mgr_filter_match(&f, a) || !may_see_assoc(m, a))
+				continue;
+			json_t *row = assoc_row(a);
+			obj_merge_new(row, account_row(v[picks[p].group]));
+			json_array_append_new(rows, row);
+		}
+		free(picks);
 		free(order);
 	} else {
 		for (size_t i = 0; i < k; i++)
@@ -294,6 +426,7 @@ int mgr_list_account(struct mgr *m)
 	mgr_strv_free(&descr);
 	mgr_strv_free(&org);
 	mgr_filter_free(&f);
+	free(having.v);
 	return 0;
 }
 
@@ -333,6 +466,9 @@ int mgr_list_user(struct mgr *m)
 	mgr_filter_fill(m, &f);
 	mgr_strv_free(&f.users);
 	f.users_only = true;
+	struct name_set having = { 0 };
+	if (f.accounts.n || f.partitions.n)
+		name_set_fill(&having, &f, user_name);
 	size_t n = 0, k = 0;
 	for (struct acct_user *u = accounting.users; u; u = u->next)
 		n++;
@@ -346,27 +482,27 @@ int mgr_list_user(struct mgr *m)
 			continue;
 		if (!may_see_user(m, u->name))
 			continue;
-		if (f.accounts.n || f.partitions.n) {
-			bool hit = false;
-			for (struct assoc *a = accounting.assocs; a && !hit; a = a->next)
-				hit = !a->deleted && a->user && !strcmp(a->user, u->name) && mgr_filter_match(&f, a);
-			if (!hit)
-				continue;
-		}
+		if ((f.accounts.n || f.partitions.n) && !name_in(&having, u->name))
+			continue;
 		v[k++] = u;
 	}
 	qsort(v, k, sizeof(*v), cmp_user);
 	json_t *rows = json_array();
 	if (withassoc) {
-		size_t na;
+		size_t na, np, p = 0;
 		struct assoc **order = assocs_tree_order(&na);
+		const char **vn = xmalloc((k + 1) * sizeof(*vn));
+		for (size_t i = 0; i < k; i++)
+			vn[i] = v[i]->name;
+		struct pick *picks = pick_rows(order, na, vn, k, user_key, &np);
+		free(vn);
 		for (size_t i = 0; i < k; i++) {
 			bool any = false;
-			for (size_t j = 0; j < na; j++) {
-				if (!order[j]->user || strcmp(order[j]->user, v[i]->name) ||
-				    !mgr_filter_match(&f, order[j]) || !may_see_assoc(m, order[j]))
+			for (; p < np && picks[p].group == i; p++) {
+				const struct assoc *a = order[picks[p].pos];
+				if (!mgr_filter_match(&f, a) || !may_see_assoc(m, a))
 					continue;
-				json_t *row = assoc_row(order[j]);
+				json_t *row = assoc_row(a);
 				obj_merge_new(row, user_row(v[i]));
 				json_array_append_new(rows, row);
 				any = true;
@@ -374,6 +510,7 @@ int mgr_list_user(struct mgr *m)
 			if (!any && !f.accounts.n && !f.partitions.n)
 				json_array_append_new(rows, user_row(v[i]));
 		}
+		free(picks);
 		free(order);
 	} else {
 		for (size_t i = 0; i < k; i++)
@@ -384,6 +521,7 @@ int mgr_list_user(struct mgr *m)
 	mgr_strv_free(&names);
 	mgr_strv_free(&dflt);
 	mgr_filter_free(&f);
+	free(having.v);
 	return 0;
 }
 
