@@ -659,6 +659,10 @@ static int call(const struct request *r, bool dry_run, json_t *records, json_t *
 			return -1;
 		}
 		client_ready = true;
+		/* a load of a large site's file is applied in one request: give
+		 * it more than MessageTimeout before calling the controller gone */
+		if (r->op == OP_LOAD && client.timeout_ms < 120000)
+			client.timeout_ms = 120000;
 	}
 	json_t *opts = json_deep_copy(r->options);
 	if (dry_run)
