@@ -25,6 +25,7 @@ struct opts {
 };
 
 static struct opts o;
+static char *opt_format;          /* --format before the command */
 
 /* ---- keys ---- */
 
@@ -1456,47 +1457,13 @@ static const struct {
 	{ "list", 3, OP_LIST }, { "show", 3, OP_LIST }, { "dump", 2, OP_DUMP }, { "load", 2, OP_LOAD },
 };
 
-int main(int argc, char **argv)
+/* One command: argv[0] the command word, then its words. */
+static int run_command(int argc, char **argv)
 {
-	static const struct option long_opts[] = {
-		{ "associations", no_argument, NULL, 's' }, { "help", no_argument, NULL, 'h' },
-		{ "immediate", no_argument, NULL, 'i' },    { "noheader", no_argument, NULL, 'n' },
-		{ "parsable", no_argument, NULL, 'p' },     { "parsable2", no_argument, NULL, 'P' },
-		{ "quiet", no_argument, NULL, 'Q' },        { "readonly", no_argument, NULL, 'r' },
-		{ "verbose", no_argument, NULL, 'v' },      { "version", no_argument, NULL, 'V' },
-		{ "usage", no_argument, NULL, 'h' },        { "format", required_argument, NULL, 'o' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c, rc = 1;
+	const char *cmd = argv[0];
+	int rc = 1;
 	struct request r = { 0 };
-
-	/* '+': options only before the command, so a value like -1 after it
-	 * is never taken for an option */
-	while ((c = getopt_long(argc, argv, "+hinpPQrsvV", long_opts, NULL)) != -1) {
-		switch (c) {
-		case 'h': usage(stdout); return 0;
-		case 'i': o.immediate = true; break;
-		case 'n': o.noheader = true; break;
-		case 'p': o.parsable = 1; break;
-		case 'P': o.parsable = 2; break;
-		case 'Q': o.quiet = true; break;
-		case 'r': o.readonly = true; break;
-		case 's': o.assocs = true; break;
-		case 'v': break;
-		case 'V': printf("%s\n", CMD_VERSION); return 0;
-		case 'o':
-			free(r.format);
-			r.format = xstrdup(optarg);
-			break;
-		default: usage(stderr); return 1;
-		}
-	}
-	if (optind >= argc) {
-		fprintf(stderr, "sacctmgr: error: No command given (interactive mode is not supported); "
-				"see sacctmgr --help\n");
-		return 1;
-	}
-	const char *cmd = argv[optind++];
+	r.format = xstrdup(opt_format);
 	size_t clen = strlen(cmd), i;
 	if (!strcasecmp(cmd, "help")) {
 		usage(stdout);
@@ -1519,7 +1486,7 @@ int main(int argc, char **argv)
 	 * getopt takes them anywhere */
 	int n = 0;
 	char **words = xmalloc((argc + 1) * sizeof(char *));
-	for (int j = optind; j < argc; j++) {
+	for (int j = 1; j < argc; j++) {
 		const char *w = argv[j];
 		if (!strcmp(w, "-i") || !strcmp(w, "--immediate")) o.immediate = true;
 		else if (!strcmp(w, "-n") || !strcmp(w, "--noheader")) o.noheader = true;
@@ -1583,6 +1550,114 @@ out:
 	json_decref(r.options);
 	free(r.format);
 	free(r.file);
+	return rc;
+}
+
+/* A line of commands split as a shell would split simple words: blanks
+ * apart, quotes group and are removed, a backslash escapes. */
+static char **line_words(const char *line, int *count)
+{
+	char **v = xmalloc(sizeof(char *));
+	int n = 0;
+	const char *p = line;
+	for (;;) {
+		while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+			p++;
+		if (!*p || *p == '#')
+			break;
+		struct strbuf w = { 0 };
+		strbuf_adds(&w, "");
+		char q = 0;
+		for (; *p && (q || (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r')); p++) {
+			if (q && *p == q)
+				q = 0;
+			else if (!q && (*p == '\'' || *p == '"'))
+				q = *p;
+			else if (*p == '\\' && p[1] && q != '\'')
+				strbuf_add(&w, ++p, 1);
+			else
+				strbuf_add(&w, p, 1);
+		}
+		v = xrealloc(v, (n + 2) * sizeof(char *));
+		v[n++] = w.s;
+	}
+	v[n] = NULL;
+	*count = n;
+	return v;
+}
+
+/* sacctmgr without a command: commands from stdin, one a line (a prompt
+ * when it is a terminal), until end of input, quit or exit.  Read with
+ * read(2), a byte at a time: the commit question reads the same input. */
+static int interactive(void)
+{
+	bool tty = isatty(STDIN_FILENO);
+	int status = 0;
+	for (;;) {
+		struct strbuf line = { 0 };
+		char c;
+		ssize_t got = 0;
+		if (tty) {
+			printf("sacctmgr: ");
+			fflush(stdout);
+		}
+		strbuf_adds(&line, "");
+		while ((got = read(STDIN_FILENO, &c, 1)) == 1 && c != '\n')
+			strbuf_add(&line, &c, 1);
+		int n;
+		char **words = line_words(line.s, &n);
+		free(line.s);
+		bool quit = n && (!strcasecmp(words[0], "quit") || !strcasecmp(words[0], "exit"));
+		if (n && !quit && run_command(n, words))
+			status = 1;
+		for (int i = 0; i < n; i++)
+			free(words[i]);
+		free(words);
+		fflush(stdout);
+		if (quit || got != 1)
+			break;
+	}
+	if (tty)
+		printf("\n");
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option long_opts[] = {
+		{ "associations", no_argument, NULL, 's' }, { "help", no_argument, NULL, 'h' },
+		{ "immediate", no_argument, NULL, 'i' },    { "noheader", no_argument, NULL, 'n' },
+		{ "parsable", no_argument, NULL, 'p' },     { "parsable2", no_argument, NULL, 'P' },
+		{ "quiet", no_argument, NULL, 'Q' },        { "readonly", no_argument, NULL, 'r' },
+		{ "verbose", no_argument, NULL, 'v' },      { "version", no_argument, NULL, 'V' },
+		{ "usage", no_argument, NULL, 'h' },        { "format", required_argument, NULL, 'o' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, rc;
+
+	/* '+': options only before the command, so a value like -1 after it
+	 * is never taken for an option */
+	while ((c = getopt_long(argc, argv, "+hinpPQrsvV", long_opts, NULL)) != -1) {
+		switch (c) {
+		case 'h': usage(stdout); return 0;
+		case 'i': o.immediate = true; break;
+		case 'n': o.noheader = true; break;
+		case 'p': o.parsable = 1; break;
+		case 'P': o.parsable = 2; break;
+		case 'Q': o.quiet = true; break;
+		case 'r': o.readonly = true; break;
+		case 's': o.assocs = true; break;
+		case 'v': break;
+		case 'V': printf("%s\n", CMD_VERSION); return 0;
+		case 'o':
+			free(opt_format);
+			opt_format = xstrdup(optarg);
+			break;
+		default: usage(stderr); return 1;
+		}
+	}
+	rc = optind >= argc ? interactive() : run_command(argc - optind, argv + optind);
+	free(opt_format);
 	if (client_ready)
 		cmd_client_fini(&client);
 	return rc;

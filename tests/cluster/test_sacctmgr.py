@@ -456,6 +456,29 @@ def test_commit_question(cluster):
     assert rows(cluster, "account", "asked") == []
 
 
+def test_commands_from_stdin(cluster):
+    """sacctmgr without a command reads commands from stdin, one a line; the
+    commit question's answer is the next line; quit ends it."""
+    script = ("list account physics format=account -P -n\n"
+              "add account 'from stdin' Description=\"two words\"\n"
+              "y\n"
+              "\n"
+              "# a comment\n"
+              "list account 'from stdin' format=account,descr\n"
+              "delete account nosuch\n"
+              "quit\n"
+              "add account never\n")
+    r = mgr(cluster, input=script)
+    assert r.rc == 1, r   # the delete found nothing
+    assert r.out.startswith("physics\n Adding Account(s)\n  from stdin\n")
+    assert "(N/y): " in r.out
+    assert "from stdin" in r.out.split("(N/y): ", 1)[1]
+    assert " Nothing deleted\n" in r.out
+    assert rows(cluster, "account", "from stdin", "format=descr") == [["two words"]]
+    assert rows(cluster, "account", "never") == []
+    ok(cluster, "delete", "account", "from stdin")
+
+
 def test_bad_input(cluster):
     refused(cluster, "add", "account", "x", "GrpTRES=foo=1", says="Invalid TRES name 'foo'")
     refused(cluster, "add", "account", "x", "GrpTRES=cpu=lots", says="Invalid TRES count 'lots'")
