@@ -17,6 +17,7 @@
 #include "cmd/opt.h"
 #include "cmd/sacctmgr/sacctmgr.h"
 #include "common/msg.h"
+#include "common/parse.h"
 #include "common/strbuf.h"
 #include "common/xmalloc.h"
 
@@ -70,9 +71,9 @@ static int request_parse(struct request *r, int argc, char **argv)
 						   "should go first, then load", w);
 			} else if (r->op == OP_LOAD && !r->file) {
 				r->file = xstrdup(w);
-			} else if (in_set) {
-				return usage_error("Unknown option: %s (use key=value after 'set')", w);
 			} else {
+				/* a bare word is a name, after set too (Slurm takes
+				 * "modify qos set normal Priority=0") */
 				keys_names_add(r->names, w);
 			}
 			continue;
@@ -222,7 +223,10 @@ static void print_assoc_ref(const json_t *a, bool modify)
 }
 
 /* The association settings of an add or modify, Slurm's way. */
-static void print_limits(const json_t *set)
+/* The settings of an add or modify, Slurm's way: associations' titles
+ * 13 wide, QOS' 24 (sacctmgr prints the two differently); walls as
+ * [D-]HH:MM:SS, -1 as NONE. */
+static void print_limits(const json_t *set, int width)
 {
 	static const struct {
 		const char *key, *title;
@@ -242,7 +246,16 @@ static void print_limits(const json_t *set)
 		const char *v = cmd_jstr(set, lim[i].key);
 		if (!json_object_get(set, lim[i].key))
 			continue;
-		printf("  %-13s = %s\n", lim[i].title, !strcmp(v, "-1") ? "NONE" : v);
+		char wall[48];
+		int64_t secs;
+		if (!strcmp(v, "-1"))
+			v = "NONE";
+		else if ((!strcmp(lim[i].key, "maxwall") || !strcmp(lim[i].key, "grpwall")) &&
+			 parse_time_limit(v, &secs) == 0 && secs >= 0) {
+			print_wall(secs / 60, wall, sizeof(wall));
+			v = wall;
+		}
+		printf("  %-*s = %s\n", width, lim[i].title, v);
 	}
 }
 
@@ -287,9 +300,9 @@ static int report_add(const struct request *r, const json_t *reply)
 			json_array_foreach(assocs, i, a)
 				print_assoc_ref(a, false);
 			printf(" Settings\n");
+			print_limits(s, 13);
 			printf("  %-13s = %s\n", "Parent",
 			       json_object_get(s, "parent") ? cmd_jstr(s, "parent") : "root");
-			print_limits(s);
 		}
 	} else if (!strcmp(r->entity, "user")) {
 		if (json_array_size(added)) {
@@ -316,17 +329,17 @@ static int report_add(const struct request *r, const json_t *reply)
 		}
 		if (has_limits(s)) {
 			printf(" Non Default Settings\n");
-			print_limits(s);
+			print_limits(s, 13);
 		}
 	} else if (!strcmp(r->entity, "qos")) {
 		printf(" Adding QOS(s)\n");
 		print_strs(added);
 		printf(" Settings\n");
-		if (json_object_get(s, "description"))
-			printf("  Description    = %s\n", cmd_jstr(s, "description"));
-		else
-			printf("  Description    = %s\n", "QOS Name");
-		print_limits(s);
+		/* a QOS' description is its name unless given */
+		printf("  Description    = %s\n", json_object_get(s, "description")
+						       ? cmd_jstr(s, "description")
+						       : json_string_value(json_array_get(added, 0)));
+		print_limits(s, 24);
 	} else if (!strcmp(r->entity, "cluster")) {
 		size_t i;
 		json_t *v;
@@ -334,8 +347,8 @@ static int report_add(const struct request *r, const json_t *reply)
 		json_array_foreach(added, i, v)
 			printf("  Name           = %s\n", json_string_value(v));
 		if (has_limits(s)) {
-			printf(" Setting\n");
-			print_limits(s);
+			printf(" Setting\n  Default Limits:\n");
+			print_limits(s, 13);
 		}
 	} else if (!strcmp(r->entity, "coordinator")) {
 		printf(" Adding Coordinator User(s)\n");

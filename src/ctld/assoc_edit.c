@@ -86,6 +86,8 @@ int mgr_modify_cluster(struct mgr *m)
 	return 0;
 }
 
+static void fix_default_account(const char *user);
+
 int mgr_delete_cluster(struct mgr *m)
 {
 	static const char *const wkeys[] = { "name", "cluster", NULL };
@@ -112,10 +114,18 @@ int mgr_delete_cluster(struct mgr *m)
 		json_array_append_new(del, json_string(c->name));
 		if (m->dry_run)
 			continue;
+		struct strv users = { 0 };
 		for (struct assoc *a = accounting.assocs; a; a = a->next)
-			if (!a->deleted && !strcmp(a->cluster, c->name))
+			if (!a->deleted && !strcmp(a->cluster, c->name)) {
+				if (a->user && !mgr_strv_has(&users, a->user))
+					mgr_strv_push(&users, a->user);
 				assoc_remove(a);
+			}
 		acct_cluster_remove(c);
+		/* a user whose default account was there gets one it still has */
+		for (size_t j = 0; j < users.n; j++)
+			fix_default_account(users.v[j]);
+		mgr_strv_free(&users);
 		m->changed = true;
 	}
 	mgr_strv_free(&names);

@@ -97,7 +97,9 @@ def test_add_account(cluster):
     out = ok(cluster, "add", "account", "chem", "parent=physics", "fairshare=10",
              "GrpTRES=cpu=10,mem=4G", "MaxWall=2:00:00", "GrpJobs=7")
     assert "  Description     = Account Name\n  Organization    = Parent/Account Name\n" in out
-    assert "  Parent        = physics\n  Fairshare     = 10\n  GrpJobs       = 7\n" in out
+    assert out.endswith(" Settings\n  Fairshare     = 10\n  GrpJobs       = 7\n"
+                        "  GrpTRES       = cpu=10,mem=4G\n  MaxWall       = 02:00:00\n"
+                        "  Parent        = physics\n")
     assert rows(cluster, "account", "chem") == [["chem", "chem", "science"]]
     assert rows(cluster, "assoc", "account=chem",
                 "format=account,share,grptres,grpjobs,maxwall,parentname") == \
@@ -289,6 +291,37 @@ def test_qos(cluster):
     assert rows(cluster, "assoc", "account=bio", "format=qos") == [["normal"]]
     r = mgr(cluster, "-i", "delete", "qos", "gone")
     assert (r.rc, r.out) == (1, " Nothing deleted\n")
+
+
+def test_slurm_transcript(cluster):
+    """What Slurm's own sacctmgr prints for a site's set-up script (a
+    published transcript of Slurm 22.05-era output)."""
+    out = ok(cluster, "add", "QOS", "Name=supporters", "Priority=100")
+    assert out == (" Adding QOS(s)\n  supporters\n Settings\n  Description    = supporters\n"
+                   "  Priority                 = 100\n")
+    out = ok(cluster, "modify", "QOS", "set", "supporters", "Priority=0")
+    assert out == " Modified qos...\n  supporters\n"
+    out = ok(cluster, "add", "cluster", "Name=micro", "Fairshare=1", "QOS=normal,supporters")
+    assert out == (" Adding Cluster(s)\n  Name           = micro\n Setting\n  Default Limits:\n"
+                   "  Fairshare     = 1\n  QOS           = normal,supporters\n")
+    out = ok(cluster, "add", "account", "name=account0", "Fairshare=100", "cluster=micro")
+    assert out == (" Adding Account(s)\n  account0\n Settings\n  Description     = Account Name\n"
+                   "  Organization    = Parent/Account Name\n Associations\n"
+                   "  A = account0   C = micro     \n Settings\n  Fairshare     = 100\n"
+                   "  Parent        = root\n")
+    out = ok(cluster, "add", "user", "name=herdu2", "DefaultAccount=account0", "cluster=micro",
+             "MaxSubmitJobs=1000", "AdminLevel=None")
+    assert out == (" Adding User(s)\n  herdu2\n Settings =\n  Default Account = account0\n"
+                   "  Admin Level     = None\n Associations =\n"
+                   "  U = herdu2    A = account0   C = micro     \n Non Default Settings\n"
+                   "  MaxSubmitJobs = 1000\n")
+    out = ok(cluster, "modify", "user", "herdu2", "where", "cluster=micro", "set", "MaxJobs=4")
+    assert out == (" Modified user associations...\n"
+                   "  C = micro      A = account0             U = herdu2   \n")
+    ok(cluster, "delete", "cluster", "micro")
+    ok(cluster, "delete", "qos", "supporters")
+    # its only association gone with the cluster, the user has no default account
+    assert rows(cluster, "user", "herdu2") == [["herdu2", "", "None"]]
 
 
 def test_clusters(cluster):

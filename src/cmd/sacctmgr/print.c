@@ -158,7 +158,7 @@ error:
 }
 
 /* Slurm's sacctmgr walls: "[days-]hh:mm:ss" of a count of minutes. */
-static void wall_str(long long minutes, char *buf, size_t len)
+void print_wall(long long minutes, char *buf, size_t len)
 {
 	long long secs = minutes * 60;
 	long long d = secs / 86400, h = secs % 86400 / 3600, m = secs % 3600 / 60;
@@ -205,7 +205,7 @@ char *print_cell_value(const struct col_def *d, const json_t *row)
 	case R_WALL:
 		if (!json_is_integer(v) || json_integer_value(v) < 0)
 			return xstrdup("");
-		wall_str(json_integer_value(v), buf, sizeof(buf));
+		print_wall(json_integer_value(v), buf, sizeof(buf));
 		return xstrdup(buf);
 	case R_TRES:
 		return xstrdup(json_is_string(v) ? json_string_value(v) : "");
