@@ -387,10 +387,13 @@ static int report_modify(const struct request *r, const json_t *reply)
 	return 0;
 }
 
+/* A delete's report; 1 when nothing was deleted or Slurm refuses it. */
 static int report_delete(const struct request *r, const json_t *reply)
 {
 	json_t *del = json_object_get(reply, "deleted"), *assocs = json_object_get(reply, "assocs");
 	json_t *jobs = json_object_get(reply, "jobs_active");
+	json_t *in_use = json_object_get(reply, "defaults_in_use");
+	json_t *gone = json_object_get(reply, "users_gone");
 	size_t i;
 	json_t *a;
 	if (json_array_size(jobs)) {
@@ -401,17 +404,39 @@ static int report_delete(const struct request *r, const json_t *reply)
 				cmd_jstr(a, "user"));
 		return 1;
 	}
+	if (json_array_size(in_use)) {
+		fprintf(stderr, " Users listed below have these as their Default Accounts.\n");
+		json_array_foreach(in_use, i, a)
+			fprintf(stderr, "C = %-10s A = %-20s U = %-9s\n", cmd_jstr(a, "cluster"),
+				cmd_jstr(a, "account"), cmd_jstr(a, "user"));
+		fprintf(stderr, " Please either remove the accounts listed above from list and "
+				"resubmit,\n or change these users' default accounts to remove the "
+				"account(s).\n Changes Discarded\n");
+		return 1;
+	}
+	if (!strcmp(r->entity, "coordinator")) {
+		/* what was asked, then what went (Slurm's two parts) */
+		printf(" Removing Coordinators with user name\n");
+		json_array_foreach(r->names, i, a)
+			printf("  %s\n", json_string_value(a));
+		printf(" From Account(s)\n");
+		char **accts = opt_split(cmd_jstr(json_object_get(r->where, "account")
+							  ? r->where : r->set, "account"), ',', NULL);
+		for (char **p = accts; p && *p; p++)
+			printf("  %s\n", *p);
+		opt_strv_free(accts);
+		if (!json_array_size(del)) {
+			printf(" Nothing removed\n");
+			return 1;
+		}
+		printf(" Removed Coordinators (sub accounts not listed)...\n");
+		json_array_foreach(del, i, a)
+			printf("  U = %-9s A = %-10s\n", cmd_jstr(a, "user"), cmd_jstr(a, "account"));
+		return 0;
+	}
 	if (!json_array_size(del) && !json_array_size(assocs)) {
 		printf(" Nothing deleted\n");
 		return 1;
-	}
-	if (opts.quiet)
-		return 0;
-	if (!strcmp(r->entity, "coordinator")) {
-		printf(" Removing Coordinators with user name\n");
-		json_array_foreach(del, i, a)
-			printf("  U = %-9s A = %s\n", cmd_jstr(a, "user"), cmd_jstr(a, "account"));
-		return 0;
 	}
 	if (json_array_size(del)) {
 		const char *what = !strcmp(r->entity, "qos") ? "QOS(s)" : !strcmp(r->entity, "user")
@@ -419,13 +444,24 @@ static int report_delete(const struct request *r, const json_t *reply)
 									  : !strcmp(r->entity, "cluster")
 										    ? "clusters"
 										    : "accounts";
-		printf(" Deleting %s...\n", what);
-		print_strs(del);
-	}
-	if (json_array_size(assocs) && (!json_array_size(del) || !strcmp(r->entity, "account"))) {
+		if (!opts.quiet) {
+			printf(" Deleting %s...\n", what);
+			print_strs(del);
+		}
+	} else if (json_array_size(assocs) && !opts.quiet) {
 		printf(" Deleting %s associations...\n", !strcmp(r->entity, "user") ? "user" : "account");
 		json_array_foreach(assocs, i, a)
 			print_assoc_ref(a, true);
+	}
+	if (json_array_size(json_object_get(reply, "default_deleted"))) {
+		fprintf(stderr, " You must change the default account of these users or remove the "
+				"users completely from the affected clusters to allow these changes.\n"
+				" Changes Discarded\n");
+		return 1;
+	}
+	if (json_array_size(gone) && !opts.quiet) {
+		printf(" Deleting users (No Associations)...\n");
+		print_strs(gone);
 	}
 	return 0;
 }

@@ -394,12 +394,13 @@ int mgr_delete_account(struct mgr *m)
 		return -1;
 	mgr_names(m, &names, "account");
 	if (!names.n)
-		return mgr_fail(m, HERD_ERR_INVALID_ARG, "You didn't give me any accounts to delete");
+		return mgr_fail(m, HERD_ERR_INVALID_ARG, "No conditions given to remove, not executing.");
 	mgr_filter_fill(m, &f);
 	mgr_strv_free(&f.accounts);
 	for (size_t i = 0; i < names.n; i++) {
 		if (!strcmp(names.v[i], "root")) {
-			mgr_fail(m, HERD_ERR_INVALID_ARG, "The root account can't be deleted");
+			mgr_fail(m, HERD_ERR_INVALID_ARG,
+				 "You are not allowed to remove the root account. Use remove cluster instead.");
 			goto error;
 		}
 		mgr_strv_push(&f.accounts, names.v[i]);
@@ -423,10 +424,30 @@ int mgr_delete_account(struct mgr *m)
 	struct jobs_scan scan = { .accounts = &names };
 	if (mgr_jobs_block(m, &scan))
 		goto done;
+	/* Slurm refuses to remove an account that is a user's default
+	 * (the user must get another default first) */
+	json_t *in_use = json_array();
+	for (struct assoc *a = accounting.assocs; a; a = a->next) {
+		const struct acct_user *u;
+		if (a->deleted || !a->user || !mgr_filter_match(&f, a) ||
+		    strcmp(a->cluster, ctld.cluster) || !(u = acct_user_find(a->user)) ||
+		    !u->default_account || strcmp(u->default_account, a->account))
+			continue;
+		json_array_append_new(in_use, mgr_assoc_ref(a));
+	}
+	if (json_array_size(in_use)) {
+		json_object_set_new(m->out, "defaults_in_use", in_use);
+		goto done;
+	}
+	json_decref(in_use);
+	bool whole = !f.clusters.n;
 	for (struct assoc *a = accounting.assocs; a; a = a->next) {
 		if (a->deleted || !mgr_filter_match(&f, a))
 			continue;
-		json_array_append_new(assocs, mgr_assoc_ref(a));
+		/* Slurm lists the accounts when they go whole, else the
+		 * associations removed */
+		if (!whole)
+			json_array_append_new(assocs, mgr_assoc_ref(a));
 		if (a->user && !mgr_strv_has(&users, a->user))
 			mgr_strv_push(&users, a->user);
 		if (!m->dry_run) {
@@ -716,7 +737,7 @@ int mgr_delete_user(struct mgr *m)
 		return -1;
 	mgr_names(m, &names, "user");
 	if (!names.n)
-		return mgr_fail(m, HERD_ERR_INVALID_ARG, "You didn't give me any users to delete");
+		return mgr_fail(m, HERD_ERR_INVALID_ARG, "No conditions given to remove, not executing.");
 	mgr_filter_fill(m, &f);
 	mgr_strv_free(&f.users);
 	for (size_t i = 0; i < names.n; i++)
@@ -738,33 +759,61 @@ int mgr_delete_user(struct mgr *m)
 				  .partition = f.partitions.n == 1 ? f.partitions.v[0] : NULL };
 	if (mgr_jobs_block(m, &scan))
 		goto done;
-	for (struct assoc *a = accounting.assocs; a; a = a->next) {
-		if (a->deleted || !mgr_filter_match(&f, a))
-			continue;
-		json_array_append_new(assocs, mgr_assoc_ref(a));
-		if (!m->dry_run) {
-			assoc_remove(a);
-			m->changed = true;
-		}
-	}
-	for (size_t i = 0; i < names.n; i++) {
-		struct acct_user *u = acct_user_find(names.v[i]);
+	for (struct assoc *a = accounting.assocs; a; a = a->next)
+		if (!a->deleted && mgr_filter_match(&f, a))
+			json_array_append_new(assocs, mgr_assoc_ref(a));
+	/* Slurm: a user left without associations goes too; one that keeps
+	 * some but loses its default account's is refused */
+	json_t *gone = json_array(), *lost_default = json_array();
+	for (size_t i = 0; !whole && i < names.n; i++) {
+		const struct acct_user *u = acct_user_find(names.v[i]);
+		bool left = false, keeps_default = false;
 		if (!u)
 			continue;
-		if (whole) {
-			json_array_append_new(deleted, json_string(u->name));
-			if (m->dry_run)
+		for (struct assoc *a = accounting.assocs; a; a = a->next) {
+			if (a->deleted || !a->user || strcmp(a->user, u->name) || mgr_filter_match(&f, a))
 				continue;
-			for (struct acct_account *acc = accounting.accounts; acc; acc = acc->next)
-				if (acct_account_has_coord(acc, u->name)) {
-					coord_drop(acc, u->name);
-					acct_account_save(acc);
-				}
-			acct_user_remove(u);
-			m->changed = true;
-		} else if (!m->dry_run) {
-			fix_default_account(u->name);
+			left = true;
+			keeps_default |= u->default_account && !strcmp(a->account, u->default_account) &&
+					 !strcmp(a->cluster, ctld.cluster);
 		}
+		if (!left)
+			json_array_append_new(gone, json_string(u->name));
+		else if (u->default_account && !keeps_default)
+			json_array_append_new(lost_default, json_string(u->name));
+	}
+	json_object_set_new(m->out, "users_gone", gone);
+	if (json_array_size(lost_default)) {
+		json_object_set_new(m->out, "default_deleted", lost_default);
+		goto done;
+	}
+	json_decref(lost_default);
+	if (!m->dry_run)
+		for (struct assoc *a = accounting.assocs; a; a = a->next)
+			if (!a->deleted && mgr_filter_match(&f, a)) {
+				assoc_remove(a);
+				m->changed = true;
+			}
+	for (size_t i = 0; i < names.n; i++) {
+		struct acct_user *u = acct_user_find(names.v[i]);
+		bool drop = whole;
+		size_t k;
+		json_t *v;
+		json_array_foreach(gone, k, v)
+			drop |= u && !strcmp(json_string_value(v), u->name);
+		if (!u || !drop)
+			continue;
+		if (whole)
+			json_array_append_new(deleted, json_string(u->name));
+		if (m->dry_run)
+			continue;
+		for (struct acct_account *acc = accounting.accounts; acc; acc = acc->next)
+			if (acct_account_has_coord(acc, u->name)) {
+				coord_drop(acc, u->name);
+				acct_account_save(acc);
+			}
+		acct_user_remove(u);
+		m->changed = true;
 	}
 done:
 	mgr_filter_free(&f);

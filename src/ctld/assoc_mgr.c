@@ -489,8 +489,8 @@ bool mgr_jobs_block(struct mgr *m, struct jobs_scan *s)
 /* ---- account and user values ---- */
 const char *mgr_org_default(const char *name, const char *parent)
 {
-	struct acct_account *p = parent && strcmp(parent, "root") ? acct_account_find(parent) : NULL;
-	return p && p->organization ? p->organization : name;
+	/* Slurm: the parent account's name, the account's own under root */
+	return parent && strcmp(parent, "root") ? parent : name;
 }
 
 int mgr_parse_account_flags(struct mgr *m, const char *v, unsigned cur, unsigned *out)

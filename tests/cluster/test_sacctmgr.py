@@ -93,14 +93,15 @@ def test_add_account(cluster):
     # a second add is Slurm's "Nothing new added." and exit 1
     r = mgr(cluster, "-i", "add", "account", "physics")
     assert (r.rc, r.out) == (1, " Nothing new added.\n")
-    # defaults: description the name, organization the parent's (root: the name)
+    # defaults, as Slurm: description the name, organization the parent's
+    # name (under root, the account's own)
     out = ok(cluster, "add", "account", "chem", "parent=physics", "fairshare=10",
              "GrpTRES=cpu=10,mem=4G", "MaxWall=2:00:00", "GrpJobs=7")
     assert "  Description     = Account Name\n  Organization    = Parent/Account Name\n" in out
     assert out.endswith(" Settings\n  Fairshare     = 10\n  GrpJobs       = 7\n"
                         "  GrpTRES       = cpu=10,mem=4G\n  MaxWall       = 02:00:00\n"
                         "  Parent        = physics\n")
-    assert rows(cluster, "account", "chem") == [["chem", "chem", "science"]]
+    assert rows(cluster, "account", "chem") == [["chem", "chem", "physics"]]
     assert rows(cluster, "assoc", "account=chem",
                 "format=account,share,grptres,grpjobs,maxwall,parentname") == \
         [["chem", "10", "cpu=10,mem=4G", "7", "02:00:00", "physics"]]
@@ -391,7 +392,11 @@ def test_coordinator(cluster, users):
     out = ok(cluster, "delete", "user", "herdu2", "where", "account=chem", user="herdu1")
     assert out.startswith(" Deleting user associations...\n  C = ")
     out = ok(cluster, "delete", "coordinator", "account=optics", "names=herdu2", user="herdu1")
-    assert out == " Removing Coordinators with user name\n  U = herdu2    A = optics\n"
+    assert out == (" Removing Coordinators with user name\n  herdu2\n From Account(s)\n  optics\n"
+                   " Removed Coordinators (sub accounts not listed)...\n"
+                   "  U = herdu2    A = optics    \n")
+    r = mgr(cluster, "-i", "delete", "coordinator", "account=optics", "names=herdu2")
+    assert r.rc == 1 and r.out.endswith(" Nothing removed\n"), r
     ok(cluster, "delete", "account", "optics", user="herdu1")
 
 
@@ -432,8 +437,8 @@ def test_delete_with_jobs_refused(cluster, users):
     assert cluster.run(["scancel", str(job)]).rc == 0
     cluster.wait_state(job, ("CANCELLED",))
     out = ok(cluster, "delete", "account", "busy")
-    assert out == (f" Deleting accounts...\n  busy\n Deleting account associations...\n"
-                   f"  C = {cl:<10} A = {'busy':<20}\n  C = {cl:<10} A = {'busy':<20} U = herdu1   \n")
+    assert out == " Deleting accounts...\n  busy\n"
+    assert rows(cluster, "assoc", "account=busy") == []
     assert rows(cluster, "account", "busy") == []
     # the account with sub-accounts is not deleted from under them
     refused(cluster, "delete", "account", "physics", says="has sub-account 'chem'")
@@ -470,6 +475,37 @@ def test_partitions_and_several_names(cluster, users):
     ok(cluster, "delete", "user", "herdu1", "where", "account=p1,p2")
     ok(cluster, "delete", "account", "p1,p2")
     assert rows(cluster, "account", "p1,p2") == []
+
+
+def test_default_account_guard(cluster, users):
+    """Slurm refuses to take away a user's default account; a user left
+    with no association at all goes with its last one."""
+    cl = cluster.name
+    assert rows(cluster, "user", "herdu2", "format=defaultaccount") == [["lab"]]
+    r = mgr(cluster, "-i", "delete", "account", "lab")
+    assert r.rc == 1
+    assert r.err == (" Users listed below have these as their Default Accounts.\n"
+                     f"C = {cl:<10} A = {'lab':<20} U = herdu2   \n"
+                     " Please either remove the accounts listed above from list and resubmit,\n"
+                     " or change these users' default accounts to remove the account(s).\n"
+                     " Changes Discarded\n")
+    r = mgr(cluster, "-i", "delete", "user", "herdu2", "where", "account=lab")
+    assert r.rc == 1
+    assert r.out == f" Deleting user associations...\n  C = {cl:<10} A = {'lab':<20} U = herdu2   \n"
+    assert r.err == (" You must change the default account of these users or remove the users "
+                     "completely from the affected clusters to allow these changes.\n"
+                     " Changes Discarded\n")
+    assert rows(cluster, "assoc", "user=herdu2", "account=lab", "format=account") == [["lab"]]
+    ok(cluster, "add", "account", "solo")
+    ok(cluster, "add", "user", "ghost", "account=solo")
+    out = ok(cluster, "delete", "user", "ghost", "where", "account=solo")
+    assert out == (f" Deleting user associations...\n  C = {cl:<10} A = {'solo':<20} U = ghost    \n"
+                   " Deleting users (No Associations)...\n  ghost\n")
+    assert rows(cluster, "user", "ghost") == []
+    r = mgr(cluster, "-i", "delete", "account")
+    assert r.rc == 1 and "No conditions given to remove, not executing." in r.err
+    refused(cluster, "delete", "account", "root", says="You are not allowed to remove the root account")
+    ok(cluster, "delete", "account", "solo")
 
 
 def test_commit_question(cluster):
