@@ -8,6 +8,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,36 +159,36 @@ static int call(const struct request *r, bool dry_run, json_t *records, json_t *
 
 /* Slurm's question, read from stdin (a terminal or not) for 30 seconds:
  * only y or Y commits. */
-static bool commit_check(void)
+static bool commit_check(const char *question)
 {
 	char c = 0;
-	printf("Would you like to commit changes? (You have 30 seconds to decide)\n");
-	for (;;) {
+	ssize_t got = 0;
+	printf("%s (You have 30 seconds to decide)\n", question);
+	/* as Slurm's: one character is the answer, a newline after it is
+	 * echoed; anything but y, n or a bare newline asks again */
+	while (c != 'y' && c != 'Y' && c != 'n' && c != 'N' && c != '\n') {
+		if (c)
+			printf("Y or N please\n");
 		printf("(N/y): ");
 		fflush(stdout);
 		fd_set fds;
 		struct timeval tv = { 30, 0 };
 		FD_ZERO(&fds);
 		FD_SET(STDIN_FILENO, &fds);
-		int n = select(STDIN_FILENO + 1, &fds, NULL, NULL, &tv);
-		if (n <= 0) {
+		if (select(STDIN_FILENO + 1, &fds, NULL, NULL, &tv) <= 0) {
 			printf("timeout\n");
 			return false;
 		}
-		ssize_t got = read(STDIN_FILENO, &c, 1);
-		if (got <= 0) {
-			printf("\n");
+		got = read(STDIN_FILENO, &c, 1);
+		printf("\n");
+		/* end of input is a no (Slurm's getchar would spin on it) */
+		if (got <= 0)
 			return false;
-		}
-		if (c == 'y' || c == 'Y')
-			return true;
-		if (c == 'n' || c == 'N' || c == '\n')
-			return false;
-		printf("Y or N please\n");
-		/* the rest of that line is not an answer */
-		while (got > 0 && c != '\n')
-			got = read(STDIN_FILENO, &c, 1);
 	}
+	/* the rest of the answer's line is not a command (commands from stdin) */
+	for (char d = c; d != '\n' && read(STDIN_FILENO, &d, 1) == 1;)
+		;
+	return c == 'y' || c == 'Y';
 }
 
 /* ---- what changed, in Slurm's words ---- */
@@ -205,6 +206,8 @@ static const char *jget(const json_t *o, const char *key)
 	return cmd_jstr(o, key);
 }
 
+#define CUT(s, n) (int)print_utf8_cut((s), (n)), (s)
+
 static void print_assoc_ref(const json_t *a, bool modify)
 {
 	const char *user = jget(a, "user"), *part = jget(a, "partition");
@@ -213,12 +216,20 @@ static void print_assoc_ref(const json_t *a, bool modify)
 		if (*user)
 			printf(" U = %-9s", user);
 	} else if (*user) {
-		printf("  U = %-9s A = %-10s C = %-10s", user, jget(a, "account"), jget(a, "cluster"));
+		/* an add's lines cut each name to its column, as Slurm's do
+		 * (where a character ends) */
+		printf("  U = %-9.*s A = %-10.*s C = %-10.*s", CUT(user, 9), CUT(jget(a, "account"), 10),
+		       CUT(jget(a, "cluster"), 10));
 	} else {
-		printf("  A = %-10s C = %-10s", jget(a, "account"), jget(a, "cluster"));
+		printf("  A = %-10.*s C = %-10.*s", CUT(jget(a, "account"), 10),
+		       CUT(jget(a, "cluster"), 10));
 	}
-	if (*part)
-		printf(" P = %s", part);
+	if (*part) {
+		if (modify)
+			printf(" P = %s", part);
+		else
+			printf(" P = %-10.*s", CUT(part, 10));
+	}
 	printf("\n");
 }
 
@@ -276,7 +287,7 @@ static int report_add(const struct request *r, const json_t *reply)
 {
 	json_t *added = json_object_get(reply, "added"), *assocs = json_object_get(reply, "assocs");
 	const json_t *s = r->set;
-	if (!json_array_size(added) && !json_array_size(assocs)) {
+	if (!json_array_size(added) && !json_array_size(assocs) && strcmp(r->entity, "coordinator")) {
 		printf(" Nothing new added.\n");
 		return 1;
 	}
@@ -308,17 +319,13 @@ static int report_add(const struct request *r, const json_t *reply)
 		if (json_array_size(added)) {
 			printf(" Adding User(s)\n");
 			print_strs(added);
-			printf(" Settings =\n");
-			const char *d = cmd_jstr(s, "defaultaccount");
-			if (!*d) {
-				char **v = opt_split(cmd_jstr(s, "account"), ',', NULL);
-				printf("  Default Account = %s\n", v && v[0] ? v[0] : "");
-				opt_strv_free(v);
-			} else {
-				printf("  Default Account = %s\n", d);
-			}
+			/* Slurm shows only what was given */
+			if (json_object_get(s, "defaultaccount") || json_object_get(s, "adminlevel"))
+				printf(" Settings =\n");
+			if (json_object_get(s, "defaultaccount"))
+				printf("  Default Account = %s\n", cmd_jstr(s, "defaultaccount"));
 			if (json_object_get(s, "adminlevel"))
-				printf("  Admin Level     = %s\n", cmd_jstr(s, "adminlevel"));
+				printf("  Admin Level     = %s\n", cmd_jstr(reply, "admin_level"));
 		}
 		if (json_array_size(assocs)) {
 			size_t i;
@@ -352,9 +359,14 @@ static int report_add(const struct request *r, const json_t *reply)
 		}
 	} else if (!strcmp(r->entity, "coordinator")) {
 		printf(" Adding Coordinator User(s)\n");
-		print_strs(added);
+		print_strs(r->names);
 		printf(" To Account(s) and all sub-accounts\n");
-		print_strs(json_object_get(reply, "accounts"));
+		char **accts = opt_split(cmd_jstr(json_object_get(r->where, "account") ? r->where
+										: r->set,
+						  "account"), ',', NULL);
+		for (char **p = accts; p && *p; p++)
+			printf("  %s\n", *p);
+		opt_strv_free(accts);
 	}
 	return 0;
 }
@@ -561,7 +573,7 @@ static int do_load(struct request *r)
 	any = true;   /* a load also updates what exists: always a change to commit */
 	json_decref(reply);
 	if (!opts.immediate && any) {
-		if (!commit_check()) {
+		if (!commit_check("Would you like to commit changes?")) {
 			printf(" Changes Discarded\n");
 			rc = 0;
 			goto out;
@@ -616,6 +628,22 @@ static int do_change(struct request *r)
 		fprintf(stderr, "sacctmgr: error: Can't run this command in readonly mode.\n");
 		return 1;
 	}
+	/* Slurm asks before adding a user the system does not know (not
+	 * with -i, which answers every question yes) */
+	if (r->op == OP_ADD && !strcmp(r->entity, "user") && !opts.immediate) {
+		size_t i;
+		json_t *v;
+		json_array_foreach(r->names, i, v) {
+			if (getpwnam(json_string_value(v)))
+				continue;
+			char *q = xasprintf("There is no uid for user '%s'\nAre you sure you want to continue?",
+					    json_string_value(v));
+			bool yes = commit_check(q);
+			free(q);
+			if (!yes)
+				return 1;
+		}
+	}
 	if (call(r, !opts.immediate, NULL, &reply) < 0)
 		return 1;
 	int nothing = r->op == OP_ADD ? report_add(r, reply)
@@ -624,7 +652,7 @@ static int do_change(struct request *r)
 	if (nothing)
 		return 1;
 	if (!opts.immediate) {
-		if (!commit_check()) {
+		if (!commit_check("Would you like to commit changes?")) {
 			printf(" Changes Discarded\n");
 			return 0;
 		}

@@ -518,6 +518,8 @@ int mgr_add_user(struct mgr *m)
 		return -1;
 	if (admin_s && mgr_parse_admin(m, admin_s, &admin) < 0)
 		return -1;
+	if (admin_s)
+		json_object_set_new(m->out, "admin_level", json_string(mgr_admin_name(admin)));
 	mgr_names(m, &names, NULL);
 	mgr_strv_split(&accounts, mgr_set(m, "account"));
 	if (dflt && *dflt && !mgr_strv_has(&accounts, dflt)) {
@@ -547,9 +549,14 @@ int mgr_add_user(struct mgr *m)
 		for (size_t i = 0; i < accounts.n; i++) {
 			struct assoc *pa = assoc_find_exact(clusters.v[c], accounts.v[i], NULL, NULL);
 			if (!acct_account_find(accounts.v[i]) || !pa) {
-				mgr_fail(m, HERD_ERR_INVALID_ARG,
-				     "The account '%.60s' doesn't exist on cluster '%.40s'", accounts.v[i],
-				     clusters.v[c]);
+				if (!acct_account_find(accounts.v[i]))
+					mgr_fail(m, HERD_ERR_INVALID_ARG,
+						 "This account '%.60s' doesn't exist. Contact your admin to add this account.",
+						 accounts.v[i]);
+				else
+					mgr_fail(m, HERD_ERR_INVALID_ARG,
+						 "This account '%.60s' doesn't exist on cluster %.40s. Contact your admin to add this account.",
+						 accounts.v[i], clusters.v[c]);
 				goto out;
 			}
 			if (!m->oper && !acct_is_coord(m->uid, accounts.v[i])) {

@@ -441,11 +441,13 @@ static json_t *user_row(const struct acct_user *u)
 	for (struct acct_account *a = accounting.accounts; a; a = a->next)
 		if (acct_account_has_coord(a, u->name))
 			json_array_append_new(coords, json_string(a->name));
-	return json_pack("{s:s, s:s, s:s, s:s, s:I, s:o}", "user", u->name, "default_account",
+	/* "coordinators" too: format=Coordinators of a user list is Slurm's
+	 * "Coord Accounts" */
+	return json_pack("{s:s, s:s, s:s, s:s, s:I, s:o, s:O}", "user", u->name, "default_account",
 			 u->default_account ? u->default_account : "", "admin", mgr_admin_name(u->admin),
 			 "default_wckey", u->default_wckey ? u->default_wckey : "", "uid",
 			 (json_int_t)(u->uid == (uid_t)-1 ? -1 : (json_int_t)u->uid), "coord_accounts",
-			 coords);
+			 coords, "coordinators", coords);
 }
 
 int mgr_list_user(struct mgr *m)

@@ -113,7 +113,8 @@ def test_add_account(cluster):
 def test_add_user(cluster, users):
     cl = cluster.name
     out = ok(cluster, "add", "user", "herdu1", "account=physics", "maxjobs=5")
-    assert out == (" Adding User(s)\n  herdu1\n Settings =\n  Default Account = physics\n"
+    # Slurm shows Settings only for what was given (DefaultAccount, AdminLevel)
+    assert out == (" Adding User(s)\n  herdu1\n"
                    f" Associations =\n  U = herdu1    A = physics    C = {cl:<10}\n"
                    " Non Default Settings\n  MaxJobs       = 5\n")
     # an existing user in another account: only the association is new
@@ -122,7 +123,7 @@ def test_add_user(cluster, users):
     r = mgr(cluster, "-i", "add", "user", "herdu1", "account=chem")
     assert (r.rc, r.out) == (1, " Nothing new added.\n")
     refused(cluster, "add", "user", "herdu2", "account=nosuch",
-            says="The account 'nosuch' doesn't exist")
+            says="This account 'nosuch' doesn't exist. Contact your admin")
     refused(cluster, "add", "user", "herdu2", says="Need a default account")
     assert rows(cluster, "user", "herdu2") == []
     assert rows(cluster, "user", "herdu1") == [["herdu1", "physics", "None"]]
@@ -224,7 +225,7 @@ def test_parsable_noheader_and_widths(cluster):
     # Slurm 22.05's default columns with associations
     r = mgr(cluster, "-P", "list", "account", "physics", "withassoc")
     assert r.out.splitlines()[0] == (
-        "Account|Descr|Org|Cluster|Par Name|User|Share|Priority|GrpJobs|GrpNodes|GrpCPUs|GrpMEM|"
+        "Account|Descr|Org|Cluster|Par Name|User|Share|Priority|GrpJobs|GrpNodes|GrpCPUs|GrpMem|"
         "GrpSubmit|GrpWall|GrpCPUMins|MaxJobs|MaxNodes|MaxCPUs|MaxSubmit|MaxWall|MaxCPUMins|QOS|"
         "Def QOS")
     r = mgr(cluster, "-P", "list", "user", "root", "-s")
@@ -235,14 +236,17 @@ def test_parsable_noheader_and_widths(cluster):
     assert r.out.splitlines()[0] == (
         "Cluster|Account|User|Partition|Share|Priority|GrpJobs|GrpTRES|GrpSubmit|GrpWall|"
         "GrpTRESMins|MaxJobs|MaxTRES|MaxTRESPerNode|MaxSubmit|MaxWall|MaxTRESMins|QOS|Def QOS|"
-        "GrpTRESRunMin")
+        "GrpTRESRunMins")
+    # not parsable: a title cut to its width without the '+'
+    r = mgr(cluster, "list", "assoc", "account=root", "format=grptresrunmins")
+    assert r.out.splitlines()[0] == "GrpTRESRunMin "
     r = mgr(cluster, "-P", "list", "cluster")
     assert r.out.splitlines()[0] == ("Cluster|ControlHost|ControlPort|RPC|Share|GrpJobs|GrpTRES|"
                                      "GrpSubmit|MaxJobs|MaxTRES|MaxSubmit|MaxWall|QOS|Def QOS")
     r = mgr(cluster, "-P", "list", "qos", "normal")
     assert r.out.splitlines()[0] == (
         "Name|Priority|GraceTime|Preempt|PreemptExemptTime|PreemptMode|Flags|UsageThres|"
-        "UsageFactor|GrpTRES|GrpTRESMins|GrpTRESRunMin|GrpJobs|GrpSubmit|GrpWall|MaxTRES|"
+        "UsageFactor|GrpTRES|GrpTRESMins|GrpTRESRunMins|GrpJobs|GrpSubmit|GrpWall|MaxTRES|"
         "MaxTRESPerNode|MaxTRESMins|MaxWall|MaxTRESPU|MaxJobsPU|MaxSubmitPU|MaxTRESPA|MaxJobsPA|"
         "MaxSubmitPA|MinTRES")
 
@@ -311,7 +315,7 @@ def test_slurm_transcript(cluster):
                    "  A = account0   C = micro     \n Settings\n  Fairshare     = 100\n"
                    "  Parent        = root\n")
     out = ok(cluster, "add", "user", "name=herdu2", "DefaultAccount=account0", "cluster=micro",
-             "MaxSubmitJobs=1000", "AdminLevel=None")
+             "MaxSubmitJobs=1000", "AdminLevel=none")
     assert out == (" Adding User(s)\n  herdu2\n Settings =\n  Default Account = account0\n"
                    "  Admin Level     = None\n Associations =\n"
                    "  U = herdu2    A = account0   C = micro     \n Non Default Settings\n"
@@ -449,8 +453,8 @@ def test_partitions_and_several_names(cluster, users):
     out = ok(cluster, "add", "account", "p1,p2", "parent=lab")
     assert out.startswith(" Adding Account(s)\n  p1\n  p2\n")
     out = ok(cluster, "add", "user", "herdu1", "account=p1,p2", "partition=debug", "maxjobs=2")
-    assert (f"  U = herdu1    A = p1         C = {cl:<10} P = debug\n"
-            f"  U = herdu1    A = p2         C = {cl:<10} P = debug\n") in out
+    assert (f"  U = herdu1    A = p1         C = {cl:<10} P = debug     \n"
+            f"  U = herdu1    A = p2         C = {cl:<10} P = debug     \n") in out
     assert rows(cluster, "assoc", "user=herdu1", "partition=debug",
                 "format=account,user,partition,maxjobs") == \
         [["p1", "herdu1", "debug", "2"], ["p2", "herdu1", "debug", "2"]]
@@ -508,17 +512,34 @@ def test_default_account_guard(cluster, users):
     ok(cluster, "delete", "account", "solo")
 
 
+def test_unknown_login_question(cluster):
+    """Without -i Slurm asks before adding a user the system has no uid for."""
+    r = mgr(cluster, "add", "user", "nologin1", "account=physics", input="n\n")
+    assert r.rc == 1
+    assert r.out == ("There is no uid for user 'nologin1'\nAre you sure you want to continue? "
+                     "(You have 30 seconds to decide)\n(N/y): \n")
+    assert rows(cluster, "user", "nologin1") == []
+    r = mgr(cluster, "add", "user", "nologin1", "account=physics", input="y\ny\n")
+    assert r.rc == 0 and r.out.count("(N/y): ") == 2, r
+    assert rows(cluster, "user", "nologin1", "format=user") == [["nologin1"]]
+    ok(cluster, "delete", "user", "nologin1")
+
+
 def test_commit_question(cluster):
     """Without -i: Slurm's question, answered from stdin (even a pipe)."""
-    question = "Would you like to commit changes? (You have 30 seconds to decide)\n(N/y): "
+    question = "Would you like to commit changes? (You have 30 seconds to decide)\n(N/y): \n"
     r = mgr(cluster, "add", "account", "asked", input="n\n")
     assert r.rc == 0 and r.out.endswith(question + " Changes Discarded\n"), r
     assert rows(cluster, "account", "asked") == []
     r = mgr(cluster, "add", "account", "asked", input="")
-    assert r.rc == 0 and r.out.endswith(" Changes Discarded\n"), r
+    assert r.rc == 0 and r.out.endswith(question + " Changes Discarded\n"), r
     assert rows(cluster, "account", "asked") == []
+    # one character is the answer: a newline after a wrong one is a no
     r = mgr(cluster, "add", "account", "asked", input="x\ny\n")
-    assert r.rc == 0 and r.out.endswith(question + "Y or N please\n(N/y): "), r
+    assert r.rc == 0 and r.out.endswith(question + "Y or N please\n(N/y): \n Changes Discarded\n"), r
+    assert rows(cluster, "account", "asked") == []
+    r = mgr(cluster, "add", "account", "asked", input="xy\n")
+    assert r.rc == 0 and r.out.endswith(question + "Y or N please\n(N/y): \n"), r
     assert rows(cluster, "account", "asked", "format=account") == [["asked"]]
     r = mgr(cluster, "delete", "account", "asked", input="y\n")
     assert r.rc == 0 and r.out.startswith(" Deleting accounts...\n  asked\n"), r

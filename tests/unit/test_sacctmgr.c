@@ -162,6 +162,18 @@ static void columns_and_cells(void **state)
 	free(c);
 }
 
+/* Cells cut where a UTF-8 character ends, never inside one. */
+static void utf8_cut(void **state)
+{
+	assert_int_equal(print_utf8_cut("physics", 10), 7);
+	assert_int_equal(print_utf8_cut("physics", 3), 3);
+	assert_int_equal(print_utf8_cut("\xc3\xbcn", 1), 0);      /* "ün": not half the ü */
+	assert_int_equal(print_utf8_cut("\xc3\xbcn", 2), 2);
+	assert_int_equal(print_utf8_cut("a\xe5\x90\x8d", 3), 1); /* "a名" */
+	assert_int_equal(print_utf8_cut("a\xe5\x90\x8d", 4), 4);
+	assert_int_equal(print_utf8_cut("", 0), 0);
+}
+
 /* dump rows (tree order, as the controller lists them) into the file, and
  * each line parsed back into what a load sends. */
 static void flat_file(void **state)
@@ -253,6 +265,7 @@ int main(void)
 		cmocka_unit_test(put_values),
 		cmocka_unit_test(entity_names),
 		cmocka_unit_test(columns_and_cells),
+		cmocka_unit_test(utf8_cut),
 		cmocka_unit_test(flat_file),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

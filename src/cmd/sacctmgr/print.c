@@ -33,13 +33,13 @@ static const struct col_def cols[] = {
 	{ "MaxTRESMins", 13, "maxtresmins,maxtresminsperjob", "max_tres_mins", R_TRES, NULL },
 	{ "QOS", 20, "qos,qoslevel", "qos", R_STR, NULL },
 	{ "Def QOS", 9, "defaultqos,defqos", "def_qos", R_STR, NULL },
-	{ "GrpTRESRunMin", 13, "grptresrunmins", "", R_FIXED, NULL },
+	{ "GrpTRESRunMins", 13, "grptresrunmins", "", R_FIXED, NULL },
 	{ "Par Name", 10, "parentname,parent", "parent_name", R_STR, NULL },
 	{ "ID", 6, "id", "id", R_INT, NULL },
-	{ "ParentID", 8, "parentid", "parent_id", R_INT, NULL },
+	{ "Par ID", 6, "parentid", "parent_id", R_INT, NULL },
 	{ "GrpNodes", 8, "grpnodes", "grp_tres", R_TRES1, "node" },
 	{ "GrpCPUs", 8, "grpcpus", "grp_tres", R_TRES1, "cpu" },
-	{ "GrpMEM", 7, "grpmem", "grp_tres", R_TRES1, "mem" },
+	{ "GrpMem", 7, "grpmem,grpmemory", "grp_tres", R_TRES1, "mem" },
 	{ "GrpCPUMins", 11, "grpcpumins", "grp_tres_mins", R_TRES1, "cpu" },
 	{ "MaxNodes", 8, "maxnodes,maxnodesperjob", "max_tres", R_TRES1, "node" },
 	{ "MaxCPUs", 8, "maxcpus,maxcpusperjob", "max_tres", R_TRES1, "cpu" },
@@ -47,7 +47,7 @@ static const struct col_def cols[] = {
 	{ "Descr", 20, "description", "descr", R_STR, NULL },
 	{ "Org", 20, "organization", "org", R_STR, NULL },
 	{ "Flags", 20, "flags", "flags", R_STR, NULL },
-	{ "Coordinators", 20, "coordinators", "coordinators", R_LIST, NULL },
+	{ "Coord Accounts", 20, "coordinators", "coordinators", R_LIST, NULL },
 	{ "Def Acct", 10, "defaultaccount", "default_account", R_STR, NULL },
 	{ "Admin", 9, "adminlevel", "admin", R_STR, NULL },
 	{ "Def WCKey", 10, "defaultwckey", "default_wckey", R_STR, NULL },
@@ -72,7 +72,7 @@ static const struct col_def qos_cols[] = {
 	{ "UsageFactor", 11, "usagefactor", "usage_factor", R_FLOAT, NULL },
 	{ "GrpTRES", 13, "grptres", "grp_tres", R_TRES, NULL },
 	{ "GrpTRESMins", 13, "grptresmins", "grp_tres_mins", R_TRES, NULL },
-	{ "GrpTRESRunMin", 13, "grptresrunmins", "", R_FIXED, NULL },
+	{ "GrpTRESRunMins", 13, "grptresrunmins", "", R_FIXED, NULL },
 	{ "GrpJobs", 7, "grpjobs", "grp_jobs", R_INT, NULL },
 	{ "GrpSubmit", 9, "grpsubmit,grpsubmitjobs", "grp_submit", R_INT, NULL },
 	{ "GrpWall", 11, "grpwall", "grp_wall", R_WALL, NULL },
@@ -108,7 +108,7 @@ static const struct col_def *col_find(const struct col_def *defs, size_t n, cons
 			bool hit = false;
 			for (char **p = v; *p && !hit; p++)
 				hit = pass == 0 ? !strcasecmp(*p, name)
-						: len >= 2 && !strncasecmp(*p, name, len);
+						: len >= 1 && !strncasecmp(*p, name, len);
 			opt_strv_free(v);
 			if (hit)
 				return &defs[i];
@@ -230,6 +230,34 @@ char *print_cell_value(const struct col_def *d, const json_t *row)
 	return xstrdup("");
 }
 
+static void cell_print(struct strbuf *out, const char *value, int width, bool last);
+
+size_t print_utf8_cut(const char *s, size_t max)
+{
+	size_t n = strlen(s);
+	if (n <= max)
+		return n;
+	while (max > 0 && ((unsigned char)s[max] & 0xC0) == 0x80)
+		max--;
+	return max;
+}
+
+/* A header cell: Slurm cuts a title to its width without the '+'
+ * (the full title in -p/-P). */
+static void header_print(struct strbuf *out, const char *title, int width, bool last)
+{
+	int w = width < 0 ? -width : width;
+	if (opts.parsable || (int)strlen(title) <= w) {
+		cell_print(out, title, width, last);
+		return;
+	}
+	char *cut = xstrndup(title, print_utf8_cut(title, w));
+	char *cell = xasprintf(width < 0 ? "%-*s " : "%*s ", w, cut);
+	strbuf_adds(out, cell);
+	free(cell);
+	free(cut);
+}
+
 /* One cell as Slurm's print_fields does: parsable "v|", else cut to the
  * width (its last character a '+' when cut), right-justified for a
  * positive width, left for a negative one, and a space after. */
@@ -244,8 +272,11 @@ static void cell_print(struct strbuf *out, const char *value, int width, bool la
 	int w = width < 0 ? -width : width;
 	char *v = xstrdup(value);
 	if ((int)strlen(v) > w && w > 0) {
-		v[w] = 0;
-		v[w - 1] = '+';
+		/* cut where a character ends (Slurm cuts bytes, which can leave
+		 * half of a UTF-8 character) */
+		size_t k = print_utf8_cut(v, w - 1);
+		v[k] = '+';
+		v[k + 1] = 0;
 	}
 	char *cell = xasprintf(width < 0 ? "%-*s " : "%*s ", w, v);
 	strbuf_adds(out, cell);
@@ -259,7 +290,7 @@ void print_table(const struct col *c, size_t nc, const json_t *rows, bool tree)
 	strbuf_adds(&out, "");
 	if (!opts.noheader) {
 		for (size_t i = 0; i < nc; i++)
-			cell_print(&out, c[i].def->title, c[i].width, i + 1 == nc);
+			header_print(&out, c[i].def->title, c[i].width, i + 1 == nc);
 		strbuf_adds(&out, "\n");
 		if (!opts.parsable) {
 			for (size_t i = 0; i < nc; i++) {
@@ -299,8 +330,10 @@ void print_table(const struct col *c, size_t nc, const json_t *rows, bool tree)
 #define ACCT_ASSOC_COLS "Account,Descr,Org,Cluster,ParentName,User,Share,Priority,GrpJobs,GrpNodes," \
 	"GrpCPUs,GrpMEM,GrpSubmit,GrpWall,GrpCPUMins,MaxJobs,MaxNodes,MaxCPUs,MaxSubmit,MaxWall," \
 	"MaxCPUMins,QOS,DefaultQOS"
-#define USER_ASSOC_COLS "User,DefaultAccount,Admin,Cluster,Account,Partition,Share,Priority," \
+/* users: Slurm puts the coordinators' column before the associations' */
+#define USER_ASSOC_TAIL ",Cluster,Account,Partition,Share,Priority," \
 	"MaxJobs,MaxNodes,MaxCPUs,MaxSubmit,MaxWall,MaxCPUMins,QOS,DefaultQOS"
+#define USER_ASSOC_COLS "User,DefaultAccount,Admin" USER_ASSOC_TAIL
 const char *print_default_format(const struct request *r)
 {
 	bool wa = r->withassoc || opts.assocs;
@@ -310,7 +343,8 @@ const char *print_default_format(const struct request *r)
 		  { ACCT_ASSOC_COLS, ACCT_ASSOC_COLS ",Coordinators" } },
 		/* user */
 		{ { "User,DefaultAccount,Admin", "User,DefaultAccount,Admin,CoordinatorAccounts" },
-		  { USER_ASSOC_COLS, USER_ASSOC_COLS ",CoordinatorAccounts" } },
+		  { USER_ASSOC_COLS, "User,DefaultAccount,Admin,CoordinatorAccounts"
+				     USER_ASSOC_TAIL } },
 	};
 	if (!strcmp(r->entity, "account"))
 		return formats[0][wa][r->withcoord];

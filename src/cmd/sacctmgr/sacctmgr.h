@@ -71,6 +71,9 @@ const struct col_def *print_columns(const char *entity, size_t *n);
 int print_cols_parse(const struct col_def *defs, size_t n, const char *spec, struct col **out,
 		     size_t *nout);
 const char *print_default_format(const struct request *r);
+/* The longest prefix of s of at most max bytes that ends on a UTF-8
+ * character boundary: its length. */
+size_t print_utf8_cut(const char *s, size_t max);
 void print_wall(long long minutes, char *buf, size_t len);   /* "[D-]HH:MM:SS" */
 char *print_cell_value(const struct col_def *d, const json_t *row);   /* caller frees */
 /* The table to stdout (tree: the account column indented by depth). */
