@@ -511,7 +511,7 @@ static int do_dump(struct request *r)
 static int do_load(struct request *r)
 {
 	if (!r->file) {
-		fprintf(stderr, "sacctmgr: error: No filename given (load file=FILE)\n");
+		fprintf(stderr, "sacctmgr: error: No filename given, specify one with file=''\n");
 		return 1;
 	}
 	FILE *f = fopen(r->file, "r");
@@ -549,6 +549,8 @@ static int do_load(struct request *r)
 	json_t *reply;
 	if (call(r, !opts.immediate, records, &reply) < 0)
 		goto out;
+	if (json_array_size(records) && !opts.quiet)
+		printf("For cluster %s\n", cmd_jstr(json_array_get(records, 0), "name"));
 	json_t *sum = json_object_get(reply, "loaded");
 	bool any = false;
 	static const struct {

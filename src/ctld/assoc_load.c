@@ -186,6 +186,7 @@ static int load_one(struct mgr *m, const json_t *rec, struct load_ctx *lc, struc
 		if (admin_s)
 			u->admin = lvl;
 		acct_user_save(u);
+
 		struct assoc *a = assoc_find_exact(lc->cluster, lc->parent, name, part && *part ? part : NULL);
 		if (!a) {
 			a = assoc_new(0, lc->cluster, lc->parent, name, part && *part ? part : NULL);
@@ -206,14 +207,37 @@ out:
 	return rc;
 }
 
+static void grant_coords(const char *user, const char *accounts)
+{
+	struct strv cs = { 0 };
+	if (!user || !acct_user_find(user))
+		return;
+	mgr_strv_split(&cs, accounts);
+	for (size_t i = 0; i < cs.n; i++) {
+		struct acct_account *acc = acct_account_find(cs.v[i]);
+		if (!acc || acct_account_has_coord(acc, user))
+			continue;
+		size_t n = 0;
+		while (acc->coords[n])
+			n++;
+		acc->coords = xrealloc(acc->coords, (n + 2) * sizeof(char *));
+		acc->coords[n] = xstrdup(user);
+		acc->coords[n + 1] = NULL;
+		acct_account_save(acc);
+	}
+	mgr_strv_free(&cs);
+}
+
 int mgr_load_file(struct mgr *m)
 {
 	struct strv known = { 0 };
 	struct load_ctx lc = { NULL, "" };
 	size_t i;
 	json_t *rec;
-	if (!m->oper)
-		return mgr_denied(m);
+	/* Slurm: only administrators load files */
+	if (!m->admin)
+		return mgr_fail(m, HERD_ERR_ACCESS,
+				"Your user does not have sufficient privileges to load files.");
 	if (!json_is_array(m->records) || !json_array_size(m->records))
 		return mgr_fail(m, HERD_ERR_INVALID_ARG, "No records to load");
 	json_t *summary = json_pack("{s:[], s:[], s:[], s:[]}", "clusters", "accounts", "users", "assocs");
@@ -236,6 +260,13 @@ int mgr_load_file(struct mgr *m)
 	lc = (struct load_ctx){ NULL, "" };
 	json_array_foreach(m->records, i, rec)
 		load_one(m, rec, &lc, &known, true, summary);
+	/* Coordinator='a,b' on a user line: the accounts it coordinates,
+	 * once every account of the file is made */
+	json_array_foreach(m->records, i, rec)
+		if (!strcasecmp(json_string_value(json_object_get(rec, "type")), "user"))
+			grant_coords(json_string_value(json_object_get(rec, "name")),
+				     json_string_value(json_object_get(json_object_get(rec, "attrs"),
+								       "coordinators")));
 	mgr_strv_free(&known);
 	assoc_resolve_parents();
 	m->changed = true;

@@ -205,10 +205,10 @@ static void flat_file(void **state)
 		"Parent - 'root'\n"
 		"User - 'root':DefaultAccount='root':AdminLevel='Administrator':Fairshare=1\n"
 		"Account - 'it\\'s \\\\odd':Description='a:b \\'c\\'':Organization='o':Flags=TeamJobs:"
-		"Coordinators='bob':Fairshare=5:GrpTRES=cpu=4,mem=1G:MaxWallDurationPerJob=90:"
-		"QOS='normal,high':DefaultQOS='high'\n"
+		"DefaultQOS='high':Fairshare=5:GrpTRES=cpu=4,mem=1G:MaxWallDurationPerJob=90:"
+		"QOS='normal,high'\n"
 		"Parent - 'it\\'s \\\\odd'\n"
-		"User - 'bob':DefaultAccount='it\\'s \\\\odd':Partition='gpu':Fairshare=parent\n");
+		"User - 'bob':Partition='gpu':DefaultAccount='it\\'s \\\\odd':Fairshare=parent\n");
 	/* every line back */
 	static const char *const types[] = { "cluster", "parent", "user", "account", "parent", "user" };
 	char *save, *line = strtok_r(text, "\n", &save);
@@ -230,7 +230,6 @@ static void flat_file(void **state)
 					    "cpu=4,mem=1G");
 			assert_string_equal(json_string_value(json_object_get(attrs, "maxwall")), "90");
 			assert_string_equal(json_string_value(json_object_get(attrs, "fairshare")), "5");
-			assert_string_equal(json_string_value(json_object_get(attrs, "coordinators")), "bob");
 		}
 		if (k == 5) {
 			assert_string_equal(json_string_value(json_object_get(attrs, "partition")), "gpu");

@@ -27,20 +27,25 @@ static void flat_quote(struct strbuf *sb, const char *v)
 	strbuf_adds(sb, "'");
 }
 
-static void flat_limits(struct strbuf *sb, const json_t *row, bool user)
+/* An association's settings in Slurm's order (DefaultQOS, Fairshare,
+ * the Grp then the Max limits, QOS); qos NULL when inherited. */
+static void flat_limits(struct strbuf *sb, const json_t *row, const char *qos)
 {
 	static const struct {
 		const char *key, *name;
 		enum render how;
 	} lim[] = {
+		{ "grp_tres_mins", "GrpTRESMins", R_TRES }, { "grp_tres", "GrpTRES", R_TRES },
 		{ "grp_jobs", "GrpJobs", R_INT }, { "grp_submit", "GrpSubmitJobs", R_INT },
-		{ "grp_tres", "GrpTRES", R_TRES }, { "grp_tres_mins", "GrpTRESMins", R_TRES },
-		{ "grp_wall", "GrpWall", R_INT }, { "max_jobs", "MaxJobs", R_INT },
-		{ "max_submit", "MaxSubmitJobs", R_INT }, { "max_tres", "MaxTRESPerJob", R_TRES },
-		{ "max_tres_per_node", "MaxTRESPerNode", R_TRES },
-		{ "max_tres_mins", "MaxTRESMinsPerJob", R_TRES },
+		{ "grp_wall", "GrpWall", R_INT }, { "max_tres_mins", "MaxTRESMinsPerJob", R_TRES },
+		{ "max_tres", "MaxTRESPerJob", R_TRES }, { "max_tres_per_node", "MaxTRESPerNode", R_TRES },
+		{ "max_jobs", "MaxJobs", R_INT }, { "max_submit", "MaxSubmitJobs", R_INT },
 		{ "max_wall", "MaxWallDurationPerJob", R_INT },
 	};
+	if (*cmd_jstr(row, "def_qos")) {
+		strbuf_adds(sb, ":DefaultQOS=");
+		flat_quote(sb, cmd_jstr(row, "def_qos"));
+	}
 	json_t *share = json_object_get(row, "share");
 	if (json_is_string(share))
 		strbuf_adds(sb, ":Fairshare=parent");
@@ -64,7 +69,10 @@ static void flat_limits(struct strbuf *sb, const json_t *row, bool user)
 			strbuf_adds(sb, json_string_value(v));
 		}
 	}
-	(void)user;
+	if (qos) {
+		strbuf_adds(sb, ":QOS=");
+		flat_quote(sb, qos);
+	}
 }
 
 /* The dump's rows indexed: by ID (a parent's row) and by parent ID (an
@@ -141,23 +149,36 @@ static const char *row_qos_own(const struct dump_index *d, const json_t *row)
 	return strcmp(cmd_jstr(p, "qos"), q) ? q : NULL;
 }
 
+static void flat_list(struct strbuf *sb, const char *name, const json_t *row, const char *key)
+{
+	if (!json_array_size(json_object_get(row, key)))
+		return;
+	char *list = print_cell_value(&(struct col_def){ "", 0, "", key, R_LIST, NULL }, row);
+	strbuf_adds(sb, name);
+	flat_quote(sb, list);
+	free(list);
+}
+
+/* Slurm's lines: User - 'u':Partition:DefaultAccount:AdminLevel:
+ * Coordinator (the accounts it coordinates), Account - 'a':Description:
+ * Organization (and Herd's Flags), then the association's settings. */
 static void flat_line(struct strbuf *sb, const struct dump_index *d, const json_t *row)
 {
 	const char *user = cmd_jstr(row, "user");
-	const char *qos = row_qos_own(d, row);
 	if (*user) {
 		strbuf_adds(sb, "User - ");
 		flat_quote(sb, user);
+		if (*cmd_jstr(row, "partition")) {
+			strbuf_adds(sb, ":Partition=");
+			flat_quote(sb, cmd_jstr(row, "partition"));
+		}
 		strbuf_adds(sb, ":DefaultAccount=");
 		flat_quote(sb, cmd_jstr(row, "default_account"));
 		if (strcmp(cmd_jstr(row, "admin"), "None")) {
 			strbuf_adds(sb, ":AdminLevel=");
 			flat_quote(sb, cmd_jstr(row, "admin"));
 		}
-		if (*cmd_jstr(row, "partition")) {
-			strbuf_adds(sb, ":Partition=");
-			flat_quote(sb, cmd_jstr(row, "partition"));
-		}
+		flat_list(sb, ":Coordinator=", row, "coord_accounts");
 	} else {
 		strbuf_adds(sb, "Account - ");
 		flat_quote(sb, cmd_jstr(row, "account"));
@@ -169,23 +190,8 @@ static void flat_line(struct strbuf *sb, const struct dump_index *d, const json_
 			strbuf_adds(sb, ":Flags=");
 			strbuf_adds(sb, cmd_jstr(row, "flags"));
 		}
-		json_t *coords = json_object_get(row, "coordinators");
-		if (json_array_size(coords)) {
-			char *list = print_cell_value(&(struct col_def){ "", 0, "", "coordinators", R_LIST, NULL }, row);
-			strbuf_adds(sb, ":Coordinators=");
-			flat_quote(sb, list);
-			free(list);
-		}
 	}
-	flat_limits(sb, row, *user);
-	if (qos) {
-		strbuf_adds(sb, ":QOS=");
-		flat_quote(sb, qos);
-	}
-	if (*cmd_jstr(row, "def_qos")) {
-		strbuf_adds(sb, ":DefaultQOS=");
-		flat_quote(sb, cmd_jstr(row, "def_qos"));
-	}
+	flat_limits(sb, row, row_qos_own(d, row));
 	strbuf_adds(sb, "\n");
 }
 
@@ -226,15 +232,7 @@ char *flat_dump(const char *cluster, const json_t *rows)
 		    !cmd_jint(row, "parent_id")) {
 			strbuf_adds(&sb, "Cluster - ");
 			flat_quote(&sb, cluster);
-			flat_limits(&sb, row, false);
-			if (*cmd_jstr(row, "qos")) {
-				strbuf_adds(&sb, ":QOS=");
-				flat_quote(&sb, cmd_jstr(row, "qos"));
-			}
-			if (*cmd_jstr(row, "def_qos")) {
-				strbuf_adds(&sb, ":DefaultQOS=");
-				flat_quote(&sb, cmd_jstr(row, "def_qos"));
-			}
+			flat_limits(&sb, row, *cmd_jstr(row, "qos") ? cmd_jstr(row, "qos") : NULL);
 			strbuf_adds(&sb, "\n");
 			flat_children(&sb, &d, cmd_jint(row, "id"), "root", 0);
 		}
