@@ -233,51 +233,91 @@ static void print_assoc_ref(const json_t *a, bool modify)
 	printf("\n");
 }
 
-/* The association settings of an add or modify, Slurm's way. */
-/* The settings of an add or modify, Slurm's way: associations' titles
- * 13 wide, QOS' 24 (sacctmgr prints the two differently); walls as
- * [D-]HH:MM:SS, -1 as NONE. */
-static void print_limits(const json_t *set, int width)
+/* The settings of an add, in the order and with the titles Slurm's
+ * sacctmgr prints them (its association and QOS forms differ; a few of
+ * its titles run into their '='): walls as [D-]HH:MM:SS, -1 as NONE. */
+struct setting {
+	const char *key, *prefix;
+	char how;                    /* 'w' wall, 'f' factor, 'l' lower case, 0 as given */
+};
+
+static const struct setting assoc_settings[] = {
+	{ "fairshare", "  Fairshare     = ", 0 },
+	{ "grpjobs", "  GrpJobs       = ", 0 },
+	{ "grpsubmitjobs", "  GrpSubmitJobs = ", 0 },
+	{ "grptres", "  GrpTRES       = ", 0 },
+	{ "grptresmins", "  GrpTRESMins   = ", 0 },
+	{ "grpwall", "  GrpWall       = ", 'w' },
+	{ "maxjobs", "  MaxJobs       = ", 0 },
+	{ "maxsubmitjobs", "  MaxSubmitJobs = ", 0 },
+	{ "maxtresperjob", "  MaxTRES       = ", 0 },
+	{ "maxtrespernode", "  MaxTRESPerNode= ", 0 },
+	{ "maxtresminsperjob", "  MaxTRESMins   = ", 0 },
+	{ "maxwall", "  MaxWall       = ", 'w' },
+	{ "parent", "  Parent        = ", 0 },
+	{ "qos", "  QOS           = ", 0 },
+	{ "defaultqos", "  DefQOS        = ", 0 },
+	{ NULL, NULL, 0 },
+};
+
+static const struct setting qos_settings[] = {
+	{ "flags", "  Flags                    = ", 0 },
+	{ "grpjobs", "  GrpJobs                  = ", 0 },
+	{ "grpsubmitjobs", "  GrpSubmitJobs            = ", 0 },
+	{ "grptres", "  GrpTRES                  = ", 0 },
+	{ "grptresmins", "  GrpTRESMins              = ", 0 },
+	{ "grpwall", "  GrpWall                  = ", 'w' },
+	{ "maxjobsperuser", "  MaxJobsPerUser = ", 0 },
+	{ "maxsubmitjobsperuser", "  MaxSubmitJobsPerUser     = ", 0 },
+	{ "maxtresperjob", "  MaxTRESPerJob            = ", 0 },
+	{ "maxtrespernode", "  MaxTRESPerNode           = ", 0 },
+	{ "maxtresperuser", "  MaxTRESPerUser           = ", 0 },
+	{ "maxtresminsperjob", "  MaxTRESMins              = ", 0 },
+	{ "maxwall", "  MaxWall                  = ", 'w' },
+	{ "preempt", "  Preempt                  = ", 0 },
+	{ "preemptmode", "  PreemptMode              = ", 'l' },
+	{ "priority", "  Priority                 = ", 0 },
+	{ "usagefactor", "  UsageFactor              = ", 'f' },
+	{ NULL, NULL, 0 },
+};
+
+/* parent: printed in its place even when not given (an account's is
+ * root then), NULL for users and clusters */
+static void print_settings(const json_t *set, const struct setting *t, const char *parent)
 {
-	static const struct {
-		const char *key, *title;
-	} lim[] = {
-		{ "fairshare", "Fairshare" }, { "grpjobs", "GrpJobs" },
-		{ "grpsubmitjobs", "GrpSubmitJobs" }, { "grptres", "GrpTRES" },
-		{ "grptresmins", "GrpTRESMins" }, { "grpwall", "GrpWall" }, { "maxjobs", "MaxJobs" },
-		{ "maxsubmitjobs", "MaxSubmitJobs" }, { "maxtresperjob", "MaxTRESPerJob" },
-		{ "maxtrespernode", "MaxTRESPerNode" }, { "maxtresminsperjob", "MaxTRESMinsPerJob" },
-		{ "maxwall", "MaxWall" }, { "qos", "QOS" }, { "defaultqos", "DefQOS" },
-		{ "priority", "Priority" }, { "usagefactor", "UsageFactor" },
-		{ "preempt", "Preempt" }, { "preemptmode", "PreemptMode" },
-		{ "maxtresperuser", "MaxTRESPerUser" }, { "maxjobsperuser", "MaxJobsPerUser" },
-		{ "maxsubmitjobsperuser", "MaxSubmitJobsPerUser" },
-	};
-	for (size_t i = 0; i < sizeof(lim) / sizeof(lim[0]); i++) {
-		const char *v = cmd_jstr(set, lim[i].key);
-		if (!json_object_get(set, lim[i].key))
-			continue;
-		char wall[48];
+	for (; t->key; t++) {
+		const char *v = cmd_jstr(set, t->key);
+		char buf[64];
 		int64_t secs;
-		if (!strcmp(v, "-1"))
-			v = "NONE";
-		else if ((!strcmp(lim[i].key, "maxwall") || !strcmp(lim[i].key, "grpwall")) &&
-			 parse_time_limit(v, &secs) == 0 && secs >= 0) {
-			print_wall(secs / 60, wall, sizeof(wall));
-			v = wall;
+		if (!strcmp(t->key, "parent")) {
+			if (parent)
+				printf("%s%s\n", t->prefix, parent);
+			continue;
 		}
-		printf("  %-*s = %s\n", width, lim[i].title, v);
+		if (!json_object_get(set, t->key))
+			continue;
+		if (!strcmp(v, "-1")) {
+			v = "NONE";
+		} else if (t->how == 'w' && parse_time_limit(v, &secs) == 0 && secs >= 0) {
+			print_wall(secs / 60, buf, sizeof(buf));
+			v = buf;
+		} else if (t->how == 'f') {
+			snprintf(buf, sizeof(buf), "%.4f", strtod(v, NULL));
+			v = buf;
+		} else if (t->how == 'l') {
+			snprintf(buf, sizeof(buf), "%s", v);
+			for (char *p = buf; *p; p++)
+				*p = tolower((unsigned char)*p);
+			v = buf;
+		}
+		printf("%s%s\n", t->prefix, v);
 	}
 }
 
 static bool has_limits(const json_t *set)
 {
-	static const char *const keys[] = { "fairshare", "grpjobs", "grpsubmitjobs", "grptres",
-					    "grptresmins", "grpwall", "maxjobs", "maxsubmitjobs",
-					    "maxtresperjob", "maxtrespernode", "maxtresminsperjob",
-					    "maxwall", "qos", "defaultqos", NULL };
-	for (size_t i = 0; keys[i]; i++)
-		if (json_object_get(set, keys[i]))
+	for (const struct setting *t = assoc_settings; t->key; t++)
+		if (strcmp(t->key, "parent") && json_object_get(set, t->key))
 			return true;
 	return false;
 }
@@ -310,10 +350,17 @@ static int report_add(const struct request *r, const json_t *reply)
 			printf(" Associations\n");
 			json_array_foreach(assocs, i, a)
 				print_assoc_ref(a, false);
-			printf(" Settings\n");
-			print_limits(s, 13);
-			printf("  %-13s = %s\n", "Parent",
-			       json_object_get(s, "parent") ? cmd_jstr(s, "parent") : "root");
+			/* Slurm's second Settings: when anything but names was given */
+			const char *key;
+			json_t *v;
+			bool given = false;
+			json_object_foreach((json_t *)s, key, v)
+				given |= strcmp(key, "cluster") != 0;
+			if (given) {
+				printf(" Settings\n");
+				print_settings(s, assoc_settings,
+					       json_object_get(s, "parent") ? cmd_jstr(s, "parent") : "root");
+			}
 		}
 	} else if (!strcmp(r->entity, "user")) {
 		if (json_array_size(added)) {
@@ -336,7 +383,7 @@ static int report_add(const struct request *r, const json_t *reply)
 		}
 		if (has_limits(s)) {
 			printf(" Non Default Settings\n");
-			print_limits(s, 13);
+			print_settings(s, assoc_settings, NULL);
 		}
 	} else if (!strcmp(r->entity, "qos")) {
 		printf(" Adding QOS(s)\n");
@@ -346,7 +393,7 @@ static int report_add(const struct request *r, const json_t *reply)
 		printf("  Description    = %s\n", json_object_get(s, "description")
 						       ? cmd_jstr(s, "description")
 						       : json_string_value(json_array_get(added, 0)));
-		print_limits(s, 24);
+		print_settings(s, qos_settings, NULL);
 	} else if (!strcmp(r->entity, "cluster")) {
 		size_t i;
 		json_t *v;
@@ -355,7 +402,7 @@ static int report_add(const struct request *r, const json_t *reply)
 			printf("  Name           = %s\n", json_string_value(v));
 		if (has_limits(s)) {
 			printf(" Setting\n  Default Limits:\n");
-			print_limits(s, 13);
+			print_settings(s, assoc_settings, NULL);
 		}
 	} else if (!strcmp(r->entity, "coordinator")) {
 		printf(" Adding Coordinator User(s)\n");

@@ -271,7 +271,18 @@ def test_qos(cluster):
              "UsageFactor=0.5", "flags=DenyOnLimit,NoReserve", "preempt=normal",
              "preemptmode=requeue", "MaxTRESPerUser=cpu=8", "MaxJobsPerUser=4",
              "MaxSubmitJobsPerUser=10", "MaxWall=1-00:00:00", "GrpTRES=node=2", "GrpJobs=6")
-    assert out.startswith(" Adding QOS(s)\n  low\n Settings\n  Description    = cheap runs\n")
+    assert out == (" Adding QOS(s)\n  low\n Settings\n  Description    = cheap runs\n"
+                   "  Flags                    = DenyOnLimit,NoReserve\n"
+                   "  GrpJobs                  = 6\n"
+                   "  GrpTRES                  = node=2\n"
+                   "  MaxJobsPerUser = 4\n"
+                   "  MaxSubmitJobsPerUser     = 10\n"
+                   "  MaxTRESPerUser           = cpu=8\n"
+                   "  MaxWall                  = 1-00:00:00\n"
+                   "  Preempt                  = normal\n"
+                   "  PreemptMode              = requeue\n"
+                   "  Priority                 = 5\n"
+                   "  UsageFactor              = 0.5000\n")
     assert rows(cluster, "qos", "low", "format=name,descr,priority,usagefactor,flags,preempt,"
                 "preemptmode,maxtrespu,maxjobspu,maxsubmitpu,maxwall,grptres,grpjobs") == [
         ["low", "cheap runs", "5", "0.500000", "DenyOnLimit,NoReserve", "normal", "requeue",
@@ -500,7 +511,10 @@ def test_default_account_guard(cluster, users):
                      "completely from the affected clusters to allow these changes.\n"
                      " Changes Discarded\n")
     assert rows(cluster, "assoc", "user=herdu2", "account=lab", "format=account") == [["lab"]]
-    ok(cluster, "add", "account", "solo")
+    out = ok(cluster, "add", "account", "solo")
+    assert out == (" Adding Account(s)\n  solo\n Settings\n  Description     = Account Name\n"
+                   "  Organization    = Parent/Account Name\n Associations\n"
+                   f"  A = solo       C = {cl:<10}\n")
     ok(cluster, "add", "user", "ghost", "account=solo")
     out = ok(cluster, "delete", "user", "ghost", "where", "account=solo")
     assert out == (f" Deleting user associations...\n  C = {cl:<10} A = {'solo':<20} U = ghost    \n"
