@@ -625,6 +625,18 @@ static bool may_manage_user_assoc(const struct mgr *m, const struct assoc *a)
 	return m->oper || acct_is_coord(m->uid, a->account);
 }
 
+/* Has user an association under account on this cluster (any partition)? */
+static bool has_assoc_in(const char *user, const char *account)
+{
+	if (assoc_find(account, user, NULL))
+		return true;
+	for (const struct assoc *a = accounting.assocs; a; a = a->next)
+		if (!a->deleted && a->user && !strcmp(a->user, user) && !strcmp(a->account, account) &&
+		    !strcmp(a->cluster, ctld.cluster))
+			return true;
+	return false;
+}
+
 int mgr_modify_user(struct mgr *m)
 {
 	static const char *const wkeys[] = { "name", "user", "account", "cluster", "partition",
@@ -669,7 +681,7 @@ int mgr_modify_user(struct mgr *m)
 				mgr_denied(m);
 				goto error;
 			}
-			if (!assoc_find(dflt, u->name, NULL)) {
+			if (!has_assoc_in(u->name, dflt)) {
 				mgr_fail(m, HERD_ERR_INVALID_ARG,
 				     "User '%.50s' has no association with account '%.50s' (add it first)",
 				     u->name, dflt);

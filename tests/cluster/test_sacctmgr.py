@@ -360,6 +360,33 @@ def test_clusters(cluster):
     assert rows(cluster, "account", "physics", "format=account") == [["physics"]]
 
 
+def test_filters(cluster, users):
+    """where conditions of each list, and the lists Herd adds."""
+    chem_id = rows(cluster, "assoc", "account=chem", "user=", "format=id,user")
+    acct_id = [f[0] for f in chem_id if f[1] == ""][0]
+    assert rows(cluster, "assoc", f"id={acct_id}", "format=account,user") == [["chem", ""]]
+    assert rows(cluster, "assoc", "parent=physics", "format=account") == [["chem"]]
+    assert rows(cluster, "assoc", "users=herdu1", "accounts=chem,physics", "format=account") == \
+        [["physics"], ["chem"]]
+    assert rows(cluster, "user", "where", "defaultaccount=physics", "format=user") == [["herdu1"]]
+    assert rows(cluster, "user", "adminlevel=administrator", "format=user") == [["root"]]
+    assert rows(cluster, "user", "account=chem", "format=user") == [["herdu1"]]
+    assert rows(cluster, "account", "where", "parent=physics", "format=account") == [["chem"]]
+    assert rows(cluster, "account", "organization=science", "format=account") == [["physics"]]
+    qid = {f[0]: f[1] for f in rows(cluster, "qos", "format=name,id")}
+    assert rows(cluster, "qos", f"id={qid['high']}", "format=name") == [["high"]]
+    ok(cluster, "modify", "qos", "where", f"id={qid['high']}", "set", "GrpTRESMins=cpu=6000",
+       "GrpWall=10:00:00")
+    assert rows(cluster, "qos", "high", "format=grptresmins,grpwall") == [["cpu=6000", "10:00:00"]]
+    ok(cluster, "modify", "account", "chem", "set", "GrpTRESMins=gres/gpu=60", "GrpWall=1-0")
+    assert rows(cluster, "assoc", "account=chem", "format=grptresmins,grpwall,user")[0] == \
+        ["gres/gpu=60", "1-00:00:00", ""]
+    assert rows(cluster, "cluster", cluster.name, "format=cluster") == [[cluster.name]]
+    assert rows(cluster, "cluster", "nosuch") == []
+    refused(cluster, "list", "user", "colour=red", says="Unknown option: colour=red")
+    refused(cluster, "list", "qos", "where", "account=physics", says="Unknown qos option: account")
+
+
 def test_plain_user_may_list_not_change(cluster, users):
     assert rows(cluster, "account", "physics", "format=account", user="herdu2") == [["physics"]]
     for args in (("add", "account", "x"), ("add", "qos", "x"), ("add", "user", "herdu2",
