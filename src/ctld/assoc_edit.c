@@ -88,6 +88,18 @@ int mgr_modify_cluster(struct mgr *m)
 
 static void fix_default_account(const char *user);
 
+/* Has user an association under account on this cluster (any partition)? */
+static bool has_assoc_in(const char *user, const char *account)
+{
+	if (assoc_find(account, user, NULL))
+		return true;
+	for (const struct assoc *a = accounting.assocs; a; a = a->next)
+		if (!a->deleted && a->user && !strcmp(a->user, user) && !strcmp(a->account, account) &&
+		    !strcmp(a->cluster, ctld.cluster))
+			return true;
+	return false;
+}
+
 int mgr_delete_cluster(struct mgr *m)
 {
 	static const char *const wkeys[] = { "name", "cluster", NULL };
@@ -358,7 +370,7 @@ error:
 static void fix_default_account(const char *user)
 {
 	struct acct_user *u = acct_user_find(user);
-	if (!u || (u->default_account && assoc_find(u->default_account, u->name, NULL)))
+	if (!u || (u->default_account && has_assoc_in(u->name, u->default_account)))
 		return;
 	free(u->default_account);
 	u->default_account = NULL;
@@ -623,18 +635,6 @@ out:
 static bool may_manage_user_assoc(const struct mgr *m, const struct assoc *a)
 {
 	return m->oper || acct_is_coord(m->uid, a->account);
-}
-
-/* Has user an association under account on this cluster (any partition)? */
-static bool has_assoc_in(const char *user, const char *account)
-{
-	if (assoc_find(account, user, NULL))
-		return true;
-	for (const struct assoc *a = accounting.assocs; a; a = a->next)
-		if (!a->deleted && a->user && !strcmp(a->user, user) && !strcmp(a->account, account) &&
-		    !strcmp(a->cluster, ctld.cluster))
-			return true;
-	return false;
 }
 
 int mgr_modify_user(struct mgr *m)
