@@ -722,6 +722,12 @@ struct acct_qos *acct_qos_by_id(uint32_t id)
 struct assoc *assoc_find_exact(const char *cluster, const char *account, const char *user,
 			       const char *partition)
 {
+	/* every submission asks: the key on the stack when it fits */
+	char buf[512];
+	int n = snprintf(buf, sizeof(buf), "%s\x1f%s\x1f%s\x1f%s", cluster ? cluster : "",
+			 account ? account : "", user ? user : "", partition ? partition : "");
+	if (n >= 0 && (size_t)n < sizeof(buf))
+		return idx_get(&idx_assocs, buf);
 	char *key = assoc_key(cluster, account, user, partition);
 	struct assoc *a = idx_get(&idx_assocs, key);
 	free(key);
