@@ -34,6 +34,10 @@ int mgr_add_cluster(struct mgr *m)
 	mgr_names(m, &names, NULL);
 	if (!names.n)
 		return mgr_fail(m, HERD_ERR_INVALID_ARG, "Need name of cluster to add");
+	if (mgr_names_ok(m, &names, "cluster") < 0) {
+		mgr_strv_free(&names);
+		return -1;
+	}
 	for (size_t i = 0; i < names.n; i++) {
 		if (acct_cluster_find(names.v[i]))
 			continue;
@@ -160,6 +164,8 @@ static int add_account_check(struct mgr *m, const struct strv *names, const stru
 {
 	if (!names->n)
 		return mgr_fail(m, HERD_ERR_INVALID_ARG, "Need name of account to add");
+	if (mgr_names_ok(m, names, "account") < 0)
+		return -1;
 	if (!m->oper && !acct_is_coord(m->uid, parent))
 		return mgr_denied(m);
 	for (size_t c = 0; c < clusters->n; c++) {
@@ -551,6 +557,8 @@ int mgr_add_user(struct mgr *m)
 		mgr_fail(m, HERD_ERR_INVALID_ARG, "Need name of user to add");
 		goto out;
 	}
+	if (mgr_names_ok(m, &names, "user") < 0 || mgr_names_ok(m, &parts, "partition") < 0)
+		goto out;
 	if (!accounts.n) {
 		mgr_fail(m, HERD_ERR_INVALID_ARG, "Need a default account for these users to add");
 		goto out;

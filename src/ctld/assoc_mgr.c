@@ -487,6 +487,18 @@ bool mgr_jobs_block(struct mgr *m, struct jobs_scan *s)
 }
 
 /* ---- account and user values ---- */
+int mgr_names_ok(struct mgr *m, const struct strv *names, const char *what)
+{
+	for (size_t i = 0; i < names->n; i++)
+		for (const unsigned char *p = (const unsigned char *)names->v[i]; *p; p++)
+			/* control characters (0x1f is the index key's separator) */
+			if (*p < 0x20 || *p == 0x7f)
+				return mgr_fail(m, HERD_ERR_INVALID_ARG,
+						"Invalid %s name '%.60s': control characters are not allowed",
+						what, names->v[i]);
+	return 0;
+}
+
 const char *mgr_org_default(const char *name, const char *parent)
 {
 	/* Slurm: the parent account's name, the account's own under root */

@@ -172,6 +172,10 @@ int mgr_add_qos(struct mgr *m)
 	mgr_names(m, &names, NULL);
 	if (!names.n)
 		return mgr_fail(m, HERD_ERR_INVALID_ARG, "Need name of QOS to add");
+	if (mgr_names_ok(m, &names, "QOS") < 0) {
+		mgr_strv_free(&names);
+		return -1;
+	}
 	for (size_t i = 0; i < names.n; i++) {
 		if (acct_qos_find(names.v[i]))
 			continue;

@@ -626,6 +626,9 @@ def test_bad_input(cluster):
     refused(cluster, "frobnicate", "account", says="Invalid command: frobnicate")
     refused(cluster, "list", "widgets", says="Unknown entity: widgets")
     refused(cluster, "add", "tres", "x", says="TRES can only be listed")
+    refused(cluster, "add", "account", "bad\x1fname", says="control characters are not allowed")
+    refused(cluster, "add", "user", "bad\tuser", "account=physics",
+            says="control characters are not allowed")
     assert rows(cluster, "account", "x") == []
 
 
