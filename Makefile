@@ -71,6 +71,8 @@ UV_STATIC  := $(firstword $(wildcard $(shell $(CC) -print-file-name=libuv.a) \
 $(B)/bin/sacct: $(call obj,$(SACCT_SRC))
 $(B)/bin/srun $(B)/bin/salloc: $(call obj,$(SRUN_SRC))
 $(B)/bin/srun $(B)/bin/salloc: CMD_EXTRA_LIBS := $(if $(UV_STATIC),$(UV_STATIC) -ldl,-luv)
+# sacctmgr's own pieces (src/cmd/sacctmgr/): linked into it only.
+$(B)/bin/sacctmgr: $(call obj,$(wildcard src/cmd/sacctmgr/*.c))
 # test_srun_cmd runs the two programs.
 $(B)/tests/test_srun_cmd: | $(B)/bin/srun $(B)/bin/salloc
 

@@ -8,6 +8,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,130 +16,16 @@
 #include <sys/select.h>
 #include <unistd.h>
 #include "cmd/opt.h"
+#include "cmd/sacctmgr/sacctmgr.h"
 #include "common/msg.h"
+#include "common/parse.h"
 #include "common/strbuf.h"
 #include "common/xmalloc.h"
 
-struct opts {
-	bool immediate, noheader, quiet, assocs, readonly;
-	int parsable;                /* 0, 1 (-p: trailing '|'), 2 (-P) */
-};
-
-static struct opts o;
-
-/* ---- keys ---- */
-
-/* A key as users write it: Slurm accepts any prefix of the long name of
- * at least min characters (case-insensitive), and some old names that
- * stand for one TRES of a TRES limit (GrpCPUs=10 is GrpTRES=cpu=10). */
-struct key_def {
-	const char *name;
-	size_t min;
-	const char *canon;
-	const char *tres;            /* "cpu": the value is that TRES' count */
-};
-
-static const struct key_def key_defs[] = {
-	{ "Accounts", 3, "account", NULL },
-	{ "Acct", 4, "account", NULL },
-	{ "AdminLevel", 2, "adminlevel", NULL },
-	{ "Clusters", 2, "cluster", NULL },
-	{ "Coordinators", 4, "coordinators", NULL },
-	{ "DefaultAccount", 8, "defaultaccount", NULL },
-	{ "DefaultQOS", 8, "defaultqos", NULL },
-	{ "DefQOS", 6, "defaultqos", NULL },
-	{ "DefaultWCKey", 8, "defaultwckey", NULL },
-	{ "Description", 3, "description", NULL },
-	{ "FairShare", 2, "fairshare", NULL },
-	{ "Shares", 5, "fairshare", NULL },
-	{ "Flags", 2, "flags", NULL },
-	{ "GrpCPUMins", 7, "grptresmins", "cpu" },
-	{ "GrpCPUs", 7, "grptres", "cpu" },
-	{ "GrpJobs", 4, "grpjobs", NULL },
-	{ "GrpMemory", 4, "grptres", "mem" },
-	{ "GrpNodes", 4, "grptres", "node" },
-	{ "GrpSubmitJobs", 4, "grpsubmitjobs", NULL },
-	{ "GrpTRESMins", 11, "grptresmins", NULL },
-	{ "GrpTRES", 7, "grptres", NULL },
-	{ "GrpWall", 4, "grpwall", NULL },
-	{ "ID", 2, "id", NULL },
-	{ "MaxCPUMinsPerJob", 7, "maxtresminsperjob", "cpu" },
-	{ "MaxCPUsPerJob", 7, "maxtresperjob", "cpu" },
-	{ "MaxJobsPerUser", 8, "maxjobsperuser", NULL },
-	{ "MaxJobsPU", 8, "maxjobsperuser", NULL },
-	{ "MaxJobs", 4, "maxjobs", NULL },
-	{ "MaxNodesPerJob", 4, "maxtresperjob", "node" },
-	{ "MaxSubmitJobsPerUser", 10, "maxsubmitjobsperuser", NULL },
-	{ "MaxSubmitPU", 10, "maxsubmitjobsperuser", NULL },
-	{ "MaxSubmitJobs", 4, "maxsubmitjobs", NULL },
-	{ "MaxTRESMinsPerJob", 11, "maxtresminsperjob", NULL },
-	{ "MaxTRESPerJob", 7, "maxtresperjob", NULL },
-	{ "MaxTRESPerNode", 11, "maxtrespernode", NULL },
-	{ "MaxTRESPN", 9, "maxtrespernode", NULL },
-	{ "MaxTRESPerUser", 11, "maxtresperuser", NULL },
-	{ "MaxTRESPU", 9, "maxtresperuser", NULL },
-	{ "MaxWallDurationPerJob", 4, "maxwall", NULL },
-	{ "Names", 1, "name", NULL },
-	{ "Organization", 1, "organization", NULL },
-	{ "Parent", 3, "parent", NULL },
-	{ "Partitions", 4, "partition", NULL },
-	{ "PreemptMode", 8, "preemptmode", NULL },
-	{ "Preempt", 7, "preempt", NULL },
-	{ "Priority", 3, "priority", NULL },
-	{ "QosLevel", 1, "qos", NULL },
-	{ "Type", 2, "type", NULL },
-	{ "UsageFactor", 6, "usagefactor", NULL },
-	{ "Users", 1, "user", NULL },
-	{ "WithAssoc", 5, "withassoc", NULL },
-	{ NULL, 0, NULL, NULL },
-};
-
-/* MaxTRES and GrpTRES prefixes are those of the longer keys too: the
- * longest exact name wins, then the first prefix match in table order. */
-static const struct key_def *key_find(const char *key, size_t len)
-{
-	for (const struct key_def *k = key_defs; k->name; k++)
-		if (strlen(k->name) == len && !strncasecmp(k->name, key, len))
-			return k;
-	for (const struct key_def *k = key_defs; k->name; k++)
-		if (len >= k->min && len <= strlen(k->name) && !strncasecmp(k->name, key, len))
-			return k;
-	return NULL;
-}
-
-/* Names Slurm keeps in lower case (clusters, accounts, users, QOS). */
-static char *lower(const char *s)
-{
-	char *r = xstrdup(s);
-	for (char *p = r; *p; p++)
-		if ((unsigned char)*p < 0x80)
-			*p = tolower((unsigned char)*p);
-	return r;
-}
-
-static bool lowered_key(const char *canon)
-{
-	static const char *const keys[] = { "name", "account", "cluster", "user", "parent",
-					    "defaultaccount", "qos", "defaultqos", "preempt",
-					    "coordinators", NULL };
-	for (size_t i = 0; keys[i]; i++)
-		if (!strcmp(keys[i], canon))
-			return true;
-	return false;
-}
+struct sacctmgr_opts opts;
+static char *opt_format;          /* --format before the command */
 
 /* ---- the request from the words ---- */
-
-enum op { OP_ADD, OP_MODIFY, OP_DELETE, OP_LIST, OP_DUMP, OP_LOAD };
-
-struct request {
-	enum op op;
-	const char *entity;          /* "account", "user" ... */
-	json_t *names, *where, *set, *options;
-	char *format;                /* format= */
-	char *file;                  /* dump/load file= */
-	bool tree, withassoc, withcoord;
-};
 
 static int usage_error(const char *fmt, const char *arg)
 {
@@ -146,77 +33,6 @@ static int usage_error(const char *fmt, const char *arg)
 	fprintf(stderr, fmt, arg);
 	fprintf(stderr, "\n");
 	return -1;
-}
-
-/* Put key=value (op '+' / '-' for += and -=) into obj, Slurm's way. */
-static int put_value(json_t *obj, const struct key_def *k, const char *value, char op)
-{
-	char *v = lowered_key(k->canon) ? lower(value) : xstrdup(value);
-	char *full;
-	if (k->tres) {
-		/* GrpCPUs=10: one TRES of the TRES limit; -1 clears it */
-		full = xasprintf("%s=%s", k->tres, v);
-	} else if (op) {
-		full = xasprintf("%c%s", op, v);
-	} else {
-		full = xstrdup(v);
-	}
-	free(v);
-	json_t *old = json_object_get(obj, k->canon);
-	if (old && k->tres && json_is_string(old)) {
-		/* GrpCPUs=1 GrpNodes=2: both TRES of one limit */
-		char *both = xasprintf("%s,%s", json_string_value(old), full);
-		free(full);
-		full = both;
-	}
-	json_object_set_new(obj, k->canon, json_string(full));
-	free(full);
-	return 0;
-}
-
-static void names_add(json_t *names, const char *list)
-{
-	char *l = lower(list);
-	char **v = opt_split(l, ',', NULL);
-	for (char **p = v; p && *p; p++)
-		json_array_append_new(names, json_string(*p));
-	opt_strv_free(v);
-	free(l);
-}
-
-static const struct {
-	const char *name;
-	size_t min;
-	const char *entity;
-} entities[] = {
-	{ "accounts", 3, "account" },
-	{ "associations", 3, "association" },
-	{ "clusters", 2, "cluster" },
-	{ "coordinators", 3, "coordinator" },
-	{ "qos", 1, "qos" },
-	{ "tres", 2, "tres" },
-	{ "users", 1, "user" },
-	{ "events", 1, "event" },
-	{ "federations", 1, "federation" },
-	{ "problems", 1, "problem" },
-	{ "reservations", 3, "reservation" },
-	{ "resources", 3, "resource" },
-	{ "runawayjobs", 2, "runawayjobs" },
-	{ "transactions", 2, "transaction" },
-	{ "wckeys", 1, "wckey" },
-	{ "stats", 2, "stats" },
-};
-
-static const char *entity_find(const char *w)
-{
-	size_t len = strlen(w);
-	if (!strcasecmp(w, "acct"))
-		return "account";
-	for (size_t i = 0; i < sizeof(entities) / sizeof(entities[0]); i++)
-		if (len >= entities[i].min && len <= strlen(entities[i].name) &&
-		    !strncasecmp(entities[i].name, w, len))
-			return entities[i].entity;
-	return NULL;
 }
 
 /* The words after the command into r.  add: every key=value is a
@@ -250,13 +66,16 @@ static int request_parse(struct request *r, int argc, char **argv)
 			} else if (!strncasecmp(w, "withcoordinators", strlen(w) > 5 ? strlen(w) : 5)) {
 				r->withcoord = true;
 			} else if (!strcasecmp(w, "clean") && r->op == OP_LOAD) {
-				json_array_append_new(r->options, json_string("clean"));
+				/* Slurm's clean empties the cluster first; refused rather
+				 * than half done: delete what should go, then load */
+				return usage_error("load %s is not supported: delete the accounts that "
+						   "should go first, then load", w);
 			} else if (r->op == OP_LOAD && !r->file) {
 				r->file = xstrdup(w);
-			} else if (in_set) {
-				return usage_error("Unknown option: %s (use key=value after 'set')", w);
 			} else {
-				names_add(r->names, w);
+				/* a bare word is a name, after set too (Slurm takes
+				 * "modify qos set normal Priority=0") */
+				keys_names_add(r->names, w);
 			}
 			continue;
 		}
@@ -277,7 +96,7 @@ static int request_parse(struct request *r, int argc, char **argv)
 			r->file = xstrdup(value);
 			continue;
 		}
-		const struct key_def *k = key_find(w, klen);
+		const struct key_def *k = keys_find(w, klen);
 		if (!k) {
 			fprintf(stderr, "sacctmgr: error: Unknown option: %s\n", w);
 			fprintf(stderr, " Use keyword 'where' to modify condition\n");
@@ -287,352 +106,18 @@ static int request_parse(struct request *r, int argc, char **argv)
 		    strcmp(k->canon, "preempt"))
 			return usage_error("%s: += and -= only work on QOS, Preempt and Flags", w);
 		if (!strcmp(k->canon, "name")) {
-			names_add(r->names, value);
+			keys_names_add(r->names, value);
 			continue;
 		}
 		bool is_set = r->op == OP_ADD || r->op == OP_LOAD || in_set;
 		/* modify without where: settings before 'set' are conditions */
-		put_value(is_set ? r->set : r->where, k, value, op);
+		keys_put(is_set ? r->set : r->where, k, value, op);
 	}
-	if (r->withassoc || o.assocs)
+	if (r->withassoc || opts.assocs)
 		json_array_append_new(r->options, json_string("withassoc"));
 	if (r->tree)
 		json_array_append_new(r->options, json_string("tree"));
 	return 0;
-}
-
-/* ---- rendering ---- */
-
-/* A column: its header, Slurm's default width (negative: left
- * justified), the names format= knows it by, and the row key it shows. */
-enum render { R_STR, R_INT, R_TRES, R_TRES1, R_WALL, R_SHARE, R_FLOAT, R_LIST, R_FIXED };
-struct col_def {
-	const char *title;
-	int width;
-	const char *aliases;         /* ',' separated, matched case-insensitively by prefix */
-	const char *key;
-	enum render how;
-	const char *tres;            /* R_TRES1: the one TRES shown (GrpCPUs) */
-};
-
-static const struct col_def cols[] = {
-	{ "Cluster", 10, "cluster", "cluster", R_STR, NULL },
-	{ "Account", 10, "account", "account", R_STR, NULL },
-	{ "User", 10, "user", "user", R_STR, NULL },
-	{ "Partition", 10, "partition", "partition", R_STR, NULL },
-	{ "Share", 9, "share,fairshare", "share", R_SHARE, NULL },
-	{ "Priority", 10, "priority", "priority", R_INT, NULL },
-	{ "GrpJobs", 7, "grpjobs", "grp_jobs", R_INT, NULL },
-	{ "GrpTRES", 13, "grptres", "grp_tres", R_TRES, NULL },
-	{ "GrpSubmit", 9, "grpsubmit,grpsubmitjobs", "grp_submit", R_INT, NULL },
-	{ "GrpWall", 11, "grpwall", "grp_wall", R_WALL, NULL },
-	{ "GrpTRESMins", 13, "grptresmins", "grp_tres_mins", R_TRES, NULL },
-	{ "MaxJobs", 7, "maxjobs", "max_jobs", R_INT, NULL },
-	{ "MaxTRES", 13, "maxtres,maxtresperjob", "max_tres", R_TRES, NULL },
-	{ "MaxTRESPerNode", 14, "maxtrespernode,maxtrespn", "max_tres_per_node", R_TRES, NULL },
-	{ "MaxSubmit", 9, "maxsubmit,maxsubmitjobs", "max_submit", R_INT, NULL },
-	{ "MaxWall", 11, "maxwall,maxwalldurationperjob", "max_wall", R_WALL, NULL },
-	{ "MaxTRESMins", 13, "maxtresmins,maxtresminsperjob", "max_tres_mins", R_TRES, NULL },
-	{ "QOS", 20, "qos,qoslevel", "qos", R_STR, NULL },
-	{ "Def QOS", 9, "defaultqos,defqos", "def_qos", R_STR, NULL },
-	{ "GrpTRESRunMin", 13, "grptresrunmins", "", R_FIXED, NULL },
-	{ "Par Name", 10, "parentname,parent", "parent_name", R_STR, NULL },
-	{ "ID", 6, "id", "id", R_INT, NULL },
-	{ "ParentID", 8, "parentid", "parent_id", R_INT, NULL },
-	{ "GrpNodes", 8, "grpnodes", "grp_tres", R_TRES1, "node" },
-	{ "GrpCPUs", 8, "grpcpus", "grp_tres", R_TRES1, "cpu" },
-	{ "GrpMEM", 7, "grpmem", "grp_tres", R_TRES1, "mem" },
-	{ "GrpCPUMins", 11, "grpcpumins", "grp_tres_mins", R_TRES1, "cpu" },
-	{ "MaxNodes", 8, "maxnodes,maxnodesperjob", "max_tres", R_TRES1, "node" },
-	{ "MaxCPUs", 8, "maxcpus,maxcpusperjob", "max_tres", R_TRES1, "cpu" },
-	{ "MaxCPUMins", 11, "maxcpumins,maxcpuminsperjob", "max_tres_mins", R_TRES1, "cpu" },
-	{ "Descr", 20, "description", "descr", R_STR, NULL },
-	{ "Org", 20, "organization", "org", R_STR, NULL },
-	{ "Flags", 20, "flags", "flags", R_STR, NULL },
-	{ "Coordinators", 20, "coordinators", "coordinators", R_LIST, NULL },
-	{ "Def Acct", 10, "defaultaccount", "default_account", R_STR, NULL },
-	{ "Admin", 9, "adminlevel", "admin", R_STR, NULL },
-	{ "Def WCKey", 10, "defaultwckey", "default_wckey", R_STR, NULL },
-	{ "Coord Accounts", 20, "coordinatoraccounts", "coord_accounts", R_LIST, NULL },
-	{ "ControlHost", 15, "controlhost", "control_host", R_STR, NULL },
-	{ "ControlPort", 12, "controlport", "control_port", R_INT, NULL },
-	{ "RPC", 5, "rpc", "rpc", R_INT, NULL },
-	{ "Type", 8, "type", "type", R_STR, NULL },
-	{ "Name", 15, "name", "name", R_STR, NULL },
-};
-
-/* QOS has columns of its own (some names as in associations, other keys). */
-static const struct col_def qos_cols[] = {
-	{ "Name", 10, "name", "name", R_STR, NULL },
-	{ "Priority", 10, "priority", "priority", R_INT, NULL },
-	{ "GraceTime", 10, "gracetime", "", R_FIXED, "00:00:00" },
-	{ "Preempt", 10, "preempt", "preempt", R_STR, NULL },
-	{ "PreemptExemptTime", 19, "preemptexempttime", "", R_FIXED, NULL },
-	{ "PreemptMode", 11, "preemptmode", "preempt_mode", R_STR, NULL },
-	{ "Flags", 40, "flags", "flags", R_STR, NULL },
-	{ "UsageThres", 10, "usagethreshold", "", R_FIXED, NULL },
-	{ "UsageFactor", 11, "usagefactor", "usage_factor", R_FLOAT, NULL },
-	{ "GrpTRES", 13, "grptres", "grp_tres", R_TRES, NULL },
-	{ "GrpTRESMins", 13, "grptresmins", "grp_tres_mins", R_TRES, NULL },
-	{ "GrpTRESRunMin", 13, "grptresrunmins", "", R_FIXED, NULL },
-	{ "GrpJobs", 7, "grpjobs", "grp_jobs", R_INT, NULL },
-	{ "GrpSubmit", 9, "grpsubmit,grpsubmitjobs", "grp_submit", R_INT, NULL },
-	{ "GrpWall", 11, "grpwall", "grp_wall", R_WALL, NULL },
-	{ "MaxTRES", 13, "maxtres,maxtresperjob", "max_tres", R_TRES, NULL },
-	{ "MaxTRESPerNode", 14, "maxtrespernode,maxtrespn", "max_tres_per_node", R_TRES, NULL },
-	{ "MaxTRESMins", 13, "maxtresmins,maxtresminsperjob", "max_tres_mins", R_TRES, NULL },
-	{ "MaxWall", 11, "maxwall,maxwalldurationperjob", "max_wall", R_WALL, NULL },
-	{ "MaxTRESPU", 13, "maxtrespu,maxtresperuser", "max_tres_pu", R_TRES, NULL },
-	{ "MaxJobsPU", 9, "maxjobspu,maxjobsperuser", "max_jobs_pu", R_INT, NULL },
-	{ "MaxSubmitPU", 11, "maxsubmitpu,maxsubmitjobsperuser", "max_submit_pu", R_INT, NULL },
-	{ "MaxTRESPA", 13, "maxtrespa,maxtresperaccount", "", R_FIXED, NULL },
-	{ "MaxJobsPA", 9, "maxjobspa,maxjobsperaccount", "", R_FIXED, NULL },
-	{ "MaxSubmitPA", 11, "maxsubmitpa,maxsubmitjobsperaccount", "", R_FIXED, NULL },
-	{ "MinTRES", 13, "mintres", "", R_FIXED, NULL },
-	{ "Descr", 11, "description", "description", R_STR, NULL },
-	{ "ID", 6, "id", "id", R_INT, NULL },
-};
-
-struct col {
-	const struct col_def *def;
-	int width;
-};
-
-static const struct col_def *col_find(const struct col_def *defs, size_t n, const char *name)
-{
-	size_t len = strlen(name);
-	/* exact title or alias first, then a prefix of an alias */
-	for (int pass = 0; pass < 2; pass++)
-		for (size_t i = 0; i < n; i++) {
-			char *title = lower(defs[i].title);
-			char *sp;
-			while ((sp = strchr(title, ' ')))
-				memmove(sp, sp + 1, strlen(sp));
-			char *al = xasprintf("%s,%s", title, defs[i].aliases);
-			free(title);
-			char **v = opt_split(al, ',', NULL);
-			free(al);
-			bool hit = false;
-			for (char **p = v; *p && !hit; p++)
-				hit = pass == 0 ? !strcasecmp(*p, name)
-						: len >= 2 && !strncasecmp(*p, name, len);
-			opt_strv_free(v);
-			if (hit)
-				return &defs[i];
-		}
-	return NULL;
-}
-
-/* "Account,User%20,Share%-8" into columns; -1 naming the bad field. */
-static int cols_parse(const struct col_def *defs, size_t n, const char *spec, struct col **out,
-		      size_t *nout)
-{
-	char **v = opt_split(spec, ',', NULL);
-	size_t k = 0;
-	*out = xmalloc((opt_strv_len(v) + 1) * sizeof(**out));
-	for (char **p = v; *p; p++) {
-		char *pct = strchr(*p, '%');
-		int width = 0;
-		bool has_width = false;
-		if (pct) {
-			char *end;
-			*pct = 0;
-			width = strtol(pct + 1, &end, 10);
-			if (*end || end == pct + 1 || width == 0) {
-				fprintf(stderr, "sacctmgr: error: Invalid field width in '%s%%%s'\n", *p,
-					pct + 1);
-				goto error;
-			}
-			has_width = true;
-		}
-		const struct col_def *d = col_find(defs, n, *p);
-		if (!d) {
-			fprintf(stderr, "sacctmgr: error: Invalid field requested: \"%s\"\n", *p);
-			goto error;
-		}
-		(*out)[k].def = d;
-		(*out)[k].width = has_width ? width : d->width;
-		k++;
-	}
-	opt_strv_free(v);
-	*nout = k;
-	return 0;
-error:
-	opt_strv_free(v);
-	free(*out);
-	*out = NULL;
-	return -1;
-}
-
-/* Slurm's sacctmgr walls: "[days-]hh:mm:ss" of a count of minutes. */
-static void wall_str(long long minutes, char *buf, size_t len)
-{
-	long long secs = minutes * 60;
-	long long d = secs / 86400, h = secs % 86400 / 3600, m = secs % 3600 / 60;
-	if (d)
-		snprintf(buf, len, "%lld-%02lld:%02lld:00", d, h, m);
-	else
-		snprintf(buf, len, "%02lld:%02lld:00", h, m);
-}
-
-/* One TRES' count out of "cpu=10,node=2". */
-static void tres_one(const char *tres, const char *name, char *buf, size_t len)
-{
-	size_t n = strlen(name);
-	*buf = 0;
-	for (const char *p = tres; p && *p;) {
-		size_t l = strcspn(p, ",");
-		if (l > n && !strncmp(p, name, n) && p[n] == '=') {
-			snprintf(buf, len, "%.*s", (int)(l - n - 1), p + n + 1);
-			return;
-		}
-		p += l;
-		if (*p == ',')
-			p++;
-	}
-}
-
-static char *cell_value(const struct col_def *d, const json_t *row)
-{
-	json_t *v = json_object_get(row, d->key);
-	char buf[64];
-	switch (d->how) {
-	case R_FIXED:
-		return xstrdup(d->tres ? d->tres : "");
-	case R_STR:
-		return xstrdup(json_is_string(v) ? json_string_value(v) : "");
-	case R_INT:
-		if (!json_is_integer(v) || json_integer_value(v) < 0)
-			return xstrdup("");
-		return xasprintf("%lld", (long long)json_integer_value(v));
-	case R_SHARE:
-		if (json_is_string(v))
-			return xstrdup(json_string_value(v));
-		return json_is_integer(v) ? xasprintf("%lld", (long long)json_integer_value(v)) : xstrdup("");
-	case R_WALL:
-		if (!json_is_integer(v) || json_integer_value(v) < 0)
-			return xstrdup("");
-		wall_str(json_integer_value(v), buf, sizeof(buf));
-		return xstrdup(buf);
-	case R_TRES:
-		return xstrdup(json_is_string(v) ? json_string_value(v) : "");
-	case R_TRES1:
-		tres_one(json_string_value(v), d->tres, buf, sizeof(buf));
-		return xstrdup(buf);
-	case R_FLOAT:
-		return json_is_number(v) ? xasprintf("%f", json_number_value(v)) : xstrdup("");
-	case R_LIST: {
-		struct strbuf sb = { 0 };
-		size_t i;
-		json_t *e;
-		strbuf_adds(&sb, "");
-		json_array_foreach(v, i, e) {
-			if (i)
-				strbuf_adds(&sb, ",");
-			strbuf_adds(&sb, json_string_value(e));
-		}
-		return sb.s;
-	}
-	}
-	return xstrdup("");
-}
-
-/* One cell as Slurm's print_fields does: parsable "v|", else cut to the
- * width (its last character a '+' when cut), right-justified for a
- * positive width, left for a negative one, and a space after. */
-static void cell_print(struct strbuf *out, const char *value, int width, bool last)
-{
-	if (o.parsable) {
-		strbuf_adds(out, value);
-		if (!(last && o.parsable == 2))
-			strbuf_adds(out, "|");
-		return;
-	}
-	int w = width < 0 ? -width : width;
-	char *v = xstrdup(value);
-	if ((int)strlen(v) > w && w > 0) {
-		v[w] = 0;
-		v[w - 1] = '+';
-	}
-	char *cell = xasprintf(width < 0 ? "%-*s " : "%*s ", w, v);
-	strbuf_adds(out, cell);
-	free(cell);
-	free(v);
-}
-
-static void table_print(const struct col *c, size_t nc, const json_t *rows, bool tree)
-{
-	struct strbuf out = { 0 };
-	strbuf_adds(&out, "");
-	if (!o.noheader) {
-		for (size_t i = 0; i < nc; i++)
-			cell_print(&out, c[i].def->title, c[i].width, i + 1 == nc);
-		strbuf_adds(&out, "\n");
-		if (!o.parsable) {
-			for (size_t i = 0; i < nc; i++) {
-				int w = c[i].width < 0 ? -c[i].width : c[i].width;
-				char *dash = xmalloc(w + 2);
-				memset(dash, '-', w);
-				dash[w] = ' ';
-				strbuf_adds(&out, dash);
-				free(dash);
-			}
-			strbuf_adds(&out, "\n");
-		}
-	}
-	size_t r;
-	json_t *row;
-	json_array_foreach(rows, r, row) {
-		for (size_t i = 0; i < nc; i++) {
-			char *v = cell_value(c[i].def, row);
-			if (tree && !strcmp(c[i].def->key, "account")) {
-				/* tree: the account indented by its depth (a user's
-				 * row one deeper than its account's) */
-				long long depth = cmd_jint(row, "depth");
-				char *ind = xasprintf("%*s%s", (int)(depth > 200 ? 200 : depth), "", v);
-				free(v);
-				v = ind;
-			}
-			cell_print(&out, v, c[i].width, i + 1 == nc);
-			free(v);
-		}
-		strbuf_adds(&out, "\n");
-	}
-	fwrite(out.s, 1, out.len, stdout);
-	free(out.s);
-}
-
-/* Slurm 22.05's default columns of each list. */
-static const char *default_format(const struct request *r)
-{
-	bool wa = r->withassoc || o.assocs;
-	if (!strcmp(r->entity, "account"))
-		return wa ? "Account,Descr,Org,Cluster,ParentName,User,Share,Priority,GrpJobs,GrpNodes,"
-			    "GrpCPUs,GrpMEM,GrpSubmit,GrpWall,GrpCPUMins,MaxJobs,MaxNodes,MaxCPUs,"
-			    "MaxSubmit,MaxWall,MaxCPUMins,QOS,DefaultQOS"
-			  : (r->withcoord ? "Account,Descr,Org,Coordinators" : "Account,Descr,Org");
-	if (!strcmp(r->entity, "user"))
-		return wa ? "User,DefaultAccount,Admin,Cluster,Account,Partition,Share,Priority,"
-			    "MaxJobs,MaxNodes,MaxCPUs,MaxSubmit,MaxWall,MaxCPUMins,QOS,DefaultQOS"
-			  : (r->withcoord ? "User,DefaultAccount,Admin,CoordinatorAccounts"
-					  : "User,DefaultAccount,Admin");
-	if (!strcmp(r->entity, "association"))
-		return "Cluster,Account,User,Partition,Share,Priority,GrpJobs,GrpTRES,GrpSubmit,GrpWall,"
-		       "GrpTRESMins,MaxJobs,MaxTRES,MaxTRESPerNode,MaxSubmit,MaxWall,MaxTRESMins,QOS,"
-		       "DefaultQOS,GrpTRESRunMins";
-	if (!strcmp(r->entity, "cluster"))
-		return "Cluster,ControlHost,ControlPort,RPC,Share,GrpJobs,GrpTRES,GrpSubmit,MaxJobs,"
-		       "MaxTRES,MaxSubmit,MaxWall,QOS,DefaultQOS";
-	if (!strcmp(r->entity, "qos"))
-		return "Name,Priority,GraceTime,Preempt,PreemptExemptTime,PreemptMode,Flags,UsageThres,"
-		       "UsageFactor,GrpTRES,GrpTRESMins,GrpTRESRunMins,GrpJobs,GrpSubmit,GrpWall,MaxTRES,"
-		       "MaxTRESPerNode,MaxTRESMins,MaxWall,MaxTRESPU,MaxJobsPU,MaxSubmitPU,MaxTRESPA,"
-		       "MaxJobsPA,MaxSubmitPA,MinTRES";
-	if (!strcmp(r->entity, "tres"))
-		return "Type,Name%15,ID";
-	if (!strcmp(r->entity, "coordinator"))
-		return "Account,User";
-	return "";
 }
 
 /* ---- talking to the controller ---- */
@@ -649,6 +134,10 @@ static int call(const struct request *r, bool dry_run, json_t *records, json_t *
 			return -1;
 		}
 		client_ready = true;
+		/* a load of a large site's file is applied in one request: give
+		 * it more than MessageTimeout before calling the controller gone */
+		if (r->op == OP_LOAD && client.timeout_ms < 120000)
+			client.timeout_ms = 120000;
 	}
 	json_t *opts = json_deep_copy(r->options);
 	if (dry_run)
@@ -670,36 +159,36 @@ static int call(const struct request *r, bool dry_run, json_t *records, json_t *
 
 /* Slurm's question, read from stdin (a terminal or not) for 30 seconds:
  * only y or Y commits. */
-static bool commit_check(void)
+static bool commit_check(const char *question)
 {
 	char c = 0;
-	printf("Would you like to commit changes? (You have 30 seconds to decide)\n");
-	for (;;) {
+	ssize_t got = 0;
+	printf("%s (You have 30 seconds to decide)\n", question);
+	/* as Slurm's: one character is the answer, a newline after it is
+	 * echoed; anything but y, n or a bare newline asks again */
+	while (c != 'y' && c != 'Y' && c != 'n' && c != 'N' && c != '\n') {
+		if (c)
+			printf("Y or N please\n");
 		printf("(N/y): ");
 		fflush(stdout);
 		fd_set fds;
 		struct timeval tv = { 30, 0 };
 		FD_ZERO(&fds);
 		FD_SET(STDIN_FILENO, &fds);
-		int n = select(STDIN_FILENO + 1, &fds, NULL, NULL, &tv);
-		if (n <= 0) {
+		if (select(STDIN_FILENO + 1, &fds, NULL, NULL, &tv) <= 0) {
 			printf("timeout\n");
 			return false;
 		}
-		ssize_t got = read(STDIN_FILENO, &c, 1);
-		if (got <= 0) {
-			printf("\n");
+		got = read(STDIN_FILENO, &c, 1);
+		printf("\n");
+		/* end of input is a no (Slurm's getchar would spin on it) */
+		if (got <= 0)
 			return false;
-		}
-		if (c == 'y' || c == 'Y')
-			return true;
-		if (c == 'n' || c == 'N' || c == '\n')
-			return false;
-		printf("Y or N please\n");
-		/* the rest of that line is not an answer */
-		while (got > 0 && c != '\n')
-			got = read(STDIN_FILENO, &c, 1);
 	}
+	/* the rest of the answer's line is not a command (commands from stdin) */
+	for (char d = c; d != '\n' && read(STDIN_FILENO, &d, 1) == 1;)
+		;
+	return c == 'y' || c == 'Y';
 }
 
 /* ---- what changed, in Slurm's words ---- */
@@ -717,6 +206,8 @@ static const char *jget(const json_t *o, const char *key)
 	return cmd_jstr(o, key);
 }
 
+#define CUT(s, n) (int)print_utf8_cut((s), (n)), (s)
+
 static void print_assoc_ref(const json_t *a, bool modify)
 {
 	const char *user = jget(a, "user"), *part = jget(a, "partition");
@@ -725,48 +216,108 @@ static void print_assoc_ref(const json_t *a, bool modify)
 		if (*user)
 			printf(" U = %-9s", user);
 	} else if (*user) {
-		printf("  U = %-9s A = %-10s C = %-10s", user, jget(a, "account"), jget(a, "cluster"));
+		/* an add's lines cut each name to its column, as Slurm's do
+		 * (where a character ends) */
+		printf("  U = %-9.*s A = %-10.*s C = %-10.*s", CUT(user, 9), CUT(jget(a, "account"), 10),
+		       CUT(jget(a, "cluster"), 10));
 	} else {
-		printf("  A = %-10s C = %-10s", jget(a, "account"), jget(a, "cluster"));
+		printf("  A = %-10.*s C = %-10.*s", CUT(jget(a, "account"), 10),
+		       CUT(jget(a, "cluster"), 10));
 	}
-	if (*part)
-		printf(" P = %s", part);
+	if (*part) {
+		if (modify)
+			printf(" P = %s", part);
+		else
+			printf(" P = %-10.*s", CUT(part, 10));
+	}
 	printf("\n");
 }
 
-/* The association settings of an add or modify, Slurm's way. */
-static void print_limits(const json_t *set)
+/* The settings of an add, in the order and with the titles Slurm's
+ * sacctmgr prints them (its association and QOS forms differ; a few of
+ * its titles run into their '='): walls as [D-]HH:MM:SS, -1 as NONE. */
+struct setting {
+	const char *key, *prefix;
+	char how;                    /* 'w' wall, 'f' factor, 'l' lower case, 0 as given */
+};
+
+static const struct setting assoc_settings[] = {
+	{ "fairshare", "  Fairshare     = ", 0 },
+	{ "grpjobs", "  GrpJobs       = ", 0 },
+	{ "grpsubmitjobs", "  GrpSubmitJobs = ", 0 },
+	{ "grptres", "  GrpTRES       = ", 0 },
+	{ "grptresmins", "  GrpTRESMins   = ", 0 },
+	{ "grpwall", "  GrpWall       = ", 'w' },
+	{ "maxjobs", "  MaxJobs       = ", 0 },
+	{ "maxsubmitjobs", "  MaxSubmitJobs = ", 0 },
+	{ "maxtresperjob", "  MaxTRES       = ", 0 },
+	{ "maxtrespernode", "  MaxTRESPerNode= ", 0 },
+	{ "maxtresminsperjob", "  MaxTRESMins   = ", 0 },
+	{ "maxwall", "  MaxWall       = ", 'w' },
+	{ "parent", "  Parent        = ", 0 },
+	{ "qos", "  QOS           = ", 0 },
+	{ "defaultqos", "  DefQOS        = ", 0 },
+	{ NULL, NULL, 0 },
+};
+
+static const struct setting qos_settings[] = {
+	{ "flags", "  Flags                    = ", 0 },
+	{ "grpjobs", "  GrpJobs                  = ", 0 },
+	{ "grpsubmitjobs", "  GrpSubmitJobs            = ", 0 },
+	{ "grptres", "  GrpTRES                  = ", 0 },
+	{ "grptresmins", "  GrpTRESMins              = ", 0 },
+	{ "grpwall", "  GrpWall                  = ", 'w' },
+	{ "maxjobsperuser", "  MaxJobsPerUser = ", 0 },
+	{ "maxsubmitjobsperuser", "  MaxSubmitJobsPerUser     = ", 0 },
+	{ "maxtresperjob", "  MaxTRESPerJob            = ", 0 },
+	{ "maxtrespernode", "  MaxTRESPerNode           = ", 0 },
+	{ "maxtresperuser", "  MaxTRESPerUser           = ", 0 },
+	{ "maxtresminsperjob", "  MaxTRESMins              = ", 0 },
+	{ "maxwall", "  MaxWall                  = ", 'w' },
+	{ "preempt", "  Preempt                  = ", 0 },
+	{ "preemptmode", "  PreemptMode              = ", 'l' },
+	{ "priority", "  Priority                 = ", 0 },
+	{ "usagefactor", "  UsageFactor              = ", 'f' },
+	{ NULL, NULL, 0 },
+};
+
+/* parent: printed in its place even when not given (an account's is
+ * root then), NULL for users and clusters */
+static void print_settings(const json_t *set, const struct setting *t, const char *parent)
 {
-	static const struct {
-		const char *key, *title;
-	} lim[] = {
-		{ "fairshare", "Fairshare" }, { "grpjobs", "GrpJobs" },
-		{ "grpsubmitjobs", "GrpSubmitJobs" }, { "grptres", "GrpTRES" },
-		{ "grptresmins", "GrpTRESMins" }, { "grpwall", "GrpWall" }, { "maxjobs", "MaxJobs" },
-		{ "maxsubmitjobs", "MaxSubmitJobs" }, { "maxtresperjob", "MaxTRESPerJob" },
-		{ "maxtrespernode", "MaxTRESPerNode" }, { "maxtresminsperjob", "MaxTRESMinsPerJob" },
-		{ "maxwall", "MaxWall" }, { "qos", "QOS" }, { "defaultqos", "DefQOS" },
-		{ "priority", "Priority" }, { "usagefactor", "UsageFactor" },
-		{ "preempt", "Preempt" }, { "preemptmode", "PreemptMode" },
-		{ "maxtresperuser", "MaxTRESPerUser" }, { "maxjobsperuser", "MaxJobsPerUser" },
-		{ "maxsubmitjobsperuser", "MaxSubmitJobsPerUser" },
-	};
-	for (size_t i = 0; i < sizeof(lim) / sizeof(lim[0]); i++) {
-		const char *v = cmd_jstr(set, lim[i].key);
-		if (!json_object_get(set, lim[i].key))
+	for (; t->key; t++) {
+		const char *v = cmd_jstr(set, t->key);
+		char buf[64];
+		int64_t secs;
+		if (!strcmp(t->key, "parent")) {
+			if (parent)
+				printf("%s%s\n", t->prefix, parent);
 			continue;
-		printf("  %-13s = %s\n", lim[i].title, !strcmp(v, "-1") ? "NONE" : v);
+		}
+		if (!json_object_get(set, t->key))
+			continue;
+		if (!strcmp(v, "-1")) {
+			v = "NONE";
+		} else if (t->how == 'w' && parse_time_limit(v, &secs) == 0 && secs >= 0) {
+			print_wall(secs / 60, buf, sizeof(buf));
+			v = buf;
+		} else if (t->how == 'f') {
+			snprintf(buf, sizeof(buf), "%.4f", strtod(v, NULL));
+			v = buf;
+		} else if (t->how == 'l') {
+			snprintf(buf, sizeof(buf), "%s", v);
+			for (char *p = buf; *p; p++)
+				*p = tolower((unsigned char)*p);
+			v = buf;
+		}
+		printf("%s%s\n", t->prefix, v);
 	}
 }
 
 static bool has_limits(const json_t *set)
 {
-	static const char *const keys[] = { "fairshare", "grpjobs", "grpsubmitjobs", "grptres",
-					    "grptresmins", "grpwall", "maxjobs", "maxsubmitjobs",
-					    "maxtresperjob", "maxtrespernode", "maxtresminsperjob",
-					    "maxwall", "qos", "defaultqos", NULL };
-	for (size_t i = 0; keys[i]; i++)
-		if (json_object_get(set, keys[i]))
+	for (const struct setting *t = assoc_settings; t->key; t++)
+		if (strcmp(t->key, "parent") && json_object_get(set, t->key))
 			return true;
 	return false;
 }
@@ -776,11 +327,11 @@ static int report_add(const struct request *r, const json_t *reply)
 {
 	json_t *added = json_object_get(reply, "added"), *assocs = json_object_get(reply, "assocs");
 	const json_t *s = r->set;
-	if (!json_array_size(added) && !json_array_size(assocs)) {
+	if (!json_array_size(added) && !json_array_size(assocs) && strcmp(r->entity, "coordinator")) {
 		printf(" Nothing new added.\n");
 		return 1;
 	}
-	if (o.quiet)
+	if (opts.quiet)
 		return 0;
 	if (!strcmp(r->entity, "account")) {
 		if (json_array_size(added)) {
@@ -799,26 +350,29 @@ static int report_add(const struct request *r, const json_t *reply)
 			printf(" Associations\n");
 			json_array_foreach(assocs, i, a)
 				print_assoc_ref(a, false);
-			printf(" Settings\n");
-			printf("  %-13s = %s\n", "Parent",
-			       json_object_get(s, "parent") ? cmd_jstr(s, "parent") : "root");
-			print_limits(s);
+			/* Slurm's second Settings: when anything but names was given */
+			const char *key;
+			json_t *v;
+			bool given = false;
+			json_object_foreach((json_t *)s, key, v)
+				given |= strcmp(key, "cluster") != 0;
+			if (given) {
+				printf(" Settings\n");
+				print_settings(s, assoc_settings,
+					       json_object_get(s, "parent") ? cmd_jstr(s, "parent") : "root");
+			}
 		}
 	} else if (!strcmp(r->entity, "user")) {
 		if (json_array_size(added)) {
 			printf(" Adding User(s)\n");
 			print_strs(added);
-			printf(" Settings =\n");
-			const char *d = cmd_jstr(s, "defaultaccount");
-			if (!*d) {
-				char **v = opt_split(cmd_jstr(s, "account"), ',', NULL);
-				printf("  Default Account = %s\n", v && v[0] ? v[0] : "");
-				opt_strv_free(v);
-			} else {
-				printf("  Default Account = %s\n", d);
-			}
+			/* Slurm shows only what was given */
+			if (json_object_get(s, "defaultaccount") || json_object_get(s, "adminlevel"))
+				printf(" Settings =\n");
+			if (json_object_get(s, "defaultaccount"))
+				printf("  Default Account = %s\n", cmd_jstr(s, "defaultaccount"));
 			if (json_object_get(s, "adminlevel"))
-				printf("  Admin Level     = %s\n", cmd_jstr(s, "adminlevel"));
+				printf("  Admin Level     = %s\n", cmd_jstr(reply, "admin_level"));
 		}
 		if (json_array_size(assocs)) {
 			size_t i;
@@ -829,17 +383,17 @@ static int report_add(const struct request *r, const json_t *reply)
 		}
 		if (has_limits(s)) {
 			printf(" Non Default Settings\n");
-			print_limits(s);
+			print_settings(s, assoc_settings, NULL);
 		}
 	} else if (!strcmp(r->entity, "qos")) {
 		printf(" Adding QOS(s)\n");
 		print_strs(added);
 		printf(" Settings\n");
-		if (json_object_get(s, "description"))
-			printf("  Description    = %s\n", cmd_jstr(s, "description"));
-		else
-			printf("  Description    = %s\n", "QOS Name");
-		print_limits(s);
+		/* a QOS' description is its name unless given */
+		printf("  Description    = %s\n", json_object_get(s, "description")
+						       ? cmd_jstr(s, "description")
+						       : json_string_value(json_array_get(added, 0)));
+		print_settings(s, qos_settings, NULL);
 	} else if (!strcmp(r->entity, "cluster")) {
 		size_t i;
 		json_t *v;
@@ -847,14 +401,19 @@ static int report_add(const struct request *r, const json_t *reply)
 		json_array_foreach(added, i, v)
 			printf("  Name           = %s\n", json_string_value(v));
 		if (has_limits(s)) {
-			printf(" Setting\n");
-			print_limits(s);
+			printf(" Setting\n  Default Limits:\n");
+			print_settings(s, assoc_settings, NULL);
 		}
 	} else if (!strcmp(r->entity, "coordinator")) {
 		printf(" Adding Coordinator User(s)\n");
-		print_strs(added);
+		print_strs(r->names);
 		printf(" To Account(s) and all sub-accounts\n");
-		print_strs(json_object_get(reply, "accounts"));
+		char **accts = opt_split(cmd_jstr(json_object_get(r->where, "account") ? r->where
+										: r->set,
+						  "account"), ',', NULL);
+		for (char **p = accts; p && *p; p++)
+			printf("  %s\n", *p);
+		opt_strv_free(accts);
 	}
 	return 0;
 }
@@ -868,7 +427,7 @@ static int report_modify(const struct request *r, const json_t *reply)
 		printf(" Nothing modified\n");
 		return 1;
 	}
-	if (o.quiet)
+	if (opts.quiet)
 		return 0;
 	if (json_array_size(mod)) {
 		const char *what = !strcmp(r->entity, "qos") ? "qos" : !strcmp(r->entity, "user") ? "users"
@@ -887,10 +446,13 @@ static int report_modify(const struct request *r, const json_t *reply)
 	return 0;
 }
 
+/* A delete's report; 1 when nothing was deleted or Slurm refuses it. */
 static int report_delete(const struct request *r, const json_t *reply)
 {
 	json_t *del = json_object_get(reply, "deleted"), *assocs = json_object_get(reply, "assocs");
 	json_t *jobs = json_object_get(reply, "jobs_active");
+	json_t *in_use = json_object_get(reply, "defaults_in_use");
+	json_t *gone = json_object_get(reply, "users_gone");
 	size_t i;
 	json_t *a;
 	if (json_array_size(jobs)) {
@@ -901,17 +463,39 @@ static int report_delete(const struct request *r, const json_t *reply)
 				cmd_jstr(a, "user"));
 		return 1;
 	}
+	if (json_array_size(in_use)) {
+		fprintf(stderr, " Users listed below have these as their Default Accounts.\n");
+		json_array_foreach(in_use, i, a)
+			fprintf(stderr, "C = %-10s A = %-20s U = %-9s\n", cmd_jstr(a, "cluster"),
+				cmd_jstr(a, "account"), cmd_jstr(a, "user"));
+		fprintf(stderr, " Please either remove the accounts listed above from list and "
+				"resubmit,\n or change these users' default accounts to remove the "
+				"account(s).\n Changes Discarded\n");
+		return 1;
+	}
+	if (!strcmp(r->entity, "coordinator")) {
+		/* what was asked, then what went (Slurm's two parts) */
+		printf(" Removing Coordinators with user name\n");
+		json_array_foreach(r->names, i, a)
+			printf("  %s\n", json_string_value(a));
+		printf(" From Account(s)\n");
+		char **accts = opt_split(cmd_jstr(json_object_get(r->where, "account")
+							  ? r->where : r->set, "account"), ',', NULL);
+		for (char **p = accts; p && *p; p++)
+			printf("  %s\n", *p);
+		opt_strv_free(accts);
+		if (!json_array_size(del)) {
+			printf(" Nothing removed\n");
+			return 1;
+		}
+		printf(" Removed Coordinators (sub accounts not listed)...\n");
+		json_array_foreach(del, i, a)
+			printf("  U = %-9s A = %-10s\n", cmd_jstr(a, "user"), cmd_jstr(a, "account"));
+		return 0;
+	}
 	if (!json_array_size(del) && !json_array_size(assocs)) {
 		printf(" Nothing deleted\n");
 		return 1;
-	}
-	if (o.quiet)
-		return 0;
-	if (!strcmp(r->entity, "coordinator")) {
-		printf(" Removing Coordinators with user name\n");
-		json_array_foreach(del, i, a)
-			printf("  U = %-9s A = %s\n", cmd_jstr(a, "user"), cmd_jstr(a, "account"));
-		return 0;
 	}
 	if (json_array_size(del)) {
 		const char *what = !strcmp(r->entity, "qos") ? "QOS(s)" : !strcmp(r->entity, "user")
@@ -919,157 +503,26 @@ static int report_delete(const struct request *r, const json_t *reply)
 									  : !strcmp(r->entity, "cluster")
 										    ? "clusters"
 										    : "accounts";
-		printf(" Deleting %s...\n", what);
-		print_strs(del);
-	}
-	if (json_array_size(assocs) && (!json_array_size(del) || !strcmp(r->entity, "account"))) {
+		if (!opts.quiet) {
+			printf(" Deleting %s...\n", what);
+			print_strs(del);
+		}
+	} else if (json_array_size(assocs) && !opts.quiet) {
 		printf(" Deleting %s associations...\n", !strcmp(r->entity, "user") ? "user" : "account");
 		json_array_foreach(assocs, i, a)
 			print_assoc_ref(a, true);
 	}
+	if (json_array_size(json_object_get(reply, "default_deleted"))) {
+		fprintf(stderr, " You must change the default account of these users or remove the "
+				"users completely from the affected clusters to allow these changes.\n"
+				" Changes Discarded\n");
+		return 1;
+	}
+	if (json_array_size(gone) && !opts.quiet) {
+		printf(" Deleting users (No Associations)...\n");
+		print_strs(gone);
+	}
 	return 0;
-}
-
-/* ---- dump and load: Slurm's flat file ---- */
-
-/* A value as the file holds it: in single quotes, a quote or backslash
- * inside escaped with a backslash (Slurm has no escape; ours lets any
- * name round-trip). */
-static void flat_quote(struct strbuf *sb, const char *v)
-{
-	strbuf_adds(sb, "'");
-	for (const char *p = v; *p; p++) {
-		if (*p == '\'' || *p == '\\')
-			strbuf_adds(sb, "\\");
-		strbuf_add(sb, p, 1);
-	}
-	strbuf_adds(sb, "'");
-}
-
-static void flat_limits(struct strbuf *sb, const json_t *row, bool user)
-{
-	static const struct {
-		const char *key, *name;
-		enum render how;
-	} lim[] = {
-		{ "grp_jobs", "GrpJobs", R_INT }, { "grp_submit", "GrpSubmitJobs", R_INT },
-		{ "grp_tres", "GrpTRES", R_TRES }, { "grp_tres_mins", "GrpTRESMins", R_TRES },
-		{ "grp_wall", "GrpWall", R_INT }, { "max_jobs", "MaxJobs", R_INT },
-		{ "max_submit", "MaxSubmitJobs", R_INT }, { "max_tres", "MaxTRESPerJob", R_TRES },
-		{ "max_tres_per_node", "MaxTRESPerNode", R_TRES },
-		{ "max_tres_mins", "MaxTRESMinsPerJob", R_TRES },
-		{ "max_wall", "MaxWallDurationPerJob", R_INT },
-	};
-	json_t *share = json_object_get(row, "share");
-	if (json_is_string(share))
-		strbuf_adds(sb, ":Fairshare=parent");
-	else {
-		char n[32];
-		snprintf(n, sizeof(n), ":Fairshare=%lld", (long long)json_integer_value(share));
-		strbuf_adds(sb, n);
-	}
-	for (size_t i = 0; i < sizeof(lim) / sizeof(lim[0]); i++) {
-		json_t *v = json_object_get(row, lim[i].key);
-		char n[48];
-		if (lim[i].how == R_INT) {
-			if (!json_is_integer(v) || json_integer_value(v) < 0)
-				continue;
-			snprintf(n, sizeof(n), ":%s=%lld", lim[i].name, (long long)json_integer_value(v));
-			strbuf_adds(sb, n);
-		} else if (json_is_string(v) && *json_string_value(v)) {
-			strbuf_adds(sb, ":");
-			strbuf_adds(sb, lim[i].name);
-			strbuf_adds(sb, "=");
-			strbuf_adds(sb, json_string_value(v));
-		}
-	}
-	(void)user;
-}
-
-/* The own QOS list of a row: only where it differs from its parent's
- * (it is inherited otherwise, and a load would pin it). */
-static const char *row_qos_own(const json_t *rows, const json_t *row)
-{
-	long long pid = cmd_jint(row, "parent_id");
-	const char *q = cmd_jstr(row, "qos");
-	size_t i;
-	json_t *p;
-	if (!pid)
-		return q;
-	json_array_foreach(rows, i, p)
-		if (cmd_jint(p, "id") == pid)
-			return strcmp(cmd_jstr(p, "qos"), q) ? q : NULL;
-	return q;
-}
-
-static void flat_line(struct strbuf *sb, const json_t *rows, const json_t *row)
-{
-	const char *user = cmd_jstr(row, "user");
-	const char *qos = row_qos_own(rows, row);
-	if (*user) {
-		strbuf_adds(sb, "User - ");
-		flat_quote(sb, user);
-		strbuf_adds(sb, ":DefaultAccount=");
-		flat_quote(sb, cmd_jstr(row, "default_account"));
-		if (strcmp(cmd_jstr(row, "admin"), "None")) {
-			strbuf_adds(sb, ":AdminLevel=");
-			flat_quote(sb, cmd_jstr(row, "admin"));
-		}
-		if (*cmd_jstr(row, "partition")) {
-			strbuf_adds(sb, ":Partition=");
-			flat_quote(sb, cmd_jstr(row, "partition"));
-		}
-	} else {
-		strbuf_adds(sb, "Account - ");
-		flat_quote(sb, cmd_jstr(row, "account"));
-		strbuf_adds(sb, ":Description=");
-		flat_quote(sb, cmd_jstr(row, "descr"));
-		strbuf_adds(sb, ":Organization=");
-		flat_quote(sb, cmd_jstr(row, "org"));
-		if (*cmd_jstr(row, "flags")) {
-			strbuf_adds(sb, ":Flags=");
-			strbuf_adds(sb, cmd_jstr(row, "flags"));
-		}
-		json_t *coords = json_object_get(row, "coordinators");
-		if (json_array_size(coords)) {
-			char *list = cell_value(&(struct col_def){ "", 0, "", "coordinators", R_LIST, NULL }, row);
-			strbuf_adds(sb, ":Coordinators=");
-			flat_quote(sb, list);
-			free(list);
-		}
-	}
-	flat_limits(sb, row, *user);
-	if (qos) {
-		strbuf_adds(sb, ":QOS=");
-		flat_quote(sb, qos);
-	}
-	if (*cmd_jstr(row, "def_qos")) {
-		strbuf_adds(sb, ":DefaultQOS=");
-		flat_quote(sb, cmd_jstr(row, "def_qos"));
-	}
-	strbuf_adds(sb, "\n");
-}
-
-/* Slurm's order: each account that has children gets a Parent line,
- * then its users, then its sub-accounts; then the same for each of them. */
-static void flat_children(struct strbuf *sb, const json_t *rows, long long id, const char *name)
-{
-	size_t i;
-	json_t *r;
-	bool any = false;
-	json_array_foreach(rows, i, r)
-		if (cmd_jint(r, "parent_id") == id) {
-			if (!any) {
-				strbuf_adds(sb, "Parent - ");
-				flat_quote(sb, name);
-				strbuf_adds(sb, "\n");
-				any = true;
-			}
-			flat_line(sb, rows, r);
-		}
-	json_array_foreach(rows, i, r)
-		if (cmd_jint(r, "parent_id") == id && !*cmd_jstr(r, "user"))
-			flat_children(sb, rows, cmd_jint(r, "id"), cmd_jstr(r, "account"));
 }
 
 static int do_dump(struct request *r)
@@ -1078,31 +531,9 @@ static int do_dump(struct request *r)
 	if (call(r, false, NULL, &reply) < 0)
 		return 1;
 	const char *cl = cmd_jstr(reply, "cluster");
-	json_t *rows = json_object_get(reply, "rows");
 	struct strbuf sb = { 0 };
-	strbuf_adds(&sb, "# Herd sacctmgr dump: Slurm's flat file of the cluster's associations.\n"
-			 "# One line per object: Cluster, then for each account with children a\n"
-			 "# Parent line followed by its users and sub-accounts.  Options follow\n"
-			 "# a ':' in any order; quoted values escape ' and \\ with a backslash.\n");
-	size_t i;
-	json_t *row;
-	json_array_foreach(rows, i, row)
-		if (!strcmp(cmd_jstr(row, "account"), "root") && !*cmd_jstr(row, "user") &&
-		    !cmd_jint(row, "parent_id")) {
-			strbuf_adds(&sb, "Cluster - ");
-			flat_quote(&sb, cl);
-			flat_limits(&sb, row, false);
-			if (*cmd_jstr(row, "qos")) {
-				strbuf_adds(&sb, ":QOS=");
-				flat_quote(&sb, cmd_jstr(row, "qos"));
-			}
-			if (*cmd_jstr(row, "def_qos")) {
-				strbuf_adds(&sb, ":DefaultQOS=");
-				flat_quote(&sb, cmd_jstr(row, "def_qos"));
-			}
-			strbuf_adds(&sb, "\n");
-			flat_children(&sb, rows, cmd_jint(row, "id"), "root");
-		}
+	sb.s = flat_dump(cl, json_object_get(reply, "rows"));
+	sb.len = strlen(sb.s);
 	char *path = r->file ? xstrdup(r->file) : xasprintf("%s.cfg", cl);
 	FILE *f = !strcmp(path, "-") ? stdout : fopen(path, "w");
 	int rc = 0;
@@ -1115,7 +546,7 @@ static int do_dump(struct request *r)
 			fprintf(stderr, "sacctmgr: error: Can't write file %s: %s\n", path, strerror(errno));
 			rc = 1;
 		}
-		if (!rc && f != stdout && !o.quiet)
+		if (!rc && f != stdout && !opts.quiet)
 			printf("sacctmgr: Cluster %s dumped to %s\n", cl, path);
 	}
 	free(path);
@@ -1124,88 +555,10 @@ static int do_dump(struct request *r)
 	return rc;
 }
 
-/* A quoted or bare value at *p (bare: up to the next ':'); advances *p. */
-static char *flat_value(const char **p)
-{
-	struct strbuf sb = { 0 };
-	strbuf_adds(&sb, "");
-	const char *s = *p;
-	if (*s == '\'' || *s == '"') {
-		char q = *s++;
-		while (*s && *s != q) {
-			if (*s == '\\' && s[1])
-				s++;
-			strbuf_add(&sb, s++, 1);
-		}
-		if (*s == q)
-			s++;
-	} else {
-		while (*s && *s != ':' && *s != '\n')
-			strbuf_add(&sb, s++, 1);
-		while (sb.len && isspace((unsigned char)sb.s[sb.len - 1]))
-			sb.s[--sb.len] = 0;
-	}
-	*p = s;
-	return sb.s;
-}
-
-/* One line into {type, name, attrs}; NULL for a blank or comment line, or
- * (with *bad) a malformed one. */
-static json_t *flat_parse_line(const char *line, bool *bad)
-{
-	const char *p = line;
-	*bad = false;
-	while (isspace((unsigned char)*p))
-		p++;
-	if (!*p || *p == '#')
-		return NULL;
-	const char *dash = strstr(p, " - ");
-	if (!dash) {
-		*bad = true;
-		return NULL;
-	}
-	char *type = xstrndup(p, dash - p);
-	p = dash + 3;
-	while (*p == ' ')
-		p++;
-	char *name = flat_value(&p);
-	json_t *attrs = json_object();
-	while (*p == ':') {
-		p++;
-		const char *eq = strchr(p, '=');
-		if (!eq) {
-			*bad = true;
-			break;
-		}
-		char *key = xstrndup(p, eq - p);
-		p = eq + 1;
-		char *val = flat_value(&p);
-		const struct key_def *k = key_find(key, strlen(key));
-		if (!k) {
-			json_object_set_new(attrs, key, json_string(val));   /* the controller names it */
-		} else {
-			put_value(attrs, k, val, 0);
-		}
-		free(key);
-		free(val);
-	}
-	while (isspace((unsigned char)*p))
-		p++;
-	if (*p)
-		*bad = true;
-	char *ltype = lower(type), *lname = lower(name);
-	json_t *rec = json_pack("{s:s, s:s, s:o}", "type", ltype, "name", lname, "attrs", attrs);
-	free(type);
-	free(name);
-	free(ltype);
-	free(lname);
-	return rec;
-}
-
 static int do_load(struct request *r)
 {
 	if (!r->file) {
-		fprintf(stderr, "sacctmgr: error: No filename given (load file=FILE)\n");
+		fprintf(stderr, "sacctmgr: error: No filename given, specify one with file=''\n");
 		return 1;
 	}
 	FILE *f = fopen(r->file, "r");
@@ -1227,8 +580,10 @@ static int do_load(struct request *r)
 			json_decref(rec);
 			goto out;
 		}
-		if (rec)
+		if (rec) {
+			json_object_set_new(rec, "line", json_integer(lineno));
 			json_array_append_new(records, rec);
+		}
 	}
 	json_t *cl = json_object_get(r->where, "cluster") ? json_object_get(r->where, "cluster")
 							   : json_object_get(r->set, "cluster");
@@ -1239,8 +594,10 @@ static int do_load(struct request *r)
 	json_object_del(r->set, "cluster");
 	json_object_del(r->where, "cluster");
 	json_t *reply;
-	if (call(r, !o.immediate, records, &reply) < 0)
+	if (call(r, !opts.immediate, records, &reply) < 0)
 		goto out;
+	if (json_array_size(records) && !opts.quiet)
+		printf("For cluster %s\n", cmd_jstr(json_array_get(records, 0), "name"));
 	json_t *sum = json_object_get(reply, "loaded");
 	bool any = false;
 	static const struct {
@@ -1249,13 +606,13 @@ static int do_load(struct request *r)
 		      { "users", " Adding User(s)\n" } };
 	for (size_t i = 0; i < 3; i++) {
 		json_t *a = json_object_get(sum, parts[i].key);
-		if (json_array_size(a) && !o.quiet) {
+		if (json_array_size(a) && !opts.quiet) {
 			fputs(parts[i].title, stdout);
 			print_strs(a);
 		}
 	}
 	json_t *assocs = json_object_get(sum, "assocs");
-	if (json_array_size(assocs) && !o.quiet) {
+	if (json_array_size(assocs) && !opts.quiet) {
 		size_t i;
 		json_t *a;
 		printf(" Associations\n");
@@ -1264,8 +621,8 @@ static int do_load(struct request *r)
 	}
 	any = true;   /* a load also updates what exists: always a change to commit */
 	json_decref(reply);
-	if (!o.immediate && any) {
-		if (!commit_check()) {
+	if (!opts.immediate && any) {
+		if (!commit_check("Would you like to commit changes?")) {
 			printf(" Changes Discarded\n");
 			rc = 0;
 			goto out;
@@ -1286,15 +643,14 @@ out:
 
 static int do_list(struct request *r)
 {
-	const struct col_def *defs = !strcmp(r->entity, "qos") ? qos_cols : cols;
-	size_t ndefs = !strcmp(r->entity, "qos") ? sizeof(qos_cols) / sizeof(qos_cols[0])
-						 : sizeof(cols) / sizeof(cols[0]);
+	size_t ndefs;
+	const struct col_def *defs = print_columns(r->entity, &ndefs);
 	struct col *c;
 	size_t nc;
 	/* where keys of a list are its conditions, set ones too (Slurm takes both) */
 	json_object_update(r->where, r->set);
 	json_object_clear(r->set);
-	if (cols_parse(defs, ndefs, r->format ? r->format : default_format(r), &c, &nc) < 0)
+	if (print_cols_parse(defs, ndefs, r->format ? r->format : print_default_format(r), &c, &nc) < 0)
 		return 1;
 	/* tree: the account column left-justified so its indentation shows
 	 * (20 wide unless format= gives a width) */
@@ -1308,7 +664,7 @@ static int do_list(struct request *r)
 		free(c);
 		return 1;
 	}
-	table_print(c, nc, json_object_get(reply, "rows"), r->tree);
+	print_table(c, nc, json_object_get(reply, "rows"), r->tree);
 	json_decref(reply);
 	free(c);
 	return 0;
@@ -1317,19 +673,35 @@ static int do_list(struct request *r)
 static int do_change(struct request *r)
 {
 	json_t *reply;
-	if (o.readonly) {
+	if (opts.readonly) {
 		fprintf(stderr, "sacctmgr: error: Can't run this command in readonly mode.\n");
 		return 1;
 	}
-	if (call(r, !o.immediate, NULL, &reply) < 0)
+	/* Slurm asks before adding a user the system does not know (not
+	 * with -i, which answers every question yes) */
+	if (r->op == OP_ADD && !strcmp(r->entity, "user") && !opts.immediate) {
+		size_t i;
+		json_t *v;
+		json_array_foreach(r->names, i, v) {
+			if (getpwnam(json_string_value(v)))
+				continue;
+			char *q = xasprintf("There is no uid for user '%s'\nAre you sure you want to continue?",
+					    json_string_value(v));
+			bool yes = commit_check(q);
+			free(q);
+			if (!yes)
+				return 1;
+		}
+	}
+	if (call(r, !opts.immediate, NULL, &reply) < 0)
 		return 1;
 	int nothing = r->op == OP_ADD ? report_add(r, reply)
 		      : r->op == OP_MODIFY ? report_modify(r, reply) : report_delete(r, reply);
 	json_decref(reply);
 	if (nothing)
 		return 1;
-	if (!o.immediate) {
-		if (!commit_check()) {
+	if (!opts.immediate) {
+		if (!commit_check("Would you like to commit changes?")) {
 			printf(" Changes Discarded\n");
 			return 0;
 		}
@@ -1379,42 +751,13 @@ static const struct {
 	{ "list", 3, OP_LIST }, { "show", 3, OP_LIST }, { "dump", 2, OP_DUMP }, { "load", 2, OP_LOAD },
 };
 
-int main(int argc, char **argv)
+/* One command: argv[0] the command word, then its words. */
+static int run_command(int argc, char **argv)
 {
-	static const struct option long_opts[] = {
-		{ "associations", no_argument, NULL, 's' }, { "help", no_argument, NULL, 'h' },
-		{ "immediate", no_argument, NULL, 'i' },    { "noheader", no_argument, NULL, 'n' },
-		{ "parsable", no_argument, NULL, 'p' },     { "parsable2", no_argument, NULL, 'P' },
-		{ "quiet", no_argument, NULL, 'Q' },        { "readonly", no_argument, NULL, 'r' },
-		{ "verbose", no_argument, NULL, 'v' },      { "version", no_argument, NULL, 'V' },
-		{ "usage", no_argument, NULL, 'h' },        { NULL, 0, NULL, 0 },
-	};
-	int c, rc = 1;
+	const char *cmd = argv[0];
+	int rc = 1;
 	struct request r = { 0 };
-
-	/* '+': options only before the command, so a value like -1 after it
-	 * is never taken for an option */
-	while ((c = getopt_long(argc, argv, "+hinpPQrsvV", long_opts, NULL)) != -1) {
-		switch (c) {
-		case 'h': usage(stdout); return 0;
-		case 'i': o.immediate = true; break;
-		case 'n': o.noheader = true; break;
-		case 'p': o.parsable = 1; break;
-		case 'P': o.parsable = 2; break;
-		case 'Q': o.quiet = true; break;
-		case 'r': o.readonly = true; break;
-		case 's': o.assocs = true; break;
-		case 'v': break;
-		case 'V': printf("%s\n", CMD_VERSION); return 0;
-		default: usage(stderr); return 1;
-		}
-	}
-	if (optind >= argc) {
-		fprintf(stderr, "sacctmgr: error: No command given (interactive mode is not supported); "
-				"see sacctmgr --help\n");
-		return 1;
-	}
-	const char *cmd = argv[optind++];
+	r.format = xstrdup(opt_format);
 	size_t clen = strlen(cmd), i;
 	if (!strcasecmp(cmd, "help")) {
 		usage(stdout);
@@ -1437,14 +780,18 @@ int main(int argc, char **argv)
 	 * getopt takes them anywhere */
 	int n = 0;
 	char **words = xmalloc((argc + 1) * sizeof(char *));
-	for (int j = optind; j < argc; j++) {
+	for (int j = 1; j < argc; j++) {
 		const char *w = argv[j];
-		if (!strcmp(w, "-i") || !strcmp(w, "--immediate")) o.immediate = true;
-		else if (!strcmp(w, "-n") || !strcmp(w, "--noheader")) o.noheader = true;
-		else if (!strcmp(w, "-p") || !strcmp(w, "--parsable")) o.parsable = 1;
-		else if (!strcmp(w, "-P") || !strcmp(w, "--parsable2")) o.parsable = 2;
-		else if (!strcmp(w, "-Q") || !strcmp(w, "--quiet")) o.quiet = true;
-		else if (!strcmp(w, "-s") || !strcmp(w, "--associations")) o.assocs = true;
+		if (!strcmp(w, "-i") || !strcmp(w, "--immediate")) opts.immediate = true;
+		else if (!strcmp(w, "-n") || !strcmp(w, "--noheader")) opts.noheader = true;
+		else if (!strcmp(w, "-p") || !strcmp(w, "--parsable")) opts.parsable = 1;
+		else if (!strcmp(w, "-P") || !strcmp(w, "--parsable2")) opts.parsable = 2;
+		else if (!strcmp(w, "-Q") || !strcmp(w, "--quiet")) opts.quiet = true;
+		else if (!strcmp(w, "-s") || !strcmp(w, "--associations")) opts.assocs = true;
+		else if (!strncmp(w, "--format=", 9)) {
+			free(r.format);
+			r.format = xstrdup(w + 9);
+		}
 		else words[n++] = argv[j];
 	}
 	if (r.op == OP_DUMP) {
@@ -1456,7 +803,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "sacctmgr: error: No entity given for %s\n", cmd);
 			goto out;
 		}
-		r.entity = entity_find(words[0]);
+		r.entity = keys_entity(words[0]);
 		if (!r.entity) {
 			fprintf(stderr, "sacctmgr: error: Unknown entity: %s\n", words[0]);
 			goto out;
@@ -1497,6 +844,114 @@ out:
 	json_decref(r.options);
 	free(r.format);
 	free(r.file);
+	return rc;
+}
+
+/* A line of commands split as a shell would split simple words: blanks
+ * apart, quotes group and are removed, a backslash escapes. */
+static char **line_words(const char *line, int *count)
+{
+	char **v = xmalloc(sizeof(char *));
+	int n = 0;
+	const char *p = line;
+	for (;;) {
+		while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+			p++;
+		if (!*p || *p == '#')
+			break;
+		struct strbuf w = { 0 };
+		strbuf_adds(&w, "");
+		char q = 0;
+		for (; *p && (q || (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r')); p++) {
+			if (q && *p == q)
+				q = 0;
+			else if (!q && (*p == '\'' || *p == '"'))
+				q = *p;
+			else if (*p == '\\' && p[1] && q != '\'')
+				strbuf_add(&w, ++p, 1);
+			else
+				strbuf_add(&w, p, 1);
+		}
+		v = xrealloc(v, (n + 2) * sizeof(char *));
+		v[n++] = w.s;
+	}
+	v[n] = NULL;
+	*count = n;
+	return v;
+}
+
+/* sacctmgr without a command: commands from stdin, one a line (a prompt
+ * when it is a terminal), until end of input, quit or exit.  Read with
+ * read(2), a byte at a time: the commit question reads the same input. */
+static int interactive(void)
+{
+	bool tty = isatty(STDIN_FILENO);
+	int status = 0;
+	for (;;) {
+		struct strbuf line = { 0 };
+		char c;
+		ssize_t got = 0;
+		if (tty) {
+			printf("sacctmgr: ");
+			fflush(stdout);
+		}
+		strbuf_adds(&line, "");
+		while ((got = read(STDIN_FILENO, &c, 1)) == 1 && c != '\n')
+			strbuf_add(&line, &c, 1);
+		int n;
+		char **words = line_words(line.s, &n);
+		free(line.s);
+		bool quit = n && (!strcasecmp(words[0], "quit") || !strcasecmp(words[0], "exit"));
+		if (n && !quit && run_command(n, words))
+			status = 1;
+		for (int i = 0; i < n; i++)
+			free(words[i]);
+		free(words);
+		fflush(stdout);
+		if (quit || got != 1)
+			break;
+	}
+	if (tty)
+		printf("\n");
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option long_opts[] = {
+		{ "associations", no_argument, NULL, 's' }, { "help", no_argument, NULL, 'h' },
+		{ "immediate", no_argument, NULL, 'i' },    { "noheader", no_argument, NULL, 'n' },
+		{ "parsable", no_argument, NULL, 'p' },     { "parsable2", no_argument, NULL, 'P' },
+		{ "quiet", no_argument, NULL, 'Q' },        { "readonly", no_argument, NULL, 'r' },
+		{ "verbose", no_argument, NULL, 'v' },      { "version", no_argument, NULL, 'V' },
+		{ "usage", no_argument, NULL, 'h' },        { "format", required_argument, NULL, 'o' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, rc;
+
+	/* '+': options only before the command, so a value like -1 after it
+	 * is never taken for an option */
+	while ((c = getopt_long(argc, argv, "+hinpPQrsvV", long_opts, NULL)) != -1) {
+		switch (c) {
+		case 'h': usage(stdout); return 0;
+		case 'i': opts.immediate = true; break;
+		case 'n': opts.noheader = true; break;
+		case 'p': opts.parsable = 1; break;
+		case 'P': opts.parsable = 2; break;
+		case 'Q': opts.quiet = true; break;
+		case 'r': opts.readonly = true; break;
+		case 's': opts.assocs = true; break;
+		case 'v': break;
+		case 'V': printf("%s\n", CMD_VERSION); return 0;
+		case 'o':
+			free(opt_format);
+			opt_format = xstrdup(optarg);
+			break;
+		default: usage(stderr); return 1;
+		}
+	}
+	rc = optind >= argc ? interactive() : run_command(argc - optind, argv + optind);
+	free(opt_format);
 	if (client_ready)
 		cmd_client_fini(&client);
 	return rc;

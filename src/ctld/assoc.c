@@ -107,15 +107,30 @@ static char *id_key(uint32_t id)
 }
 
 /* Lists are kept in the order objects were made (the store's order);
- * appending walks the list, which only sacctmgr's adds do. */
-#define LIST_APPEND(head, obj) do { \
-	__typeof__(obj) *pp_ = &(head); \
-	while (*pp_) pp_ = &(*pp_)->next; \
-	*pp_ = (obj); \
+ * the last of each is remembered, so a load of thousands of lines does
+ * not walk them (unlinking, which deletes do, may). */
+static struct acct_cluster *clusters_last;
+static struct acct_account *accounts_last;
+static struct acct_user *users_last;
+static struct acct_qos *qos_last;
+static struct assoc *assocs_last;
+
+#define LIST_APPEND(head, last, obj) do { \
+	if (!(head)) \
+		(head) = (obj); \
+	else \
+		(last)->next = (obj); \
+	(last) = (obj); \
 } while (0)
-#define LIST_UNLINK(head, obj) do { \
-	for (__typeof__(obj) *pp_ = &(head); *pp_; pp_ = &(*pp_)->next) \
-		if (*pp_ == (obj)) { *pp_ = (obj)->next; break; } \
+#define LIST_UNLINK(head, last, obj) do { \
+	__typeof__(obj) prev_ = NULL; \
+	for (__typeof__(obj) *pp_ = &(head); *pp_; prev_ = *pp_, pp_ = &(*pp_)->next) \
+		if (*pp_ == (obj)) { \
+			*pp_ = (obj)->next; \
+			if ((last) == (obj)) \
+				(last) = prev_; \
+			break; \
+		} \
 } while (0)
 
 void acct_limits_clear(struct acct_limits *l)
@@ -134,7 +149,7 @@ struct acct_cluster *acct_cluster_new(const char *name)
 	struct acct_cluster *c = xmalloc(sizeof(*c));
 	c->name = xstrdup(name);
 	c->created = time(NULL);
-	LIST_APPEND(accounting.clusters, c);
+	LIST_APPEND(accounting.clusters, clusters_last, c);
 	idx_put(&idx_clusters, name, c);
 	return c;
 }
@@ -144,7 +159,7 @@ struct acct_account *acct_account_new(const char *name)
 	struct acct_account *a = xmalloc(sizeof(*a));
 	a->name = xstrdup(name);
 	a->coords = xmalloc(sizeof(char *));
-	LIST_APPEND(accounting.accounts, a);
+	LIST_APPEND(accounting.accounts, accounts_last, a);
 	idx_put(&idx_accounts, name, a);
 	return a;
 }
@@ -155,7 +170,7 @@ struct acct_user *acct_user_new(const char *name)
 	struct passwd *pw = getpwnam(name);
 	u->name = xstrdup(name);
 	u->uid = pw ? pw->pw_uid : (uid_t)-1;
-	LIST_APPEND(accounting.users, u);
+	LIST_APPEND(accounting.users, users_last, u);
 	idx_put(&idx_users, name, u);
 	return u;
 }
@@ -173,7 +188,7 @@ struct acct_qos *acct_qos_new(const char *name, uint32_t id)
 	tres_clear(q->tres_running);
 	for (int i = 0; i < TRES_COUNT; i++)
 		q->tres_running[i] = 0;
-	LIST_APPEND(accounting.qos, q);
+	LIST_APPEND(accounting.qos, qos_last, q);
 	idx_put(&idx_qos, name, q);
 	return q;
 }
@@ -192,7 +207,7 @@ struct assoc *assoc_new(uint32_t id, const char *cluster, const char *account, c
 	a->shares = 1;
 	acct_limits_clear(&a->lim);
 	/* IDs only grow, so appending keeps the list in ID order */
-	LIST_APPEND(accounting.assocs, a);
+	LIST_APPEND(accounting.assocs, assocs_last, a);
 	char *key = assoc_key(a->cluster, a->account, a->user, a->partition);
 	idx_put(&idx_assocs, key, a);
 	free(key);
@@ -211,7 +226,7 @@ static void strv_free(char **v)
 
 void acct_cluster_remove(struct acct_cluster *c)
 {
-	LIST_UNLINK(accounting.clusters, c);
+	LIST_UNLINK(accounting.clusters, clusters_last, c);
 	idx_del(&idx_clusters, c->name);
 	store_acct_del("cluster", c->name);
 	free(c->name);
@@ -220,7 +235,7 @@ void acct_cluster_remove(struct acct_cluster *c)
 
 void acct_account_remove(struct acct_account *a)
 {
-	LIST_UNLINK(accounting.accounts, a);
+	LIST_UNLINK(accounting.accounts, accounts_last, a);
 	idx_del(&idx_accounts, a->name);
 	store_acct_del("account", a->name);
 	free(a->name);
@@ -232,7 +247,7 @@ void acct_account_remove(struct acct_account *a)
 
 void acct_user_remove(struct acct_user *u)
 {
-	LIST_UNLINK(accounting.users, u);
+	LIST_UNLINK(accounting.users, users_last, u);
 	idx_del(&idx_users, u->name);
 	store_acct_del("user", u->name);
 	free(u->name);
@@ -243,7 +258,7 @@ void acct_user_remove(struct acct_user *u)
 
 void acct_qos_remove(struct acct_qos *q)
 {
-	LIST_UNLINK(accounting.qos, q);
+	LIST_UNLINK(accounting.qos, qos_last, q);
 	idx_del(&idx_qos, q->name);
 	store_acct_del("qos", q->name);
 	free(q->name);
@@ -268,6 +283,73 @@ void assoc_remove(struct assoc *a)
 	for (struct assoc *b = accounting.assocs; b; b = b->next)
 		if (b->parent == a)
 			b->parent = NULL;
+}
+
+static void idx_free(struct name_index *ix)
+{
+	for (size_t i = 0; i < ix->nb; i++)
+		for (struct idx_entry *e = ix->b[i], *next; e; e = next) {
+			next = e->next;
+			free(e->key);
+			free(e);
+		}
+	free(ix->b);
+	memset(ix, 0, sizeof(*ix));
+}
+
+void assoc_free_all(void)
+{
+	for (struct acct_cluster *c = accounting.clusters, *n; c; c = n) {
+		n = c->next;
+		free(c->name);
+		free(c);
+	}
+	for (struct acct_account *a = accounting.accounts, *n; a; a = n) {
+		n = a->next;
+		free(a->name);
+		free(a->description);
+		free(a->organization);
+		strv_free(a->coords);
+		free(a);
+	}
+	for (struct acct_user *u = accounting.users, *n; u; u = n) {
+		n = u->next;
+		free(u->name);
+		free(u->default_account);
+		free(u->default_wckey);
+		free(u);
+	}
+	for (struct acct_qos *q = accounting.qos, *n; q; q = n) {
+		n = q->next;
+		free(q->name);
+		free(q->description);
+		free(q->preempt);
+		free(q->preempt_mode);
+		free(q);
+	}
+	for (struct assoc *a = accounting.assocs, *n; a; a = n) {
+		n = a->next;
+		free(a->cluster);
+		free(a->account);
+		free(a->user);
+		free(a->partition);
+		free(a->parent_acct);
+		free(a->qos_list);
+		free(a->default_qos);
+		free(a);
+	}
+	idx_free(&idx_clusters);
+	idx_free(&idx_accounts);
+	idx_free(&idx_users);
+	idx_free(&idx_qos);
+	idx_free(&idx_assocs);
+	idx_free(&idx_assoc_ids);
+	memset(&accounting, 0, sizeof(accounting));
+	clusters_last = NULL;
+	accounts_last = NULL;
+	users_last = NULL;
+	qos_last = NULL;
+	assocs_last = NULL;
 }
 
 /* ---- store records ---- */
@@ -640,6 +722,12 @@ struct acct_qos *acct_qos_by_id(uint32_t id)
 struct assoc *assoc_find_exact(const char *cluster, const char *account, const char *user,
 			       const char *partition)
 {
+	/* every submission asks: the key on the stack when it fits */
+	char buf[512];
+	int n = snprintf(buf, sizeof(buf), "%s\x1f%s\x1f%s\x1f%s", cluster ? cluster : "",
+			 account ? account : "", user ? user : "", partition ? partition : "");
+	if (n >= 0 && (size_t)n < sizeof(buf))
+		return idx_get(&idx_assocs, buf);
 	char *key = assoc_key(cluster, account, user, partition);
 	struct assoc *a = idx_get(&idx_assocs, key);
 	free(key);

@@ -55,6 +55,10 @@ const char *assoc_qos_effective(const struct assoc *a);
  * account's). */
 int assoc_depth(const struct assoc *a);
 
+/* Every object and index freed, accounting zeroed (tests' restarts,
+ * the daemon's exit). */
+void assoc_free_all(void);
+
 /* Limits as JSON records and back (the store's and ACCT_MGR's form). */
 json_t *acct_limits_to_json(const struct acct_limits *l);
 void acct_limits_from_json(struct acct_limits *l, const json_t *o);

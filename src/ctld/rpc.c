@@ -821,11 +821,12 @@ void rpc_handle(struct net_req *req, void *arg)
 	for (size_t i = 0; i < sizeof(rpcs) / sizeof(rpcs[0]); i++) {
 		if (rpcs[i].type != req->type)
 			continue;
-		/* node daemons run as root or SlurmUser only: an Administrator
-		 * (rpc_is_admin) is no node */
-		bool node_user = req->uid == 0 || req->uid == ctld.slurm_uid;
-		if (rpcs[i].role == ROLE_NODE ? !node_user
-		    : rpcs[i].role == ROLE_ADMIN && !rpc_is_admin(req->uid)) {
+		/* node daemons' messages only from root or SlurmUser: an
+		 * AdminLevel=Administrator user administers, it is no node */
+		bool ok = rpcs[i].role == ROLE_ANY ||
+			  (rpcs[i].role == ROLE_NODE ? req->uid == 0 || req->uid == ctld.slurm_uid
+						     : rpc_is_admin(req->uid));
+		if (!ok) {
 			log_error("%s from uid %u refused: not %s", msg_name(req->type),
 				  (unsigned)req->uid, rpcs[i].role == ROLE_NODE ? "a node daemon"
 				  : "root or SlurmUser");
