@@ -10,6 +10,9 @@
 #include <string.h>
 #include <strings.h>
 #include "cmd/opt.h"
+#include <time.h>
+#include "common/parse.h"
+#include "common/strbuf.h"
 #include "common/bitmap.h"
 #include "common/auth.h"
 #include "common/xmalloc.h"
@@ -703,4 +706,21 @@ char *opt_nodelist_arg(const char *arg)
 		n--;
 	out[n] = '\0';
 	return out;
+}
+
+char *fmt_team_acts(const json_t *acts)
+{
+	struct strbuf out = { 0 };
+	const json_t *a;
+	char when[64];
+	size_t i;
+
+	strbuf_adds(&out, "");
+	json_array_foreach(acts, i, a) {
+		char *one = xasprintf("%s%s:%s@%s", i ? "," : "", cmd_jstr(a, "act"), cmd_jstr(a, "user"),
+				      fmt_timestamp((time_t)cmd_jint(a, "time"), when, sizeof(when)));
+		strbuf_adds(&out, one);
+		free(one);
+	}
+	return out.s;
 }

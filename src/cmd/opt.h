@@ -43,6 +43,10 @@ int cmd_call(struct cmd_client *c, int type, const json_t *body, json_t **reply,
 	     struct herd_error *err);
 
 /* Reading replies leniently: a missing or mistyped key gives "" / 0. */
+/* A job's team acts (its record's "acts", Herd's TeamJobs) as
+ * "act:user@time,..." (scontrol's TeamActs=, sacct's TeamActs); "" when
+ * none.  Caller frees. */
+char *fmt_team_acts(const json_t *acts);
 const char *cmd_jstr(const json_t *obj, const char *key);
 long long cmd_jint(const json_t *obj, const char *key);
 bool cmd_jbool(const json_t *obj, const char *key);

@@ -82,6 +82,13 @@ static const struct field fields[] = {
 };
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
 
+/* Herd's own fields: named in full by -o only (not in --helpformat or -o
+ * all, which stay Slurm 22.05's list).  TeamActs: what members of a
+ * TeamJobs account did to the job (doc/accounting.md). */
+static const struct field herd_fields[] = {
+	{ "TeamActs", 30, F_TEAM_ACTS, K_STR },
+};
+
 /* "jobid,jobname%-30,state%20" -> columns; NULL (bad names printed) when a
  * name matches no field.  %N: N characters right-justified, %-N left (N
  * read as Slurm's atoi does: "%x" is 0, an empty column).  A name that
@@ -111,6 +118,9 @@ struct column *sacct_format_parse(const char *spec, size_t *count)
 		for (size_t k = 0; len && k < NFIELDS && !f; k++)
 			if (!strncasecmp(fields[k].name, name, len))
 				f = &fields[k];
+		for (size_t k = 0; len && k < sizeof(herd_fields) / sizeof(herd_fields[0]) && !f; k++)
+			if (!strcasecmp(herd_fields[k].name, name))
+				f = &herd_fields[k];
 		if (!f) {
 			fprintf(stderr, "sacct: error: Invalid field requested: \"%s\"\n", name);
 			goto error;
@@ -654,6 +664,14 @@ const char *sacct_value(const struct column *c, const struct row *r, char *buf, 
 	case F_USER:
 		return batch ? NULL : cmd_jstr(job, "user");
 	case F_WORKDIR: return batch ? NULL : cmd_jstr(job, "work_dir");
+	case F_TEAM_ACTS: {
+		if (batch)
+			return NULL;
+		char *acts = fmt_team_acts(json_object_get(job, "acts"));
+		snprintf(buf, len, "%s", acts);
+		free(acts);
+		return buf;
+	}
 	case F_REASON: return batch ? NULL : cmd_jstr(job, "reason");
 	case F_PRIORITY:
 		if (batch)

@@ -135,20 +135,15 @@ static void add_derived_exit_codes(struct scontrol *sc, json_t *jobs)
  * Power= (before -dd's BatchScript=).  Jobs without team acts show none. */
 static void add_team_acts(const json_t *job, struct record *r)
 {
-	const json_t *acts = json_object_get(job, "acts"), *a;
-	struct strbuf line = { 0 };
-	char when[64];
-	size_t i;
-
-	if (!json_array_size(acts))
+	char *acts = fmt_team_acts(json_object_get(job, "acts"));
+	if (!*acts) {
+		free(acts);
 		return;
-	strbuf_adds(&line, "TeamActs=");
-	json_array_foreach(acts, i, a) {
-		char *one = xasprintf("%s%s:%s@%s", i ? "," : "", cmd_jstr(a, "act"), cmd_jstr(a, "user"),
-				      fmt_timestamp((time_t)cmd_jint(a, "time"), when, sizeof(when)));
-		strbuf_adds(&line, one);
-		free(one);
 	}
+	struct strbuf line = { 0 };
+	strbuf_adds(&line, "TeamActs=");
+	strbuf_adds(&line, acts);
+	free(acts);
 	record_add(r, "%s", line.s);
 	free(line.s);
 	/* into its place: before BatchScript= or the record's closing empty line */

@@ -68,6 +68,8 @@ static bool in_window(const struct acct_query *q, const json_t *rec, int state)
 		     json_is_true(json_object_get(rec, "hold_admin")));
 
 	if (!q->by_state) {
+		if (q->nids && q->start == 0)
+			return true;    /* sacct -j from the epoch: not-yet-eligible ones too */
 		if (held && !q->nids)
 			return false;   /* as Slurm: a held job has no eligible time */
 		if (!eligible)

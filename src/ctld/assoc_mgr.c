@@ -642,6 +642,9 @@ void assoc_rpc(struct net_req *req)
 		goto out;
 	}
 	if (m.changed) {
+		/* a raised limit or a new association may let pending jobs start
+		 * now, not at the next periodic pass */
+		sched_request();
 		struct mgr_reply *r = xmalloc(sizeof(*r));
 		r->req = req;
 		r->body = m.out;

@@ -370,6 +370,15 @@ def test_team_acts_recorded(clean):
     assert [e.split()[2] for e in events] == ["act=hold", "act=release", "act=time_limit",
                                               "act=cancel"], events
     assert all(e.startswith(f"uid={uid} user={TEAM} ") for e in events), events
+    # sacct's TeamActs (Herd's own field, named in full only) says the same.
+    r = c.run(["sacct", "-X", "-n", "-P", "-j", str(job), "-o", "JobID,TeamActs"])
+    assert r.rc == 0, r
+    assert r.out.count("|") == 1, r
+    jid, acts = r.out.strip().split("|")
+    assert jid == str(job), r.out
+    assert [a.split("@")[0] for a in acts.split(",")] == \
+        [f"{act}:{TEAM}" for act in ("hold", "release", "time_limit", "cancel")], r.out
+    assert "TeamActs" not in c.run(["sacct", "--helpformat"]).out
 
 
 def test_what_needs_an_administrator(clean):
