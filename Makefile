@@ -125,8 +125,17 @@ deps:
 unit: $(UNITS)
 	@set -e; for t in $(UNITS); do echo "== $$t"; $$t; done
 
+# The accounting tests run a second time with their records on PostgreSQL
+# (a real server per run, tests/cluster/pg.py); test_acct_backend covers both
+# backends itself.
+ACCT_TESTS := $(addprefix tests/cluster/test_,sacctmgr.py sacct.py sacct_tres.py sshare.py \
+                sreport.py roles.py limits.py)
 cluster: $(BINS)
 	HERD_BIN=$(abspath $(B))/bin /usr/bin/python3 -m pytest -q tests/cluster
+	$(MAKE) cluster-pgsql
+
+cluster-pgsql: $(BINS)
+	HERD_TEST_ACCT=pgsql HERD_BIN=$(abspath $(B))/bin /usr/bin/python3 -m pytest -q $(ACCT_TESTS)
 
 test: deps
 	$(MAKE) all
@@ -149,5 +158,5 @@ install: $(BINS)
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps unit cluster test demo bench install clean
+.PHONY: all deps unit cluster cluster-pgsql test demo bench install clean
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)
