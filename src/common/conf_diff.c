@@ -14,7 +14,10 @@ static const char *const restart_keys[] = {
 	"ClusterName", "SlurmctldHost", "SlurmctldAddr", "ControlMachine", "ControlAddr",
 	"SlurmctldPort", "SlurmdPort", "StateSaveLocation", "AuthType", "AuthInfo",
 	"MaxMessageSize", "SlurmctldLogFile", "SlurmctldPidFile", "SlurmdSpoolDir",
-	"SlurmdLogFile", "SlurmdPidFile", NULL,
+	"SlurmdLogFile", "SlurmdPidFile",
+	/* the accounting backend is opened once, at start (store.c) */
+	"AccountingStorageType", "AccountingStorageHost", "AccountingStoragePort",
+	"AccountingStorageUser", "AccountingStoragePass", "AccountingStorageLoc", NULL,
 };
 
 static bool same(const char *a, const char *b)
