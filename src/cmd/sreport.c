@@ -124,7 +124,17 @@ struct data {
 	json_t *tree;      /* SHARE_INFO's reply, or NULL */
 	const char *cluster;
 	bool private;
+	bool connected;    /* client initialised (data_free closes it) */
 };
+
+static void data_free(struct data *d)
+{
+	json_decref(d->facts);
+	json_decref(d->jobs);
+	json_decref(d->tree);
+	if (d->connected)
+		cmd_client_fini(&d->client);
+}
 
 static int ask(struct data *d, int type, json_t *body, json_t **reply)
 {
@@ -138,9 +148,18 @@ static int ask(struct data *d, int type, json_t *body, json_t **reply)
 	return 0;
 }
 
+/* Connect, then what the report needs: ACCT_REPORT's facts, the job
+ * records (want_jobs), the association tree (want_tree).  -1 when
+ * something failed (said on stderr). */
 static int load(struct data *d, const char *report, struct report_opts *o, bool want_jobs,
 		bool want_tree)
 {
+	struct herd_error err = { "" };
+	if (cmd_client_init(&d->client, &err) < 0) {
+		fprintf(stderr, "sreport: error: %s\n", err.text);
+		return -1;
+	}
+	d->connected = true;
 	json_t *body = json_pack("{s:s, s:I, s:I}", "report", report, "start_time",
 				 (json_int_t)o->start, "end_time", (json_int_t)o->end);
 	if (ask(d, MSG_ACCT_REPORT, body, &d->facts) < 0)
@@ -349,11 +368,6 @@ static int report_cluster_utilization(struct report_opts *o)
 	struct data d = { 0 };
 	char units[128];
 	int status = 1;
-	struct herd_error err = { "" };
-	if (cmd_client_init(&d.client, &err) < 0) {
-		fprintf(stderr, "sreport: error: %s\n", err.text);
-		return 1;
-	}
 	/* the whole cluster's allocation: every job, whoever asks (cluster
 	 * figures are not a user's usage) */
 	if (load(&d, "cluster_utilization", o, false, false) < 0)
@@ -393,9 +407,7 @@ static int report_cluster_utilization(struct report_opts *o)
 		goto out;
 	status = 0;
 out:
-	json_decref(d.facts);
-	json_decref(d.jobs);
-	cmd_client_fini(&d.client);
+	data_free(&d);
 	return status;
 }
 
@@ -523,11 +535,6 @@ static int report_account_by_user(struct report_opts *o)
 	struct tree t = { 0 };
 	char units[128];
 	int status = 1;
-	struct herd_error err = { "" };
-	if (cmd_client_init(&d.client, &err) < 0) {
-		fprintf(stderr, "sreport: error: %s\n", err.text);
-		return 1;
-	}
 	if (load(&d, "account_utilization_by_user", o, true, true) < 0)
 		goto out;
 	tree_build(&t, d.tree);
@@ -584,10 +591,7 @@ static int report_account_by_user(struct report_opts *o)
 	status = 0;
 out:
 	tree_free(&t);
-	json_decref(d.facts);
-	json_decref(d.jobs);
-	json_decref(d.tree);
-	cmd_client_fini(&d.client);
+	data_free(&d);
 	return status;
 }
 
@@ -613,13 +617,8 @@ static int report_top_usage(struct report_opts *o)
 	struct data d = { 0 };
 	char units[128];
 	int status = 1;
-	struct herd_error err = { "" };
 	struct top_user *users = NULL;
 	size_t nusers = 0;
-	if (cmd_client_init(&d.client, &err) < 0) {
-		fprintf(stderr, "sreport: error: %s\n", err.text);
-		return 1;
-	}
 	if (load(&d, "user_top_usage", o, true, false) < 0)
 		goto out;
 	size_t i;
@@ -684,9 +683,7 @@ out:
 		opt_strv_free(users[k].accounts);
 	}
 	free(users);
-	json_decref(d.facts);
-	json_decref(d.jobs);
-	cmd_client_fini(&d.client);
+	data_free(&d);
 	return status;
 }
 
@@ -698,11 +695,6 @@ static int report_sizes_by_account(struct report_opts *o)
 	struct tree t = { 0 };
 	char units[128], buf[64], titles[17][48];
 	int status = 1;
-	struct herd_error err = { "" };
-	if (cmd_client_init(&d.client, &err) < 0) {
-		fprintf(stderr, "sreport: error: %s\n", err.text);
-		return 1;
-	}
 	if (load(&d, "job_sizes_by_account", o, true, true) < 0)
 		goto out;
 	tree_build(&t, d.tree);
@@ -774,10 +766,7 @@ static int report_sizes_by_account(struct report_opts *o)
 	status = 0;
 out:
 	tree_free(&t);
-	json_decref(d.facts);
-	json_decref(d.jobs);
-	json_decref(d.tree);
-	cmd_client_fini(&d.client);
+	data_free(&d);
 	return status;
 }
 

@@ -3,10 +3,7 @@ cluster utilization, cluster AccountUtilizationByUser, user TopUsage and
 job SizesByAccount adds up to sacct's CPU time for the same jobs and
 window; the banner and columns, -t's formats, -n/-p/-P, users=/accounts=/
 grouping=/clusters=, a node's down time, PrivateData=usage, and errors."""
-import os
-import random
 import re
-import signal
 import time
 
 import pytest
@@ -16,18 +13,8 @@ from conftest import start_cluster, stop_cluster
 
 @pytest.fixture(scope="module")
 def c(users):
-    """Two nodes; job IDs from a random FirstJobId: herdstepd's cgroups are
-    named by node and job ID (herd/n1/job_2), which test clusters of other
-    sessions on this machine also use, and a job of theirs that ends would
-    take ours with it."""
     cl = start_cluster(2)
     try:
-        with open(cl.conf, "a") as f:
-            f.write("FirstJobId=%d\n" % random.randrange(100000, 90000000))
-        os.kill(cl.ctld_pid(), signal.SIGTERM)
-        cl.wait_until("herdctld to stop", lambda: not cl.daemon_pids("herdctld"), timeout=20)
-        cl.restart_ctld()
-        cl.wait_until("herdctld to answer", cl.ping_ok, timeout=30)
         yield cl
     finally:
         stop_cluster(cl)

@@ -5,7 +5,6 @@ priority_multifactor (classic, PriorityFlags=NO_FAIR_TREE) and fair_tree
 -A/-u/-a/-l/-o/-n/-p/-P, PrivateData=usage, TRESRunMins of a running job,
 and usage that survives a controller restart."""
 import os
-import random
 import signal
 import time
 
@@ -18,18 +17,8 @@ ACTIVE = "PENDING,RUNNING,SUSPENDED,COMPLETING"
 
 @pytest.fixture(scope="module")
 def c(users):
-    """Two nodes; job IDs from a random FirstJobId: herdstepd's cgroups are
-    named by node and job ID (herd/n1/job_2), which test clusters of other
-    sessions on this machine also use, and a job of theirs that ends would
-    take ours with it."""
     cl = start_cluster(2)
     try:
-        with open(cl.conf, "a") as f:
-            f.write("FirstJobId=%d\n" % random.randrange(100000, 90000000))
-        os.kill(cl.ctld_pid(), signal.SIGTERM)
-        cl.wait_until("herdctld to stop", lambda: not cl.daemon_pids("herdctld"), timeout=20)
-        cl.restart_ctld()
-        cl.wait_until("herdctld to answer", cl.ping_ok, timeout=30)
         yield cl
     finally:
         stop_cluster(cl)
