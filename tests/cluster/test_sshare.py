@@ -333,6 +333,21 @@ def test_billing_weights(c, tree):
         ok(c, ["scontrol", "reconfigure"])
 
 
+def test_qos_usage_factor(c, tree):
+    """A job of a QOS with UsageFactor=2 is charged twice its CPU-seconds."""
+    ok(c, ["sacctmgr", "-i", "add", "qos", "double", "UsageFactor=2"])
+    ok(c, ["sacctmgr", "-i", "modify", "user", "root", "where", "account=bio", "set",
+           "qos+=double"])
+    before = int(row(parse(ok(c, ["sshare", "-a", "-P"])), "bio", "root")["RawUsage"])
+    j = c.sbatch("-A", "bio", "-q", "double", "-n", "1", "-o", "/dev/null", "--wrap", "sleep 2")
+    assert c.wait_done(j) == "COMPLETED"
+    after = int(row(parse(ok(c, ["sshare", "-a", "-P"])), "bio", "root")["RawUsage"])
+    out = ok(c, ["sacct", "-X", "-n", "-P", "-j", str(j), "-o", "QOS,CPUTimeRAW"])
+    qos, secs = out.strip().split("|")
+    assert qos == "double", out
+    assert after - before == 2 * int(secs) >= 4, (before, after, out)
+
+
 def test_decay(c, tree):
     """Last: PriorityDecayHalfLife of one second halves the usage every second."""
     before = int(row(parse(ok(c, ["sshare", "-a", "-P"])), "root")["RawUsage"])
