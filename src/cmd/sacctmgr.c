@@ -211,7 +211,11 @@ static const char *jget(const json_t *o, const char *key)
 static void print_assoc_ref(const json_t *a, bool modify)
 {
 	const char *user = jget(a, "user"), *part = jget(a, "partition");
-	if (modify) {
+	if (modify && !*user && *jget(a, "parent")) {
+		/* an account's association names its parent, as Slurm's does */
+		printf("  C = %-10s A = %s of %s", jget(a, "cluster"), jget(a, "account"),
+		       jget(a, "parent"));
+	} else if (modify) {
 		printf("  C = %-10s A = %-20s", jget(a, "cluster"), jget(a, "account"));
 		if (*user)
 			printf(" U = %-9s", user);

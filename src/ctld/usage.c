@@ -155,38 +155,35 @@ static void sort_by_level_fs(const struct usage_share *rows, int *v, size_t n)
 	}
 }
 
-/* fair_tree.html: children of the (tied) parents in set, sorted by
- * LevelFS; a user gets rank / users, users tied on LevelFS the same rank;
- * tied accounts are descended as one level. */
-static void fair_tree_rank(struct usage_share *rows, const struct share_tree *tr, const int *set,
-			   size_t nset, size_t nusers, size_t *rank)
+/* Fair tree ranks (fair_tree.html): depth first through the tree, siblings
+ * in LevelFS order, each user gets rank / users, counted down from the top.
+ * A sibling whose LevelFS equals the one before it is tied with it, and so
+ * is the first child of a tied account: a tied user keeps the rank of the
+ * user before it instead of the next one down.  (Checked against Slurm
+ * 22.05: with nothing used, every user at every depth has FairShare 1.0.)
+ * *rank: the last rank given; *left: users not yet ranked. */
+static void fair_tree_rank(struct usage_share *rows, const struct share_tree *tr, int parent,
+			   bool parent_tied, size_t nusers, size_t *rank, size_t *left)
 {
 	size_t n = 0, cap = 8;
 	int *kids = xmalloc(cap * sizeof(*kids));
-	for (size_t s = 0; s < nset; s++)
-		for (int c = tr->first[set[s]]; c >= 0; c = tr->next[c]) {
-			if (n == cap)
-				kids = xrealloc(kids, (cap *= 2) * sizeof(*kids));
-			kids[n++] = c;
-		}
+	for (int c = tr->first[parent]; c >= 0; c = tr->next[c]) {
+		if (n == cap)
+			kids = xrealloc(kids, (cap *= 2) * sizeof(*kids));
+		kids[n++] = c;
+	}
 	sort_by_level_fs(rows, kids, n);
-	for (size_t i = 0, j; i < n; i = j) {
-		for (j = i + 1; j < n && rows[kids[j]].level_fs == rows[kids[i]].level_fs; j++)
-			;
-		size_t tie_rank = *rank;
-		int *accts = xmalloc((j - i) * sizeof(*accts));
-		size_t naccts = 0;
-		for (size_t k = i; k < j; k++) {
-			if (rows[kids[k]].user) {
-				rows[kids[k]].fairshare = nusers ? (double)tie_rank / nusers : 0;
-				(*rank)--;
-			} else {
-				accts[naccts++] = kids[k];
-			}
+	for (size_t i = 0; i < n; i++) {
+		struct usage_share *r = &rows[kids[i]];
+		bool tied = i ? rows[kids[i - 1]].level_fs == r->level_fs : parent_tied;
+		if (r->user) {
+			if (!tied)
+				*rank = *left;
+			r->fairshare = nusers ? (double)*rank / nusers : 0;
+			(*left)--;
+		} else {
+			fair_tree_rank(rows, tr, kids[i], tied, nusers, rank, left);
 		}
-		if (naccts)
-			fair_tree_rank(rows, tr, accts, naccts, nusers, rank);
-		free(accts);
 	}
 	free(kids);
 }
@@ -264,8 +261,8 @@ void usage_shares_compute(struct usage_share *rows, size_t n, bool fair_tree)
 		}
 	}
 	if (fair_tree) {
-		size_t rank = nusers;
-		fair_tree_rank(rows, &tr, &root, 1, nusers, &rank);
+		size_t rank = nusers, left = nusers;
+		fair_tree_rank(rows, &tr, root, false, nusers, &rank, &left);
 	}
 	rows[root].norm_shares = 0;
 	rows[root].fairshare = 0;
