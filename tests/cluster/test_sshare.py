@@ -94,16 +94,19 @@ def tree(c):
     ok(c, ["sacctmgr", "-i", "add", "user", "herdu2", "account=phys", "fairshare=1"])
     ok(c, ["sacctmgr", "-i", "add", "user", "herdu2", "account=chem", "fairshare=3"])
     ok(c, ["sacctmgr", "-i", "add", "user", "root", "account=bio"])
-    run_job(c, "herdu1", "-A", "phys", "-n", "2", "--wrap", "sleep 3")
-    run_job(c, "herdu2", "-A", "chem", "-n", "1", "--wrap", "sleep 2")
+    # far apart (8+ against 1-2 CPU-seconds): a job's elapsed time rounds
+    # up or down by a second, and sleep 3 on 2 CPUs against sleep 2 on 1
+    # could come out 6 to 3, which ties phys's LevelFS with chem's
+    run_job(c, "herdu1", "-A", "phys", "-n", "2", "--wrap", "sleep 4")
+    run_job(c, "herdu2", "-A", "chem", "-n", "1", "--wrap", "sleep 1")
 
 
 def test_raw_usage_is_sacct_cpu_time(c, tree):
     rows = parse(ok(c, ["sshare", "-a", "-P"]))
     u1 = row(rows, "phys", "herdu1")
     u2 = row(rows, "chem", "herdu2")
-    assert int(u1["RawUsage"]) == used(c, "phys", "herdu1") >= 6
-    assert int(u2["RawUsage"]) == used(c, "chem", "herdu2") >= 2
+    assert int(u1["RawUsage"]) == used(c, "phys", "herdu1") >= 8
+    assert int(u2["RawUsage"]) == used(c, "chem", "herdu2") >= 1
     # every account's usage is its children's; root's the cluster's
     for r in rows:
         if r["User"]:
