@@ -127,6 +127,21 @@ struct data {
 	bool connected;    /* client initialised (data_free closes it) */
 };
 
+/* The window's end as far as it has happened: the reports count no
+ * time after now. */
+static time_t window_end(const struct report_opts *o)
+{
+	return o->end < o->now ? o->end : o->now;
+}
+
+/* CPU-seconds the cluster reported over the window (its CPUs times the
+ * window so far): what percentages are of. */
+static long long reported_secs(const struct data *d, const struct report_opts *o)
+{
+	time_t until = window_end(o);
+	return until > o->start ? cmd_jint(d->facts, "cpus") * (long long)(until - o->start) : 0;
+}
+
 static void data_free(struct data *d)
 {
 	json_decref(d->facts);
@@ -170,7 +185,7 @@ static int load(struct data *d, const char *report, struct report_opts *o, bool 
 		o->now = cmd_jint(d->facts, "time");
 	if (want_jobs) {
 		body = json_pack("{s:I, s:I}", "start_time", (json_int_t)o->start, "end_time",
-				 (json_int_t)(o->end < o->now ? o->end : o->now));
+				 (json_int_t)window_end(o));
 		/* PrivateData=usage: a plain user's own usage only */
 		if (d->private)
 			json_object_set_new(body, "uids", json_pack("[I]", (json_int_t)getuid()));
@@ -208,7 +223,7 @@ static const char *proper_name(const char *user, char *buf, size_t len)
 static bool job_usage(const struct data *d, const struct report_opts *o, const json_t *job,
 		      long long *secs)
 {
-	*secs = sreport_job_cpu_secs(job, o->start, o->end < o->now ? o->end : o->now, o->now);
+	*secs = sreport_job_cpu_secs(job, o->start, window_end(o), o->now);
 	if (*secs <= 0)
 		return false;
 	if (o->users && !in_list(o->users, cmd_jstr(job, "user")))
@@ -373,12 +388,12 @@ static int report_cluster_utilization(struct report_opts *o)
 	if (load(&d, "cluster_utilization", o, false, false) < 0)
 		goto out;
 	json_t *body = json_pack("{s:I, s:I}", "start_time", (json_int_t)o->start, "end_time",
-				 (json_int_t)(o->end < o->now ? o->end : o->now));
+				 (json_int_t)window_end(o));
 	if (ask(&d, MSG_ACCT_JOBS, body, &d.jobs) < 0)
 		goto out;
-	time_t until = o->end < o->now ? o->end : o->now;
+	time_t until = window_end(o);
 	long long cpus = cmd_jint(d.facts, "cpus");
-	long long reported = until > o->start ? cpus * (long long)(until - o->start) : 0;
+	long long reported = reported_secs(&d, o);
 	long long alloc = 0, down = cmd_jint(d.facts, "down_cpu_secs");
 	size_t i;
 	json_t *job;
@@ -548,9 +563,7 @@ static int report_account_by_user(struct report_opts *o)
 		tree_charge(&t, *account ? account : "(null)", cmd_jstr(job, "user"), secs, -1);
 	}
 	/* percent of what the cluster reported over the window */
-	time_t until = o->end < o->now ? o->end : o->now;
-	long long reported = until > o->start ? cmd_jint(d.facts, "cpus") * (long long)(until - o->start)
-					      : 0;
+	long long reported = reported_secs(&d, o);
 	struct pick picks[16];
 	bool bad = false;
 	size_t npicks = pick_fields(cluster_fields, o->format ? o->format
@@ -644,9 +657,7 @@ static int report_top_usage(struct report_opts *o)
 			opt_strv_push(&users[k].accounts, &users[k].naccounts, xstrdup(account));
 	}
 	qsort(users, nusers, sizeof(*users), by_secs_desc);
-	time_t until = o->end < o->now ? o->end : o->now;
-	long long reported = until > o->start ? cmd_jint(d.facts, "cpus") * (long long)(until - o->start)
-					      : 0;
+	long long reported = reported_secs(&d, o);
 	struct pick picks[16];
 	bool bad = false;
 	size_t npicks = pick_fields(user_fields, o->format ? o->format
