@@ -501,6 +501,8 @@ void job_set_state(struct job *job, enum job_state state, enum job_reason reason
 {
 	enum job_state old = job->state;
 	time_t now = time(NULL);
+	/* it held its nodes (a suspended job keeps them) */
+	bool was_running = old == JOB_RUNNING || old == JOB_COMPLETING || old == JOB_SUSPENDED;
 
 	job->state = state;
 	job->reason = reason;
@@ -508,14 +510,13 @@ void job_set_state(struct job *job, enum job_state state, enum job_reason reason
 		job->end_time = now;
 		if (old == JOB_PENDING)
 			job->start_time = now;   /* as Slurm: a job ended before it ran starts when it ends */
-		if (old == JOB_RUNNING || old == JOB_COMPLETING || old == JOB_SUSPENDED) {
+		if (was_running) {
 			step_job_ended(job, state);
 			node_free(job);
 			sched_request();
 		}
 	}
 	/* AccountingStorageEnforce's counts (limits.c), as the state changes */
-	bool was_running = old == JOB_RUNNING || old == JOB_COMPLETING || old == JOB_SUSPENDED;
 	if (job_state_is_final(state) && !job_state_is_final(old)) {
 		limits_job_ended(job, was_running);
 	} else if (state == JOB_PENDING && (was_running || job_state_is_final(old))) {
