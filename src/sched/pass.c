@@ -20,7 +20,7 @@ static void take(struct sched_node *sn, const struct sched_job *job, const struc
 static int main_pass(const struct sched_params *params, struct sched_node *sn, int nnodes,
 		     const struct sched_job *jobs, int njobs, struct sched_decision *out)
 {
-	bool *blocked = xcalloc(params->nparts + 1, sizeof(bool));
+	bool *blocked = xmalloc((params->nparts + 1) * sizeof(bool));
 	int *node = xmalloc((nnodes + 1) * sizeof(int)), *cpus = xmalloc((nnodes + 1) * sizeof(int));
 	int started = 0, limit = params->max_job_test > 0 && params->max_job_test < njobs
 					   ? params->max_job_test : njobs;
@@ -28,7 +28,7 @@ static int main_pass(const struct sched_params *params, struct sched_node *sn, i
 	for (int i = 0; i < limit; i++) {
 		const struct sched_job *job = &jobs[i];
 		struct sched_decision *d = &out[i];
-		bool *busy = xcalloc(job->nalt + 1, sizeof(bool));
+		bool *busy = xmalloc((job->nalt + 1) * sizeof(bool));
 		int n = 0;
 
 		d->what = SCHED_D_WAIT;
