@@ -94,7 +94,7 @@ static const char *weights_value(char letter, const struct row *r, char *buf, si
 	switch (letter) {
 	case 'i': return "Weights";
 	case 'S': return "1";
-	case 't': case 'T': return cmd_jstr(r->weights, "tres");
+	case 'T': return cmd_jstr(r->weights, "tres");
 	case 'c': return r->cluster;
 	}
 	return "";
@@ -128,38 +128,42 @@ static const char *value(char letter, const void *row, char *buf, size_t len)
 	case 'T': return tres_cell(json_object_get(job, "tres"), false, buf, len);
 	case 'u': return cmd_jstr(job, "user");
 	case 'y':
-		snprintf(buf, len, "%.7f", (double)cmd_jint(job, "priority") / 4294967295.0);
+		snprintf(buf, len, "%.14f", (double)cmd_jint(job, "priority") / 4294967295.0);
 		return buf;
 	case 'Y': snprintf(buf, len, "%lld", cmd_jint(job, "priority")); return buf;
 	}
 	return "";
 }
 
-/* Slurm 22.05's default formats, less the factors weighted 0 (SITE stays;
- * NICE is -l's). */
-static char *default_format(const json_t *weights, bool long_form, bool norm)
+/* Slurm 22.05's default formats: the short one without the factors
+ * weighted 0 (SITE stays; USER with -u), -l every column and NICE; -n
+ * left-justified normalized figures, without SITE and NICE. */
+static char *default_format(const json_t *weights, bool long_form, bool norm, bool user)
 {
-	struct strbuf sb = { 0 };
-	strbuf_adds(&sb, "%.15i %9r");
-	if (long_form)
-		strbuf_adds(&sb, " %.8u");
-	strbuf_adds(&sb, norm ? " %.10y" : " %.10Y");
-	strbuf_adds(&sb, " %.10S");
 	static const struct { const char *key; char letter; } cols[] = {
 		{ "age", 'a' }, { "assoc", 'b' }, { "fairshare", 'f' }, { "job_size", 'j' },
 		{ "partition", 'p' }, { "qos", 'q' },
 	};
+	struct strbuf sb = { 0 };
 	char item[16];
+
+	strbuf_adds(&sb, "%.15i %9r");
+	if (long_form || user)
+		strbuf_adds(&sb, " %.8u");
+	strbuf_adds(&sb, norm ? " %10y" : " %.10Y");
+	if (!norm)
+		strbuf_adds(&sb, " %.10S");
 	for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++) {
-		if (!cmd_jint(weights, cols[i].key))
+		if (!long_form && !cmd_jint(weights, cols[i].key))
 			continue;
-		snprintf(item, sizeof(item), " %%.10%c", norm ? cols[i].letter : cols[i].letter - 32);
+		snprintf(item, sizeof(item), norm ? " %%10%c" : " %%.10%c",
+			 norm ? cols[i].letter : cols[i].letter - 32);
 		strbuf_adds(&sb, item);
 	}
-	if (long_form)
+	if (long_form && !norm)
 		strbuf_adds(&sb, " %.11N");
-	if (*cmd_jstr(weights, "tres"))
-		strbuf_adds(&sb, long_form ? (norm ? " %.20t" : " %.20T") : (norm ? " %20t" : " %20T"));
+	if (long_form || *cmd_jstr(weights, "tres"))
+		strbuf_adds(&sb, norm ? " %20t" : " %.20T");   /* (the man page says %20T; 22.05 right-justifies) */
 	return sb.s;
 }
 
@@ -260,7 +264,9 @@ int main(int argc, char **argv)
 		case 'w': weights_only = true; break;
 		case OPT_HELP: help(); return 0;
 		case OPT_USAGE: usage(stdout); return 0;
-		default: usage(stderr); return 1;
+		default:
+			fprintf(stderr, "Try \"sprio --help\" for more information\n");
+			return 1;
 		}
 	}
 	/* -j's list is optional, so "-j 12" leaves 12 behind: take it, as
@@ -308,12 +314,10 @@ int main(int argc, char **argv)
 	const json_t *weights = json_object_get(reply, "weights");
 	const char *cluster = client.conf ? conf_cluster_name(client.conf) : "";
 	if (!format)
-		format = dflt = default_format(weights, long_form, norm);
+		format = dflt = default_format(weights, long_form, norm, users_arg != NULL);
 	fmt = fmt_parse(format, LETTERS);
-	if (fmt->bad) {
+	if (fmt->bad)   /* as Slurm: said, and the rest printed */
 		fprintf(stderr, "sprio: error: Invalid job format specification: %c\n", fmt->bad);
-		goto out;
-	}
 	const json_t *jobs = json_object_get(reply, "jobs");
 	size_t n = weights_only ? 1 : json_array_size(jobs);
 	struct row *rows = xmalloc((n + 1) * sizeof(*rows));
@@ -323,7 +327,7 @@ int main(int argc, char **argv)
 					cluster };
 		ptrs[i] = &rows[i];
 	}
-	if (!n && (jobs_arg || users_arg)) {
+	if (!n && jobs_arg && !weights_only) {
 		printf("Unable to find jobs matching user/id(s) specified\n");
 	} else {
 		fmt_print_table(fmt, value, ptrs, n, titles, !no_header, false);

@@ -94,8 +94,9 @@ def tres_sum(cell):
 
 
 def weighted_sum(r):
-    return (int(r["SITE"]) + int(r["AGE"]) + int(r["FAIRSHARE"]) + int(r["JOBSIZE"]) +
-            int(r["PARTITION_F"]) + int(r["QOS"]) + tres_sum(r.get("TRES")) - int(r["NICE"]))
+    return (int(r["SITE"]) + int(r["AGE"]) + int(r["ASSOC"]) + int(r["FAIRSHARE"]) +
+            int(r["JOBSIZE"]) + int(r["PARTITION_F"]) + int(r["QOS"]) + tres_sum(r.get("TRES")) -
+            int(r["NICE"]))
 
 
 def consistent(c, job):
@@ -132,10 +133,18 @@ def test_weights(c):
     # one line, no partition or priority, SITE's weight 1
     line = ok(c, ["sprio", "-w", "-h"]).split()
     assert line == ["Weights", "1", "10000", "100000", "1000", "1000", "2000", "cpu=100"]
-    # -l adds USER and NICE, no weight for them
+    # -l: every factor (ASSOC too), USER and NICE, as Slurm 22.05 prints them
     head, _ = sprio(c, "-l", "-w")
-    assert head == ["JOBID", "PARTITION", "USER", "PRIORITY", "SITE", "AGE", "FAIRSHARE",
-                    "JOBSIZE", "PARTITION_F", "QOS", "NICE", "TRES"]
+    assert head == ["JOBID", "PARTITION", "USER", "PRIORITY", "SITE", "AGE", "ASSOC",
+                    "FAIRSHARE", "JOBSIZE", "PARTITION_F", "QOS", "NICE", "TRES"]
+    line = ok(c, ["sprio", "-w", "-h", "-l"]).split()
+    assert line == ["Weights", "1", "10000", "0", "100000", "1000", "1000", "2000", "cpu=100"]
+    # -n: normalized figures, no SITE; the weights line without the TRES'
+    head, _ = sprio(c, "-n", "-w")
+    assert head == ["JOBID", "PARTITION", "PRIORITY", "AGE", "FAIRSHARE", "JOBSIZE",
+                    "PARTITION_F", "QOS", "TRES"]
+    line = ok(c, ["sprio", "-w", "-h", "-n"]).split()
+    assert line == ["Weights", "10000", "100000", "1000", "1000", "2000"]
 
 
 def test_sum_is_the_priority(c, blocked):
