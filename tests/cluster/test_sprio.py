@@ -265,3 +265,25 @@ def test_admin_priority_stays(c, blocked):
     assert r.rc != 0, r
     ok(c, ["scontrol", "update", f"jobid={u}", "priority=5"], user=U1)
     assert squeue_field(c, u, "%Q") == "5"
+
+
+@pytest.mark.parametrize("key,value,says", [
+    ("PriorityFlags", "ACCRUE_ALWAYS,BOGUS", "invalid flag 'BOGUS'"),
+    ("PriorityWeightTRES", "cpu=1,disk=2", "invalid TRES 'disk'"),
+    ("PriorityType", "priority/fancy", "PriorityType=priority/fancy is not supported"),
+])
+def test_bad_priority_keys_are_refused(c, key, value, says):
+    """A reconfigure with a bad Priority* key changes nothing and says why."""
+    with open(c.conf) as f:
+        saved = f.read()
+    try:
+        with open(c.conf, "a") as f:
+            f.write(f"{key}={value}\n")
+        r = c.run(["scontrol", "reconfigure"])
+        assert r.rc != 0 and says in r.err, r
+        head, _ = sprio(c, "-w")                 # still multifactor, the old weights
+        assert "FAIRSHARE" in head
+    finally:
+        with open(c.conf, "w") as f:
+            f.write(saved)
+        ok(c, ["scontrol", "reconfigure"])
