@@ -9,7 +9,9 @@ higher-priority job is the one that starts when both wait.
 One 2-node cluster; partitions debug (PriorityJobFactor 1, the default) and
 hi (10); users herdu1 and herdu2 under account proj; QOS high (Priority
 100).  Every test waits behind a blocker that holds both nodes."""
+import os
 import re
+import signal
 
 import pytest
 
@@ -230,19 +232,28 @@ def test_light_user_before_heavy(c, blocked):
     heavy = submit(c, "-A", "proj", user=U1)
     light = submit(c, "-A", "proj", user=U2)
 
-    def shares():
+    def sshare():
+        out = ok(c, ["sshare", "-a", "-P", "-n", "-o", "Account,User,FairShare"])
+        fs = {}
+        for line in out.splitlines():
+            acct, user, value = line.split("|")
+            if user:
+                fs[(acct.strip(), user)] = float(value)
+        return fs
+
+    def agree():
+        """sprio's figures are those of the last recompute, sshare's of now:
+        a rank may move in between (root's blocker keeps adding usage), so
+        poll until one answer of each agrees."""
         rows = {int(r["JOBID"]): r for r in sprio(c, "-n", "-l")[1]}
-        if heavy in rows and light in rows and \
-                float(rows[light]["FAIRSHARE"]) > float(rows[heavy]["FAIRSHARE"]):
+        fs = sshare()
+        if heavy not in rows or light not in rows:
+            return None
+        h, lt = float(rows[heavy]["FAIRSHARE"]), float(rows[light]["FAIRSHARE"])
+        if lt > h and abs(h - fs[("proj", U1)]) < 1e-5 and abs(lt - fs[("proj", U2)]) < 1e-5:
             return rows
-    rows = c.wait_until("the light user's fair-share above the heavy one's", shares, timeout=30)
-    sshare = {}
-    for line in ok(c, ["sshare", "-a", "-P", "-n", "-o", "Account,User,FairShare"]).splitlines():
-        acct, user, fs = line.split("|")
-        if user:
-            sshare[(acct.strip(), user)] = float(fs)
-    assert abs(float(rows[heavy]["FAIRSHARE"]) - sshare[("proj", U1)]) < 1e-5
-    assert abs(float(rows[light]["FAIRSHARE"]) - sshare[("proj", U2)]) < 1e-5
+    c.wait_until("the light user's fair-share above the heavy one's, as sshare has them",
+                 agree, timeout=60)
     p = prios(c, light, heavy)
     assert p[light] > p[heavy], p
 
@@ -264,6 +275,13 @@ def test_admin_priority_stays(c, blocked):
     ok(c, ["scontrol", "update", f"jobid={j}", "priority=4242"])
     assert squeue_field(c, j, "%Q") == "4242"
     ok(c, ["scontrol", "reconfigure"])           # every priority computed again
+    assert c.show_job(j)["Priority"] == "4242"
+    killed = c.ctld_pid()                        # and from the store, after a kill -9
+    os.kill(killed, signal.SIGKILL)
+    c.wait_until("the controller gone", lambda: not c.ping_ok(), timeout=30)
+    c.restart_ctld()
+    c.wait_until("the controller back", lambda: c.ping_ok() and c.ctld_pid() != killed,
+                 timeout=30)
     assert c.show_job(j)["Priority"] == "4242"
     # an administrator's priority is not the factors': sprio leaves it out
     assert j not in [int(r["JOBID"]) for r in sprio(c)[1]]
