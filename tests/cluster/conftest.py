@@ -28,7 +28,8 @@ def ensure_user(name):
     try:
         return pwd.getpwnam(name)
     except KeyError:
-        subprocess.run(["useradd", "-m", "-s", "/bin/bash", name], check=True)
+        # Test files run in parallel: another may be adding the same user.
+        subprocess.run(["useradd", "-m", "-s", "/bin/bash", name], stderr=subprocess.DEVNULL)
         return pwd.getpwnam(name)
 
 
