@@ -196,3 +196,19 @@ def test_enforce_part_limits(enforced, mode):
     # What is allowed is taken.
     job = submit(c, U1, "-p", "qosp", "--qos=pl_q", "--wrap", "true")
     assert c.wait_done(job) == "COMPLETED"
+
+
+def test_qos_flags_pass_partition_limits(clean):
+    c = clean
+    sacctmgr(c, "modify", "qos", "pl_q", "set", "flags=PartitionTimeLimit,PartitionMaxNodes")
+    try:
+        long = sleeper(c, U1, "-p", "small", "--qos=pl_q", "-t", "20")
+        c.wait_state(long, "RUNNING")
+        big = sleeper(c, U1, "-p", "small", "--qos=pl_q", "-N", "2")
+        c.wait_state(big, "RUNNING")
+        assert squeue_field(c, big, "%D") == "2"
+        # QOS normal has no such flag: its jobs still wait.
+        plain = sleeper(c, U1, "-p", "small", "-t", "20")
+        wait_reason(c, plain, "PartitionTimeLimit")
+    finally:
+        sacctmgr(c, "modify", "qos", "pl_q", "set", "flags-=PartitionTimeLimit,PartitionMaxNodes")
