@@ -167,6 +167,42 @@ static char *default_format(const json_t *weights, bool long_form, bool norm, bo
 	return sb.s;
 }
 
+/* -S "u,r,-y": keys as the format's letters, '-' descending; numbers
+ * compare as numbers, names as text; the job ID last (the default, "i"). */
+static const char *sort_keys;
+
+static int cmp_rows(const void *a, const void *b)
+{
+	const struct row *x = *(const struct row *const *)a, *y = *(const struct row *const *)b;
+	char bx[512], by[512];
+	const char *k = sort_keys ? sort_keys : "";
+
+	while (*k) {
+		bool desc = false;
+		if (*k == '+' || *k == '-')
+			desc = *k++ == '-';
+		char letter = *k;
+		if (!letter)
+			break;
+		const char *vx = value(letter, x, bx, sizeof(bx));
+		const char *vy = value(letter, y, by, sizeof(by));
+		int c;
+		if (strchr("iYyAaBbFfJjPpQqSN", letter)) {
+			double dx = atof(vx), dy = atof(vy);
+			c = dx < dy ? -1 : dx > dy;
+		} else {
+			c = strcmp(vx, vy);
+		}
+		if (c)
+			return desc ? -c : c;
+		k++;
+		while (*k == ',' || *k == ' ')
+			k++;
+	}
+	long long ix = cmd_jint(x->job, "job_id"), iy = cmd_jint(y->job, "job_id");
+	return ix < iy ? -1 : ix > iy;
+}
+
 static json_t *list_arg(const char *arg, bool users, bool ints, bool *bad)
 {
 	json_t *a = json_array();
@@ -220,6 +256,7 @@ static void help(void)
 	       "  -n, --norm                      display normalized values\n"
 	       "  -o, --format=format             format specification\n"
 	       "  -p, --partition=partition_name  comma separated list of partitions\n"
+	       "  -S, --sort=fields               sort by these format letters (-: descending)\n"
 	       "  -u, --user=user_name            comma separated list of users to view\n"
 	       "  -v, --verbose                   display more information\n"
 	       "  -V, --version                   output version information and exit\n"
@@ -243,14 +280,18 @@ int main(int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' }, { "version", no_argument, NULL, 'V' },
 		{ "weights", no_argument, NULL, 'w' }, { "federation", no_argument, NULL, OPT_LOCAL },
 		{ "local", no_argument, NULL, OPT_LOCAL }, { "help", no_argument, NULL, OPT_HELP },
-		{ "usage", no_argument, NULL, OPT_USAGE }, { NULL, 0, NULL, 0 },
+		{ "usage", no_argument, NULL, OPT_USAGE }, { "sort", required_argument, NULL, 'S' },
+		{ "sibling", no_argument, NULL, OPT_LOCAL }, { NULL, 0, NULL, 0 },
 	};
 	const char *jobs_arg = NULL, *users_arg = NULL, *parts_arg = NULL, *format = NULL;
 	bool no_header = false, long_form = false, norm = false, weights_only = false;
 	bool jobs_given = false, bad = false;
 	int c, status = 1;
 
-	while ((c = getopt_long(argc, argv, "hj::lM:no:p:u:vVw", long_opts, NULL)) != -1) {
+	format = getenv("SPRIO_FORMAT");
+	if (format && !*format)
+		format = NULL;
+	while ((c = getopt_long(argc, argv, "hj::lM:no:p:S:u:vVw", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'h': no_header = true; break;
 		case 'j': jobs_given = true; jobs_arg = optarg; break;
@@ -259,6 +300,7 @@ int main(int argc, char **argv)
 		case 'n': norm = true; break;
 		case 'o': format = optarg; break;
 		case 'p': parts_arg = optarg; break;
+		case 'S': sort_keys = optarg; break;
 		case 'u': users_arg = optarg; break;
 		case 'V': printf("%s\n", CMD_VERSION); return 0;
 		case 'w': weights_only = true; break;
@@ -327,6 +369,8 @@ int main(int argc, char **argv)
 					cluster };
 		ptrs[i] = &rows[i];
 	}
+	if (sort_keys && !weights_only && n > 1)
+		qsort(ptrs, n, sizeof(*ptrs), cmp_rows);
 	if (!n && jobs_arg && !weights_only) {
 		printf("Unable to find jobs matching user/id(s) specified\n");
 	} else {

@@ -16,7 +16,7 @@ import signal
 import pytest
 
 from conftest import Cluster, make_root, stop_cluster
-from cmd_helpers import cancel_all, squeue_field
+from cmd_helpers import cancel_all, run_env, squeue_field
 
 U1, U2 = "herdu1", "herdu2"
 WEIGHTS = dict(PriorityWeightAge=10000, PriorityWeightFairshare=100000,
@@ -214,6 +214,14 @@ def test_filters_and_format(c, blocked):
     assert (jid, user, part, nice) == (str(a), U1, "debug", "0")
     assert abs(float(age_n) * 10000 - int(age_w)) <= 1
     assert re.fullmatch(r"cpu=\d+", tres)
+    # -S: sorted by format letters, '-' descending (hi's factor puts b above a)
+    only = ["-h", "-o", "%i", "-j", f"{a},{b}"]
+    assert ok(c, ["sprio", *only, "-S", "-Y"]).split() == [str(b), str(a)]
+    assert ok(c, ["sprio", *only, "-S", "Y"]).split() == [str(a), str(b)]
+    assert ok(c, ["sprio", *only, "--sort=-u,i"]).split() == [str(b), str(a)]
+    # SPRIO_FORMAT stands for -o
+    r = run_env(c, {"SPRIO_FORMAT": "%i %u"}, ["sprio", "-h", "-j", str(a)])
+    assert r.rc == 0 and r.out.split() == [str(a), U1], r
     # a job that does not wait is not listed
     r = c.run(["sprio", "-j", str(blocked)])
     assert r.rc == 0 and r.out == "Unable to find jobs matching user/id(s) specified\n", r
