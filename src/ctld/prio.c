@@ -80,10 +80,21 @@ static uint32_t weight(const struct conf *conf, const char *key)
 	return v < 0 ? 0 : v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
 }
 
+/* Back to priority/basic (a reconfigure): every pending job's priority
+ * as basic gives it, not the last multifactor one. */
+static void basic_one(struct job *job, void *arg)
+{
+	free(job->prio);
+	job->prio = NULL;
+	if (job->state == JOB_PENDING)
+		job->priority = job_priority(job);
+}
+
 void prio_setup(void)
 {
 	const struct conf *conf = ctld.conf;
 	char text[160];
+	bool was = prio.multifactor;
 
 	if (check_type(conf_get(conf, "PriorityType"), &prio.multifactor) < 0)
 		log_error("PriorityType=%s unknown: priority/basic", conf_get(conf, "PriorityType"));
@@ -108,6 +119,8 @@ void prio_setup(void)
 	if (prio.calc_period <= 0)
 		prio.calc_period = CALC_PERIOD_DEFAULT;
 	prio_changed();
+	if (was && !prio.multifactor)
+		job_foreach(basic_one, NULL);
 }
 
 /* The inputs every job shares: the cluster's size, the highest partition

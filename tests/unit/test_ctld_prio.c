@@ -137,11 +137,31 @@ static void recompute_only_when_due(void **state)
 	job_table_clear();
 }
 
+/* A reconfigure back to priority/basic: first come first served again. */
+static void back_to_basic(void **state)
+{
+	struct job *j = pending(5, 1, "high");
+	j->nice = 3;
+	prio_update(T0 + 400);
+	assert_true(j->priority < 10000);
+	kv[0].value = "priority/basic";
+	prio_setup();
+	assert_false(prio_multifactor());
+	assert_int_equal(j->priority, job_base_priority(5) - 3);
+	assert_null(j->prio);
+	kv[0].value = "priority/multifactor";
+	prio_setup();
+	prio_update(T0 + 400);
+	assert_true(j->priority < 10000 && j->prio);
+	job_table_clear();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(factors),
 		cmocka_unit_test(recompute_only_when_due),
+		cmocka_unit_test(back_to_basic),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }
