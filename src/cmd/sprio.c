@@ -225,10 +225,9 @@ static json_t *list_arg(const char *arg, bool users, bool ints, bool *bad)
 				pw = getpwuid((uid_t)uid);
 			else
 				pw = getpwnam(*s);
-			if (!pw) {
+			if (!pw) {   /* as Slurm: said, and left out */
 				fprintf(stderr, "sprio: error: Invalid user: %s\n", *s);
-				*bad = true;
-				break;
+				continue;
 			}
 			json_array_append_new(a, json_string(pw->pw_name));
 		} else {
@@ -336,6 +335,15 @@ int main(int argc, char **argv)
 		json_object_set_new(body, "users", list_arg(users_arg, true, false, &bad));
 	if (parts_arg)
 		json_object_set_new(body, "partitions", list_arg(parts_arg, false, false, &bad));
+	for (const char *k = sort_keys; k && *k; k++) {
+		if (*k == ',' || *k == '+' || *k == '-' || *k == ' ')
+			continue;
+		if (!strchr(LETTERS, *k)) {
+			fprintf(stderr, "sprio: error: Invalid sort specification: %c\n", *k);
+			bad = true;
+			break;
+		}
+	}
 	if (bad)
 		goto out;
 	if (cmd_client_init(&client, &err) < 0) {

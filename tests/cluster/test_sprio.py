@@ -219,6 +219,14 @@ def test_filters_and_format(c, blocked):
     assert ok(c, ["sprio", *only, "-S", "-Y"]).split() == [str(b), str(a)]
     assert ok(c, ["sprio", *only, "-S", "Y"]).split() == [str(a), str(b)]
     assert ok(c, ["sprio", *only, "--sort=-u,i"]).split() == [str(b), str(a)]
+    r = c.run(["sprio", *only, "-S", "Z"])
+    assert r.rc == 1 and r.err == "sprio: error: Invalid sort specification: Z\n", r
+    # an unknown user is said and left out, as Slurm does
+    r = c.run(["sprio", "-h", "-o", "%i", "-u", f"nosuchuser,{U1}"])
+    assert r.rc == 0 and r.err == "sprio: error: Invalid user: nosuchuser\n", r
+    assert r.out.split() == [str(a)]
+    r = c.run(["sprio", "-j", "0"])
+    assert r.rc == 1 and r.err == "sprio: error: Invalid job id: 0\n", r
     # SPRIO_FORMAT stands for -o
     r = run_env(c, {"SPRIO_FORMAT": "%i %u"}, ["sprio", "-h", "-j", str(a)])
     assert r.rc == 0 and r.out.split() == [str(a), U1], r
