@@ -250,6 +250,7 @@ struct job {
 	 * (scontrol update Priority=), which stays until set again; 0 none. */
 	struct prio_factors *prio;
 	uint32_t prio_admin;
+	time_t accrue_time;         /* prio.c: since when it may run (age); 0 = not now */
 };
 
 struct ctld {

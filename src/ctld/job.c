@@ -613,6 +613,8 @@ json_t *job_to_json(const struct job *job)
 	json_object_set_new(o, "nice", json_integer(job->nice));
 	if (job->prio_admin)
 		json_object_set_new(o, "priority_admin", json_integer(job->prio_admin));
+	if (job->accrue_time)
+		json_object_set_new(o, "accrue_time", json_integer(job->accrue_time));
 	char mail[256];
 	json_object_set_new(o, "requeue", json_boolean(job->requeue));
 	json_object_set_new(o, "mail_type",
@@ -723,6 +725,7 @@ struct job *job_from_json(const json_t *rec)
 	job->part = part_find(json_string_value(json_object_get(rec, "partition")) ?: "");
 	job->priority = int_of(rec, "priority");
 	job->prio_admin = (uint32_t)int_of(rec, "priority_admin");
+	job->accrue_time = int_of(rec, "accrue_time");
 	job->req_nodes = int_of(rec, "req_nodes");
 	job->ntasks = int_of(rec, "num_tasks");
 	job->cpus_per_task = int_of(rec, "cpus_per_task");

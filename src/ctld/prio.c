@@ -24,6 +24,10 @@ static struct {
 	int64_t calc_period;         /* seconds */
 	time_t last_calc;
 	bool dirty;                  /* recompute all at the next prio_update */
+	/* Jobs that wait already when multifactor starts (at start, after a
+	 * reconfigure from basic) accrue age from their eligible time, not
+	 * from now: until the first recompute. */
+	bool seed;
 	/* the inputs shared by every job, as of the last recompute */
 	bool ctx_valid;
 	struct prio_cluster cluster;
@@ -121,6 +125,8 @@ void prio_setup(void)
 	prio_changed();
 	if (was && !prio.multifactor)
 		job_foreach(basic_one, NULL);
+	if (!was && prio.multifactor)
+		prio.seed = true;
 }
 
 /* The inputs every job shares: the cluster's size, the highest partition
@@ -197,10 +203,18 @@ uint32_t prio_job(struct job *job, time_t now)
 	if (!prio.ctx_valid)
 		ctx_build(now);
 	pj.submit_time = job->submit_time;
-	/* Age accrues once the job may run: not held, no dependency left,
-	 * its begin time reached (ACCRUE_ALWAYS: from submission anyway). */
-	if (!job->hold_user && !job->hold_admin && !job->depend && job->eligible_time <= now)
-		pj.eligible_time = job->eligible_time ? job->eligible_time : job->submit_time;
+	/* Age accrues while the job may run: not held, no dependency left,
+	 * its begin time reached (ACCRUE_ALWAYS: from submission anyway).
+	 * A job is seen to become eligible (a dependency met, a release, its
+	 * begin time) within a recompute: it accrues from then. */
+	if (!job->hold_user && !job->hold_admin && !job->depend && job->eligible_time <= now) {
+		if (!job->accrue_time)
+			job->accrue_time = !prio.seed ? now : job->eligible_time ? job->eligible_time
+										     : job->submit_time;
+		pj.eligible_time = job->accrue_time;
+	} else {
+		job->accrue_time = 0;
+	}
 	job_request(job, &pj);
 	pj.time_limit = job->time_limit;
 	pj.fairshare = job_fairshare(job);
@@ -228,6 +242,8 @@ static void update_one(struct job *job, void *arg)
 	time_t now = *(time_t *)arg;
 	bool running = job->state == JOB_RUNNING || job->state == JOB_SUSPENDED;
 
+	if (job->hold_user || job->hold_admin)
+		job->accrue_time = 0;   /* a hold stops the age (counted again from the release) */
 	if (job->prio_admin || job->hold_user || job->hold_admin)
 		return;
 	if (job->state != JOB_PENDING &&
@@ -247,6 +263,7 @@ void prio_update(time_t now)
 	job_foreach(update_one, &now);
 	prio.last_calc = now;
 	prio.dirty = false;
+	prio.seed = false;
 }
 
 /* PRIO_INFO (sprio) */

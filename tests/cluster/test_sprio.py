@@ -177,6 +177,19 @@ def test_age_grows(c, blocked):
     assert float(job_row(c, j, "-n")["AGE"]) < 1.0   # PriorityMaxAge is 10 minutes
 
 
+def test_hold_stops_age(c, blocked):
+    """Without ACCRUE_ALWAYS a held job accrues no age: released, it starts
+    from nothing, below a job that waited all along."""
+    held = submit(c, "--hold")   # the older of the two
+    plain = submit(c)
+    c.wait_until("6 s of age", lambda: float(job_row(c, plain, "-n")["AGE"]) >= 0.01,
+                 timeout=60)
+    assert held not in [int(r["JOBID"]) for r in sprio(c)[1]]   # priority 0: not listed
+    ok(c, ["scontrol", "release", str(held)])
+    rows = {int(r["JOBID"]): r for r in sprio(c, "-n", "-l")[1]}
+    assert float(rows[held]["AGE"]) < float(rows[plain]["AGE"]), rows
+
+
 def test_qos_partition_and_nice(c, blocked):
     plain = submit(c)
     high = submit(c, "--qos=high")

@@ -68,7 +68,8 @@ static struct job *pending(uint32_t id, int part, const char *qos)
 	j->req_nodes = 1;
 	j->submit_time = j->eligible_time = T0;
 	j->time_limit = -1;
-	j->priority = job_priority(j);   /* at submission */
+	j->priority = job_priority(j);   /* at submission (time(NULL), not T0: ... */
+	j->accrue_time = T0;             /* ... so submitted at T0, eligible since) */
 	job_table_add(j);
 	return j;
 }
@@ -91,11 +92,18 @@ static void factors(void **state)
 	d->prio_admin = 77;
 	assert_int_equal(job_priority(d), 77);   /* fixed, whatever the factors */
 	d->prio_admin = 0;
+	prio_update(T0);   /* the first recompute: jobs seen eligible from now on accrue from then */
 	d->depend = xmalloc(sizeof(*d->depend));   /* waits for another job: no age */
 	assert_int_equal(prio_job(d, T0 + 50), 250);
 	depend_destroy(d->depend);
-	d->depend = NULL;
-	assert_int_equal(prio_job(d, T0 + 50), 750);
+	d->depend = NULL;   /* met at T0 + 50: its age counts from then */
+	assert_int_equal(prio_job(d, T0 + 50), 250);
+	assert_int_equal(prio_job(d, T0 + 100), 250 + 500);
+	d->hold_user = true;   /* a hold stops it; the release starts it again */
+	prio_update(T0 + 1000);
+	d->hold_user = false;
+	assert_int_equal(prio_job(d, T0 + 1000), 250);
+	assert_int_equal(prio_job(d, T0 + 1025), 250 + 250);
 	job_table_clear();
 }
 
