@@ -12,6 +12,10 @@
 #include "ctld/prio.h"
 
 #define CALC_PERIOD_DEFAULT 300   /* PriorityCalcPeriod: 5 minutes */
+/* A job computed between recomputes (a submission, an update) uses inputs
+ * at most this old: fresh fair-share for a new job after others ended,
+ * at most one rebuild a second however many jobs come. */
+#define CTX_MAX_AGE 1
 
 /* Per partition: its totals of each TRES (the TRES factors' denominators). */
 struct part_tres {
@@ -30,6 +34,7 @@ static struct {
 	bool seed;
 	/* the inputs shared by every job, as of the last recompute */
 	bool ctx_valid;
+	time_t ctx_time;
 	struct prio_cluster cluster;
 	struct part_tres *parts;     /* by index into ctld.parts */
 	int nparts;
@@ -163,6 +168,7 @@ static void ctx_build(time_t now)
 	free(prio.fairshare);
 	prio.fairshare = usage_fairshares(now, &prio.nfairshare);
 	prio.ctx_valid = true;
+	prio.ctx_time = now;
 }
 
 static double job_fairshare(const struct job *job)
@@ -200,7 +206,7 @@ uint32_t prio_job(struct job *job, time_t now)
 	struct prio_job pj = { 0 };
 	struct prio_factors f;
 
-	if (!prio.ctx_valid)
+	if (!prio.ctx_valid || now > prio.ctx_time + CTX_MAX_AGE)
 		ctx_build(now);
 	pj.submit_time = job->submit_time;
 	/* Age accrues while the job may run: not held, no dependency left,
