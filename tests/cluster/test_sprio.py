@@ -258,8 +258,8 @@ def test_light_user_before_heavy(c, blocked):
     assert c.wait_done(used) == "COMPLETED"
     blocker = c.sbatch("-N2", "--exclusive", "-o", "/dev/null", "--wrap", "sleep 300")
     c.wait_state(blocker, "RUNNING")
-    heavy = submit(c, "-A", "proj", user=U1)
-    light = submit(c, "-A", "proj", user=U2)
+    heavy = submit(c, "-A", "proj", user=U1, sleep=300)   # the older
+    light = submit(c, "-A", "proj", user=U2, sleep=300)
 
     def sshare():
         out = ok(c, ["sshare", "-a", "-P", "-n", "-o", "Account,User,FairShare"])
@@ -285,6 +285,10 @@ def test_light_user_before_heavy(c, blocked):
                  agree, timeout=60)
     p = prios(c, light, heavy)
     assert p[light] > p[heavy], p
+    # and the light user's job is the one that starts
+    ok(c, ["scancel", str(blocker)])
+    assert c.wait_state(light, "RUNNING") == "RUNNING"
+    assert c.job_state(heavy) == "PENDING"
 
 
 def test_higher_priority_starts_first(c, blocked):
