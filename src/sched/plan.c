@@ -502,8 +502,18 @@ time_t plan_earliest(struct plan *p, const struct plan_try *t, int *node, int *c
 	if (nc == 0)
 		return -1;
 	time_t to = plan_window_end(from, t->time_limit);
-	for (int i = 0; i < nc; i++)
-		tally_node(p, t, &nd, &ty, p->cand_buf[i], from, to, false);
+	for (int i = 0; i < nc; i++) {
+		int c = p->cand_buf[i];
+		if (from != p->now) {
+			tally_node(p, t, &nd, &ty, c, from, to, false);
+			continue;
+		}
+		p->view[c] = p->now_view[c];   /* worked out above */
+		p->contrib[c] = contrib_of(&p->view[c], &nd, t->req);
+		ty.sum += p->contrib[c];
+		if (p->role[c] == 2 && p->contrib[c] > 0)
+			ty.req_ok++;
+	}
 	int ri = mark_after(&p->rel, from, true), ii = mark_after(&p->inc, to, false);
 	for (;;) {
 		if (tally_fits(&nd, &ty) &&
