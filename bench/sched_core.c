@@ -166,5 +166,14 @@ int main(int argc, char **argv)
 	report("backfill, EASY, 500 tested", &c, &bf, c.njobs, 1.0);
 	struct sched_params mp = { .now = NOW, .max_job_test = 100, .nparts = 1 };
 	report("main pass, 100 jobs", &c, &mp, c.njobs, 0.005);
+	for (int j = 0; j < c.nrun; j++) {
+		free((void *)c.run[j].node);
+		free((void *)c.run[j].cpus);
+		free((void *)c.run[j].mem);
+	}
+	free(c.run);
+	free(c.jobs);
+	free(c.nodes);
+	free(c.all);
 	return 0;
 }
