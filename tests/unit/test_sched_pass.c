@@ -29,6 +29,7 @@ static struct world {
 	struct sched_alt alt[MAXJ][4];
 	int alt_cand[MAXJ][4][MAXN];
 	int njobs;
+	int req_node[MAXJ][2];   /* -w and -x of random jobs */
 	struct sched_params params;
 	struct sched_decision out[MAXJ];
 	int started;
@@ -131,9 +132,10 @@ static void expect(int j, enum sched_what what, enum sched_why why, time_t start
 #define WHOLE(k) ((struct sched_req){ .nodes = (k), .ntasks = 4 * (k) })   /* k whole nodes */
 #define CPUS(k) ((struct sched_req){ .ntasks = (k) })
 
-/* Main pass, FCFS: the head job waits for two nodes; the next job of its
- * partition would fit but waits behind it; a job of another partition
- * starts. */
+/* Main pass, FCFS: the head job waits for two nodes; the next jobs of its
+ * partition wait behind it (one would fit, one would not: both priority;
+ * one that never fits says so); a job of another partition starts.  The
+ * nodes given are not changed. */
 static void main_fcfs_blocks(void **state)
 {
 	world(2, false);
@@ -142,12 +144,40 @@ static void main_fcfs_blocks(void **state)
 	job(CPUS(1), 100);
 	struct sched_job *c = job(CPUS(1), 100);
 	alt(c, 0, 1, NODES(1));
+	job(WHOLE(2), 100);
+	job(WHOLE(3), 100);
+	struct sched_node before[MAXN];
+	memcpy(before, w.nodes, sizeof(before));
 	pass();
+	assert_memory_equal(before, w.nodes, sizeof(before));
 	assert_int_equal(w.started, 1);
 	expect(0, SCHED_D_WAIT, SCHED_WHY_RESOURCES, 0, NO_NODES);
 	expect(1, SCHED_D_WAIT, SCHED_WHY_PRIORITY, 0, NO_NODES);
 	expect(2, SCHED_D_START, SCHED_WHY_NONE, NOW, NODES(1));
 	assert_int_equal(w.out[2].time_limit, 100);
+	expect(3, SCHED_D_WAIT, SCHED_WHY_PRIORITY, 0, NO_NODES);
+	expect(4, SCHED_D_WAIT, SCHED_WHY_NEVER, 0, NO_NODES);
+}
+
+/* EASY: a job with no start in the window does not use up the one
+ * reservation.  Node 0's job has no end, node 1's ends at 2000.  A (node
+ * 0 only) has no start: waits, no estimate.  B (a whole node, 1000 s) is
+ * the first with a plan: 2000 on node 1, held.  C (a whole node, 100 s)
+ * would be next at 3000 on node 1, after B: an estimate only. */
+static void easy_counts_plans_only(void **state)
+{
+	world(2, true);
+	w.params.max_reservations = 1;
+	running(0, 4, 0, NODES(0));
+	running(2000, 4, 0, NODES(1));
+	alt(job(WHOLE(1), 100), 0, 0, NODES(0));
+	job(WHOLE(1), 1000);
+	job(WHOLE(1), 100);
+	pass();
+	expect(0, SCHED_D_WAIT, SCHED_WHY_RESOURCES, 0, NO_NODES);
+	assert_int_equal(w.out[0].start, 0);
+	expect(1, SCHED_D_PLANNED, SCHED_WHY_RESOURCES, 2000, NODES(1));
+	expect(2, SCHED_D_WAIT, SCHED_WHY_RESOURCES, 3000, NO_NODES);
 }
 
 /* Backfill: node 0 is busy until 2000.  A wants both nodes: planned at
@@ -744,11 +774,13 @@ static void random_world(void)
 	w.params.max_reservations = pick(3);
 	for (int j = pick(7); j > 0; j--) {
 		int node = pick(w.nnodes), cpus = 1 + pick(4);
-		if (w.nodes[node].alloc_cpus + cpus > w.nodes[node].cpus)
+		uint64_t mem = pick(3) * 200;
+		if (w.nodes[node].alloc_cpus + cpus > w.nodes[node].cpus ||
+		    w.nodes[node].alloc_mem + mem > w.nodes[node].memory)
 			continue;
 		int kind = pick(8);
 		time_t end = kind == 0 ? 0 : kind == 1 ? NOW - 10 : NOW + 1 + pick(3000);
-		running(end, cpus, pick(3) * 200, (const int[]){ node, -1 });
+		running(end, cpus, mem, (const int[]){ node, -1 });
 	}
 	for (int r = pick(3); r > 0; r--) {
 		int nodes[MAXN + 1], n = 0;
@@ -774,6 +806,17 @@ static void random_world(void)
 		struct sched_job *jb = job(req, pick(6) == 0 ? SCHED_TIME_INFINITE : 100 + pick(3000));
 		if (pick(4) == 0)
 			jb->time_min = 50 + pick(500);
+		int j = jb - w.job;
+		if (pick(6) == 0) {
+			w.req_node[j][0] = pick(w.nnodes);
+			jb->req.required = &w.req_node[j][0];
+			jb->req.nrequired = 1;
+		}
+		if (pick(6) == 0) {
+			w.req_node[j][1] = pick(w.nnodes);
+			jb->req.excluded = &w.req_node[j][1];
+			jb->req.nexcluded = 1;
+		}
 		if (w.nresv && pick(4) == 0)
 			jb->resv = pick(w.nresv);
 		if (pick(3) == 0) {
@@ -830,6 +873,7 @@ int main(void)
 		cmocka_unit_test(long_job_waits_for_head),
 		cmocka_unit_test(conservative),
 		cmocka_unit_test(easy),
+		cmocka_unit_test(easy_counts_plans_only),
 		cmocka_unit_test(time_min_shrinks),
 		cmocka_unit_test(window_and_resolution),
 		cmocka_unit_test(job_test_and_user_limits),
