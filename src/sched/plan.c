@@ -201,6 +201,8 @@ void plan_init(struct plan *p, time_t now, int resolution, struct sched_node *ba
 	p->now_view = xmalloc((nnodes + 1) * sizeof(*p->now_view));
 	memcpy(p->now_view, base, nnodes * sizeof(*base));
 	p->special = xmalloc((nnodes + 1) * sizeof(int));
+	p->now_lo = xmalloc((nnodes + 1) * sizeof(time_t));
+	p->now_hi = xmalloc((nnodes + 1) * sizeof(time_t));
 	for (int i = 0; i < nnodes; i++)
 		if (p->resv_first[i] != p->resv_first[i + 1])
 			p->special[p->nspecial++] = i;
@@ -228,6 +230,8 @@ void plan_free(struct plan *p)
 	free(p->view);
 	free(p->now_view);
 	free(p->special);
+	free(p->now_lo);
+	free(p->now_hi);
 	free(p->role);
 	free(p->contrib);
 	free(p->stamp);
@@ -242,6 +246,7 @@ void plan_hold(struct plan *p, int node, time_t start, time_t end, int cpus, uin
 {
 	struct plan_evs *e = &p->evs[node];
 
+	p->now_lo[node] = p->now_hi[node] = 0;   /* its view from now is to work out again */
 	if (start <= p->now) {
 		p->base[node].alloc_cpus += cpus;
 		p->base[node].alloc_mem += mem;
@@ -322,6 +327,25 @@ static void view_node(const struct plan *p, int c, time_t from, time_t to, int o
 	if (out->usable && p->resv_first[c] != p->resv_first[c + 1] &&
 	    plan_resv_blocks(p, c, from, to, own))
 		out->usable = false;
+}
+
+/* The special node c's view over [now, to) into now_view: as it stands when
+ * the last one worked out holds for this window too (the same changes
+ * before its end; a reservation's nodes always again: the job counts). */
+static void now_view_node(struct plan *p, int c, time_t to, int own)
+{
+	const struct plan_evs *e = &p->evs[c];
+
+	if (p->resv_first[c] != p->resv_first[c + 1]) {
+		view_node(p, c, p->now, to, own, &p->now_view[c]);
+		return;
+	}
+	if (to > p->now_lo[c] && to <= p->now_hi[c])
+		return;
+	view_node(p, c, p->now, to, own, &p->now_view[c]);
+	int k = ev_first_after(e, to, false);   /* the first change at or after to */
+	p->now_lo[c] = k > 0 ? e->ev[k - 1].t : p->now;
+	p->now_hi[c] = k < e->n ? e->ev[k].t : PLAN_NEVER;
 }
 
 /* ---- one job ---- */
@@ -496,7 +520,7 @@ time_t plan_earliest(struct plan *p, const struct plan_try *t, int *node, int *c
 	if (from == p->now) {
 		time_t to = plan_window_end(from, t->time_limit);
 		for (int i = 0; i < p->nspecial; i++)
-			view_node(p, p->special[i], from, to, t->own_resv, &p->now_view[p->special[i]]);
+			now_view_node(p, p->special[i], to, t->own_resv);
 		fit = sched_select(p->now_view, t->cand, t->ncand, t->req, node, cpus, n);
 	} else {
 		fit = sched_select(p->base, t->cand, t->ncand, t->req, node, cpus, n);

@@ -62,6 +62,7 @@ struct plan {
 	 * again for each job (a job that fits now costs no more). */
 	struct sched_node *now_view;
 	int *special, nspecial;
+	time_t *now_lo, *now_hi;  /* a special node's now_view holds for windows ending in (lo, hi] */
 	/* scratch for one job */
 	struct sched_node *view;
 	unsigned char *role;      /* 0: not a candidate, 1: candidate, 2: required */
