@@ -865,6 +865,83 @@ static void same_as_reference(void **state)
 	assert_true(seen[1] > 100 && seen[2] > 100 && seen[3] > 100 && shrunk > 10 && inresv > 10);
 }
 
+/* Start estimates hold: jobs (whole nodes, or CPUs spread over nodes) that
+ * run exactly their limit,
+ * conservative backfill at every start and end (as `herd sim` drives it).
+ * Each job starts when the first pass that planned it said, on the nodes
+ * it said. */
+static void estimates_come_true(void **state)
+{
+	struct { struct sched_req req; int64_t limit; time_t planned, started, end; int node[MAXN], cpus[MAXN], n; }
+		js[MAXJ];
+	int kept = 0;
+
+	for (int round = 0; round < 300; round++) {
+		int nnodes = 2 + pick(4), njobs = 2 + pick(MAXJ - 2), left = njobs;
+		time_t now = NOW;
+		for (int j = 0; j < njobs; j++) {
+			int k = 1 + pick(nnodes);
+			js[j].req = pick(2) ? (struct sched_req){ .nodes = k, .ntasks = k, .exclusive = true }
+					    : (struct sched_req){ .ntasks = 1 + pick(4 * nnodes) };
+			js[j].limit = 10 + pick(1000);
+			js[j].planned = js[j].started = -1;
+		}
+		for (int step = 0; left > 0 && step < 4 * MAXJ; step++) {
+			int map[MAXJ], n = 0;
+			world(nnodes, true);
+			for (int j = 0; j < njobs; j++)
+				if (js[j].started >= 0 && js[j].end > now)
+					for (int k = 0; k < js[j].n; k++)
+						running(js[j].end, js[j].cpus[k], 0, (const int[]){ js[j].node[k], -1 });
+			for (int j = 0; j < njobs; j++)
+				if (js[j].started < 0) {
+					job(js[j].req, js[j].limit);
+					map[n++] = j;
+				}
+			w.params.now = now;
+			pass();
+			time_t next = INT64_MAX;
+			for (int i = 0; i < n; i++) {
+				const struct sched_decision *d = &w.out[i];
+				int j = map[i];
+				if (d->what == SCHED_D_START) {
+					if (js[j].planned >= 0) {
+						assert_int_equal(now, js[j].planned);
+						assert_int_equal(d->n, js[j].n);
+						assert_memory_equal(d->node, js[j].node, d->n * sizeof(int));
+						kept++;
+					}
+					js[j].started = now;
+					js[j].end = now + js[j].limit;
+					js[j].n = d->n;
+					memcpy(js[j].node, d->node, d->n * sizeof(int));
+					memcpy(js[j].cpus, d->cpus, d->n * sizeof(int));
+					left--;
+				} else {
+					assert_int_equal(d->what, SCHED_D_PLANNED);
+					if (js[j].planned < 0) {
+						js[j].planned = d->start;
+						js[j].n = d->n;
+						memcpy(js[j].node, d->node, d->n * sizeof(int));
+					}
+					assert_int_equal(d->start, js[j].planned);   /* the same every pass */
+					if (d->start < next)
+						next = d->start;
+				}
+			}
+			for (int j = 0; j < njobs; j++)
+				if (js[j].started >= 0 && js[j].end > now && js[j].end < next)
+					next = js[j].end;
+			if (next == INT64_MAX)
+				break;
+			now = next;
+		}
+		assert_int_equal(left, 0);
+	}
+	print_message("%d planned starts kept\n", kept);
+	assert_true(kept > 300);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -886,6 +963,7 @@ int main(void)
 		cmocka_unit_test(running_without_end),
 		cmocka_unit_test(never_fits),
 		cmocka_unit_test(same_as_reference),
+		cmocka_unit_test(estimates_come_true),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
