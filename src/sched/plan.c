@@ -105,8 +105,18 @@ static void ev_insert(struct plan_evs *e, time_t t, int cpus, int64_t mem, int n
 	memmove(&e->ev[k + 1], &e->ev[k], (e->n - k) * sizeof(*e->ev));
 	e->ev[k] = (struct plan_ev){ .t = t, .cpus = cpus, .mem = mem, .njobs = njobs };
 	e->n++;
-	if (njobs > 0 && t > e->last_hold)
-		e->last_hold = t;
+	if (njobs > 0) {
+		if (t > e->last_hold)
+			e->last_hold = t;
+		if (e->nhold == e->caphold) {
+			e->caphold = e->caphold ? 2 * e->caphold : 4;
+			e->hold = xrealloc(e->hold, e->caphold * sizeof(time_t));
+		}
+		int h = e->nhold++;
+		for (; h > 0 && e->hold[h - 1] > t; h--)
+			e->hold[h] = e->hold[h - 1];
+		e->hold[h] = t;
+	}
 	cum_from(e, k);
 }
 
@@ -218,8 +228,10 @@ void plan_init(struct plan *p, time_t now, int resolution, struct sched_node *ba
 void plan_free(struct plan *p)
 {
 	if (p->evs)
-		for (int i = 0; i < p->nnodes; i++)
+		for (int i = 0; i < p->nnodes; i++) {
 			free(p->evs[i].ev);
+			free(p->evs[i].hold);
+		}
 	free(p->evs);
 	free(p->rel.m);
 	free(p->rel.pend);
@@ -308,16 +320,29 @@ static void view_node(const struct plan *p, int c, time_t from, time_t to, int o
 			njobs = e->ev[k - 1].max_njobs;
 		}
 	} else {
+		/* between two holds the allocation only falls: the most is at
+		 * from or just after a hold inside the window */
 		int k = ev_first_after(e, from, true);
 		if (k > 0) {
 			cpus = e->ev[k - 1].cum_cpus;
 			mem = e->ev[k - 1].cum_mem;
 			njobs = e->ev[k - 1].cum_njobs;
 		}
-		for (; k < e->n && e->ev[k].t < to; k++) {
-			cpus = MAX(cpus, e->ev[k].cum_cpus);
-			mem = MAX(mem, e->ev[k].cum_mem);
-			njobs = MAX(njobs, e->ev[k].cum_njobs);
+		int lo = 0, hi = e->nhold;
+		while (lo < hi) {   /* the first hold after from */
+			int mid = lo + (hi - lo) / 2;
+			if (e->hold[mid] <= from)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (int h = lo; h < e->nhold && e->hold[h] < to; h++) {
+			if (h > lo && e->hold[h] == e->hold[h - 1])
+				continue;
+			k = ev_first_after(e, e->hold[h], true);   /* after all changes at it */
+			cpus = MAX(cpus, e->ev[k - 1].cum_cpus);
+			mem = MAX(mem, e->ev[k - 1].cum_mem);
+			njobs = MAX(njobs, e->ev[k - 1].cum_njobs);
 		}
 	}
 	*out = *b;

@@ -27,6 +27,8 @@ struct plan_evs {
 	struct plan_ev *ev;
 	int n, cap;
 	time_t last_hold;         /* the latest hold's start, 0 = none: after it, only releases */
+	time_t *hold;             /* the holds' starts, sorted: between two, only releases */
+	int nhold, caphold;
 };
 
 /* A time at which a node's allocation changes: the plan's index of them.
