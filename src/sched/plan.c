@@ -480,7 +480,8 @@ time_t plan_window_end(time_t from, int64_t time_limit)
 
 static time_t round_up(const struct plan *p, time_t t)
 {
-	time_t r = t % p->resolution ? t + (p->resolution - t % p->resolution) : t;
+	time_t r = t % p->resolution && t < PLAN_NEVER - p->resolution
+			   ? t + (p->resolution - t % p->resolution) : t;
 	return r > p->now ? r : p->now;
 }
 
