@@ -257,6 +257,39 @@ static void easy(void **state)
 	assert_int_equal(w.out[2].time_limit, 3000);
 }
 
+/* EASY on one node of 10 CPUs is count-based EASY: 4 CPUs busy until 1100,
+ * 4 until 1200.  A (8 CPUs) can start at 1200 (the shadow time), when 2
+ * are left over.  B (2 CPUs, 1000 s) fits now and in what A leaves: it
+ * starts though it runs past 1200.  C (1 CPU, 50 s) has nothing now; its
+ * estimate is 1100 (4 given back, A not yet started). */
+static void easy_on_one_node_is_count_based(void **state)
+{
+	world(1, true);
+	w.nodes[0].cpus = 10;
+	w.params.max_reservations = 1;
+	running(1100, 4, 0, NODES(0));
+	running(1200, 4, 0, NODES(0));
+	job(CPUS(8), 500);
+	job(CPUS(2), 1000);
+	job(CPUS(1), 50);
+	pass();
+	assert_int_equal(w.started, 1);
+	expect(0, SCHED_D_PLANNED, SCHED_WHY_RESOURCES, 1200, NODES(0));
+	expect(1, SCHED_D_START, SCHED_WHY_NONE, NOW, NODES(0));
+	expect(2, SCHED_D_WAIT, SCHED_WHY_RESOURCES, 1100, NO_NODES);
+	/* one more CPU and B would take from A: it waits */
+	world(1, true);
+	w.nodes[0].cpus = 10;
+	w.params.max_reservations = 1;
+	running(1100, 4, 0, NODES(0));
+	running(1200, 3, 0, NODES(0));
+	job(CPUS(8), 500);
+	job(CPUS(3), 1000);
+	pass();
+	assert_int_equal(w.started, 0);
+	expect(1, SCHED_D_WAIT, SCHED_WHY_PRIORITY, 1700, NO_NODES);
+}
+
 /* --time-min: A is planned at 2000 on both nodes.  B (one node, 3000 s,
  * at least 600 s) cannot run 3000 s now; shrunk to 1000 s it ends at
  * 2000, when A starts: it starts now on node 1 with 1000 s.  C (3000 s, at
@@ -951,6 +984,7 @@ int main(void)
 		cmocka_unit_test(conservative),
 		cmocka_unit_test(easy),
 		cmocka_unit_test(easy_counts_plans_only),
+		cmocka_unit_test(easy_on_one_node_is_count_based),
 		cmocka_unit_test(time_min_shrinks),
 		cmocka_unit_test(window_and_resolution),
 		cmocka_unit_test(job_test_and_user_limits),
