@@ -608,9 +608,10 @@ static void ref_add(int node, time_t start, time_t end, int cpus, uint64_t mem)
 	ref.mem[ref.n++] = mem;
 }
 
+/* (own -2: no reservation counts) */
 static bool ref_blocked(int node, time_t from, time_t to, int own)
 {
-	for (int r = 0; r < w.nresv; r++)
+	for (int r = 0; r < w.nresv && own != -2; r++)
 		for (int k = 0; k < w.resv[r].nnodes; k++)
 			if (w.resv[r].node[k] == node && r != own && w.resv[r].start < to && w.resv[r].end > from)
 				return true;
@@ -898,6 +899,108 @@ static void same_as_reference(void **state)
 	assert_true(seen[1] > 100 && seen[2] > 100 && seen[3] > 100 && shrunk > 10 && inresv > 10);
 }
 
+/* The reference main pass: strict priority per partition, nothing planned. */
+static void ref_main(struct sched_decision *out)
+{
+	time_t now = w.params.now;
+	bool blocked[4] = { false };
+
+	memset(&ref, 0, sizeof(ref));
+	for (int j = 0; j < w.nrun; j++)
+		for (int k = 0; k < w.run[j].n; k++)
+			ref_add(w.run[j].node[k], 0, -1, w.run[j].cpus[k], w.run[j].mem[k]);
+	for (int i = 0; i < w.njobs; i++) {
+		const struct sched_job *jb = &w.job[i];
+		const struct sched_resv *r = jb->resv >= 0 ? &w.resv[jb->resv] : NULL;
+		struct sched_decision *d = &out[i];
+		bool busy[4] = { false };
+
+		memset(d, 0, sizeof(*d));
+		d->what = SCHED_D_WAIT;
+		d->why = SCHED_WHY_NEVER;
+		if (r && (r->end <= now || (!(r->flags & SCHED_RESV_FLEX) && r->start > now))) {
+			d->why = SCHED_WHY_RESV_NOT_ACTIVE;
+			continue;
+		}
+		for (int a = 0; a < jb->nalt && d->what == SCHED_D_WAIT; a++) {
+			int cand[MAXN], ncand = 0, node[MAXN], cpus[MAXN], n;
+			const struct sched_alt *al = &jb->alt[a];
+			struct sched_node view[MAXN];
+			enum sched_why why;
+			for (int pass2 = 0; pass2 < 2; pass2++)
+				for (int k = 0; k < al->ncand; k++) {
+					bool in = !r;
+					for (int q = 0; r && q < r->nnodes; q++)
+						in |= r->node[q] == al->cand[k];
+					if ((pass2 == 0 && in) || (pass2 == 1 && !in && r && (r->flags & SCHED_RESV_FLEX)))
+						cand[ncand++] = al->cand[k];
+				}
+			ref_view(view, now, ref_to(now, jb->time_limit), jb->resv);
+			enum sched_fit fit = sched_select(view, cand, ncand, &jb->req, node, cpus, &n);
+			if (fit == SCHED_NEVER) {
+				why = SCHED_WHY_NEVER;
+			} else if (blocked[al->part]) {
+				why = SCHED_WHY_PRIORITY;
+			} else if (fit == SCHED_PICKED) {
+				d->what = SCHED_D_START;
+				d->why = SCHED_WHY_NONE;
+				d->alt = a;
+				d->start = now;
+				d->time_limit = jb->time_limit;
+				d->n = n;
+				d->node = malloc(n * sizeof(int) + 1);
+				d->cpus = malloc(n * sizeof(int) + 1);
+				memcpy(d->node, node, n * sizeof(int));
+				memcpy(d->cpus, cpus, n * sizeof(int));
+				for (int k = 0; k < n; k++)
+					ref_add(node[k], now, -1, cpus[k],
+						jb->req.mem_per_cpu ? jb->req.mem_per_cpu * cpus[k] : jb->req.mem_per_node);
+				break;
+			} else {
+				busy[a] = true;
+				ref_view(view, now, now + 1, -2);   /* would it fit but for reservations? */
+				why = sched_select(view, cand, ncand, &jb->req, node, cpus, &n) == SCHED_PICKED
+					      ? SCHED_WHY_RESERVED : SCHED_WHY_RESOURCES;
+			}
+			int rank[] = { [SCHED_WHY_NEVER] = 1, [SCHED_WHY_PRIORITY] = 2, [SCHED_WHY_RESERVED] = 3,
+				       [SCHED_WHY_RESOURCES] = 4 };
+			if (rank[why] > rank[d->why])
+				d->why = why;
+		}
+		for (int a = 0; a < jb->nalt && d->what == SCHED_D_WAIT; a++)
+			if (busy[a])
+				blocked[jb->alt[a].part] = true;
+	}
+}
+
+static void main_same_as_reference(void **state)
+{
+	struct sched_decision want[MAXJ];
+	int seen[6] = { 0 };
+
+	for (int round = 0; round < 3000; round++) {
+		random_world();
+		w.params.backfill = false;
+		pass();
+		ref_main(want);
+		for (int i = 0; i < w.njobs; i++) {
+			const struct sched_decision *d = &w.out[i], *e = &want[i];
+			if (d->what != e->what || d->why != e->why || d->n != e->n ||
+			    (d->n && memcmp(d->node, e->node, d->n * sizeof(int)))) {
+				print_message("round %d job %d: what %d/%d why %d/%d n %d/%d\n", round, i, d->what,
+					      e->what, d->why, e->why, d->n, e->n);
+				fail();
+			}
+			seen[d->why]++;
+		}
+		sched_decisions_free(want, w.njobs);
+	}
+	print_message("none %d resources %d priority %d never %d resv not active %d reserved %d\n", seen[0],
+		      seen[1], seen[2], seen[3], seen[4], seen[5]);
+	for (int why = 0; why < 6; why++)
+		assert_true(seen[why] > 20);
+}
+
 /* Start estimates hold: jobs (whole nodes, or CPUs spread over nodes) that
  * run exactly their limit,
  * conservative backfill at every start and end (as `herd sim` drives it).
@@ -997,6 +1100,7 @@ int main(void)
 		cmocka_unit_test(running_without_end),
 		cmocka_unit_test(never_fits),
 		cmocka_unit_test(same_as_reference),
+		cmocka_unit_test(main_same_as_reference),
 		cmocka_unit_test(estimates_come_true),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
