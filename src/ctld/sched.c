@@ -58,9 +58,18 @@ static void collect(struct job *job, void *arg)
 	p->jobs[p->n++] = job;
 }
 
+/* Slurm's order: the partition's PriorityTier first, then the job's
+ * priority (multifactor or basic), then age (its ID). */
+static int part_tier(const struct job *job)
+{
+	return job->part && job->part->conf ? job->part->conf->priority_tier : 0;
+}
+
 static int by_priority(const void *a, const void *b)
 {
 	const struct job *x = *(struct job *const *)a, *y = *(struct job *const *)b;
+	if (part_tier(x) != part_tier(y))
+		return part_tier(x) > part_tier(y) ? -1 : 1;
 	if (x->priority != y->priority)
 		return x->priority > y->priority ? -1 : 1;
 	return x->id < y->id ? -1 : x->id > y->id;

@@ -6,8 +6,8 @@ weighted factors and as squeue %Q and scontrol show job say, the
 -l/-n/-o/-u/-j/-p views, an administrator's fixed priority, and that the
 higher-priority job is the one that starts when both wait.
 
-One 2-node cluster; partitions debug (PriorityJobFactor 1, the default) and
-hi (10); users herdu1 and herdu2 under account proj; QOS high (Priority
+One 2-node cluster; partitions debug (PriorityJobFactor 1, the default),
+hi (10) and tier (PriorityTier 2); users herdu1 and herdu2 under account proj; QOS high (Priority
 100).  Every test waits behind a blocker that holds both nodes."""
 import os
 import re
@@ -44,6 +44,7 @@ def c(users):
         with open(c.conf, "a") as f:
             f.writelines(f"{k}={v}\n" for k, v in CONF.items())
             f.write("PartitionName=hi Nodes=ALL PriorityJobFactor=10 State=UP\n")
+            f.write("PartitionName=tier Nodes=ALL PriorityTier=2 PriorityJobFactor=1 State=UP\n")
         ok(c, ["scontrol", "reconfigure"])
         yield c
     finally:
@@ -301,6 +302,18 @@ def test_higher_priority_starts_first(c, blocked):
     ok(c, ["scancel", str(blocked)])
     assert c.wait_state(newer, "RUNNING") == "RUNNING"
     assert c.job_state(older) == "PENDING"
+
+
+def test_priority_tier_comes_first(c, blocked):
+    """A partition's PriorityTier orders before the priority: the job of the
+    higher tier starts though its priority is the lower."""
+    low_tier = submit(c, "--qos=high", sleep=300)
+    high_tier = submit(c, "-p", "tier", sleep=300)
+    p = prios(c, low_tier, high_tier)
+    assert p[low_tier] > p[high_tier], p
+    ok(c, ["scancel", str(blocked)])
+    assert c.wait_state(high_tier, "RUNNING") == "RUNNING"
+    assert c.job_state(low_tier) == "PENDING"
 
 
 def test_admin_priority_stays(c, blocked):
