@@ -92,7 +92,10 @@ $(B)/tests/test_ctld_%: $(B)/obj/tests/unit/test_ctld_%.o $(CTLD_OBJS) $(LIB)
 # (all but herd.c's main).
 HERD_OBJS := $(call obj,$(filter-out src/herd/herd.c,$(wildcard src/herd/*.c)))
 $(B)/bin/herd: LDLIBS += -lz
-$(B)/tests/test_sim%: $(B)/obj/tests/unit/test_sim%.o $(HERD_OBJS) $(LIB)
+$(B)/tests/test_sim: $(B)/obj/tests/unit/test_sim.o $(HERD_OBJS) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lz -lcmocka
+$(B)/tests/test_sim_%: $(B)/obj/tests/unit/test_sim_%.o $(HERD_OBJS) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lz -lcmocka
 
