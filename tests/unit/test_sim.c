@@ -240,6 +240,28 @@ static void run_trace_a(void **state)
 	}
 }
 
+/* Trace A under EASY: at 10, job 2 (4 procs) waits for 1's end at 100
+ * (its shadow time), with no extra procs then; 3 (ends by 90) and 4 (by
+ * 70) backfill on arrival; 5 at 75 would end at 175 > 100: it waits until
+ * 2 is done (150). */
+static void run_trace_a_easy(void **state)
+{
+	static const long start[] = { 0, 100, 20, 30, 150 };
+	static const long end[] = { 100, 150, 90, 70, 180 };
+	struct sim_result res;
+	replay(trace_a, SIM_EASY, 0, &res);
+	assert_int_equal(res.njobs, 5);
+	for (int i = 0; i < 5; i++) {
+		assert_int_equal(res.jobs[i].start, start[i]);
+		assert_int_equal(res.jobs[i].end, end[i]);
+	}
+	struct sim_metrics m;
+	sim_metrics_compute(res.jobs, res.njobs, res.procs, &m);
+	assert_true(m.mean_wait == 33.0);
+	assert_int_equal(m.makespan, 180);
+	sim_result_free(&res);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -249,6 +271,7 @@ int main(void)
 		cmocka_unit_test(load_files),
 		cmocka_unit_test(metrics),
 		cmocka_unit_test(run_trace_a),
+		cmocka_unit_test(run_trace_a_easy),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
