@@ -218,6 +218,90 @@ def test_multifactor_from_conf(tmp_path, via_env):
     assert [int(x["start"]) for x in read_csv(out_csv)] == [0, 100, 150]
 
 
+# Fair-share, 2 processors, two users (field 12):
+#   1 @0  user 1, 2 procs 100 s;  2 @10 user 1, 2 procs 50 s;
+#   3 @20 user 2, 2 procs 50 s.
+# At 100 user 1 has used 200 CPU-s, all of the usage: fair-share factor
+# 2^(-(200/200)/(1/2)) = 0.25, user 2's 1.  With PriorityWeightFairshare
+# 3 (user 2) starts at 100 and 2 at 150; with PriorityWeightAge instead,
+# the older job 2 goes first (100) and 3 at 150.
+TRACE_FS = """; MaxProcs: 2
+1  0 -1 100 2 -1 -1 2 100 -1 1 1 1 -1 -1 -1 -1 -1
+2 10 -1  50 2 -1 -1 2  50 -1 1 1 1 -1 -1 -1 -1 -1
+3 20 -1  50 2 -1 -1 2  50 -1 1 2 1 -1 -1 -1 -1 -1
+"""
+
+
+@pytest.mark.parametrize("weights,starts", [
+    ("PriorityWeightFairshare=1000\nPriorityDecayHalfLife=0\n", [0, 150, 100]),
+    ("PriorityWeightFairshare=1000\nPriorityDecayHalfLife=7-0\n", [0, 150, 100]),
+    ("PriorityWeightAge=1000\n", [0, 100, 150]),
+])
+def test_multifactor_fairshare(tmp_path, weights, starts):
+    path = swf(tmp_path, "fs.swf", TRACE_FS)
+    conf = tmp_path / "herd.conf"
+    conf.write_text("PriorityType=priority/multifactor\n" + weights)
+    out_csv = str(tmp_path / "fs.csv")
+    r = sim("--swf", path, "--policy", "multifactor", "-c", str(conf), "--csv", out_csv)
+    assert r.returncode == 0, r.stderr
+    assert [int(x["start"]) for x in read_csv(out_csv)] == starts
+
+
+def check_feasible(rows, procs):
+    """A schedule whatever the policy: no job starts before its submission,
+    each runs its run time, and the processors in use never exceed procs."""
+    ev = []
+    for x in rows:
+        start, end, sub = int(x["start"]), int(x["end"]), int(x["submit"])
+        assert start >= sub and end - start == int(x["run_time"]), x
+        ev += [(start, 1, int(x["procs"])), (end, 0, -int(x["procs"]))]
+    busy = peak = 0
+    for _, _, d in sorted(ev):   # at one time ends (0) before starts (1)
+        busy += d
+        peak = max(peak, busy)
+    assert peak <= procs
+    return peak
+
+
+@pytest.mark.parametrize("sched", ["sched/backfill", "sched/builtin"])
+@pytest.mark.parametrize("trace,njobs", [("kth", 3000), ("lublin", 1024)])
+def test_multifactor_traces(tmp_path, trace, njobs, sched):
+    """Multifactor on real traces: a feasible schedule of every job, and
+    with small jobs favoured, their wait drops below FCFS's."""
+    need_traces()
+    path = os.path.join(SWF_DIR, TRACES[trace])
+    conf = tmp_path / "herd.conf"
+    conf.write_text("PriorityType=priority/multifactor\nPriorityWeightJobSize=10000\n"
+                    "PriorityFavorSmall=YES\nPriorityWeightAge=100\nPriorityWeightFairshare=1000\n"
+                    f"SchedulerType={sched}\n"
+                    "SchedulerParameters=bf_window=2880,bf_max_job_test=200\n")
+    out_csv = str(tmp_path / "mf.csv")
+    r = sim("--swf", path, "--jobs", str(njobs), "--policy", "multifactor", "-c", str(conf),
+            "--csv", out_csv)
+    assert r.returncode == 0, r.stderr
+    got = figures(r.stdout)
+    rows = read_csv(out_csv)
+    assert int(got["jobs"][0]) == len(rows) > 0.99 * njobs
+    check_feasible(rows, int(got["procs"]))
+    fcfs = figures(sim("--swf", path, "--jobs", str(njobs), "--policy", "fcfs").stdout)
+    assert float(got["mean_wait"]) < float(fcfs["mean_wait"])
+
+
+@pytest.mark.parametrize("trace", ["kth", "lublin"])
+def test_node_model_feasible(tmp_path, trace):
+    """--node-cpus: the same processors as nodes (reservations then hold
+    particular nodes, as in Slurm): still a feasible schedule of every job."""
+    need_traces()
+    path = os.path.join(SWF_DIR, TRACES[trace])
+    out_csv = str(tmp_path / "n.csv")
+    r = sim("--swf", path, "--jobs", "2000", "--node-cpus", "4", "--csv", out_csv)
+    assert r.returncode == 0, r.stderr
+    got = figures(r.stdout)
+    assert re.search(r"^Processors: +\d+ \((\d+) nodes\)", r.stdout, re.M)
+    peak = check_feasible(read_csv(out_csv), int(got["procs"]))
+    assert peak == int(got["procs"])   # the machine fills at some point
+
+
 def test_csv_and_svg(tmp_path):
     path = swf(tmp_path, "b.swf", TRACE_B)
     out_csv, svg = str(tmp_path / "b.csv"), str(tmp_path / "b.svg")
@@ -276,6 +360,7 @@ def compare_with_ref(tmp_path, trace, policy, njobs):
     figs = ref_figures(easy_ref.metrics(ref, procs))
     for k, v in figs.items():
         assert got[k] == v, (k, r.stdout)
+    check_feasible(rows, procs)
     return got
 
 
