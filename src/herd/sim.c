@@ -155,11 +155,10 @@ static const char *policy_name(enum sim_policy p)
 	return p == SIM_FCFS ? "fcfs" : p == SIM_EASY ? "easy" : "multifactor";
 }
 
-static int write_file(const char *path, const struct sim_result *res, const char *title, bool svg)
+/* Write and close an output opened before the replay (a bad path fails
+ * before the work, not after). */
+static int finish_file(FILE *f, const struct sim_result *res, const char *title, bool svg)
 {
-	FILE *f = fopen(path, "w");
-	if (!f)
-		return -1;
 	int rc = svg ? sim_write_svg(f, res, title) : sim_write_csv(f, res);
 	if (fclose(f) != 0)
 		rc = -1;
@@ -187,6 +186,7 @@ int herd_sim_main(int argc, char **argv)
 	struct sim_result res = { 0 };
 	struct conf *conf = NULL;
 	struct herd_error err = { "" };
+	FILE *csv_f = NULL, *chart_f = NULL;
 	int c, rc = 1;
 
 	opterr = 0;
@@ -238,6 +238,14 @@ int herd_sim_main(int argc, char **argv)
 		goto error;
 	if (swf_load(swf, (size_t)jobs, &trace, &err))
 		goto error;
+	if (csv && !(csv_f = fopen(csv, "w"))) {
+		errprintf(&err, "%s: %s", csv, strerror(errno));
+		goto error;
+	}
+	if (chart && !(chart_f = fopen(chart, "w"))) {
+		errprintf(&err, "%s: %s", chart, strerror(errno));
+		goto error;
+	}
 	if (procs == 0)
 		procs = trace.max_procs > 0 ? trace.max_procs : trace.max_nodes;
 	if (procs > 1 << 24) {
@@ -283,19 +291,31 @@ int herd_sim_main(int argc, char **argv)
 	const char *base = strrchr(swf, '/');
 	snprintf(title, sizeof(title), "%s, %s, %ld processors", base ? base + 1 : swf,
 		 policy_name(opts.policy), res.procs);
-	if (csv && write_file(csv, &res, title, false)) {
-		errprintf(&err, "%s: %s", csv, strerror(errno));
-		goto error;
+	if (csv_f) {
+		int bad = finish_file(csv_f, &res, title, false);
+		csv_f = NULL;
+		if (bad) {
+			errprintf(&err, "%s: %s", csv, strerror(errno));
+			goto error;
+		}
 	}
-	if (chart && write_file(chart, &res, title, true)) {
-		errprintf(&err, "%s: %s", chart, strerror(errno));
-		goto error;
+	if (chart_f) {
+		int bad = finish_file(chart_f, &res, title, true);
+		chart_f = NULL;
+		if (bad) {
+			errprintf(&err, "%s: %s", chart, strerror(errno));
+			goto error;
+		}
 	}
 	rc = 0;
 	goto out;
 error:
 	fprintf(stderr, "herd sim: error: %s\n", err.text);
 out:
+	if (csv_f)
+		fclose(csv_f);
+	if (chart_f)
+		fclose(chart_f);
 	sim_result_free(&res);
 	swf_trace_free(&trace);
 	free(opts.machine.cpus);

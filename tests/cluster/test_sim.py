@@ -399,6 +399,9 @@ def test_easy_beats_fcfs_on_kth(tmp_path):
     (["--swf"], "option '--swf' needs a value"),
     (["--swf", "X", "extra"], "unexpected argument 'extra'"),
     (["--swf", "X", "-c", "/nonexistent/herd.conf"], "/nonexistent/herd.conf"),
+    (["--swf", "X", "--csv", "/nonexistent/j.csv"], "/nonexistent/j.csv: No such file or directory"),
+    (["--swf", "X", "--chart", "/nonexistent/c.svg"], "/nonexistent/c.svg: No such file or directory"),
+    (["--swf", "/"], "/: Is a directory"),
 ])
 def test_bad_input(tmp_path, args, msg):
     good = swf(tmp_path, "a.swf", TRACE_A)
