@@ -23,7 +23,7 @@ endif
 COMMON_SRC := $(wildcard src/common/*.c)
 SCHED_SRC  := $(wildcard src/sched/*.c)
 LIB        := $(B)/libherd.a
-CMDS       := sbatch squeue scancel sinfo scontrol sacct srun salloc sacctmgr sshare sreport
+CMDS       := sbatch squeue scancel sinfo scontrol sacct srun salloc sacctmgr sshare sreport sprio
 # srun's and salloc's own pieces (srun_*.c) use libuv: linked into those two only.
 SRUN_SRC   := $(wildcard src/cmd/srun_*.c)
 # sacct's own pieces (sacct_*.c): linked into sacct only.

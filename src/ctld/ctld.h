@@ -242,6 +242,12 @@ struct job {
 	int64_t *lim_tres;
 	/* roles.c: team acts on the job ([{uid, user, act, time, detail}]), NULL none */
 	json_t *acts;
+	/* prio.c: the factors its multifactor priority was made of (what
+	 * sprio shows), NULL under priority/basic or before the first
+	 * computation.  prio_admin: the priority an administrator set
+	 * (scontrol update Priority=), which stays until set again; 0 none. */
+	struct prio_factors *prio;
+	uint32_t prio_admin;
 };
 
 struct ctld {
@@ -311,7 +317,7 @@ void job_forget(struct job *job);     /* out of the table, and destroyed */
 void job_purge_old(time_t now);
 void job_foreach(void (*fn)(struct job *job, void *arg), void *arg);
 uint32_t job_base_priority(uint32_t id);
-uint32_t job_priority(const struct job *job);   /* 0 when held, else base - nice */
+uint32_t job_priority(struct job *job);   /* 0 when held; else prio.c's (base - nice, or multifactor) */
 /* A started job whose requeue is done (or need not wait): allocation given
  * back, restart count up, PENDING (held for requeuehold). */
 void job_requeue_finish(struct job *job);

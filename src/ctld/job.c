@@ -11,6 +11,7 @@
 #include "common/strbuf.h"
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
+#include "ctld/prio.h"
 #include "sched/feature.h"
 
 static const char *reason_names[] = {
@@ -198,6 +199,7 @@ void job_destroy(struct job *job)
 	free(job->parts);
 	bitmap_destroy(job->array_pending);
 	depend_destroy(job->depend);
+	free(job->prio);
 	free(job->lim_tres);
 	json_decref(job->acts);
 	free(job);
@@ -388,6 +390,7 @@ struct job *job_copy(const struct job *job)
 	 * record keep the sum: limits.c), never as running. */
 	c->lim_tres = NULL;
 	c->acts = job->acts ? json_deep_copy(job->acts) : NULL;
+	c->prio = job->prio ? mem_dup(job->prio, sizeof(*job->prio)) : NULL;
 	return c;
 }
 
@@ -422,10 +425,14 @@ uint32_t job_base_priority(uint32_t id)
 	return id < top - 1 ? top - id : 1;
 }
 
-uint32_t job_priority(const struct job *job)
+uint32_t job_priority(struct job *job)
 {
 	if (job->hold_user || job->hold_admin)
 		return 0;
+	if (job->prio_admin)
+		return job->prio_admin;   /* scontrol update Priority=: kept as set */
+	if (prio_multifactor())
+		return prio_job(job, time(NULL));
 	int64_t p = (int64_t)job_base_priority(job->id) - job->nice;
 	return p < 1 ? 1 : p > 0xFFFFFFFEll ? 0xFFFFFFFEu : (uint32_t)p;
 }
@@ -604,6 +611,8 @@ json_t *job_to_json(const struct job *job)
 		json_object_set_new(o, "std_err_task", json_string(nz(job->std_err_task)));
 	}
 	json_object_set_new(o, "nice", json_integer(job->nice));
+	if (job->prio_admin)
+		json_object_set_new(o, "priority_admin", json_integer(job->prio_admin));
 	char mail[256];
 	json_object_set_new(o, "requeue", json_boolean(job->requeue));
 	json_object_set_new(o, "mail_type",
@@ -713,6 +722,7 @@ struct job *job_from_json(const json_t *rec)
 	job->comment = str_or_null(rec, "comment");
 	job->part = part_find(json_string_value(json_object_get(rec, "partition")) ?: "");
 	job->priority = int_of(rec, "priority");
+	job->prio_admin = (uint32_t)int_of(rec, "priority_admin");
 	job->req_nodes = int_of(rec, "req_nodes");
 	job->ntasks = int_of(rec, "num_tasks");
 	job->cpus_per_task = int_of(rec, "cpus_per_task");

@@ -17,6 +17,7 @@
 #include "common/xmalloc.h"
 #include "ctld/adb.h"
 #include "ctld/ctld.h"
+#include "ctld/prio.h"
 
 struct ctld ctld;
 
@@ -170,6 +171,11 @@ int main(int argc, char **argv)
 		return 1;
 	assoc_setup();
 	usage_setup();   /* after the associations and the jobs are loaded */
+	if (prio_conf_check(conf, &err) < 0) {
+		log_error("%s", err.text);
+		return 1;
+	}
+	prio_setup();
 
 	struct net_server_opts opts = {
 		.host = "0.0.0.0", .port = ctld.ctld_target.port, .dest = ctld.dest_self,

@@ -12,6 +12,7 @@
 #include "common/strbuf.h"
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
+#include "ctld/prio.h"
 
 /* ROLE_NODE: node daemons (root or SlurmUser); ROLE_ADMIN: the same users
  * as administrators. */
@@ -813,6 +814,7 @@ static const struct rpc rpcs[] = {
 	{ MSG_COMPLETE_ALLOC, step_complete_alloc, ROLE_ANY },
 	{ MSG_STEP_COMPLETE, step_complete, ROLE_NODE },
 	{ MSG_SHARE_INFO, usage_rpc, ROLE_ANY },
+	{ MSG_PRIO_INFO, prio_rpc, ROLE_ANY },
 	{ MSG_ACCT_REPORT, report_rpc, ROLE_ANY },
 };
 

@@ -13,6 +13,7 @@
 #include "common/parse.h"
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
+#include "ctld/prio.h"
 #include "sched/feature.h"
 #include "sched/select.h"
 
@@ -386,6 +387,7 @@ static void sched_pass(uv_timer_t *t)
 
 	ctld.sched_queued = false;
 	pass_number++;
+	prio_update(now);   /* nothing on most passes: only every PriorityCalcPeriod */
 	job_foreach(collect, &pend);
 	if (pend.n)
 		qsort(pend.jobs, pend.n, sizeof(*pend.jobs), by_priority);
