@@ -185,6 +185,25 @@ def test_jobs_and_procs_options(tmp_path):
     assert [int(x["start"]) for x in read_csv(out_csv)] == [0, 10, 20, 30, 75, 105]
 
 
+def test_nodes_from_conf(tmp_path):
+    """A trace without MaxProcs replays on herd.conf's nodes: here 2 nodes
+    of 2 CPUs, trace A's first three jobs (job 3 backfills as on 4
+    processors); --procs overrides them."""
+    text = "".join(line + "\n" for line in TRACE_A.splitlines()[1:4])
+    path = swf(tmp_path, "nh.swf", text)
+    conf = tmp_path / "herd.conf"
+    conf.write_text("ClusterName=t\nSlurmctldHost=localhost\nNodeName=n[1-2] CPUs=2\n"
+                    "PartitionName=debug Nodes=ALL Default=YES\n")
+    out_csv = str(tmp_path / "n.csv")
+    r = sim("--swf", path, "-c", str(conf), "--csv", out_csv)
+    assert r.returncode == 0, r.stderr
+    assert re.search(r"^Processors: +4 \(2 nodes\)$", r.stdout, re.M), r.stdout
+    assert [int(x["start"]) for x in read_csv(out_csv)] == [0, 100, 20]
+    r = sim("--swf", path, "-c", str(conf), "--procs", "8", "--csv", out_csv)
+    assert re.search(r"^Processors: +8 \(1 node\)$", r.stdout, re.M), r.stdout
+    assert [int(x["start"]) for x in read_csv(out_csv)] == [0, 10, 20]
+
+
 # Multifactor, 4 processors, PriorityWeightJobSize with PriorityFavorSmall:
 #   1 @0 4 procs 100 s; 2 @10 4 procs 50 s; 3 @20 1 proc 50 s.
 # At 100 the small job 3 is first (size factor 0.375 against 0): it starts
