@@ -84,7 +84,9 @@ static int sched_param(const char *params, const char *key, long *value)
 
 /* The multifactor policy's settings from the config (Slurm's defaults
  * without one): SchedulerType, SchedulerParameters' bf_* and
- * default_queue_depth, and the Priority* keys. */
+ * default_queue_depth, and the Priority* keys (with
+ * PriorityType=priority/multifactor; priority/basic, Slurm's default,
+ * leaves every priority the same). */
 static int multifactor_opts(const struct conf *conf, struct sim_opts *o, struct herd_error *err)
 {
 	const char *type = conf ? conf_get(conf, "SchedulerType") : NULL;
@@ -110,8 +112,16 @@ static int multifactor_opts(const struct conf *conf, struct sim_opts *o, struct 
 	struct prio_weights *w = &o->prio.weights;
 	prio_weights_init(w);
 	o->prio.decay_half_life = 7 * 86400;
-	if (!conf)
+	const char *prio_type = conf ? conf_get(conf, "PriorityType") : NULL;
+	if (prio_type && strcasecmp(prio_type, "priority/basic") &&
+	    strcasecmp(prio_type, "priority/multifactor"))
+		return errprintf(err, "PriorityType=%s: priority/basic or priority/multifactor", prio_type);
+	if (!prio_type || !strcasecmp(prio_type, "priority/basic")) {
+		/* as herdctld: the weights count only under priority/multifactor */
+		fprintf(stderr, "herd sim: warning: PriorityType=priority/basic%s: every priority is "
+			"the same, jobs go in submit order\n", prio_type ? "" : " (the default)");
 		return 0;
+	}
 	w->age = (uint32_t)conf_get_int(conf, "PriorityWeightAge", 0);
 	w->assoc = (uint32_t)conf_get_int(conf, "PriorityWeightAssoc", 0);
 	w->fairshare = (uint32_t)conf_get_int(conf, "PriorityWeightFairshare", 0);

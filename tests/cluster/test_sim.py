@@ -229,9 +229,17 @@ def test_multifactor_from_conf(tmp_path, via_env):
     assert r.returncode == 0, r.stderr
     assert "Policy:                multifactor" in r.stdout
     assert [int(x["start"]) for x in read_csv(out_csv)] == [0, 150, 100]
-    # without the config the weights are 0: priorities tie, oldest first
+    # without the config, or without PriorityType=priority/multifactor (as
+    # herdctld), the weights count for nothing: priorities tie, oldest first
     r = sim(*args)
     assert r.returncode == 0, r.stderr
+    assert "PriorityType=priority/basic (the default)" in r.stderr
+    assert [int(x["start"]) for x in read_csv(out_csv)] == [0, 100, 150]
+    basic = tmp_path / "basic.conf"
+    basic.write_text(conf.read_text().replace("priority/multifactor", "priority/basic"))
+    r = sim(*args, "-c", str(basic))
+    assert r.returncode == 0, r.stderr
+    assert "herd sim: warning: PriorityType=priority/basic: every priority" in r.stderr
     assert [int(x["start"]) for x in read_csv(out_csv)] == [0, 100, 150]
     r = sim("--swf", path, "--policy", "fcfs", "--csv", out_csv)
     assert [int(x["start"]) for x in read_csv(out_csv)] == [0, 100, 150]
@@ -446,12 +454,19 @@ def test_malformed_trace(tmp_path, text, msg):
     assert r.stderr.startswith("herd sim: error: ") and msg in r.stderr, r.stderr
 
 
-def test_bad_conf(tmp_path):
+@pytest.mark.parametrize("text,msg", [
+    ("PriorityWeightAge=lots\n", "PriorityWeightAge"),
+    ("PriorityType=priority/fancy\n", "PriorityType=priority/fancy: priority/basic or"),
+    ("PriorityType=priority/multifactor\nPriorityFlags=SOMETIMES\n", "SOMETIMES"),
+    ("SchedulerType=sched/wiki\n", "SchedulerType=sched/wiki"),
+    ("SchedulerParameters=bf_window=soon\n", "SchedulerParameters=bf_window=soon"),
+])
+def test_bad_conf(tmp_path, text, msg):
     conf = tmp_path / "herd.conf"
-    conf.write_text("PriorityWeightAge=lots\n")
+    conf.write_text(text)
     r = sim("--swf", swf(tmp_path, "a.swf", TRACE_A), "--policy", "multifactor", "-c", str(conf))
     assert r.returncode == 1
-    assert r.stderr.startswith("herd sim: error: ") and "PriorityWeightAge" in r.stderr, r.stderr
+    assert r.stderr.startswith("herd sim: error: ") and msg in r.stderr, r.stderr
 
 
 def test_help():
