@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 #include "sched/pass.h"
@@ -519,6 +520,308 @@ static void never_fits(void **state)
 	}
 }
 
+/* ---- against a plain reference ----
+ * The pass looks again only at what changed between candidate times; the
+ * reference below works every window out from scratch (every allocation an
+ * interval, every candidate time tried).  On random small clusters both
+ * must give the same decisions, starts, nodes and limits. */
+
+#define RMAX 64
+static struct ref {
+	int node[RMAX];
+	time_t start[RMAX], end[RMAX];   /* end -1: never */
+	int cpus[RMAX];
+	uint64_t mem[RMAX];
+	int n;
+} ref;
+
+static void ref_add(int node, time_t start, time_t end, int cpus, uint64_t mem)
+{
+	assert_true(ref.n < RMAX);
+	ref.node[ref.n] = node;
+	ref.start[ref.n] = start;
+	ref.end[ref.n] = end;
+	ref.cpus[ref.n] = cpus;
+	ref.mem[ref.n++] = mem;
+}
+
+static bool ref_blocked(int node, time_t from, time_t to, int own)
+{
+	for (int r = 0; r < w.nresv; r++)
+		for (int k = 0; k < w.resv[r].nnodes; k++)
+			if (w.resv[r].node[k] == node && r != own && w.resv[r].start < to && w.resv[r].end > from)
+				return true;
+	return false;
+}
+
+/* Every node as seen over [from, to): the most allocated at any point. */
+static void ref_view(struct sched_node *view, time_t from, time_t to, int own)
+{
+	for (int c = 0; c < w.nnodes; c++) {
+		view[c] = w.nodes[c];
+		view[c].alloc_cpus = view[c].alloc_mem = view[c].njobs = 0;
+		for (int i = -1; i < ref.n; i++) {   /* the points: from, and each start inside */
+			time_t at = i < 0 ? from : ref.start[i];
+			int cpus = 0, njobs = 0;
+			uint64_t mem = 0;
+			if (at < from || at >= to)
+				continue;
+			for (int j = 0; j < ref.n; j++)
+				if (ref.node[j] == c && ref.start[j] <= at && (ref.end[j] < 0 || ref.end[j] > at)) {
+					cpus += ref.cpus[j];
+					mem += ref.mem[j];
+					njobs++;
+				}
+			if (cpus > view[c].alloc_cpus)
+				view[c].alloc_cpus = cpus;
+			if (mem > view[c].alloc_mem)
+				view[c].alloc_mem = mem;
+			if (njobs > view[c].njobs)
+				view[c].njobs = njobs;
+		}
+		if (ref_blocked(c, from, to, own))
+			view[c].usable = false;
+	}
+}
+
+static time_t ref_to(time_t from, int64_t limit)
+{
+	return limit == SCHED_TIME_INFINITE ? INT64_MAX : from + limit;
+}
+
+static bool ref_fits(const struct sched_job *jb, const int *cand, int ncand, time_t from, time_t to,
+		     int *node, int *cpus, int *n)
+{
+	struct sched_node view[MAXN];
+	ref_view(view, from, to, jb->resv);
+	return sched_select(view, cand, ncand, &jb->req, node, cpus, n) == SCHED_PICKED;
+}
+
+static int time_sort(const void *a, const void *b)
+{
+	time_t x = *(const time_t *)a, y = *(const time_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* The reference backfill, for jobs with every limit off but max_reservations. */
+static void ref_backfill(struct sched_decision *out)
+{
+	time_t now = w.params.now, horizon = now + w.params.window, times[2 * RMAX + 8];
+	int res = w.params.resolution > 0 ? w.params.resolution : 1, holds = 0;
+
+	memset(&ref, 0, sizeof(ref));
+	for (int j = 0; j < w.nrun; j++)
+		for (int k = 0; k < w.run[j].n; k++)
+			ref_add(w.run[j].node[k], 0, w.run[j].end == 0 ? -1 : w.run[j].end > now ? w.run[j].end : now + 1,
+				w.run[j].cpus[k], w.run[j].mem[k]);
+	for (int i = 0; i < w.njobs; i++) {
+		const struct sched_job *jb = &w.job[i];
+		const struct sched_resv *r = jb->resv >= 0 ? &w.resv[jb->resv] : NULL;
+		struct sched_decision *d = &out[i];
+		time_t earliest = now, latest = horizon, best = -1;
+		int best_alt = -1, best_node[MAXN], best_cpus[MAXN], best_n = 0;
+		bool never[4];
+
+		memset(d, 0, sizeof(*d));
+		d->what = SCHED_D_WAIT;
+		if (r && r->end <= now)
+			continue;
+		if (r && !(r->flags & SCHED_RESV_FLEX)) {
+			earliest = r->start > now ? r->start : now;
+			latest = r->end - 1 < latest ? r->end - 1 : latest;
+		}
+		/* candidate times: now, and every release rounded up */
+		int nt = 0;
+		times[nt++] = earliest;
+		for (int k = 0; k < ref.n; k++)
+			if (ref.end[k] > 0)
+				times[nt++] = ref.end[k];
+		for (int k = 0; k < w.nresv; k++)
+			times[nt++] = w.resv[k].end;
+		for (int k = 1; k < nt; k++) {
+			if (times[k] % res)
+				times[k] += res - times[k] % res;
+			if (times[k] < now)
+				times[k] = now;
+		}
+		qsort(times, nt, sizeof(time_t), time_sort);
+		for (int a = 0; a < jb->nalt; a++) {
+			int cand[MAXN], ncand = 0, node[MAXN], cpus[MAXN], n;
+			const struct sched_alt *al = &jb->alt[a];
+			for (int pass2 = 0; pass2 < 2; pass2++)
+				for (int k = 0; k < al->ncand; k++) {
+					bool in = !r;
+					for (int q = 0; r && q < r->nnodes; q++)
+						in |= r->node[q] == al->cand[k];
+					if ((pass2 == 0 && in) || (pass2 == 1 && !in && r && (r->flags & SCHED_RESV_FLEX)))
+						cand[ncand++] = al->cand[k];
+				}
+			never[a] = sched_select(w.nodes, cand, ncand, &jb->req, node, cpus, &n) == SCHED_NEVER;
+			for (int k = 0; !never[a] && k < nt; k++) {
+				time_t at = times[k];
+				if (at < earliest || at > latest || (best >= 0 && at >= best))
+					continue;
+				if (ref_fits(jb, cand, ncand, at, ref_to(at, jb->time_limit), node, cpus, &n)) {
+					best = at;
+					best_alt = a;
+					best_n = n;
+					memcpy(best_node, node, n * sizeof(int));
+					memcpy(best_cpus, cpus, n * sizeof(int));
+					break;
+				}
+			}
+		}
+		int64_t limit = jb->time_limit;
+		if (best != now && jb->time_min > 0 && earliest == now &&
+		    (limit == SCHED_TIME_INFINITE || jb->time_min < limit)) {
+			for (int a = 0; a < jb->nalt && best != now; a++) {
+				int cand[MAXN], ncand = 0, node[MAXN], cpus[MAXN], n;
+				const struct sched_alt *al = &jb->alt[a];
+				for (int pass2 = 0; pass2 < 2; pass2++)
+					for (int k = 0; k < al->ncand; k++) {
+						bool in = !r;
+						for (int q = 0; r && q < r->nnodes; q++)
+							in |= r->node[q] == al->cand[k];
+						if ((pass2 == 0 && in) || (pass2 == 1 && !in && r && (r->flags & SCHED_RESV_FLEX)))
+							cand[ncand++] = al->cand[k];
+					}
+				if (never[a] || !ref_fits(jb, cand, ncand, now, now + jb->time_min, node, cpus, &n))
+					continue;
+				/* the largest end among the holds' and reservations' starts */
+				time_t end = -1, top = ref_to(now, limit);
+				for (int k = 0; k < ref.n + w.nresv; k++) {
+					time_t at = k < ref.n ? ref.start[k] : w.resv[k - ref.n].start;
+					if (at >= now + jb->time_min && at < top && at > end &&
+					    ref_fits(jb, cand, ncand, now, at, node, cpus, &n))
+						end = at;
+				}
+				if (end > 0 && ref_fits(jb, cand, ncand, now, end, node, cpus, &n)) {
+					best = now;
+					best_alt = a;
+					limit = end - now;
+					best_n = n;
+					memcpy(best_node, node, n * sizeof(int));
+					memcpy(best_cpus, cpus, n * sizeof(int));
+				}
+			}
+		}
+		if (best < 0)
+			continue;
+		d->start = best;
+		d->alt = best_alt;
+		d->time_limit = limit;
+		bool hold = best == now || w.params.max_reservations == 0 || holds < w.params.max_reservations;
+		d->what = best == now ? SCHED_D_START : hold ? SCHED_D_PLANNED : SCHED_D_WAIT;
+		if (!hold)
+			continue;
+		holds += best != now;
+		d->n = best_n;
+		d->node = malloc(best_n * sizeof(int) + 1);
+		d->cpus = malloc(best_n * sizeof(int) + 1);
+		memcpy(d->node, best_node, best_n * sizeof(int));
+		memcpy(d->cpus, best_cpus, best_n * sizeof(int));
+		for (int k = 0; k < best_n; k++)
+			ref_add(best_node[k], best, limit == SCHED_TIME_INFINITE ? -1 : best + limit, best_cpus[k],
+				jb->req.mem_per_cpu ? jb->req.mem_per_cpu * best_cpus[k] : jb->req.mem_per_node);
+	}
+}
+
+static uint64_t seed = 0x9e3779b97f4a7c15ull;
+
+static int pick(int n)
+{
+	seed ^= seed << 13;
+	seed ^= seed >> 7;
+	seed ^= seed << 17;
+	return (int)(seed % (uint64_t)n);
+}
+
+static void random_world(void)
+{
+	world(2 + pick(4), true);
+	w.params.resolution = (int[]){ 1, 7, 60 }[pick(3)];
+	w.params.window = (int[]){ 500, 5000, 86400 }[pick(3)];
+	w.params.max_reservations = pick(3);
+	for (int j = pick(7); j > 0; j--) {
+		int node = pick(w.nnodes), cpus = 1 + pick(4);
+		if (w.nodes[node].alloc_cpus + cpus > w.nodes[node].cpus)
+			continue;
+		int kind = pick(8);
+		time_t end = kind == 0 ? 0 : kind == 1 ? NOW - 10 : NOW + 1 + pick(3000);
+		running(end, cpus, pick(3) * 200, (const int[]){ node, -1 });
+	}
+	for (int r = pick(3); r > 0; r--) {
+		int nodes[MAXN + 1], n = 0;
+		for (int c = 0; c < w.nnodes; c++)
+			if (pick(3) == 0)
+				nodes[n++] = c;
+		nodes[n] = -1;
+		time_t start = NOW - 500 + pick(2500);
+		reservation(start, start + 100 + pick(2000), pick(3) == 0 ? SCHED_RESV_FLEX : 0, nodes);
+	}
+	for (int j = 1 + pick(8); j > 0; j--) {
+		struct sched_req req;
+		switch (pick(4)) {
+		case 0: req = CPUS(1 + pick(8)); break;
+		case 1: req = WHOLE(1 + pick(2)); break;
+		case 2: req = (struct sched_req){ .nodes = 1 + pick(2), .ntasks = 1 + pick(3) }; break;
+		default: req = (struct sched_req){ .ntasks = 1 + pick(2), .exclusive = true }; break;
+		}
+		if (pick(4) == 0)
+			req.mem_per_node = 100 * (1 + pick(8));
+		else if (pick(4) == 0)
+			req.mem_per_cpu = 100 * (1 + pick(3));
+		struct sched_job *jb = job(req, pick(6) == 0 ? SCHED_TIME_INFINITE : 100 + pick(3000));
+		if (pick(4) == 0)
+			jb->time_min = 50 + pick(500);
+		if (w.nresv && pick(4) == 0)
+			jb->resv = pick(w.nresv);
+		if (pick(3) == 0) {
+			int nodes[MAXN + 1], n = 0;
+			for (int c = w.nnodes - 1; c >= 0; c--)
+				if (pick(2) == 0)
+					nodes[n++] = c;
+			nodes[n] = -1;
+			alt(jb, 0, 0, nodes);
+			alt(jb, 1, 1, NODES(0));
+		}
+	}
+}
+
+static void same_as_reference(void **state)
+{
+	struct sched_decision want[MAXJ];
+	int seen[4] = { 0 }, shrunk = 0, inresv = 0;
+
+	for (int round = 0; round < 3000; round++) {
+		random_world();
+		pass();
+		ref_backfill(want);
+		for (int i = 0; i < w.njobs; i++) {
+			const struct sched_decision *d = &w.out[i], *e = &want[i];
+			if (d->what != e->what || (e->what != SCHED_D_WAIT && d->start != e->start) ||
+			    (e->what == SCHED_D_WAIT && e->start && d->start != e->start) ||
+			    d->n != e->n || (e->what == SCHED_D_START && d->time_limit != e->time_limit) ||
+			    (d->n && memcmp(d->node, e->node, d->n * sizeof(int)))) {
+				print_message("round %d job %d: what %d/%d start %ld/%ld n %d/%d limit %ld/%ld\n",
+					      round, i, d->what, e->what, (long)d->start, (long)e->start, d->n,
+					      e->n, (long)d->time_limit, (long)e->time_limit);
+				fail();
+			}
+		}
+		for (int i = 0; i < w.njobs; i++) {
+			seen[w.out[i].what]++;
+			shrunk += w.out[i].what == SCHED_D_START && w.out[i].time_limit != w.job[i].time_limit;
+			inresv += w.job[i].resv >= 0 && w.out[i].what == SCHED_D_PLANNED;
+		}
+		sched_decisions_free(want, w.njobs);
+	}
+	print_message("start %d planned %d wait %d, shrunk %d, planned in a reservation %d\n", seen[1],
+		      seen[2], seen[3], shrunk, inresv);
+	/* the rounds cover each kind of answer */
+	assert_true(seen[1] > 100 && seen[2] > 100 && seen[3] > 100 && shrunk > 10 && inresv > 10);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -538,6 +841,7 @@ int main(void)
 		cmocka_unit_test(memory_limits),
 		cmocka_unit_test(running_without_end),
 		cmocka_unit_test(never_fits),
+		cmocka_unit_test(same_as_reference),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
