@@ -89,6 +89,13 @@ def job_row(c, job, *args):
     return found[0]
 
 
+def prios(c, *jobs):
+    """squeue's %Q of jobs, from one answer (one state of the controller:
+    a recompute between two squeue calls could move one and not the other)."""
+    out = ok(c, ["squeue", "-h", "-t", "all", "-j", ",".join(map(str, jobs)), "-o", "%i %Q"])
+    return {int(i): int(q) for i, q in (line.split() for line in out.splitlines())}
+
+
 def tres_sum(cell):
     return sum(int(v) for v in re.findall(r"=(\d+)", cell or ""))
 
@@ -182,7 +189,7 @@ def test_qos_partition_and_nice(c, blocked):
     assert rows[hi]["PARTITION"] == "hi"
     assert int(rows[nice]["NICE"]) == 500
     # the same user, size and (nearly) age: the factors order them
-    p = {j: int(squeue_field(c, j, "%Q")) for j in (plain, high, hi, nice)}
+    p = prios(c, plain, high, hi, nice)
     assert p[high] > p[hi] > p[plain] > p[nice], p
     # -n: the normalized factors
     n = {int(r["JOBID"]): r for r in sprio(c, "-n", "-l")[1]}
@@ -236,7 +243,8 @@ def test_light_user_before_heavy(c, blocked):
             sshare[(acct.strip(), user)] = float(fs)
     assert abs(float(rows[heavy]["FAIRSHARE"]) - sshare[("proj", U1)]) < 1e-5
     assert abs(float(rows[light]["FAIRSHARE"]) - sshare[("proj", U2)]) < 1e-5
-    assert int(squeue_field(c, light, "%Q")) > int(squeue_field(c, heavy, "%Q"))
+    p = prios(c, light, heavy)
+    assert p[light] > p[heavy], p
 
 
 def test_higher_priority_starts_first(c, blocked):
@@ -244,7 +252,8 @@ def test_higher_priority_starts_first(c, blocked):
     blocker ends, the newer starts and the older keeps waiting."""
     older = submit(c, sleep=300)
     newer = submit(c, "--qos=high", sleep=300)   # runs until cancelled: the older one waits
-    assert int(squeue_field(c, newer, "%Q")) > int(squeue_field(c, older, "%Q"))
+    p = prios(c, newer, older)
+    assert p[newer] > p[older], p
     ok(c, ["scancel", str(blocked)])
     assert c.wait_state(newer, "RUNNING") == "RUNNING"
     assert c.job_state(older) == "PENDING"
@@ -265,3 +274,25 @@ def test_admin_priority_stays(c, blocked):
     assert r.rc != 0, r
     ok(c, ["scontrol", "update", f"jobid={u}", "priority=5"], user=U1)
     assert squeue_field(c, u, "%Q") == "5"
+
+
+@pytest.mark.parametrize("key,value,says", [
+    ("PriorityFlags", "ACCRUE_ALWAYS,BOGUS", "invalid flag 'BOGUS'"),
+    ("PriorityWeightTRES", "cpu=1,disk=2", "invalid TRES 'disk'"),
+    ("PriorityType", "priority/fancy", "PriorityType=priority/fancy is not supported"),
+])
+def test_bad_priority_keys_are_refused(c, key, value, says):
+    """A reconfigure with a bad Priority* key changes nothing and says why."""
+    with open(c.conf) as f:
+        saved = f.read()
+    try:
+        with open(c.conf, "a") as f:
+            f.write(f"{key}={value}\n")
+        r = c.run(["scontrol", "reconfigure"])
+        assert r.rc != 0 and says in r.err, r
+        head, _ = sprio(c, "-w")                 # still multifactor, the old weights
+        assert "FAIRSHARE" in head
+    finally:
+        with open(c.conf, "w") as f:
+            f.write(saved)
+        ok(c, ["scontrol", "reconfigure"])
