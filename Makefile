@@ -88,6 +88,17 @@ $(B)/tests/test_ctld_%: $(B)/obj/tests/unit/test_ctld_%.o $(CTLD_OBJS) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
 
+# `herd sim` reads gzip traces (zlib); its unit tests link herd's objects
+# (all but herd.c's main).
+HERD_OBJS := $(call obj,$(filter-out src/herd/herd.c,$(wildcard src/herd/*.c)))
+$(B)/bin/herd: LDLIBS += -lz
+$(B)/tests/test_sim: $(B)/obj/tests/unit/test_sim.o $(HERD_OBJS) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lz -lcmocka
+$(B)/tests/test_sim_%: $(B)/obj/tests/unit/test_sim_%.o $(HERD_OBJS) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lz -lcmocka
+
 # herdstepd's PMIx server (src/stepd/pmix.c) is on libpmix, whose headers
 # and library Debian keeps out of the default paths (pmix2/).
 PMIX_CFLAGS := $(shell pkg-config --cflags pmix 2>/dev/null)
