@@ -11,6 +11,7 @@
 #include "common/strbuf.h"
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
+#include "ctld/preempt.h"
 #include "sched/feature.h"
 
 static const char *reason_names[] = {
@@ -440,6 +441,7 @@ void job_requeue_finish(struct job *job)
 	bool ran = job->launch != LAUNCH_NONE || job_state_is_final(job->state);
 
 	store_job_requeued(job);   /* this run's accounting record, before the next one's */
+	job->preempted = false;    /* (that record says PREEMPTED when it was) */
 	mail_job_requeued(job);
 	job->mail_sent = 0;   /* the next run has its own time-limit mails */
 	if (!job_state_is_final(job->state)) {
@@ -497,6 +499,11 @@ void job_expand_node_patterns(struct job *job)
 	}
 }
 
+enum job_state job_cancelled_state(const struct job *job)
+{
+	return job->preempted ? JOB_PREEMPTED : JOB_CANCELLED;
+}
+
 void job_set_state(struct job *job, enum job_state state, enum job_reason reason)
 {
 	enum job_state old = job->state;
@@ -535,6 +542,7 @@ void job_set_state(struct job *job, enum job_state state, enum job_reason reason
 	log_info("job %u: %s -> %s (%s)", job->id, job_state_name(old), job_state_name(state),
 		 job_reason_name(reason));
 	mail_job_state(job, old);
+	preempt_job_state(job, old);   /* a preemptor that ended lets its victims resume */
 }
 
 static const char *nz(const char *s)

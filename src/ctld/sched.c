@@ -13,6 +13,7 @@
 #include "common/parse.h"
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
+#include "ctld/preempt.h"
 #include "sched/feature.h"
 #include "sched/select.h"
 
@@ -449,6 +450,10 @@ static void sched_pass(uv_timer_t *t)
 				for (k = 0; k < nparts; k++)
 					if (why[k] == REASON_RESOURCES)
 						blocked[parts[k] - ctld.parts] = true;
+				/* preemption */
+				for (k = 0; k < nparts; k++)
+					if (why[k] == REASON_RESOURCES && preempt_for(job, parts[k]))
+						break;
 				break;
 			}
 			bool meta = array_is_meta(job);

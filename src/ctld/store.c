@@ -200,7 +200,9 @@ void store_job_requeued(const struct job *job)
 	op->acct.state = ADB_STATE_REQUEUED;
 	if (!op->acct.end)
 		op->acct.end = time(NULL);
-	json_object_set_new(rec, "state", json_string("REQUEUED"));
+	/* preempted and requeued: sacct -D shows the run PREEMPTED (the column
+	 * stays REQUEUED: not the job's latest run) */
+	json_object_set_new(rec, "state", json_string(job->preempted ? "PREEMPTED" : "REQUEUED"));
 	json_object_set_new(rec, "end_time", json_integer(op->acct.end));
 	op->rec = dump(rec);
 	json_decref(rec);
