@@ -22,6 +22,7 @@ struct victim {
 	uint32_t id;
 	enum preempt_mode mode;
 	time_t kill_at;              /* GraceTime: when the signalled job is ended; 0 done */
+	uint32_t restarts;           /* its run that was preempted (a requeued one runs again) */
 };
 struct preemption {
 	uint32_t by;
@@ -187,12 +188,12 @@ static struct preemption *find_preemption(uint32_t by)
 	return NULL;
 }
 
-/* Is job a victim of some preemption? */
-static bool is_victim(uint32_t id)
+/* Is this run of job a victim of some preemption? */
+static bool is_victim(const struct job *job)
 {
 	for (struct preemption *e = preemptions; e; e = e->next)
 		for (int i = 0; i < e->n; i++)
-			if (e->v[i].id == id)
+			if (e->v[i].id == job->id && e->v[i].restarts == job->restarts)
 				return true;
 	return false;
 }
@@ -201,7 +202,7 @@ static bool is_victim(uint32_t id)
 static bool ending(const struct victim *v)
 {
 	const struct job *j = job_find(v->id);
-	if (!j || v->mode == PM_SUSPEND)
+	if (!j || v->mode == PM_SUSPEND || j->restarts != v->restarts)
 		return false;
 	return j->state == JOB_RUNNING || j->state == JOB_COMPLETING || j->state == JOB_SUSPENDED;
 }
@@ -361,7 +362,7 @@ static void gather_one(struct job *v, void *arg)
 	enum preempt_mode mode;
 	bool ok;
 
-	if (v == g->job || v->state != JOB_RUNNING || !v->nalloc || v->preempted || is_victim(v->id))
+	if (v == g->job || v->state != JOB_RUNNING || !v->nalloc || v->preempted || is_victim(v))
 		return;
 	if (g->gang) {
 		ok = v->part == g->p;   /* it shares the gang partition's nodes in turns */
@@ -471,7 +472,7 @@ bool preempt_for(struct job *job, const struct part *p)
 		for (int i = 0; i < nv; i++) {
 			struct job *v = g.jobs[victims[i]];
 			struct victim *rec = &e->v[e->n++];
-			*rec = (struct victim){ v->id, g.mode[victims[i]], 0 };
+			*rec = (struct victim){ v->id, g.mode[victims[i]], 0, v->restarts };
 			if (gang) {
 				/* not the preemptor's: the gang's turns bring it back */
 				e->n--;
@@ -529,7 +530,9 @@ void preempt_job_state(struct job *job, enum job_state old)
 	}
 	if (!held || (job->state != JOB_PENDING && !job_state_is_final(job->state)))
 		return;
-	/* It gave its nodes back (ended, or requeued) */
+	/* It gave its nodes back (ended, or requeued): a preemptor may start
+	 * now, before a requeued victim is eligible again */
+	sched_request();
 	struct preemption *e = find_preemption(job->id);
 	if (!e)
 		return;
@@ -555,7 +558,7 @@ static void preempt_tick(uv_timer_t *t)
 				continue;
 			e->v[i].kill_at = 0;
 			struct job *v = job_find(e->v[i].id);
-			if (v)
+			if (v && v->restarts == e->v[i].restarts)
 				preempt_end(v, e->v[i].mode);
 		}
 	/* Victims left suspended for want of room: as soon as there is */
