@@ -674,6 +674,11 @@ json_t *job_to_json(const struct job *job)
 	json_object_set_new(o, "cancel_requested", json_boolean(job->cancel_requested));
 	json_object_set_new(o, "requeue_requested", json_boolean(job->requeue_requested));
 	json_object_set_new(o, "requeue_hold", json_boolean(job->requeue_hold));
+	if (job->preempted || job->cpus_lent || job->gang_suspended) {   /* preempt.c, gang.c */
+		json_object_set_new(o, "preempted", json_boolean(job->preempted));
+		json_object_set_new(o, "cpus_lent", json_boolean(job->cpus_lent));
+		json_object_set_new(o, "gang_suspended", json_boolean(job->gang_suspended));
+	}
 	if (job->key)
 		json_object_set_new(o, "key", json_string(job->key));
 	if (job->array_job_id) {
@@ -752,6 +757,9 @@ struct job *job_from_json(const json_t *rec)
 	job->cancel_requested = json_is_true(json_object_get(rec, "cancel_requested"));
 	job->requeue_requested = json_is_true(json_object_get(rec, "requeue_requested"));
 	job->requeue_hold = json_is_true(json_object_get(rec, "requeue_hold"));
+	job->preempted = json_is_true(json_object_get(rec, "preempted"));
+	job->cpus_lent = json_is_true(json_object_get(rec, "cpus_lent"));
+	job->gang_suspended = json_is_true(json_object_get(rec, "gang_suspended"));
 	job->nice = (int32_t)int_of(rec, "nice");
 	/* Keys added with sbatch's later options: a record from before them
 	 * reads as the defaults. */

@@ -317,8 +317,9 @@ static void preempt_end(struct job *v, enum preempt_mode mode)
 		launch_terminate(v);
 }
 
-/* GraceTime: the partition's.  Slurm sends SIGCONT and SIGTERM (or the
- * job's --signal), waits GraceTime, then ends the job. */
+/* GraceTime: the partition's.  As Slurm: SIGCONT and SIGTERM now (the
+ * job's --signal instead when it has one: Slurm's send_user_signal), then
+ * after GraceTime the job is ended (TERMINATE: SIGTERM, KillWait, SIGKILL). */
 static void act(struct job *preemptor, struct job *v, struct victim *rec)
 {
 	int grace = v->part ? v->part->conf->grace_time : 0;
@@ -334,7 +335,14 @@ static void act(struct job *preemptor, struct job *v, struct victim *rec)
 	}
 	if (grace > 0 && v->launch == LAUNCH_DONE && !v->alloc_only) {
 		int sig = v->signal ? v->signal : SIGTERM;
+		/* From now on its end is the preemption's, even if it exits
+		 * by itself within GraceTime (ended PREEMPTED, or requeued) */
 		v->preempted = true;
+		if (rec->mode == PM_REQUEUE && v->requeue)
+			v->requeue_requested = true;
+		else
+			v->cancel_requested = true;
+		store_job_update(v);
 		launch_signal(v, SIGCONT, "");
 		launch_signal(v, sig, v->signal && v->signal_batch ? "batch" : "");
 		rec->kill_at = time(NULL) + grace;
@@ -547,9 +555,25 @@ void preempt_job_state(struct job *job, enum job_state old)
 	free(ids);
 }
 
+/* After a restart: the suspended victims of preemptions before it (the
+ * preemptions themselves are not stored) resume once there is room. */
+static void adopt_orphan(struct job *job, void *arg)
+{
+	if (job->state == JOB_SUSPENDED && job->cpus_lent && !job->gang_suspended) {
+		orphans = xrealloc(orphans, (norphans + 1) * sizeof(*orphans));
+		orphans[norphans++] = job->id;
+	}
+}
+
 static void preempt_tick(uv_timer_t *t)
 {
+	static bool adopted;
 	time_t now = time(NULL);
+
+	if (!adopted) {
+		adopted = true;
+		job_foreach(adopt_orphan, NULL);
+	}
 
 	/* GraceTime over: end the victims that were signalled */
 	for (struct preemption *e = preemptions; e; e = e->next)

@@ -718,8 +718,16 @@ int store_load(void)
 		}
 		job->durable = true;
 		job_table_add(job);
-		if (job->state == JOB_RUNNING || job->state == JOB_COMPLETING)
+		if (job->state == JOB_RUNNING || job->state == JOB_COMPLETING ||
+		    job->state == JOB_SUSPENDED) {
+			/* a suspended job holds its nodes too; one suspended by
+			 * preemption or gang lends its CPUs again (preempt.c) */
+			bool lent = job->cpus_lent;
+			job->cpus_lent = false;
 			node_alloc(job);
+			if (lent)
+				node_lend(job);
+		}
 		n++;
 	}
 	sqlite3_finalize(st);
