@@ -33,9 +33,11 @@ static void gang_collect(struct job *job, void *arg)
 	}
 }
 
+/* When its present turn began (or its wait, suspended); a slice_start
+ * from an earlier run of a requeued job is before its start. */
 static time_t slice_of(const struct job *job)
 {
-	return job->slice_start ? job->slice_start : job->start_time;
+	return job->slice_start > job->start_time ? job->slice_start : job->start_time;
 }
 
 static int by_slice(const void *a, const void *b)

@@ -400,10 +400,15 @@ static void gather_one(struct job *v, void *arg)
 	g->mode[g->n] = mode;
 	g->cand[g->n] = (struct sched_preempt_cand){
 		.id = v->id, .node = v->alloc_node, .cpus = v->alloc_cpus, .mem = mem, .n = v->nalloc,
-		.start = g->gang && v->slice_start ? v->slice_start : v->start_time,
-		.tier = v->part->conf->priority_tier,
+		.start = v->start_time, .tier = v->part->conf->priority_tier,
 		.priority = q ? q->priority : v->priority, .preemptable = true,
 	};
+	if (g->gang) {
+		/* a gang's turns: the job whose turn began longest ago goes first */
+		time_t slice = v->slice_start > v->start_time ? v->slice_start : v->start_time;
+		g->cand[g->n].priority = 0;
+		g->cand[g->n].start = -slice;
+	}
 	g->n++;
 }
 

@@ -86,6 +86,13 @@ def count(path):
         return 0
 
 
+def stands_still(c, path, job):
+    """The job is SUSPENDED and its counter did not move for a second."""
+    before = count(path)
+    time.sleep(1.0)
+    return c.job_state(job) == "SUSPENDED" and count(path) == before
+
+
 def advances(c, path, what):
     start = count(path)
     c.wait_until(what, lambda: count(path) > start + 2, timeout=30)
@@ -125,16 +132,19 @@ def test_partition_prio_suspend(prio):
     victim = submit(c, "-p", "lowsus", "-n", "2", script=counter_script(path))
     c.wait_state(victim, "RUNNING")
     advances(c, path, "the victim counting")
-    job = c.sbatch("-o", "/dev/null", "-p", "high", "-n", "2", "--wrap", "sleep 8",
-                   cwd=c.workdir())
+    job = submit(c, "-p", "high", "-n", "2")
     c.wait_state(job, "RUNNING", timeout=60)
     assert c.job_state(victim) == "SUSPENDED"
-    # frozen: the counter stands still while the preemptor runs
-    time.sleep(1.0)   # a tick of the counter already on its way lands
+    # frozen: the counter stops (once the node has the suspend) and stays
+    c.wait_until("the suspended victim's counter to stop",
+                 lambda: stands_still(c, path, victim), timeout=30)
     frozen = count(path)
-    assert stays(lambda: count(path) == frozen and c.job_state(job) == "RUNNING", seconds=2.0), \
+    assert stays(lambda: count(path) == frozen, seconds=2.0), \
         f"the suspended job still counts: {frozen} -> {count(path)}"
-    c.wait_state(job, "COMPLETED", timeout=60)
+    assert c.job_state(job) == "RUNNING" and c.job_state(victim) == "SUSPENDED"
+    # the preemptor ends: the victim is resumed and counts on
+    r = c.run(["scancel", str(job)])
+    assert r.rc == 0, r
     c.wait_state(victim, "RUNNING", timeout=30)
     advances(c, path, "the resumed victim counting again")
     assert c.show_job(victim)["Restarts"] == "0"
@@ -221,6 +231,7 @@ def test_gang_time_slicing(c):
         c.wait_state(a, "RUNNING")
         b = submit(c, "-p", "gang", "-n", "2", script=counter_script(paths[1]))
         seen = {a: set(), b: set()}
+        at_suspend = {}   # a job's count when it was first seen suspended
         switches, last = 0, None
         deadline = time.time() + 90
         while time.time() < deadline and switches < 3:
@@ -231,6 +242,9 @@ def test_gang_time_slicing(c):
             assert not (sa == "RUNNING" and sb == "RUNNING"), "both run at once"
             seen[a].add(sa)
             seen[b].add(sb)
+            for job, st, path in ((a, sa, paths[0]), (b, sb, paths[1])):
+                if st == "SUSPENDED" and job not in at_suspend:
+                    at_suspend[job] = count(path)
             running = a if sa == "RUNNING" else b if sb == "RUNNING" else None
             if running and last and running != last:
                 switches += 1
@@ -238,16 +252,14 @@ def test_gang_time_slicing(c):
             time.sleep(0.2)
         assert switches >= 3, f"{switches} switches in 90 s: {seen}"
         assert {"RUNNING", "SUSPENDED"} <= seen[a] and {"RUNNING", "SUSPENDED"} <= seen[b]
-        # both made progress
-        assert count(paths[0]) > 0 and count(paths[1]) > 0
-        # the one suspended now stands still
-        r = c.run(["squeue", "-h", "-j", f"{a},{b}", "-t", "SUSPENDED", "-o", "%i"])
-        if r.out.strip():
-            idx = 0 if int(r.out.split()[0]) == a else 1
-            frozen = count(paths[idx])
-            still = stays(lambda: c.job_state([a, b][idx]) != "SUSPENDED" or
-                          count(paths[idx]) == frozen, seconds=1.0)
-            assert still, "a suspended gang job counts"
+        # both made progress after a turn suspended, and the suspended one
+        # of them stands still
+        c.wait_until("both jobs counting after their suspension",
+                     lambda: count(paths[0]) > at_suspend[a] + 5 and
+                     count(paths[1]) > at_suspend[b] + 5, timeout=60)
+        c.wait_until("a suspended gang job standing still",
+                     lambda: stands_still(c, paths[0], a) or stands_still(c, paths[1], b),
+                     timeout=60)
     finally:
         cancel_all(c)
 
