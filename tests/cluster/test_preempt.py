@@ -273,3 +273,14 @@ def test_bad_preempt_settings_refused(c):
         r = c.run(["scontrol", "reconfigure"])
         assert r.rc != 0 and key in r.err, r
     configure(c, "")
+
+
+def test_bad_preempt_settings_stop_herdctld(c):
+    """At start the same check: herdctld refuses, naming the key (before it
+    opens its store or its port)."""
+    bad = os.path.join(c.root, "bad-preempt.conf")
+    with open(bad, "w") as f:
+        f.write(c.base_conf + "PreemptMode=REQUEUE,CANCEL\n")
+    r = c.run(["herdctld", "-D", "-f", bad], timeout=30)
+    assert r.rc == 1, r
+    assert "PreemptMode=REQUEUE,CANCEL is invalid" in r.err, r
