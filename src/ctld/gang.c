@@ -156,11 +156,35 @@ out:
 	free(g.wait);
 }
 
+/* Jobs suspended for their turn in a partition that is no longer a gang
+ * one (a reconfigure took GANG or FORCE away): resumed when they fit. */
+static bool maybe_stranded = true;   /* at start: any left from before a restart */
+
+static void unstrand(struct job *job, void *arg)
+{
+	int *left = arg;
+	if (job->state != JOB_SUSPENDED || !job->gang_suspended)
+		return;
+	if (job->part && !job->part->removed && gang_part(job->part)) {
+		(*left)++;   /* its gang's turns will come */
+		return;
+	}
+	if (!preempt_resume(job))
+		(*left)++;
+	else
+		log_info("job %u: resumed (its partition is no longer gang scheduled)", job->id);
+}
+
 void gang_tick(time_t now)
 {
-	if (!preempt_conf.gang)
-		return;
-	for (int i = 0; i < ctld.nparts; i++)
-		if (!ctld.parts[i].removed && gang_part(&ctld.parts[i]))
+	for (int i = 0; i < ctld.nparts && preempt_conf.gang; i++)
+		if (!ctld.parts[i].removed && gang_part(&ctld.parts[i])) {
 			gang_part_tick(&ctld.parts[i], now);
+			maybe_stranded = true;
+		}
+	if (maybe_stranded) {
+		int left = 0;
+		job_foreach(unstrand, &left);
+		maybe_stranded = left > 0;
+	}
 }

@@ -541,11 +541,13 @@ void preempt_job_state(struct job *job, enum job_state old)
 		node_reclaim(job);
 		job->gang_suspended = false;
 	}
-	if (!held || (job->state != JOB_PENDING && !job_state_is_final(job->state)))
+	bool gave_back = held && (job->state == JOB_PENDING || job_state_is_final(job->state));
+	if (gave_back)   /* (ended, or requeued): a preemptor may start now,
+			  * before a requeued victim is eligible again */
+		sched_request();
+	/* A preemptor that ends, or gave its nodes back: its victims resume */
+	if (!gave_back && !(old == JOB_PENDING && job_state_is_final(job->state)))
 		return;
-	/* It gave its nodes back (ended, or requeued): a preemptor may start
-	 * now, before a requeued victim is eligible again */
-	sched_request();
 	struct preemption *e = find_preemption(job->id);
 	if (!e)
 		return;

@@ -260,6 +260,16 @@ def test_gang_time_slicing(c):
         c.wait_until("a suspended gang job standing still",
                      lambda: stands_still(c, paths[0], a) or stands_still(c, paths[1], b),
                      timeout=60)
+        # GANG taken away: no more turns; the suspended one resumes once
+        # the running one is gone
+        configure(c, "")
+        states = {a: c.job_state(a), b: c.job_state(b)}
+        assert sorted(states.values()) == ["RUNNING", "SUSPENDED"], states
+        running = a if states[a] == "RUNNING" else b
+        waiting = b if running == a else a
+        r = c.run(["scancel", str(running)])
+        assert r.rc == 0, r
+        c.wait_state(waiting, "RUNNING", timeout=30)
     finally:
         cancel_all(c)
 
