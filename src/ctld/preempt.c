@@ -9,6 +9,7 @@
 #include <strings.h>
 #include "common/log.h"
 #include "common/xmalloc.h"
+#include "ctld/part_limits.h"
 #include "ctld/preempt.h"
 #include "sched/feature.h"
 #include "sched/preempt.h"
@@ -425,6 +426,9 @@ static struct sched_node *snapshot(void)
 				   n->state == NODE_ALLOCATED),
 		};
 	}
+	/* (the victims' users stay on their nodes: ExclusiveUser is kept
+	 * conservatively while they are chosen) */
+	part_limits_nodes(sn);
 	return sn;
 }
 
@@ -459,6 +463,7 @@ bool preempt_for(struct job *job, const struct part *p)
 		.exclusive = job->exclusive, .required = job->req_idx, .nrequired = job->nreq_idx,
 		.excluded = job->exc_idx, .nexcluded = job->nexc_idx,
 	};
+	part_limits_req(job, p, &req);   /* OverSubscribe=EXCLUSIVE, ExclusiveUser */
 	struct gather g = { .job = job, .p = p, .gang = gang };
 	job_foreach(gather_one, &g);
 	struct sched_node *sn = snapshot();

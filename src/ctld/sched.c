@@ -13,6 +13,7 @@
 #include "common/parse.h"
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
+#include "ctld/part_limits.h"
 #include "ctld/preempt.h"
 #include "sched/feature.h"
 #include "sched/select.h"
@@ -78,19 +79,13 @@ static struct sched_node *snapshot_nodes(void)
 				   n->state == NODE_ALLOCATED),
 		};
 	}
+	part_limits_nodes(sn);   /* partition limits: whose jobs hold them (ExclusiveUser) */
 	return sn;
 }
 
 static bool part_up(const struct part *p)
 {
 	return !p->removed && (!p->conf->state || !strcasecmp(p->conf->state, "UP"));
-}
-
-/* Within the partition's MaxTime? */
-static bool part_time_ok(const struct job *job, const struct part *p)
-{
-	return p->conf->max_time == TIME_INFINITE ||
-	       (job->time_limit != TIME_INFINITE && job->time_limit <= p->conf->max_time);
 }
 
 static struct sched_req job_req(const struct job *job)
@@ -139,6 +134,7 @@ static enum sched_fit fit_in(const struct job *job, const struct part *p,
 {
 	int *cand = xmalloc((p->nnodes + 1) * sizeof(int));
 	struct sched_req req = job_req(job);
+	part_limits_req(job, p, &req);   /* partition limits */
 	char **alts = NULL;
 	int nalts = feature_matching_or(job->features, &alts);
 	enum sched_fit fit = SCHED_NEVER;
@@ -233,7 +229,7 @@ int sched_test_only(const struct job *job, time_t *start, char **nodes, int *cpu
 				when = r->start_time + r->time_limit;
 		}
 		for (int i = 0; i < nparts && rc; i++) {
-			if (!part_up(parts[i]) || !part_time_ok(job, parts[i]) ||
+			if (!part_up(parts[i]) || part_limits_check(job, parts[i]) != REASON_NONE ||
 			    fit_in(job, parts[i], sn, node, cpus, &n) != SCHED_PICKED)
 				continue;
 			struct hostlist *hl = hostlist_create(NULL);
@@ -362,8 +358,9 @@ static enum job_reason try_partition(const struct job *job, const struct part *p
 	if (!part_up(p))
 		return p->conf->state && !strcasecmp(p->conf->state, "INACTIVE") ? REASON_PART_INACTIVE
 										 : REASON_PART_DOWN;
-	if (!part_time_ok(job, p))
-		return REASON_PART_TIME_LIMIT;
+	enum job_reason limit = part_limits_check(job, p);   /* partition limits */
+	if (limit != REASON_NONE)
+		return limit;
 	if (blocked[pi])
 		return REASON_PRIORITY;
 	if (fit_in(job, p, sn, node, cpus, n) != SCHED_PICKED) {
@@ -467,11 +464,10 @@ static void sched_pass(uv_timer_t *t)
 			}
 			run->part = chosen;
 			job_start(run, node, cpus, n);
-			for (k = 0; k < n; k++) {   /* keep the snapshot current */
-				sn[node[k]].alloc_cpus += cpus[k];
-				sn[node[k]].alloc_mem += job_node_mem(run, k);
-				sn[node[k]].njobs++;
-			}
+			struct sched_req taken = job_req(run);
+			part_limits_req(run, chosen, &taken);
+			for (k = 0; k < n; k++)   /* keep the snapshot current */
+				sched_node_take(&sn[node[k]], &taken, cpus[k], job_node_mem(run, k));
 			started++;
 			if (!meta || run == job)
 				break;
