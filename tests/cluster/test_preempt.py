@@ -106,8 +106,10 @@ def test_partition_prio_cancel(prio):
     assert c.wait_state(victim, "PREEMPTED", timeout=60) == "PREEMPTED"
     c.wait_state(job, "RUNNING", timeout=60)
     assert c.show_job(victim)["JobState"] == "PREEMPTED"
-    r = c.run(["sacct", "-n", "-X", "-P", "-j", str(victim), "-o", "State"])
-    assert r.rc == 0 and r.out.split() == ["PREEMPTED"], r
+    # (polled: with a PostgreSQL backend the records arrive through the outbox)
+    c.wait_until("sacct showing PREEMPTED", lambda: c.run(
+        ["sacct", "-n", "-X", "-P", "-j", str(victim), "-o", "State"]).out.split() == ["PREEMPTED"],
+        timeout=30)
 
 
 def test_partition_prio_requeue(prio):
@@ -121,9 +123,13 @@ def test_partition_prio_requeue(prio):
     # requeued, and it runs again once the preemptor is done
     c.wait_state(victim, "RUNNING", timeout=60)
     assert c.show_job(victim)["Restarts"] == "1"
-    r = c.run(["sacct", "-n", "-X", "-D", "-P", "-j", str(victim), "-o", "JobID,State"])
-    assert r.rc == 0, r
-    assert r.out.splitlines() == [f"{victim}|PREEMPTED", f"{victim}|RUNNING"], r
+    want = [f"{victim}|PREEMPTED", f"{victim}|RUNNING"]
+    c.wait_until("sacct -D showing the preempted run", lambda: c.run(
+        ["sacct", "-n", "-X", "-D", "-P", "-j", str(victim), "-o", "JobID,State"]
+    ).out.splitlines() == want, timeout=30)
+    # without -D: the latest run only
+    r = c.run(["sacct", "-n", "-X", "-P", "-j", str(victim), "-o", "JobID,State"])
+    assert r.rc == 0 and r.out.splitlines() == [f"{victim}|RUNNING"], r
 
 
 def test_partition_prio_suspend(prio):
@@ -173,7 +179,7 @@ def test_grace_time_signal_checkpoints(prio):
 def test_preempt_exempt_time(c):
     cancel_all(c)
     configure(c, "PreemptType=preempt/partition_prio\nPreemptMode=CANCEL\n"
-                 "PreemptExemptTime=00:00:25\n")
+                 "PreemptExemptTime=00:00:30\n")
     try:
         victim = submit(c, "-p", "low", "-n", "2")
         c.wait_state(victim, "RUNNING")
