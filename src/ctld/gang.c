@@ -1,8 +1,8 @@
 /* Gang scheduling: in partitions with OverSubscribe=FORCE under
  * PreemptMode=...,GANG, jobs that need the same CPUs take turns of
  * SchedulerTimeSlice seconds.  A job that arrives while the CPUs are busy
- * suspends the partition's running jobs it needs room from (preempt_for,
- * gang case); every second this file looks for running jobs whose slice is
+ * waits until the running jobs it needs room from have had their turn,
+ * then suspends them and starts (preempt_for, gang case); every second this file looks for running jobs whose slice is
  * over while others wait suspended, and swaps them: the waiting ones that
  * fit (longest suspended first) run, the others are suspended.  Simpler
  * than Slurm's gang scheduler (doc/scheduling.md): no rows of jobs kept
@@ -87,7 +87,9 @@ static void swap_suspended(void *arg)
 		swap_resume(s);
 }
 
-static void gang_part_tick(const struct part *p, time_t now)
+/* last: the tick before (turns that ended since then ask for a pass: a
+ * job waiting to share the nodes may start now, preempt_for) */
+static void gang_part_tick(const struct part *p, time_t now, time_t last)
 {
 	struct gang_list g = { .p = p };
 	int *free_cpus = xmalloc((ctld.nnodes + 1) * sizeof(int));
@@ -95,6 +97,11 @@ static void gang_part_tick(const struct part *p, time_t now)
 	int nstop = 0, ngo = 0;
 
 	job_foreach(gang_collect, &g);
+	for (int i = 0; i < g.nrun; i++) {
+		time_t over = slice_of(g.run[i]) + preempt_conf.time_slice;
+		if (over > last && over <= now)
+			sched_request();
+	}
 	if (!g.nwait)
 		goto out;
 	qsort(g.wait, g.nwait, sizeof(*g.wait), by_slice);
@@ -177,11 +184,15 @@ static void unstrand(struct job *job, void *arg)
 
 void gang_tick(time_t now)
 {
+	static time_t last;
+	if (!last || last > now)
+		last = now - 1;
 	for (int i = 0; i < ctld.nparts && preempt_conf.gang; i++)
 		if (!ctld.parts[i].removed && gang_part(&ctld.parts[i])) {
-			gang_part_tick(&ctld.parts[i], now);
+			gang_part_tick(&ctld.parts[i], now, last);
 			maybe_stranded = true;
 		}
+	last = now;
 	if (maybe_stranded) {
 		int left = 0;
 		job_foreach(unstrand, &left);

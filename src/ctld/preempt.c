@@ -374,7 +374,10 @@ static void gather_one(struct job *v, void *arg)
 	if (v == g->job || v->state != JOB_RUNNING || !v->nalloc || v->preempted || is_victim(v))
 		return;
 	if (g->gang) {
-		ok = v->part == g->p;   /* it shares the gang partition's nodes in turns */
+		/* it shares the gang partition's nodes in turns: it gives way
+		 * once its turn is over (as Slurm, the new job waits for that) */
+		time_t slice = v->slice_start > v->start_time ? v->slice_start : v->start_time;
+		ok = v->part == g->p && slice + preempt_conf.time_slice <= time(NULL);
 		mode = PM_SUSPEND;
 	} else {
 		mode = victim_mode(v);
