@@ -12,6 +12,7 @@
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
 #include "ctld/prio.h"
+#include "ctld/preempt.h"
 #include "sched/feature.h"
 
 static const char *reason_names[] = {
@@ -447,6 +448,7 @@ void job_requeue_finish(struct job *job)
 	bool ran = job->launch != LAUNCH_NONE || job_state_is_final(job->state);
 
 	store_job_requeued(job);   /* this run's accounting record, before the next one's */
+	job->preempted = false;    /* (that record says PREEMPTED when it was) */
 	mail_job_requeued(job);
 	job->mail_sent = 0;   /* the next run has its own time-limit mails */
 	if (!job_state_is_final(job->state)) {
@@ -504,6 +506,11 @@ void job_expand_node_patterns(struct job *job)
 	}
 }
 
+enum job_state job_cancelled_state(const struct job *job)
+{
+	return job->preempted ? JOB_PREEMPTED : JOB_CANCELLED;
+}
+
 void job_set_state(struct job *job, enum job_state state, enum job_reason reason)
 {
 	enum job_state old = job->state;
@@ -542,6 +549,7 @@ void job_set_state(struct job *job, enum job_state state, enum job_reason reason
 	log_info("job %u: %s -> %s (%s)", job->id, job_state_name(old), job_state_name(state),
 		 job_reason_name(reason));
 	mail_job_state(job, old);
+	preempt_job_state(job, old);   /* a preemptor that ended lets its victims resume */
 }
 
 static const char *nz(const char *s)
@@ -677,6 +685,11 @@ json_t *job_to_json(const struct job *job)
 	json_object_set_new(o, "cancel_requested", json_boolean(job->cancel_requested));
 	json_object_set_new(o, "requeue_requested", json_boolean(job->requeue_requested));
 	json_object_set_new(o, "requeue_hold", json_boolean(job->requeue_hold));
+	if (job->preempted || job->cpus_lent || job->gang_suspended) {   /* preempt.c, gang.c */
+		json_object_set_new(o, "preempted", json_boolean(job->preempted));
+		json_object_set_new(o, "cpus_lent", json_boolean(job->cpus_lent));
+		json_object_set_new(o, "gang_suspended", json_boolean(job->gang_suspended));
+	}
 	if (job->key)
 		json_object_set_new(o, "key", json_string(job->key));
 	if (job->array_job_id) {
@@ -757,6 +770,9 @@ struct job *job_from_json(const json_t *rec)
 	job->cancel_requested = json_is_true(json_object_get(rec, "cancel_requested"));
 	job->requeue_requested = json_is_true(json_object_get(rec, "requeue_requested"));
 	job->requeue_hold = json_is_true(json_object_get(rec, "requeue_hold"));
+	job->preempted = json_is_true(json_object_get(rec, "preempted"));
+	job->cpus_lent = json_is_true(json_object_get(rec, "cpus_lent"));
+	job->gang_suspended = json_is_true(json_object_get(rec, "gang_suspended"));
 	job->nice = (int32_t)int_of(rec, "nice");
 	/* Keys added with sbatch's later options: a record from before them
 	 * reads as the defaults. */

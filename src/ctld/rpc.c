@@ -775,7 +775,7 @@ static void rpc_job_complete(struct net_req *req)
 	}
 	job->exit_status = status;
 	if (job->cancel_requested)
-		job_set_state(job, JOB_CANCELLED, REASON_NONE);
+		job_set_state(job, job_cancelled_state(job), REASON_NONE);
 	else if (timed_out)
 		job_set_state(job, JOB_TIMEOUT, REASON_TIME_LIMIT);
 	else if (json_is_true(json_object_get(req->body, "oom")))

@@ -15,6 +15,7 @@
 #include "ctld/ctld.h"
 #include "ctld/part_limits.h"
 #include "ctld/prio.h"
+#include "ctld/preempt.h"
 #include "sched/feature.h"
 #include "sched/select.h"
 
@@ -457,6 +458,10 @@ static void sched_pass(uv_timer_t *t)
 				for (k = 0; k < nparts; k++)
 					if (why[k] == REASON_RESOURCES)
 						blocked[parts[k] - ctld.parts] = true;
+				/* preemption */
+				for (k = 0; k < nparts; k++)
+					if (why[k] == REASON_RESOURCES && preempt_for(job, parts[k]))
+						break;
 				break;
 			}
 			bool meta = array_is_meta(job);
