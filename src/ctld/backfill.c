@@ -57,7 +57,7 @@ static void after_cb(uv_work_t *w, int status)
 		sched_request();   /* what they leave for the main pass (nothing, often) */
 }
 
-static void start_pass(void)
+void backfill_start(void)
 {
 	struct sched_snap *s;
 
@@ -79,7 +79,7 @@ static void start_pass(void)
 
 static void timer_cb(uv_timer_t *t)
 {
-	start_pass();
+	backfill_start();
 }
 
 void backfill_poke(void)

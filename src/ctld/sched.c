@@ -709,11 +709,29 @@ static bool start_entry(struct sched_snap *s, int i, struct job *job, bool reche
 	return true;
 }
 
+/* Slurm's reasons: the highest job of a partition that waits for nodes
+ * says Resources; those behind it there say Priority. */
+static enum job_reason behind(struct sched_snap *s, bool *waits, const struct sched_job *sj,
+			      enum job_reason r)
+{
+	if (r != REASON_RESOURCES)
+		return r;
+	bool higher = false;
+	for (int a = 0; a < sj->nalt; a++) {
+		int p = sj->alt[a].part >= 0 && sj->alt[a].part < s->params.nparts ? sj->alt[a].part
+										     : s->params.nparts;
+		higher |= waits[p];
+		waits[p] = true;
+	}
+	return higher ? REASON_PRIORITY : r;
+}
+
 int snap_apply(struct sched_snap *s, bool recheck)
 {
 	int started = 0;
 	bool retry = false;
 	uint32_t preempted = 0;
+	bool *waits = xmalloc((s->params.nparts + 1) * sizeof(bool));
 
 	for (int i = 0; i < s->njobs; i++) {
 		const struct sched_decision *d = &s->out[i];
@@ -735,10 +753,12 @@ int snap_apply(struct sched_snap *s, bool recheck)
 			if (first || s->out[i - 1].what == SCHED_D_START)
 				set_estimate(job, d->start, d->node, d->n);
 			if (d->why != SCHED_WHY_NONE)
-				job->reason = wait_reason(job, d->why, (enum job_reason)s->skip[i]);
+				job->reason = behind(s, waits, sj, wait_reason(job, d->why,
+									 (enum job_reason)s->skip[i]));
 			break;
 		case SCHED_D_WAIT:
-			job->reason = wait_reason(job, d->why, (enum job_reason)s->skip[i]);
+			job->reason = behind(s, waits, sj, wait_reason(job, d->why,
+								 (enum job_reason)s->skip[i]));
 			if (s->params.backfill && first)
 				set_estimate(job, 0, NULL, 0);
 			/* Waiting for resources in the main pass: room may be made
@@ -752,6 +772,7 @@ int snap_apply(struct sched_snap *s, bool recheck)
 			break;
 		}
 	}
+	free(waits);
 	if (retry)
 		sched_request_later(1000);   /* what was skipped gets another pass */
 	return started;
@@ -766,7 +787,7 @@ const struct sched_stats *sched_stats(void)
 	return &stats;
 }
 
-static void main_pass(bool whole)
+void sched_main_pass(bool whole)
 {
 	struct timespec t0;
 	time_t now = time(NULL);
@@ -793,7 +814,7 @@ static void main_pass(bool whole)
 
 static void event_pass(uv_timer_t *t)
 {
-	main_pass(false);
+	sched_main_pass(false);
 }
 
 static uv_timer_t whole_timer, later_timer;
@@ -801,7 +822,7 @@ static bool timers_ready;      /* sched_setup has run (reconf_settings runs befo
 
 static void whole_pass(uv_timer_t *t)
 {
-	main_pass(true);
+	sched_main_pass(true);
 }
 
 void sched_request(void)
@@ -918,6 +939,9 @@ int sched_test_only(const struct job *job, time_t *start, char **nodes, int *cpu
 	for (int round = 0; round < 2 && rc; round++) {
 		struct sched_snap *s = snap_create(true, 0, now, &tried);
 		s->params.max_job_test = 0;
+		/* to the second: a job starts when the one before it ends, not
+		 * at the next bf_resolution step */
+		s->params.resolution = 1;
 		if (round)
 			s->params.window = 365 * 86400;
 		if (s->extra < 0) {

@@ -54,7 +54,12 @@ void snap_run(struct sched_snap *s);       /* the pure pass: any thread */
 int snap_apply(struct sched_snap *s, bool recheck);
 void snap_destroy(struct sched_snap *s);
 
+/* One main pass now: the whole queue, or default_queue_depth jobs (as
+ * after an event).  In the loop thread; bench/sched times it. */
+void sched_main_pass(bool whole);
+
 /* backfill.c */
+void backfill_start(void);                  /* a backfill pass now, unless one runs */
 void backfill_setup(void);
 void backfill_configure(void);              /* bf_interval changed */
 void backfill_poke(void);                   /* an event: a pass soon if one is due */
