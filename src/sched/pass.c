@@ -293,16 +293,13 @@ static bool bf_job(struct ctx *x, const struct sched_job *job, struct sched_deci
 		int ncand, n;
 		const int *cand = alt_cand(x, job, &job->alt[a], &ncand);
 
-		x->never[a] = sched_select(x->sn, cand, ncand, &job->req, x->node, x->cpus, &n) == SCHED_NEVER;
-		if (x->never[a])
-			continue;
-		any = true;
 		struct plan_try t = {
 			.req = &job->req, .cand = cand, .ncand = ncand, .own_resv = job->resv,
 			.time_limit = job->time_limit, .earliest = earliest,
 			.latest = best >= 0 && best - 1 < latest ? best - 1 : latest,
 		};
-		time_t at = plan_earliest(&x->plan, &t, x->node, x->cpus, &n);
+		time_t at = plan_earliest(&x->plan, &t, x->node, x->cpus, &n, &x->never[a]);
+		any |= !x->never[a];
 		if (at >= 0) {
 			best = at;
 			best_alt = a;

@@ -10,6 +10,8 @@
 #include "common/xmalloc.h"
 #include "sched/plan.h"
 
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+
 /* ---- reservations ---- */
 
 void plan_resv_index(struct plan *p, const struct sched_resv *resv, int nresv)
@@ -83,6 +85,9 @@ static void cum_from(struct plan_evs *e, int k)
 		e->ev[k].cum_cpus = (prev ? prev->cum_cpus : 0) + e->ev[k].cpus;
 		e->ev[k].cum_mem = (prev ? prev->cum_mem : 0) + e->ev[k].mem;
 		e->ev[k].cum_njobs = (prev ? prev->cum_njobs : 0) + e->ev[k].njobs;
+		e->ev[k].max_cpus = MAX(prev ? prev->max_cpus : 0, e->ev[k].cum_cpus);
+		e->ev[k].max_mem = MAX(prev ? prev->max_mem : 0, e->ev[k].cum_mem);
+		e->ev[k].max_njobs = MAX(prev ? prev->max_njobs : 0, e->ev[k].cum_njobs);
 	}
 }
 
@@ -100,6 +105,8 @@ static void ev_insert(struct plan_evs *e, time_t t, int cpus, int64_t mem, int n
 	memmove(&e->ev[k + 1], &e->ev[k], (e->n - k) * sizeof(*e->ev));
 	e->ev[k] = (struct plan_ev){ .t = t, .cpus = cpus, .mem = mem, .njobs = njobs };
 	e->n++;
+	if (njobs > 0 && t > e->last_hold)
+		e->last_hold = t;
 	cum_from(e, k);
 }
 
@@ -190,6 +197,12 @@ void plan_init(struct plan *p, time_t now, int resolution, struct sched_node *ba
 	qsort(p->rel.m, p->rel.n, sizeof(*p->rel.m), mark_cmp);
 	plan_resv_index(p, resv, nresv);
 	p->view = xmalloc((nnodes + 1) * sizeof(*p->view));
+	p->now_view = xmalloc((nnodes + 1) * sizeof(*p->now_view));
+	memcpy(p->now_view, base, nnodes * sizeof(*base));
+	p->special = xmalloc((nnodes + 1) * sizeof(int));
+	for (int i = 0; i < nnodes; i++)
+		if (p->resv_first[i] != p->resv_first[i + 1])
+			p->special[p->nspecial++] = i;
 	p->role = xmalloc(nnodes + 1);
 	p->contrib = xmalloc((nnodes + 1) * sizeof(int));
 	p->stamp = xmalloc((nnodes + 1) * sizeof(int));
@@ -210,6 +223,8 @@ void plan_free(struct plan *p)
 	free(p->resv_first);
 	free(p->resv_of);
 	free(p->view);
+	free(p->now_view);
+	free(p->special);
 	free(p->role);
 	free(p->contrib);
 	free(p->stamp);
@@ -226,7 +241,10 @@ void plan_hold(struct plan *p, int node, time_t start, time_t end, int cpus, uin
 		p->base[node].alloc_cpus += cpus;
 		p->base[node].alloc_mem += mem;
 		p->base[node].njobs++;
+		p->now_view[node] = p->base[node];
 	} else {
+		if (e->last_hold == 0 && p->resv_first[node] == p->resv_first[node + 1])
+			p->special[p->nspecial++] = node;
 		ev_insert(e, start, cpus, (int64_t)mem, 1);
 		mark_add(&p->inc, start, node);
 	}
@@ -238,33 +256,58 @@ void plan_hold(struct plan *p, int node, time_t start, time_t end, int cpus, uin
 
 /* The node as a job sees it over [from, to): the most it has allocated
  * then, and unusable where a reservation not the job's holds it. */
+static int ev_first_after(const struct plan_evs *e, time_t t, bool strict)
+{
+	int lo = 0, hi = e->n;
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+		if (strict ? e->ev[mid].t <= t : e->ev[mid].t < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 static void view_node(const struct plan *p, int c, time_t from, time_t to, int own,
 		      struct sched_node *out)
 {
 	const struct sched_node *b = &p->base[c];
 	const struct plan_evs *e = &p->evs[c];
-	int lo = 0, hi = e->n, cpus = 0, njobs = 0;
+	int cpus = 0, njobs = 0;
 	int64_t mem = 0;
 
-	while (lo < hi) {
-		int mid = lo + (hi - lo) / 2;
-		if (e->ev[mid].t <= from)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo > 0) {
-		cpus = e->ev[lo - 1].cum_cpus;
-		mem = e->ev[lo - 1].cum_mem;
-		njobs = e->ev[lo - 1].cum_njobs;
-	}
-	for (int k = lo; k < e->n && e->ev[k].t < to; k++) {
-		if (e->ev[k].cum_cpus > cpus)
-			cpus = e->ev[k].cum_cpus;
-		if (e->ev[k].cum_mem > mem)
-			mem = e->ev[k].cum_mem;
-		if (e->ev[k].cum_njobs > njobs)
-			njobs = e->ev[k].cum_njobs;
+	if (e->n == 0) {
+		/* nothing changes */
+	} else if (e->last_hold <= from) {
+		/* no hold from here on: the allocation only falls, the most is at from */
+		int k = e->ev[0].t > from ? 0 : ev_first_after(e, from, true);
+		if (k > 0) {
+			cpus = e->ev[k - 1].cum_cpus;
+			mem = e->ev[k - 1].cum_mem;
+			njobs = e->ev[k - 1].cum_njobs;
+		}
+	} else if (from == p->now) {
+		/* from now (nothing changes at now itself: starts now are in
+		 * base): the most up to the last change before to */
+		int k = ev_first_after(e, to, false);
+		if (k > 0) {
+			cpus = e->ev[k - 1].max_cpus;
+			mem = e->ev[k - 1].max_mem;
+			njobs = e->ev[k - 1].max_njobs;
+		}
+	} else {
+		int k = ev_first_after(e, from, true);
+		if (k > 0) {
+			cpus = e->ev[k - 1].cum_cpus;
+			mem = e->ev[k - 1].cum_mem;
+			njobs = e->ev[k - 1].cum_njobs;
+		}
+		for (; k < e->n && e->ev[k].t < to; k++) {
+			cpus = MAX(cpus, e->ev[k].cum_cpus);
+			mem = MAX(mem, e->ev[k].cum_mem);
+			njobs = MAX(njobs, e->ev[k].cum_njobs);
+		}
 	}
 	*out = *b;
 	out->alloc_cpus = b->alloc_cpus + cpus > 0 ? b->alloc_cpus + cpus : 0;
@@ -427,14 +470,30 @@ static void stamp_next(struct plan *p)
 	}
 }
 
-time_t plan_earliest(struct plan *p, const struct plan_try *t, int *node, int *cpus, int *n)
+time_t plan_earliest(struct plan *p, const struct plan_try *t, int *node, int *cpus, int *n,
+		     bool *never)
 {
 	struct need nd;
 	struct tally ty = { 0, 0 };
 	time_t from = t->earliest, found = -1;
 	int nc;
+	enum sched_fit fit;
 
-	if (from > t->latest)
+	/* Now first, on the present state: most jobs that are to start do. */
+	if (from == p->now) {
+		time_t to = plan_window_end(from, t->time_limit);
+		for (int i = 0; i < p->nspecial; i++)
+			view_node(p, p->special[i], from, to, t->own_resv, &p->now_view[p->special[i]]);
+		fit = sched_select(p->now_view, t->cand, t->ncand, t->req, node, cpus, n);
+	} else {
+		fit = sched_select(p->base, t->cand, t->ncand, t->req, node, cpus, n);
+		if (fit == SCHED_PICKED)
+			fit = SCHED_BUSY;   /* only where its window allows */
+	}
+	*never = fit == SCHED_NEVER;
+	if (fit == SCHED_PICKED)
+		return from;
+	if (fit == SCHED_NEVER || from > t->latest)
 		return -1;
 	mark_sync(&p->rel);
 	mark_sync(&p->inc);

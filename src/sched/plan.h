@@ -12,17 +12,21 @@
 #define PLAN_NEVER ((time_t)INT64_MAX)   /* the end of an infinite window */
 
 /* One change of a node's allocation at t (deltas), and the sum of the
- * deltas up to and including it (cum_*).  At equal times, releases come
+ * deltas up to and including it (cum_*), and the most of these so far
+ * (max_*; at least 0).  At equal times, releases come
  * before holds: a hold ending at t and one starting at t do not overlap. */
 struct plan_ev {
 	time_t t;
 	int cpus, njobs, cum_cpus, cum_njobs;
 	int64_t mem, cum_mem;
+	int max_cpus, max_njobs;     /* the most of cum_* up to here: windows from now */
+	int64_t max_mem;
 };
 
 struct plan_evs {
 	struct plan_ev *ev;
 	int n, cap;
+	time_t last_hold;         /* the latest hold's start, 0 = none: after it, only releases */
 };
 
 /* A time at which a node's allocation changes: the plan's index of them. */
@@ -49,6 +53,11 @@ struct plan {
 	const struct sched_resv *resv;
 	int nresv;
 	int *resv_first, *resv_of;   /* node -> the reservations holding it (CSR) */
+	/* The present state as jobs see it from now: base, but for the
+	 * special nodes (holds to come, reservations), which are worked out
+	 * again for each job (a job that fits now costs no more). */
+	struct sched_node *now_view;
+	int *special, nspecial;
 	/* scratch for one job */
 	struct sched_node *view;
 	unsigned char *role;      /* 0: not a candidate, 1: candidate, 2: required */
@@ -86,8 +95,10 @@ void plan_hold(struct plan *p, int node, time_t start, time_t end, int cpus, uin
 
 /* The earliest start in [earliest, latest] (now, then the plan's release
  * times rounded up to the resolution) at which sched_select picks nodes
- * free over the whole time limit; -1 if none.  node/cpus/n get the pick. */
-time_t plan_earliest(struct plan *p, const struct plan_try *t, int *node, int *cpus, int *n);
+ * free over the whole time limit; -1 if none (*never: not even on empty
+ * nodes).  node/cpus/n get the pick. */
+time_t plan_earliest(struct plan *p, const struct plan_try *t, int *node, int *cpus, int *n,
+		     bool *never);
 /* The largest limit in [time_min, t->time_limit) with which the job fits
  * from now; 0 if none.  node/cpus/n get the pick. */
 int64_t plan_shrink(struct plan *p, const struct plan_try *t, int64_t time_min, int *node,
