@@ -412,6 +412,7 @@ void sched_configure(const struct conf *conf);   /* checked: apply */
 struct sched_stats {
 	uint64_t main_passes, bf_passes;
 	double main_last_ms, main_max_ms;
+	double main_pass_last_ms;           /* of main_last_ms, sched_pass itself */
 	double bf_last_ms, bf_max_ms;       /* the pass in the worker */
 	double bf_apply_last_ms;            /* its decisions applied in the loop thread */
 };

@@ -388,6 +388,7 @@ static void add_entry(struct sched_snap *s, const struct job *job, const struct 
 
 struct ranked {
 	struct job *job;
+	uint32_t priority, id;       /* the job's, here for a sort without pointer chasing */
 	int tier;                    /* the highest PriorityTier of its partitions */
 };
 
@@ -437,23 +438,74 @@ static void collect(struct job *job, void *arg)
 		c->cap = c->cap ? 2 * c->cap : 256;
 		c->r = xrealloc(c->r, c->cap * sizeof(*c->r));
 	}
-	c->r[c->n++] = (struct ranked){ job, job_tier(job) };
+	c->r[c->n++] = (struct ranked){ job, job->priority, job->id, job_tier(job) };
 }
 
 /* PriorityTier (highest of the job's partitions) first, then priority,
  * then the older job. */
-static int rank_cmp(const struct ranked *x, const struct ranked *y)
+static inline int rank_cmp(const struct ranked *x, const struct ranked *y)
 {
 	if (x->tier != y->tier)
 		return x->tier > y->tier ? -1 : 1;
-	if (x->job->priority != y->job->priority)
-		return x->job->priority > y->job->priority ? -1 : 1;
-	return x->job->id < y->job->id ? -1 : x->job->id > y->job->id;
+	if (x->priority != y->priority)
+		return x->priority > y->priority ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
 }
 
 static int by_rank(const void *a, const void *b)
 {
 	return rank_cmp(a, b);
+}
+
+/* The jobs in rank order, one at a time: a heap, so that a pass over the
+ * first default_queue_depth of 100,000 jobs does not sort them all. */
+struct order {
+	struct ranked *r;
+	size_t n;
+	bool sorted;                 /* the whole queue: qsort, then in turn */
+	size_t next;
+};
+
+static void sift_down(struct ranked *r, size_t n, size_t i)
+{
+	for (;;) {
+		size_t best = i, l = 2 * i + 1, rt = l + 1;
+		if (l < n && rank_cmp(&r[l], &r[best]) < 0)
+			best = l;
+		if (rt < n && rank_cmp(&r[rt], &r[best]) < 0)
+			best = rt;
+		if (best == i)
+			return;
+		struct ranked t = r[i];
+		r[i] = r[best];
+		r[best] = t;
+		i = best;
+	}
+}
+
+static void order_init(struct order *o, struct ranked *r, size_t n, bool whole)
+{
+	*o = (struct order){ .r = r, .n = n, .sorted = whole };
+	if (whole) {
+		if (n)
+			qsort(r, n, sizeof(*r), by_rank);
+		return;
+	}
+	for (size_t i = n / 2; i-- > 0;)
+		sift_down(r, n, i);
+}
+
+static const struct ranked *order_next(struct order *o)
+{
+	if (o->sorted)
+		return o->next < o->n ? &o->r[o->next++] : NULL;
+	if (!o->n)
+		return NULL;
+	struct ranked t = o->r[0];   /* the top goes to the end, out of the heap */
+	o->r[0] = o->r[--o->n];
+	o->r[o->n] = t;
+	sift_down(o->r, o->n, 0);
+	return &o->r[o->n];
 }
 
 /* An array's meta record goes in as up to k identical entries: each may
@@ -506,13 +558,15 @@ struct sched_snap *snap_create(bool backfill, int depth, time_t now, const struc
 	s->nnodes = ctld.nnodes;
 	prio_update(now);
 	job_foreach(collect, &c);
-	if (c.n)
-		qsort(c.r, c.n, sizeof(*c.r), by_rank);
-	struct ranked x = { (struct job *)extra, extra ? job_tier(extra) : 0 };
-	for (size_t i = 0; i < c.n && (!depth || s->njobs < depth); i++) {
-		struct job *job = c.r[i].job;
+	struct order o;
+	order_init(&o, c.r, c.n, !depth);
+	struct ranked x = { (struct job *)extra, extra ? extra->priority : 0, extra ? extra->id : 0,
+			    extra ? job_tier(extra) : 0 };
+	const struct ranked *next;
+	while ((!depth || s->njobs < depth) && (next = order_next(&o))) {
+		struct job *job = next->job;
 		bool per_task = false;
-		if (extra && s->extra < 0 && rank_cmp(&x, &c.r[i]) < 0) {
+		if (extra && s->extra < 0 && rank_cmp(&x, next) < 0) {
 			s->extra = s->njobs;
 			add_job(s, x.job, false, now, 0);
 		}
@@ -801,6 +855,7 @@ void sched_main_pass(bool whole)
 	double ms = ms_since(&t0);
 	stats.main_passes++;
 	stats.main_last_ms = ms;
+	stats.main_pass_last_ms = s->ms;
 	if (ms > stats.main_max_ms)
 		stats.main_max_ms = ms;
 	log_debug("sched: main pass (%s): %d jobs, %d started, pass %.3f ms, total %.3f ms",
