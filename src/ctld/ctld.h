@@ -413,6 +413,7 @@ struct sched_stats {
 	uint64_t main_passes, bf_passes;
 	double main_last_ms, main_max_ms;
 	double main_pass_last_ms;           /* of main_last_ms, sched_pass itself */
+	double main_build_last_ms, main_apply_last_ms;   /* the snapshot; its decisions applied */
 	double bf_last_ms, bf_max_ms;       /* the pass in the worker */
 	double bf_apply_last_ms;            /* its decisions applied in the loop thread */
 };

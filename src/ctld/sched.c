@@ -347,6 +347,20 @@ static int job_alts(struct sched_snap *s, const struct job *job, struct sched_al
 			continue;
 		}
 		int pi = (int)(parts[k] - ctld.parts);
+		if (nparts == 1 && !nfors && !job->features) {
+			/* the common case: one partition, one node set, shared */
+			if (!s->part_alt)
+				s->part_alt = xmalloc((ctld.nparts + 1) * sizeof(*s->part_alt));
+			if (!s->part_alt[pi]) {
+				const struct snap_cand *c = cand_get(s, pi, job->features);
+				s->part_alt[pi] = own(s, xmalloc(sizeof(struct sched_alt)));
+				*s->part_alt[pi] = (struct sched_alt){ .part = pi, .cand = c->cand,
+								      .ncand = c->n };
+			}
+			free(fors);
+			*out = s->part_alt[pi];
+			return 1;
+		}
 		for (int f = 0; f < (nfors ? nfors : 1); f++) {
 			const struct snap_cand *c = cand_get(s, pi, nfors ? fors[f] : job->features);
 			if (nalt == cap) {
@@ -371,7 +385,9 @@ static void add_entry(struct sched_snap *s, const struct job *job, const struct 
 		s->jobs = xrealloc(s->jobs, s->cap * sizeof(*s->jobs));
 		s->per_task = xrealloc(s->per_task, s->cap * sizeof(*s->per_task));
 		s->skip = xrealloc(s->skip, s->cap * sizeof(*s->skip));
+		s->who = xrealloc(s->who, s->cap * sizeof(*s->who));
 	}
+	s->who[s->njobs] = (struct job *)job;
 	struct sched_req req = job_req(job);
 	req.required = own_dup(s, job->req_idx, job->nreq_idx * sizeof(int));
 	req.excluded = own_dup(s, job->exc_idx, job->nexc_idx * sizeof(int));
@@ -560,6 +576,12 @@ struct sched_snap *snap_create(bool backfill, int depth, time_t now, const struc
 	job_foreach(collect, &c);
 	struct order o;
 	order_init(&o, c.r, c.n, !depth);
+	/* room for them all at once (an array's entries may ask for more) */
+	s->cap = (depth && (size_t)depth < c.n ? (size_t)depth : c.n) + 2;
+	s->jobs = xmalloc(s->cap * sizeof(*s->jobs));
+	s->per_task = xmalloc(s->cap * sizeof(*s->per_task));
+	s->skip = xmalloc(s->cap * sizeof(*s->skip));
+	s->who = xmalloc(s->cap * sizeof(*s->who));
 	struct ranked x = { (struct job *)extra, extra ? extra->priority : 0, extra ? extra->id : 0,
 			    extra ? job_tier(extra) : 0 };
 	const struct ranked *next;
@@ -626,6 +648,8 @@ void snap_destroy(struct sched_snap *s)
 	free(s->jobs);
 	free(s->per_task);
 	free(s->skip);
+	free(s->who);
+	free(s->part_alt);
 	free(s);
 }
 
@@ -793,8 +817,11 @@ int snap_apply(struct sched_snap *s, bool recheck)
 		bool first = i == 0 || s->jobs[i - 1].id != sj->id;   /* an array's first entry */
 		struct job *job;
 
-		if (i == s->extra || d->what == SCHED_D_NONE || !(job = job_find(sj->id)) ||
-		    job->state != JOB_PENDING)
+		if (i == s->extra || d->what == SCHED_D_NONE)
+			continue;
+		/* a worker's snapshot may have outlived the job: by its ID */
+		job = recheck ? job_find(sj->id) : s->who[i];
+		if (!job || job->state != JOB_PENDING)
 			continue;
 		switch (d->what) {
 		case SCHED_D_START:
@@ -843,15 +870,18 @@ const struct sched_stats *sched_stats(void)
 
 void sched_main_pass(bool whole)
 {
-	struct timespec t0;
+	struct timespec t0, t1;
 	time_t now = time(NULL);
 	int depth = whole ? 0 : sched_conf.default_queue_depth;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ctld.sched_queued = false;
 	struct sched_snap *s = snap_create(false, depth, now, NULL);
+	stats.main_build_last_ms = ms_since(&t0);
 	snap_run(s);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
 	int started = snap_apply(s, false);
+	stats.main_apply_last_ms = ms_since(&t1);
 	double ms = ms_since(&t0);
 	stats.main_passes++;
 	stats.main_last_ms = ms;

@@ -24,6 +24,8 @@ struct sched_snap {
 	struct sched_job *jobs;      /* in priority order; an array's meta record k times */
 	int njobs, cap;
 	bool *per_task;              /* per entry: an array's aftercorr, task by task */
+	struct job **who;            /* per entry: the job (the loop thread's; a worker's pass looks up the ID) */
+	struct sched_alt **part_alt; /* per partition: the alternative of a job of it alone, no -C */
 	int *skip;                   /* per entry: why its first left-out partition could not take it */
 	unsigned gen;                /* sched_generation when made */
 	time_t wake;                 /* the soonest --begin of a job left out for it, 0 = none */
