@@ -16,6 +16,7 @@ struct ctx {
 	int nresv;
 	struct plan plan;            /* the main pass uses its reservation index only */
 	int *cand, *node, *cpus, *off;
+	struct sched_node *empty;    /* the nodes all idle (empty_nodes) */
 	int nnever;
 	bool *never;                 /* per alternative of the job at hand */
 };
@@ -164,6 +165,18 @@ static bool resv_waits(const struct ctx *x, const struct sched_job *job)
 	return bad || (r && (r->end <= now || (!is_flex(r) && r->start > now)));
 }
 
+/* The nodes all idle and up: can a job ever run there? */
+static const struct sched_node *empty_nodes(struct ctx *x)
+{
+	if (!x->empty) {
+		x->empty = xmalloc((x->nnodes + 1) * sizeof(*x->empty));
+		for (int i = 0; i < x->nnodes; i++)
+			x->empty[i] = (struct sched_node){ .cpus = x->sn[i].cpus, .memory = x->sn[i].memory,
+							   .usable = true };
+	}
+	return x->empty;
+}
+
 static int part_slot(const struct ctx *x, int part)
 {
 	return part >= 0 && part < x->params->nparts ? part : x->params->nparts;
@@ -201,10 +214,20 @@ static int main_pass(struct ctx *x, const struct sched_job *jobs, int njobs, str
 			}
 			const int *cand = alt_cand(x, job, alt, &ncand);
 			bool kept_off;
+
+			if (blocked[part_slot(x, alt->part)]) {
+				/* behind a higher job: not tried (Slurm's Priority),
+				 * only whether it could ever run (on empty nodes the
+				 * first fit comes soon) */
+				why_add(d, sched_select(empty_nodes(x), cand, ncand, &job->req, x->node,
+							x->cpus, &n) == SCHED_NEVER ? SCHED_WHY_NEVER
+										    : SCHED_WHY_PRIORITY);
+				continue;
+			}
 			enum sched_fit fit = fit_now(x, job, cand, ncand, true, &kept_off, &n);
 
 			busy[a] = fit == SCHED_BUSY;
-			if (fit == SCHED_PICKED && !blocked[part_slot(x, alt->part)]) {
+			if (fit == SCHED_PICKED) {
 				d->what = SCHED_D_START;
 				d->why = SCHED_WHY_NONE;
 				d->alt = a;
@@ -213,8 +236,6 @@ static int main_pass(struct ctx *x, const struct sched_job *jobs, int njobs, str
 				set_nodes(d, x->node, x->cpus, n);
 				take(x->sn, job, d);
 				started++;
-			} else if (fit == SCHED_PICKED) {
-				why_add(d, SCHED_WHY_PRIORITY);
 			} else if (fit == SCHED_BUSY) {
 				why_add(d, kept_off && fit_now(x, job, cand, ncand, false, NULL, &n) == SCHED_PICKED
 						   ? SCHED_WHY_RESERVED : SCHED_WHY_RESOURCES);
@@ -438,6 +459,7 @@ int sched_pass(const struct sched_params *params, const struct sched_node *nodes
 	free(x.cpus);
 	free(x.off);
 	free(x.never);
+	free(x.empty);
 	return started;
 }
 

@@ -110,13 +110,13 @@ static void ev_insert(struct plan_evs *e, time_t t, int cpus, int64_t mem, int n
 	cum_from(e, k);
 }
 
-static void mark_add(struct plan_marks *m, time_t t, int node)
+static void mark_add(struct plan_marks *m, time_t t, int node, int cpus, int64_t mem)
 {
 	if (m->npend == m->cappend) {
 		m->cappend = m->cappend ? 2 * m->cappend : 64;
 		m->pend = xrealloc(m->pend, m->cappend * sizeof(*m->pend));
 	}
-	m->pend[m->npend++] = (struct plan_mark){ t, node };
+	m->pend[m->npend++] = (struct plan_mark){ .t = t, .node = node, .cpus = cpus, .mem = mem };
 }
 
 /* Merge the marks added since into the sorted index. */
@@ -186,7 +186,8 @@ void plan_init(struct plan *p, time_t now, int resolution, struct sched_node *ba
 			e->ev[e->n++] = (struct plan_ev){
 				.t = end, .cpus = run[j].cpus ? -run[j].cpus[k] : 0,
 				.mem = run[j].mem ? -(int64_t)run[j].mem[k] : 0, .njobs = -1 };
-			p->rel.m[p->rel.n++] = (struct plan_mark){ end, node };
+			p->rel.m[p->rel.n++] = (struct plan_mark){
+				.t = end, .node = node, .cpus = e->ev[e->n - 1].cpus, .mem = e->ev[e->n - 1].mem };
 		}
 	}
 	for (int i = 0; i < nnodes; i++)
@@ -206,6 +207,8 @@ void plan_init(struct plan *p, time_t now, int resolution, struct sched_node *ba
 	p->role = xmalloc(nnodes + 1);
 	p->contrib = xmalloc((nnodes + 1) * sizeof(int));
 	p->stamp = xmalloc((nnodes + 1) * sizeof(int));
+	p->full = xmalloc(nnodes + 1);
+	p->last_hold = xmalloc((nnodes + 1) * sizeof(time_t));
 	p->dirty = xmalloc((nnodes + 1) * sizeof(int));
 	p->cand_buf = xmalloc((nnodes + 1) * sizeof(int));
 }
@@ -228,6 +231,8 @@ void plan_free(struct plan *p)
 	free(p->role);
 	free(p->contrib);
 	free(p->stamp);
+	free(p->full);
+	free(p->last_hold);
 	free(p->dirty);
 	free(p->cand_buf);
 	memset(p, 0, sizeof(*p));
@@ -246,11 +251,12 @@ void plan_hold(struct plan *p, int node, time_t start, time_t end, int cpus, uin
 		if (e->last_hold == 0 && p->resv_first[node] == p->resv_first[node + 1])
 			p->special[p->nspecial++] = node;
 		ev_insert(e, start, cpus, (int64_t)mem, 1);
-		mark_add(&p->inc, start, node);
+		mark_add(&p->inc, start, node, cpus, (int64_t)mem);
+		p->last_hold[node] = e->last_hold;
 	}
 	if (end != PLAN_NEVER) {
 		ev_insert(e, end, -cpus, -(int64_t)mem, -1);
-		mark_add(&p->rel, end, node);
+		mark_add(&p->rel, end, node, -cpus, -(int64_t)mem);
 	}
 }
 
@@ -434,15 +440,18 @@ struct tally {
 	int req_ok;
 };
 
+/* Count node c in (again: anew), its view worked out over [from, to) if
+ * full, else as it stands. */
 static void tally_node(struct plan *p, const struct plan_try *t, const struct need *nd,
-		       struct tally *ty, int c, time_t from, time_t to, bool again)
+		       struct tally *ty, int c, time_t from, time_t to, bool again, bool full)
 {
 	if (again) {
 		ty->sum -= p->contrib[c];
 		if (p->role[c] == 2 && p->contrib[c] > 0)
 			ty->req_ok--;
 	}
-	view_node(p, c, from, to, t->own_resv, &p->view[c]);
+	if (full)
+		view_node(p, c, from, to, t->own_resv, &p->view[c]);
 	p->contrib[c] = contrib_of(&p->view[c], nd, t->req);
 	ty->sum += p->contrib[c];
 	if (p->role[c] == 2 && p->contrib[c] > 0)
@@ -454,12 +463,16 @@ static bool tally_fits(const struct need *nd, const struct tally *ty)
 	return ty->sum >= nd->want && ty->req_ok == nd->nreq;
 }
 
-static void dirty_add(struct plan *p, int *ndirty, int c)
+/* The node's window changed: its count again (full: its view too). */
+static void dirty_add(struct plan *p, int *ndirty, int c, bool full)
 {
 	if (p->role[c] && p->stamp[c] != p->stamp_now) {
 		p->stamp[c] = p->stamp_now;
 		p->dirty[(*ndirty)++] = c;
+		p->full[c] = 0;
 	}
+	if (full)
+		p->full[c] = 1;
 }
 
 static void stamp_next(struct plan *p)
@@ -502,8 +515,18 @@ time_t plan_earliest(struct plan *p, const struct plan_try *t, int *node, int *c
 	if (nc == 0)
 		return -1;
 	time_t to = plan_window_end(from, t->time_limit);
-	for (int i = 0; i < nc; i++)
-		tally_node(p, t, &nd, &ty, p->cand_buf[i], from, to, false);
+	for (int i = 0; i < nc; i++) {
+		int c = p->cand_buf[i];
+		if (from != p->now) {
+			tally_node(p, t, &nd, &ty, c, from, to, false, true);
+			continue;
+		}
+		p->view[c] = p->now_view[c];   /* worked out above */
+		p->contrib[c] = contrib_of(&p->view[c], &nd, t->req);
+		ty.sum += p->contrib[c];
+		if (p->role[c] == 2 && p->contrib[c] > 0)
+			ty.req_ok++;
+	}
 	int ri = mark_after(&p->rel, from, true), ii = mark_after(&p->inc, to, false);
 	for (;;) {
 		if (tally_fits(&nd, &ty) &&
@@ -526,10 +549,27 @@ time_t plan_earliest(struct plan *p, const struct plan_try *t, int *node, int *c
 		from = next;
 		to = plan_window_end(from, t->time_limit);
 		stamp_next(p);
-		for (; ri < p->rel.n && p->rel.m[ri].t <= from; ri++)
-			dirty_add(p, &ndirty, p->rel.m[ri].node);
+		for (; ri < p->rel.n && p->rel.m[ri].t <= from; ri++) {
+			const struct plan_mark *m = &p->rel.m[ri];
+			int c = m->node;
+			if (!p->role[c])
+				continue;
+			if (p->last_hold[c] <= from_was) {
+				/* no hold in its window before or now: its view is
+				 * its allocation at the front, less what this gives
+				 * back (the list need not be read) */
+				struct sched_node *v = &p->view[c];
+				int64_t mem = (int64_t)v->alloc_mem + m->mem;
+				v->alloc_cpus = MAX(0, v->alloc_cpus + m->cpus);
+				v->alloc_mem = mem > 0 ? (uint64_t)mem : 0;
+				v->njobs = MAX(0, v->njobs - 1);
+				dirty_add(p, &ndirty, c, false);
+			} else {
+				dirty_add(p, &ndirty, c, true);
+			}
+		}
 		for (; ii < p->inc.n && p->inc.m[ii].t < to; ii++)
-			dirty_add(p, &ndirty, p->inc.m[ii].node);
+			dirty_add(p, &ndirty, p->inc.m[ii].node, true);
 		for (int r = 0; r < p->nresv; r++) {
 			const struct sched_resv *rv = &p->resv[r];
 			if (r == t->own_resv ||
@@ -537,10 +577,10 @@ time_t plan_earliest(struct plan *p, const struct plan_try *t, int *node, int *c
 				continue;
 			for (int k = 0; k < rv->nnodes; k++)
 				if (rv->node[k] >= 0 && rv->node[k] < p->nnodes)
-					dirty_add(p, &ndirty, rv->node[k]);
+					dirty_add(p, &ndirty, rv->node[k], true);
 		}
 		for (int i = 0; i < ndirty; i++)
-			tally_node(p, t, &nd, &ty, p->dirty[i], from, to, true);
+			tally_node(p, t, &nd, &ty, p->dirty[i], from, to, true, p->full[p->dirty[i]]);
 	}
 	roles_clear(p, nc);
 	return found;
@@ -552,7 +592,7 @@ static bool fits_window(struct plan *p, const struct plan_try *t, const struct n
 {
 	struct tally ty = { 0, 0 };
 	for (int i = 0; i < nc; i++)
-		tally_node(p, t, nd, &ty, p->cand_buf[i], from, to, false);
+		tally_node(p, t, nd, &ty, p->cand_buf[i], from, to, false, true);
 	return tally_fits(nd, &ty) &&
 	       sched_select(p->view, t->cand, t->ncand, t->req, node, cpus, n) == SCHED_PICKED;
 }

@@ -29,10 +29,13 @@ struct plan_evs {
 	time_t last_hold;         /* the latest hold's start, 0 = none: after it, only releases */
 };
 
-/* A time at which a node's allocation changes: the plan's index of them. */
+/* A time at which a node's allocation changes: the plan's index of them.
+ * A release says what it gives back, so that a node without holds to come
+ * is brought forward without reading its list. */
 struct plan_mark {
 	time_t t;
-	int node;
+	int node, cpus;
+	int64_t mem;
 };
 
 struct plan_marks {
@@ -48,6 +51,7 @@ struct plan {
 	struct sched_node *base;  /* the present state (the pass's working copy) */
 	int nnodes;
 	struct plan_evs *evs;     /* per node */
+	time_t *last_hold;        /* per node, evs[].last_hold again, packed */
 	struct plan_marks rel;    /* releases (the allocation falls) */
 	struct plan_marks inc;    /* holds of planned jobs (it rises) */
 	const struct sched_resv *resv;
@@ -62,6 +66,7 @@ struct plan {
 	struct sched_node *view;
 	unsigned char *role;      /* 0: not a candidate, 1: candidate, 2: required */
 	int *contrib, *stamp, *dirty, stamp_now;
+	unsigned char *full;      /* dirty nodes to work out again from their lists */
 	int *cand_buf;
 };
 
