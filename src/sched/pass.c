@@ -205,13 +205,6 @@ static int main_pass(struct ctx *x, const struct sched_job *jobs, int njobs, str
 		for (int a = 0; a < job->nalt && d->what != SCHED_D_START; a++) {
 			const struct sched_alt *alt = &job->alt[a];
 			int ncand, n;
-			busy[a] = false;
-			if (blocked[part_slot(x, alt->part)]) {
-				/* a higher job waits there: nothing to try (and, over
-				 * a whole queue, no node scan per job behind it) */
-				why_add(d, SCHED_WHY_PRIORITY);
-				continue;
-			}
 			const int *cand = alt_cand(x, job, alt, &ncand);
 			bool kept_off;
 
