@@ -47,7 +47,9 @@ int errprintf(struct herd_error *err, const char *fmt, ...) __attribute__((forma
 	X(HERD_ERR_INVALID_ACCOUNT, 2045, "Invalid account or account/partition combination specified") \
 	X(HERD_ERR_ACCOUNTING_POLICY, 2050, \
 	  "Job violates accounting/QOS policy (job submit limit, user's size and/or time limits)") \
-	X(HERD_ERR_INVALID_QOS, 2066, "Invalid qos specification")
+	X(HERD_ERR_INVALID_QOS, 2066, "Invalid qos specification") \
+	X(HERD_ERR_PART_GROUP, 2003, "User's group not permitted to use this partition") \
+	X(HERD_ERR_INVALID_NODE_COUNT, 2006, "Node count specification invalid")
 
 enum herd_rc {
 #define HERD_RC_ENUM(name, value, text) name = value,
