@@ -2,7 +2,8 @@
  * big cluster, no daemons.  10,000 nodes of 64 CPUs, ~20,000 running jobs
  * (ends spread over two days, a few without end), 1,000 pending jobs of
  * mixed sizes on every node; a backfill pass that tests 500 of them
- * (bf_max_job_test's default) and a main pass of 100 (default_queue_depth).
+ * (bf_max_job_test's default) and a main pass of 100 (default_queue_depth);
+ * then both again with a maintenance reservation on a tenth of the nodes.
  * Prints the median of a few runs beside the targets, wall clock and the
  * CPU time the pass took (on a loaded machine the second is the cost).
  *   build/bench/sched_core [nodes [running [pending]]] */
@@ -37,6 +38,8 @@ struct cluster {
 	int njobs;
 	struct sched_alt alt;
 	int *all;
+	struct sched_resv *resv;
+	int nresv;
 };
 
 static void place(struct cluster *c, int want)
@@ -113,7 +116,7 @@ static double one_pass(struct cluster *c, struct sched_params *pr, int njobs, in
 {
 	struct sched_decision *out = xmalloc(njobs * sizeof(*out));
 	double t0 = now_s(), c0 = cpu_s(), t;
-	sched_pass(pr, c->nodes, c->nnodes, c->run, c->nrun, NULL, 0, c->jobs, njobs, out);
+	sched_pass(pr, c->nodes, c->nnodes, c->run, c->nrun, c->resv, c->nresv, c->jobs, njobs, out);
 	t = now_s() - t0;
 	*cpu = cpu_s() - c0;
 	memset(counts, 0, 4 * sizeof(int));
@@ -166,6 +169,14 @@ int main(int argc, char **argv)
 	report("backfill, EASY, 500 tested", &c, &bf, c.njobs, 1.0);
 	struct sched_params mp = { .now = NOW, .max_job_test = 100, .nparts = 1 };
 	report("main pass, 100 jobs", &c, &mp, c.njobs, 0.005);
+	/* maintenance on a tenth of the nodes in two hours, for four */
+	struct sched_resv maint = { .start = NOW + 7200, .end = NOW + 4 * 3600 + 7200, .node = c.all,
+				    .nnodes = c.nnodes / 10, .flags = SCHED_RESV_MAINT };
+	c.resv = &maint;
+	c.nresv = 1;
+	bf.max_reservations = 0;
+	report("backfill, conservative, maint resv", &c, &bf, c.njobs, 1.0);
+	report("main pass, 100 jobs, maint resv", &c, &mp, c.njobs, 0.005);
 	for (int j = 0; j < c.nrun; j++) {
 		free((void *)c.run[j].node);
 		free((void *)c.run[j].cpus);

@@ -353,7 +353,7 @@ static bool bf_job(struct ctx *x, const struct sched_job *job, struct sched_deci
 			}
 		}
 	}
-	if (resv_waits(x, job) || (r && !is_flex(r) && r->start > now)) {
+	if (resv_waits(x, job)) {   /* planned at its reservation's start, at best */
 		d->why = SCHED_WHY_RESV_NOT_ACTIVE;
 	} else {
 		d->why = SCHED_WHY_NONE;

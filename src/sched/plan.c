@@ -105,8 +105,18 @@ static void ev_insert(struct plan_evs *e, time_t t, int cpus, int64_t mem, int n
 	memmove(&e->ev[k + 1], &e->ev[k], (e->n - k) * sizeof(*e->ev));
 	e->ev[k] = (struct plan_ev){ .t = t, .cpus = cpus, .mem = mem, .njobs = njobs };
 	e->n++;
-	if (njobs > 0 && t > e->last_hold)
-		e->last_hold = t;
+	if (njobs > 0) {
+		if (t > e->last_hold)
+			e->last_hold = t;
+		if (e->nhold == e->caphold) {
+			e->caphold = e->caphold ? 2 * e->caphold : 4;
+			e->hold = xrealloc(e->hold, e->caphold * sizeof(time_t));
+		}
+		int h = e->nhold++;
+		for (; h > 0 && e->hold[h - 1] > t; h--)
+			e->hold[h] = e->hold[h - 1];
+		e->hold[h] = t;
+	}
 	cum_from(e, k);
 }
 
@@ -201,6 +211,8 @@ void plan_init(struct plan *p, time_t now, int resolution, struct sched_node *ba
 	p->now_view = xmalloc((nnodes + 1) * sizeof(*p->now_view));
 	memcpy(p->now_view, base, nnodes * sizeof(*base));
 	p->special = xmalloc((nnodes + 1) * sizeof(int));
+	p->now_lo = xmalloc((nnodes + 1) * sizeof(time_t));
+	p->now_hi = xmalloc((nnodes + 1) * sizeof(time_t));
 	for (int i = 0; i < nnodes; i++)
 		if (p->resv_first[i] != p->resv_first[i + 1])
 			p->special[p->nspecial++] = i;
@@ -216,8 +228,10 @@ void plan_init(struct plan *p, time_t now, int resolution, struct sched_node *ba
 void plan_free(struct plan *p)
 {
 	if (p->evs)
-		for (int i = 0; i < p->nnodes; i++)
+		for (int i = 0; i < p->nnodes; i++) {
 			free(p->evs[i].ev);
+			free(p->evs[i].hold);
+		}
 	free(p->evs);
 	free(p->rel.m);
 	free(p->rel.pend);
@@ -228,6 +242,8 @@ void plan_free(struct plan *p)
 	free(p->view);
 	free(p->now_view);
 	free(p->special);
+	free(p->now_lo);
+	free(p->now_hi);
 	free(p->role);
 	free(p->contrib);
 	free(p->stamp);
@@ -242,6 +258,7 @@ void plan_hold(struct plan *p, int node, time_t start, time_t end, int cpus, uin
 {
 	struct plan_evs *e = &p->evs[node];
 
+	p->now_lo[node] = p->now_hi[node] = 0;   /* its view from now is to work out again */
 	if (start <= p->now) {
 		p->base[node].alloc_cpus += cpus;
 		p->base[node].alloc_mem += mem;
@@ -303,16 +320,29 @@ static void view_node(const struct plan *p, int c, time_t from, time_t to, int o
 			njobs = e->ev[k - 1].max_njobs;
 		}
 	} else {
+		/* between two holds the allocation only falls: the most is at
+		 * from or just after a hold inside the window */
 		int k = ev_first_after(e, from, true);
 		if (k > 0) {
 			cpus = e->ev[k - 1].cum_cpus;
 			mem = e->ev[k - 1].cum_mem;
 			njobs = e->ev[k - 1].cum_njobs;
 		}
-		for (; k < e->n && e->ev[k].t < to; k++) {
-			cpus = MAX(cpus, e->ev[k].cum_cpus);
-			mem = MAX(mem, e->ev[k].cum_mem);
-			njobs = MAX(njobs, e->ev[k].cum_njobs);
+		int lo = 0, hi = e->nhold;
+		while (lo < hi) {   /* the first hold after from */
+			int mid = lo + (hi - lo) / 2;
+			if (e->hold[mid] <= from)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (int h = lo; h < e->nhold && e->hold[h] < to; h++) {
+			if (h > lo && e->hold[h] == e->hold[h - 1])
+				continue;
+			k = ev_first_after(e, e->hold[h], true);   /* after all changes at it */
+			cpus = MAX(cpus, e->ev[k - 1].cum_cpus);
+			mem = MAX(mem, e->ev[k - 1].cum_mem);
+			njobs = MAX(njobs, e->ev[k - 1].cum_njobs);
 		}
 	}
 	*out = *b;
@@ -322,6 +352,25 @@ static void view_node(const struct plan *p, int c, time_t from, time_t to, int o
 	if (out->usable && p->resv_first[c] != p->resv_first[c + 1] &&
 	    plan_resv_blocks(p, c, from, to, own))
 		out->usable = false;
+}
+
+/* The special node c's view over [now, to) into now_view: as it stands when
+ * the last one worked out holds for this window too (the same changes
+ * before its end; a reservation's nodes always again: the job counts). */
+static void now_view_node(struct plan *p, int c, time_t to, int own)
+{
+	const struct plan_evs *e = &p->evs[c];
+
+	if (p->resv_first[c] != p->resv_first[c + 1]) {
+		view_node(p, c, p->now, to, own, &p->now_view[c]);
+		return;
+	}
+	if (to > p->now_lo[c] && to <= p->now_hi[c])
+		return;
+	view_node(p, c, p->now, to, own, &p->now_view[c]);
+	int k = ev_first_after(e, to, false);   /* the first change at or after to */
+	p->now_lo[c] = k > 0 ? e->ev[k - 1].t : p->now;
+	p->now_hi[c] = k < e->n ? e->ev[k].t : PLAN_NEVER;
 }
 
 /* ---- one job ---- */
@@ -431,7 +480,8 @@ time_t plan_window_end(time_t from, int64_t time_limit)
 
 static time_t round_up(const struct plan *p, time_t t)
 {
-	time_t r = t % p->resolution ? t + (p->resolution - t % p->resolution) : t;
+	time_t r = t % p->resolution && t < PLAN_NEVER - p->resolution
+			   ? t + (p->resolution - t % p->resolution) : t;
 	return r > p->now ? r : p->now;
 }
 
@@ -496,7 +546,7 @@ time_t plan_earliest(struct plan *p, const struct plan_try *t, int *node, int *c
 	if (from == p->now) {
 		time_t to = plan_window_end(from, t->time_limit);
 		for (int i = 0; i < p->nspecial; i++)
-			view_node(p, p->special[i], from, to, t->own_resv, &p->now_view[p->special[i]]);
+			now_view_node(p, p->special[i], to, t->own_resv);
 		fit = sched_select(p->now_view, t->cand, t->ncand, t->req, node, cpus, n);
 	} else {
 		fit = sched_select(p->base, t->cand, t->ncand, t->req, node, cpus, n);

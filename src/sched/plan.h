@@ -27,6 +27,8 @@ struct plan_evs {
 	struct plan_ev *ev;
 	int n, cap;
 	time_t last_hold;         /* the latest hold's start, 0 = none: after it, only releases */
+	time_t *hold;             /* the holds' starts, sorted: between two, only releases */
+	int nhold, caphold;
 };
 
 /* A time at which a node's allocation changes: the plan's index of them.
@@ -62,6 +64,7 @@ struct plan {
 	 * again for each job (a job that fits now costs no more). */
 	struct sched_node *now_view;
 	int *special, nspecial;
+	time_t *now_lo, *now_hi;  /* a special node's now_view holds for windows ending in (lo, hi] */
 	/* scratch for one job */
 	struct sched_node *view;
 	unsigned char *role;      /* 0: not a candidate, 1: candidate, 2: required */

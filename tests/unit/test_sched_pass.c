@@ -29,6 +29,7 @@ static struct world {
 	struct sched_alt alt[MAXJ][4];
 	int alt_cand[MAXJ][4][MAXN];
 	int njobs;
+	int req_node[MAXJ][2];   /* -w and -x of random jobs */
 	struct sched_params params;
 	struct sched_decision out[MAXJ];
 	int started;
@@ -131,9 +132,10 @@ static void expect(int j, enum sched_what what, enum sched_why why, time_t start
 #define WHOLE(k) ((struct sched_req){ .nodes = (k), .ntasks = 4 * (k) })   /* k whole nodes */
 #define CPUS(k) ((struct sched_req){ .ntasks = (k) })
 
-/* Main pass, FCFS: the head job waits for two nodes; the next job of its
- * partition would fit but waits behind it; a job of another partition
- * starts. */
+/* Main pass, FCFS: the head job waits for two nodes; the next jobs of its
+ * partition wait behind it (one would fit, one would not: both priority;
+ * one that never fits says so); a job of another partition starts.  The
+ * nodes given are not changed. */
 static void main_fcfs_blocks(void **state)
 {
 	world(2, false);
@@ -142,12 +144,40 @@ static void main_fcfs_blocks(void **state)
 	job(CPUS(1), 100);
 	struct sched_job *c = job(CPUS(1), 100);
 	alt(c, 0, 1, NODES(1));
+	job(WHOLE(2), 100);
+	job(WHOLE(3), 100);
+	struct sched_node before[MAXN];
+	memcpy(before, w.nodes, sizeof(before));
 	pass();
+	assert_memory_equal(before, w.nodes, sizeof(before));
 	assert_int_equal(w.started, 1);
 	expect(0, SCHED_D_WAIT, SCHED_WHY_RESOURCES, 0, NO_NODES);
 	expect(1, SCHED_D_WAIT, SCHED_WHY_PRIORITY, 0, NO_NODES);
 	expect(2, SCHED_D_START, SCHED_WHY_NONE, NOW, NODES(1));
 	assert_int_equal(w.out[2].time_limit, 100);
+	expect(3, SCHED_D_WAIT, SCHED_WHY_PRIORITY, 0, NO_NODES);
+	expect(4, SCHED_D_WAIT, SCHED_WHY_NEVER, 0, NO_NODES);
+}
+
+/* EASY: a job with no start in the window does not use up the one
+ * reservation.  Node 0's job has no end, node 1's ends at 2000.  A (node
+ * 0 only) has no start: waits, no estimate.  B (a whole node, 1000 s) is
+ * the first with a plan: 2000 on node 1, held.  C (a whole node, 100 s)
+ * would be next at 3000 on node 1, after B: an estimate only. */
+static void easy_counts_plans_only(void **state)
+{
+	world(2, true);
+	w.params.max_reservations = 1;
+	running(0, 4, 0, NODES(0));
+	running(2000, 4, 0, NODES(1));
+	alt(job(WHOLE(1), 100), 0, 0, NODES(0));
+	job(WHOLE(1), 1000);
+	job(WHOLE(1), 100);
+	pass();
+	expect(0, SCHED_D_WAIT, SCHED_WHY_RESOURCES, 0, NO_NODES);
+	assert_int_equal(w.out[0].start, 0);
+	expect(1, SCHED_D_PLANNED, SCHED_WHY_RESOURCES, 2000, NODES(1));
+	expect(2, SCHED_D_WAIT, SCHED_WHY_RESOURCES, 3000, NO_NODES);
 }
 
 /* Backfill: node 0 is busy until 2000.  A wants both nodes: planned at
@@ -225,6 +255,39 @@ static void easy(void **state)
 	assert_int_equal(w.out[1].n, 0);
 	expect(2, SCHED_D_START, SCHED_WHY_NONE, NOW, NODES(2));
 	assert_int_equal(w.out[2].time_limit, 3000);
+}
+
+/* EASY on one node of 10 CPUs is count-based EASY: 4 CPUs busy until 1100,
+ * 4 until 1200.  A (8 CPUs) can start at 1200 (the shadow time), when 2
+ * are left over.  B (2 CPUs, 1000 s) fits now and in what A leaves: it
+ * starts though it runs past 1200.  C (1 CPU, 50 s) has nothing now; its
+ * estimate is 1100 (4 given back, A not yet started). */
+static void easy_on_one_node_is_count_based(void **state)
+{
+	world(1, true);
+	w.nodes[0].cpus = 10;
+	w.params.max_reservations = 1;
+	running(1100, 4, 0, NODES(0));
+	running(1200, 4, 0, NODES(0));
+	job(CPUS(8), 500);
+	job(CPUS(2), 1000);
+	job(CPUS(1), 50);
+	pass();
+	assert_int_equal(w.started, 1);
+	expect(0, SCHED_D_PLANNED, SCHED_WHY_RESOURCES, 1200, NODES(0));
+	expect(1, SCHED_D_START, SCHED_WHY_NONE, NOW, NODES(0));
+	expect(2, SCHED_D_WAIT, SCHED_WHY_RESOURCES, 1100, NO_NODES);
+	/* one more CPU and B would take from A: it waits */
+	world(1, true);
+	w.nodes[0].cpus = 10;
+	w.params.max_reservations = 1;
+	running(1100, 4, 0, NODES(0));
+	running(1200, 3, 0, NODES(0));
+	job(CPUS(8), 500);
+	job(CPUS(3), 1000);
+	pass();
+	assert_int_equal(w.started, 0);
+	expect(1, SCHED_D_WAIT, SCHED_WHY_PRIORITY, 1700, NO_NODES);
 }
 
 /* --time-min: A is planned at 2000 on both nodes.  B (one node, 3000 s,
@@ -545,9 +608,10 @@ static void ref_add(int node, time_t start, time_t end, int cpus, uint64_t mem)
 	ref.mem[ref.n++] = mem;
 }
 
+/* (own -2: no reservation counts) */
 static bool ref_blocked(int node, time_t from, time_t to, int own)
 {
-	for (int r = 0; r < w.nresv; r++)
+	for (int r = 0; r < w.nresv && own != -2; r++)
 		for (int k = 0; k < w.resv[r].nnodes; k++)
 			if (w.resv[r].node[k] == node && r != own && w.resv[r].start < to && w.resv[r].end > from)
 				return true;
@@ -744,11 +808,13 @@ static void random_world(void)
 	w.params.max_reservations = pick(3);
 	for (int j = pick(7); j > 0; j--) {
 		int node = pick(w.nnodes), cpus = 1 + pick(4);
-		if (w.nodes[node].alloc_cpus + cpus > w.nodes[node].cpus)
+		uint64_t mem = pick(3) * 200;
+		if (w.nodes[node].alloc_cpus + cpus > w.nodes[node].cpus ||
+		    w.nodes[node].alloc_mem + mem > w.nodes[node].memory)
 			continue;
 		int kind = pick(8);
 		time_t end = kind == 0 ? 0 : kind == 1 ? NOW - 10 : NOW + 1 + pick(3000);
-		running(end, cpus, pick(3) * 200, (const int[]){ node, -1 });
+		running(end, cpus, mem, (const int[]){ node, -1 });
 	}
 	for (int r = pick(3); r > 0; r--) {
 		int nodes[MAXN + 1], n = 0;
@@ -774,6 +840,17 @@ static void random_world(void)
 		struct sched_job *jb = job(req, pick(6) == 0 ? SCHED_TIME_INFINITE : 100 + pick(3000));
 		if (pick(4) == 0)
 			jb->time_min = 50 + pick(500);
+		int j = jb - w.job;
+		if (pick(6) == 0) {
+			w.req_node[j][0] = pick(w.nnodes);
+			jb->req.required = &w.req_node[j][0];
+			jb->req.nrequired = 1;
+		}
+		if (pick(6) == 0) {
+			w.req_node[j][1] = pick(w.nnodes);
+			jb->req.excluded = &w.req_node[j][1];
+			jb->req.nexcluded = 1;
+		}
 		if (w.nresv && pick(4) == 0)
 			jb->resv = pick(w.nresv);
 		if (pick(3) == 0) {
@@ -822,6 +899,185 @@ static void same_as_reference(void **state)
 	assert_true(seen[1] > 100 && seen[2] > 100 && seen[3] > 100 && shrunk > 10 && inresv > 10);
 }
 
+/* The reference main pass: strict priority per partition, nothing planned. */
+static void ref_main(struct sched_decision *out)
+{
+	time_t now = w.params.now;
+	bool blocked[4] = { false };
+
+	memset(&ref, 0, sizeof(ref));
+	for (int j = 0; j < w.nrun; j++)
+		for (int k = 0; k < w.run[j].n; k++)
+			ref_add(w.run[j].node[k], 0, -1, w.run[j].cpus[k], w.run[j].mem[k]);
+	for (int i = 0; i < w.njobs; i++) {
+		const struct sched_job *jb = &w.job[i];
+		const struct sched_resv *r = jb->resv >= 0 ? &w.resv[jb->resv] : NULL;
+		struct sched_decision *d = &out[i];
+		bool busy[4] = { false };
+
+		memset(d, 0, sizeof(*d));
+		d->what = SCHED_D_WAIT;
+		d->why = SCHED_WHY_NEVER;
+		if (r && (r->end <= now || (!(r->flags & SCHED_RESV_FLEX) && r->start > now))) {
+			d->why = SCHED_WHY_RESV_NOT_ACTIVE;
+			continue;
+		}
+		for (int a = 0; a < jb->nalt && d->what == SCHED_D_WAIT; a++) {
+			int cand[MAXN], ncand = 0, node[MAXN], cpus[MAXN], n;
+			const struct sched_alt *al = &jb->alt[a];
+			struct sched_node view[MAXN];
+			enum sched_why why;
+			for (int pass2 = 0; pass2 < 2; pass2++)
+				for (int k = 0; k < al->ncand; k++) {
+					bool in = !r;
+					for (int q = 0; r && q < r->nnodes; q++)
+						in |= r->node[q] == al->cand[k];
+					if ((pass2 == 0 && in) || (pass2 == 1 && !in && r && (r->flags & SCHED_RESV_FLEX)))
+						cand[ncand++] = al->cand[k];
+				}
+			ref_view(view, now, ref_to(now, jb->time_limit), jb->resv);
+			enum sched_fit fit = sched_select(view, cand, ncand, &jb->req, node, cpus, &n);
+			if (fit == SCHED_NEVER) {
+				why = SCHED_WHY_NEVER;
+			} else if (blocked[al->part]) {
+				why = SCHED_WHY_PRIORITY;
+			} else if (fit == SCHED_PICKED) {
+				d->what = SCHED_D_START;
+				d->why = SCHED_WHY_NONE;
+				d->alt = a;
+				d->start = now;
+				d->time_limit = jb->time_limit;
+				d->n = n;
+				d->node = malloc(n * sizeof(int) + 1);
+				d->cpus = malloc(n * sizeof(int) + 1);
+				memcpy(d->node, node, n * sizeof(int));
+				memcpy(d->cpus, cpus, n * sizeof(int));
+				for (int k = 0; k < n; k++)
+					ref_add(node[k], now, -1, cpus[k],
+						jb->req.mem_per_cpu ? jb->req.mem_per_cpu * cpus[k] : jb->req.mem_per_node);
+				break;
+			} else {
+				busy[a] = true;
+				ref_view(view, now, now + 1, -2);   /* would it fit but for reservations? */
+				why = sched_select(view, cand, ncand, &jb->req, node, cpus, &n) == SCHED_PICKED
+					      ? SCHED_WHY_RESERVED : SCHED_WHY_RESOURCES;
+			}
+			int rank[] = { [SCHED_WHY_NEVER] = 1, [SCHED_WHY_PRIORITY] = 2, [SCHED_WHY_RESERVED] = 3,
+				       [SCHED_WHY_RESOURCES] = 4 };
+			if (rank[why] > rank[d->why])
+				d->why = why;
+		}
+		for (int a = 0; a < jb->nalt && d->what == SCHED_D_WAIT; a++)
+			if (busy[a])
+				blocked[jb->alt[a].part] = true;
+	}
+}
+
+static void main_same_as_reference(void **state)
+{
+	struct sched_decision want[MAXJ];
+	int seen[6] = { 0 };
+
+	for (int round = 0; round < 3000; round++) {
+		random_world();
+		w.params.backfill = false;
+		pass();
+		ref_main(want);
+		for (int i = 0; i < w.njobs; i++) {
+			const struct sched_decision *d = &w.out[i], *e = &want[i];
+			if (d->what != e->what || d->why != e->why || d->n != e->n ||
+			    (d->n && memcmp(d->node, e->node, d->n * sizeof(int)))) {
+				print_message("round %d job %d: what %d/%d why %d/%d n %d/%d\n", round, i, d->what,
+					      e->what, d->why, e->why, d->n, e->n);
+				fail();
+			}
+			seen[d->why]++;
+		}
+		sched_decisions_free(want, w.njobs);
+	}
+	print_message("none %d resources %d priority %d never %d resv not active %d reserved %d\n", seen[0],
+		      seen[1], seen[2], seen[3], seen[4], seen[5]);
+	for (int why = 0; why < 6; why++)
+		assert_true(seen[why] > 20);
+}
+
+/* Start estimates hold: jobs (whole nodes, or CPUs spread over nodes) that
+ * run exactly their limit,
+ * conservative backfill at every start and end (as `herd sim` drives it).
+ * Each job starts when the first pass that planned it said, on the nodes
+ * it said. */
+static void estimates_come_true(void **state)
+{
+	struct { struct sched_req req; int64_t limit; time_t planned, started, end; int node[MAXN], cpus[MAXN], n; }
+		js[MAXJ];
+	int kept = 0;
+
+	for (int round = 0; round < 300; round++) {
+		int nnodes = 2 + pick(4), njobs = 2 + pick(MAXJ - 2), left = njobs;
+		time_t now = NOW;
+		for (int j = 0; j < njobs; j++) {
+			int k = 1 + pick(nnodes);
+			js[j].req = pick(2) ? (struct sched_req){ .nodes = k, .ntasks = k, .exclusive = true }
+					    : (struct sched_req){ .ntasks = 1 + pick(4 * nnodes) };
+			js[j].limit = 10 + pick(1000);
+			js[j].planned = js[j].started = -1;
+		}
+		for (int step = 0; left > 0 && step < 4 * MAXJ; step++) {
+			int map[MAXJ], n = 0;
+			world(nnodes, true);
+			for (int j = 0; j < njobs; j++)
+				if (js[j].started >= 0 && js[j].end > now)
+					for (int k = 0; k < js[j].n; k++)
+						running(js[j].end, js[j].cpus[k], 0, (const int[]){ js[j].node[k], -1 });
+			for (int j = 0; j < njobs; j++)
+				if (js[j].started < 0) {
+					job(js[j].req, js[j].limit);
+					map[n++] = j;
+				}
+			w.params.now = now;
+			pass();
+			time_t next = INT64_MAX;
+			for (int i = 0; i < n; i++) {
+				const struct sched_decision *d = &w.out[i];
+				int j = map[i];
+				if (d->what == SCHED_D_START) {
+					if (js[j].planned >= 0) {
+						assert_int_equal(now, js[j].planned);
+						assert_int_equal(d->n, js[j].n);
+						assert_memory_equal(d->node, js[j].node, d->n * sizeof(int));
+						kept++;
+					}
+					js[j].started = now;
+					js[j].end = now + js[j].limit;
+					js[j].n = d->n;
+					memcpy(js[j].node, d->node, d->n * sizeof(int));
+					memcpy(js[j].cpus, d->cpus, d->n * sizeof(int));
+					left--;
+				} else {
+					assert_int_equal(d->what, SCHED_D_PLANNED);
+					if (js[j].planned < 0) {
+						js[j].planned = d->start;
+						js[j].n = d->n;
+						memcpy(js[j].node, d->node, d->n * sizeof(int));
+					}
+					assert_int_equal(d->start, js[j].planned);   /* the same every pass */
+					if (d->start < next)
+						next = d->start;
+				}
+			}
+			for (int j = 0; j < njobs; j++)
+				if (js[j].started >= 0 && js[j].end > now && js[j].end < next)
+					next = js[j].end;
+			if (next == INT64_MAX)
+				break;
+			now = next;
+		}
+		assert_int_equal(left, 0);
+	}
+	print_message("%d planned starts kept\n", kept);
+	assert_true(kept > 300);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -830,6 +1086,8 @@ int main(void)
 		cmocka_unit_test(long_job_waits_for_head),
 		cmocka_unit_test(conservative),
 		cmocka_unit_test(easy),
+		cmocka_unit_test(easy_counts_plans_only),
+		cmocka_unit_test(easy_on_one_node_is_count_based),
 		cmocka_unit_test(time_min_shrinks),
 		cmocka_unit_test(window_and_resolution),
 		cmocka_unit_test(job_test_and_user_limits),
@@ -842,6 +1100,8 @@ int main(void)
 		cmocka_unit_test(running_without_end),
 		cmocka_unit_test(never_fits),
 		cmocka_unit_test(same_as_reference),
+		cmocka_unit_test(main_same_as_reference),
+		cmocka_unit_test(estimates_come_true),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
