@@ -695,16 +695,22 @@ static void job_start(struct job *job, const int *node, const int *cpus, int n)
 	store_after_commit(launch_after_commit, (void *)(uintptr_t)job->id);
 }
 
-/* A worker's decision on the state of now: are the nodes still free for it? */
-static bool nodes_still_free(const struct job *job, const struct sched_decision *d)
+/* A worker's decision on the state of now: are the nodes still free for
+ * it?  live: the nodes now (snapshot_nodes, with the users ExclusiveUser
+ * asks about), kept current as the starts are made. */
+static bool nodes_still_free(const struct job *job, const struct sched_decision *d,
+			     const struct sched_node *live, const struct sched_req *req)
 {
 	for (int k = 0; k < d->n; k++) {
 		const struct node *nd = &ctld.nodes[d->node[k]];
+		const struct sched_node *sn = &live[d->node[k]];
 		uint64_t mem = job->mem_per_cpu ? job->mem_per_cpu * d->cpus[k] : job->mem_mb;
 		if (!node_usable(nd) || nd->exclusive_job || (job->exclusive && nd->njobs) ||
 		    nd->cpus - nd->alloc_cpus < d->cpus[k] ||
 		    (mem && nd->alloc_mem + mem > nd->real_memory))
 			return false;
+		if (sn->njobs && ((sn->user_owned || req->exclusive_user) && sn->user != req->user))
+			return false;   /* ExclusiveUser: another user's node now */
 	}
 	return true;
 }
@@ -748,15 +754,18 @@ static enum job_reason wait_reason(const struct job *job, enum sched_why why, en
 }
 
 /* Start entry i's job (or the next task of its array). */
-static bool start_entry(struct sched_snap *s, int i, struct job *job, bool recheck)
+static bool start_entry(struct sched_snap *s, int i, struct job *job, struct sched_node *live)
 {
 	const struct sched_decision *d = &s->out[i];
 	const struct sched_job *sj = &s->jobs[i];
+	struct sched_req req = job_req(job);
 
 	if (job->hold_admin || job->hold_user || !job->durable)
 		return false;
-	if (recheck && (s->gen != sched_generation || !same_request(job, sj) ||
-			!nodes_still_free(job, d)))
+	if (live && (s->gen != sched_generation || !same_request(job, sj)))
+		return false;
+	part_limits_req(job, &ctld.parts[sj->alt[d->alt].part], &req);
+	if (live && !nodes_still_free(job, d, live, &req))
 		return false;
 	bool meta = array_is_meta(job);
 	if (meta && job->array_throttle && array_running(job) >= job->array_throttle) {
@@ -780,6 +789,8 @@ static bool start_entry(struct sched_snap *s, int i, struct job *job, bool reche
 	if (d->time_limit > 0 && d->time_limit != run->time_limit)
 		run->time_limit = d->time_limit;   /* --time-min: shrunk to fit */
 	job_start(run, d->node, d->cpus, d->n);
+	for (int k = 0; live && k < d->n; k++)
+		sched_node_take(&live[d->node[k]], &req, d->cpus[k], job_node_mem(run, k));
 	return true;
 }
 
@@ -806,6 +817,7 @@ int snap_apply(struct sched_snap *s, bool recheck)
 	bool retry = false;
 	uint32_t preempted = 0;
 	bool *waits = xmalloc((s->params.nparts + 1) * sizeof(bool));
+	struct sched_node *live = NULL;   /* made at the first start to recheck */
 
 	for (int i = 0; i < s->njobs; i++) {
 		const struct sched_decision *d = &s->out[i];
@@ -821,7 +833,9 @@ int snap_apply(struct sched_snap *s, bool recheck)
 			continue;
 		switch (d->what) {
 		case SCHED_D_START:
-			if (start_entry(s, i, job, recheck))
+			if (recheck && !live)
+				live = snapshot_nodes();
+			if (start_entry(s, i, job, live))
 				started++;
 			else
 				retry = true;
@@ -850,6 +864,7 @@ int snap_apply(struct sched_snap *s, bool recheck)
 		}
 	}
 	free(waits);
+	free(live);
 	if (retry)
 		sched_request_later(1000);   /* what was skipped gets another pass */
 	return started;
@@ -1003,8 +1018,8 @@ static int estimate_by_ends(const struct job *job, time_t now, time_t *start, ch
 	return rc;
 }
 
-/* A backfill pass on the queue as it is, with the job put in at its
- * priority among the pending ones: where it would be planned is where it
+/* A backfill pass on the queue as it is (its first bf_max_job_test jobs),
+ * with the job put in at its priority among them: where it would be planned is where it
  * will start, when nothing else changes (jobs end at their time limits,
  * nothing new comes).  Nothing is applied. */
 int sched_test_only(const struct job *job, time_t *start, char **nodes, int *cpus_out,
@@ -1018,7 +1033,10 @@ int sched_test_only(const struct job *job, time_t *start, char **nodes, int *cpu
 	tried.priority = job_priority(&tried);
 	/* Within bf_window first (as the backfill pass plans), else a year ahead. */
 	for (int round = 0; round < 2 && rc; round++) {
-		struct sched_snap *s = snap_create(true, 0, now, &tried);
+		/* The jobs a backfill pass would plan (bf_max_job_test), with it
+		 * among them, or after them when it ranks lower: bounded, as
+		 * this runs in the loop thread. */
+		struct sched_snap *s = snap_create(true, sched_conf.bf_max_job_test, now, &tried);
 		s->params.max_job_test = 0;
 		/* to the second: a job starts when the one before it ends, not
 		 * at the next bf_resolution step */
