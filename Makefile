@@ -23,7 +23,7 @@ endif
 COMMON_SRC := $(wildcard src/common/*.c)
 SCHED_SRC  := $(wildcard src/sched/*.c)
 LIB        := $(B)/libherd.a
-CMDS       := sbatch squeue scancel sinfo scontrol sacct srun salloc sacctmgr sshare sreport
+CMDS       := sbatch squeue scancel sinfo scontrol sacct srun salloc sacctmgr sshare sreport sprio
 # srun's and salloc's own pieces (srun_*.c) use libuv: linked into those two only.
 SRUN_SRC   := $(wildcard src/cmd/srun_*.c)
 # sacct's own pieces (sacct_*.c): linked into sacct only.
@@ -87,6 +87,17 @@ $(call obj,$(wildcard src/ctld/*.c)): CFLAGS += $(PQ_CFLAGS)
 $(B)/tests/test_ctld_%: $(B)/obj/tests/unit/test_ctld_%.o $(CTLD_OBJS) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
+
+# `herd sim` reads gzip traces (zlib); its unit tests link herd's objects
+# (all but herd.c's main).
+HERD_OBJS := $(call obj,$(filter-out src/herd/herd.c,$(wildcard src/herd/*.c)))
+$(B)/bin/herd: LDLIBS += -lz
+$(B)/tests/test_sim: $(B)/obj/tests/unit/test_sim.o $(HERD_OBJS) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lz -lcmocka
+$(B)/tests/test_sim_%: $(B)/obj/tests/unit/test_sim_%.o $(HERD_OBJS) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lz -lcmocka
 
 # herdstepd's PMIx server (src/stepd/pmix.c) is on libpmix, whose headers
 # and library Debian keeps out of the default paths (pmix2/).

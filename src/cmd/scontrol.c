@@ -674,6 +674,7 @@ static const struct job_key {
 	{ "ReqNodeList", "NodeList", "req_nodelist", V_STR },
 	{ "Features", NULL, "features", V_STR },
 	{ "ArrayTaskThrottle", NULL, "array_throttle", V_UINT },
+	{ "Priority", NULL, "priority", V_UINT },
 	{ "NumTasks", "ReqProcs", "num_tasks", V_COUNT },
 	{ "CPUsPerTask", NULL, "cpus_per_task", V_COUNT },
 	{ "MinMemoryNode", NULL, "min_mem_node", V_MEM },

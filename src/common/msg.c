@@ -61,7 +61,7 @@ static const struct msg_field f_update_fields[] = {
 	OPT("deadline", MF_INT), OPT("exc_nodelist", MF_STR), OPT("req_nodelist", MF_STR),
 	OPT("features", MF_STR), OPT("array_throttle", MF_INT), OPT("num_tasks", MF_INT),
 	OPT("min_mem_node", MF_INT), OPT("min_mem_cpu", MF_INT), OPT("cpus_per_task", MF_INT),
-	END
+	OPT("priority", MF_INT), END
 };
 
 static const struct msg_field f_update[] = {
@@ -137,6 +137,11 @@ static const struct msg_field f_acct_report[] = {
 	OPT("options", MF_OBJ), END
 };
 
+/* sprio: -j job IDs, -u users, -p partitions (none: every pending job). */
+static const struct msg_field f_prio_info[] = {
+	OPT("job_ids", MF_ARR_INT), OPT("users", MF_ARR_STR), OPT("partitions", MF_ARR_STR), END
+};
+
 static const struct msg_field f_step_complete[] = {
 	REQ("job_id", MF_INT), REQ("step_id", MF_INT), REQ("node", MF_STR), REQ("status", MF_INT),
 	REQ("tasks", MF_ARR_INT), REQ("cpu_time_us", MF_INT), REQ("max_rss_kb", MF_INT),
@@ -198,6 +203,7 @@ static const struct msg_decl decls[] = {
 	{ MSG_ACCT_MGR, f_acct_mgr },
 	{ MSG_SHARE_INFO, f_share_info },
 	{ MSG_ACCT_REPORT, f_acct_report },
+	{ MSG_PRIO_INFO, f_prio_info },
 	{ MSG_RECONFIGURE, f_empty },
 	{ MSG_NODE_REGISTER, f_register },
 	{ MSG_JOB_COMPLETE, f_complete },

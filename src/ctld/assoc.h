@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 #include "common/state.h"
 
 struct job;
@@ -234,6 +235,9 @@ void usage_setup(void);                /* PriorityDecayHalfLife, stored usage */
  * job's association and its ancestors), everything decayed. */
 void usage_tick(time_t now);
 void usage_rpc(struct net_req *req);   /* SHARE_INFO (sshare) */
+/* Every association's FairShare as sshare prints it now, by association
+ * ID (*n entries, -1 for IDs without a row); caller frees (prio.c). */
+double *usage_fairshares(time_t now, uint32_t *n);
 /* job_set_state calls it on every change (job->state is the new one):
  * a job that now holds an allocation (RUNNING, COMPLETING) is charged from
  * its start (a resumed one from now), one that no longer does up to its

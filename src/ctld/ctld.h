@@ -249,6 +249,19 @@ struct job {
 	 * job (squeue --start: StartTime, SchedNodes); 0 and NULL = no plan. */
 	time_t start_estimate;
 	char *sched_nodes;
+	/* prio.c: the factors its multifactor priority was made of (what
+	 * sprio shows), NULL under priority/basic or before the first
+	 * computation.  prio_admin: the priority an administrator set
+	 * (scontrol update Priority=), which stays until set again; 0 none. */
+	struct prio_factors *prio;
+	uint32_t prio_admin;
+	time_t accrue_time;         /* prio.c: since when it may run (age); 0 = not now */
+	/* preempt.c, gang.c: preempted (a cancel ends it PREEMPTED; a requeue
+	 * records its run PREEMPTED); suspended by preemption or gang with its
+	 * CPUs lent to others (node_lend: its memory stays held); gang: when
+	 * its present time slice began (0: its start). */
+	bool preempted, cpus_lent, gang_suspended;
+	time_t slice_start;
 };
 
 struct ctld {
@@ -291,6 +304,8 @@ void job_table_clear(void);   /* every job forgotten, the tables freed */
 /* The one place a job's state changes: records it in the store, frees or
  * takes resources as needed, wakes the scheduler. */
 void job_set_state(struct job *job, enum job_state state, enum job_reason reason);
+/* The end of a cancelled job: PREEMPTED when preemption cancelled it. */
+enum job_state job_cancelled_state(const struct job *job);
 json_t *job_to_json(const struct job *job);   /* the stored record */
 char *job_unavailable_reason(const struct job *job);   /* "ReqNodeNotAvail, UnavailableNodes:n2" */
 char *job_parts_string(const struct job *job);         /* "a,b": the partitions it may run in */
@@ -318,7 +333,7 @@ void job_forget(struct job *job);     /* out of the table, and destroyed */
 void job_purge_old(time_t now);
 void job_foreach(void (*fn)(struct job *job, void *arg), void *arg);
 uint32_t job_base_priority(uint32_t id);
-uint32_t job_priority(const struct job *job);   /* 0 when held, else base - nice */
+uint32_t job_priority(struct job *job);   /* 0 when held; else prio.c's (base - nice, or multifactor) */
 /* A started job whose requeue is done (or need not wait): allocation given
  * back, restart count up, PENDING (held for requeuehold). */
 void job_requeue_finish(struct job *job);
@@ -380,6 +395,13 @@ void node_request_registrations(void);   /* at start: every node, register now *
 json_t *node_to_json(const struct node *node);
 void node_alloc(struct job *job);     /* take the job's allocation on its nodes */
 void node_free(struct job *job);      /* give it back */
+/* A job suspended by preemption or gang lends its CPUs (their count, IDs
+ * and its share of the node) to others while its memory stays held;
+ * node_reclaim takes them again (node_free does when it ends so);
+ * node_can_reclaim: whether they are all free now. */
+void node_lend(struct job *job);
+void node_reclaim(struct job *job);
+bool node_can_reclaim(const struct job *job);
 void node_update_state(struct node *node);
 void node_update(struct net_req *req);     /* UPDATE_NODE: drain, down, resume */
 void node_admin_restore(const char *name, const json_t *rec);   /* from the store at start */

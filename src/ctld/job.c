@@ -11,6 +11,8 @@
 #include "common/strbuf.h"
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
+#include "ctld/prio.h"
+#include "ctld/preempt.h"
 #include "sched/feature.h"
 
 static const char *reason_names[] = {
@@ -199,6 +201,7 @@ void job_destroy(struct job *job)
 	free(job->parts);
 	bitmap_destroy(job->array_pending);
 	depend_destroy(job->depend);
+	free(job->prio);
 	free(job->lim_tres);
 	json_decref(job->acts);
 	free(job);
@@ -390,6 +393,7 @@ struct job *job_copy(const struct job *job)
 	c->lim_tres = NULL;
 	c->acts = job->acts ? json_deep_copy(job->acts) : NULL;
 	c->sched_nodes = dup_or_null(job->sched_nodes);
+	c->prio = job->prio ? mem_dup(job->prio, sizeof(*job->prio)) : NULL;
 	return c;
 }
 
@@ -424,10 +428,14 @@ uint32_t job_base_priority(uint32_t id)
 	return id < top - 1 ? top - id : 1;
 }
 
-uint32_t job_priority(const struct job *job)
+uint32_t job_priority(struct job *job)
 {
 	if (job->hold_user || job->hold_admin)
 		return 0;
+	if (job->prio_admin)
+		return job->prio_admin;   /* scontrol update Priority=: kept as set */
+	if (prio_multifactor())
+		return prio_job(job, time(NULL));
 	int64_t p = (int64_t)job_base_priority(job->id) - job->nice;
 	return p < 1 ? 1 : p > 0xFFFFFFFEll ? 0xFFFFFFFEu : (uint32_t)p;
 }
@@ -442,6 +450,7 @@ void job_requeue_finish(struct job *job)
 	bool ran = job->launch != LAUNCH_NONE || job_state_is_final(job->state);
 
 	store_job_requeued(job);   /* this run's accounting record, before the next one's */
+	job->preempted = false;    /* (that record says PREEMPTED when it was) */
 	mail_job_requeued(job);
 	job->mail_sent = 0;   /* the next run has its own time-limit mails */
 	if (!job_state_is_final(job->state)) {
@@ -499,6 +508,11 @@ void job_expand_node_patterns(struct job *job)
 	}
 }
 
+enum job_state job_cancelled_state(const struct job *job)
+{
+	return job->preempted ? JOB_PREEMPTED : JOB_CANCELLED;
+}
+
 void job_set_state(struct job *job, enum job_state state, enum job_reason reason)
 {
 	enum job_state old = job->state;
@@ -537,6 +551,7 @@ void job_set_state(struct job *job, enum job_state state, enum job_reason reason
 	log_info("job %u: %s -> %s (%s)", job->id, job_state_name(old), job_state_name(state),
 		 job_reason_name(reason));
 	mail_job_state(job, old);
+	preempt_job_state(job, old);   /* a preemptor that ended lets its victims resume */
 }
 
 static const char *nz(const char *s)
@@ -606,6 +621,10 @@ json_t *job_to_json(const struct job *job)
 		json_object_set_new(o, "std_err_task", json_string(nz(job->std_err_task)));
 	}
 	json_object_set_new(o, "nice", json_integer(job->nice));
+	if (job->prio_admin)
+		json_object_set_new(o, "priority_admin", json_integer(job->prio_admin));
+	if (job->accrue_time)
+		json_object_set_new(o, "accrue_time", json_integer(job->accrue_time));
 	char mail[256];
 	json_object_set_new(o, "requeue", json_boolean(job->requeue));
 	json_object_set_new(o, "mail_type",
@@ -668,6 +687,11 @@ json_t *job_to_json(const struct job *job)
 	json_object_set_new(o, "cancel_requested", json_boolean(job->cancel_requested));
 	json_object_set_new(o, "requeue_requested", json_boolean(job->requeue_requested));
 	json_object_set_new(o, "requeue_hold", json_boolean(job->requeue_hold));
+	if (job->preempted || job->cpus_lent || job->gang_suspended) {   /* preempt.c, gang.c */
+		json_object_set_new(o, "preempted", json_boolean(job->preempted));
+		json_object_set_new(o, "cpus_lent", json_boolean(job->cpus_lent));
+		json_object_set_new(o, "gang_suspended", json_boolean(job->gang_suspended));
+	}
 	if (job->key)
 		json_object_set_new(o, "key", json_string(job->key));
 	if (job->array_job_id) {
@@ -715,6 +739,8 @@ struct job *job_from_json(const json_t *rec)
 	job->comment = str_or_null(rec, "comment");
 	job->part = part_find(json_string_value(json_object_get(rec, "partition")) ?: "");
 	job->priority = int_of(rec, "priority");
+	job->prio_admin = (uint32_t)int_of(rec, "priority_admin");
+	job->accrue_time = int_of(rec, "accrue_time");
 	job->req_nodes = int_of(rec, "req_nodes");
 	job->ntasks = int_of(rec, "num_tasks");
 	job->cpus_per_task = int_of(rec, "cpus_per_task");
@@ -746,6 +772,9 @@ struct job *job_from_json(const json_t *rec)
 	job->cancel_requested = json_is_true(json_object_get(rec, "cancel_requested"));
 	job->requeue_requested = json_is_true(json_object_get(rec, "requeue_requested"));
 	job->requeue_hold = json_is_true(json_object_get(rec, "requeue_hold"));
+	job->preempted = json_is_true(json_object_get(rec, "preempted"));
+	job->cpus_lent = json_is_true(json_object_get(rec, "cpus_lent"));
+	job->gang_suspended = json_is_true(json_object_get(rec, "gang_suspended"));
 	job->nice = (int32_t)int_of(rec, "nice");
 	/* Keys added with sbatch's later options: a record from before them
 	 * reads as the defaults. */

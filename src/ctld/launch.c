@@ -73,7 +73,7 @@ static void launch_done(void *arg, json_t *reply, const struct herd_error *err)
 	}
 	job->launch = LAUNCH_NONE;
 	if (job->state == JOB_COMPLETING && job->cancel_requested) {
-		job_set_state(job, JOB_CANCELLED, REASON_NONE);   /* it never started */
+		job_set_state(job, job_cancelled_state(job), REASON_NONE);   /* it never started */
 		return;
 	}
 	if (job->state == JOB_COMPLETING && job->requeue_requested) {

@@ -17,6 +17,8 @@
 #include "common/xmalloc.h"
 #include "ctld/adb.h"
 #include "ctld/ctld.h"
+#include "ctld/prio.h"
+#include "ctld/preempt.h"
 
 struct ctld ctld;
 
@@ -159,10 +161,15 @@ int main(int argc, char **argv)
 						ctld.dest_self, xstrdup(conf_munge_socket(conf)) };
 	ctld.next_job_id = conf_get_int(conf, "FirstJobId", 1);
 	reconf_settings(conf);
+	if (preempt_check(conf, &err) < 0) {
+		log_error("%s", err.text);
+		return 1;
+	}
 	ctld.start_time = time(NULL);
 	node_setup();
 	part_setup();
 	sched_setup();
+	preempt_setup();
 	const char *state_dir = conf_get(conf, "StateSaveLocation");
 	if (store_open(state_dir ? state_dir : "/var/spool/herd/ctld", &err) < 0) {
 		log_error("%s", err.text);
@@ -176,6 +183,11 @@ int main(int argc, char **argv)
 		return 1;
 	assoc_setup();
 	usage_setup();   /* after the associations and the jobs are loaded */
+	if (prio_conf_check(conf, &err) < 0) {
+		log_error("%s", err.text);
+		return 1;
+	}
+	prio_setup();
 
 	struct net_server_opts opts = {
 		.host = "0.0.0.0", .port = ctld.ctld_target.port, .dest = ctld.dest_self,

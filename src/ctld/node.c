@@ -109,6 +109,8 @@ void node_alloc(struct job *job)
 
 void node_free(struct job *job)
 {
+	if (job->cpus_lent)
+		node_reclaim(job);   /* what it lent is given back with the rest */
 	for (int i = 0; i < job->nalloc; i++) {
 		struct node *n = &ctld.nodes[job->alloc_node[i]];
 		n->alloc_cpus -= job->alloc_cpus[i];
@@ -125,6 +127,63 @@ void node_free(struct job *job)
 		}
 		node_update_state(n);
 	}
+}
+
+/* Its CPUs on node i, counted (sign +1) or not (-1), their IDs set or cleared. */
+static void lend_one(struct job *job, int i, int sign)
+{
+	struct node *n = &ctld.nodes[job->alloc_node[i]];
+	n->alloc_cpus += sign * job->alloc_cpus[i];
+	n->njobs += sign;
+	if (job->exclusive)
+		n->exclusive_job = sign > 0;
+	if (job->alloc_cpuset && job->alloc_cpuset[i]) {
+		struct bitmap *used = node_cpu_bits(n);
+		for (uint32_t c = bitmap_next(job->alloc_cpuset[i], 0); c != BITMAP_NONE && c < used->nbits;
+		     c = bitmap_next(job->alloc_cpuset[i], c + 1)) {
+			if (sign > 0)
+				bitmap_set(used, c);
+			else
+				bitmap_clear(used, c);
+		}
+	}
+	node_update_state(n);
+}
+
+void node_lend(struct job *job)
+{
+	if (job->cpus_lent)
+		return;
+	for (int i = 0; i < job->nalloc; i++)
+		lend_one(job, i, -1);
+	job->cpus_lent = true;
+}
+
+void node_reclaim(struct job *job)
+{
+	if (!job->cpus_lent)
+		return;
+	for (int i = 0; i < job->nalloc; i++)
+		lend_one(job, i, +1);
+	job->cpus_lent = false;
+}
+
+bool node_can_reclaim(const struct job *job)
+{
+	for (int i = 0; i < job->nalloc; i++) {
+		struct node *n = &ctld.nodes[job->alloc_node[i]];
+		if (n->cpus - n->alloc_cpus < job->alloc_cpus[i] || (job->exclusive && n->njobs > 0) ||
+		    n->exclusive_job)
+			return false;
+		if (job->alloc_cpuset && job->alloc_cpuset[i]) {
+			struct bitmap *used = node_cpu_bits(n);
+			for (uint32_t c = bitmap_next(job->alloc_cpuset[i], 0);
+			     c != BITMAP_NONE && c < used->nbits; c = bitmap_next(job->alloc_cpuset[i], c + 1))
+				if (bitmap_test(used, c))
+					return false;
+		}
+	}
+	return true;
 }
 
 static void set_str(char **dst, const char *src)
@@ -146,7 +205,7 @@ static void node_lost_job(struct job *job, struct node *n)
 	if (job->requeue_requested && !job->cancel_requested)
 		job_requeue_finish(job);   /* it was to end anyway, and go back to the queue */
 	else
-		job_set_state(job, job->cancel_requested ? JOB_CANCELLED : JOB_NODE_FAIL,
+		job_set_state(job, job->cancel_requested ? job_cancelled_state(job) : JOB_NODE_FAIL,
 			      REASON_NODE_DOWN);
 }
 

@@ -11,6 +11,8 @@
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
+#include "ctld/prio.h"
+#include "ctld/preempt.h"
 
 
 /* One flag of SchedulerParameters (comma-separated options). */
@@ -168,7 +170,9 @@ int reconf_reload(struct herd_error *err)
 
 	if (!conf)
 		goto error;
-	if (conf_diff_restart(ctld.conf, conf, err) < 0 || settings_check(conf, err) < 0)
+	if (conf_diff_restart(ctld.conf, conf, err) < 0 || settings_check(conf, err) < 0 ||
+	    prio_conf_check(conf, err) < 0 ||
+	    preempt_check(conf, err) < 0)
 		goto error;
 	/* From here nothing can fail: the file is applied whole. */
 	reconf_settings(conf);
@@ -177,6 +181,8 @@ int reconf_reload(struct herd_error *err)
 	conf_destroy(ctld.conf);
 	ctld.conf = conf;
 	assoc_reconfigure();
+	prio_setup();   /* the Priority* keys; every pending job's priority again */
+	preempt_setup();
 	log_info("reconfigured from %s: %d nodes, %d partitions", conf->path, ctld.nnodes,
 		 (int)conf->nparts);
 	/* "All daemons": each herdd re-reads the file and registers again. */

@@ -13,6 +13,7 @@
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
 #include "ctld/part_limits.h"
+#include "ctld/prio.h"
 
 /* ROLE_NODE: node daemons (root or SlurmUser); ROLE_ADMIN: the same users
  * as administrators. */
@@ -774,7 +775,7 @@ static void rpc_job_complete(struct net_req *req)
 	}
 	job->exit_status = status;
 	if (job->cancel_requested)
-		job_set_state(job, JOB_CANCELLED, REASON_NONE);
+		job_set_state(job, job_cancelled_state(job), REASON_NONE);
 	else if (timed_out)
 		job_set_state(job, JOB_TIMEOUT, REASON_TIME_LIMIT);
 	else if (json_is_true(json_object_get(req->body, "oom")))
@@ -811,6 +812,7 @@ static const struct rpc rpcs[] = {
 	{ MSG_COMPLETE_ALLOC, step_complete_alloc, ROLE_ANY },
 	{ MSG_STEP_COMPLETE, step_complete, ROLE_NODE },
 	{ MSG_SHARE_INFO, usage_rpc, ROLE_ANY },
+	{ MSG_PRIO_INFO, prio_rpc, ROLE_ANY },
 	{ MSG_ACCT_REPORT, report_rpc, ROLE_ANY },
 };
 

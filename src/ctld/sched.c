@@ -438,9 +438,12 @@ static void collect(struct job *job, void *arg)
 		time_t end = job->time_limit < 0 ? 0 : job->start_time + job->time_limit;
 		if (end && end <= c->now)
 			end = c->now + 1;   /* past its limit, being ended: any moment */
+		int *cpus = own_dup(s, job->alloc_cpus, job->nalloc * sizeof(int));
+		if (job->cpus_lent)   /* suspended, its CPUs counted free now (node_lend): none to give back */
+			memset(cpus, 0, job->nalloc * sizeof(int));
 		*r = (struct sched_run){
 			.node = own_dup(s, job->alloc_node, job->nalloc * sizeof(int)),
-			.cpus = own_dup(s, job->alloc_cpus, job->nalloc * sizeof(int)),
+			.cpus = cpus,
 			.mem = mem, .n = job->nalloc, .end = end,
 		};
 	}
@@ -856,7 +859,10 @@ int snap_apply(struct sched_snap *s, bool recheck)
 			 * by preempting lower jobs (PreemptType). */
 			if (!s->params.backfill && d->why == SCHED_WHY_RESOURCES && preempted != sj->id) {
 				preempted = sj->id;
-				preempt_for(job, &ctld.parts[sj->alt[0].part]);
+				for (int a = 0; a < sj->nalt; a++)
+					if ((a == 0 || sj->alt[a].part != sj->alt[a - 1].part) &&
+					    preempt_for(job, &ctld.parts[sj->alt[a].part]))
+						break;
 			}
 			break;
 		default:

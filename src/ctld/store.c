@@ -200,7 +200,9 @@ void store_job_requeued(const struct job *job)
 	op->acct.state = ADB_STATE_REQUEUED;
 	if (!op->acct.end)
 		op->acct.end = time(NULL);
-	json_object_set_new(rec, "state", json_string("REQUEUED"));
+	/* preempted and requeued: sacct -D shows the run PREEMPTED (the column
+	 * stays REQUEUED: not the job's latest run) */
+	json_object_set_new(rec, "state", json_string(job->preempted ? "PREEMPTED" : "REQUEUED"));
 	json_object_set_new(rec, "end_time", json_integer(op->acct.end));
 	op->rec = dump(rec);
 	json_decref(rec);
@@ -716,8 +718,16 @@ int store_load(void)
 		}
 		job->durable = true;
 		job_table_add(job);
-		if (job->state == JOB_RUNNING || job->state == JOB_COMPLETING)
+		if (job->state == JOB_RUNNING || job->state == JOB_COMPLETING ||
+		    job->state == JOB_SUSPENDED) {
+			/* a suspended job holds its nodes too; one suspended by
+			 * preemption or gang lends its CPUs again (preempt.c) */
+			bool lent = job->cpus_lent;
+			job->cpus_lent = false;
 			node_alloc(job);
+			if (lent)
+				node_lend(job);
+		}
 		n++;
 	}
 	sqlite3_finalize(st);

@@ -162,6 +162,13 @@ static int check_fields(struct job *job, const json_t *fields, bool admin,
 	if ((v = json_object_get(fields, "nice")) &&
 	    (rc = update_check_nice(json_integer_value(v), admin)))
 		return rc;
+	if ((v = json_object_get(fields, "priority"))) {
+		json_int_t p = json_integer_value(v);
+		if (p < 0 || p > 0xFFFFFFFEll)
+			return HERD_ERR_INVALID_ARG;
+		if (!admin && p > job->priority)
+			return HERD_ERR_ACCESS;   /* as Slurm: a user may only lower it */
+	}
 	if ((rc = check_values(job, fields)) != 0 || (rc = check_dependency(job, fields)) != 0)
 		return rc;
 	return check_shape(job, fields, err);
@@ -307,6 +314,26 @@ static int check_accounting(struct job *job, const json_t *fields, struct herd_e
 	return rc;
 }
 
+/* scontrol update Priority=: fixed from now on (prio_admin), as Slurm
+ * keeps a priority set this way; 0 holds the job. */
+static void set_priority(struct job *job, uint32_t p, bool admin)
+{
+	if (!p) {
+		job->prio_admin = 0;
+		if (admin)
+			job->hold_admin = true;
+		else
+			job->hold_user = true;
+		job->priority = 0;
+		if (job->state == JOB_PENDING)
+			job_set_state(job, JOB_PENDING,
+				      job->hold_admin ? REASON_HELD_ADMIN : REASON_HELD_USER);
+		return;
+	}
+	job->prio_admin = p;
+	job->priority = job_priority(job);
+}
+
 void update_job_fields(struct net_req *req, struct job *job, bool admin, bool team)
 {
 	json_t *fields = json_object_get(req->body, "fields");
@@ -341,6 +368,10 @@ void update_job_fields(struct net_req *req, struct job *job, bool admin, bool te
 	apply_fields(job, fields, &err);   /* checked: cannot fail */
 	if (job->state == JOB_PENDING)
 		limits_job_submitted(job);   /* under its (maybe new) association and QOS */
+	if (json_object_get(fields, "priority"))
+		set_priority(job, json_integer_value(json_object_get(fields, "priority")), admin);
+	else if (job->state == JOB_PENDING)
+		job->priority = job_priority(job);   /* nice, QOS, partition, size may have changed */
 	record_event(job, "UPDATE", req->uid, fields);
 	store_job_update(job);
 	log_info("job %u updated by uid %u", job->id, (unsigned)req->uid);

@@ -771,3 +771,29 @@ void usage_rpc(struct net_req *req)
 	free(ids);
 	free(b.assocs);
 }
+
+/* For prio.c: every association's FairShare as sshare would print it now
+ * (the same charging, decay and tree), by association ID; *n entries, -1
+ * for an ID without a row.  Caller frees. */
+double *usage_fairshares(time_t now, uint32_t *n)
+{
+	struct share_build b = { 0 };
+	int *ids;
+
+	for (size_t i = 0; i < usage.nrun; i++)
+		run_charge(&usage.run[i], now);
+	assoc_foreach(decay_one, &now);
+	assoc_foreach(collect, &b);
+	struct usage_share *rows = xmalloc((b.n + 1) * sizeof(*rows));
+	struct assoc **order = share_order(&b, rows, &ids);
+	usage_shares_compute(rows, b.n, usage.fair_tree);
+	double *fs = xmalloc((b.max_id + 1) * sizeof(*fs));
+	for (uint32_t id = 0; id <= b.max_id; id++)
+		fs[id] = ids[id] >= 0 ? rows[ids[id]].fairshare : -1;
+	*n = b.max_id + 1;
+	free(rows);
+	free(order);
+	free(ids);
+	free(b.assocs);
+	return fs;
+}

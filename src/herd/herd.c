@@ -3,12 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "herd/herd.h"
-
-static int herd_sim_main(int argc, char **argv)
-{
-	fputs("herd: sim: not implemented yet\n", stderr);
-	return 2;
-}
+#include "herd/sim.h"
 
 static const struct {
 	const char *name;
@@ -17,7 +12,7 @@ static const struct {
 } subcommands[] = {
 	{"up", herd_up_main, "start a cluster on this machine"},
 	{"down", herd_down_main, "stop a cluster that `herd up` started"},
-	{"sim", herd_sim_main, "replay a workload trace in virtual time (not implemented yet)"},
+	{"sim", herd_sim_main, "replay a workload trace (SWF) through the scheduler in virtual time"},
 };
 
 static void usage(FILE *f)

@@ -29,12 +29,8 @@ static uint64_t mem_on(const struct sched_job *job, int cpus)
 /* Take the chosen nodes in the working copy of the nodes (the main pass). */
 static void take(struct sched_node *sn, const struct sched_job *job, const struct sched_decision *d)
 {
-	for (int k = 0; k < d->n; k++) {
-		struct sched_node *nd = &sn[d->node[k]];
-		nd->alloc_cpus += d->cpus[k];
-		nd->alloc_mem += mem_on(job, d->cpus[k]);
-		nd->njobs++;
-	}
+	for (int k = 0; k < d->n; k++)
+		sched_node_take(&sn[d->node[k]], &job->req, d->cpus[k], mem_on(job, d->cpus[k]));
 }
 
 static void set_nodes(struct sched_decision *d, const int *node, const int *cpus, int n)

@@ -213,6 +213,33 @@ static void reconfigure_bodies_are_empty(void **state)
 	}
 }
 
+/* PRIO_INFO (sprio): every filter optional, each of its type. */
+static void prio_info_shapes(void **state)
+{
+	struct herd_error err;
+	assert_string_equal(msg_name(MSG_PRIO_INFO), "PRIO_INFO");
+	json_t *body = json_object();
+	assert_int_equal(msg_validate(MSG_PRIO_INFO, body, &err), 0);
+	json_object_set_new(body, "job_ids", json_pack("[i]", 7));
+	json_object_set_new(body, "users", json_pack("[s]", "alice"));
+	json_object_set_new(body, "partitions", json_pack("[s]", "debug"));
+	assert_int_equal(msg_validate(MSG_PRIO_INFO, body, &err), 0);
+	json_object_set_new(body, "job_ids", json_pack("[s]", "7"));
+	assert_int_equal(msg_validate(MSG_PRIO_INFO, body, &err), -1);
+	json_object_del(body, "job_ids");
+	json_object_set_new(body, "weights", json_true());
+	assert_int_equal(msg_validate(MSG_PRIO_INFO, body, &err), -1);
+	assert_non_null(strstr(err.text, "unknown key 'weights'"));
+	json_decref(body);
+	/* UPDATE_JOB's priority (scontrol update Priority=) is an integer */
+	body = json_pack("{s:i, s:s, s:{s:i}}", "job_id", 3, "action", "update", "fields",
+			 "priority", 5);
+	assert_int_equal(msg_validate(MSG_UPDATE_JOB, body, &err), 0);
+	json_object_set_new(json_object_get(body, "fields"), "priority", json_string("5"));
+	assert_int_equal(msg_validate(MSG_UPDATE_JOB, body, &err), -1);
+	json_decref(body);
+}
+
 static void bad_bodies_are_refused(void **state)
 {
 	static const char *bad[] = {
@@ -277,6 +304,7 @@ int main(void)
 		cmocka_unit_test(jobspec_new_keys_are_optional),
 		cmocka_unit_test(update_fields_later_keys),
 		cmocka_unit_test(reconfigure_bodies_are_empty),
+		cmocka_unit_test(prio_info_shapes),
 		cmocka_unit_test(bad_bodies_are_refused),
 		cmocka_unit_test(bad_headers_are_refused),
 		cmocka_unit_test(replies),
