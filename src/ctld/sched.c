@@ -1078,6 +1078,11 @@ int sched_test_only(const struct job *job, time_t *start, char **nodes, int *cpu
 
 /* ---- configuration ---------------------------------------------------- */
 
+static void forget_estimate(struct job *job, void *arg)
+{
+	set_estimate(job, 0, NULL, 0);
+}
+
 int sched_check(const struct conf *conf, struct herd_error *err)
 {
 	struct sched_conf c;
@@ -1097,7 +1102,10 @@ void sched_configure(const struct conf *conf)
 	bool timers = timers_ready && (c.sched_interval != sched_conf.sched_interval ||
 				    c.bf_interval != sched_conf.bf_interval ||
 				    c.backfill != sched_conf.backfill);
+	bool plans_end = sched_conf.backfill && !c.backfill;
 	sched_conf = c;
+	if (plans_end)
+		job_foreach(forget_estimate, NULL);   /* sched/builtin plans nothing */
 	if (timers) {
 		if (sched_conf.sched_interval)
 			uv_timer_start(&whole_timer, whole_pass, sched_conf.sched_interval * 1000,
