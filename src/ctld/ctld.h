@@ -83,6 +83,7 @@ struct part {
 	X(REASON_DEP_NEVER, "DependencyNeverSatisfied") \
 	X(REASON_DEADLINE, "DeadLine") \
 	X(REASON_REQ_NODE_NOT_AVAIL, "ReqNodeNotAvail") \
+	X(REASON_RESERVATION, "Reservation") \
 	X(REASON_ACCOUNT_NOT_ALLOWED, "AccountNotAllowed") \
 	X(REASON_QOS_NOT_ALLOWED, "QOSNotAllowed") \
 	LIMIT_REASON_TABLE(X)
@@ -244,6 +245,10 @@ struct job {
 	int64_t *lim_tres;
 	/* roles.c: team acts on the job ([{uid, user, act, time, detail}]), NULL none */
 	json_t *acts;
+	/* sched.c, backfill.c: where the last backfill pass planned a pending
+	 * job (squeue --start: StartTime, SchedNodes); 0 and NULL = no plan. */
+	time_t start_estimate;
+	char *sched_nodes;
 	/* prio.c: the factors its multifactor priority was made of (what
 	 * sprio shows), NULL under priority/basic or before the first
 	 * computation.  prio_admin: the priority an administrator set
@@ -423,6 +428,20 @@ int sched_test_only(const struct job *job, time_t *start, char **nodes, int *cpu
 		    const struct part **part, struct herd_error *err);
 /* Every feature some node has, comma-separated (for checking -C). */
 const char *sched_known_features(void);
+/* SchedulerType, SchedulerParameters: 0, or -1 with a sentence naming the
+ * key (a reconfigure is refused; at start herdctld stops). */
+int sched_check(const struct conf *conf, struct herd_error *err);
+void sched_configure(const struct conf *conf);   /* checked: apply */
+/* How long the passes take (ms), for sdiag-like reports and bench/sched. */
+struct sched_stats {
+	uint64_t main_passes, bf_passes;
+	double main_last_ms, main_max_ms;
+	double main_pass_last_ms;           /* of main_last_ms, sched_pass itself */
+	double main_build_last_ms, main_apply_last_ms;   /* the snapshot; its decisions applied */
+	double bf_last_ms, bf_max_ms;       /* the pass in the worker */
+	double bf_apply_last_ms;            /* its decisions applied in the loop thread */
+};
+const struct sched_stats *sched_stats(void);
 
 /* launch.c */
 void launch_job(struct job *job);

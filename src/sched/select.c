@@ -152,18 +152,22 @@ static bool try_pick(const struct sched_node *nodes, const int *cand, int ncand,
 enum sched_fit sched_select(const struct sched_node *nodes, const int *cand, int ncand,
 			    const struct sched_req *req, int *out_node, int *out_cpus, int *out_n)
 {
-	int *order = malloc((ncand + req->nrequired + 1) * sizeof(int));
+	/* Without -w/-x the order is the candidates' own: no copy (a fit
+	 * found early on 10,000 nodes costs the nodes looked at, not all). */
+	bool plain = !req->nrequired && !req->nexcluded;
+	int *order = plain ? (int *)cand : malloc((ncand + req->nrequired + 1) * sizeof(int));
 	enum sched_fit fit = SCHED_NEVER;
 	int n;
 
 	if (!order)
 		return SCHED_BUSY;   /* try again later */
-	n = node_order(cand, ncand, req, order);
+	n = plain ? ncand : node_order(cand, ncand, req, order);
 	if (n >= 0 && try_pick(nodes, order, n, req, false, out_node, out_cpus, out_n))
 		fit = SCHED_PICKED;
 	else if (n >= 0 && try_pick(nodes, order, n, req, true, out_node, out_cpus, out_n))
 		fit = SCHED_BUSY;
-	free(order);
+	if (!plain)
+		free(order);
 	return fit;
 }
 
