@@ -47,7 +47,13 @@ int errprintf(struct herd_error *err, const char *fmt, ...) __attribute__((forma
 	X(HERD_ERR_INVALID_ACCOUNT, 2045, "Invalid account or account/partition combination specified") \
 	X(HERD_ERR_ACCOUNTING_POLICY, 2050, \
 	  "Job violates accounting/QOS policy (job submit limit, user's size and/or time limits)") \
-	X(HERD_ERR_INVALID_QOS, 2066, "Invalid qos specification")
+	X(HERD_ERR_INVALID_QOS, 2066, "Invalid qos specification") \
+	X(HERD_ERR_RESV_ACCESS, 2057, "Access denied to requested reservation") \
+	X(HERD_ERR_RESV_INVALID, 2058, "Requested reservation is invalid") \
+	X(HERD_ERR_RESV_BUSY, 2060, "Requested reservation is in use") \
+	X(HERD_ERR_RESV_OVERLAP, 2063, "Requested reservation overlaps with another reservation") \
+	X(HERD_ERR_RESV_NAME_DUP, 2073, "Duplicate reservation name") \
+	X(HERD_ERR_RESV_NO_USERS, 2079, "Reservation request lacks users, groups or accounts")
 
 enum herd_rc {
 #define HERD_RC_ENUM(name, value, text) name = value,

@@ -83,7 +83,16 @@ struct part {
 	X(REASON_DEP_NEVER, "DependencyNeverSatisfied") \
 	X(REASON_DEADLINE, "DeadLine") \
 	X(REASON_REQ_NODE_NOT_AVAIL, "ReqNodeNotAvail") \
-	LIMIT_REASON_TABLE(X)
+	LIMIT_REASON_TABLE(X) \
+	RESV_REASON_TABLE(X)
+
+/* Reservations (resv.c): a job waits for its reservation to start, its
+ * reservation was deleted (held), or only reserved nodes would do. */
+#define RESV_REASON_TABLE(X) \
+	X(REASON_RESERVATION, "Reservation") \
+	X(REASON_RESV_DELETED, "ReservationDeleted") \
+	X(REASON_RESV_MAINT, "ReqNodeNotAvail, Reserved for maintenance") \
+	X(REASON_RESV_OTHER, "ReqNodeNotAvail, May be reserved for other job")
 
 /* AccountingStorageEnforce=limits (limits.c): why a job waits for its
  * association's or QOS's limits, in Slurm's words (squeue %r). */
@@ -192,6 +201,7 @@ struct job {
 	bool signal_batch;          /* B: the batch shell only */
 	char *qos;
 	char *features;             /* -C expression, NULL = none */
+	char *reservation;          /* --reservation, NULL = none (resv.c) */
 	char *req_nodelist, *exc_nodelist;   /* -w/-x compressed, NULL = none */
 	int *req_idx, nreq_idx, *exc_idx, nexc_idx;   /* the same as node indexes */
 	/* -p a,b: every partition the job may run in, in the user's order;

@@ -17,6 +17,7 @@
 #include "common/xmalloc.h"
 #include "ctld/adb.h"
 #include "ctld/ctld.h"
+#include "ctld/resv.h"
 
 struct ctld ctld;
 
@@ -169,6 +170,7 @@ int main(int argc, char **argv)
 	if (store_load() < 0)
 		return 1;
 	assoc_setup();
+	resv_setup();   /* after the accounts (their names are checked) */
 	usage_setup();   /* after the associations and the jobs are loaded */
 
 	struct net_server_opts opts = {
