@@ -112,15 +112,19 @@ static const char *upper(const char *s, char *buf, size_t len)
 
 /* Node state as sinfo prints it: base state, drain turning it into
  * drain/drng, '*' when the node does not answer.  Herd has no power saving,
- * reboots or maintenance reservations, so never Slurm's '~', '#', '%', '!',
+ * or reboots, so never Slurm's '~', '#', '%', '!',
  * '@', '^' or '$'. */
 static const char *node_state(const json_t *node, bool long_form, char *buf, size_t len)
 {
 	const char *base = cmd_jstr(node, "state");
 	bool busy = !strcasecmp(base, "ALLOCATED") || !strcasecmp(base, "MIXED");
 	const char *s;
+	const char *held = cmd_jstr(node, "resv");   /* an active reservation's */
 	if (cmd_jbool(node, "drain"))
 		s = busy ? (long_form ? "draining" : "drng") : (long_form ? "drained" : "drain");
+	/* Slurm: MAINT unless the node has jobs or is down; RESERVED an idle one */
+	else if (!strcmp(held, "MAINT") && !busy && strcasecmp(base, "DOWN")) s = "maint";
+	else if (!strcmp(held, "RESERVED") && !strcasecmp(base, "IDLE")) s = long_form ? "reserved" : "resv";
 	else if (!strcasecmp(base, "IDLE")) s = "idle";
 	else if (!strcasecmp(base, "ALLOCATED")) s = long_form ? "allocated" : "alloc";
 	else if (!strcasecmp(base, "MIXED")) s = long_form ? "mixed" : "mix";
@@ -135,7 +139,9 @@ static const char *node_state(const json_t *node, bool long_form, char *buf, siz
 static const char *node_state_complete(const json_t *node, char *buf, size_t len)
 {
 	char s[64];
-	snprintf(s, sizeof(s), "%s%s%s", cmd_jstr(node, "state"), cmd_jbool(node, "drain") ? "+DRAIN" : "",
+	const char *held = cmd_jstr(node, "resv");
+	snprintf(s, sizeof(s), "%s%s%s%s", cmd_jstr(node, "state"), cmd_jbool(node, "drain") ? "+DRAIN" : "",
+		 !strcmp(held, "MAINT") ? "+MAINT+RESERVED" : *held ? "+RESERVED" : "",
 		 cmd_jbool(node, "not_responding") ? "+NOT_RESPONDING" : "");
 	return lower(s, buf, len);
 }
@@ -492,7 +498,7 @@ static bool state_matches(const json_t *node, char *const *states, bool all)
 }
 
 /* sinfo(1)'s -t names.  Herd's nodes are never in the second line's states
- * (no power saving, reboots, maintenance, reservations or failing nodes):
+ * but maint, resv and reserved (no power saving, reboots or failing nodes):
  * those names are accepted and match nothing. */
 static const char *const valid_states[] = {
 	"unknown", "unk", "down", "idle", "allocated", "alloc", "mixed", "mix", "future", "futr",

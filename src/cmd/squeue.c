@@ -287,7 +287,8 @@ static const char *job_value(char letter, const void *arg, char *buf, size_t len
 	/* A pending job's start_time and sched_nodes are the scheduler's
 	 * estimate (--start); none yet is 0 / absent: N/A, (null). */
 	case 'Y': return or_null(jstr(job, "sched_nodes"));
-	case 'v': case 'w': return "(null)";
+	case 'v': return or_null(jstr(job, "reservation"));
+	case 'w': return "(null)";
 	case 'b': case 'X': return "N/A";
 	case 'y': case 'O': return "0";
 	case 'z': return "*:*:*";
@@ -330,7 +331,7 @@ static const struct {
 	{ 'k', "comment" }, { 'E', "dependency" }, { 'q', "qos" }, { 'f', "features" },
 	{ 'n', "req_nodelist" }, { 'x', "exc_nodelist" }, { 'Y', "sched_nodes" },
 	/* constant placeholders */
-	{ 'v', "" }, { 'w', "" }, { 'b', "" }, { 'X', "" }, { 'y', "" }, { 'O', "" },
+	{ 'v', "reservation" }, { 'w', "" }, { 'b', "" }, { 'X', "" }, { 'y', "" }, { 'O', "" },
 	{ 'z', "" }, { 'H', "" }, { 'I', "" }, { 'J', "" }, { 'd', "" },
 };
 
