@@ -13,6 +13,7 @@
 #include "common/parse.h"
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
+#include "ctld/resv.h"
 #include "sched/feature.h"
 #include "sched/select.h"
 
@@ -119,12 +120,19 @@ const char *sched_known_features(void)
 	return known;
 }
 
+/* Reservations (resv.c): while set, the candidates are only the nodes
+ * the job may use now as reservations stand. */
+static const struct job *resv_job;
+static time_t resv_now;
+
 /* The partition's nodes that satisfy the constraint expr (NULL: all), into cand. */
 static int candidates(const char *expr, const struct part *p, int *cand)
 {
 	int n = 0;
 	for (int i = 0; i < p->nnodes; i++) {
 		const struct node *nd = &ctld.nodes[p->node_idx[i]];
+		if (resv_job && !resv_node_allowed(resv_job, p->node_idx[i], resv_now))
+			continue;
 		if (!expr || feature_match(expr, nd->conf->features) == 1)
 			cand[n++] = p->node_idx[i];
 	}
@@ -365,7 +373,13 @@ static enum job_reason try_partition(const struct job *job, const struct part *p
 		return REASON_PART_TIME_LIMIT;
 	if (blocked[pi])
 		return REASON_PRIORITY;
-	if (fit_in(job, p, sn, node, cpus, n) != SCHED_PICKED) {
+	resv_job = job;
+	resv_now = time(NULL);
+	enum sched_fit fit = fit_in(job, p, sn, node, cpus, n);
+	resv_job = NULL;
+	if (fit != SCHED_PICKED && fit_in(job, p, sn, node, cpus, n) == SCHED_PICKED)
+		return resv_blocked_reason(job, resv_now);   /* only reserved nodes would do */
+	if (fit != SCHED_PICKED) {
 		for (int i = 0; i < job->nreq_idx; i++)
 			if (!sn[job->req_idx[i]].usable)
 				return REASON_REQ_NODE_NOT_AVAIL;   /* a -w node is down or drained */
@@ -413,6 +427,10 @@ static void sched_pass(uv_timer_t *t)
 				wake = job->eligible_time;
 			continue;
 		}
+		if (!resv_job_may_start(job, now)) {
+			job->reason = REASON_RESERVATION;   /* its reservation has not started */
+			continue;
+		}
 		/* An array's meta record starts its tasks one by one, lowest first
 		 * (with aftercorr: the first whose corresponding task is done),
 		 * while they fit and its throttle allows; a plain job once.  With
@@ -446,8 +464,8 @@ static void sched_pass(uv_timer_t *t)
 				/* It waits for resources: lower-priority jobs of those
 				 * partitions wait behind it (strict priority).  A job that
 				 * started in another of its partitions blocks nothing. */
-				for (k = 0; k < nparts; k++)
-					if (why[k] == REASON_RESOURCES)
+				for (k = 0; k < nparts; k++)   /* (a reservation's job: its own nodes only) */
+					if (why[k] == REASON_RESOURCES && !job->reservation)
 						blocked[parts[k] - ctld.parts] = true;
 				break;
 			}
