@@ -196,7 +196,7 @@ error:
 	return -1;
 }
 
-static const char *or_null(const char *s)
+static const char *resv_or_null(const char *s)
 {
 	return s && *s ? s : "(null)";
 }
@@ -211,13 +211,13 @@ void scontrol_resv_record(const json_t *resv, struct record *r)
 		   fmt_timestamp((time_t)e, end, sizeof(end)),
 		   scontrol_resv_duration(e - s, dur, sizeof(dur)));
 	record_add(r, "Nodes=%s NodeCnt=%lld CoreCnt=%lld Features=(null) PartitionName=%s Flags=%s",
-		   or_null(cmd_jstr(resv, "nodes")), cmd_jint(resv, "node_cnt"),
-		   cmd_jint(resv, "core_cnt"), or_null(cmd_jstr(resv, "partition")),
+		   resv_or_null(cmd_jstr(resv, "nodes")), cmd_jint(resv, "node_cnt"),
+		   cmd_jint(resv, "core_cnt"), resv_or_null(cmd_jstr(resv, "partition")),
 		   cmd_jstr(resv, "flags"));
 	record_add(r, "TRES=cpu=%lld", cmd_jint(resv, "cpus"));
 	record_add(r, "Users=%s Groups=(null) Accounts=%s Licenses=(null) State=%s "
-		   "BurstBuffer=(null) Watts=n/a", or_null(cmd_jstr(resv, "users")),
-		   or_null(cmd_jstr(resv, "accounts")), cmd_jstr(resv, "state"));
+		   "BurstBuffer=(null) Watts=n/a", resv_or_null(cmd_jstr(resv, "users")),
+		   resv_or_null(cmd_jstr(resv, "accounts")), cmd_jstr(resv, "state"));
 	record_add(r, "MaxStartDelay=(null)");
 }
 
