@@ -119,6 +119,11 @@ $(B)/bench/acct: $(B)/obj/bench/acct.o $(CTLD_OBJS) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(PQ_LIBS)
 
+# bench/sched runs the controller's scheduler in-process, as bench/acct its store.
+$(B)/bench/sched: $(B)/obj/bench/sched.o $(CTLD_OBJS) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(PQ_LIBS)
+
 deps:
 	@scripts/install-deps
 

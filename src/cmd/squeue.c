@@ -259,6 +259,9 @@ static const char *job_value(char letter, const void *arg, char *buf, size_t len
 		 * or not. */
 		if (!t && is_state(job, "PENDING") && jint(job, "eligible_time") > time(NULL))
 			t = jint(job, "eligible_time");
+		/* else the backfill plan's start (--start), if it has one */
+		if (!t && is_state(job, "PENDING"))
+			t = jint(job, "start_estimate");
 		return t ? fmt_timestamp(t, buf, len) : "N/A";
 	}
 	case 'e': {
@@ -326,7 +329,7 @@ static const struct {
 	{ 'l', "time_limit" }, { 'L', "time_limit start_time end_time" }, { 'D', "num_nodes" },
 	{ 'C', "num_cpus" }, { 'c', "cpus_per_task" }, { 'm', "mem_per_cpu mem_per_node" },
 	{ 'R', "reason nodes" }, { 'r', "reason" }, { 'B', "batch_host" }, { 'V', "submit_time" },
-	{ 'S', "start_time eligible_time" }, { 'e', "end_time start_time time_limit" }, { 'Q', "priority" },
+	{ 'S', "start_time eligible_time start_estimate" }, { 'e', "end_time start_time time_limit" }, { 'Q', "priority" },
 	{ 'p', "priority" }, { 'Z', "work_dir" }, { 'o', "command" }, { 'h', "exclusive" },
 	{ 'k', "comment" }, { 'E', "dependency" }, { 'q', "qos" }, { 'f', "features" },
 	{ 'n', "req_nodelist" }, { 'x', "exc_nodelist" }, { 'Y', "sched_nodes" },
@@ -403,6 +406,8 @@ static struct sort_value sort_value_of(const json_t *job, char letter)
 	};
 	if (letter == 't')
 		return (struct sort_value){ state_code(job), 0 };
+	if (letter == 'S' && !jint(job, "start_time") && is_state(job, "PENDING"))
+		return (struct sort_value){ NULL, jint(job, "start_estimate") };   /* the plan's */
 	if (letter == 'M')   /* time used: the later start, the less */
 		return (struct sort_value){ NULL, -jint(job, "start_time") };
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)

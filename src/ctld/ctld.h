@@ -83,13 +83,13 @@ struct part {
 	X(REASON_DEP_NEVER, "DependencyNeverSatisfied") \
 	X(REASON_DEADLINE, "DeadLine") \
 	X(REASON_REQ_NODE_NOT_AVAIL, "ReqNodeNotAvail") \
+	X(REASON_RESERVATION, "Reservation") \
 	LIMIT_REASON_TABLE(X) \
 	RESV_REASON_TABLE(X)
 
-/* Reservations (resv.c): a job waits for its reservation to start, its
- * reservation was deleted (held), or only reserved nodes would do. */
+/* Reservations (resv.c): its reservation was deleted (held), or only
+ * reserved nodes would do. */
 #define RESV_REASON_TABLE(X) \
-	X(REASON_RESERVATION, "Reservation") \
 	X(REASON_RESV_DELETED, "ReservationDeleted") \
 	X(REASON_RESV_MAINT, "ReqNodeNotAvail, Reserved for maintenance") \
 	X(REASON_RESV_OTHER, "ReqNodeNotAvail, May be reserved for other job")
@@ -252,6 +252,10 @@ struct job {
 	int64_t *lim_tres;
 	/* roles.c: team acts on the job ([{uid, user, act, time, detail}]), NULL none */
 	json_t *acts;
+	/* sched.c, backfill.c: where the last backfill pass planned a pending
+	 * job (squeue --start: StartTime, SchedNodes); 0 and NULL = no plan. */
+	time_t start_estimate;
+	char *sched_nodes;
 };
 
 struct ctld {
@@ -409,6 +413,20 @@ int sched_test_only(const struct job *job, time_t *start, char **nodes, int *cpu
 		    const struct part **part, struct herd_error *err);
 /* Every feature some node has, comma-separated (for checking -C). */
 const char *sched_known_features(void);
+/* SchedulerType, SchedulerParameters: 0, or -1 with a sentence naming the
+ * key (a reconfigure is refused; at start herdctld stops). */
+int sched_check(const struct conf *conf, struct herd_error *err);
+void sched_configure(const struct conf *conf);   /* checked: apply */
+/* How long the passes take (ms), for sdiag-like reports and bench/sched. */
+struct sched_stats {
+	uint64_t main_passes, bf_passes;
+	double main_last_ms, main_max_ms;
+	double main_pass_last_ms;           /* of main_last_ms, sched_pass itself */
+	double main_build_last_ms, main_apply_last_ms;   /* the snapshot; its decisions applied */
+	double bf_last_ms, bf_max_ms;       /* the pass in the worker */
+	double bf_apply_last_ms;            /* its decisions applied in the loop thread */
+};
+const struct sched_stats *sched_stats(void);
 
 /* launch.c */
 void launch_job(struct job *job);

@@ -193,6 +193,7 @@ void job_destroy(struct job *job)
 	free(job->reservation);
 	free(job->req_nodelist);
 	free(job->exc_nodelist);
+	free(job->sched_nodes);
 	free(job->req_idx);
 	free(job->exc_idx);
 	free(job->partitions);
@@ -390,6 +391,7 @@ struct job *job_copy(const struct job *job)
 	 * record keep the sum: limits.c), never as running. */
 	c->lim_tres = NULL;
 	c->acts = job->acts ? json_deep_copy(job->acts) : NULL;
+	c->sched_nodes = dup_or_null(job->sched_nodes);
 	return c;
 }
 

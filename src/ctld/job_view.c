@@ -149,6 +149,9 @@ static void w_acts(struct strbuf *o, const struct job *job)
 	strbuf_adds(o, text ? text : "[]");
 	free(text);
 }
+/* squeue --start: the backfill plan of a pending job (0, "": none) */
+FIELD(start_estimate, put_int(o, job->state == JOB_PENDING ? job->start_estimate : 0))
+FIELD(sched_nodes, put_str(o, job->state == JOB_PENDING ? job->sched_nodes : NULL))
 /* array keys: only for array jobs (see job_view_write) */
 FIELD(array_job_id, put_int(o, job->array_job_id))
 FIELD(array_task_id, put_int(o, job->array_task_id))
@@ -173,6 +176,7 @@ static const struct {
 	F(submit_host), F(restarts), F(requeue), F(mail_type), F(mail_user), F(open_mode),
 	F(signal), F(signal_time), F(signal_flags), F(qos), F(features), F(reservation), F(req_nodelist),
 	F(exc_nodelist), F(dependency), F(node_alloc), F(acts),
+	F(start_estimate), F(sched_nodes),
 	A(array_job_id), A(array_task_id), A(array_tasks), A(array_throttle),
 	A(std_out_task), A(std_err_task),
 #undef F

@@ -118,6 +118,11 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	const struct conf *conf = ctld.conf;
+	/* A bad SchedulerType/SchedulerParameters stops the start, before daemonizing: said on stderr. */
+	if (sched_check(conf, &err) < 0) {
+		fprintf(stderr, "herdctld: error: %s: %s\n", conf->path, err.text);
+		return 1;
+	}
 	/* Absolute: a reconfigure reads it again after daemonize's chdir("/"). */
 	ctld.conf_path = realpath(conf->path, NULL);
 	if (!ctld.conf_path)

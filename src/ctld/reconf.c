@@ -46,6 +46,7 @@ void reconf_settings(const struct conf *conf)
 	ctld.max_array_size = (uint32_t)max_array;
 	ctld.kill_invalid_depend = sched_param(conf_get(conf, "SchedulerParameters"),
 					       "kill_invalid_depend");
+	sched_configure(conf);
 	if (!ctld.log_forced)
 		log_set_level(log_level_parse(conf_get(conf, "SlurmctldDebug")));
 }
@@ -62,6 +63,9 @@ static int settings_check(const struct conf *conf, struct herd_error *err)
 	if (max_array < 0 || max_array > MAX_ARRAY_SIZE_LIMIT)
 		return errprintf(err, "%s: MaxArraySize=%ld is out of range (0-%d)", conf->path,
 				 max_array, MAX_ARRAY_SIZE_LIMIT);
+	struct herd_error sched_err;
+	if (sched_check(conf, &sched_err) < 0)
+		return errprintf(err, "%s: %s", conf->path, sched_err.text);
 	return 0;
 }
 

@@ -1,71 +1,419 @@
-/* One scheduling pass (pass.h).  The main pass only, for now: backfill
- * (the plan over time) comes in plan.c. */
+/* One scheduling pass (pass.h): the main pass (strict priority per
+ * partition, nothing planned) and the backfill pass (the plan over time of
+ * plan.c).  Both keep jobs off reservations that are not theirs and keep a
+ * reservation's jobs inside it; doc/scheduling.md says how. */
 #include <stdlib.h>
 #include <string.h>
 #include "common/xmalloc.h"
 #include "sched/pass.h"
+#include "sched/plan.h"
 
-/* Take the chosen nodes in the working copy of the nodes. */
+struct ctx {
+	const struct sched_params *params;
+	struct sched_node *sn;       /* the working copy: starts go in */
+	int nnodes;
+	const struct sched_resv *resv;
+	int nresv;
+	struct plan plan;            /* the main pass uses its reservation index only */
+	int *cand, *node, *cpus, *off;
+	struct sched_node *empty;    /* the nodes all idle (empty_nodes) */
+	int nnever;
+	bool *never;                 /* per alternative of the job at hand */
+};
+
+static uint64_t mem_on(const struct sched_job *job, int cpus)
+{
+	return job->req.mem_per_cpu ? job->req.mem_per_cpu * (uint64_t)cpus : job->req.mem_per_node;
+}
+
+/* Take the chosen nodes in the working copy of the nodes (the main pass). */
 static void take(struct sched_node *sn, const struct sched_job *job, const struct sched_decision *d)
 {
 	for (int k = 0; k < d->n; k++) {
 		struct sched_node *nd = &sn[d->node[k]];
 		nd->alloc_cpus += d->cpus[k];
-		nd->alloc_mem += job->req.mem_per_cpu ? job->req.mem_per_cpu * d->cpus[k]
-						      : job->req.mem_per_node;
+		nd->alloc_mem += mem_on(job, d->cpus[k]);
 		nd->njobs++;
 	}
 }
 
-static int main_pass(const struct sched_params *params, struct sched_node *sn, int nnodes,
-		     const struct sched_job *jobs, int njobs, struct sched_decision *out)
+static void set_nodes(struct sched_decision *d, const int *node, const int *cpus, int n)
 {
-	bool *blocked = xmalloc((params->nparts + 1) * sizeof(bool));
-	int *node = xmalloc((nnodes + 1) * sizeof(int)), *cpus = xmalloc((nnodes + 1) * sizeof(int));
-	int started = 0, limit = params->max_job_test > 0 && params->max_job_test < njobs
-					   ? params->max_job_test : njobs;
+	free(d->node);
+	free(d->cpus);
+	d->n = n;
+	d->node = xmalloc((n + 1) * sizeof(int));
+	d->cpus = xmalloc((n + 1) * sizeof(int));
+	memcpy(d->node, node, n * sizeof(int));
+	memcpy(d->cpus, cpus, n * sizeof(int));
+}
+
+static void drop_nodes(struct sched_decision *d)
+{
+	free(d->node);
+	free(d->cpus);
+	d->node = d->cpus = NULL;
+	d->n = 0;
+}
+
+/* The job's reservation, NULL for none; *bad when it names none there. */
+static const struct sched_resv *job_resv(const struct ctx *x, const struct sched_job *job, bool *bad)
+{
+	*bad = job->resv < -1 || job->resv >= x->nresv;
+	return job->resv >= 0 && !*bad ? &x->resv[job->resv] : NULL;
+}
+
+static bool is_flex(const struct sched_resv *r)
+{
+	return r && (r->flags & SCHED_RESV_FLEX);
+}
+
+/* The alternative's candidates as the job may use them: a reservation's
+ * job its nodes only (FLEX: its nodes first, then the others). */
+static const int *alt_cand(struct ctx *x, const struct sched_job *job, const struct sched_alt *alt,
+			   int *ncand)
+{
+	bool bad;
+	const struct sched_resv *r = job_resv(x, job, &bad);
+	int n = 0;
+
+	if (!r) {
+		*ncand = alt->ncand;
+		return alt->cand;
+	}
+	for (int i = 0; i < alt->ncand; i++)
+		if (plan_in_resv(&x->plan, alt->cand[i], job->resv))
+			x->cand[n++] = alt->cand[i];
+	if (is_flex(r))
+		for (int i = 0; i < alt->ncand; i++)
+			if (!plan_in_resv(&x->plan, alt->cand[i], job->resv))
+				x->cand[n++] = alt->cand[i];
+	*ncand = n;
+	return x->cand;
+}
+
+/* Does the job fit now on the present state?  keep_off: off the nodes of
+ * the reservations (not its own) that its time limit would run into. */
+static enum sched_fit fit_now(struct ctx *x, const struct sched_job *job, const int *cand, int ncand,
+			      bool keep_off, bool *kept_off, int *n)
+{
+	time_t now = x->params->now, to = plan_window_end(now, job->time_limit);
+	int noff = 0;
+	enum sched_fit fit;
+
+	for (int r = 0; keep_off && r < x->nresv; r++) {
+		const struct sched_resv *rv = &x->resv[r];
+		if (r == job->resv || rv->end <= now || rv->start >= to)
+			continue;
+		for (int k = 0; k < rv->nnodes; k++) {
+			int node = rv->node[k];
+			if (node >= 0 && node < x->nnodes && x->sn[node].usable) {
+				x->sn[node].usable = false;
+				x->off[noff++] = node;
+			}
+		}
+	}
+	fit = sched_select(x->sn, cand, ncand, &job->req, x->node, x->cpus, n);
+	for (int k = 0; k < noff; k++)
+		x->sn[x->off[k]].usable = true;
+	if (kept_off)
+		*kept_off = noff > 0;
+	return fit;
+}
+
+/* When several alternatives wait for different reasons, the one said is
+ * the strongest: resources, then reserved nodes, then priority. */
+static int why_rank(enum sched_why why)
+{
+	switch (why) {
+	case SCHED_WHY_RESOURCES: return 4;
+	case SCHED_WHY_RESERVED: return 3;
+	case SCHED_WHY_PRIORITY: return 2;
+	case SCHED_WHY_NEVER: return 1;
+	default: return 0;
+	}
+}
+
+static void why_add(struct sched_decision *d, enum sched_why why)
+{
+	if (why_rank(why) > why_rank(d->why))
+		d->why = why;
+}
+
+/* Why a job that fits on its nodes empty cannot start now on this
+ * alternative, from the present state: it fits now (keeping off
+ * reservations), so what is in the way is the plan (priority); it fits
+ * only on reserved nodes (reserved); or it does not fit (resources). */
+static enum sched_why why_busy(struct ctx *x, const struct sched_job *job, const int *cand, int ncand)
+{
+	bool kept_off;
+	int n;
+
+	if (fit_now(x, job, cand, ncand, true, &kept_off, &n) == SCHED_PICKED)
+		return SCHED_WHY_PRIORITY;
+	if (kept_off && fit_now(x, job, cand, ncand, false, NULL, &n) == SCHED_PICKED)
+		return SCHED_WHY_RESERVED;
+	return SCHED_WHY_RESOURCES;
+}
+
+/* Not started: is it because its reservation is not there yet (or over)? */
+static bool resv_waits(const struct ctx *x, const struct sched_job *job)
+{
+	bool bad;
+	const struct sched_resv *r = job_resv(x, job, &bad);
+	time_t now = x->params->now;
+	return bad || (r && (r->end <= now || (!is_flex(r) && r->start > now)));
+}
+
+/* The nodes all idle and up: can a job ever run there? */
+static const struct sched_node *empty_nodes(struct ctx *x)
+{
+	if (!x->empty) {
+		x->empty = xmalloc((x->nnodes + 1) * sizeof(*x->empty));
+		for (int i = 0; i < x->nnodes; i++)
+			x->empty[i] = (struct sched_node){ .cpus = x->sn[i].cpus, .memory = x->sn[i].memory,
+							   .usable = true };
+	}
+	return x->empty;
+}
+
+static int part_slot(const struct ctx *x, int part)
+{
+	return part >= 0 && part < x->params->nparts ? part : x->params->nparts;
+}
+
+static int main_pass(struct ctx *x, const struct sched_job *jobs, int njobs, struct sched_decision *out)
+{
+	bool *blocked = xmalloc((x->params->nparts + 1) * sizeof(bool));
+	int started = 0, limit = x->params->max_job_test > 0 && x->params->max_job_test < njobs
+				      ? x->params->max_job_test : njobs;
 
 	for (int i = 0; i < limit; i++) {
 		const struct sched_job *job = &jobs[i];
 		struct sched_decision *d = &out[i];
 		bool *busy = xmalloc((job->nalt + 1) * sizeof(bool));
-		int n = 0;
 
 		d->what = SCHED_D_WAIT;
 		d->why = SCHED_WHY_NEVER;
+		if (resv_waits(x, job)) {
+			/* waiting for its reservation, not for resources: it
+			 * holds back no one */
+			d->why = SCHED_WHY_RESV_NOT_ACTIVE;
+			free(busy);
+			continue;
+		}
 		for (int a = 0; a < job->nalt && d->what != SCHED_D_START; a++) {
 			const struct sched_alt *alt = &job->alt[a];
-			enum sched_fit fit = sched_select(sn, alt->cand, alt->ncand, &job->req, node, cpus, &n);
+			int ncand, n;
+			const int *cand = alt_cand(x, job, alt, &ncand);
+			bool kept_off;
+
+			if (blocked[part_slot(x, alt->part)]) {
+				/* behind a higher job: not tried (Slurm's Priority),
+				 * only whether it could ever run (on empty nodes the
+				 * first fit comes soon) */
+				why_add(d, sched_select(empty_nodes(x), cand, ncand, &job->req, x->node,
+							x->cpus, &n) == SCHED_NEVER ? SCHED_WHY_NEVER
+										    : SCHED_WHY_PRIORITY);
+				continue;
+			}
+			enum sched_fit fit = fit_now(x, job, cand, ncand, true, &kept_off, &n);
+
 			busy[a] = fit == SCHED_BUSY;
-			if (fit == SCHED_PICKED && !blocked[alt->part]) {
+			if (fit == SCHED_PICKED) {
 				d->what = SCHED_D_START;
 				d->why = SCHED_WHY_NONE;
 				d->alt = a;
-				d->start = params->now;
+				d->start = x->params->now;
 				d->time_limit = job->time_limit;
-				d->n = n;
-				d->node = xmalloc(n * sizeof(int));
-				d->cpus = xmalloc(n * sizeof(int));
-				memcpy(d->node, node, n * sizeof(int));
-				memcpy(d->cpus, cpus, n * sizeof(int));
-				take(sn, job, d);
+				set_nodes(d, x->node, x->cpus, n);
+				take(x->sn, job, d);
 				started++;
-			} else if (fit == SCHED_PICKED || (fit == SCHED_BUSY && d->why != SCHED_WHY_RESOURCES)) {
-				d->why = fit == SCHED_PICKED ? SCHED_WHY_PRIORITY : SCHED_WHY_RESOURCES;
+			} else if (fit == SCHED_BUSY) {
+				why_add(d, kept_off && fit_now(x, job, cand, ncand, false, NULL, &n) == SCHED_PICKED
+						   ? SCHED_WHY_RESERVED : SCHED_WHY_RESOURCES);
 			}
 		}
 		/* Strict priority: it waits for resources there, and so do the
 		 * lower jobs of those partitions (unless it started elsewhere). */
 		for (int a = 0; a < job->nalt && d->what != SCHED_D_START; a++)
 			if (busy[a])
-				blocked[job->alt[a].part] = true;
+				blocked[part_slot(x, job->alt[a].part)] = true;
 		free(busy);
 	}
 	for (int i = limit; i < njobs; i++)
 		out[i].what = SCHED_D_NONE;
 	free(blocked);
-	free(node);
-	free(cpus);
+	return started;
+}
+
+/* ---- backfill ---- */
+
+/* Jobs looked at per user (bf_max_job_user): open addressing. */
+struct user_count {
+	uint32_t *user;
+	int *count, cap;
+};
+
+static int *user_slot(struct user_count *u, uint32_t user)
+{
+	unsigned h = (user * 2654435761u) & (u->cap - 1);
+	while (u->count[h] && u->user[h] != user)
+		h = (h + 1) & (u->cap - 1);
+	u->user[h] = user;
+	return &u->count[h];
+}
+
+static void hold_all(struct ctx *x, const struct sched_job *job, const struct sched_decision *d,
+		     time_t start, int64_t time_limit)
+{
+	time_t end = plan_window_end(start, time_limit);
+	for (int k = 0; k < d->n; k++)
+		plan_hold(&x->plan, d->node[k], start, end, d->cpus[k], mem_on(job, d->cpus[k]));
+}
+
+static void start_now(struct ctx *x, const struct sched_job *job, struct sched_decision *d, int alt,
+		      int64_t time_limit)
+{
+	d->what = SCHED_D_START;
+	d->why = SCHED_WHY_NONE;
+	d->alt = alt;
+	d->start = x->params->now;
+	d->time_limit = time_limit;
+	hold_all(x, job, d, d->start, time_limit);
+}
+
+/* One job of the backfill pass; returns whether it started.  *holds counts
+ * the jobs holding a planned start (max_reservations). */
+static bool bf_job(struct ctx *x, const struct sched_job *job, struct sched_decision *d,
+		   time_t horizon, int *holds)
+{
+	const struct sched_params *pr = x->params;
+	time_t now = pr->now, earliest = now, latest = horizon, best = -1;
+	bool bad, any = false;
+	const struct sched_resv *r = job_resv(x, job, &bad);
+	int best_alt = -1;
+
+	d->what = SCHED_D_WAIT;
+	d->why = SCHED_WHY_NEVER;
+	if (bad || (r && r->end <= now)) {
+		d->why = SCHED_WHY_RESV_NOT_ACTIVE;
+		return false;
+	}
+	if (r && !is_flex(r)) {
+		if (r->start > earliest)
+			earliest = r->start;
+		if (r->end - 1 < latest)
+			latest = r->end - 1;
+	}
+	if (job->nalt > x->nnever) {
+		x->nnever = 2 * job->nalt;
+		x->never = xrealloc(x->never, x->nnever * sizeof(bool));
+	}
+	for (int a = 0; a < job->nalt && best != now; a++) {
+		int ncand, n;
+		const int *cand = alt_cand(x, job, &job->alt[a], &ncand);
+
+		struct plan_try t = {
+			.req = &job->req, .cand = cand, .ncand = ncand, .own_resv = job->resv,
+			.time_limit = job->time_limit, .earliest = earliest,
+			.latest = best >= 0 && best - 1 < latest ? best - 1 : latest,
+		};
+		time_t at = plan_earliest(&x->plan, &t, x->node, x->cpus, &n, &x->never[a]);
+		any |= !x->never[a];
+		if (at >= 0) {
+			best = at;
+			best_alt = a;
+			set_nodes(d, x->node, x->cpus, n);
+		}
+	}
+	if (!any)
+		return false;
+	if (best == now) {
+		start_now(x, job, d, best_alt, job->time_limit);
+		return true;
+	}
+	/* --time-min: start now, shrunk to end before what is in the way */
+	if (job->time_min > 0 && earliest == now &&
+	    (job->time_limit == SCHED_TIME_INFINITE || job->time_min < job->time_limit)) {
+		for (int a = 0; a < job->nalt; a++) {
+			int ncand, n;
+			const int *cand = alt_cand(x, job, &job->alt[a], &ncand);
+			if (x->never[a])
+				continue;
+			struct plan_try t = {
+				.req = &job->req, .cand = cand, .ncand = ncand, .own_resv = job->resv,
+				.time_limit = job->time_limit, .earliest = now, .latest = now,
+			};
+			int64_t limit = plan_shrink(&x->plan, &t, job->time_min, x->node, x->cpus, &n);
+			if (limit > 0) {
+				set_nodes(d, x->node, x->cpus, n);
+				start_now(x, job, d, a, limit);
+				return true;
+			}
+		}
+	}
+	if (resv_waits(x, job) || (r && !is_flex(r) && r->start > now)) {
+		d->why = SCHED_WHY_RESV_NOT_ACTIVE;
+	} else {
+		d->why = SCHED_WHY_NONE;
+		for (int a = 0; a < job->nalt; a++) {
+			int ncand;
+			const int *cand = alt_cand(x, job, &job->alt[a], &ncand);
+			if (!x->never[a])
+				why_add(d, why_busy(x, job, cand, ncand));
+		}
+	}
+	if (best < 0) {
+		drop_nodes(d);
+		return false;
+	}
+	d->alt = best_alt;
+	d->start = best;
+	d->time_limit = job->time_limit;
+	if (pr->max_reservations <= 0 || *holds < pr->max_reservations) {
+		d->what = SCHED_D_PLANNED;
+		hold_all(x, job, d, best, job->time_limit);
+		(*holds)++;
+	} else {
+		drop_nodes(d);   /* an estimate only: start says when */
+	}
+	return false;
+}
+
+static int backfill_pass(struct ctx *x, const struct sched_run *run, int nrun,
+			 const struct sched_job *jobs, int njobs, struct sched_decision *out)
+{
+	const struct sched_params *pr = x->params;
+	time_t horizon = pr->now + (pr->window > 0 ? pr->window : 86400);
+	int started = 0, tested = 0, holds = 0;
+	struct user_count users = { 0 };
+
+	plan_init(&x->plan, pr->now, pr->resolution, x->sn, x->nnodes, run, nrun, x->resv, x->nresv);
+	if (pr->max_job_user > 0) {
+		int want = 2 * (pr->max_job_test > 0 && pr->max_job_test < njobs ? pr->max_job_test : njobs) + 2;
+		users.cap = 16;
+		while (users.cap < want)
+			users.cap *= 2;
+		users.user = xmalloc(users.cap * sizeof(uint32_t));
+		users.count = xmalloc(users.cap * sizeof(int));
+	}
+	for (int i = 0; i < njobs; i++) {
+		const struct sched_job *job = &jobs[i];
+		int *per_user = NULL;
+
+		out[i].what = SCHED_D_NONE;
+		if (pr->max_job_test > 0 && tested >= pr->max_job_test)
+			continue;
+		if (pr->max_job_user > 0 && *(per_user = user_slot(&users, job->user)) >= pr->max_job_user)
+			continue;
+		tested++;
+		if (per_user)
+			(*per_user)++;
+		started += bf_job(x, job, &out[i], horizon, &holds);
+	}
+	free(users.user);
+	free(users.count);
 	return started;
 }
 
@@ -73,13 +421,38 @@ int sched_pass(const struct sched_params *params, const struct sched_node *nodes
 	       const struct sched_run *run, int nrun, const struct sched_resv *resv, int nresv,
 	       const struct sched_job *jobs, int njobs, struct sched_decision *out)
 {
-	struct sched_node *sn = xmalloc((nnodes + 1) * sizeof(*sn));
-	int started;
+	struct ctx x = {
+		.params = params, .nnodes = nnodes, .resv = resv, .nresv = resv ? nresv : 0,
+	};
+	int started, room = nnodes;
 
-	memcpy(sn, nodes, nnodes * sizeof(*sn));
+	/* sched_select writes up to ncand picks; FLEX lists are as long */
+	for (int i = 0; i < njobs; i++)
+		for (int a = 0; a < jobs[i].nalt; a++)
+			if (jobs[i].alt[a].ncand > room)
+				room = jobs[i].alt[a].ncand;
+	x.sn = xmalloc((nnodes + 1) * sizeof(*x.sn));
+	memcpy(x.sn, nodes, nnodes * sizeof(*x.sn));
+	x.cand = xmalloc((room + 1) * sizeof(int));
+	x.node = xmalloc((room + 1) * sizeof(int));
+	x.cpus = xmalloc((room + 1) * sizeof(int));
+	x.off = xmalloc((nnodes + 1) * sizeof(int));
 	memset(out, 0, njobs * sizeof(*out));
-	started = main_pass(params, sn, nnodes, jobs, njobs, out);
-	free(sn);
+	if (params->backfill) {
+		started = backfill_pass(&x, run, nrun, jobs, njobs, out);
+	} else {
+		x.plan.nnodes = nnodes;
+		plan_resv_index(&x.plan, x.resv, x.nresv);
+		started = main_pass(&x, jobs, njobs, out);
+	}
+	plan_free(&x.plan);
+	free(x.sn);
+	free(x.cand);
+	free(x.node);
+	free(x.cpus);
+	free(x.off);
+	free(x.never);
+	free(x.empty);
 	return started;
 }
 

@@ -107,7 +107,8 @@ struct sched_decision {
 	enum sched_what what;
 	enum sched_why why;
 	int alt;                     /* the alternative chosen (START, PLANNED) */
-	time_t start;                /* START: now; PLANNED: the estimate */
+	time_t start;                /* START: now; PLANNED: the estimate; WAIT (backfill): an
+				      * estimate that holds nothing (beyond max_reservations), else 0 */
 	int64_t time_limit;          /* START: the job's, or less for a --time-min job */
 	int *node, *cpus, n;         /* the nodes (START, PLANNED); sched_decisions_free */
 };
