@@ -336,16 +336,18 @@ static int pick_nodes(struct resv *r, const struct part *p, int count, const boo
 		free(node);
 		return HERD_ERR_NODE_CONFIG;
 	}
-	for (int pass = 0; pass < 2 && n < count; pass++) {
+	/* idle and free of other reservations first; then (OVERLAP, MAINT)
+	 * idle ones another reservation holds; then (IGNORE_JOBS) busy ones */
+	for (int pass = 0; pass < 3 && n < count; pass++) {
 		for (int i = 0; i < p->nnodes && n < count; i++) {
 			int idx = p->node_idx[i];
 			const struct node *nd = &ctld.nodes[idx];
-			if (!node_usable(nd) || (held[idx] && !may_overlap))
-				continue;
 			bool idle = nd->njobs == 0 && !busy[idx];
-			if (pass == 0 ? !idle : idle || (busy[idx] && !ignore_jobs))
+			if (!node_usable(nd) || (held[idx] && !may_overlap) || (busy[idx] && !ignore_jobs))
 				continue;
-			node[n++] = idx;
+			int want = !idle ? 2 : held[idx] ? 1 : 0;
+			if (want == pass)
+				node[n++] = idx;
 		}
 	}
 	if (n < count) {
@@ -821,46 +823,6 @@ enum job_reason resv_why_reason(int why, const struct job *job, time_t now)
 	for (int i = 0; i < nresvs; i++) {
 		const struct resv *r = &resvs[i];
 		if (!(r->flags & RESV_MAINT) || !resv_active(r, now) || !job->part)
-			continue;
-		for (int k = 0; k < job->part->nnodes; k++)
-			if (resv_has_node(r, job->part->node_idx[k]))
-				return REASON_RESV_MAINT;
-	}
-	return REASON_RESV_OTHER;
-}
-
-bool resv_job_may_start(const struct job *job, time_t now)
-{
-	if (!job->reservation)
-		return true;
-	const struct resv *r = resv_find(job->reservation);
-	return r && (resv_active(r, now) || (r->flags & RESV_FLEX));
-}
-
-bool resv_node_allowed(const struct job *job, int idx, time_t now)
-{
-	time_t end = job->time_limit < 0 ? (time_t)INT64_MAX : now + job->time_limit;
-	const struct resv *own = NULL;
-	for (int i = 0; i < nresvs; i++) {
-		const struct resv *r = &resvs[i];
-		bool mine = job->reservation && !strcmp(job->reservation, r->name);
-		if (mine)
-			own = r;
-		if (!mine && resv_has_node(r, idx) && resv_windows_overlap(r->start, r->end, now, end))
-			return false;
-	}
-	if (own && !(own->flags & RESV_FLEX))
-		return resv_has_node(own, idx);
-	return true;
-}
-
-enum job_reason resv_blocked_reason(const struct job *job, time_t now)
-{
-	time_t end = job->time_limit < 0 ? (time_t)INT64_MAX : now + job->time_limit;
-	for (int i = 0; i < nresvs; i++) {
-		const struct resv *r = &resvs[i];
-		if (!(r->flags & RESV_MAINT) || !job->part ||
-		    !resv_windows_overlap(r->start, r->end, now, end))
 			continue;
 		for (int k = 0; k < job->part->nnodes; k++)
 			if (resv_has_node(r, job->part->node_idx[k]))

@@ -61,13 +61,4 @@ const char *resv_node_state(int idx, time_t now);
  * whys: REASON_NONE. */
 enum job_reason resv_why_reason(int why, const struct job *job, time_t now);
 
-/* The controller's present scheduler (sched.c) asks these until it runs
- * src/sched/pass.c over resv_sched_list.  May the job start now (no
- * reservation, or its reservation active; FLEX: also before)?  May it run
- * on node idx from now over its time limit (no other reservation holds
- * the node then; its own reservation's nodes only, unless FLEX)?  And
- * why it waits when only reserved nodes would do. */
-bool resv_job_may_start(const struct job *job, time_t now);
-bool resv_node_allowed(const struct job *job, int idx, time_t now);
-enum job_reason resv_blocked_reason(const struct job *job, time_t now);
 #endif

@@ -181,20 +181,10 @@ static void table_as_scheduler_sees_it(void **state)
 	assert_null(resv_node_state(1, now));
 	assert_string_equal(resv_node_state(1, now + DAY + 1), "RESERVED");
 
-	/* the present scheduler's questions */
-	job.reservation = "d";
-	assert_false(resv_job_may_start(&job, now));          /* not started */
-	assert_true(resv_job_may_start(&job, now + DAY + 1));
-	assert_false(resv_node_allowed(&job, 0, now + DAY + 1));   /* not its node */
-	assert_true(resv_node_allowed(&job, 1, now + DAY + 1));
+	/* why a job waits, as the scheduler's decisions say */
 	job.reservation = NULL;
-	assert_false(resv_node_allowed(&job, 0, now));         /* under maintenance */
-	assert_true(resv_node_allowed(&job, 1, now));          /* 10 minutes end before "d" */
-	job.time_limit = 2 * DAY;
-	assert_false(resv_node_allowed(&job, 1, now));         /* would run into "d" */
-	job.time_limit = -1;
-	assert_false(resv_node_allowed(&job, 2, now));         /* no limit: runs into it too */
-	assert_int_equal(resv_blocked_reason(&job, now), REASON_RESV_MAINT);
+	assert_int_equal(resv_why_reason(SCHED_WHY_RESERVED, &job, now), REASON_RESV_MAINT);
+	assert_int_equal(resv_why_reason(SCHED_WHY_RESERVED, &job, now + 2 * 3600), REASON_RESV_OTHER);
 	assert_int_equal(resv_why_reason(SCHED_WHY_RESV_NOT_ACTIVE, &job, now), REASON_RESERVATION);
 	assert_int_equal(resv_why_reason(SCHED_WHY_RESOURCES, &job, now), REASON_NONE);
 	assert_string_equal(job_reason_name(REASON_RESV_MAINT), "ReqNodeNotAvail, Reserved for maintenance");
