@@ -277,9 +277,11 @@ void record_job(const json_t *job, time_t now, int details, struct record *r)
 
 static const char *node_state_text(const json_t *node, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s%s%s", cmd_jstr(node, "state"),
+	const char *held = cmd_jstr(node, "resv");   /* an active reservation's (Slurm's flags) */
+	snprintf(buf, len, "%s%s%s%s", cmd_jstr(node, "state"),
 		 cmd_jbool(node, "not_responding") ? "*" : "",
-		 cmd_jbool(node, "drain") ? "+DRAIN" : "");
+		 cmd_jbool(node, "drain") ? "+DRAIN" : "",
+		 !strcmp(held, "MAINT") ? "+MAINTENANCE+RESERVED" : *held ? "+RESERVED" : "");
 	return buf;
 }
 

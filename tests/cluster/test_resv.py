@@ -274,6 +274,8 @@ def test_sinfo_reserved_and_maint(empty):
     assert r.rc == 0 and re.search(r"^debug\*\s+up\s+infinite\s+1\s+maint n3$", r.out, re.M) \
         and re.search(r"^debug\*\s+up\s+infinite\s+1\s+resv n4$", r.out, re.M), r
     assert set(node_states(c, "-t", "resv")) == {"n4"}
+    assert c.run(["scontrol", "show", "node", "n3"]).out.count(" State=IDLE+MAINTENANCE+RESERVED ") == 1
+    assert c.run(["scontrol", "show", "node", "n4"]).out.count(" State=IDLE+RESERVED ") == 1
     assert set(node_states(c, "-t", "maint")) == {"n3"}
     # a job in the reservation: the node shows its jobs, as Slurm's does
     job = c.sbatch("--reservation=" + resv, "-o", "/dev/null", "--wrap", "sleep 300")
