@@ -217,6 +217,13 @@ def test_reservation_jobs(empty, users):
     assert r.rc == 0, r
     c.wait_done(job)
     assert squeue_field(c, job, "%T %N") == "COMPLETED n2"
+    r = c.run(["srun", "--reservation=lab", "-N1", "printenv", "SLURMD_NODENAME"], user="herdu1")
+    assert r.rc == 0 and r.out == "n2\n", r
+    r = c.run(["salloc", "--reservation=lab", "-N1", "printenv", "SLURM_JOB_NODELIST"],
+              user="herdu1")
+    assert r.rc == 0 and r.out == "n2\n", r
+    r = c.run(["srun", "--reservation=lab", "-N1", "true"], user="herdu2")
+    assert r.rc == 1 and "Access denied to requested reservation" in r.err, r
     many = [c.sbatch("--reservation=lab", "-o", "/dev/null", "--wrap", "sleep 300", user="herdu1")
             for _ in range(3)]
     assert running_on(c, many[0]) == "n2"
