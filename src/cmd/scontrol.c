@@ -676,6 +676,7 @@ static const struct job_key {
 	{ "ExcNodeList", NULL, "exc_nodelist", V_STR },
 	{ "ReqNodeList", "NodeList", "req_nodelist", V_STR },
 	{ "Features", NULL, "features", V_STR },
+	{ "Reservation", "ReservationName", "reservation", V_STR },
 	{ "ArrayTaskThrottle", NULL, "array_throttle", V_UINT },
 	{ "NumTasks", "ReqProcs", "num_tasks", V_COUNT },
 	{ "CPUsPerTask", NULL, "cpus_per_task", V_COUNT },

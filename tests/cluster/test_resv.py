@@ -207,6 +207,16 @@ def test_reservation_jobs(empty, users):
     r = c.run(["sbatch", "--reservation=nosuch", "--wrap", "true"], user="herdu1")
     assert r.rc == 1 and r.err == \
         "sbatch: error: Batch job submission failed: Requested reservation is invalid\n", r
+    # scontrol update job Reservation=: one the job's user may use
+    held = c.sbatch("-H", "-o", "/dev/null", "--wrap", "true", user="herdu1")
+    r = scontrol(c, "update", f"JobId={held}", "Reservation=lab")
+    assert r.rc == 0, r
+    assert c.show_job(held)["Reservation"] == "lab"
+    other = c.sbatch("-H", "-o", "/dev/null", "--wrap", "true", user="herdu2")
+    r = scontrol(c, "update", f"JobId={other}", "Reservation=lab")
+    assert r.rc == 1 and r.err == f"Access denied to requested reservation for job {other}\n", r
+    assert "Reservation" not in c.show_job(other)
+    c.run(["scancel", str(held), str(other)])
     # a job without a reservation does not show one
     plain = c.sbatch("-o", "/dev/null", "--wrap", "true")
     c.wait_done(plain)
