@@ -225,6 +225,8 @@ int limits_check_start(const struct job *job);
 void limits_job_submitted(const struct job *job);
 void limits_job_started(const struct job *job);
 void limits_job_ended(const struct job *job, bool was_running);
+/* Each tick: running jobs of an association at its GrpTRESMins end TIMEOUT. */
+void limits_tick(time_t now);
 
 /* usage.c */
 void usage_setup(void);                /* PriorityDecayHalfLife, stored usage */

@@ -84,6 +84,8 @@ struct part {
 	X(REASON_DEADLINE, "DeadLine") \
 	X(REASON_REQ_NODE_NOT_AVAIL, "ReqNodeNotAvail") \
 	X(REASON_RESERVATION, "Reservation") \
+	X(REASON_ACCOUNT_NOT_ALLOWED, "AccountNotAllowed") \
+	X(REASON_QOS_NOT_ALLOWED, "QOSNotAllowed") \
 	LIMIT_REASON_TABLE(X) \
 	RESV_REASON_TABLE(X)
 

@@ -504,3 +504,44 @@ int limits_check_start(const struct job *job)
 		r = check_running(job, a, q, qos_user(qos_name(job), job->uid, false), req);
 	return r;
 }
+
+/* GrpTRESMins used up: sacctmgr(1) says the running jobs of the association
+ * (and those under it) are killed; Slurm ends them TIMEOUT (its
+ * acct_policy_job_time_out).  Here the job's time limit becomes what it has
+ * run, so its nodes end it as at any time limit. */
+static void over_tres_mins(struct job *job, void *arg)
+{
+	time_t now = *(const time_t *)arg;
+
+	if (job->state != JOB_RUNNING || !job->lim_tres || !job->lim_assoc || job->start_time <= 0)
+		return;
+	if (job->time_limit != TIME_INFINITE && job->start_time + job->time_limit <= now)
+		return;   /* ending already */
+	const struct acct_qos *q = acct_qos_find(qos_name(job));
+	for (const struct assoc *l = job->lim_assoc; l; l = l->parent)
+		for (int t = 0; t < TRES_COUNT; t++) {
+			if ((q && set(q->lim.grp_tres_mins[t])) || !set(l->lim.grp_tres_mins[t]) ||
+			    job->lim_tres[t] <= 0 || l->tres_usage[t] / 60.0 < (double)l->lim.grp_tres_mins[t])
+				continue;
+			log_info("job %u timed out: association %s%s%s is at its GrpTRESMins %s=%lld",
+				 job->id, l->account, l->user ? "/" : "", l->user ? l->user : "",
+				 tres_name(t), (long long)l->lim.grp_tres_mins[t]);
+			job->time_limit = now - job->start_time;
+			store_job_update(job);
+			launch_time_limit(job);
+			return;
+		}
+}
+
+void limits_tick(time_t now)
+{
+	bool any = false;
+
+	if (!enforce_limits())
+		return;
+	for (const struct assoc *a = accounting.assocs; a && !any; a = a->next)
+		for (int t = 0; t < TRES_COUNT && !any; t++)
+			any = set(a->lim.grp_tres_mins[t]);
+	if (any)
+		job_foreach(over_tres_mins, &now);
+}

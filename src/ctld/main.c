@@ -73,6 +73,7 @@ static void tick(uv_timer_t *t)
 	mail_check_time_limits(now);
 	step_check_alloc_limits(now);
 	usage_tick(now);
+	limits_tick(now);   /* GrpTRESMins used up: running jobs time out */
 	report_tick(now);
 	if (++n % 10 == 0) {
 		job_purge_old(now);

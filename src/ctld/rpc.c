@@ -12,6 +12,7 @@
 #include "common/strbuf.h"
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
+#include "ctld/part_limits.h"
 #include "ctld/resv.h"
 
 /* ROLE_NODE: node daemons (root or SlurmUser); ROLE_ADMIN: the same users
@@ -214,13 +215,7 @@ static void rpc_submit(struct net_req *req)
 		goto refuse;
 	if (job->nparts)
 		job->part = job->parts[0];
-	nodes = job->req_nodes;
 	job->time_limit = limit;   /* TIME_NOT_GIVEN: a default below, after the limits' */
-	if (part->conf->max_nodes >= 0 && nodes > part->conf->max_nodes && !multi) {
-		rc = HERD_ERR_NODE_CONFIG;
-		errprintf(&err, "%s", herd_strerror(rc));
-		goto refuse;
-	}
 	if ((rc = sched_job_runnable(job, &err)) != 0)
 		goto refuse;
 	const char *array = jstr(spec, "array");
@@ -254,6 +249,9 @@ static void rpc_submit(struct net_req *req)
 	if (job->time_limit == TIME_NOT_GIVEN)
 		job->time_limit = part->conf->default_time != TIME_INFINITE ? part->conf->default_time
 									    : part->conf->max_time;
+	/* partition limits: AllowGroups, and what EnforcePartLimits refuses */
+	if ((rc = part_limits_submit(job, &err)) != 0)
+		goto refuse;
 	if (json_is_true(json_object_get(spec, "test_only"))) {
 		test_only_reply(req, job);
 		job_destroy(job);

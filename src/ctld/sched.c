@@ -58,19 +58,13 @@ static struct sched_node *snapshot_nodes(void)
 			.alloc_mem = n->alloc_mem, .njobs = n->njobs, .usable = node_usable(n),
 		};
 	}
+	part_limits_nodes(sn);   /* partition limits: whose jobs hold them (ExclusiveUser) */
 	return sn;
 }
 
 static bool part_up(const struct part *p)
 {
 	return !p->removed && (!p->conf->state || !strcasecmp(p->conf->state, "UP"));
-}
-
-/* Within the partition's MaxTime? */
-static bool part_time_ok(const struct job *job, const struct part *p)
-{
-	return p->conf->max_time == TIME_INFINITE ||
-	       (job->time_limit != TIME_INFINITE && job->time_limit <= p->conf->max_time);
 }
 
 static struct sched_req job_req(const struct job *job)
@@ -118,6 +112,7 @@ static enum sched_fit fit_in(const struct job *job, const struct part *p,
 {
 	int *cand = xmalloc((p->nnodes + 1) * sizeof(int));
 	struct sched_req req = job_req(job);
+	part_limits_req(job, p, &req);   /* partition limits */
 	char **alts = NULL;
 	int nalts = feature_matching_or(job->features, &alts);
 	enum sched_fit fit = SCHED_NEVER;
@@ -321,9 +316,7 @@ static enum job_reason part_skip_reason(const struct job *job, const struct part
 	if (!part_up(p))
 		return p->conf->state && !strcasecmp(p->conf->state, "INACTIVE") ? REASON_PART_INACTIVE
 										 : REASON_PART_DOWN;
-	if (!part_time_ok(job, p))
-		return REASON_PART_TIME_LIMIT;
-	return part_limits_check(job, p);
+	return part_limits_check(job, p);   /* MaxTime, MaxNodes, Allow*, Deny* */
 }
 
 /* The job's places: one per (partition x matching-OR feature set), in the
@@ -389,6 +382,9 @@ static void add_entry(struct sched_snap *s, const struct job *job, const struct 
 	}
 	s->who[s->njobs] = (struct job *)job;
 	struct sched_req req = job_req(job);
+	/* What its partition adds (whole nodes, ExclusiveUser): one request
+	 * for all its alternatives, so the first partition's. */
+	part_limits_req(job, &ctld.parts[alt[0].part], &req);
 	req.required = own_dup(s, job->req_idx, job->nreq_idx * sizeof(int));
 	req.excluded = own_dup(s, job->exc_idx, job->nexc_idx * sizeof(int));
 	s->jobs[s->njobs] = (struct sched_job){

@@ -8,6 +8,7 @@
 #include "common/parse.h"
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
+#include "ctld/part_limits.h"
 #include "ctld/resv.h"
 
 /* Slurm's range for Nice (NICE_OFFSET - 3 either way). */
@@ -111,11 +112,8 @@ static int check_shape(const struct job *job, const json_t *fields, struct herd_
 		return 0;
 	t = job_copy(job);
 	rc = apply_fields(t, fields, err);
-	if (!rc && !t->nparts && t->part->conf->max_nodes >= 0 &&
-	    t->req_nodes > (uint32_t)t->part->conf->max_nodes) {
-		rc = HERD_ERR_NODE_CONFIG;
-		errprintf(err, "%s", herd_strerror(rc));
-	}
+	if (!rc)
+		rc = part_limits_submit(t, err);   /* partition limits */
 	if (!rc)
 		rc = sched_job_runnable(t, err);
 	job_destroy(t);
@@ -310,6 +308,8 @@ static int check_accounting(struct job *job, const json_t *fields, struct herd_e
 	rc = apply_fields(t, fields, err);
 	if (!rc)
 		rc = limits_check_submit(t, err);
+	if (!rc)
+		rc = part_limits_submit(t, err);   /* partition limits */
 	if (!rc) {
 		free(job->account);
 		free(job->qos);

@@ -23,6 +23,10 @@ static bool node_ok(const struct sched_node *n, const struct sched_req *req, boo
 		return false;
 	if (req->exclusive && !empty && n->njobs > 0)
 		return false;
+	/* ExclusiveUser: one user's jobs at a time on a node of such a job */
+	if (!empty && n->njobs > 0 && (n->user_owned || req->exclusive_user) &&
+	    (!n->user || n->user != req->user))
+		return false;
 	return req->mem_per_node <= free_mem(n, empty);
 }
 
@@ -161,4 +165,19 @@ enum sched_fit sched_select(const struct sched_node *nodes, const int *cand, int
 		fit = SCHED_BUSY;
 	free(order);
 	return fit;
+}
+
+void sched_node_take(struct sched_node *n, const struct sched_req *req, int cpus, uint64_t mem)
+{
+	if (n->njobs == 0) {
+		n->user = req->user;
+		n->user_owned = req->exclusive_user;
+	} else {
+		if (n->user != req->user)
+			n->user = 0;   /* users mixed */
+		n->user_owned |= req->exclusive_user;
+	}
+	n->alloc_cpus += cpus;
+	n->alloc_mem += mem;
+	n->njobs++;
 }

@@ -11,6 +11,12 @@ struct sched_node {
 	uint64_t memory, alloc_mem;   /* MB */
 	int njobs;                    /* jobs holding part of it */
 	bool usable;                  /* responding, not DOWN/DRAIN */
+	/* ExclusiveUser (both 0 by default: no constraint).  user: uid + 1 when
+	 * every job on the node is that one user's (0: no job, several users,
+	 * or not known); user_owned: one of them runs in an ExclusiveUser
+	 * partition, so no other user's job may join it. */
+	uint32_t user;
+	bool user_owned;
 };
 
 struct sched_req {
@@ -26,6 +32,11 @@ struct sched_req {
 	int nrequired;
 	const int *excluded;
 	int nexcluded;
+	/* uid + 1 of the job's user (0: not known, joins no user_owned node);
+	 * exclusive_user (its partition's ExclusiveUser=YES): it shares its
+	 * nodes with no other user's job. */
+	uint32_t user;
+	bool exclusive_user;
 };
 
 enum sched_fit { SCHED_NEVER = -1, SCHED_BUSY = 0, SCHED_PICKED = 1 };
@@ -37,5 +48,9 @@ enum sched_fit { SCHED_NEVER = -1, SCHED_BUSY = 0, SCHED_PICKED = 1 };
  * SCHED_NEVER: not even on empty, usable nodes. */
 enum sched_fit sched_select(const struct sched_node *nodes, const int *cand, int ncand,
 			    const struct sched_req *req, int *out_node, int *out_cpus, int *out_n);
+
+/* A job given cpus and mem (MB) of node n by a pass: counted in n (the
+ * CPUs, memory, jobs and, for ExclusiveUser, whose jobs they are). */
+void sched_node_take(struct sched_node *n, const struct sched_req *req, int cpus, uint64_t mem);
 
 #endif

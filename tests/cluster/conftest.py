@@ -2,6 +2,7 @@
 started by `build/bin/herd up`, as root or as the unprivileged users herdu1 and
 herdu2, and checks what a user would check.  One cluster per test module
 (`cluster` fixture); modules that kill daemons get their own."""
+import fcntl
 import os
 import pwd
 import re
@@ -28,8 +29,17 @@ def ensure_user(name):
     try:
         return pwd.getpwnam(name)
     except KeyError:
-        subprocess.run(["useradd", "-m", "-s", "/bin/bash", name], check=True)
-        return pwd.getpwnam(name)
+        pass
+    # Test files run in parallel (make cluster): one useradd at a time, or
+    # two racing ones can lose a user added a moment before (seen: herdu1's
+    # uid changed under a running test).
+    with open("/tmp/herd-test-useradd.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            return pwd.getpwnam(name)
+        except KeyError:
+            subprocess.run(["useradd", "-m", "-s", "/bin/bash", name], check=True)
+            return pwd.getpwnam(name)
 
 
 @pytest.fixture(scope="session")

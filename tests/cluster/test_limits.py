@@ -300,3 +300,40 @@ def test_update_of_account_and_qos(clean):
         assert (r.rc, r.err) == (1, POLICY.replace("sbatch: error: Batch job submission failed: ",
                                                    "").rstrip("\n") + f" for job {job}\n"), r
         assert c.show_job(other)["QOS"] == "lim_q"
+
+
+def test_qos_grp_jobs_and_max_tres_per_user(clean):
+    c = clean
+    with limit(c, "qos", "lim_q", GrpJobs=1):
+        first = sleeper(c, A, "--qos=lim_q")
+        c.wait_state(first, "RUNNING")
+        second = sleeper(c, A, "--qos=lim_q")
+        wait_reason(c, second, "QOSGrpJobsLimit")
+        normal = sleeper(c, A)   # QOS normal: not counted under lim_q
+        c.wait_state(normal, "RUNNING")
+        assert c.run(["scancel", str(first)]).rc == 0
+        c.wait_state(second, "RUNNING", timeout=20)
+    cancel_all(c, wait_idle=False)
+    with limit(c, "qos", "lim_q", MaxTRESPerUser="cpu=2"):
+        first = sleeper(c, A, "--qos=lim_q", "-n", "2")
+        c.wait_state(first, "RUNNING")
+        second = sleeper(c, A, "--qos=lim_q", "-n", "1")
+        wait_reason(c, second, "QOSMaxCpuPerUserLimit")
+        assert stays(lambda: squeue_field(c, second, "%T") == "PENDING", 1.0)
+        assert c.run(["scancel", str(first)]).rc == 0
+        c.wait_state(second, "RUNNING", timeout=20)
+
+
+def test_grp_tres_mins_used_up_kills_running_jobs(clean):
+    c = clean
+    # A 4-CPU job of lim_b uses 1 CPU-minute within 15 s; then, as
+    # sacctmgr(1) says, the association's running jobs are killed (TIMEOUT,
+    # as Slurm ends them) and new ones wait.
+    job = sleeper(c, B, "-n", "4")
+    c.wait_state(job, "RUNNING")
+    with limit(c, "account", "lim_b", GrpTRESMins="cpu=1"):
+        assert c.wait_done(job, timeout=60) == "TIMEOUT"
+        later = sleeper(c, B)
+        wait_reason(c, later, "AssocGrpCPUMinutesLimit")
+        other = sleeper(c, A)   # another account: not held
+        c.wait_state(other, "RUNNING")

@@ -144,6 +144,51 @@ static void memory_per_cpu(void **state)
 	assert_int_equal(sched_select(nodes, cand, 2, &req, out, cpus, &n), SCHED_BUSY);
 }
 
+/* ExclusiveUser: a node with an ExclusiveUser job takes only that user's
+ * jobs; an ExclusiveUser job joins only nodes whose jobs are all its user's;
+ * without the fields (0) nothing changes. */
+static void exclusive_user(void **state)
+{
+	struct sched_node nodes[2] = { idle(4), idle(4) };
+	int cand[2] = { 0, 1 }, out[2], cpus[2], n = 0;
+	struct sched_req u1 = { .ntasks = 1, .user = 1001, .exclusive_user = true };
+	struct sched_req u2 = { .ntasks = 1, .user = 1002 };
+	struct sched_req anyone = { .ntasks = 1 };
+
+	sched_node_take(&nodes[0], &u1, 1, 0);
+	assert_int_equal(nodes[0].njobs, 1);
+	assert_int_equal(nodes[0].alloc_cpus, 1);
+	assert_int_equal(nodes[0].user, 1001);
+	assert_true(nodes[0].user_owned);
+	/* another user goes to the other node, the same user may join */
+	assert_int_equal(sched_select(nodes, cand, 2, &u2, out, cpus, &n), SCHED_PICKED);
+	assert_int_equal(out[0], 1);
+	assert_int_equal(sched_select(nodes, cand, 2, &anyone, out, cpus, &n), SCHED_PICKED);
+	assert_int_equal(out[0], 1);
+	struct sched_req u1_plain = { .ntasks = 1, .user = 1001 };
+	assert_int_equal(sched_select(nodes, cand, 2, &u1_plain, out, cpus, &n), SCHED_PICKED);
+	assert_int_equal(out[0], 0);
+	/* both nodes taken by someone: the other user waits, but could run on empty nodes */
+	sched_node_take(&nodes[1], &u2, 1, 0);
+	assert_int_equal(nodes[1].user, 1002);
+	assert_false(nodes[1].user_owned);
+	struct sched_req u3 = { .ntasks = 1, .user = 1003, .exclusive_user = true };
+	assert_int_equal(sched_select(nodes, cand, 2, &u3, out, cpus, &n), SCHED_BUSY);
+	/* an ExclusiveUser job of u2 may join u2's node */
+	struct sched_req u2x = { .ntasks = 1, .user = 1002, .exclusive_user = true };
+	assert_int_equal(sched_select(nodes, cand, 2, &u2x, out, cpus, &n), SCHED_PICKED);
+	assert_int_equal(out[0], 1);
+	/* users mixed on a node: no ExclusiveUser job joins it */
+	sched_node_take(&nodes[1], &u1_plain, 1, 0);
+	assert_int_equal(nodes[1].user, 0);
+	assert_int_equal(sched_select(nodes, cand, 2, &u2x, out, cpus, &n), SCHED_BUSY);
+	/* default fields: busy nodes are shared as before */
+	struct sched_node plain[1] = { idle(4) };
+	plain[0].alloc_cpus = 1;
+	plain[0].njobs = 1;
+	assert_int_equal(sched_select(plain, cand, 1, &anyone, out, cpus, &n), SCHED_PICKED);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -151,6 +196,7 @@ int main(void)
 		cmocka_unit_test(unusable_nodes_are_skipped),
 		cmocka_unit_test(required_and_excluded),
 		cmocka_unit_test(memory_per_cpu),
+		cmocka_unit_test(exclusive_user),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
