@@ -181,7 +181,8 @@ static const struct msg_field f_launch_spec[] = {
 	OPT("array_task_min", MF_INT), OPT("array_task_max", MF_INT), OPT("array_task_step", MF_INT),
 	OPT("cpus_per_node", MF_STR), OPT("mem_per_cpu", MF_INT), OPT("ntasks_per_node", MF_INT),
 	OPT("open_mode", MF_STR), OPT("signal", MF_INT), OPT("signal_time", MF_INT),
-	OPT("signal_flags", MF_STR), OPT("step", MF_OBJ), OPT("cpu_ids", MF_STR), END
+	OPT("signal_flags", MF_STR), OPT("step", MF_OBJ), OPT("cpu_ids", MF_STR),
+	OPT("reservation", MF_STR), END
 };
 
 static const struct msg_field f_launch[] = {

@@ -196,7 +196,9 @@ def test_reservation_jobs(empty, users):
     c = empty
     name = create(c, "ReservationName=lab", "StartTime=now+1hour", "Duration=60", "Nodes=n2",
                   "Users=herdu1")
-    job = c.sbatch("--reservation=lab", "-o", "/dev/null", "--wrap", "hostname", user="herdu1")
+    out = os.path.join(c.workdir("herdu1"), "resv-job.out")
+    job = c.sbatch("--reservation=lab", "-o", out, "--wrap", "printenv SLURM_JOB_RESERVATION",
+                   user="herdu1")
     wait_reason(c, job, "Reservation")
     assert squeue_field(c, job, "%v") == "lab"
     assert c.show_job(job)["Reservation"] == "lab"
@@ -227,11 +229,13 @@ def test_reservation_jobs(empty, users):
     assert r.rc == 0, r
     c.wait_done(job)
     assert squeue_field(c, job, "%T %N") == "COMPLETED n2"
+    with open(out) as f:
+        assert f.read() == "lab\n"
     r = c.run(["srun", "--reservation=lab", "-N1", "printenv", "SLURMD_NODENAME"], user="herdu1")
     assert r.rc == 0 and r.out == "n2\n", r
-    r = c.run(["salloc", "--reservation=lab", "-N1", "printenv", "SLURM_JOB_NODELIST"],
-              user="herdu1")
-    assert r.rc == 0 and r.out == "n2\n", r
+    r = c.run(["salloc", "--reservation=lab", "-N1", "sh", "-c",
+               "echo $SLURM_JOB_NODELIST $SLURM_JOB_RESERVATION"], user="herdu1")
+    assert r.rc == 0 and r.out == "n2 lab\n", r
     r = c.run(["srun", "--reservation=lab", "-N1", "true"], user="herdu2")
     assert r.rc == 1 and "Access denied to requested reservation" in r.err, r
     many = [c.sbatch("--reservation=lab", "-o", "/dev/null", "--wrap", "sleep 300", user="herdu1")
