@@ -354,3 +354,29 @@ def test_daily_moves_on_a_plain_one_ends(empty):
     r = scontrol(c, "show", "res", plain)
     assert r.out == f"Reservation {plain} not found\n", r
     delete(c, daily)
+
+
+def test_pending_reasons_of_reserved_nodes(empty):
+    c = empty
+    other = create(c, "StartTime=now", "Duration=60", "Nodes=ALL", "Users=root")
+    job = c.sbatch("-t", "10", "-o", "/dev/null", "--wrap", "true", user="herdu1")
+    wait_reason(c, job, "ReqNodeNotAvail, May be reserved for other job", timeout=30)
+    # a maintenance reservation may take nodes another one holds
+    maint = create(c, "StartTime=now", "Duration=60", "Nodes=ALL", "Users=root", "Flags=MAINT")
+    wait_reason(c, job, "ReqNodeNotAvail, Reserved for maintenance", timeout=30)
+    assert c.job_state(job) == "PENDING"
+    delete(c, maint)
+    delete(c, other)
+    c.wait_done(job)   # nothing reserved any more: it runs
+
+
+def test_flex_jobs_may_use_other_nodes(empty):
+    c = empty
+    flex = create(c, "StartTime=now", "Duration=60", "Nodes=n1", "Users=herdu1", "Flags=FLEX")
+    job = c.sbatch("--reservation=" + flex, "-N", "2", "-t", "10", "-o", "/dev/null",
+                   "--wrap", "sleep 300", user="herdu1")
+    nodes = running_on(c, job)
+    assert nodes.startswith("n[1,") or nodes == "n[1-2]", nodes   # its own node and another
+    c.run(["scancel", str(job)])
+    c.wait_done(job)
+    delete(c, flex)
