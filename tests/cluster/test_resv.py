@@ -255,7 +255,8 @@ def test_other_jobs_keep_off_reserved_nodes(empty):
     name = create(c, "StartTime=now", "Duration=60", "Nodes=n[1-2]", "Users=herdu1")
     three = c.sbatch("-N", "3", "-t", "10", "-o", "/dev/null", "--wrap", "sleep 300")
     two = c.sbatch("-N", "2", "-t", "10", "-o", "/dev/null", "--wrap", "sleep 300")
-    assert running_on(c, two) == "n[3-4]"
+    # the backfill pass starts it (every bf_interval, 30 s): a generous wait
+    assert running_on(c, two, timeout=150) == "n[3-4]"
     assert c.job_state(three) == "PENDING"
     assert stays(lambda: c.job_state(three) == "PENDING", 2.0)
     for job in (two, three):
@@ -269,7 +270,7 @@ def test_long_job_waits_for_a_future_reservation_a_short_one_runs(empty):
     name = create(c, "StartTime=now+1hour", "Duration=60", "Nodes=ALL", "Users=herdu1")
     long_job = c.sbatch("-N", "1", "-t", "120", "-o", "/dev/null", "--wrap", "sleep 300")
     short_job = c.sbatch("-N", "1", "-t", "10", "-o", "/dev/null", "--wrap", "sleep 300")
-    running_on(c, short_job)
+    running_on(c, short_job, timeout=150)   # by the backfill pass (bf_interval 30 s)
     assert c.job_state(long_job) == "PENDING"
     assert stays(lambda: c.job_state(long_job) == "PENDING", 2.0)
     c.run(["scancel", str(long_job), str(short_job)])
