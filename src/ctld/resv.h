@@ -9,12 +9,14 @@
 #include "ctld/ctld.h"
 
 struct sched_resv;
-/* The reservations a pass at now must respect (each as its next occurrence,
- * those already over left out); *out points into resv.c's own array, valid
- * until the next reservation change.  Returns their count. */
+/* The reservations a pass at now must respect: one per reservation, in
+ * resv.c's table order (a recurring one as its occurrence current or next
+ * at now; one that is over stays until resv.c's one-second timer deletes
+ * it, harmless to the pass); *out points into resv.c's own array, valid
+ * until the next call.  Returns their count. */
 int resv_sched_list(time_t now, const struct sched_resv **out);
 /* The job's reservation (--reservation) as an index of that list; -1 for a
- * job without one. */
+ * job without one (or naming one deleted since: such jobs are held). */
 int resv_job_index(const struct job *job, time_t now);
 void resv_setup(void);   /* the stored reservations, at start */
 
