@@ -221,6 +221,31 @@ void scontrol_resv_record(const json_t *resv, struct record *r)
 	record_add(r, "MaxStartDelay=(null)");
 }
 
+void scontrol_resv_table(const json_t *list, bool no_header, FILE *out)
+{
+	size_t i, width = strlen("RESV_NAME");
+	json_t *resv;
+
+	if (!json_array_size(list)) {
+		fprintf(out, "No reservations in the system\n");
+		return;
+	}
+	json_array_foreach(list, i, resv)
+		if (strlen(cmd_jstr(resv, "name")) > width)
+			width = strlen(cmd_jstr(resv, "name"));
+	if (!no_header)
+		fprintf(out, "%-*s  %8s  %19s  %19s  %11s  %s\n", (int)width, "RESV_NAME", "STATE",
+			"START_TIME", "END_TIME", "DURATION", "NODELIST");
+	json_array_foreach(list, i, resv) {
+		char start[64], end[64], dur[64];
+		long long s = cmd_jint(resv, "start_time"), e = cmd_jint(resv, "end_time");
+		fprintf(out, "%-*s  %8s  %19s  %19s  %11s  %s\n", (int)width, cmd_jstr(resv, "name"),
+			cmd_jstr(resv, "state"), fmt_timestamp((time_t)s, start, sizeof(start)),
+			fmt_timestamp((time_t)e, end, sizeof(end)),
+			scontrol_resv_duration(e - s, dur, sizeof(dur)), cmd_jstr(resv, "nodes"));
+	}
+}
+
 static void print_err_lines(const char *err)
 {
 	char *copy = xstrdup(err), *save = NULL;

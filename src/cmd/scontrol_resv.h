@@ -6,6 +6,7 @@
 #define HERD_CMD_SCONTROL_RESV_H
 #include <jansson.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <time.h>
 #include "cmd/opt.h"
 #include "cmd/record.h"
@@ -22,6 +23,11 @@ int scontrol_resv_parse(enum resv_op op, int argc, char **argv, time_t now, json
 void scontrol_resv_record(const json_t *resv, struct record *r);
 /* Slurm's Duration=: HH:MM:SS, D-HH:MM:SS past a day. */
 char *scontrol_resv_duration(long long seconds, char *buf, size_t len);
+
+/* sinfo -T: RESV_INFO's reservations as Slurm's table (RESV_NAME STATE
+ * START_TIME END_TIME DURATION NODELIST, the name column as wide as the
+ * longest name), or "No reservations in the system". */
+void scontrol_resv_table(const json_t *list, bool no_header, FILE *out);
 
 /* The commands: argv after "create"/"update"/"delete" (or "show
  * reservation"'s name, NULL for all).  The exit status. */

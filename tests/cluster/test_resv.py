@@ -92,6 +92,16 @@ def test_create_show_update_delete(empty):
         ("2", "debug", "MAINT,DAILY", "root", "(null)"), t
     assert t["Nodes"] == "n[2-3]", t   # n1 is the other one's then
 
+    # sinfo -T: Slurm's table, the name column as wide as the longest name
+    r = c.run(["sinfo", "-T"])
+    w = max(9, len(name))
+    assert r.rc == 0 and r.out.split("\n")[0] == \
+        f"{'RESV_NAME':<{w}}     STATE           START_TIME             END_TIME     DURATION  NODELIST", r
+    assert re.fullmatch(rf"{name:<{w}}  INACTIVE  {TS}  {TS}     01:00:00  n1", r.out.split("\n")[1]), r
+    assert re.fullmatch(rf"{'team':<{w}}  INACTIVE  {TS}  {TS}     01:00:00  n\[2-3\]",
+                        r.out.split("\n")[2]), r
+    assert len(c.run(["sinfo", "-T", "-h"]).out.splitlines()) == 2
+
     r = scontrol(c, "update", f"Reservation={name}", "Duration=20", "Flags+=WEEKLY")
     assert r.rc == 0 and r.out == "Reservation updated.\n", r
     u = show(c, name)
@@ -114,6 +124,8 @@ def test_create_show_update_delete(empty):
     delete(c, name)
     delete(c, "team")
     assert no_reservations(c)
+    r = c.run(["sinfo", "-T"])
+    assert r.rc == 0 and r.out == "No reservations in the system\n", r
 
 
 def test_refused_creations(empty, users):
@@ -201,6 +213,10 @@ def test_reservation_jobs(empty, users):
                    user="herdu1")
     wait_reason(c, job, "Reservation")
     assert squeue_field(c, job, "%v") == "lab"
+    r = c.run(["squeue", "-h", "-R", "lab", "-o", "%i %v"])
+    assert r.rc == 0 and r.out == f"{job} lab\n", r
+    r = c.run(["squeue", "-h", "--reservation=nosuch"])
+    assert r.rc == 0 and r.out == "", r
     assert c.show_job(job)["Reservation"] == "lab"
     # not a user of it; no such reservation
     r = c.run(["sbatch", "--reservation=lab", "--wrap", "true"], user="herdu2")

@@ -141,6 +141,35 @@ static void record_layout(void **state)
 	json_decref(resv);
 }
 
+static void sinfo_table(void **state)
+{
+	char *text = NULL;
+	size_t len = 0;
+	setenv("TZ", "UTC", 1);
+	tzset();
+	json_t *list = json_pack("[{s:s, s:s, s:I, s:I, s:s}, {s:s, s:s, s:I, s:I, s:s}]",
+				 "name", "root_1", "state", "ACTIVE", "start_time", (json_int_t)NOW,
+				 "end_time", (json_int_t)NOW + 3600, "nodes", "n1",
+				 "name", "longer_name_here_x", "state", "INACTIVE", "start_time",
+				 (json_int_t)NOW + 3600, "end_time", (json_int_t)NOW + 3600 + 86400,
+				 "nodes", "n[2-3]");
+	FILE *out = open_memstream(&text, &len);
+	scontrol_resv_table(list, false, out);
+	fclose(out);
+	assert_string_equal(text,
+		"RESV_NAME              STATE           START_TIME             END_TIME     DURATION  NODELIST\n"
+		"root_1                ACTIVE  2026-11-29T10:00:00  2026-11-29T11:00:00     01:00:00  n1\n"
+		"longer_name_here_x  INACTIVE  2026-11-29T11:00:00  2026-11-30T11:00:00   1-00:00:00  n[2-3]\n");
+	free(text);
+	json_array_clear(list);
+	out = open_memstream(&text, &len);
+	scontrol_resv_table(list, false, out);
+	fclose(out);
+	assert_string_equal(text, "No reservations in the system\n");
+	free(text);
+	json_decref(list);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -148,6 +177,7 @@ int main(void)
 		cmocka_unit_test(create_refusals),
 		cmocka_unit_test(update_bodies),
 		cmocka_unit_test(record_layout),
+		cmocka_unit_test(sinfo_table),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
