@@ -2,6 +2,8 @@
  * refused, unknown ones), recurring windows moving on, overlaps; and the
  * scheduler's view of a reservation table (sched list, job index, who
  * may use one, node states) on a small hand-made cluster. */
+#define _XOPEN_SOURCE 700   /* nftw */
+#include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -90,6 +92,7 @@ static int part_idx[3] = { 0, 1, 2 };
 static struct part parts[1];
 
 static bool committed;
+static char dir[] = "/tmp/test_ctld_resv.XXXXXX";
 static uv_idle_t idle;
 
 static void spin(uv_idle_t *h)
@@ -129,7 +132,6 @@ static int setup_cluster(void **state)
 	ctld.loop = uv_default_loop();
 	uv_idle_init(ctld.loop, &idle);
 	uv_idle_start(&idle, spin);
-	char dir[] = "/tmp/test_ctld_resv.XXXXXX";
 	assert_non_null(mkdtemp(dir));
 	struct herd_error err;
 	assert_int_equal(store_open(dir, &err), 0);
@@ -191,12 +193,23 @@ static void table_as_scheduler_sees_it(void **state)
 	assert_string_equal(job_reason_name(REASON_RESERVATION), "Reservation");
 }
 
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	return remove(path);
+}
+
+static int remove_store(void **state)
+{
+	store_close();
+	return nftw(dir, remove_one, 8, FTW_DEPTH | FTW_PHYS);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(flags_both_ways),
 		cmocka_unit_test(recurring_windows),
-		cmocka_unit_test_setup(table_as_scheduler_sees_it, setup_cluster),
+		cmocka_unit_test_setup_teardown(table_as_scheduler_sees_it, setup_cluster, remove_store),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
