@@ -248,6 +248,8 @@ void record_job(const json_t *job, time_t now, int details, struct record *r)
 		record_add(r, "MinCPUsNode=%lld MinMemoryNode=%s MinTmpDiskNode=0", cpt > 0 ? cpt : 1,
 			mem > 0 ? fmt_size_mb(mem, c, sizeof(c)) : "0");
 	record_add(r, "Features=%s DelayBoot=00:00:00", or_null(cmd_jstr(job, "features")));
+	if (*cmd_jstr(job, "reservation"))   /* Slurm: only for a job with one */
+		record_add(r, "Reservation=%s", cmd_jstr(job, "reservation"));
 	record_add(r, "OverSubscribe=%s Contiguous=0 Licenses=(null) Network=(null)",
 		cmd_jbool(job, "exclusive") ? "NO" : "OK");
 	record_add(r, "Command=%s", or_null(cmd_jstr(job, "command")));
@@ -275,9 +277,11 @@ void record_job(const json_t *job, time_t now, int details, struct record *r)
 
 static const char *node_state_text(const json_t *node, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s%s%s", cmd_jstr(node, "state"),
+	const char *held = cmd_jstr(node, "resv");   /* an active reservation's (Slurm's flags) */
+	snprintf(buf, len, "%s%s%s%s", cmd_jstr(node, "state"),
 		 cmd_jbool(node, "not_responding") ? "*" : "",
-		 cmd_jbool(node, "drain") ? "+DRAIN" : "");
+		 cmd_jbool(node, "drain") ? "+DRAIN" : "",
+		 !strcmp(held, "MAINT") ? "+MAINTENANCE+RESERVED" : *held ? "+RESERVED" : "");
 	return buf;
 }
 

@@ -98,6 +98,8 @@ static void set_job_env(const struct srun_opts *o, const json_t *job, const char
 		setenv("SLURM_JOB_ACCOUNT", cmd_jstr(job, "account"), 1);
 	if (*cmd_jstr(job, "qos"))
 		setenv("SLURM_JOB_QOS", cmd_jstr(job, "qos"), 1);
+	if (*cmd_jstr(job, "reservation"))
+		setenv("SLURM_JOB_RESERVATION", cmd_jstr(job, "reservation"), 1);
 	setenv("SLURM_SUBMIT_DIR", submit_dir, 1);
 	gethostname(buf, sizeof(buf) - 1);
 	setenv("SLURM_SUBMIT_HOST", buf, 1);

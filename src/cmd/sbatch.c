@@ -33,6 +33,7 @@ struct sbatch_opts {
 	time_t begin, deadline;     /* 0 = not given */
 	int kill_on_invalid_dep;    /* 1 yes, 0 no, -1 not given */
 	char *qos, *constraint, *nodelist, *exclude, *mail_user;
+	char *reservation;
 	long nodes, ntasks, cpus_per_task, ntasks_per_node;
 	uint64_t mem_mb, mem_per_cpu;
 	int mem_pass, mem_per_cpu_pass;   /* which pass set them (mutually exclusive in one) */
@@ -56,7 +57,7 @@ static int current_pass;
 enum { OPT_MEM = 256, OPT_EXCLUSIVE, OPT_PARSABLE, OPT_EXPORT, OPT_COMMENT, OPT_WRAP,
        OPT_USAGE, OPT_DEADLINE, OPT_KILL_INVALID_DEP, OPT_NICE, OPT_REQUEUE, OPT_NO_REQUEUE,
        OPT_MAIL_TYPE, OPT_MAIL_USER, OPT_MEM_PER_CPU, OPT_NTASKS_PER_NODE, OPT_OPEN_MODE,
-       OPT_TIME_MIN, OPT_SIGNAL, OPT_TEST_ONLY, OPT_UNSUPPORTED };
+       OPT_TIME_MIN, OPT_SIGNAL, OPT_TEST_ONLY, OPT_RESERVATION, OPT_UNSUPPORTED };
 
 /* Slurm's own short options that Herd does not implement (see below). */
 #define UNSUPPORTED_SHORT "B:F:G:kL:m:M:Os"
@@ -153,7 +154,7 @@ static const struct option long_opts[] = {
 	{ "profile", required_argument, NULL, OPT_UNSUPPORTED },
 	{ "propagate", optional_argument, NULL, OPT_UNSUPPORTED },
 	{ "reboot", no_argument, NULL, OPT_UNSUPPORTED },
-	{ "reservation", required_argument, NULL, OPT_UNSUPPORTED },
+	{ "reservation", required_argument, NULL, OPT_RESERVATION },
 	{ "sockets-per-node", required_argument, NULL, OPT_UNSUPPORTED },
 	{ "spread-job", no_argument, NULL, OPT_UNSUPPORTED },
 	{ "switches", required_argument, NULL, OPT_UNSUPPORTED },
@@ -193,7 +194,7 @@ static const struct {
 	{ "SBATCH_CONSTRAINT", 'C' },    { "SBATCH_MEM_PER_CPU", OPT_MEM_PER_CPU },
 	{ "SBATCH_NO_REQUEUE", OPT_NO_REQUEUE }, { "SBATCH_REQUEUE", OPT_REQUEUE },
 	{ "SBATCH_OPEN_MODE", OPT_OPEN_MODE }, { "SBATCH_QOS", 'q' },
-	{ "SBATCH_SIGNAL", OPT_SIGNAL },
+	{ "SBATCH_SIGNAL", OPT_SIGNAL },  { "SBATCH_RESERVATION", OPT_RESERVATION },
 };
 
 static void usage(FILE *out)
@@ -247,6 +248,7 @@ static void help(void)
 	       "  -p, --partition=partition   partition requested\n"
 	       "      --parsable              outputs only the jobid\n"
 	       "  -q, --qos=qos               quality of service\n"
+	       "      --reservation=name      allocate resources from named reservation\n"
 	       "  -Q, --quiet                 quiet mode (suppress informational messages)\n"
 	       "      --requeue               if set, permit the job to be requeued\n"
 	       "      --signal=[[R|B]:]num[@time] send signal when time limit within time seconds\n"
@@ -421,6 +423,7 @@ static int apply_option(struct sbatch_opts *o, int opt, const char *arg)
 		break;
 	}
 	case 'q': set_str(&o->qos, arg); break;
+	case OPT_RESERVATION: set_str(&o->reservation, arg); break;
 	case 'C': set_str(&o->constraint, arg); break;
 	case OPT_MAIL_USER: set_str(&o->mail_user, arg); break;
 	case 'w':
@@ -547,6 +550,7 @@ static void opts_free(struct sbatch_opts *o)
 	free(o->job_name); free(o->partition); free(o->output); free(o->error); free(o->input);
 	free(o->chdir); free(o->export_spec); free(o->account); free(o->comment); free(o->wrap);
 	free(o->array); free(o->dependency);
+	free(o->reservation);
 	free(o->qos); free(o->constraint); free(o->nodelist); free(o->exclude); free(o->mail_user);
 }
 
@@ -746,6 +750,7 @@ static int add_new_fields(json_t *job, const struct sbatch_opts *o)
 		const char *value;
 	} strs[] = {
 		{ "qos", o->qos }, { "constraint", o->constraint }, { "req_nodelist", o->nodelist },
+		{ "reservation", o->reservation },
 		{ "exc_nodelist", o->exclude }, { "mail_user", o->mail_user },
 		{ "mail_type", o->mail_type_set ? fmt_mail_type(o->mail_type, mail, sizeof(mail)) : NULL },
 		{ "open_mode", o->open_mode == 'a' ? "append" : o->open_mode == 't' ? "truncate" : NULL },

@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include "cmd/opt.h"
 #include "cmd/record.h"
+#include "cmd/scontrol_resv.h"
 #include "cmd/step.h"
 #include "common/bitmap.h"
 #include "common/hostlist.h"
@@ -543,6 +544,8 @@ static int cmd_show(struct scontrol *sc, int argc, char **argv)
 		return show_partitions(sc, arg);
 	if (is_word(what, "config", 1))
 		return show_config(sc);
+	if (is_word(what, "reservations", 3) || is_word(what, "reservationname", 12))
+		return client(sc) < 0 ? 1 : scontrol_resv_show(&sc->client, arg, sc->oneliner);
 	if (!strcasecmp(what, "hostnames"))
 		return show_hostnames(arg);
 	if (!strcasecmp(what, "hostlist"))
@@ -673,6 +676,7 @@ static const struct job_key {
 	{ "ExcNodeList", NULL, "exc_nodelist", V_STR },
 	{ "ReqNodeList", "NodeList", "req_nodelist", V_STR },
 	{ "Features", NULL, "features", V_STR },
+	{ "Reservation", "ReservationName", "reservation", V_STR },
 	{ "ArrayTaskThrottle", NULL, "array_throttle", V_UINT },
 	{ "Priority", NULL, "priority", V_UINT },
 	{ "NumTasks", "ReqProcs", "num_tasks", V_COUNT },
@@ -851,6 +855,8 @@ static int cmd_update(struct scontrol *sc, int argc, char **argv)
 			return update_job(sc, argc, argv);
 		if (kv_value(argv[a], "NodeName"))
 			return update_node(sc, argc, argv);
+		if (kv_value(argv[a], "ReservationName") || kv_value(argv[a], "Reservation"))
+			return client(sc) < 0 ? 1 : scontrol_resv_run(&sc->client, RESV_OP_UPDATE, argc, argv);
 	}
 	fprintf(stderr, "No valid entity in update command\n");
 	fprintf(stderr, "Input line must include \"NodeName\", \"PartitionName\", "
@@ -921,6 +927,8 @@ static void help(void)
 	       "     -v or --verbose: equivalent to \"verbose\" command\n"
 	       "     -V or --version: equivalent to \"version\" command\n\n"
 	       "    Valid <COMMAND> values are:\n"
+	       "     create <SPECIFICATIONS>  create a new reservation\n"
+	       "     delete <SPECIFICATIONS>  delete the specified reservation\n"
 	       "     hold <job_list>          prevent specified job from starting\n"
 	       "     ping                     print status of slurmctld daemons\n"
 	       "     reconfigure              re-read the configuration file (all daemons)\n"
@@ -962,6 +970,15 @@ static int run_command(struct scontrol *sc, int argc, char **argv)
 		return cmd_update_job(sc, "resume", nargs, args);
 	if (!strcasecmp(cmd, "update"))
 		return cmd_update(sc, nargs, args);
+	/* create|delete: reservations only (partitions are herd.conf's) */
+	if (is_word(cmd, "create", 2) || is_word(cmd, "delete", 3)) {
+		if (nargs < 1) {
+			fprintf(stderr, "too few arguments for keyword:%s\n", cmd);
+			return 1;
+		}
+		return client(sc) < 0 ? 1 : scontrol_resv_run(&sc->client, is_word(cmd, "create", 2)
+							  ? RESV_OP_CREATE : RESV_OP_DELETE, nargs, args);
+	}
 	if (!strcasecmp(cmd, "ping"))
 		return cmd_ping(sc);
 	if (is_word(cmd, "reconfigure", 3))

@@ -16,6 +16,10 @@
 #include "common/parse.h"
 #include "common/xmalloc.h"
 
+/* sinfo -T's table (scontrol_resv.c: its header's struct record is not
+ * this file's) */
+void scontrol_resv_table(const json_t *list, bool no_header, FILE *out);
+
 #define FMT_DEFAULT "%#P %.5a %.10l %.6D %.6t %N"
 #define FMT_LONG "%#P %.5a %.10l %.10s %.4r %.8h %.10g %.6D %.11T %N"
 #define FMT_NODE "%#N %.6D %.#P %6t"
@@ -112,15 +116,19 @@ static const char *upper(const char *s, char *buf, size_t len)
 
 /* Node state as sinfo prints it: base state, drain turning it into
  * drain/drng, '*' when the node does not answer.  Herd has no power saving,
- * reboots or maintenance reservations, so never Slurm's '~', '#', '%', '!',
+ * or reboots, so never Slurm's '~', '#', '%', '!',
  * '@', '^' or '$'. */
 static const char *node_state(const json_t *node, bool long_form, char *buf, size_t len)
 {
 	const char *base = cmd_jstr(node, "state");
 	bool busy = !strcasecmp(base, "ALLOCATED") || !strcasecmp(base, "MIXED");
 	const char *s;
+	const char *held = cmd_jstr(node, "resv");   /* an active reservation's */
 	if (cmd_jbool(node, "drain"))
 		s = busy ? (long_form ? "draining" : "drng") : (long_form ? "drained" : "drain");
+	/* Slurm: MAINT unless the node has jobs or is down; RESERVED an idle one */
+	else if (!strcmp(held, "MAINT") && !busy && strcasecmp(base, "DOWN")) s = "maint";
+	else if (!strcmp(held, "RESERVED") && !strcasecmp(base, "IDLE")) s = long_form ? "reserved" : "resv";
 	else if (!strcasecmp(base, "IDLE")) s = "idle";
 	else if (!strcasecmp(base, "ALLOCATED")) s = long_form ? "allocated" : "alloc";
 	else if (!strcasecmp(base, "MIXED")) s = long_form ? "mixed" : "mix";
@@ -135,7 +143,9 @@ static const char *node_state(const json_t *node, bool long_form, char *buf, siz
 static const char *node_state_complete(const json_t *node, char *buf, size_t len)
 {
 	char s[64];
-	snprintf(s, sizeof(s), "%s%s%s", cmd_jstr(node, "state"), cmd_jbool(node, "drain") ? "+DRAIN" : "",
+	const char *held = cmd_jstr(node, "resv");
+	snprintf(s, sizeof(s), "%s%s%s%s", cmd_jstr(node, "state"), cmd_jbool(node, "drain") ? "+DRAIN" : "",
+		 !strcmp(held, "MAINT") ? "+MAINT+RESERVED" : *held ? "+RESERVED" : "",
 		 cmd_jbool(node, "not_responding") ? "+NOT_RESPONDING" : "");
 	return lower(s, buf, len);
 }
@@ -432,6 +442,7 @@ static void help(void)
 	       "  -r, --responding           report only responding nodes\n"
 	       "  -R, --list-reasons         list reason nodes are down or drained\n"
 	       "  -s, --summarize            report state summary only\n"
+	       "  -T, --reservation          show only reservation information\n"
 	       "  -S, --sort=fields          comma separated list of fields to sort on\n"
 	       "  -t, --states=node_state    specify the what states of nodes to view\n"
 	       "  -v, --verbose              verbosity level\n"
@@ -492,7 +503,7 @@ static bool state_matches(const json_t *node, char *const *states, bool all)
 }
 
 /* sinfo(1)'s -t names.  Herd's nodes are never in the second line's states
- * (no power saving, reboots, maintenance, reservations or failing nodes):
+ * but maint, resv and reserved (no power saving, reboots or failing nodes):
  * those names are accepted and match nothing. */
 static const char *const valid_states[] = {
 	"unknown", "unk", "down", "idle", "allocated", "alloc", "mixed", "mix", "future", "futr",
@@ -687,6 +698,7 @@ int main(int argc, char **argv)
 		{ "partition", required_argument, NULL, 'p' },
 		{ "responding", no_argument, NULL, 'r' },
 		{ "list-reasons", no_argument, NULL, 'R' },
+		{ "reservation", no_argument, NULL, 'T' },
 		{ "summarize", no_argument, NULL, 's' },
 		{ "sort", required_argument, NULL, 'S' },
 		{ "states", required_argument, NULL, 't' },
@@ -700,11 +712,12 @@ int main(int argc, char **argv)
 	const char *parts_arg = getenv("SINFO_PARTITION"), *sort = getenv("SINFO_SORT");
 	const char *nodes_arg = NULL, *states_arg = NULL;
 	bool no_header = false, long_form = false, node_mode = false, summarize = false;
+	bool reservations = false;   /* -T */
 	struct filter flt = { 0 };
 	int c, status = 1;
 
 	argv[0] = "sinfo";
-	while ((c = getopt_long(argc, argv, "adehln:No:O:p:rRsS:t:vV", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "adehln:No:O:p:rRsS:t:TvV", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'a': case 'v': break;   /* no hidden partitions */
 		case 'd': flt.dead = true; break;
@@ -719,6 +732,7 @@ int main(int argc, char **argv)
 		case 'r': flt.responding = true; break;
 		case 'R': flt.reasons = true; break;
 		case 's': summarize = true; break;
+		case 'T': reservations = true; break;
 		case 'S': sort = optarg; break;
 		case 't': states_arg = optarg; break;
 		case 'V': printf("%s\n", CMD_VERSION); return 0;
@@ -794,6 +808,19 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	client_ok = true;
+	if (reservations) {   /* -T: the reservations alone, other options ignored (as Slurm) */
+		json_t *rreply = NULL, *body = json_object();
+		int rrc = cmd_call(&client, MSG_RESV_INFO, body, &rreply, &err);
+		json_decref(body);
+		if (rrc != 0) {
+			fprintf(stderr, "slurm_load_reservations: %s\n", err.text);
+			goto out;
+		}
+		scontrol_resv_table(json_object_get(rreply, "reservations"), no_header, stdout);
+		json_decref(rreply);
+		status = 0;
+		goto out;
+	}
 	ctx.slurm_user = conf_get(client.conf, "SlurmUser");
 	if (!ctx.slurm_user)
 		ctx.slurm_user = "root";

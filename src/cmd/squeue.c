@@ -290,7 +290,8 @@ static const char *job_value(char letter, const void *arg, char *buf, size_t len
 	/* A pending job's start_time and sched_nodes are the scheduler's
 	 * estimate (--start); none yet is 0 / absent: N/A, (null). */
 	case 'Y': return or_null(jstr(job, "sched_nodes"));
-	case 'v': case 'w': return "(null)";
+	case 'v': return or_null(jstr(job, "reservation"));
+	case 'w': return "(null)";
 	case 'b': case 'X': return "N/A";
 	case 'y': case 'O': return "0";
 	case 'z': return "*:*:*";
@@ -333,7 +334,7 @@ static const struct {
 	{ 'k', "comment" }, { 'E', "dependency" }, { 'q', "qos" }, { 'f', "features" },
 	{ 'n', "req_nodelist" }, { 'x', "exc_nodelist" }, { 'Y', "sched_nodes" },
 	/* constant placeholders */
-	{ 'v', "" }, { 'w', "" }, { 'b', "" }, { 'X', "" }, { 'y', "" }, { 'O', "" },
+	{ 'v', "reservation" }, { 'w', "" }, { 'b', "" }, { 'X', "" }, { 'y', "" }, { 'O', "" },
 	{ 'z', "" }, { 'H', "" }, { 'I', "" }, { 'J', "" }, { 'd', "" },
 };
 
@@ -531,6 +532,7 @@ static void help(void)
 	       "  -n, --name=job_name(s)          comma separated list of job names to view\n"
 	       "  -o, --format=format             format specification\n"
 	       "  -q, --qos=qos(s)                comma separated list of qos's\n"
+	       "  -R, --reservation=name          reservation to view, default is all\n"
 	       "                                  to view, default is all qos's\n"
 	       "  -p, --partition=partition(s)    comma separated list of partitions\n"
 	       "                                  to view, default is all partitions\n"
@@ -820,6 +822,7 @@ int main(int argc, char **argv)
 		{ "Format", required_argument, NULL, 'O' },
 		{ "partition", required_argument, NULL, 'p' },
 		{ "qos", required_argument, NULL, 'q' },
+		{ "reservation", required_argument, NULL, 'R' },
 		{ "array", no_argument, NULL, 'r' },
 		{ "array-unique", no_argument, NULL, OPT_ARRAY_UNIQUE },
 		{ "start", no_argument, NULL, OPT_START },
@@ -844,6 +847,7 @@ int main(int argc, char **argv)
 	const char *jobs_arg = NULL, *names_arg = NULL;
 	const char *accounts_arg = getenv("SQUEUE_ACCOUNT"), *nodes_arg = NULL;
 	const char *qos_arg = getenv("SQUEUE_QOS");
+	const char *resv_arg = NULL;   /* -R: jobs of that reservation */
 	bool no_header = false, long_format = false, me = false, unfold = false, start = false;
 	bool format_given = false;
 	bool steps = false;             /* -s: job steps, not jobs */
@@ -852,7 +856,7 @@ int main(int argc, char **argv)
 	int c, status = 1;
 
 	argv[0] = "squeue";
-	while ((c = getopt_long(argc, argv, "aA:hi:j::ln:o:O:p:q:rs::S:t:u:vVw:", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "aA:hi:j::ln:o:O:p:q:R:rs::S:t:u:vVw:", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'a': case 'v': break;   /* no hidden partitions */
 		/* --array-unique: one pending task a line, which is all -r
@@ -891,6 +895,7 @@ int main(int argc, char **argv)
 		case 'O': format2 = optarg; format = NULL; format_given = true; break;
 		case 'p': parts_arg = optarg; break;
 		case 'q': qos_arg = optarg; break;
+		case 'R': resv_arg = optarg; break;
 		case 'S': sort = optarg; break;
 		case 't': states_arg = optarg; break;
 		case 'u': users_arg = optarg; break;
@@ -1060,10 +1065,10 @@ int main(int argc, char **argv)
 			JOB_LETTERS);
 	if (fmt->bad)
 		fprintf(stderr, "squeue: error: Invalid job format specification: %c\n", fmt->bad);
-	char *filter_keys = xasprintf("%s %s %s %s %s %s", users_given ? "uid" : "",
+	char *filter_keys = xasprintf("%s %s %s %s %s %s %s", users_given ? "uid" : "",
 				      parts ? "partition" : "", names ? "name" : "",
 				      accounts ? "account" : "", want_nodes ? "nodes" : "",
-				      qoses ? "qos" : "");
+				      qoses ? "qos" : "", resv_arg ? "reservation" : "");
 	json_t *fields = wanted_fields(fmt, filter_keys);
 	free(filter_keys);
 	if (fields) {
@@ -1110,6 +1115,8 @@ int main(int argc, char **argv)
 			if (names && !in_list(names, jstr(job, "name")))
 				continue;
 			if (accounts && !in_list(accounts, jstr(job, "account")))
+				continue;
+			if (resv_arg && strcmp(resv_arg, jstr(job, "reservation")))
 				continue;
 			if (qoses && !in_list(qoses, *jstr(job, "qos") ? jstr(job, "qos") : "normal"))
 				continue;

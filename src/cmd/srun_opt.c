@@ -17,7 +17,7 @@
 enum {
 	OPT_MEM = 256, OPT_MEM_PER_CPU, OPT_NTASKS_PER_NODE, OPT_EXCLUSIVE, OPT_EXPORT,
 	OPT_CPU_BIND, OPT_MPI, OPT_OVERLAP, OPT_EXACT, OPT_MULTI_PROG, OPT_PTY, OPT_SIGNAL,
-	OPT_JOBID, OPT_USAGE, OPT_COMMENT, OPT_BEGIN, OPT_NO_SHELL, OPT_KILL_CMD,
+	OPT_JOBID, OPT_USAGE, OPT_COMMENT, OPT_RESERVATION, OPT_BEGIN, OPT_NO_SHELL, OPT_KILL_CMD,
 	OPT_UNSUPPORTED,
 };
 
@@ -67,7 +67,7 @@ static const struct option srun_long[] = {
 	{ "comment", required_argument, NULL, OPT_COMMENT },
 	{ "gres", required_argument, NULL, OPT_UNSUPPORTED },
 	{ "gpus", required_argument, NULL, OPT_UNSUPPORTED },
-	{ "reservation", required_argument, NULL, OPT_UNSUPPORTED },
+	{ "reservation", required_argument, NULL, OPT_RESERVATION },
 	{ "relative", required_argument, NULL, OPT_UNSUPPORTED },
 	{ "het-group", required_argument, NULL, OPT_UNSUPPORTED },
 	{ "licenses", required_argument, NULL, OPT_UNSUPPORTED },
@@ -110,7 +110,7 @@ static const struct option salloc_long[] = {
 	{ "comment", required_argument, NULL, OPT_COMMENT },
 	{ "gres", required_argument, NULL, OPT_UNSUPPORTED },
 	{ "gpus", required_argument, NULL, OPT_UNSUPPORTED },
-	{ "reservation", required_argument, NULL, OPT_UNSUPPORTED },
+	{ "reservation", required_argument, NULL, OPT_RESERVATION },
 	{ "licenses", required_argument, NULL, OPT_UNSUPPORTED },
 	{ NULL, 0, NULL, 0 },
 };
@@ -133,7 +133,7 @@ static const struct env_opt srun_env[] = {
 	{ "SLURM_LABELIO", 'l' }, { "SLURM_MEM_PER_CPU", OPT_MEM_PER_CPU },
 	{ "SLURM_MEM_PER_NODE", OPT_MEM }, { "SLURM_MPI_TYPE", OPT_MPI },
 	{ "SLURM_NTASKS_PER_NODE", OPT_NTASKS_PER_NODE }, { "SLURM_OVERLAP", OPT_OVERLAP },
-	{ "SLURM_PARTITION", 'p' }, { "SLURM_QOS", 'q' }, { "SLURM_SIGNAL", OPT_SIGNAL },
+	{ "SLURM_PARTITION", 'p' }, { "SLURM_QOS", 'q' }, { "SLURM_RESERVATION", OPT_RESERVATION }, { "SLURM_SIGNAL", OPT_SIGNAL },
 	{ "SLURM_STDERRMODE", 'e' }, { "SLURM_STDINMODE", 'i' }, { "SLURM_STDOUTMODE", 'o' },
 	{ "SLURM_TIMELIMIT", 't' }, { "SLURM_UNBUFFEREDIO", 'u' }, { "SLURM_WAIT", 'W' },
 	{ "SLURM_WORKING_DIR", 'D' }, { "SLURM_DISABLE_STATUS", 'X' },
@@ -144,7 +144,7 @@ static const struct env_opt salloc_env[] = {
 	{ "SALLOC_EXCLUSIVE", OPT_EXCLUSIVE }, { "SALLOC_IMMEDIATE", 'I' },
 	{ "SALLOC_JOB_NAME", 'J' }, { "SALLOC_KILL_CMD", 'K' },
 	{ "SALLOC_MEM_PER_CPU", OPT_MEM_PER_CPU }, { "SALLOC_MEM_PER_NODE", OPT_MEM },
-	{ "SALLOC_NO_SHELL", OPT_NO_SHELL }, { "SALLOC_PARTITION", 'p' }, { "SALLOC_QOS", 'q' },
+	{ "SALLOC_NO_SHELL", OPT_NO_SHELL }, { "SALLOC_PARTITION", 'p' }, { "SALLOC_QOS", 'q' }, { "SALLOC_RESERVATION", OPT_RESERVATION },
 	{ "SALLOC_SIGNAL", OPT_SIGNAL }, { "SALLOC_TIMELIMIT", 't' },
 	{ NULL, 0 },
 };
@@ -237,6 +237,7 @@ static void help(const struct srun_opts *o, FILE *out)
 		"      --ntasks-per-node=n     number of tasks to invoke on each node\n"
 		"  -p, --partition=partition   partition requested\n"
 		"  -q, --qos=qos               quality of service\n"
+		"      --reservation=name      allocate resources from named reservation\n"
 		"  -Q, --quiet                 quiet mode (suppress informational messages)\n"
 		"      --signal=[%s:]num[@time] send signal when time limit within time seconds\n"
 		"  -t, --time=minutes          time limit\n"
@@ -282,6 +283,7 @@ static int apply(struct srun_opts *o, int opt, const char *arg, bool from_env, F
 	case 'p': set_str(&o->partition, arg); break;
 	case 'q': set_str(&o->qos, arg); break;
 	case OPT_COMMENT: set_str(&o->comment, arg); break;
+	case OPT_RESERVATION: set_str(&o->reservation, arg); break;
 	case OPT_EXPORT: set_str(&o->export_spec, arg); break;
 	case 'i': {
 		const char *pattern = NULL;
@@ -546,7 +548,7 @@ void srun_opts_free(struct srun_opts *o)
 	char **fields[] = { &o->job_name, &o->partition, &o->account, &o->qos, &o->constraint,
 			    &o->nodelist, &o->exclude, &o->output, &o->error, &o->input,
 			    &o->chdir, &o->export_spec, &o->cpu_bind, &o->distribution, &o->mpi,
-			    &o->comment };
+			    &o->comment, &o->reservation };
 	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
 		free(*fields[i]);
 		*fields[i] = NULL;

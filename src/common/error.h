@@ -49,7 +49,13 @@ int errprintf(struct herd_error *err, const char *fmt, ...) __attribute__((forma
 	  "Job violates accounting/QOS policy (job submit limit, user's size and/or time limits)") \
 	X(HERD_ERR_INVALID_QOS, 2066, "Invalid qos specification") \
 	X(HERD_ERR_PART_GROUP, 2003, "User's group not permitted to use this partition") \
-	X(HERD_ERR_INVALID_NODE_COUNT, 2006, "Node count specification invalid")
+	X(HERD_ERR_INVALID_NODE_COUNT, 2006, "Node count specification invalid") \
+	X(HERD_ERR_RESV_ACCESS, 2057, "Access denied to requested reservation") \
+	X(HERD_ERR_RESV_INVALID, 2058, "Requested reservation is invalid") \
+	X(HERD_ERR_RESV_BUSY, 2060, "Requested reservation is in use") \
+	X(HERD_ERR_RESV_OVERLAP, 2063, "Requested reservation overlaps with another reservation") \
+	X(HERD_ERR_RESV_NAME_DUP, 2073, "Duplicate reservation name") \
+	X(HERD_ERR_RESV_NO_USERS, 2079, "Reservation request lacks users, groups or accounts")
 
 enum herd_rc {
 #define HERD_RC_ENUM(name, value, text) name = value,

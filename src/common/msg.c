@@ -28,7 +28,7 @@ static const struct msg_field f_jobspec[] = {
 	OPT("open_mode", MF_STR), OPT("time_min", MF_INT), OPT("signal", MF_INT),
 	OPT("signal_time", MF_INT), OPT("signal_flags", MF_STR), OPT("qos", MF_STR),
 	OPT("constraint", MF_STR), OPT("req_nodelist", MF_STR), OPT("exc_nodelist", MF_STR),
-	OPT("test_only", MF_BOOL), OPT("alloc", MF_BOOL), END
+	OPT("test_only", MF_BOOL), OPT("alloc", MF_BOOL), OPT("reservation", MF_STR), END
 };
 
 static const struct msg_field f_submit[] = {
@@ -61,7 +61,7 @@ static const struct msg_field f_update_fields[] = {
 	OPT("deadline", MF_INT), OPT("exc_nodelist", MF_STR), OPT("req_nodelist", MF_STR),
 	OPT("features", MF_STR), OPT("array_throttle", MF_INT), OPT("num_tasks", MF_INT),
 	OPT("min_mem_node", MF_INT), OPT("min_mem_cpu", MF_INT), OPT("cpus_per_task", MF_INT),
-	OPT("priority", MF_INT), END
+	OPT("priority", MF_INT), OPT("reservation", MF_STR), END
 };
 
 static const struct msg_field f_update[] = {
@@ -142,6 +142,29 @@ static const struct msg_field f_prio_info[] = {
 	OPT("job_ids", MF_ARR_INT), OPT("users", MF_ARR_STR), OPT("partitions", MF_ARR_STR), END
 };
 
+/* scontrol create|update reservation (doc/protocol.md): times in Unix
+ * seconds, duration in seconds; lists comma-separated names. */
+static const struct msg_field f_resv_create[] = {
+	OPT("name", MF_STR), REQ("start_time", MF_INT), REQ("end_time", MF_INT),
+	OPT("nodes", MF_STR), OPT("node_cnt", MF_INT), OPT("users", MF_STR),
+	OPT("accounts", MF_STR), OPT("partition", MF_STR), OPT("flags", MF_STR), END
+};
+
+static const struct msg_field f_resv_update[] = {
+	REQ("name", MF_STR), OPT("start_time", MF_INT), OPT("end_time", MF_INT),
+	OPT("duration", MF_INT), OPT("nodes", MF_STR), OPT("node_cnt", MF_INT),
+	OPT("users", MF_STR), OPT("accounts", MF_STR), OPT("partition", MF_STR),
+	OPT("flags", MF_STR), OPT("flags_remove", MF_STR), END
+};
+
+static const struct msg_field f_resv_name[] = {
+	REQ("name", MF_STR), END
+};
+
+static const struct msg_field f_resv_info[] = {
+	OPT("name", MF_STR), END
+};
+
 static const struct msg_field f_step_complete[] = {
 	REQ("job_id", MF_INT), REQ("step_id", MF_INT), REQ("node", MF_STR), REQ("status", MF_INT),
 	REQ("tasks", MF_ARR_INT), REQ("cpu_time_us", MF_INT), REQ("max_rss_kb", MF_INT),
@@ -163,7 +186,8 @@ static const struct msg_field f_launch_spec[] = {
 	OPT("array_task_min", MF_INT), OPT("array_task_max", MF_INT), OPT("array_task_step", MF_INT),
 	OPT("cpus_per_node", MF_STR), OPT("mem_per_cpu", MF_INT), OPT("ntasks_per_node", MF_INT),
 	OPT("open_mode", MF_STR), OPT("signal", MF_INT), OPT("signal_time", MF_INT),
-	OPT("signal_flags", MF_STR), OPT("step", MF_OBJ), OPT("cpu_ids", MF_STR), END
+	OPT("signal_flags", MF_STR), OPT("step", MF_OBJ), OPT("cpu_ids", MF_STR),
+	OPT("reservation", MF_STR), END
 };
 
 static const struct msg_field f_launch[] = {
@@ -204,6 +228,10 @@ static const struct msg_decl decls[] = {
 	{ MSG_SHARE_INFO, f_share_info },
 	{ MSG_ACCT_REPORT, f_acct_report },
 	{ MSG_PRIO_INFO, f_prio_info },
+	{ MSG_RESV_CREATE, f_resv_create },
+	{ MSG_RESV_UPDATE, f_resv_update },
+	{ MSG_RESV_DELETE, f_resv_name },
+	{ MSG_RESV_INFO, f_resv_info },
 	{ MSG_RECONFIGURE, f_empty },
 	{ MSG_NODE_REGISTER, f_register },
 	{ MSG_JOB_COMPLETE, f_complete },

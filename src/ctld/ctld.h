@@ -86,7 +86,15 @@ struct part {
 	X(REASON_RESERVATION, "Reservation") \
 	X(REASON_ACCOUNT_NOT_ALLOWED, "AccountNotAllowed") \
 	X(REASON_QOS_NOT_ALLOWED, "QOSNotAllowed") \
-	LIMIT_REASON_TABLE(X)
+	LIMIT_REASON_TABLE(X) \
+	RESV_REASON_TABLE(X)
+
+/* Reservations (resv.c): its reservation was deleted (held), or only
+ * reserved nodes would do. */
+#define RESV_REASON_TABLE(X) \
+	X(REASON_RESV_DELETED, "ReservationDeleted") \
+	X(REASON_RESV_MAINT, "ReqNodeNotAvail, Reserved for maintenance") \
+	X(REASON_RESV_OTHER, "ReqNodeNotAvail, May be reserved for other job")
 
 /* AccountingStorageEnforce=limits (limits.c): why a job waits for its
  * association's or QOS's limits, in Slurm's words (squeue %r). */
@@ -195,6 +203,7 @@ struct job {
 	bool signal_batch;          /* B: the batch shell only */
 	char *qos;
 	char *features;             /* -C expression, NULL = none */
+	char *reservation;          /* --reservation, NULL = none (resv.c) */
 	char *req_nodelist, *exc_nodelist;   /* -w/-x compressed, NULL = none */
 	int *req_idx, nreq_idx, *exc_idx, nexc_idx;   /* the same as node indexes */
 	/* -p a,b: every partition the job may run in, in the user's order;

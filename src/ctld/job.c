@@ -192,6 +192,7 @@ void job_destroy(struct job *job)
 	free(job->mail_user);
 	free(job->qos);
 	free(job->features);
+	free(job->reservation);
 	free(job->req_nodelist);
 	free(job->exc_nodelist);
 	free(job->sched_nodes);
@@ -377,6 +378,7 @@ struct job *job_copy(const struct job *job)
 	c->mail_user = dup_or_null(job->mail_user);
 	c->qos = dup_or_null(job->qos);
 	c->features = dup_or_null(job->features);
+	c->reservation = dup_or_null(job->reservation);
 	c->req_nodelist = dup_or_null(job->req_nodelist);
 	c->exc_nodelist = dup_or_null(job->exc_nodelist);
 	c->partitions = dup_or_null(job->partitions);
@@ -640,6 +642,8 @@ json_t *job_to_json(const struct job *job)
 	json_object_set_new(o, "signal_flags", json_string(job->signal_batch ? "B" : ""));
 	json_object_set_new(o, "qos", json_string(job->qos ? job->qos : "normal"));
 	json_object_set_new(o, "features", json_string(nz(job->features)));
+	if (job->reservation)
+		json_object_set_new(o, "reservation", json_string(job->reservation));
 	json_object_set_new(o, "req_nodelist", json_string(nz(job->req_nodelist)));
 	json_object_set_new(o, "exc_nodelist", json_string(nz(job->exc_nodelist)));
 	json_object_set_new(o, "partitions", json_string(nz(job->partitions)));
@@ -795,6 +799,7 @@ struct job *job_from_json(const json_t *rec)
 	job->signal_batch = !strcmp(json_string_value(json_object_get(rec, "signal_flags")) ?: "", "B");
 	job->qos = str_or_null(rec, "qos");
 	job->features = str_or_null(rec, "features");
+	job->reservation = str_or_null(rec, "reservation");
 	job->req_nodelist = str_or_null(rec, "req_nodelist");
 	job->exc_nodelist = str_or_null(rec, "exc_nodelist");
 	job->partitions = str_or_null(rec, "partitions");

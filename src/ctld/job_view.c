@@ -123,6 +123,7 @@ FIELD(signal_time, put_int(o, job->signal_time))
 FIELD(signal_flags, put_str(o, job->signal_batch ? "B" : ""))
 FIELD(qos, put_str(o, job->qos ? job->qos : "normal"))
 FIELD(features, put_str(o, job->features))
+FIELD(reservation, put_str(o, job->reservation))
 FIELD(req_nodelist, put_str(o, job->req_nodelist))
 FIELD(exc_nodelist, put_str(o, job->exc_nodelist))
 FIELD(dependency, put_owned(o, depend_render(job->depend)))
@@ -173,7 +174,7 @@ static const struct {
 	F(time_min), F(submit_time), F(eligible_time), F(start_time), F(end_time), F(deadline),
 	F(exit_code), F(work_dir), F(std_out), F(std_err), F(std_in), F(command),
 	F(submit_host), F(restarts), F(requeue), F(mail_type), F(mail_user), F(open_mode),
-	F(signal), F(signal_time), F(signal_flags), F(qos), F(features), F(req_nodelist),
+	F(signal), F(signal_time), F(signal_flags), F(qos), F(features), F(reservation), F(req_nodelist),
 	F(exc_nodelist), F(dependency), F(node_alloc), F(acts),
 	F(start_estimate), F(sched_nodes),
 	A(array_job_id), A(array_task_id), A(array_tasks), A(array_throttle),

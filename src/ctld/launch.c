@@ -145,6 +145,8 @@ json_t *launch_object(const struct job *job, const json_t *spec)
 		json_decref(a);
 	}
 	json_object_set_new(launch, "qos", json_string(job->qos ? job->qos : "normal"));
+	if (job->reservation)   /* SLURM_JOB_RESERVATION */
+		json_object_set_new(launch, "reservation", json_string(job->reservation));
 	if (job->mem_per_cpu)
 		json_object_set_new(launch, "mem_per_cpu", json_integer((json_int_t)job->mem_per_cpu));
 	if (job->ntasks_per_node)

@@ -19,6 +19,7 @@
 #include "ctld/ctld.h"
 #include "ctld/prio.h"
 #include "ctld/preempt.h"
+#include "ctld/resv.h"
 
 struct ctld ctld;
 
@@ -182,6 +183,7 @@ int main(int argc, char **argv)
 	if (store_load() < 0)
 		return 1;
 	assoc_setup();
+	resv_setup();   /* after the accounts (their names are checked) */
 	usage_setup();   /* after the associations and the jobs are loaded */
 	if (prio_conf_check(conf, &err) < 0) {
 		log_error("%s", err.text);

@@ -10,6 +10,7 @@
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
+#include "ctld/resv.h"
 
 int node_index(const char *name)
 {
@@ -401,6 +402,10 @@ json_t *node_to_json(const struct node *n)
 	json_object_set_new(o, "weight", json_integer(n->conf->weight));
 	json_object_set_new(o, "features", json_string(n->conf->features ? n->conf->features : ""));
 	json_object_set_new(o, "gres", json_string(n->conf->gres ? n->conf->gres : ""));
+	/* an active reservation's hold: "MAINT" or "RESERVED" (sinfo) */
+	const char *held = resv_node_state((int)(n - ctld.nodes), time(NULL));
+	if (held)
+		json_object_set_new(o, "resv", json_string(held));
 	return o;
 }
 

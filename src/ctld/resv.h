@@ -3,16 +3,64 @@
  * struct sched_resv list. */
 #ifndef HERD_CTLD_RESV_H
 #define HERD_CTLD_RESV_H
+#include <stdbool.h>
 #include <time.h>
+#include "common/error.h"
 #include "ctld/ctld.h"
 
 struct sched_resv;
-/* The reservations a pass at now must respect (each as its next occurrence,
- * those already over left out); *out points into resv.c's own array, valid
- * until the next reservation change.  Returns their count. */
+/* The reservations a pass at now must respect: one per reservation, in
+ * resv.c's table order (a recurring one as its occurrence current or next
+ * at now; one that is over stays until resv.c's one-second timer deletes
+ * it, harmless to the pass); *out points into resv.c's own array, valid
+ * until the next call.  Returns their count. */
 int resv_sched_list(time_t now, const struct sched_resv **out);
 /* The job's reservation (--reservation) as an index of that list; -1 for a
- * job without one. */
+ * job without one (or naming one deleted since: such jobs are held). */
 int resv_job_index(const struct job *job, time_t now);
 void resv_setup(void);   /* the stored reservations, at start */
+
+/* Reservation flags (Slurm's names; doc/scheduling.md "Reservations"). */
+enum {
+	RESV_MAINT = 1 << 0,
+	RESV_IGNORE_JOBS = 1 << 1,
+	RESV_DAILY = 1 << 2,
+	RESV_WEEKLY = 1 << 3,
+	RESV_FLEX = 1 << 4,
+	RESV_OVERLAP = 1 << 5,
+	RESV_SPEC_NODES = 1 << 6,   /* Nodes= was given (Slurm shows SPEC_NODES) */
+};
+/* "MAINT,daily": the flags named (case-insensitive, Slurm's names, also
+ * its shortest unambiguous prefixes are not taken: whole names only).  A
+ * name Slurm knows that Herd does not implement, or an unknown one, is
+ * refused with a sentence.  0 or -1. */
+int resv_flags_parse(const char *s, unsigned *flags, struct herd_error *err);
+/* "MAINT,DAILY,SPEC_NODES" in Slurm's order, into buf. */
+char *resv_flags_string(unsigned flags, char *buf, size_t len);
+/* The occurrence of a recurring window [*start, *end) that is current or
+ * next at now (DAILY: a day on, WEEKLY: a week on); unchanged when not
+ * recurring or not yet over.  True when it moved. */
+bool resv_next_occurrence(unsigned flags, time_t now, time_t *start, time_t *end);
+/* Do [s1, e1) and [s2, e2) meet? */
+bool resv_windows_overlap(time_t s1, time_t e1, time_t s2, time_t e2);
+
+/* RESV_CREATE, RESV_UPDATE, RESV_DELETE, RESV_INFO (doc/protocol.md). */
+void resv_create_rpc(struct net_req *req);
+void resv_update_rpc(struct net_req *req);
+void resv_delete_rpc(struct net_req *req);
+void resv_info_rpc(struct net_req *req);
+
+/* Submission (and update) of a job with --reservation: 0, or an rc with
+ * err ("Requested reservation is invalid", "Access denied to requested
+ * reservation"). */
+int resv_check_job(const struct job *job, struct herd_error *err);
+/* What an active reservation makes of node idx now, for sinfo: "MAINT",
+ * "RESERVED" or NULL. */
+const char *resv_node_state(int idx, time_t now);
+/* The pending reason for pass.h's SCHED_WHY_RESV_NOT_ACTIVE and
+ * SCHED_WHY_RESERVED (Reservation; ReqNodeNotAvail, Reserved for
+ * maintenance; ReqNodeNotAvail, May be reserved for other job); other
+ * whys: REASON_NONE. */
+enum job_reason resv_why_reason(int why, const struct job *job, time_t now);
+
 #endif

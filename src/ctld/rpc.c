@@ -14,6 +14,7 @@
 #include "ctld/ctld.h"
 #include "ctld/part_limits.h"
 #include "ctld/prio.h"
+#include "ctld/resv.h"
 
 /* ROLE_NODE: node daemons (root or SlurmUser); ROLE_ADMIN: the same users
  * as administrators. */
@@ -209,6 +210,9 @@ static void rpc_submit(struct net_req *req)
 	job->exc_nodelist = *jstr_or(spec, "exc_nodelist") ? xstrdup(jstr_or(spec, "exc_nodelist")) : NULL;
 	job->partitions = multi ? xstrdup(pname) : NULL;
 	if ((rc = job_check_placement(job, &err)) != 0)
+		goto refuse;
+	job->reservation = *jstr_or(spec, "reservation") ? xstrdup(jstr_or(spec, "reservation")) : NULL;
+	if ((rc = resv_check_job(job, &err)) != 0)   /* --reservation: known, and open to the job */
 		goto refuse;
 	if (job->nparts)
 		job->part = job->parts[0];
@@ -814,6 +818,10 @@ static const struct rpc rpcs[] = {
 	{ MSG_SHARE_INFO, usage_rpc, ROLE_ANY },
 	{ MSG_PRIO_INFO, prio_rpc, ROLE_ANY },
 	{ MSG_ACCT_REPORT, report_rpc, ROLE_ANY },
+	{ MSG_RESV_CREATE, resv_create_rpc, ROLE_ANY },   /* operators: resv.c checks */
+	{ MSG_RESV_UPDATE, resv_update_rpc, ROLE_ANY },
+	{ MSG_RESV_DELETE, resv_delete_rpc, ROLE_ANY },
+	{ MSG_RESV_INFO, resv_info_rpc, ROLE_ANY },
 };
 
 void rpc_handle(struct net_req *req, void *arg)

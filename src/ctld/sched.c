@@ -745,8 +745,8 @@ static enum job_reason wait_reason(const struct job *job, enum sched_why why, en
 		return REASON_PRIORITY;
 	case SCHED_WHY_RESV_NOT_ACTIVE:
 		return REASON_RESERVATION;
-	case SCHED_WHY_RESERVED:
-		return REASON_REQ_NODE_NOT_AVAIL;
+	case SCHED_WHY_RESERVED:   /* Reserved for maintenance, or May be reserved for other job */
+		return resv_why_reason(why, job, time(NULL));
 	case SCHED_WHY_NEVER:
 		if (skip != REASON_NONE)
 			return skip;   /* the first partition's reason: the others cannot take it */

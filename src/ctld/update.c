@@ -9,6 +9,7 @@
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
 #include "ctld/part_limits.h"
+#include "ctld/resv.h"
 
 /* Slurm's range for Nice (NICE_OFFSET - 3 either way). */
 #define NICE_MAX 2147483645LL
@@ -43,7 +44,7 @@ static int check_time_limit(const struct job *job, const json_t *v, bool admin)
 static const char *const pending_only[] = {
 	"partition", "num_nodes", "num_tasks", "cpus_per_task", "min_mem_node", "min_mem_cpu",
 	"features", "req_nodelist", "exc_nodelist", "account", "qos", "time_min", "deadline",
-	"dependency", "begin_time", NULL
+	"dependency", "begin_time", "reservation", NULL
 };
 
 /* Of those, the ones that change where the job can run. */
@@ -145,6 +146,8 @@ int update_check_nice(long long nice, bool admin)
 	return 0;
 }
 
+static void set_str(char **dst, const json_t *v);
+
 static int check_fields(struct job *job, const json_t *fields, bool admin,
 			struct herd_error *err)
 {
@@ -171,6 +174,15 @@ static int check_fields(struct job *job, const json_t *fields, bool admin,
 	}
 	if ((rc = check_values(job, fields)) != 0 || (rc = check_dependency(job, fields)) != 0)
 		return rc;
+	if ((v = json_object_get(fields, "reservation")) && *json_string_value(v)) {
+		/* Reservation=: one the job's user may use (resv.c); "" leaves it */
+		struct job *t = job_copy(job);
+		set_str(&t->reservation, v);
+		rc = resv_check_job(t, err);
+		job_destroy(t);
+		if (rc)
+			return rc;
+	}
 	return check_shape(job, fields, err);
 }
 
@@ -236,6 +248,8 @@ static int apply_fields(struct job *job, const json_t *fields, struct herd_error
 		job->array_throttle = json_integer_value(v);
 	if ((v = json_object_get(fields, "features")))
 		set_str(&job->features, v);
+	if ((v = json_object_get(fields, "reservation")))
+		set_str(&job->reservation, v);
 	if ((v = json_object_get(fields, "req_nodelist")))
 		set_str(&job->req_nodelist, v);
 	if ((v = json_object_get(fields, "exc_nodelist")))

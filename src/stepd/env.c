@@ -121,6 +121,8 @@ static void env_job(struct env *e, const struct launch *l, const struct env_node
 		env_set(e, "SLURM_JOB_ACCOUNT", l->account);
 	if (l->qos && l->qos[0])
 		env_set(e, "SLURM_JOB_QOS", l->qos);
+	if (l->reservation && l->reservation[0])
+		env_set(e, "SLURM_JOB_RESERVATION", l->reservation);
 	if (l->tasks_per_node && l->tasks_per_node[0])
 		env_set(e, "SLURM_TASKS_PER_NODE", l->tasks_per_node);
 	if (l->cpus_per_node && l->cpus_per_node[0])

@@ -221,6 +221,7 @@ int launch_parse(const json_t *obj, struct launch *l, struct herd_error *err)
 	    launch_str(obj, "cluster", false, &l->cluster, err) < 0 ||
 	    launch_str(obj, "submit_host", false, &l->submit_host, err) < 0 ||
 	    launch_str(obj, "qos", true, &l->qos, err) < 0 ||
+	    launch_str(obj, "reservation", true, &l->reservation, err) < 0 ||
 	    launch_str(obj, "dependency", true, &l->dependency, err) < 0 ||
 	    launch_str(obj, "script", false, &l->script, err) < 0 ||
 	    launch_strv(obj, "argv", &l->argv, &l->argc, err) < 0 ||
@@ -332,6 +333,7 @@ void launch_free(struct launch *l)
 	free(l->cluster);
 	free(l->submit_host);
 	free(l->qos);
+	free(l->reservation);
 	free(l->dependency);
 	free(l->script);
 	launch_free_strv(l->argv, l->argc);

@@ -43,6 +43,7 @@ struct launch {
 	int uid, gid, umask;
 	char *user, *name, *partition, *account, *cluster, *submit_host;
 	char *qos;                /* optional key, NULL when absent */
+	char *reservation;        /* optional: --reservation */
 	char *dependency;         /* optional: --dependency as submitted */
 	char *script;
 	char **argv;  size_t argc;

@@ -295,6 +295,35 @@ static void replies(void **state)
 	assert_string_equal(herd_strerror(123456), "Unknown error");
 }
 
+/* RESV_*: the name and times are required where scontrol always sends
+ * them; the rest optional; a wrong type or an unknown key is refused. */
+static void resv_bodies(void **state)
+{
+	struct herd_error err;
+	json_t *b = json_pack("{s:I, s:I, s:s, s:s}", "start_time", (json_int_t)1795946400,
+			      "end_time", (json_int_t)1795950000, "nodes", "n1", "users", "root");
+	assert_int_equal(msg_validate(MSG_RESV_CREATE, b, &err), 0);
+	json_object_del(b, "end_time");
+	assert_int_equal(msg_validate(MSG_RESV_CREATE, b, &err), -1);
+	assert_string_equal(err.text, "RESV_CREATE: missing key 'end_time'");
+	json_object_set_new(b, "end_time", json_integer(1795950000));
+	json_object_set_new(b, "node_cnt", json_string("2"));
+	assert_int_equal(msg_validate(MSG_RESV_CREATE, b, &err), -1);
+	assert_string_equal(err.text, "RESV_CREATE.node_cnt: expected integer");
+	json_decref(b);
+	b = json_pack("{s:s, s:i}", "name", "r", "duration", 600);
+	assert_int_equal(msg_validate(MSG_RESV_UPDATE, b, &err), 0);
+	json_object_set_new(b, "color", json_string("red"));
+	assert_int_equal(msg_validate(MSG_RESV_UPDATE, b, &err), -1);
+	assert_string_equal(err.text, "RESV_UPDATE: unknown key 'color'");
+	json_decref(b);
+	b = json_object();
+	assert_int_equal(msg_validate(MSG_RESV_DELETE, b, &err), -1);
+	assert_string_equal(err.text, "RESV_DELETE: missing key 'name'");
+	assert_int_equal(msg_validate(MSG_RESV_INFO, b, &err), 0);
+	json_decref(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -308,6 +337,7 @@ int main(void)
 		cmocka_unit_test(bad_bodies_are_refused),
 		cmocka_unit_test(bad_headers_are_refused),
 		cmocka_unit_test(replies),
+		cmocka_unit_test(resv_bodies),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

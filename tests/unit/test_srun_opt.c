@@ -101,6 +101,20 @@ static void test_parse_srun(void **state)
 	assert_string_equal(o.input, "in.%t");
 	assert_int_equal(o.stdin_task, 0);
 	srun_opts_free(&o);
+
+	/* --reservation (srun, salloc), SLURM_RESERVATION / SALLOC_RESERVATION */
+	assert_int_equal(parse(&o, SRUN_CMD_SRUN, "--reservation=lab x", &err), 0);
+	assert_string_equal(o.reservation, "lab");
+	srun_opts_free(&o);
+	assert_null(o.reservation);
+	fake_env[0] = "SALLOC_RESERVATION=maint1";
+	assert_int_equal(parse(&o, SRUN_CMD_SALLOC, "-N1", &err), 0);
+	assert_string_equal(o.reservation, "maint1");
+	srun_opts_free(&o);
+	assert_int_equal(parse(&o, SRUN_CMD_SALLOC, "--reservation=r2 -N1", &err), 0);
+	assert_string_equal(o.reservation, "r2");   /* the command line wins */
+	srun_opts_free(&o);
+	fake_env[0] = NULL;
 }
 
 static void test_input_variables(void **state)
