@@ -157,6 +157,6 @@ def test_usage_errors():
     r = subprocess.run([HERD, "down"], capture_output=True, text=True)
     assert r.returncode == 2
     r = subprocess.run([HERD, "sim"], capture_output=True, text=True)
-    assert r.returncode == 2 and r.stderr == "herd: sim: not implemented yet\n"
+    assert r.returncode == 1 and r.stderr.startswith("herd sim: error: --swf FILE is required")
     r = subprocess.run([HERD, "bogus"], capture_output=True, text=True)
     assert r.returncode == 2
