@@ -724,3 +724,14 @@ char *fmt_team_acts(const json_t *acts)
 	}
 	return out.s;
 }
+
+bool opt_unknown_args(const char *prog, int argc, char **argv, int optind)
+{
+	if (optind >= argc)
+		return false;
+	fprintf(stderr, "%s: error: Unknown arguments:", prog);
+	for (int i = optind; i < argc; i++)
+		fprintf(stderr, " %s", argv[i]);
+	fprintf(stderr, "\n");
+	return true;
+}

@@ -125,5 +125,8 @@ char *opt_nodelist_arg(const char *arg);
 
 /* Slurm's strict counts: "12" but not "12x"/"" ; -1 if not a number. */
 int opt_count(const char *s, long *out);
+/* Arguments left after the options: "PROG: error: Unknown arguments: a b"
+ * on stderr and true; false when none are left. */
+bool opt_unknown_args(const char *prog, int argc, char **argv, int optind);
 
 #endif

@@ -42,16 +42,7 @@ void record_print(struct record *r, bool oneliner)
 /* scontrol's durations: HH:MM:SS, D-HH:MM:SS past a day. */
 static const char *duration(long long s, const char *infinite, char *buf, size_t len)
 {
-	if (s == TIME_INFINITE)
-		return infinite;
-	if (s < 0)
-		s = 0;
-	if (s >= 86400)
-		snprintf(buf, len, "%lld-%02lld:%02lld:%02lld", s / 86400, s / 3600 % 24, s / 60 % 60,
-			 s % 60);
-	else
-		snprintf(buf, len, "%02lld:%02lld:%02lld", s / 3600, s / 60 % 60, s % 60);
-	return buf;
+	return s == TIME_INFINITE ? infinite : fmt_hms(s, buf, len);
 }
 
 static const char *stamp(long long t, char *buf, size_t len)

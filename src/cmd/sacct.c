@@ -304,12 +304,8 @@ int main(int argc, char **argv)
 		default: usage(stderr); free(jobs_joined); return 1;
 		}
 	}
-	if (optind < argc) {
+	if (opt_unknown_args("sacct", argc, argv, optind)) {
 		free(jobs_joined);
-		fprintf(stderr, "sacct: error: Unknown arguments:");
-		for (int i = optind; i < argc; i++)
-			fprintf(stderr, " %s", argv[i]);
-		fprintf(stderr, "\n");
 		return 1;
 	}
 

@@ -157,15 +157,7 @@ const struct show *sacct_show_of(const struct row *r)
 /* sacct's durations: [D-]HH:MM:SS. */
 static const char *duration(int64_t secs, char *buf, size_t len)
 {
-	if (secs < 0)
-		secs = 0;
-	int64_t d = secs / 86400, h = secs / 3600 % 24, m = secs / 60 % 60, s = secs % 60;
-	if (d)
-		snprintf(buf, len, "%lld-%02lld:%02lld:%02lld", (long long)d, (long long)h,
-			 (long long)m, (long long)s);
-	else
-		snprintf(buf, len, "%02lld:%02lld:%02lld", (long long)h, (long long)m, (long long)s);
-	return buf;
+	return fmt_hms(secs, buf, len);
 }
 
 /* An earlier run of a requeued job (sacct -D): its own record, state

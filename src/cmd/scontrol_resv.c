@@ -42,18 +42,6 @@ static bool tag_is(const char *tag, size_t taglen, const char *key, size_t min)
 	return taglen >= min && taglen <= strlen(key) && !strncasecmp(tag, key, taglen);
 }
 
-char *scontrol_resv_duration(long long s, char *buf, size_t len)
-{
-	if (s < 0)
-		s = 0;
-	if (s >= 86400)
-		snprintf(buf, len, "%lld-%02lld:%02lld:%02lld", s / 86400, s / 3600 % 24, s / 60 % 60,
-			 s % 60);
-	else
-		snprintf(buf, len, "%02lld:%02lld:%02lld", s / 3600, s / 60 % 60, s % 60);
-	return buf;
-}
-
 #define YEAR (365LL * 86400)   /* Duration=UNLIMITED: Slurm's "a year" */
 
 int scontrol_resv_parse(enum resv_op op, int argc, char **argv, time_t now, json_t **body,
@@ -209,7 +197,7 @@ void scontrol_resv_record(const json_t *resv, struct record *r)
 	record_add(r, "ReservationName=%s StartTime=%s EndTime=%s Duration=%s",
 		   cmd_jstr(resv, "name"), fmt_timestamp((time_t)s, start, sizeof(start)),
 		   fmt_timestamp((time_t)e, end, sizeof(end)),
-		   scontrol_resv_duration(e - s, dur, sizeof(dur)));
+		   fmt_hms(e - s, dur, sizeof(dur)));
 	record_add(r, "Nodes=%s NodeCnt=%lld CoreCnt=%lld Features=(null) PartitionName=%s Flags=%s",
 		   resv_or_null(cmd_jstr(resv, "nodes")), cmd_jint(resv, "node_cnt"),
 		   cmd_jint(resv, "core_cnt"), resv_or_null(cmd_jstr(resv, "partition")),
@@ -242,7 +230,7 @@ void scontrol_resv_table(const json_t *list, bool no_header, FILE *out)
 		fprintf(out, "%-*s  %8s  %19s  %19s  %11s  %s\n", (int)width, cmd_jstr(resv, "name"),
 			cmd_jstr(resv, "state"), fmt_timestamp((time_t)s, start, sizeof(start)),
 			fmt_timestamp((time_t)e, end, sizeof(end)),
-			scontrol_resv_duration(e - s, dur, sizeof(dur)), cmd_jstr(resv, "nodes"));
+			fmt_hms(e - s, dur, sizeof(dur)), cmd_jstr(resv, "nodes"));
 	}
 }
 

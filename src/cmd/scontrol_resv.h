@@ -21,8 +21,6 @@ int scontrol_resv_parse(enum resv_op op, int argc, char **argv, time_t now, json
 			char *err, size_t errlen);
 /* One RESV_INFO record as scontrol show reservation prints it. */
 void scontrol_resv_record(const json_t *resv, struct record *r);
-/* Slurm's Duration=: HH:MM:SS, D-HH:MM:SS past a day. */
-char *scontrol_resv_duration(long long seconds, char *buf, size_t len);
 
 /* sinfo -T: RESV_INFO's reservations as Slurm's table (RESV_NAME STATE
  * START_TIME END_TIME DURATION NODELIST, the name column as wide as the

@@ -314,13 +314,8 @@ int main(int argc, char **argv)
 	 * Slurm's sprio does with a trailing job list */
 	if (jobs_given && !jobs_arg && optind < argc)
 		jobs_arg = argv[optind++];
-	if (optind < argc) {
-		fprintf(stderr, "sprio: error: Unknown arguments:");
-		for (int i = optind; i < argc; i++)
-			fprintf(stderr, " %s", argv[i]);
-		fprintf(stderr, "\n");
+	if (opt_unknown_args("sprio", argc, argv, optind))
 		return 1;
-	}
 
 	struct cmd_client client;
 	struct herd_error err = { "" };

@@ -270,13 +270,8 @@ int main(int argc, char **argv)
 		default: usage(stderr); return 1;
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "sshare: error: Unknown arguments:");
-		for (int i = optind; i < argc; i++)
-			fprintf(stderr, " %s", argv[i]);
-		fprintf(stderr, "\n");
+	if (opt_unknown_args("sshare", argc, argv, optind))
 		return 1;
-	}
 
 	struct cmd_client client;
 	struct herd_error err = { "" };

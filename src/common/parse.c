@@ -125,6 +125,19 @@ error:
 	return -1;
 }
 
+char *fmt_hms(int64_t s, char *buf, size_t len)
+{
+	if (s < 0)
+		s = 0;
+	if (s >= 86400)
+		snprintf(buf, len, "%" PRId64 "-%02" PRId64 ":%02" PRId64 ":%02" PRId64, s / 86400,
+			 s / 3600 % 24, s / 60 % 60, s % 60);
+	else
+		snprintf(buf, len, "%02" PRId64 ":%02" PRId64 ":%02" PRId64, s / 3600, s / 60 % 60,
+			 s % 60);
+	return buf;
+}
+
 char *fmt_duration(int64_t seconds, char *buf, size_t len)
 {
 	if (seconds == TIME_INFINITE) {

@@ -17,6 +17,9 @@ int parse_time_limit(const char *s, int64_t *seconds);
 /* Format a duration as Slurm prints it: "0:00", "5:07", "1:02:03", "1-02:03:04",
  * "UNLIMITED" for TIME_INFINITE.  Returns buf. */
 char *fmt_duration(int64_t seconds, char *buf, size_t len);
+/* The fixed form scontrol and sacct print: "HH:MM:SS", "D-HH:MM:SS" past a
+ * day; a negative duration as 0.  Returns buf. */
+char *fmt_hms(int64_t seconds, char *buf, size_t len);
 /* Time limits as squeue/scontrol print them: like fmt_duration. */
 #define fmt_time_limit fmt_duration
 

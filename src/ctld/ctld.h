@@ -396,6 +396,7 @@ struct job *array_task_job(uint32_t array_job_id, uint32_t task_id);
 
 /* node.c */
 int node_index(const char *name);
+char *node_list_string(const int *idx, int n);   /* "n[1-3]" of node indexes; caller frees */
 void node_broadcast(int type);        /* an empty request of type to every node daemon */
 void node_setup(void);
 void node_register(struct net_req *req);

@@ -551,3 +551,13 @@ void node_admin_restore(const char *name, const json_t *rec)
 	if (n->admin_down)
 		n->state = NODE_DOWN;
 }
+
+char *node_list_string(const int *idx, int n)
+{
+	struct hostlist *hl = hostlist_create(NULL);
+	for (int i = 0; i < n; i++)
+		hostlist_push(hl, ctld.nodes[idx[i]].name);
+	char *s = hostlist_ranged_string(hl);
+	hostlist_destroy(hl);
+	return s;
+}

@@ -147,19 +147,9 @@ static bool resv_has_node(const struct resv *r, int idx)
 	return false;
 }
 
-static char *nodes_string(const int *node, int n)
-{
-	struct hostlist *hl = hostlist_create(NULL);
-	for (int i = 0; i < n; i++)
-		hostlist_push(hl, ctld.nodes[node[i]].name);
-	char *s = hostlist_ranged_string(hl);
-	hostlist_destroy(hl);
-	return s;
-}
-
 static json_t *resv_record(const struct resv *r)
 {
-	char *nodes = nodes_string(r->node, r->nnodes);
+	char *nodes = node_list_string(r->node, r->nnodes);
 	json_t *o = json_pack("{s:s, s:I, s:I, s:s, s:i}", "name", r->name, "start",
 			      (json_int_t)r->start, "end", (json_int_t)r->end, "nodes", nodes,
 			      "flags", (int)r->flags);
@@ -713,7 +703,7 @@ void resv_delete_rpc(struct net_req *req)
 
 static json_t *resv_to_info(const struct resv *r, time_t now)
 {
-	char flags[256], *nodes = nodes_string(r->node, r->nnodes);
+	char flags[256], *nodes = node_list_string(r->node, r->nnodes);
 	long long cpus = 0, cores = 0;
 	for (int i = 0; i < r->nnodes; i++) {
 		const struct node *n = &ctld.nodes[r->node[i]];

@@ -662,21 +662,11 @@ static void launch_after_commit(void *arg, bool ok)
 		launch_job(job);
 }
 
-static char *node_names(const int *node, int n)
-{
-	struct hostlist *hl = hostlist_create(NULL);
-	for (int i = 0; i < n; i++)
-		hostlist_push(hl, ctld.nodes[node[i]].name);
-	char *s = hostlist_ranged_string(hl);
-	hostlist_destroy(hl);
-	return s;
-}
-
 static void set_estimate(struct job *job, time_t when, const int *node, int n)
 {
 	job->start_estimate = when;
 	free(job->sched_nodes);
-	job->sched_nodes = n ? node_names(node, n) : NULL;
+	job->sched_nodes = n ? node_list_string(node, n) : NULL;
 }
 
 static void job_start(struct job *job, const int *node, const int *cpus, int n)
@@ -688,7 +678,7 @@ static void job_start(struct job *job, const int *node, const int *cpus, int n)
 	memcpy(job->alloc_cpus, cpus, n * sizeof(int));
 	job->alloc_mem = job->mem_mb;   /* per node; with --mem-per-cpu see job_node_mem() */
 	free(job->nodes_str);
-	job->nodes_str = node_names(node, n);
+	job->nodes_str = node_list_string(node, n);
 	set_estimate(job, 0, NULL, 0);
 	job->start_time = time(NULL);
 	job_expand_node_patterns(job);
@@ -1008,7 +998,7 @@ static int estimate_by_ends(const struct job *job, time_t now, time_t *start, ch
 			if (part_skip_reason(job, parts[i]) != REASON_NONE ||
 			    fit_in(job, parts[i], sn, node, cpus, &n) != SCHED_PICKED)
 				continue;
-			*nodes = node_names(node, n);
+			*nodes = node_list_string(node, n);
 			*cpus_out = 0;
 			for (int j = 0; j < n; j++)
 				*cpus_out += cpus[j];
@@ -1057,7 +1047,7 @@ int sched_test_only(const struct job *job, time_t *start, char **nodes, int *cpu
 		const struct sched_decision *d = &s->out[s->extra];
 		if (d->what == SCHED_D_START || d->what == SCHED_D_PLANNED) {
 			*start = d->what == SCHED_D_START ? now : d->start;
-			*nodes = node_names(d->node, d->n);
+			*nodes = node_list_string(d->node, d->n);
 			*cpus_out = 0;
 			for (int k = 0; k < d->n; k++)
 				*cpus_out += d->cpus[k];

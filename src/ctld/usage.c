@@ -666,6 +666,22 @@ static struct assoc **share_order(struct share_build *b, struct usage_share *row
 	return out;
 }
 
+/* Every association's share row as of now: the running jobs charged, the
+ * usage decayed, the rows in sshare's order (b, *order, *ids as
+ * share_order gives them) and their figures computed.  Caller frees. */
+static struct usage_share *shares_now(time_t now, struct share_build *b, struct assoc ***order,
+				      int **ids)
+{
+	for (size_t i = 0; i < usage.nrun; i++)
+		run_charge(&usage.run[i], now);
+	assoc_foreach(decay_one, &now);
+	assoc_foreach(collect, b);
+	struct usage_share *rows = xmalloc((b->n + 1) * sizeof(*rows));
+	*order = share_order(b, rows, ids);
+	usage_shares_compute(rows, b->n, usage.fair_tree);
+	return rows;
+}
+
 void usage_rpc(struct net_req *req)
 {
 	const json_t *body = req->body;
@@ -674,16 +690,10 @@ void usage_rpc(struct net_req *req)
 	bool all = json_is_true(json_object_get(body, "all"));
 	time_t now = time(NULL);
 	struct share_build b = { 0 };
+	struct assoc **order;
 	int *ids;
-
-	for (size_t i = 0; i < usage.nrun; i++)
-		run_charge(&usage.run[i], now);
-	assoc_foreach(decay_one, &now);
-	assoc_foreach(collect, &b);
-	struct usage_share *rows = xmalloc((b.n + 1) * sizeof(*rows));
-	struct assoc **order = share_order(&b, rows, &ids);
+	struct usage_share *rows = shares_now(now, &b, &order, &ids);
 	size_t n = b.n;
-	usage_shares_compute(rows, n, usage.fair_tree);
 
 	/* TRESRunMins: the TRES-minutes running jobs have left, on their
 	 * association and every one above it. */
@@ -778,15 +788,9 @@ void usage_rpc(struct net_req *req)
 double *usage_fairshares(time_t now, uint32_t *n)
 {
 	struct share_build b = { 0 };
+	struct assoc **order;
 	int *ids;
-
-	for (size_t i = 0; i < usage.nrun; i++)
-		run_charge(&usage.run[i], now);
-	assoc_foreach(decay_one, &now);
-	assoc_foreach(collect, &b);
-	struct usage_share *rows = xmalloc((b.n + 1) * sizeof(*rows));
-	struct assoc **order = share_order(&b, rows, &ids);
-	usage_shares_compute(rows, b.n, usage.fair_tree);
+	struct usage_share *rows = shares_now(now, &b, &order, &ids);
 	double *fs = xmalloc((b.max_id + 1) * sizeof(*fs));
 	for (uint32_t id = 0; id <= b.max_id; id++)
 		fs[id] = ids[id] >= 0 ? rows[ids[id]].fairshare : -1;

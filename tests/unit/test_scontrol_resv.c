@@ -115,9 +115,9 @@ static void update_bodies(void **state)
 static void record_layout(void **state)
 {
 	char dur[32];
-	assert_string_equal(scontrol_resv_duration(3600, dur, sizeof(dur)), "01:00:00");
-	assert_string_equal(scontrol_resv_duration(600, dur, sizeof(dur)), "00:10:00");
-	assert_string_equal(scontrol_resv_duration(90061, dur, sizeof(dur)), "1-01:01:01");
+	assert_string_equal(fmt_hms(3600, dur, sizeof(dur)), "01:00:00");
+	assert_string_equal(fmt_hms(600, dur, sizeof(dur)), "00:10:00");
+	assert_string_equal(fmt_hms(90061, dur, sizeof(dur)), "1-01:01:01");
 
 	setenv("TZ", "UTC", 1);
 	tzset();
