@@ -178,6 +178,8 @@ demo: deps
 bench: all
 	scripts/bench
 	$(B)/bench/acct
+	scripts/bench-sched
+	$(B)/bench/sched_core
 
 install: $(BINS)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/sbin
