@@ -202,6 +202,14 @@ void record_job(const json_t *job, time_t now, int details, struct record *r)
 	/* A pending job with --begin starts at the earliest then (Slurm shows it). */
 	if (pending && !start && eligible > now)
 		start = eligible;
+	/* ... else where the backfill plan starts it (squeue --start's), and
+	 * ends it at its limit */
+	long long estimate = cmd_jint(job, "start_estimate");
+	if (pending && !start && estimate > 0) {
+		start = estimate;
+		if (limit != TIME_INFINITE)
+			end = start + limit;
+	}
 	long long deadline = cmd_jint(job, "deadline");
 	record_add(r, "StartTime=%s EndTime=%s Deadline=%s", stamp(start, a, sizeof(a)),
 		stamp(end, b, sizeof(b)), deadline ? stamp(deadline, c, sizeof(c)) : "N/A");

@@ -117,6 +117,11 @@ def test_backfill_plan_and_estimates_come_true(clean):
     row = next(l.split() for l in rows if l.split()[0] == str(big))
     assert row[5] == time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(est)) and row[7] == "n[1-2]"
     assert row[8] == "(Resources)", row
+    # scontrol show job: the same start and nodes, ending at its limit
+    info = c.show_job(big)
+    assert abs(stamp(info["StartTime"]) - est) <= 2, (info["StartTime"], est)
+    assert stamp(info["EndTime"]) - stamp(info["StartTime"]) == 300, info
+    assert info["SchedNodeList"] == "n[1-2]", info
 
     # a short job ends before the big one could start: it goes now, on n2
     short = submit(c, "-N", "1", "-n", "1", "-t", "1", "--wrap", "sleep 20")
