@@ -56,8 +56,13 @@ def steps_running(c, user=None):
     return [line.split() for line in r.out.splitlines() if ".batch" not in line]
 
 
-def user_processes(user, name):
+def user_processes(c, user, name):
+    """The user's live processes named name that belong to this cluster (their
+    environment holds its HERD_CONF): other clusters of a parallel run have
+    the same users running the same commands, and are not ours to count or
+    kill."""
     uid = pwd.getpwnam(user).pw_uid
+    needle = f"HERD_CONF={c.conf}".encode()
     found = []
     for d in os.listdir("/proc"):
         if not d.isdigit():
@@ -67,10 +72,14 @@ def user_processes(user, name):
                 continue
             with open(f"/proc/{d}/stat") as f:
                 stat = f.read()
+            comm = stat[stat.index("(") + 1:stat.rindex(")")]
+            if comm != name or stat.rsplit(")", 1)[1].split()[0] == "Z":
+                continue
+            with open(f"/proc/{d}/environ", "rb") as f:
+                env = f.read().split(b"\0")
         except OSError:
             continue
-        comm = stat[stat.index("(") + 1:stat.rindex(")")]
-        if comm == name and stat.rsplit(")", 1)[1].split()[0] != "Z":
+        if needle in env:
             found.append(int(d))
     return found
 
@@ -136,11 +145,11 @@ def test_another_users_allocation_is_refused(c):
 def test_srun_killed_leaves_no_task_behind(c):
     p = user_popen(c, "herdu2", ["srun", "-N2", "-n4", "sh", "-c",
                                  "sleep 300 & sleep 300; wait"])
-    c.wait_until("the step's sleeps", lambda: len(user_processes("herdu2", "sleep")) >= 8,
+    c.wait_until("the step's sleeps", lambda: len(user_processes(c, "herdu2", "sleep")) >= 8,
                  timeout=30)
     p.send_signal(signal.SIGKILL)
     p.communicate(timeout=10)
-    c.wait_until("every task to be gone", lambda: not user_processes("herdu2", "sleep"),
+    c.wait_until("every task to be gone", lambda: not user_processes(c, "herdu2", "sleep"),
                  timeout=20)
     # The step ended with srun; its job stays until cancelled or its time
     # limit, as Slurm's with InactiveLimit=0 (the default).
@@ -167,7 +176,7 @@ def test_node_daemon_dying_mid_step_is_a_node_failure(c):
         assert acct.out.split() == [f"{step_id}|NODE_FAIL"], acct
         assert c.wait_done(int(job)) == "NODE_FAIL"
         # nothing of the step is left, even on the node whose herdd died
-        c.wait_until("the sleeps to be gone", lambda: not user_processes("herdu1", "sleep"),
+        c.wait_until("the sleeps to be gone", lambda: not user_processes(c, "herdu1", "sleep"),
                      timeout=20)
     finally:
         if p.poll() is None:
@@ -234,11 +243,11 @@ def test_lost_step_daemon_frees_the_steps_cpus(c):
                         cmd = f.read()
                 except OSError:
                     continue
-                if b"herdstepd" in cmd and needle in cmd:
+                if b"herdstepd" in cmd and needle in cmd and c.dir.encode() in cmd:
                     found.append(int(d))
             return found
         c.wait_until("the step's herdstepd and task",
-                     lambda: stepds() and user_processes("herdu1", "sleep"), timeout=30)
+                     lambda: stepds() and user_processes(c, "herdu1", "sleep"), timeout=30)
         assert len(stepds()) == 1, stepds()
         os.kill(stepds()[0], signal.SIGKILL)
         p.communicate(timeout=60)
@@ -251,7 +260,7 @@ def test_lost_step_daemon_frees_the_steps_cpus(c):
         if p.poll() is None:
             p.kill()
         c.run(["scancel", job])
-        for pid in user_processes("herdu1", "sleep"):
+        for pid in user_processes(c, "herdu1", "sleep"):
             os.kill(pid, signal.SIGKILL)   # the lost step's task: no herdstepd left to kill it
 
 
@@ -266,8 +275,8 @@ def test_suspend_and_resume_freeze_the_steps_processes(c):
     freezer: no CPU time while frozen); resume thaws them.  Users may not."""
     p = user_popen(c, "herdu1", ["srun", "-N1", "-n1", "sh", "-c", "while :; do :; done"])
     try:
-        c.wait_until("the busy task", lambda: user_processes("herdu1", "sh"), timeout=30)
-        pid = user_processes("herdu1", "sh")[0]
+        c.wait_until("the busy task", lambda: user_processes(c, "herdu1", "sh"), timeout=30)
+        pid = user_processes(c, "herdu1", "sh")[0]
         job = c.run(["squeue", "-h", "-u", "herdu1", "-o", "%i"]).out.split()[0]
         r = c.run(["scontrol", "suspend", job], user="herdu1")
         assert r.rc != 0 and "Access/permission denied" in r.err, r
@@ -319,7 +328,8 @@ def test_prolog_flags_contain_makes_the_extern_step(c):
                         cmd = f.read()
                 except OSError:
                     continue
-                if b"herdstepd" in cmd and f"job{job:05d}.4294967292".encode() in cmd:
+                if (b"herdstepd" in cmd and f"job{job:05d}.4294967292".encode() in cmd
+                        and c.dir.encode() in cmd):
                     found.append(d)
             return found
         c.wait_until("a herdstepd for it on each node", lambda: len(holders()) == 2, timeout=20)
