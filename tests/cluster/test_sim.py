@@ -14,8 +14,13 @@ import pytest
 import easy_ref
 from conftest import HERD, REPO
 
-SWF_DIR = os.environ.get("HERD_SWF_DIR") or os.path.join(os.path.dirname(REPO), "shared", "data",
-                                                         "swf")
+# The traces stay where the workplace keeps them (shared/data/swf beside the
+# project; HERD_SWF_DIR elsewhere), never copied into the repository.  A
+# clone made somewhere else on the same machine still finds them.
+SWF_DIR = os.environ.get("HERD_SWF_DIR") or next(
+    (d for d in (os.path.join(os.path.dirname(REPO), "shared", "data", "swf"),
+                 "/work/shared/data/swf") if os.path.isdir(d)),
+    os.path.join(os.path.dirname(REPO), "shared", "data", "swf"))
 TRACES = {"kth": "KTH-SP2-1996-2.1-cln.swf.gz", "lublin": "lublin_256.swf.gz",
           "nasa": "NASA-iPSC-1993-3.1-cln.swf.gz"}
 
