@@ -13,6 +13,7 @@
 #include "ctld/ctld.h"
 #include "ctld/prio.h"
 #include "ctld/preempt.h"
+#include "ctld/resv.h"
 
 
 /* One flag of SchedulerParameters (comma-separated options). */
@@ -49,6 +50,7 @@ void reconf_settings(const struct conf *conf)
 	ctld.kill_invalid_depend = sched_param(conf_get(conf, "SchedulerParameters"),
 					       "kill_invalid_depend");
 	sched_configure(conf);
+	resv_configure(conf);   /* ResvOverRun */
 	if (!ctld.log_forced)
 		log_set_level(log_level_parse(conf_get(conf, "SlurmctldDebug")));
 }

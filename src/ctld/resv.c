@@ -36,8 +36,18 @@ static int nresvs, cap_resvs;
 static struct sched_resv *slist;
 static uint32_t next_seq = 1;   /* the N of user_N names */
 static uv_timer_t resv_timer;
+static long over_run;           /* ResvOverRun, minutes; -1 = UNLIMITED */
 
 /* --- pure pieces ------------------------------------------------------ */
+
+int64_t resv_stop_limit(int64_t time_limit, time_t job_start, time_t stop, time_t now)
+{
+	if (time_limit >= 0 && job_start + time_limit <= stop)
+		return time_limit;
+	if (stop < now)
+		stop = now;
+	return stop - job_start > 0 ? (int64_t)(stop - job_start) : 1;
+}
 
 static const struct {
 	const char *name;
@@ -823,8 +833,55 @@ enum job_reason resv_why_reason(int why, const struct job *job, time_t now)
 
 /* --- time ---------------------------------------------------------------- */
 
+void resv_configure(const struct conf *conf)
+{
+	over_run = conf_get_int(conf, "ResvOverRun", 0);
+}
+
+time_t resv_job_stop(const struct job *job)
+{
+	const struct resv *r = job->reservation ? resv_find(job->reservation) : NULL;
+	if (!r || (r->flags & RESV_FLEX) || over_run < 0)
+		return 0;
+	return r->end + (time_t)over_run * 60;
+}
+
+struct over {
+	const struct resv *r;
+	time_t stop, now;
+};
+
+/* A running job of the reservation that ended: its time limit now ends it
+ * at the end + ResvOverRun, so its node ends it TIMEOUT as at any time
+ * limit (as limits.c's GrpTRESMins).  FLEX ones may run on (Slurm's FLEX:
+ * its jobs may end after it). */
+static void over_one(struct job *job, void *arg)
+{
+	const struct over *o = arg;
+	if (!job->reservation || strcmp(job->reservation, o->r->name) ||
+	    job->state != JOB_RUNNING || job->start_time <= 0)
+		return;
+	int64_t limit = resv_stop_limit(job->time_limit, job->start_time, o->stop, o->now);
+	if (limit == job->time_limit)
+		return;
+	log_info("job %u: reservation %s ended, the job ends at %lld (ResvOverRun=%ld)", job->id,
+		 o->r->name, (long long)(job->start_time + limit), over_run);
+	job->time_limit = limit;
+	store_job_update(job);
+	launch_time_limit(job);
+}
+
+static void resv_ended(const struct resv *r, time_t end, time_t now)
+{
+	if ((r->flags & RESV_FLEX) || over_run < 0)
+		return;
+	struct over o = { r, end + (time_t)over_run * 60, now };
+	job_foreach(over_one, &o);
+}
+
 /* Every second: a recurring reservation that ended moves to its next
- * occurrence; another one that ended is gone (its pending jobs held); a
+ * occurrence; another one that ended is gone (its pending jobs held); the
+ * running jobs of one that ended are to end ResvOverRun after it; a
  * reservation starting or ending wakes the scheduler. */
 static void resv_tick(uv_timer_t *t)
 {
@@ -833,10 +890,13 @@ static void resv_tick(uv_timer_t *t)
 		struct resv *r = &resvs[i];
 		if (r->end <= now && !(r->flags & (RESV_DAILY | RESV_WEEKLY))) {
 			log_info("reservation %s ended", r->name);
+			resv_ended(r, r->end, now);
 			resv_remove(r);
 			continue;
 		}
+		time_t end = r->end;
 		if (resv_next_occurrence(r->flags, now, &r->start, &r->end)) {
+			resv_ended(r, end, now);
 			log_info("reservation %s: next occurrence from %lld", r->name, (long long)r->start);
 			resv_save(r);
 		}

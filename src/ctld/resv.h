@@ -20,6 +20,18 @@ int resv_sched_list(time_t now, const struct sched_resv **out);
 int resv_job_index(const struct job *job, time_t now);
 void resv_setup(void);   /* the stored reservations, at start */
 
+/* ResvOverRun (minutes a job running in a reservation may go on after its
+ * end; UNLIMITED: no end), from reconf_settings at start and reconfigure. */
+void resv_configure(const struct conf *conf);
+/* When a running job of a (not FLEX) reservation is ended: the
+ * reservation's end + ResvOverRun; 0 for none (no reservation, FLEX,
+ * UNLIMITED).  For the scheduler's plan of running jobs. */
+time_t resv_job_stop(const struct job *job);
+/* The time limit (seconds, -1 = UNLIMITED) of a job started at job_start
+ * whose reservation stops it at stop: unchanged when it ends by then, else
+ * one ending at stop (at now, if stop has passed; 1 s at least). */
+int64_t resv_stop_limit(int64_t time_limit, time_t job_start, time_t stop, time_t now);
+
 /* Reservation flags (Slurm's names; doc/scheduling.md "Reservations"). */
 enum {
 	RESV_MAINT = 1 << 0,

@@ -436,6 +436,9 @@ static void collect(struct job *job, void *arg)
 		for (int i = 0; i < job->nalloc; i++)
 			mem[i] = job_node_mem(job, i);
 		time_t end = job->time_limit < 0 ? 0 : job->start_time + job->time_limit;
+		time_t stop = resv_job_stop(job);   /* its reservation ends it then */
+		if (stop && (!end || stop < end))
+			end = stop;
 		if (end && end <= c->now)
 			end = c->now + 1;   /* past its limit, being ended: any moment */
 		int *cpus = own_dup(s, job->alloc_cpus, job->nalloc * sizeof(int));

@@ -95,6 +95,20 @@ static bool committed;
 static char dir[] = "/tmp/test_ctld_resv.XXXXXX";
 static uv_idle_t idle;
 
+/* ResvOverRun: a job's limit ends it at its reservation's stop, unless it
+ * ends earlier anyway; a stop already passed ends it now. */
+static void stop_limits(void **state)
+{
+	time_t start = NOW - 100;
+	assert_int_equal(resv_stop_limit(50, start, NOW + 10, NOW), 50);      /* ends before */
+	assert_int_equal(resv_stop_limit(110, start, NOW + 10, NOW), 110);    /* at the stop */
+	assert_int_equal(resv_stop_limit(600, start, NOW + 10, NOW), 110);
+	assert_int_equal(resv_stop_limit(-1, start, NOW + 60, NOW), 160);     /* UNLIMITED */
+	assert_int_equal(resv_stop_limit(600, start, NOW, NOW), 100);         /* at once */
+	assert_int_equal(resv_stop_limit(600, start, NOW - 30, NOW), 100);    /* passed: now */
+	assert_int_equal(resv_stop_limit(-1, NOW, NOW - 30, NOW), 1);         /* 1 s at least */
+}
+
 static void spin(uv_idle_t *h)
 {
 }
@@ -209,6 +223,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(flags_both_ways),
 		cmocka_unit_test(recurring_windows),
+		cmocka_unit_test(stop_limits),
 		cmocka_unit_test_setup_teardown(table_as_scheduler_sees_it, setup_cluster, remove_store),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
