@@ -397,3 +397,53 @@ def test_flex_jobs_may_use_other_nodes(empty):
     c.run(["scancel", str(job)])
     c.wait_done(job)
     delete(c, flex)
+
+
+def seconds(hms):
+    """scontrol's [D-]HH:MM:SS (or MM:SS) as seconds."""
+    days, _, rest = hms.rpartition("-")
+    secs = 0
+    for part in rest.split(":"):
+        secs = secs * 60 + int(part)
+    return secs + int(days or 0) * 86400
+
+
+def stamp(ts):
+    return time.mktime(time.strptime(ts, "%Y-%m-%dT%H:%M:%S"))
+
+
+def test_running_jobs_end_with_their_reservation(empty):
+    """ResvOverRun=0 (the default): a job still running at its reservation's
+    end ends then, TIMEOUT as at a time limit; ResvOverRun=1: it runs on,
+    its time limit now ending it a minute after the reservation's end."""
+    c = empty
+    name = create(c, "StartTime=now", "EndTime=now+25", "Nodes=n3", "Users=root")
+    job = c.sbatch("--reservation=" + name, "-o", "/dev/null", "--wrap", "sleep 600")
+    assert running_on(c, job) == "n3"
+    c.wait_state(job, "TIMEOUT", timeout=120)
+    assert c.show_job(job)["Reason"] == "TimeLimit"
+    c.wait_until("the reservation gone", lambda: scontrol(c, "show", "res", name).rc == 1,
+                 timeout=60)
+    with open(c.conf) as f:
+        saved = f.read()
+    try:
+        with open(c.conf, "w") as f:
+            f.write(saved + "ResvOverRun=1\n")
+        r = c.run(["scontrol", "reconfigure"])
+        assert r.rc == 0, r
+        name = create(c, "StartTime=now", "EndTime=now+20", "Nodes=n3", "Users=root")
+        end = stamp(show(c, name)["EndTime"])
+        job = c.sbatch("--reservation=" + name, "-o", "/dev/null", "--wrap", "sleep 600")
+        assert running_on(c, job) == "n3"
+        before = c.show_job(job)["TimeLimit"]
+        c.wait_until("the reservation gone", lambda: scontrol(c, "show", "res", name).rc == 1,
+                     timeout=90)
+        c.wait_until("the job's time limit cut to the end + 1 minute",
+                     lambda: c.show_job(job)["TimeLimit"] != before, timeout=30)
+        j = c.show_job(job)
+        assert j["JobState"] == "RUNNING", j
+        assert stamp(j["StartTime"]) + seconds(j["TimeLimit"]) == end + 60, j
+    finally:
+        with open(c.conf, "w") as f:
+            f.write(saved)
+        assert c.run(["scontrol", "reconfigure"]).rc == 0
