@@ -9,7 +9,6 @@ bf_resolution=1 so that plans are exact to the second."""
 import os
 import re
 import shutil
-import signal
 import subprocess
 import time
 
@@ -17,22 +16,9 @@ import pytest
 
 from cmd_helpers import cancel_all, stays
 from conftest import BIN, Cluster, make_root, stop_cluster
+from pg import set_conf_keys
 
 PARAMS = "bf_interval=1,bf_resolution=1"
-
-
-def set_conf(c, keys):
-    """Put keys into herd.conf (None drops one) and restart the controller."""
-    os.kill(c.ctld_pid(), signal.SIGTERM)
-    c.wait_until("the controller to stop", lambda: not c.daemon_pids("herdctld"))
-    with open(c.conf) as f:
-        lines = [l for l in f.read().splitlines() if l.split("=", 1)[0] not in keys]
-    lines += [f"{k}={v}" for k, v in keys.items() if v is not None]
-    with open(c.conf, "w") as f:
-        f.write("\n".join(lines) + "\n")
-    c.restart_ctld()
-    c.wait_until("the controller", c.ping_ok, timeout=30)
-    c.wait_nodes_idle()
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +26,7 @@ def c(users):
     c = Cluster(make_root(), 2)
     try:
         c.up("--cpus", "2", "--memory", "1000")
-        set_conf(c, {"SchedulerParameters": PARAMS})
+        set_conf_keys(c, {"SchedulerParameters": PARAMS})
         yield c
     finally:
         stop_cluster(c)
@@ -152,7 +138,7 @@ def test_backfill_plan_and_estimates_come_true(clean):
 
 def test_builtin_does_not_backfill(c):
     cancel_all(c)
-    set_conf(c, {"SchedulerType": "sched/builtin"})
+    set_conf_keys(c, {"SchedulerType": "sched/builtin"})
     try:
         hog = submit(c, "-w", "n1", "--exclusive", "-t", "3", "--wrap", "sleep 600")
         c.wait_state(hog, "RUNNING")
@@ -166,7 +152,7 @@ def test_builtin_does_not_backfill(c):
         assert field(c, big, "%S") == "N/A"
     finally:
         cancel_all(c)
-        set_conf(c, {"SchedulerType": None})
+        set_conf_keys(c, {"SchedulerType": None})
 
 
 def test_bad_scheduler_parameters_refused(c):
