@@ -82,7 +82,8 @@ $(B)/tests/%: $(B)/obj/tests/unit/%.o $(LIB)
 
 # Controller unit tests link the controller's objects (all but main.o).
 CTLD_OBJS := $(call obj,$(filter-out src/ctld/main.c,$(wildcard src/ctld/*.c)))
-$(B)/bin/herdctld $(B)/tests/test_ctld_%: LDLIBS += $(PQ_LIBS)
+# libjwt: the controller verifies and mints auth/jwt tokens (src/common/token.c)
+$(B)/bin/herdctld $(B)/tests/test_ctld_%: LDLIBS += $(PQ_LIBS) -ljwt
 $(call obj,$(wildcard src/ctld/*.c)): CFLAGS += $(PQ_CFLAGS)
 $(B)/tests/test_ctld_%: $(B)/obj/tests/unit/test_ctld_%.o $(CTLD_OBJS) $(LIB)
 	@mkdir -p $(dir $@)
@@ -128,12 +129,12 @@ $(B)/bench/%: $(B)/obj/bench/%.o $(LIB)
 # bench/acct drives the controller's real store: its objects and libpq.
 $(B)/bench/acct: $(B)/obj/bench/acct.o $(CTLD_OBJS) $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(PQ_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(PQ_LIBS) -ljwt
 
 # bench/sched runs the controller's scheduler in-process, as bench/acct its store.
 $(B)/bench/sched: $(B)/obj/bench/sched.o $(CTLD_OBJS) $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(PQ_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(PQ_LIBS) -ljwt
 
 deps:
 	@scripts/install-deps

@@ -206,6 +206,17 @@ static const struct msg_field f_terminate[] = {
 	REQ("job_id", MF_INT), REQ("kill_wait", MF_INT), OPT("step_id", MF_INT), END
 };
 
+/* herdrestd's envelope: the request of type "type" with body "body", made
+ * for the user the token names (ctld/auth_jwt.c). */
+static const struct msg_field f_jwt_request[] = {
+	REQ("token", MF_STR), REQ("type", MF_INT), REQ("body", MF_OBJ),
+	OPT("user", MF_STR), END
+};
+
+static const struct msg_field f_token_create[] = {
+	OPT("username", MF_STR), OPT("lifespan", MF_INT), END
+};
+
 struct msg_decl {
 	int type;
 	const struct msg_field *schema;
@@ -244,6 +255,9 @@ static const struct msg_decl decls[] = {
 	{ MSG_LAUNCH_STEP, f_launch_step },
 	{ MSG_SUSPEND_JOB, f_suspend },
 	{ MSG_RECONFIGURE_NODE, f_empty },
+	{ MSG_JWT_REQUEST, f_jwt_request },
+	{ MSG_TOKEN_CREATE, f_token_create },
+	{ MSG_JOB_COUNTS, f_empty },
 };
 
 /* Every type in MSG_TABLE has an entry here; the msg tests check it. */

@@ -608,4 +608,16 @@ void respond_durable(struct net_req *req, uint32_t job_id, bool with_id);
 void rpc_handle(struct net_req *req, void *arg);
 bool rpc_is_admin(uid_t uid);
 
+/* auth_jwt.c: AuthAltTypes=auth/jwt (doc/protocol.md "Requests on a user's token") */
+/* Read the key and options of conf; -1 with err (and the old settings kept)
+ * when auth/jwt is on and its key cannot be used. */
+int auth_jwt_configure(const struct conf *conf, struct herd_error *err);
+/* A JWT_REQUEST: checks the relay, the token and the inner request, then
+ * makes req that request of the token's user; returns its type, or -1 when
+ * req was answered (refused). */
+int auth_jwt_unwrap(struct net_req *req);
+void auth_jwt_token_rpc(struct net_req *req);   /* TOKEN_CREATE */
+/* counts.c: JOB_COUNTS */
+void counts_rpc(struct net_req *req);
+
 #endif

@@ -126,6 +126,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "herdctld: error: %s: %s\n", conf->path, err.text);
 		return 1;
 	}
+	/* auth/jwt's key: a missing or world-readable one stops the start. */
+	if (auth_jwt_configure(conf, &err) < 0) {
+		fprintf(stderr, "herdctld: error: %s\n", err.text);
+		return 1;
+	}
 	/* Absolute: a reconfigure reads it again after daemonize's chdir("/"). */
 	ctld.conf_path = realpath(conf->path, NULL);
 	if (!ctld.conf_path)

@@ -174,7 +174,8 @@ int reconf_reload(struct herd_error *err)
 		goto error;
 	if (conf_diff_restart(ctld.conf, conf, err) < 0 || settings_check(conf, err) < 0 ||
 	    prio_conf_check(conf, err) < 0 ||
-	    preempt_check(conf, err) < 0)
+	    preempt_check(conf, err) < 0 ||
+	    auth_jwt_configure(conf, err) < 0)   /* last: it applies when it succeeds */
 		goto error;
 	/* From here nothing can fail: the file is applied whole. */
 	reconf_settings(conf);

@@ -822,12 +822,21 @@ static const struct rpc rpcs[] = {
 	{ MSG_RESV_UPDATE, resv_update_rpc, ROLE_ANY },
 	{ MSG_RESV_DELETE, resv_delete_rpc, ROLE_ANY },
 	{ MSG_RESV_INFO, resv_info_rpc, ROLE_ANY },
+	{ MSG_TOKEN_CREATE, auth_jwt_token_rpc, ROLE_ANY },   /* who for whom: auth_jwt.c */
+	{ MSG_JOB_COUNTS, counts_rpc, ROLE_ANY },
 };
 
 void rpc_handle(struct net_req *req, void *arg)
 {
+	/* herdrestd's envelope: from here on, the inner request of the token's
+	 * user (req->type stays the envelope's, for the reply) */
+	int type = req->type == MSG_JWT_REQUEST ? auth_jwt_unwrap(req) : req->type;
+
+	if (type < 0)
+		return;   /* refused and answered */
+	log_debug("%s from uid %u", msg_name(type), (unsigned)req->uid);
 	for (size_t i = 0; i < sizeof(rpcs) / sizeof(rpcs[0]); i++) {
-		if (rpcs[i].type != req->type)
+		if (rpcs[i].type != type)
 			continue;
 		/* node daemons' messages only from root or SlurmUser: an
 		 * AdminLevel=Administrator user administers, it is no node */
@@ -835,7 +844,7 @@ void rpc_handle(struct net_req *req, void *arg)
 			  (rpcs[i].role == ROLE_NODE ? req->uid == 0 || req->uid == ctld.slurm_uid
 						     : rpc_is_admin(req->uid));
 		if (!ok) {
-			log_error("%s from uid %u refused: not %s", msg_name(req->type),
+			log_error("%s from uid %u refused: not %s", msg_name(type),
 				  (unsigned)req->uid, rpcs[i].role == ROLE_NODE ? "a node daemon"
 				  : "root or SlurmUser");
 			net_respond(req, HERD_ERR_ACCESS, NULL, NULL);

@@ -1,36 +1,67 @@
 /* The HTTP side of herdrestd: libmicrohttpd with a thread per connection (a
- * request blocks in net_call while the controller answers), JWT checks, and
- * one controller call per request.  Nothing is cached: each answer is the
- * controller's state at that moment. */
+ * request blocks in net_call while the controller answers).  Each API request
+ * is one controller call in a JWT_REQUEST envelope that carries the client's
+ * token: the controller verifies it and acts as its user, so PrivateData and
+ * roles apply as to commands.  /metrics is served from a snapshot at most
+ * metrics_max_age seconds old, and the tokens it has seen accepted are
+ * remembered for as long, so a flood of scrapes costs the controller one
+ * JOB_COUNTS and one NODE_INFO per period. */
+#include <nettle/base64.h>
+#include <nettle/sha2.h>
 #include <netdb.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <microhttpd.h>
 #include "common/log.h"
 #include "common/msg.h"
+#include "common/token.h"
 #include "common/xmalloc.h"
 #include "restd/restd.h"
 
-/* Our endpoints take no body; a little is tolerated, more is refused. */
+/* Only job/submit takes a body (its script); elsewhere a little is
+ * tolerated, more refused. */
 #define MAX_BODY (64 * 1024)
+#define MAX_SUBMIT_BODY (1024 * 1024)
 /* Request line plus headers must fit here; MHD answers 431/414 otherwise. */
 #define CONN_MEMORY (32 * 1024)
 #define MAX_CONNECTIONS 128
 #define CONN_TIMEOUT_S 30
 #define USER_MAX 256
+/* Tokens /metrics has seen the controller accept. */
+#define SEEN_MAX 64
 
 struct restd_server {
 	struct MHD_Daemon *mhd;
 	struct restd *restd;
+	pthread_mutex_t lock;          /* the snapshot and the tokens seen */
+	time_t snap_time;              /* 0: none yet */
+	int snap_status;
+	char *snap_text;
+	const char *snap_type;
+	struct {
+		uint8_t hash[SHA256_DIGEST_SIZE];
+		time_t until;
+	} seen[SEEN_MAX];
+	size_t seen_next;
 };
 
 struct request {
 	struct restd_route route;
 	bool routed;
 	size_t body_bytes;
+	char *body;                    /* job/submit's, up to MAX_SUBMIT_BODY */
+};
+
+/* Who a request is for: the client's token (and X-SLURM-USER-NAME), or
+ * herdrestd itself (token NULL: -a none, and the /metrics snapshot). */
+struct caller {
+	const char *token;
+	const char *user;
 };
 
 /* What one endpoint produces: an HTTP status and a body. */
@@ -61,16 +92,42 @@ static void fail(struct answer *a, int status, int rc, const char *error, const 
 	a->json = restd_envelope(key, key ? json_array() : NULL, errors);
 }
 
+/* One call to the controller as who; body is borrowed.  A token goes in a
+ * JWT_REQUEST envelope around the request. */
+static int ctld_send(struct restd *restd, const struct caller *who, int type, json_t *body,
+		     json_t **reply, struct herd_error *err)
+{
+	json_t *msg = body;
+	int rc;
+
+	if (who && who->token) {
+		msg = json_pack("{s:s, s:i, s:O}", "token", who->token, "type", type, "body", body);
+		if (!msg) {
+			/* Not UTF-8: no token of ours.  Answered as the controller would. */
+			*reply = json_pack("{s:i, s:s}", "rc", HERD_ERR_AUTH, "error",
+					   "invalid token: bad signature or format");
+			return 0;
+		}
+		if (who->user && *who->user)
+			json_object_set_new(msg, "user", json_string(who->user));
+		type = MSG_JWT_REQUEST;
+	}
+	rc = net_call(&restd->ctld, type, msg, restd->call_timeout_ms, reply, err);
+	if (msg != body)
+		json_decref(msg);
+	return rc;
+}
+
 /* One call to the controller; steals body.  On failure fills a (status and
  * errors, with an empty key array) and returns NULL. */
-static json_t *ctld_call(struct restd *restd, int type, json_t *body, struct answer *a,
-			 const char *key)
+static json_t *ctld_call(struct restd *restd, const struct caller *who, int type, json_t *body,
+			 struct answer *a, const char *key)
 {
 	struct herd_error err;
 	json_t *reply = NULL;
 	int rc;
 
-	if (net_call(&restd->ctld, type, body, restd->call_timeout_ms, &reply, &err) < 0) {
+	if (ctld_send(restd, who, type, body, &reply, &err) < 0) {
 		char text[200];
 		snprintf(text, sizeof(text), "Unable to contact the controller: %s", err.text);
 		log_error("%s", text);
@@ -89,15 +146,24 @@ static json_t *ctld_call(struct restd *restd, int type, json_t *body, struct ans
 	return reply;
 }
 
-static void do_ping(struct restd *restd, struct answer *a)
+static void do_ping(struct restd *restd, const struct caller *who, struct answer *a)
 {
 	struct herd_error err;
 	json_t *reply = NULL, *errors = json_array(), *pings = json_array(), *empty = json_object();
+	int rc = -1;
 
 	/* A controller that does not answer is a result here, not an error of ours:
-	 * the answer says DOWN, as `scontrol ping` does. */
-	if (net_call(&restd->ctld, MSG_PING, empty, restd->call_timeout_ms, &reply, &err) < 0
-	    || msg_reply_rc(reply, &err) != 0) {
+	 * the answer says DOWN, as `scontrol ping` does.  A refused token is a 401. */
+	if (ctld_send(restd, who, MSG_PING, empty, &reply, &err) == 0 &&
+	    (rc = msg_reply_rc(reply, &err)) == HERD_ERR_AUTH) {
+		json_decref(errors);
+		json_decref(pings);
+		json_decref(reply);
+		json_decref(empty);
+		fail(a, 401, HERD_ERR_AUTH, err.text, NULL);
+		return;
+	}
+	if (rc != 0) {
 		json_array_append_new(errors, restd_error(HERD_ERR_INTERNAL, err.text, "herdctld"));
 		json_array_append_new(pings, restd_ping_v38(NULL, restd->ctld.host));
 	} else {
@@ -109,11 +175,12 @@ static void do_ping(struct restd *restd, struct answer *a)
 	a->json = restd_envelope("pings", pings, errors);
 }
 
-static void do_jobs(struct restd *restd, const struct restd_route *route, struct answer *a)
+static void do_jobs(struct restd *restd, const struct caller *who, const struct restd_route *route,
+		    struct answer *a)
 {
 	json_t *body = route->endpoint == RESTD_EP_JOB ?
 		json_pack("{s:[I]}", "job_ids", (json_int_t)route->job_id) : json_object();
-	json_t *reply = ctld_call(restd, MSG_JOB_INFO, body, a, "jobs");
+	json_t *reply = ctld_call(restd, who, MSG_JOB_INFO, body, a, "jobs");
 	if (!reply)
 		return;
 	a->status = 200;
@@ -124,11 +191,13 @@ static void do_jobs(struct restd *restd, const struct restd_route *route, struct
 
 /* Nodes and partitions: the controller answers with all of them; one named
  * in the path is picked out here. */
-static void do_list(struct restd *restd, const struct restd_route *route, struct answer *a)
+static void do_list(struct restd *restd, const struct caller *who, const struct restd_route *route,
+		    struct answer *a)
 {
 	bool nodes = route->endpoint == RESTD_EP_NODES || route->endpoint == RESTD_EP_NODE;
 	const char *key = nodes ? "nodes" : "partitions";
-	json_t *reply = ctld_call(restd, nodes ? MSG_NODE_INFO : MSG_PART_INFO, json_object(), a, key);
+	json_t *reply = ctld_call(restd, who, nodes ? MSG_NODE_INFO : MSG_PART_INFO, json_object(), a,
+				  key);
 	json_t *list, *picked, *v;
 	size_t i;
 
@@ -157,47 +226,192 @@ static void do_list(struct restd *restd, const struct restd_route *route, struct
 	json_decref(reply);
 }
 
-static void do_metrics(struct restd *restd, struct answer *a)
+/* DELETE job/{id}: scancel's CANCEL_JOB, as the token's user. */
+static void do_cancel(struct restd *restd, const struct caller *who, const struct restd_route *route,
+		      struct answer *a)
 {
-	struct herd_error err;
-	json_t *jobs = NULL, *nodes = NULL, *empty = json_object();
+	json_t *body = json_pack("{s:I, s:i, s:s}", "job_id", (json_int_t)route->job_id, "signal", 0,
+				 "flags", "");
+	json_t *reply = ctld_call(restd, who, MSG_CANCEL_JOB, body, a, NULL);
+	if (!reply)
+		return;
+	a->status = 200;
+	a->json = restd_envelope(NULL, NULL, NULL);
+	json_decref(reply);
+}
 
-	if (net_call(&restd->ctld, MSG_JOB_INFO, empty, restd->call_timeout_ms, &jobs, &err) < 0
-	    || msg_reply_rc(jobs, &err) != 0
-	    || net_call(&restd->ctld, MSG_NODE_INFO, empty, restd->call_timeout_ms, &nodes, &err) < 0
-	    || msg_reply_rc(nodes, &err) != 0) {
-		/* No page rather than a page of zeros that would look like an empty cluster. */
+/* POST job/submit: the job belongs to the token's user (the controller
+ * takes the uid from the token), runs in its current_working_directory. */
+static void do_submit(struct restd *restd, const struct caller *who, const char *text,
+		      size_t len, struct answer *a)
+{
+	json_error_t jerr;
+	struct herd_error err;
+	json_t *in = json_loadb(text ? text : "", len, JSON_REJECT_DUPLICATES, &jerr), *body, *reply;
+
+	if (!in) {
+		errprintf(&err, "the request body is not JSON: %.100s", jerr.text);
+		fail(a, 400, HERD_ERR_INVALID_ARG, err.text, NULL);
+		return;
+	}
+	body = restd_submit_body(in, &err);
+	json_decref(in);
+	if (!body) {
+		fail(a, 400, HERD_ERR_INVALID_ARG, err.text, NULL);
+		return;
+	}
+	reply = ctld_call(restd, who, MSG_SUBMIT_JOB, body, a, NULL);
+	if (!reply)
+		return;
+	json_t *out = restd_envelope(NULL, NULL, NULL);
+	json_object_set(out, "job_id", json_object_get(reply, "job_id"));
+	json_object_set_new(out, "step_id", json_string("BATCH"));
+	json_object_set_new(out, "job_submit_user_msg", json_string(""));
+	a->status = 200;
+	a->json = out;
+	json_decref(reply);
+}
+
+/* The token's expiry from its payload, read without checking the signature:
+ * only for a token the controller has just accepted.  0 when unreadable. */
+static time_t token_exp(const char *token)
+{
+	const char *dot = strchr(token, '.'), *end = dot ? strchr(dot + 1, '.') : NULL;
+	struct base64_decode_ctx ctx;
+	size_t n, len;
+	uint8_t *buf;
+	time_t exp = 0;
+
+	if (!end || end - dot - 1 > 4096)
+		return 0;
+	len = end - dot - 1;
+	buf = xmalloc(BASE64_DECODE_LENGTH(len) + 1);
+	base64url_decode_init(&ctx);
+	n = BASE64_DECODE_LENGTH(len);
+	if (base64_decode_update(&ctx, &n, buf, len, dot + 1)) {
+		json_t *claims = json_loadb((char *)buf, n, 0, NULL);
+		exp = json_integer_value(json_object_get(claims, "exp"));
+		json_decref(claims);
+	}
+	free(buf);
+	return exp;
+}
+
+/* /metrics takes a token like the API; one the controller accepted is
+ * remembered until it expires or the snapshot period ends, whichever comes
+ * first, so a scraper's every request does not cost a controller call. */
+static int metrics_auth(struct restd_server *srv, const struct caller *who, struct answer *a)
+{
+	struct restd *restd = srv->restd;
+	struct sha256_ctx ctx;
+	uint8_t hash[SHA256_DIGEST_SIZE];
+	time_t now = time(NULL), exp;
+	struct herd_error err;
+	json_t *reply = NULL, *empty;
+	int rc;
+
+	if (restd->auth_none)
+		return 0;
+	sha256_init(&ctx);
+	sha256_update(&ctx, strlen(who->token), (const uint8_t *)who->token);
+	sha256_digest(&ctx, sizeof(hash), hash);
+	pthread_mutex_lock(&srv->lock);
+	for (size_t i = 0; i < SEEN_MAX; i++)
+		if (srv->seen[i].until > now && !memcmp(srv->seen[i].hash, hash, sizeof(hash))) {
+			pthread_mutex_unlock(&srv->lock);
+			return 0;
+		}
+	pthread_mutex_unlock(&srv->lock);
+
+	empty = json_object();
+	rc = ctld_send(restd, who, MSG_PING, empty, &reply, &err);
+	json_decref(empty);
+	if (rc < 0) {
 		a->status = 503;
 		a->text = xasprintf("controller unavailable: %s\n", err.text);
 		a->type = "text/plain; charset=utf-8";
-	} else {
-		a->status = 200;
-		a->text = restd_metrics_render(json_object_get(jobs, "jobs"),
-					       json_object_get(nodes, "nodes"));
-		a->type = RESTD_METRICS_TYPE;
+		return -1;
 	}
-	json_decref(jobs);
-	json_decref(nodes);
-	json_decref(empty);
+	rc = msg_reply_rc(reply, &err);
+	json_decref(reply);
+	if (rc != 0) {
+		fail(a, rc == HERD_ERR_AUTH ? 401 : restd_http_status(rc), rc, err.text, NULL);
+		return -1;
+	}
+	exp = token_exp(who->token);
+	pthread_mutex_lock(&srv->lock);
+	memcpy(srv->seen[srv->seen_next].hash, hash, sizeof(hash));
+	srv->seen[srv->seen_next].until = exp && exp < now + restd->metrics_max_age ? exp
+					  : now + restd->metrics_max_age;
+	srv->seen_next = (srv->seen_next + 1) % SEEN_MAX;
+	pthread_mutex_unlock(&srv->lock);
+	return 0;
 }
 
-static int authenticate(struct restd *restd, struct MHD_Connection *conn, char *user,
+/* The page: counts only (JOB_COUNTS, not a job list), fetched as herdrestd
+ * itself, at most once per metrics_max_age; scrapes that arrive while it is
+ * fetched wait for it and share it. */
+static void do_metrics(struct restd_server *srv, const struct caller *who, struct answer *a)
+{
+	struct restd *restd = srv->restd;
+	struct herd_error err;
+	json_t *jobs = NULL, *nodes = NULL, *empty;
+	time_t now;
+
+	if (metrics_auth(srv, who, a) < 0)
+		return;
+	pthread_mutex_lock(&srv->lock);
+	now = time(NULL);
+	if (!srv->snap_time || now - srv->snap_time >= restd->metrics_max_age || now < srv->snap_time) {
+		empty = json_object();
+		free(srv->snap_text);
+		if (net_call(&restd->ctld, MSG_JOB_COUNTS, empty, restd->call_timeout_ms, &jobs, &err) < 0
+		    || msg_reply_rc(jobs, &err) != 0
+		    || net_call(&restd->ctld, MSG_NODE_INFO, empty, restd->call_timeout_ms, &nodes, &err) < 0
+		    || msg_reply_rc(nodes, &err) != 0) {
+			/* No page rather than a page of zeros that would look like an empty cluster. */
+			srv->snap_status = 503;
+			srv->snap_text = xasprintf("controller unavailable: %s\n", err.text);
+			srv->snap_type = "text/plain; charset=utf-8";
+		} else {
+			srv->snap_status = 200;
+			srv->snap_text = restd_metrics_render(json_object_get(jobs, "jobs"),
+							      json_object_get(nodes, "nodes"));
+			srv->snap_type = RESTD_METRICS_TYPE;
+		}
+		/* A failure is kept for the period too: a dead controller is not
+		 * asked again by every scrape. */
+		srv->snap_time = time(NULL);
+		json_decref(jobs);
+		json_decref(nodes);
+		json_decref(empty);
+	}
+	a->status = srv->snap_status;
+	a->text = xstrdup(srv->snap_text);
+	a->type = srv->snap_type;
+	pthread_mutex_unlock(&srv->lock);
+}
+
+/* The client's token: X-SLURM-USER-TOKEN as slurmrestd's clients send it,
+ * or "Authorization: Bearer" as Prometheus does.  Only its presence is
+ * checked here: herdrestd holds no key, the controller judges it. */
+static int authenticate(struct restd *restd, struct MHD_Connection *conn, struct caller *who,
 			struct herd_error *err)
 {
-	const char *token, *name;
+	const char *auth;
 
-	if (restd->auth_none) {
-		snprintf(user, USER_MAX, "(none)");
+	memset(who, 0, sizeof(*who));
+	if (restd->auth_none)
 		return 0;
-	}
-	token = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-SLURM-USER-TOKEN");
-	name = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-SLURM-USER-NAME");
-	if (restd_token_verify(&restd->key, token, time(NULL), user, USER_MAX, err) < 0)
-		return -1;
-	/* The token names its user; a header naming another is refused rather
-	 * than trusted (see doc/rest.md). */
-	if (name && *name && strcmp(name, user))
-		return errprintf(err, "X-SLURM-USER-NAME does not match the token's user");
+	who->token = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-SLURM-USER-TOKEN");
+	who->user = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-SLURM-USER-NAME");
+	auth = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+	if ((!who->token || !*who->token) && auth && !strncasecmp(auth, "Bearer ", 7))
+		who->token = auth + 7;
+	if (!who->token || !*who->token)
+		return errprintf(err, "missing X-SLURM-USER-TOKEN");
+	if (strlen(who->token) > TOKEN_MAX_LEN)
+		return errprintf(err, "invalid token: longer than %d bytes", TOKEN_MAX_LEN);
 	return 0;
 }
 
@@ -246,14 +460,16 @@ static enum MHD_Result refuse_route(struct MHD_Connection *conn, const struct re
 }
 
 static enum MHD_Result serve(struct restd_server *srv, struct MHD_Connection *conn,
-			     const struct restd_route *route, const char *method, const char *url)
+			     const struct request *r, const char *method, const char *url)
 {
+	const struct restd_route *route = &r->route;
 	struct restd *restd = srv->restd;
 	struct answer a = { 0 };
 	struct herd_error err;
-	char user[USER_MAX] = "", peer[64];
+	struct caller who;
+	char peer[64];
 
-	if (route->endpoint != RESTD_EP_METRICS && authenticate(restd, conn, user, &err) < 0) {
+	if (authenticate(restd, conn, &who, &err) < 0) {
 		peer_name(conn, peer, sizeof(peer));
 		log_info("refused %s %s from %s: %s", method, url, peer, err.text);
 		fail(&a, 401, HERD_ERR_AUTH, err.text, NULL);
@@ -261,26 +477,40 @@ static enum MHD_Result serve(struct restd_server *srv, struct MHD_Connection *co
 	}
 	switch (route->endpoint) {
 	case RESTD_EP_PING:
-		do_ping(restd, &a);
+		do_ping(restd, &who, &a);
 		break;
-	case RESTD_EP_JOBS:
 	case RESTD_EP_JOB:
-		do_jobs(restd, route, &a);
+		if (!strcmp(method, "DELETE")) {
+			do_cancel(restd, &who, route, &a);
+			break;
+		}
+		/* fall through */
+	case RESTD_EP_JOBS:
+		do_jobs(restd, &who, route, &a);
+		break;
+	case RESTD_EP_JOB_SUBMIT:
+		do_submit(restd, &who, r->body, r->body_bytes, &a);
 		break;
 	case RESTD_EP_NODES:
 	case RESTD_EP_NODE:
 	case RESTD_EP_PARTITIONS:
 	case RESTD_EP_PARTITION:
-		do_list(restd, route, &a);
+		do_list(restd, &who, route, &a);
 		break;
 	case RESTD_EP_METRICS:
-		do_metrics(restd, &a);
+		do_metrics(srv, &who, &a);
 		break;
 	case RESTD_EP_NONE:
 		fail(&a, 404, HERD_ERR_INVALID_ARG, "Unknown URL", NULL);
 		break;
 	}
-	log_debug("%s %s by %s -> %d", method, url, *user ? user : "-", a.status);
+	if (a.status == 401) {
+		peer_name(conn, peer, sizeof(peer));
+		log_info("refused %s %s from %s: %s", method, url, peer,
+			 a.json ? json_string_value(json_object_get(json_array_get(
+				 json_object_get(a.json, "errors"), 0), "error")) ?: "" : "");
+	}
+	log_debug("%s %s by %s -> %d", method, url, who.user && *who.user ? who.user : "-", a.status);
 	return send_answer(conn, &a);
 }
 
@@ -299,7 +529,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		*con_cls = r;
 		if (restd_route(method, url, &r->route) < 0)
 			return refuse_route(conn, &r->route, method, url);
-		if (clen && strtoull(clen, NULL, 10) > MAX_BODY) {
+		size_t max = r->route.endpoint == RESTD_EP_JOB_SUBMIT ? MAX_SUBMIT_BODY : MAX_BODY;
+		if (clen && strtoull(clen, NULL, 10) > max) {
 			struct answer a = { 0 };
 			fail(&a, 413, HERD_ERR_INVALID_ARG, "Request body too large", NULL);
 			return send_answer(conn, &a);
@@ -308,21 +539,33 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		return MHD_YES;
 	}
 	if (*upload_data_size) {
-		r->body_bytes += *upload_data_size;
+		bool keep = r->routed && r->route.endpoint == RESTD_EP_JOB_SUBMIT;
+		size_t n = *upload_data_size;
 		*upload_data_size = 0;
 		/* A chunked body has no length up front: cut it off here. */
-		return r->body_bytes > MAX_BODY ? MHD_NO : MHD_YES;
+		if (r->body_bytes + n > (keep ? MAX_SUBMIT_BODY : MAX_BODY))
+			return MHD_NO;
+		if (keep) {
+			r->body = xrealloc(r->body, r->body_bytes + n + 1);
+			memcpy(r->body + r->body_bytes, upload_data, n);
+			r->body[r->body_bytes + n] = '\0';
+		}
+		r->body_bytes += n;
+		return MHD_YES;
 	}
 	if (!r->routed)
 		return MHD_YES;   /* answered on the first call */
 	r->routed = false;
-	return serve(cls, conn, &r->route, method, url);
+	return serve(cls, conn, r, method, url);
 }
 
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 			 enum MHD_RequestTerminationCode toe)
 {
-	free(*con_cls);
+	struct request *r = *con_cls;
+	if (r)
+		free(r->body);
+	free(r);
 	*con_cls = NULL;
 }
 
@@ -338,6 +581,7 @@ struct restd_server *restd_server_start(struct restd *restd, int fd, struct herd
 {
 	struct restd_server *srv = xmalloc(sizeof(*srv));
 
+	pthread_mutex_init(&srv->lock, NULL);
 	srv->restd = restd;
 	srv->mhd = MHD_start_daemon(
 		MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO |
@@ -352,6 +596,7 @@ struct restd_server *restd_server_start(struct restd *restd, int fd, struct herd
 		MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
 		MHD_OPTION_END);
 	if (!srv->mhd) {
+		pthread_mutex_destroy(&srv->lock);
 		free(srv);
 		errprintf(err, "cannot start the HTTP server");
 		return NULL;
@@ -364,5 +609,7 @@ void restd_server_stop(struct restd_server *srv)
 	if (!srv)
 		return;
 	MHD_stop_daemon(srv->mhd);
+	pthread_mutex_destroy(&srv->lock);
+	free(srv->snap_text);
 	free(srv);
 }

@@ -1,7 +1,9 @@
 /* herdrestd: the REST front (slurmrestd's openapi/v0.0.38 with JWT) and
- * /metrics.  Runs in the foreground as an unprivileged user, like slurmrestd:
- * started as root it must be told whom to become (-u).  Also mints tokens
- * (--token USER), as `scontrol token` does.  doc/rest.md is its manual. */
+ * /metrics.  Runs in the foreground as an unprivileged user, never root or
+ * SlurmUser, like slurmrestd: started as root it must be told whom to become
+ * (-u).  It holds no JWT key (the controller verifies tokens); --token USER
+ * mints one offline for whoever holds the key, as `scontrol token` does
+ * through the controller.  doc/rest.md is its manual. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
@@ -21,17 +23,20 @@
 #include "common/conf.h"
 #include "common/log.h"
 #include "common/parse.h"
+#include "common/token.h"
 #include "common/xmalloc.h"
 #include "restd/restd.h"
 
 /* scontrol token's default lifespan. */
 #define DEFAULT_LIFESPAN 1800
+/* How old a /metrics page may be: Prometheus scrapes every 15-60 s. */
+#define DEFAULT_METRICS_MAX_AGE 10
 
 static void usage(void)
 {
 	fprintf(stderr,
 		"Usage: herdrestd [-f CONF] [-v...] [-a jwt|none] [-u USER] [-g GROUP] [-L LOGFILE]\n"
-		"                 [--jwt-key FILE] [host]:port\n"
+		"                 [--metrics-max-age SECONDS] [host]:port\n"
 		"       herdrestd [-f CONF] [--jwt-key FILE] --token USER [--lifespan SECONDS]\n");
 	exit(1);
 }
@@ -123,15 +128,23 @@ static int listen_on(const char *host, int port, bool loopback_only)
 	return fd;
 }
 
-static void drop_privileges(const char *user, const char *group)
+/* SlurmUser's uid, or 0 (root) when the file names none. */
+static uid_t slurm_uid(const struct conf *conf)
+{
+	const char *name = conf ? conf_get(conf, "SlurmUser") : NULL;
+	struct passwd *pw = name ? getpwnam(name) : NULL;
+	return pw ? pw->pw_uid : 0;
+}
+
+static void drop_privileges(const char *user, const char *group, uid_t slurm)
 {
 	struct passwd *pw = getpwnam(user);
 	gid_t gid;
 
 	if (!pw)
 		die("unknown user '%s'", user);
-	if (pw->pw_uid == 0)
-		die("-u must name an unprivileged user, not root");
+	if (pw->pw_uid == 0 || pw->pw_uid == slurm)
+		die("-u must name an unprivileged user, not root or SlurmUser (%s)", user);
 	gid = pw->pw_gid;
 	if (group) {
 		struct group *gr = getgrnam(group);
@@ -148,9 +161,10 @@ static void drop_privileges(const char *user, const char *group)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_JWT_KEY = 256, OPT_TOKEN, OPT_LIFESPAN };
+	enum { OPT_JWT_KEY = 256, OPT_TOKEN, OPT_LIFESPAN, OPT_METRICS_MAX_AGE };
 	static const struct option longopts[] = {
 		{ "jwt-key", required_argument, NULL, OPT_JWT_KEY },
+		{ "metrics-max-age", required_argument, NULL, OPT_METRICS_MAX_AGE },
 		{ "token", required_argument, NULL, OPT_TOKEN },
 		{ "lifespan", required_argument, NULL, OPT_LIFESPAN },
 		{ "help", no_argument, NULL, 'h' },
@@ -158,11 +172,12 @@ int main(int argc, char **argv)
 	};
 	const char *conf_path = NULL, *key_path = NULL, *token_user = NULL, *log_file = NULL;
 	const char *run_user = NULL, *run_group = NULL, *auth = "jwt";
-	long lifespan = DEFAULT_LIFESPAN;
+	long lifespan = DEFAULT_LIFESPAN, metrics_max_age = DEFAULT_METRICS_MAX_AGE;
 	int verbose = 0, c, port, fd;
 	char host[256], *conf_key = NULL;
 	struct herd_error err;
 	struct restd restd = { 0 };
+	struct token_key key = { 0 };
 	struct conf *conf = NULL;
 	struct restd_server *srv;
 	sigset_t sigs;
@@ -182,6 +197,11 @@ int main(int argc, char **argv)
 			if (parse_uint(optarg, 100L * 365 * 86400, &v) < 0 || v == 0)
 				die("--lifespan takes a positive number of seconds, not '%s'", optarg);
 			lifespan = v;
+			break;
+		case OPT_METRICS_MAX_AGE:
+			if (parse_uint(optarg, 3600, &v) < 0 || v == 0)
+				die("--metrics-max-age takes 1 to 3600 seconds, not '%s'", optarg);
+			metrics_max_age = v;
 			break;
 		default: usage();
 		}
@@ -207,14 +227,15 @@ int main(int argc, char **argv)
 			die("no JWT key: set AuthAltParameters=jwt_key=PATH or give --jwt-key");
 		if (!getpwnam(token_user))
 			die("Invalid user: %s", token_user);
-		if (restd_key_load(key_path, &restd.key, &err) < 0)
+		/* The key's owner: root or SlurmUser (with --jwt-key alone, whoever runs this). */
+		if (token_key_load(key_path, conf ? slurm_uid(conf) : geteuid(), &key, &err) < 0)
 			die("%s", err.text);
-		char *token = restd_token_mint(&restd.key, token_user, lifespan, time(NULL), &err);
+		char *token = token_mint(&key, token_user, lifespan, time(NULL), &err);
 		if (!token)
 			die("%s", err.text);
 		printf("SLURM_JWT=%s\n", token);
 		free(token);
-		restd_key_clear(&restd.key);
+		token_key_clear(&key);
 		free(conf_key);
 		conf_destroy(conf);
 		return 0;
@@ -222,27 +243,32 @@ int main(int argc, char **argv)
 
 	if (optind != argc - 1)
 		usage();
+	if (key_path && key_path != conf_key)
+		die("--jwt-key is for --token only: herdrestd holds no key while it serves");
 	if (restd_listen_parse(argv[optind], host, sizeof(host), &port, &err) < 0)
 		die("%s", err.text);
 	if (log_init("herdrestd", verbose ? LOG_LVL_DEBUG : LOG_LVL_INFO, log_file) < 0)
 		die("cannot open log file %s: %s", log_file, strerror(errno));
-	if (!restd.auth_none) {
-		if (!key_path)
-			die("no JWT key: set AuthAltParameters=jwt_key=PATH in %s or give --jwt-key "
-			    "(or -a none to serve loopback clients without tokens)", conf->path);
-		if (restd_key_load(key_path, &restd.key, &err) < 0)
-			die("%s", err.text);
-	}
+	/* Tokens are checked by the controller, which needs auth/jwt; herdrestd
+	 * itself reads no key (whoever reads it can mint tokens for anyone). */
+	if (!restd.auth_none && !auth_alt_jwt(conf_get(conf, "AuthAltTypes")))
+		die("AuthAltTypes=auth/jwt is not set in %s: the controller could not check tokens "
+		    "(or -a none to serve loopback clients without tokens)", conf->path);
+	uid_t slurm = slurm_uid(conf);
 	if (geteuid() == 0 && !run_user)
 		die("herdrestd must not run as root: give -u USER to run as");
+	if (!run_user && geteuid() == slurm)
+		die("herdrestd must not run as SlurmUser (%s): give it an account of its own",
+		    conf_get(conf, "SlurmUser"));
 	if (run_group && !run_user)
 		die("-g needs -u");
 
 	fd = listen_on(host, port, restd.auth_none);
 	if (run_user && geteuid() == 0)
-		drop_privileges(run_user, run_group);
+		drop_privileges(run_user, run_group, slurm);
 	else if (run_user && strcmp(run_user, getpwuid(geteuid()) ? getpwuid(geteuid())->pw_name : ""))
 		die("only root can change to user %s", run_user);
+	restd.metrics_max_age = metrics_max_age;
 
 	restd.cluster = conf_cluster_name(conf);
 	restd.ctld = (struct net_target){ conf_ctld_host(conf), conf_ctld_port(conf),
@@ -274,7 +300,6 @@ int main(int argc, char **argv)
 		break;
 	}
 	restd_server_stop(srv);
-	restd_key_clear(&restd.key);
 	free((char *)restd.ctld.dest);
 	free(conf_key);
 	conf_destroy(conf);

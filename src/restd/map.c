@@ -268,7 +268,10 @@ int restd_http_status(int rc)
 	case HERD_ERR_INVALID_NODE:
 	case HERD_ERR_INVALID_PARTITION:
 		return 404;
+	case HERD_ERR_AUTH:   /* the controller refused the token */
+		return 401;
 	case HERD_ERR_ACCESS:
+	case HERD_ERR_USER_ID:
 		return 403;
 	default:
 		return 500;

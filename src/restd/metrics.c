@@ -1,5 +1,5 @@
 /* /metrics: the cluster's counts in OpenMetrics text (what Prometheus scrapes),
- * computed from one JOB_INFO and one NODE_INFO reply.  Every state gets a
+ * computed from one JOB_COUNTS and one NODE_INFO reply.  Every state gets a
  * sample, zero included, so a series never vanishes when its count drops to
  * zero.  Pure: no I/O. */
 #include <ctype.h>
@@ -22,21 +22,22 @@ static void metrics_lower(const char *s, char *buf, size_t len)
 	buf[i] = '\0';
 }
 
-char *restd_metrics_render(const json_t *jobs, const json_t *nodes)
+char *restd_metrics_render(const json_t *job_counts, const json_t *nodes)
 {
 	long job_count[JOB_STATE_COUNT] = { 0 }, node_count[NODE_STATE_COUNT] = { 0 };
 	long drain = 0, not_responding = 0;
 	long long cpus = 0, alloc_cpus = 0, memory = 0, alloc_memory = 0;
 	char *page = NULL, name[32];
 	size_t size = 0, i;
+	const char *key;
 	json_t *v;
 	FILE *f;
 
-	json_array_foreach(jobs, i, v) {
-		int s = job_state_parse(json_string_value(json_object_get(v, "state")) ?: "");
+	json_object_foreach((json_t *)job_counts, key, v) {
+		int s = job_state_parse(key);
 		/* A state this build does not know is left out rather than guessed. */
-		if (s >= 0)
-			job_count[s]++;
+		if (s >= 0 && json_integer_value(v) > 0)
+			job_count[s] += json_integer_value(v);
 	}
 	json_array_foreach(nodes, i, v) {
 		int s = node_state_parse(json_string_value(json_object_get(v, "state")) ?: "");

@@ -1,9 +1,11 @@
 /* herdrestd's parts: routing of URLs (route.c), the mapping of controller
  * replies to slurmrestd's openapi/v0.0.38 JSON (map.c), the OpenMetrics page
- * (metrics.c), JWT tokens (token.c) and the HTTP server (http.c).  route.c,
- * map.c and metrics.c are pure (jansson and common/ only) so that cmocka tests
- * can take them in whole; token.c and http.c hold the libjwt and libmicrohttpd
- * edges.  herdrestd keeps no state: every request is a call to the controller. */
+ * (metrics.c), job submission bodies (submit.c) and the HTTP server (http.c).
+ * route.c, map.c, metrics.c and submit.c are pure (jansson and common/ only)
+ * so that cmocka tests can take them in whole; http.c holds the libmicrohttpd
+ * edge.  herdrestd holds no JWT key: it forwards each token to the controller,
+ * which verifies it and acts as its user.  Its only state is the /metrics
+ * snapshot. */
 #ifndef HERD_RESTD_H
 #define HERD_RESTD_H
 #include <jansson.h>
@@ -27,7 +29,8 @@ enum restd_endpoint {
 	RESTD_EP_NONE,
 	RESTD_EP_PING,
 	RESTD_EP_JOBS,
-	RESTD_EP_JOB,          /* arg: the job ID, digits */
+	RESTD_EP_JOB,          /* arg: the job ID, digits; GET, or DELETE (cancel) */
+	RESTD_EP_JOB_SUBMIT,   /* POST */
 	RESTD_EP_NODES,
 	RESTD_EP_NODE,         /* arg: node name */
 	RESTD_EP_PARTITIONS,
@@ -93,38 +96,26 @@ int restd_http_status(int rc);
 
 /* ---- metrics.c: /metrics in OpenMetrics text ----------------------------- */
 
-/* The page for the JOB_INFO jobs array and the NODE_INFO nodes array (either
- * NULL counts as empty).  Ends with "# EOF\n".  Caller frees. */
-char *restd_metrics_render(const json_t *jobs, const json_t *nodes);
+/* The page for JOB_COUNTS's "jobs" object ({state: count}) and NODE_INFO's
+ * nodes array (either NULL counts as empty).  Ends with "# EOF\n".  Caller
+ * frees. */
+char *restd_metrics_render(const json_t *job_counts, const json_t *nodes);
 #define RESTD_METRICS_TYPE "application/openmetrics-text; version=1.0.0; charset=utf-8"
 
-/* ---- token.c: HS256 JWTs as Slurm's auth/jwt ----------------------------- */
+/* ---- submit.c: POST job/submit ----------------------------------------- */
 
-struct restd_key {
-	unsigned char *data;
-	size_t len;
-};
-
-/* Read the whole key file; refuses an empty one. */
-int restd_key_load(const char *path, struct restd_key *key, struct herd_error *err);
-void restd_key_clear(struct restd_key *key);
-/* A token for user, valid lifespan seconds from now, claims "iat", "exp",
- * "sun".  Caller frees; NULL with err. */
-char *restd_token_mint(const struct restd_key *key, const char *user, long lifespan, time_t now,
-		       struct herd_error *err);
-/* Check signature (HS256 only), "exp" (required, > now) and "sun"; the user
- * name goes into user.  -1 with a sentence for the 401 answer. */
-int restd_token_verify(const struct restd_key *key, const char *token, time_t now, char *user,
-		       size_t userlen, struct herd_error *err);
+/* slurmrestd's {"job": {...}, "script": "..."} as a SUBMIT_JOB body; NULL
+ * with a sentence for the 400 answer. */
+json_t *restd_submit_body(const json_t *request, struct herd_error *err);
 
 /* ---- http.c: the server --------------------------------------------------- */
 
 struct restd {
 	struct net_target ctld;      /* where the controller is */
 	const char *cluster;
-	struct restd_key key;        /* empty with auth_none */
-	bool auth_none;              /* -a none: loopback only, no tokens */
+	bool auth_none;              /* -a none: loopback only, no tokens, herdrestd's own identity */
 	int call_timeout_ms;
+	int metrics_max_age;         /* seconds: how old a /metrics snapshot may be */
 };
 
 struct restd_server;

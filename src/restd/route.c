@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 #include "common/parse.h"
+#include "common/token.h"
 #include "common/xmalloc.h"
 #include "restd/restd.h"
 
@@ -16,6 +17,7 @@ static const struct {
 } route_table[] = {
 	{ "ping", RESTD_EP_PING },
 	{ "jobs", RESTD_EP_JOBS },
+	{ "job/submit", RESTD_EP_JOB_SUBMIT },   /* before "job/", which would take "submit" as an ID */
 	{ "job/", RESTD_EP_JOB },
 	{ "nodes", RESTD_EP_NODES },
 	{ "node/", RESTD_EP_NODE },
@@ -47,6 +49,7 @@ int restd_route(const char *method, const char *path, struct restd_route *route)
 	char rest[256];
 	size_t len, n;
 	bool read_only = !strcmp(method, "GET") || !strcmp(method, "HEAD");
+	bool ok;
 
 	memset(route, 0, sizeof(*route));
 	route->allow = "GET, HEAD";
@@ -86,11 +89,6 @@ int restd_route(const char *method, const char *path, struct restd_route *route)
 			if (parse_uint(arg, UINT32_MAX, &id) < 0 || id == 0)
 				return route_refuse(route, 400, "Invalid job id specified");
 			route->job_id = id;
-			/* DELETE is Slurm's cancel; see doc/rest.md for why it is not here. */
-			if (!strcmp(method, "DELETE"))
-				return route_refuse(route, 405,
-					      "Job cancellation over REST is not supported: the controller "
-					      "acts only on MUNGE identities (see doc/rest.md)");
 		} else if (!route_name_ok(arg)) {
 			return route_refuse(route, 400, route->endpoint == RESTD_EP_NODE ?
 				      "Invalid node name specified" : "Invalid partition name specified");
@@ -99,7 +97,20 @@ int restd_route(const char *method, const char *path, struct restd_route *route)
 	}
 	return route_refuse(route, 404, "Unknown URL");
 method:
-	if (!read_only)
+	/* DELETE of a job is Slurm's cancel; job/submit takes POST only. */
+	switch (route->endpoint) {
+	case RESTD_EP_JOB_SUBMIT:
+		route->allow = "POST";
+		ok = !strcmp(method, "POST");
+		break;
+	case RESTD_EP_JOB:
+		route->allow = "GET, HEAD, DELETE";
+		ok = read_only || !strcmp(method, "DELETE");
+		break;
+	default:
+		ok = read_only;
+	}
+	if (!ok)
 		return route_refuse(route, 405, "Method not allowed");
 	return 0;
 }
@@ -141,19 +152,11 @@ int restd_listen_parse(const char *listen, char *host, size_t hostlen, int *port
 
 char *restd_jwt_key_path(const char *params)
 {
-	const char *p = params;
+	char *path = auth_alt_param(params, "jwt_key");
 
-	/* Comma-separated options, as Slurm's AuthAltParameters. */
-	while (p && *p) {
-		const char *end = strchr(p, ',');
-		size_t len = end ? (size_t)(end - p) : strlen(p);
-		while (len && isspace((unsigned char)*p)) {
-			p++;
-			len--;
-		}
-		if (len > 8 && !strncasecmp(p, "jwt_key=", 8))
-			return xstrndup(p + 8, len - 8);
-		p = end ? end + 1 : NULL;
+	if (path && !*path) {
+		free(path);
+		return NULL;
 	}
-	return NULL;
+	return path;
 }

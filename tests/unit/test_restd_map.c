@@ -12,6 +12,7 @@
 #include "restd/map.c"
 #include "restd/metrics.c"
 #include "restd/route.c"
+#include "restd/submit.c"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -34,8 +35,11 @@ static const struct {
 	{ "GET", "/slurm/v0.0.38/job/", -1, RESTD_EP_NONE, 404, NULL },
 	{ "GET", "/slurm/v0.0.38/job", -1, RESTD_EP_NONE, 404, NULL },
 	{ "GET", "/slurm/v0.0.38/job/1/steps", -1, RESTD_EP_JOB, 404, NULL },
-	{ "DELETE", "/slurm/v0.0.38/job/42", -1, RESTD_EP_JOB, 405, NULL },
+	{ "DELETE", "/slurm/v0.0.38/job/42", 0, RESTD_EP_JOB, 0, "42" },
 	{ "POST", "/slurm/v0.0.38/job/42", -1, RESTD_EP_JOB, 405, NULL },
+	{ "POST", "/slurm/v0.0.38/job/submit", 0, RESTD_EP_JOB_SUBMIT, 0, "" },
+	{ "GET", "/slurm/v0.0.38/job/submit", -1, RESTD_EP_JOB_SUBMIT, 405, NULL },
+	{ "DELETE", "/slurm/v0.0.38/nodes", -1, RESTD_EP_NODES, 405, NULL },
 	{ "GET", "/slurm/v0.0.38/nodes", 0, RESTD_EP_NODES, 0, "" },
 	{ "GET", "/slurm/v0.0.38/node/n1", 0, RESTD_EP_NODE, 0, "n1" },
 	{ "GET", "/slurm/v0.0.38/node/node-01.rack_2", 0, RESTD_EP_NODE, 0, "node-01.rack_2" },
@@ -71,7 +75,8 @@ static void test_route(void **state)
 		else
 			assert_non_null(r.error);
 		if (r.status == 405)
-			assert_string_equal(r.allow, "GET, HEAD");
+			assert_string_equal(r.allow, r.endpoint == RESTD_EP_JOB_SUBMIT ? "POST"
+					    : r.endpoint == RESTD_EP_JOB ? "GET, HEAD, DELETE" : "GET, HEAD");
 	}
 }
 
@@ -422,6 +427,7 @@ static void test_ping_and_status(void **state)
 	assert_int_equal(restd_http_status(HERD_ERR_INVALID_NODE), 404);
 	assert_int_equal(restd_http_status(HERD_ERR_INVALID_PARTITION), 404);
 	assert_int_equal(restd_http_status(HERD_ERR_ACCESS), 403);
+	assert_int_equal(restd_http_status(HERD_ERR_AUTH), 401);
 	assert_int_equal(restd_http_status(HERD_ERR_INTERNAL), 500);
 	assert_int_equal(restd_minutes(0), 0);
 	assert_int_equal(restd_minutes(1), 1);
@@ -442,8 +448,9 @@ static long sample(const char *page, const char *series)
 
 static void test_metrics(void **state)
 {
-	json_t *jobs = json_pack("[{s:s}, {s:s}, {s:s}, {s:s}, {}, i]", "state", "PENDING",
-				 "state", "PENDING", "state", "RUNNING", "state", "NO_SUCH_STATE", 3);
+	/* JOB_COUNTS's "jobs": a count per state name */
+	json_t *jobs = json_pack("{s:i, s:i, s:i, s:i, s:s}", "PENDING", 2, "RUNNING", 1,
+				 "NO_SUCH_STATE", 3, "COMPLETED", -5, "FAILED", "x");
 	json_t *nodes = json_pack("[{s:s, s:i, s:i, s:i, s:i}, {s:s, s:i, s:i, s:b, s:b}]",
 				  "state", "IDLE", "cpus", 4, "alloc_cpus", 0, "real_memory", 1000,
 				  "alloc_mem", 0,

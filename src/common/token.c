@@ -1,6 +1,7 @@
-/* JSON Web Tokens as Slurm's auth/jwt makes and checks them: HS256 signed
- * with the shared key file (AuthAltParameters=jwt_key=PATH), claims "iat",
- * "exp" and "sun" (the user name).  Not for RS256/JWKS keys. */
+/* JSON Web Tokens as Slurm's auth/jwt makes and checks them (token.h): the
+ * key file, minting and verification, on libjwt.  The controller verifies
+ * every token (herdrestd only forwards them) and mints them for
+ * `scontrol token`; `herdrestd --token` mints offline for the key's owner. */
 #include <errno.h>
 #include <fcntl.h>
 #include <jwt.h>
@@ -8,14 +9,13 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "common/log.h"
+#include "common/token.h"
 #include "common/xmalloc.h"
-#include "restd/restd.h"
 
 /* Slurm's keys are a few hundred bytes; anything this big is a wrong path. */
 #define KEY_MAX (64 * 1024)
 
-int restd_key_load(const char *path, struct restd_key *key, struct herd_error *err)
+int token_key_load(const char *path, uid_t owner, struct token_key *key, struct herd_error *err)
 {
 	struct stat st;
 	unsigned char *data = NULL;
@@ -29,13 +29,21 @@ int restd_key_load(const char *path, struct restd_key *key, struct herd_error *e
 		errprintf(err, "JWT key %s is not a regular file", path);
 		goto error;
 	}
+	/* Anyone who can read the key can mint a token for any user. */
+	if (st.st_mode & 0007) {
+		errprintf(err, "JWT key %s is accessible by others (mode %04o): "
+			  "chmod 0600 it, owned by root or SlurmUser", path, (unsigned)(st.st_mode & 07777));
+		goto error;
+	}
+	if (st.st_uid != 0 && st.st_uid != owner) {
+		errprintf(err, "JWT key %s is owned by uid %u: it must belong to root or SlurmUser",
+			  path, (unsigned)st.st_uid);
+		goto error;
+	}
 	if (st.st_size == 0 || st.st_size > KEY_MAX) {
 		errprintf(err, "JWT key %s is %s", path, st.st_size ? "too large" : "empty");
 		goto error;
 	}
-	/* Anyone who can read the key can mint a token for any user. */
-	if (st.st_mode & 0077)
-		log_warn("JWT key %s is readable by others than its owner", path);
 	data = xmalloc(st.st_size);
 	while (got < (size_t)st.st_size) {
 		ssize_t n = read(fd, data + got, st.st_size - got);
@@ -52,14 +60,16 @@ int restd_key_load(const char *path, struct restd_key *key, struct herd_error *e
 	key->len = got;
 	return 0;
 error:
+	if (data)
+		explicit_bzero(data, st.st_size);
 	free(data);
 	close(fd);
 	return -1;
 }
 
-void restd_key_clear(struct restd_key *key)
+void token_key_clear(struct token_key *key)
 {
-	if (!key->data)
+	if (!key || !key->data)
 		return;
 	explicit_bzero(key->data, key->len);
 	free(key->data);
@@ -67,8 +77,8 @@ void restd_key_clear(struct restd_key *key)
 	key->len = 0;
 }
 
-char *restd_token_mint(const struct restd_key *key, const char *user, long lifespan, time_t now,
-		       struct herd_error *err)
+char *token_mint(const struct token_key *key, const char *user, long lifespan, time_t now,
+		 struct herd_error *err)
 {
 	jwt_t *jwt = NULL;
 	char *token, *out = NULL;
@@ -79,6 +89,10 @@ char *restd_token_mint(const struct restd_key *key, const char *user, long lifes
 	}
 	if (lifespan <= 0) {
 		errprintf(err, "the token lifespan must be a positive number of seconds");
+		return NULL;
+	}
+	if (!key->data) {
+		errprintf(err, "no JWT key loaded");
 		return NULL;
 	}
 	if (jwt_new(&jwt) || jwt_add_grant_int(jwt, "iat", now) ||
@@ -99,8 +113,8 @@ out:
 	return out;
 }
 
-int restd_token_verify(const struct restd_key *key, const char *token, time_t now, char *user,
-		       size_t userlen, struct herd_error *err)
+int token_verify(const struct token_key *key, const char *token, time_t now, char *user,
+		 size_t userlen, time_t *exp_out, struct herd_error *err)
 {
 	jwt_t *jwt = NULL;
 	const char *sun;
@@ -109,6 +123,8 @@ int restd_token_verify(const struct restd_key *key, const char *token, time_t no
 
 	if (!token || !*token)
 		return errprintf(err, "missing X-SLURM-USER-TOKEN");
+	if (strlen(token) > TOKEN_MAX_LEN)
+		return errprintf(err, "invalid token: longer than %d bytes", TOKEN_MAX_LEN);
 	if (!key->data || jwt_decode(&jwt, token, key->data, key->len) || !jwt)
 		return errprintf(err, "invalid token: bad signature or format");
 	/* Only what Slurm signs with; "none" or another HMAC must not pass. */
@@ -136,6 +152,8 @@ int restd_token_verify(const struct restd_key *key, const char *token, time_t no
 		goto out;
 	}
 	strcpy(user, sun);
+	if (exp_out)
+		*exp_out = exp;
 	rc = 0;
 out:
 	jwt_free(jwt);
