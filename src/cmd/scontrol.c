@@ -912,6 +912,54 @@ static int cmd_reconfigure(struct scontrol *sc, int argc)
 	return 0;
 }
 
+/* "token [username=NAME] [lifespan=SECONDS]": a JWT minted by the
+ * controller, which alone reads the key (AuthAltTypes=auth/jwt).  Root and
+ * SlurmUser get one for anyone, a user for himself, as in Slurm. */
+static int cmd_token(struct scontrol *sc, int argc, char **argv)
+{
+	struct herd_error err = { "" };
+	json_t *body = json_object(), *reply = NULL;
+	uint64_t lifespan;
+	int rc;
+
+	for (int i = 0; i < argc; i++) {
+		const char *eq = strchr(argv[i], '=');
+		size_t klen = eq ? (size_t)(eq - argv[i]) : strlen(argv[i]);
+		if (eq && klen == 8 && !strncasecmp(argv[i], "username", 8) && eq[1]) {
+			json_object_set_new(body, "username", json_string(eq + 1));
+		} else if (eq && klen == 8 && !strncasecmp(argv[i], "lifespan", 8)) {
+			if (parse_uint(eq + 1, 100ULL * 365 * 86400, &lifespan) < 0 || lifespan == 0) {
+				fprintf(stderr, "scontrol: error: Invalid lifespan: %s\n", eq + 1);
+				json_decref(body);
+				return 1;
+			}
+			json_object_set_new(body, "lifespan", json_integer((json_int_t)lifespan));
+		} else {
+			fprintf(stderr, "scontrol: error: Invalid token parameter: %s\n", argv[i]);
+			json_decref(body);
+			return 1;
+		}
+	}
+	if (!json_object_get(body, "username") && json_object_size(body) < (size_t)argc) {
+		json_decref(body);   /* a name that is not UTF-8 */
+		fprintf(stderr, "scontrol: error: Invalid user name\n");
+		return 1;
+	}
+	if (client(sc) < 0) {
+		json_decref(body);
+		return 1;
+	}
+	rc = cmd_call(&sc->client, MSG_TOKEN_CREATE, body, &reply, &err);
+	json_decref(body);
+	if (rc != 0) {
+		fprintf(stderr, "scontrol: error: Unable to fetch token: %s\n", err.text);
+		return 1;
+	}
+	printf("SLURM_JWT=%s\n", cmd_jstr(reply, "token"));
+	json_decref(reply);
+	return 0;
+}
+
 static void usage(FILE *out)
 {
 	fprintf(out, "Usage: scontrol [-o] [-Q] [-v] [-V] [COMMAND]\n");
@@ -941,6 +989,8 @@ static void help(void)
 	       "                              node, partition, hostnames, hostlist or\n"
 	       "                              hostlistsorted\n"
 	       "     suspend <job_list>       suspend specified job (see resume)\n"
+	       "     token [username=<user>] [lifespan=<seconds>]\n"
+	       "                              get a JSON Web Token (AuthAltTypes=auth/jwt)\n"
 	       "     uhold <job_list>         place user hold on specified job\n"
 	       "     update <SPECIFICATIONS>  update job or node configuration\n"
 	       "     version                  display tool version number\n");
@@ -983,6 +1033,8 @@ static int run_command(struct scontrol *sc, int argc, char **argv)
 		return cmd_ping(sc);
 	if (is_word(cmd, "reconfigure", 3))
 		return cmd_reconfigure(sc, nargs);
+	if (!strcasecmp(cmd, "token"))
+		return cmd_token(sc, nargs, args);
 	if (!strcasecmp(cmd, "version")) {
 		printf("%s\n", CMD_VERSION);
 		return 0;

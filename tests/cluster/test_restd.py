@@ -1,7 +1,9 @@
 """herdrestd against a real cluster: the slurmrestd v0.0.38 JSON API with JWT
-auth, /metrics in OpenMetrics text, and the refusals (bad tokens, unknown
-paths, wrong methods, oversized or malformed requests).  One shared 4-node
-cluster; herdrestd runs as herdu1 (started as root with -u, as slurmrestd)."""
+auth (the controller checks each token: AuthAltTypes=auth/jwt), /metrics in
+OpenMetrics text, and the refusals (bad tokens, unknown paths, wrong methods,
+oversized or malformed requests).  One shared 4-node cluster; herdrestd runs
+as its own account, herdrest (started as root with -u, as slurmrestd).
+test_restd_auth.py checks that the controller acts as the token's user."""
 import base64
 import hashlib
 import hmac
@@ -17,12 +19,13 @@ import urllib.request
 
 import pytest
 
-from conftest import BIN
+from conftest import BIN, ensure_user
 
 # HERD_RESTD runs another build (e.g. a sanitizer one) under the same tests.
 RESTD = os.environ.get("HERD_RESTD", os.path.join(BIN, "herdrestd"))
 API = "/slurm/v0.0.38"
 INFINITE = 4294967295
+RESTD_USER = "herdrest"   # herdrestd's own account: not a user whose jobs are looked at
 
 
 def free_port():
@@ -92,6 +95,21 @@ class Restd:
         except OSError:
             return ""
 
+    def enable_jwt(self, extra=""):
+        """auth/jwt in the controller: the key (root's, 0600), herdrestd's
+        account as the one that may relay tokens; applied by a reconfigure."""
+        ensure_user(RESTD_USER)
+        c = self.cluster
+        with open(c.conf) as f:
+            lines = [l for l in f.read().splitlines()
+                     if l.split("=", 1)[0] not in ("AuthAltTypes", "AuthAltParameters")]
+        lines += ["AuthAltTypes=auth/jwt",
+                  f"AuthAltParameters=jwt_key={self.key_path},restd_user={RESTD_USER}{extra}"]
+        with open(c.conf, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        r = c.run(["scontrol", "reconfigure"])
+        assert r.rc == 0, r
+
     def token(self, user, *args):
         p = subprocess.run([RESTD, "-f", self.conf, "--token", user, *args],
                            capture_output=True, text=True, env=self.cluster.env(), timeout=20)
@@ -126,8 +144,9 @@ class Restd:
 
 @pytest.fixture(scope="module")
 def restd(cluster):
-    r = Restd(cluster, f"AuthAltParameters=jwt_key={os.path.join(cluster.root, 'jwt.key')}\n",
-              ("-u", "herdu1"))
+    # Scrapes see a page at most a second old: the page is compared with squeue.
+    r = Restd(cluster, "", ("-u", RESTD_USER, "--metrics-max-age", "1"))
+    r.enable_jwt()
     r.start()
     yield r
     rc = r.stop()
@@ -161,7 +180,7 @@ def raw_http(port, data, timeout=10):
 def test_runs_as_the_unprivileged_user(restd, users):
     with open(f"/proc/{restd.proc.pid}/status") as f:
         uids = re.search(r"^Uid:\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)", f.read(), re.M).groups()
-    assert set(int(u) for u in uids) == {users["herdu1"].pw_uid}
+    assert set(int(u) for u in uids) == {ensure_user(RESTD_USER).pw_uid}
 
 
 def test_ping(restd, token):
@@ -309,6 +328,7 @@ def test_auth_refusals(restd, token, cluster, tmp_path):
     # Signed with another key.
     other = tmp_path / "other.key"
     other.write_bytes(os.urandom(64))
+    other.chmod(0o600)
     p = subprocess.run([RESTD, "--jwt-key", str(other), "--token", "herdu1"],
                        capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
@@ -383,7 +403,7 @@ def sinfo_snapshot(cluster):
     return states, alloc, total
 
 
-def test_metrics_match_squeue_and_sinfo(restd, cluster):
+def test_metrics_match_squeue_and_sinfo(restd, token, cluster):
     wd = cluster.workdir("herdu2")
     held = cluster.sbatch("-H", "-o", "/dev/null", "--wrap", "true", user="herdu2", cwd=wd)
     running = cluster.sbatch("-o", "/dev/null", "--wrap", "sleep 300", user="herdu2", cwd=wd)
@@ -393,8 +413,10 @@ def test_metrics_match_squeue_and_sinfo(restd, cluster):
         # commands saw the same before and after it.
         for _ in range(20):
             before = squeue_counts(cluster), sinfo_snapshot(cluster)
-            # No auth for /metrics, as a Prometheus exporter.
-            code, headers, text = restd.request("/metrics")
+            # The page is at most a second old (--metrics-max-age 1): one
+            # asked for after a second is the cluster's state now.
+            time.sleep(1.1)
+            code, headers, text = restd.request("/metrics", token)
             after = squeue_counts(cluster), sinfo_snapshot(cluster)
             if before == after:
                 break
@@ -418,7 +440,7 @@ def test_metrics_match_squeue_and_sinfo(restd, cluster):
         cluster.run(["scancel", str(held), str(running)])
     cluster.wait_done(running, timeout=30)
     # HEAD gives the headers without the page.
-    code, headers, body = restd.request("/metrics", method="HEAD")
+    code, headers, body = restd.request("/metrics", token, method="HEAD")
     assert code == 200 and body == ""
 
 
@@ -430,9 +452,11 @@ def test_bad_requests(restd, token):
     code, headers, body = restd.request(f"{API}/jobs", token, method="POST", data=b"{}")
     assert code == 405 and headers["Allow"] == "GET, HEAD"
     assert json.loads(body)["errors"]
-    # Cancelling over REST awaits an impersonation design (doc/rest.md).
-    code, headers, body = restd.request(f"{API}/job/1", token, method="DELETE")
-    assert code == 405 and "not supported" in json.loads(body)["errors"][0]["error"]
+    # DELETE of a job is a cancel (test_restd_auth.py); of a job that is not there, a 404.
+    code, headers, body = restd.request(f"{API}/job/999999", token, method="DELETE")
+    assert code == 404 and json.loads(body)["errors"][0]["error_number"] == 2017
+    code, headers, body = restd.request(f"{API}/job/submit", token)
+    assert code == 405 and headers["Allow"] == "POST"
     code, headers, body = restd.request("/metrics", method="PUT", data=b"x")
     assert code == 405
     # A body beyond what any request needs is refused from its Content-Length,
@@ -476,23 +500,42 @@ def run_restd(cluster, *args, conf=None):
                           text=True, env=cluster.env(), timeout=20)
 
 
-def test_refuses_to_start_unsafely(cluster, restd):
+def test_refuses_to_start_unsafely(cluster, restd, tmp_path):
     port = str(free_port())
-    # No key anywhere.
-    r = run_restd(cluster, "-u", "herdu1", f"127.0.0.1:{port}", conf=cluster.conf)
-    assert r.returncode == 1 and "no JWT key" in r.stderr, r
+    # No auth/jwt in the controller: tokens could not be checked.
+    noauth = tmp_path / "noauth.conf"
+    noauth.write_text("".join(l for l in open(cluster.conf) if not l.startswith("AuthAlt")))
+    noauth.chmod(0o644)
+    r = run_restd(cluster, "-u", RESTD_USER, f"127.0.0.1:{port}", conf=str(noauth))
+    assert r.returncode == 1 and "AuthAltTypes=auth/jwt" in r.stderr, r
+    # herdrestd holds no key while serving.
+    r = run_restd(cluster, "-u", RESTD_USER, "--jwt-key", restd.key_path, f"127.0.0.1:{port}",
+                  conf=restd.conf)
+    assert r.returncode == 1 and "holds no key" in r.stderr, r
     # As root without -u.
     r = run_restd(cluster, f"127.0.0.1:{port}", conf=restd.conf)
     assert r.returncode == 1 and "must not run as root" in r.stderr, r
     # -u root is no better.
     r = run_restd(cluster, "-u", "root", f"127.0.0.1:{port}", conf=restd.conf)
-    assert r.returncode == 1, r
+    assert r.returncode == 1 and "not root or SlurmUser" in r.stderr, r
+    # Nor SlurmUser: -u to it, or started as it.
+    # (under the cluster's world-readable root: herdu2 reads it)
+    slurm = os.path.join(cluster.root, "slurmuser.conf")
+    with open(slurm, "w") as f:
+        f.write(f"Include {restd.conf}\nSlurmUser=herdu2\n")
+    os.chmod(slurm, 0o644)
+    r = run_restd(cluster, "-u", "herdu2", f"127.0.0.1:{port}", conf=slurm)
+    assert r.returncode == 1 and "not root or SlurmUser" in r.stderr, r
+    r = subprocess.run(["runuser", "-u", "herdu2", "--", RESTD, "-f", slurm,
+                        f"127.0.0.1:{port}"], capture_output=True, text=True,
+                       env=cluster.env(), timeout=20)
+    assert r.returncode == 1 and "must not run as SlurmUser" in r.stderr, r
     # No tokens only on loopback.
-    r = run_restd(cluster, "-a", "none", "-u", "herdu1", f"0.0.0.0:{port}", conf=cluster.conf)
+    r = run_restd(cluster, "-a", "none", "-u", RESTD_USER, f"0.0.0.0:{port}", conf=cluster.conf)
     assert r.returncode == 1 and "loopback" in r.stderr, r
     # Bad LISTEN and options.
     for listen in ("nonsense", "127.0.0.1:0", "127.0.0.1:99999", "unix:/tmp/x"):
-        r = run_restd(cluster, "-u", "herdu1", listen, conf=restd.conf)
+        r = run_restd(cluster, "-u", RESTD_USER, listen, conf=restd.conf)
         assert r.returncode == 1 and "herdrestd: error:" in r.stderr, (listen, r)
     r = run_restd(cluster, "--jwt-key", "/nonexistent/key", "--token", "herdu1")
     assert r.returncode == 1 and "/nonexistent/key" in r.stderr, r
@@ -502,7 +545,7 @@ def test_controller_down_and_no_auth_mode(cluster):
     """-a none on loopback serves without tokens; a controller that does not
     answer gives ping DOWN, 503 with an error for the API, 503 for /metrics."""
     dead = free_port()
-    r = Restd(cluster, f"SlurmctldPort={dead}\nMessageTimeout=2\n", ("-a", "none", "-u", "herdu1"),
+    r = Restd(cluster, f"SlurmctldPort={dead}\nMessageTimeout=2\n", ("-a", "none", "-u", RESTD_USER),
               name="herdrestd-dead")
     r.start()
     try:
