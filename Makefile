@@ -84,6 +84,7 @@ $(B)/tests/%: $(B)/obj/tests/unit/%.o $(LIB)
 CTLD_OBJS := $(call obj,$(filter-out src/ctld/main.c,$(wildcard src/ctld/*.c)))
 # libjwt: the controller verifies and mints auth/jwt tokens (src/common/token.c)
 $(B)/bin/herdctld $(B)/tests/test_ctld_%: LDLIBS += $(PQ_LIBS) -ljwt
+$(B)/tests/test_token: LDLIBS += -ljwt
 $(call obj,$(wildcard src/ctld/*.c)): CFLAGS += $(PQ_CFLAGS)
 $(B)/tests/test_ctld_%: $(B)/obj/tests/unit/test_ctld_%.o $(CTLD_OBJS) $(LIB)
 	@mkdir -p $(dir $@)

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <unistd.h>
 #include <microhttpd.h>
 #include "common/log.h"
 #include "common/msg.h"
@@ -254,7 +255,9 @@ static void do_submit(struct restd *restd, const struct caller *who, const char 
 		fail(a, 400, HERD_ERR_INVALID_ARG, err.text, NULL);
 		return;
 	}
-	body = restd_submit_body(in, &err);
+	char host[256] = "";
+	gethostname(host, sizeof(host) - 1);
+	body = restd_submit_body(in, host, &err);
 	json_decref(in);
 	if (!body) {
 		fail(a, 400, HERD_ERR_INVALID_ARG, err.text, NULL);

@@ -104,9 +104,10 @@ char *restd_metrics_render(const json_t *job_counts, const json_t *nodes);
 
 /* ---- submit.c: POST job/submit ----------------------------------------- */
 
-/* slurmrestd's {"job": {...}, "script": "..."} as a SUBMIT_JOB body; NULL
- * with a sentence for the 400 answer. */
-json_t *restd_submit_body(const json_t *request, struct herd_error *err);
+/* slurmrestd's {"job": {...}, "script": "..."} as a SUBMIT_JOB body made on
+ * submit_host (herdrestd's host, as sbatch's); NULL with a sentence for the
+ * 400 answer. */
+json_t *restd_submit_body(const json_t *request, const char *submit_host, struct herd_error *err);
 
 /* ---- http.c: the server --------------------------------------------------- */
 

@@ -77,7 +77,7 @@ error:
 	return NULL;
 }
 
-json_t *restd_submit_body(const json_t *req, struct herd_error *err)
+json_t *restd_submit_body(const json_t *req, const char *submit_host, struct herd_error *err)
 {
 	static const char *const known[] = {
 		"name", "current_working_directory", "environment", "partition", "nodes", "tasks",
@@ -148,13 +148,13 @@ json_t *restd_submit_body(const json_t *req, struct herd_error *err)
 	}
 	spec = json_pack("{s:s, s:s, s:o, s:o, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:b,"
 			 " s:I, s:b, s:s, s:I, s:s, s:s}",
-			 "name", *name ? name : "restd", "script", script, "argv", argv, "env", env,
+			 "name", *name ? name : "sbatch", "script", script, "argv", argv, "env", env,
 			 "cwd", cwd, "stdout", out, "stderr", errf, "stdin", in, "partition", part,
 			 "nodes", (json_int_t)nodes, "ntasks", (json_int_t)tasks,
 			 "cpus_per_task", (json_int_t)cpt, "mem_mb", (json_int_t)mem, "exclusive", 0,
 			 /* minutes in v0.0.38; 0 = the partition's default */
 			 "time_limit", (json_int_t)(limit ? limit * 60 : TIME_NOT_GIVEN),
-			 "hold", hold && json_is_true(hold), "submit_host", "herdrestd",
+			 "hold", hold && json_is_true(hold), "submit_host", submit_host,
 			 "umask", (json_int_t)022, "account", account, "comment", comment);
 	if (!spec)
 		return errprintf(err, "a field is not valid UTF-8"), NULL;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "common/msg.h"
 #include "restd/map.c"
 #include "restd/metrics.c"
 #include "restd/route.c"
@@ -505,6 +506,97 @@ static void test_metrics(void **state)
 	json_decref(nodes);
 }
 
+static json_t *submit_of(const char *text, struct herd_error *err)
+{
+	json_t *in = json_loads(text, 0, NULL), *out;
+	assert_non_null(in);
+	out = restd_submit_body(in, "login1", err);
+	json_decref(in);
+	return out;
+}
+
+static void test_submit_body(void **state)
+{
+	struct herd_error err;
+	json_t *b = submit_of("{\"script\": \"#!/bin/sh\\ntrue\\n\", \"job\": {\"name\": \"j\","
+			      " \"current_working_directory\": \"/home/a\", \"environment\": {\"A\": \"1\"},"
+			      " \"nodes\": \"2\", \"tasks\": 4, \"time_limit\": 5, \"hold\": true,"
+			      " \"memory_per_cpu\": 100, \"argv\": [\"x\"]}}", &err);
+	assert_non_null(b);
+	assert_int_equal(msg_validate(MSG_SUBMIT_JOB, b, &err), 0);   /* what the controller takes */
+	json_t *job = json_object_get(b, "job");
+	assert_string_equal(gets_(job, "name"), "j");
+	assert_string_equal(gets_(job, "cwd"), "/home/a");
+	assert_string_equal(gets_(job, "submit_host"), "login1");
+	assert_string_equal(json_string_value(json_array_get(json_object_get(job, "env"), 0)), "A=1");
+	assert_int_equal(json_integer_value(json_object_get(job, "nodes")), 2);
+	assert_int_equal(json_integer_value(json_object_get(job, "ntasks")), 4);
+	assert_int_equal(json_integer_value(json_object_get(job, "time_limit")), 300);
+	assert_int_equal(json_integer_value(json_object_get(job, "mem_per_cpu")), 100);
+	assert_true(json_is_true(json_object_get(job, "hold")));
+	json_decref(b);
+
+	/* No limit given: the partition's default; environment as an array. */
+	b = submit_of("{\"script\": \"#!/bin/sh\", \"job\": {\"current_working_directory\": \"/\","
+		      " \"environment\": [\"PATH=/bin\"]}}", &err);
+	assert_non_null(b);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(b, "job"), "time_limit")),
+			 TIME_NOT_GIVEN);
+	json_decref(b);
+
+	static const struct {
+		const char *body, *why;
+	} bad[] = {
+		{ "{\"job\": {\"current_working_directory\": \"/\"}}", "script" },
+		{ "{\"script\": \"echo\", \"job\": {\"current_working_directory\": \"/\"}}", "#!" },
+		{ "{\"script\": \"#!/bin/sh\", \"job\": {}}", "absolute" },
+		{ "{\"script\": \"#!/bin/sh\", \"job\": {\"current_working_directory\": \"rel\"}}", "absolute" },
+		{ "{\"script\": \"#!/bin/sh\", \"job\": {\"current_working_directory\": \"/\", \"qos\": \"x\"}}", "job.qos" },
+		{ "{\"script\": \"#!/bin/sh\", \"jobs\": [], \"job\": {}}", "jobs" },
+		{ "{\"script\": \"#!/bin/sh\", \"job\": {\"current_working_directory\": \"/\", \"tasks\": -1}}", "job.tasks" },
+		{ "{\"script\": \"#!/bin/sh\", \"job\": {\"current_working_directory\": \"/\", \"nodes\": \"1-2\"}}", "job.nodes" },
+		{ "{\"script\": \"#!/bin/sh\", \"job\": {\"current_working_directory\": \"/\", \"environment\": {\"A\": 1}}}", "environment" },
+		{ "{\"script\": \"#!/bin/sh\", \"job\": {\"current_working_directory\": \"/\", \"environment\": [\"noequals\"]}}", "environment" },
+		{ "{\"script\": \"#!/bin/sh\", \"job\": {\"current_working_directory\": \"/\", \"argv\": [1]}}", "argv" },
+		{ "{\"script\": \"#!/bin/sh\", \"job\": {\"current_working_directory\": \"/\", \"hold\": 1}}", "hold" },
+		{ "{\"script\": 5, \"job\": {\"current_working_directory\": \"/\"}}", "script" },
+		{ "[]", "object" },
+	};
+	for (size_t i = 0; i < N(bad); i++) {
+		err.text[0] = '\0';
+		b = submit_of(bad[i].body, &err);
+		if (b || !strstr(err.text, bad[i].why))
+			fail_msg("%s: %s", bad[i].body, err.text);
+	}
+}
+
+static void test_auth_alt(void **state)
+{
+	static const struct {
+		const char *params, *name, *value;
+	} t[] = {
+		{ "jwt_key=/k,restd_user=a:b", "restd_user", "a:b" },
+		{ "jwt_key=/k, disable_token_creation ", "disable_token_creation", "" },
+		{ "jwt_key=/k", "disable_token_creation", NULL },
+		{ "jwt_keyx=/k", "jwt_key", NULL },
+		{ "jwt_key", "jwt_key", "" },
+		{ NULL, "jwt_key", NULL },
+	};
+	for (size_t i = 0; i < N(t); i++) {
+		char *v = auth_alt_param(t[i].params, t[i].name);
+		if (!t[i].value)
+			assert_null(v);
+		else
+			assert_string_equal(v, t[i].value);
+		free(v);
+	}
+	assert_true(auth_alt_jwt("auth/jwt"));
+	assert_true(auth_alt_jwt("auth/munge, auth/jwt"));
+	assert_false(auth_alt_jwt("auth/jwtx"));
+	assert_false(auth_alt_jwt(""));
+	assert_false(auth_alt_jwt(NULL));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -519,6 +611,8 @@ int main(void)
 		cmocka_unit_test(test_envelope_and_errors),
 		cmocka_unit_test(test_ping_and_status),
 		cmocka_unit_test(test_metrics),
+		cmocka_unit_test(test_submit_body),
+		cmocka_unit_test(test_auth_alt),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
