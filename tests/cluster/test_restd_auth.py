@@ -224,3 +224,21 @@ def test_key_must_be_private(c, restd):
     # The running controller still checks tokens with the key it had.
     tok = scontrol_token(c, user="herdu1")
     assert restd.get_json(f"{API}/ping", tok)["pings"][0]["ping"] == "UP"
+
+
+def test_tokens_need_auth_jwt(c, restd, tokens):
+    """With AuthAltTypes=auth/jwt taken out (a reconfigure), the controller
+    takes no token and mints none; put back, both work again."""
+    with open(c.conf) as f:
+        lines = [l for l in f.read().splitlines() if not l.startswith("AuthAlt")]
+    with open(c.conf, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    try:
+        assert c.run(["scontrol", "reconfigure"]).rc == 0
+        doc = restd.get_json(f"{API}/jobs", tokens["herdu1"], status=401)
+        assert "not enabled" in doc["errors"][0]["error"]
+        r = c.run(["scontrol", "token"], user="herdu1")
+        assert r.rc == 1 and "not enabled" in r.err, r
+    finally:
+        restd.enable_jwt()
+    assert restd.get_json(f"{API}/jobs", tokens["herdu1"])["errors"] == []
