@@ -109,8 +109,13 @@ static int ctld_send(struct restd *restd, const struct caller *who, int type, js
 					   "invalid token: bad signature or format");
 			return 0;
 		}
-		if (who->user && *who->user)
-			json_object_set_new(msg, "user", json_string(who->user));
+		if (who->user && *who->user &&
+		    json_object_set_new(msg, "user", json_string(who->user)) < 0) {
+			json_decref(msg);   /* a name that is not UTF-8 names no user */
+			*reply = json_pack("{s:i, s:s}", "rc", HERD_ERR_AUTH, "error",
+					   "X-SLURM-USER-NAME does not match the token's user");
+			return 0;
+		}
 		type = MSG_JWT_REQUEST;
 	}
 	rc = net_call(&restd->ctld, type, msg, restd->call_timeout_ms, reply, err);
@@ -154,14 +159,15 @@ static void do_ping(struct restd *restd, const struct caller *who, struct answer
 	int rc = -1;
 
 	/* A controller that does not answer is a result here, not an error of ours:
-	 * the answer says DOWN, as `scontrol ping` does.  A refused token is a 401. */
+	 * the answer says DOWN, as `scontrol ping` does.  One that refuses the
+	 * request (the token: 401; the relay: 403) is an error. */
 	if (ctld_send(restd, who, MSG_PING, empty, &reply, &err) == 0 &&
-	    (rc = msg_reply_rc(reply, &err)) == HERD_ERR_AUTH) {
+	    (rc = msg_reply_rc(reply, &err)) > 0) {
 		json_decref(errors);
 		json_decref(pings);
 		json_decref(reply);
 		json_decref(empty);
-		fail(a, 401, HERD_ERR_AUTH, err.text, NULL);
+		fail(a, restd_http_status(rc), rc, err.text, NULL);
 		return;
 	}
 	if (rc != 0) {

@@ -348,6 +348,7 @@ def test_auth_refusals(restd, token, cluster, tmp_path):
     assert_401(restd, jobs, token=make_jwt(restd.key, {"exp": now + 60}), why="sun")
     # The user header must name the token's user.
     assert_401(restd, jobs, token=token, user="root", why="does not match")
+    assert_401(restd, jobs, token=token, user="h\xe9rdu1", why="does not match")   # not UTF-8
     # Each refusal is logged with the peer address.
     assert "refused GET /slurm/v0.0.38/jobs from 127.0.0.1" in restd.logs()
 

@@ -178,6 +178,7 @@ def test_only_the_rest_account_may_relay_tokens(c, restd, tokens):
         code, _, body = r.request(f"{API}/jobs", tokens["herdu1"])
         assert code == 403, body
         assert "may not relay tokens" in json.loads(body)["errors"][0]["error"]
+        assert r.request(f"{API}/ping", tokens["herdu1"])[0] == 403
     finally:
         assert r.stop() == 0
     assert "JWT_REQUEST from uid %d refused" % ensure_user("herdu2").pw_uid in ctld_log(c)
