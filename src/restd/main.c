@@ -257,9 +257,6 @@ int main(int argc, char **argv)
 	uid_t slurm = slurm_uid(conf);
 	if (geteuid() == 0 && !run_user)
 		die("herdrestd must not run as root: give -u USER to run as");
-	if (!run_user && geteuid() == slurm)
-		die("herdrestd must not run as SlurmUser (%s): give it an account of its own",
-		    conf_get(conf, "SlurmUser"));
 	if (run_group && !run_user)
 		die("-g needs -u");
 
@@ -268,6 +265,10 @@ int main(int argc, char **argv)
 		drop_privileges(run_user, run_group, slurm);
 	else if (run_user && strcmp(run_user, getpwuid(geteuid()) ? getpwuid(geteuid())->pw_name : ""))
 		die("only root can change to user %s", run_user);
+	/* Whichever way it got here, never serve as root or SlurmUser. */
+	if (geteuid() == 0 || getuid() == 0 || geteuid() == slurm)
+		die("herdrestd must not run as %s: give it an account of its own",
+		    geteuid() == 0 || getuid() == 0 ? "root" : "SlurmUser");
 	restd.metrics_max_age = metrics_max_age;
 
 	restd.cluster = conf_cluster_name(conf);

@@ -531,6 +531,10 @@ def test_refuses_to_start_unsafely(cluster, restd, tmp_path):
                         f"127.0.0.1:{port}"], capture_output=True, text=True,
                        env=cluster.env(), timeout=20)
     assert r.returncode == 1 and "must not run as SlurmUser" in r.stderr, r
+    r = subprocess.run(["runuser", "-u", "herdu2", "--", RESTD, "-f", slurm, "-u", "herdu2",
+                        f"127.0.0.1:{port}"], capture_output=True, text=True,
+                       env=cluster.env(), timeout=20)
+    assert r.returncode == 1 and "must not run as SlurmUser" in r.stderr, r
     # No tokens only on loopback.
     r = run_restd(cluster, "-a", "none", "-u", RESTD_USER, f"0.0.0.0:{port}", conf=cluster.conf)
     assert r.returncode == 1 and "loopback" in r.stderr, r
