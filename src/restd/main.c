@@ -270,6 +270,21 @@ int main(int argc, char **argv)
 		die("herdrestd must not run as %s: give it an account of its own",
 		    geteuid() == 0 || getuid() == 0 ? "root" : "SlurmUser");
 	restd.metrics_max_age = metrics_max_age;
+	if (!restd.auth_none) {
+		/* The controller takes tokens only from the accounts restd_user=
+		 * names: said now rather than as a 403 on every request. */
+		struct passwd *me = getpwuid(geteuid());
+		char *relays = auth_alt_param(conf_get(conf, "AuthAltParameters"), "restd_user");
+		bool listed = false;
+		for (char *save = NULL, *n = relays ? strtok_r(relays, ":", &save) : NULL; n && me;
+		     n = strtok_r(NULL, ":", &save))
+			listed = listed || !strcmp(n, me->pw_name);
+		if (!listed)
+			log_warn("%s is not in AuthAltParameters=restd_user= of %s: the controller "
+				 "will refuse the tokens it forwards", me ? me->pw_name : "this account",
+				 conf->path);
+		free(relays);
+	}
 
 	restd.cluster = conf_cluster_name(conf);
 	restd.ctld = (struct net_target){ conf_ctld_host(conf), conf_ctld_port(conf),

@@ -179,6 +179,9 @@ def test_only_the_rest_account_may_relay_tokens(c, restd, tokens):
         assert code == 403, body
         assert "may not relay tokens" in json.loads(body)["errors"][0]["error"]
         assert r.request(f"{API}/ping", tokens["herdu1"])[0] == 403
+        # It said so when it started; the right account does not.
+        assert "herdu2 is not in AuthAltParameters=restd_user=" in r.logs()
+        assert "restd_user=" not in restd.logs()
     finally:
         assert r.stop() == 0
     assert "JWT_REQUEST from uid %d refused" % ensure_user("herdu2").pw_uid in ctld_log(c)
