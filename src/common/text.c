@@ -21,7 +21,7 @@ int text_check_plain(const char *s, const char *what, struct herd_error *err)
 	if (!text_has_control(s))
 		return 0;
 	/* the value itself is not echoed: it holds what would garble the line */
-	return errprintf(err, "Invalid %s: control characters (newline, tab, ...) are not allowed",
+	return errprintf(err, "Invalid %s: control characters are not allowed",
 			 what);
 }
 

@@ -511,8 +511,7 @@ int mgr_values_ok(struct mgr *m, const json_t *v, const char *key)
 	size_t i;
 	if (json_is_string(v) && text_has_control(json_string_value(v)))
 		return mgr_fail(m, HERD_ERR_INVALID_ARG,
-				"Invalid value for %.40s: control characters (newline, tab, ...) are not allowed",
-				key);
+				"Invalid value for %.40s: control characters are not allowed", key);
 	if (json_is_object(v))
 		json_object_foreach((json_t *)v, k, item)
 			if (mgr_values_ok(m, item, k) < 0)
