@@ -69,6 +69,16 @@ def test_up_from_a_private_directory(users):
             assert f.read().split()[-1] == user
     finally:
         stop_cluster(c)
+    # a cluster inside the private directory itself: only root can use it, said so
+    inside = Cluster(private, 1)
+    try:
+        inside.up()
+        assert (f"herd: warning: other users cannot reach {inside.dir}: {private} is mode 0700"
+                in inside.up_result.err), inside.up_result
+        r = inside.run(["sinfo", "-h", "-o", "%D"], user="herdu1")
+        assert r.rc != 0, r
+    finally:
+        inside.down()
         shutil.rmtree(private, ignore_errors=True)
 
 
