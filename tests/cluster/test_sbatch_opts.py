@@ -248,6 +248,19 @@ def test_mail_user_is_never_an_option(clean):
     r = c.run(["scontrol", "update", f"JobId={held}", "MailUser=me@example.org"], user=USER)
     assert r.rc == 0, r
     assert c.show_job(held)["MailUser"] == "me@example.org"
+    # salloc and srun take --mail-type/--mail-user too, checked the same way
+    for cmd in ("salloc", "srun"):
+        r = c.run([cmd, "--mail-type=END", "--mail-user=--exec=/tmp/x", "-t", "1", "true"],
+                  user=USER, cwd=c.workdir(USER))
+        assert r.rc == 1 and "Invalid --mail-user" in r.err, r
+    r = c.run(["srun", "--mail-type=END", "--mail-user=srun.user@example.org", "-t", "1", "true"],
+              user=USER, cwd=c.workdir(USER))
+    assert r.rc == 0, r
+    r = c.run(["sacct", "-n", "-X", "-P", "-o", "JobID,JobName", "-S", "now-1hour"], user=USER)
+    srun_job = max(int(line.split("|")[0]) for line in r.out.split() if line.endswith("|true"))
+    argv = os.path.join(c.root, f"argv-{srun_job}")
+    wait_text(c, argv, "srun.user@example.org")
+    assert read(argv).splitlines()[2:] == ["--", "srun.user@example.org"], read(argv)
     # job names and comments end up in one-line records: no control characters
     refused(c, "sbatch: error: Batch job submission failed: Invalid job name",
             "-J", "two\nlines", "-o", "/dev/null", "--wrap", "true", rc=1)
