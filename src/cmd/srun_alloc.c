@@ -104,6 +104,7 @@ json_t *srun_alloc_body(const struct srun_opts *o, const char *name, char *const
 	} strs[] = {
 		{ "qos", o->qos }, { "constraint", o->constraint }, { "req_nodelist", o->nodelist },
 		{ "exc_nodelist", o->exclude }, { "reservation", o->reservation },
+		{ "mail_type", o->mail_type }, { "mail_user", o->mail_user },
 	};
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
 		if (strs[i].value && json_object_set_new(job, strs[i].key, json_string(strs[i].value))) {

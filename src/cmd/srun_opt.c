@@ -18,7 +18,7 @@ enum {
 	OPT_MEM = 256, OPT_MEM_PER_CPU, OPT_NTASKS_PER_NODE, OPT_EXCLUSIVE, OPT_EXPORT,
 	OPT_CPU_BIND, OPT_MPI, OPT_OVERLAP, OPT_EXACT, OPT_MULTI_PROG, OPT_PTY, OPT_SIGNAL,
 	OPT_JOBID, OPT_USAGE, OPT_COMMENT, OPT_RESERVATION, OPT_BEGIN, OPT_NO_SHELL, OPT_KILL_CMD,
-	OPT_UNSUPPORTED,
+	OPT_MAIL_TYPE, OPT_MAIL_USER, OPT_UNSUPPORTED,
 };
 
 static const struct option srun_long[] = {
@@ -65,6 +65,8 @@ static const struct option srun_long[] = {
 	{ "jobid", required_argument, NULL, OPT_JOBID },
 	{ "usage", no_argument, NULL, OPT_USAGE },
 	{ "comment", required_argument, NULL, OPT_COMMENT },
+	{ "mail-type", required_argument, NULL, OPT_MAIL_TYPE },
+	{ "mail-user", required_argument, NULL, OPT_MAIL_USER },
 	{ "gres", required_argument, NULL, OPT_UNSUPPORTED },
 	{ "gpus", required_argument, NULL, OPT_UNSUPPORTED },
 	{ "reservation", required_argument, NULL, OPT_RESERVATION },
@@ -108,6 +110,8 @@ static const struct option salloc_long[] = {
 	{ "no-shell", no_argument, NULL, OPT_NO_SHELL },
 	{ "usage", no_argument, NULL, OPT_USAGE },
 	{ "comment", required_argument, NULL, OPT_COMMENT },
+	{ "mail-type", required_argument, NULL, OPT_MAIL_TYPE },
+	{ "mail-user", required_argument, NULL, OPT_MAIL_USER },
 	{ "gres", required_argument, NULL, OPT_UNSUPPORTED },
 	{ "gpus", required_argument, NULL, OPT_UNSUPPORTED },
 	{ "reservation", required_argument, NULL, OPT_RESERVATION },
@@ -196,7 +200,10 @@ static void help(const struct srun_opts *o, FILE *out)
 		"  -c, --cpus-per-task=ncpus   number of cpus required per task\n"
 		"      --comment=name          arbitrary comment\n"
 		"  -C, --constraint=list       specify a list of constraints\n"
-		"  -D, --chdir=path            change remote current working directory\n");
+		"  -D, --chdir=path            change remote current working directory\n"
+		"      --mail-type=type        notify on state change: BEGIN, END, FAIL or ALL\n"
+		"      --mail-user=user        who to send email notification for job state\n"
+		"                              changes\n");
 	if (s)
 		fprintf(out,
 			"      --cpu-bind=...          bind tasks to CPUs (none, rank, map_cpu:,\n"
@@ -283,6 +290,14 @@ static int apply(struct srun_opts *o, int opt, const char *arg, bool from_env, F
 	case 'p': set_str(&o->partition, arg); break;
 	case 'q': set_str(&o->qos, arg); break;
 	case OPT_COMMENT: set_str(&o->comment, arg); break;
+	case OPT_MAIL_USER: set_str(&o->mail_user, arg); break;   /* checked by the controller */
+	case OPT_MAIL_TYPE: {
+		unsigned mask;
+		if (parse_mail_type(arg, &mask) < 0)
+			return errprintf(err, "Invalid --mail-type specification");
+		set_str(&o->mail_type, arg);
+		break;
+	}
 	case OPT_RESERVATION: set_str(&o->reservation, arg); break;
 	case OPT_EXPORT: set_str(&o->export_spec, arg); break;
 	case 'i': {
@@ -548,7 +563,7 @@ void srun_opts_free(struct srun_opts *o)
 	char **fields[] = { &o->job_name, &o->partition, &o->account, &o->qos, &o->constraint,
 			    &o->nodelist, &o->exclude, &o->output, &o->error, &o->input,
 			    &o->chdir, &o->export_spec, &o->cpu_bind, &o->distribution, &o->mpi,
-			    &o->comment, &o->reservation };
+			    &o->comment, &o->reservation, &o->mail_type, &o->mail_user };
 	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
 		free(*fields[i]);
 		*fields[i] = NULL;

@@ -21,6 +21,7 @@ struct srun_opts {
 	enum srun_cmd cmd;
 	char *job_name, *partition, *account, *qos, *constraint, *nodelist, *exclude;
 	char *reservation;           /* --reservation */
+	char *mail_type, *mail_user; /* --mail-type (checked), --mail-user */
 	char *output, *error, *input;    /* -o/-e/-i patterns for herdstepd ("" / NULL = stream) */
 	char *chdir, *export_spec, *cpu_bind, *distribution, *mpi, *comment;
 	long nodes, ntasks, cpus_per_task, ntasks_per_node;   /* 0 = not given */

@@ -45,7 +45,7 @@ static int load_one(struct mgr *m, const json_t *rec, struct load_ctx *lc, struc
 	if (!type || !name || !*name || (attrs && !json_is_object(attrs)))
 		return mgr_fail(m, HERD_ERR_INVALID_ARG, "Malformed line in the file");
 	struct strv one = { .v = (char *[]){ (char *)name, NULL }, .n = 1 };
-	if (mgr_names_ok(m, &one, type) < 0)
+	if (mgr_names_ok(m, &one, type) < 0 || mgr_values_ok(m, attrs, type) < 0)
 		return -1;
 	if (!attrs)
 		attrs = json_object();

@@ -16,6 +16,7 @@
 #include <strings.h>
 #include "common/log.h"
 #include "common/parse.h"
+#include "common/text.h"
 #include "common/xmalloc.h"
 #include "ctld/assoc_mgr.h"
 #include "ctld/ctld.h"
@@ -499,6 +500,29 @@ int mgr_names_ok(struct mgr *m, const struct strv *names, const char *what)
 	return 0;
 }
 
+/* Every string in v (a request's set, where, names, or a loaded line's
+ * attributes, at any depth): no control characters.  A newline in a
+ * Description would become a line of its own in `sacctmgr dump`'s file
+ * and of every -P listing; key names the field in the error. */
+int mgr_values_ok(struct mgr *m, const json_t *v, const char *key)
+{
+	const char *k;
+	json_t *item;
+	size_t i;
+	if (json_is_string(v) && text_has_control(json_string_value(v)))
+		return mgr_fail(m, HERD_ERR_INVALID_ARG,
+				"Invalid value for %.40s: control characters are not allowed", key);
+	if (json_is_object(v))
+		json_object_foreach((json_t *)v, k, item)
+			if (mgr_values_ok(m, item, k) < 0)
+				return -1;
+	if (json_is_array(v))
+		json_array_foreach(v, i, item)
+			if (mgr_values_ok(m, item, key) < 0)
+				return -1;
+	return 0;
+}
+
 const char *mgr_org_default(const char *name, const char *parent)
 {
 	/* Slurm: the parent account's name, the account's own under root */
@@ -634,7 +658,9 @@ void assoc_rpc(struct net_req *req)
 		net_respond(req, HERD_ERR_INVALID_ARG, NULL, "Not a valid sacctmgr request for that entity");
 		goto out;
 	}
-	if (o->fn(&m) < 0) {
+	/* (a load's lines are checked one by one, to name the line) */
+	if (mgr_values_ok(&m, m.set, "a value") < 0 || mgr_values_ok(&m, m.where, "a condition") < 0 ||
+	    mgr_values_ok(&m, m.names, "a name") < 0 || o->fn(&m) < 0) {
 		/* a change refused midway leaves nothing behind: handlers check
 		 * everything before they change anything */
 		net_respond(req, m.rc ? m.rc : HERD_ERR_INVALID_ARG, NULL, m.err.text);

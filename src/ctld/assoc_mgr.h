@@ -93,6 +93,7 @@ json_t *mgr_assoc_ref(const struct assoc *a);
 bool mgr_jobs_block(struct mgr *m, struct jobs_scan *s);
 /* No control characters in names that are made (-1 with m's error). */
 int mgr_names_ok(struct mgr *m, const struct strv *names, const char *what);
+int mgr_values_ok(struct mgr *m, const json_t *v, const char *key);
 const char *mgr_org_default(const char *name, const char *parent);
 int mgr_parse_account_flags(struct mgr *m, const char *v, unsigned cur, unsigned *out);
 bool mgr_makes_cycle(const char *cluster, const char *account, const char *parent);

@@ -594,6 +594,11 @@ void launch_time_limit(struct job *job);   /* launch.c: tell the node a new limi
 void mail_job_state(struct job *job, enum job_state old);
 void mail_job_requeued(const struct job *job);
 void mail_check_time_limits(time_t now);
+
+/* job_text.c: the free text of a submission or an update (job name,
+ * comment, --mail-user, ...) is refused, with err, when it would break a
+ * line of a record or reach MailProg as an option. */
+int job_text_check(const json_t *fields, struct herd_error *err);
 /* reconf.c: scontrol reconfigure and SIGHUP */
 /* The settings read from conf (KillWait, SlurmdTimeout, ...) into ctld;
  * out-of-range values are logged and replaced, as at start. */

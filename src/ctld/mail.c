@@ -1,5 +1,5 @@
 /* --mail-type/--mail-user: the controller runs MailProg (default /bin/mail)
- * as Slurm does, `MailProg -s SUBJECT USER`, with Slurm's subject line, when
+ * as Slurm does, `MailProg -s SUBJECT -- USER`, with Slurm's subject line, when
  * a job begins, ends, fails, is requeued or reaches 50/80/90/100% of its
  * time limit.  Spawned through libuv and never waited for on the loop; a
  * MailProg that cannot be started is a log line. */
@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include "common/log.h"
 #include "common/parse.h"
+#include "common/text.h"
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
 
@@ -47,6 +48,13 @@ static void mail_send(const struct job *job, const char *what, const char *times
 	snprintf(subject, sizeof(subject), "Slurm Job_id=%u Name=%s %s%s%s", job->id,
 		 job->name ? job->name : "", what, times, term);
 	const char *prog = conf_get(ctld.conf, "MailProg");
+	const char *to = job->mail_user ? job->mail_user : job->user;
+	struct herd_error err = { "" };
+	/* Checked at submission; a job stored before that check is not mailed. */
+	if (!to || text_check_mail_user(to, &err) < 0) {
+		log_error("job %u: no mail sent: %s", job->id, to ? err.text : "no user");
+		return;
+	}
 	uv_process_t *proc = xmalloc(sizeof(*proc));
 	uv_process_options_t o = { 0 };
 	uv_stdio_container_t stdio[3] = { { .flags = UV_IGNORE }, { .flags = UV_IGNORE },
@@ -63,8 +71,9 @@ static void mail_send(const struct job *job, const char *what, const char *times
 		xstrdup("PATH=/usr/sbin:/usr/bin:/sbin:/bin"),
 		NULL,
 	};
-	char *args[] = { (char *)(prog ? prog : "/bin/mail"), "-s", (char *)subject,
-			 job->mail_user ? job->mail_user : job->user, NULL };
+	/* "--": whatever the address, MailProg never reads it as an option */
+	char *args[] = { (char *)(prog ? prog : "/bin/mail"), "-s", (char *)subject, "--",
+			 (char *)to, NULL };
 	int e;
 
 	o.file = args[0];
@@ -77,7 +86,7 @@ static void mail_send(const struct job *job, const char *what, const char *times
 		log_error("job %u: MailProg %s: %s (no mail sent)", job->id, args[0], uv_strerror(e));
 		uv_close((uv_handle_t *)proc, mail_closed);
 	} else {
-		log_info("job %u: mail (%s) to %s", job->id, what, args[3]);
+		log_info("job %u: mail (%s) to %s", job->id, what, to);
 	}
 	for (size_t i = 0; env[i]; i++)
 		free(env[i]);

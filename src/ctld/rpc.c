@@ -159,6 +159,10 @@ static void rpc_submit(struct net_req *req)
 		net_respond(req, HERD_ERR_INVALID_ARG, NULL, NULL);
 		return;
 	}
+	if (job_text_check(spec, &err) < 0) {   /* names, comment, --mail-user */
+		net_respond(req, HERD_ERR_INVALID_ARG, NULL, err.text);
+		return;
+	}
 	if ((rc = update_check_nice(nice, rpc_is_admin(req->uid))) != 0) {
 		/* Slurm 22.05 refuses an unprivileged negative --nice at submission
 		 * as an invalid value, not as a permission error. */

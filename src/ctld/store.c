@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include "common/conf.h"
 #include "common/log.h"
+#include "common/secret.h"
 #include "common/xmalloc.h"
 #include "ctld/adb.h"
 #include "ctld/ctld.h"
@@ -788,6 +789,13 @@ int store_backend_open(const struct conf *conf, struct herd_error *err)
 	const char *type = conf_get(conf, "AccountingStorageType");
 	const char *name = type ? plugin_name(type) : "sqlite";
 
+	/* herd.conf is read by every user: a password written in it is
+	 * refused whatever the storage type (doc/accounting.md) */
+	const char *pass_key = conf_get(conf, "AccountingStoragePass");
+	if (pass_key && pass_key[0] != '/')
+		return errprintf(err, "AccountingStoragePass must be the path of a root-only file "
+				 "holding the password, not the password: every user reads %.40s",
+				 conf->path);
 	if (!strcmp(name, "sqlite") || !strcmp(name, "slurmdbd")) {
 		backend = STORE_ACCT_SQLITE;
 		return 0;
@@ -818,8 +826,16 @@ int store_backend_open(const struct conf *conf, struct herd_error *err)
 		return errprintf(err, "AccountingStorageUser is empty");
 	if (loc && (!*loc || strchr(loc, '/')))
 		return errprintf(err, "AccountingStorageLoc=%s is not a database name", loc);
+	/* The password is in a root-only file that herd.conf names. */
+	char *secret = pass ? secret_read(pass, ctld.slurm_uid, "AccountingStoragePass", err) : NULL;
+	if (pass && !secret)
+		return -1;
 	free(pg_conninfo);
-	pg_conninfo = adb_pg_conninfo(host, (int)port, user, pass, loc ? loc : "slurm_acct_db");
+	pg_conninfo = adb_pg_conninfo(host, (int)port, user, secret, loc ? loc : "slurm_acct_db");
+	if (secret) {
+		memset(secret, 0, strlen(secret));
+		free(secret);
+	}
 	uv_async_init(ctld.loop, &trim_async, outbox_trim);
 	uv_unref((uv_handle_t *)&trim_async);
 	trim_open = true;

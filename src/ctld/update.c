@@ -156,6 +156,8 @@ static int check_fields(struct job *job, const json_t *fields, bool admin,
 
 	if (!json_object_size(fields))
 		return HERD_ERR_INVALID_ARG;
+	if (job_text_check(fields, err) < 0)   /* Name=, Comment=, MailUser=, ... */
+		return HERD_ERR_INVALID_ARG;
 	if (job->state != JOB_PENDING && json_object_get(fields, "num_nodes"))
 		return HERD_ERR_NOT_SUPPORTED;   /* Slurm: no resizing of a running job */
 	if (job->state != JOB_PENDING && has_any(fields, pending_only))

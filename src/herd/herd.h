@@ -59,4 +59,15 @@ size_t proc_stop_all(const struct pid_entry *procs, size_t n, int grace_ms);
 /* Directory holding our own binary (from /proc/self/exe); caller frees. */
 char *herd_bindir(void);
 
+/* install.c */
+
+/* Copy Herd's programs from bindir (else sbindir) into DIR/bin, mode 0755,
+ * for the cluster's users to run; returns DIR/bin (caller frees) or NULL
+ * with err. */
+char *herd_install_programs(const char *dir, const char *bindir, const char *sbindir,
+			    struct herd_error *err);
+/* A warning on stderr when some directory on the way to dir keeps other
+ * users out (no o+x): they could not read herd.conf nor run a job there. */
+void herd_warn_unreachable(const char *dir);
+
 #endif

@@ -1,6 +1,7 @@
 /* `herd up`: start a whole cluster on this machine in one directory: MUNGE
  * (when none answers on the default socket), herdctld and N herdd, then wait
  * until every node is IDLE and print the environment for a shell to eval.
+ * The programs run from a copy in DIR/bin, which every user can reach.
  * doc/conf.md lists the configuration it writes. */
 #include <errno.h>
 #include <getopt.h>
@@ -335,8 +336,8 @@ static int write_conf(const struct cluster *c, const struct up_opts *o, struct h
 	return 0;
 }
 
-/* A program of the cluster: next to herd (the build tree), else in ../sbin
- * (`make install` puts daemons there). */
+/* A program of the cluster: in DIR/bin (herd_install_programs put it
+ * there), else in ../sbin of herd's own directory. */
 static char *find_program(const struct cluster *c, const char *name)
 {
 	char *p = xasprintf("%s/%s", c->bindir, name);
@@ -513,6 +514,14 @@ static int up_run(struct cluster *c, const struct up_opts *o, struct herd_error 
 	}
 	if (check_not_running(c->dir, err) < 0)
 		return -1;
+	/* The programs the cluster runs, and its users, from DIR/bin (0755):
+	 * where herd was built may be closed to them (a clone in a 0700 dir). */
+	char *installed = herd_install_programs(c->dir, c->bindir, c->sbindir, err);
+	if (!installed)
+		return -1;
+	free(c->bindir);
+	c->bindir = installed;
+	herd_warn_unreachable(c->dir);
 
 	if (!munge_answers(NULL)) {
 		fprintf(stderr, "herd: no munged answers on the default socket; starting one in %s/munge\n",

@@ -17,6 +17,44 @@ import pytest
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # HERD_BIN points the tests at another build (e.g. `make B=build-san SAN=1`).
 BIN = os.environ.get("HERD_BIN") or os.path.join(REPO, "build", "bin")
+
+
+def reachable(path):
+    """Whether other users may pass every directory down to path (o+x)."""
+    path = os.path.abspath(path)
+    while True:
+        if not os.stat(path).st_mode & 0o001:
+            return False
+        parent = os.path.dirname(path)
+        if parent == path:
+            return True
+        path = parent
+
+
+def users_copy(bin_dir):
+    """bin_dir when the test users can reach it; else a copy of it (and of
+    its ../tests/mpi, which the MPI tests run) in a world-readable temp dir,
+    removed at exit: a clone inside `mktemp -d` or root's 0700 home.  `herd
+    up` copies the programs into each cluster's DIR/bin as well, but tests
+    run programs by BIN's path, and write it into job scripts."""
+    if reachable(bin_dir):
+        return bin_dir
+    import atexit
+    top = tempfile.mkdtemp(prefix="herd-bin-", dir="/tmp")
+    os.chmod(top, 0o755)
+    atexit.register(shutil.rmtree, top, True)
+    shutil.copytree(bin_dir, os.path.join(top, "bin"))
+    mpi = os.path.join(os.path.dirname(bin_dir), "tests", "mpi")
+    if os.path.isdir(mpi):
+        shutil.copytree(mpi, os.path.join(top, "tests", "mpi"))
+    for d, subdirs, files in os.walk(top):
+        for name in subdirs + files:
+            p = os.path.join(d, name)
+            os.chmod(p, 0o755 if os.path.isdir(p) or os.access(p, os.X_OK) else 0o644)
+    return os.path.join(top, "bin")
+
+
+BIN = users_copy(BIN)
 HERD = os.path.join(BIN, "herd")
 USERS = ("herdu1", "herdu2")
 # Herd's commands are run by absolute path: a machine may also have Slurm's

@@ -2,7 +2,8 @@
 directory, started with pg_ctl on a free TCP port of 127.0.0.1, as the
 `postgres` user (or herdu1) when the tests run as root -- PostgreSQL refuses
 to run as root.  Connections over TCP need the password (scram-sha-256), so
-AccountingStoragePass is exercised; psql over the private socket is trusted.
+AccountingStoragePass is exercised (a root-only file holding the password, as
+the controller requires); psql over the private socket is trusted.
 Stopped by the PID in postmaster.pid, never by name."""
 import os
 import pwd
@@ -61,6 +62,11 @@ class PgServer:
                    "--pwfile", pwfile, "--auth-local=trust", "--auth-host=scram-sha-256",
                    "-E", "UTF8", "--no-sync"], timeout=120)
         os.unlink(pwfile)
+        # AccountingStoragePass names a file only the controller's user may
+        # read (mode 0600, ours): never the password itself.
+        fd, self.passfile = tempfile.mkstemp(prefix="herd-pgpass-", dir="/tmp")
+        with os.fdopen(fd, "w") as f:
+            f.write(PG_PASS + "\n")
         self.start()
 
     def _run(self, argv, timeout=60, check=True, input=None):
@@ -105,6 +111,10 @@ class PgServer:
 
     def destroy(self):
         self.stop()
+        try:
+            os.unlink(self.passfile)
+        except OSError:
+            pass
         shutil.rmtree(self.root, ignore_errors=True)
 
     def psql(self, sql, db="postgres"):
@@ -123,7 +133,7 @@ class PgServer:
                 "AccountingStorageHost": "127.0.0.1",
                 "AccountingStoragePort": str(self.port),
                 "AccountingStorageUser": PG_USER,
-                "AccountingStoragePass": PG_PASS,
+                "AccountingStoragePass": self.passfile,
                 "AccountingStorageLoc": db}
 
 

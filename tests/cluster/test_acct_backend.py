@@ -246,7 +246,31 @@ def test_config_errors_name_the_key(users):
               "AccountingStorageHost": "127.0.0.1", "AccountingStorageLoc": "a/b"},
              "AccountingStorageLoc"),
         ]
-        for keys, named in cases:
+        # AccountingStoragePass names a root-only file; the password itself,
+        # or a file others may read or own, stops the controller
+        pwfile = os.path.join(c.dir, "dbpass")
+        with open(pwfile, "w") as f:
+            f.write("s3cret-pw\n")
+        pgkeys = {"AccountingStorageType": "accounting_storage/pgsql",
+                  "AccountingStorageHost": "127.0.0.1"}
+        pass_cases = [
+            ({**pgkeys, "AccountingStoragePass": "s3cret-pw"},
+             "AccountingStoragePass must be the path of a root-only file", 0o600, 0),
+            ({"AccountingStoragePass": "s3cret-pw"},   # whatever the storage type
+             "AccountingStoragePass must be the path of a root-only file", 0o600, 0),
+            ({**pgkeys, "AccountingStoragePass": pwfile},
+             f"AccountingStoragePass={pwfile} is accessible to group or others (mode 0644)",
+             0o644, 0),
+            ({**pgkeys, "AccountingStoragePass": pwfile},
+             f"AccountingStoragePass={pwfile} is accessible to group or others (mode 0640)",
+             0o640, 0),
+            ({**pgkeys, "AccountingStoragePass": pwfile},
+             f"AccountingStoragePass={pwfile} must be owned by root or SlurmUser", 0o600,
+             users["herdu1"].pw_uid),
+        ]
+        for keys, named, mode, owner in [(k, n, 0o600, 0) for k, n in cases] + pass_cases:
+            os.chown(pwfile, owner, 0)
+            os.chmod(pwfile, mode)
             conf = os.path.join(c.dir, "bad.conf")
             with open(conf, "w") as f:
                 f.write("\n".join(base + [f"{k}={v}" for k, v in keys.items()]) + "\n")
@@ -254,6 +278,7 @@ def test_config_errors_name_the_key(users):
             p = subprocess.run([ctld, "-D", "-f", conf], capture_output=True, text=True,
                                timeout=30, env=c.env())
             assert p.returncode != 0 and named in p.stderr, (keys, p)
+            assert "s3cret-pw" not in p.stderr + p.stdout, p   # never the password
         # accounting_storage/none: no records, and sacct says so (as Slurm's)
         pg.set_conf_keys(c, {"AccountingStorageType": "accounting_storage/none"})
         job = c.sbatch("-o", "/dev/null", "--wrap", "true")

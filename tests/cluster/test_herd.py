@@ -5,6 +5,7 @@ import os
 import pwd
 import shutil
 import subprocess
+import tempfile
 
 import pytest
 
@@ -27,11 +28,58 @@ def test_up_prints_environment(pair):
     a, _ = pair
     out = a.up_result.out
     assert f"export HERD_CONF='{a.conf}'\n" in out
-    assert f"export PATH='{BIN}':\"$PATH\"\n" in out
+    # the cluster's own copy of the programs, which every user can run
+    assert f"export PATH='{a.dir}/bin':\"$PATH\"\n" in out
     # The output is meant for eval: a shell that evals it finds the cluster.
     r = subprocess.run(["/bin/sh", "-c", f'eval "$1"; echo "$HERD_CONF"; command -v sbatch',
                         "sh", out], capture_output=True, text=True)
-    assert r.stdout.split() == [a.conf, os.path.join(BIN, "sbatch")]
+    assert r.stdout.split() == [a.conf, os.path.join(a.dir, "bin", "sbatch")]
+    for name in ("herd", "herdctld", "herdd", "herdstepd", "sbatch", "srun", "squeue"):
+        st = os.stat(os.path.join(a.dir, "bin", name))
+        assert st.st_mode & 0o7777 == 0o755, name
+    assert os.stat(os.path.join(a.dir, "bin")).st_mode & 0o777 == 0o755
+    # the daemons run from there too
+    assert os.readlink(f"/proc/{a.ctld_pid()}/exe") == os.path.join(a.dir, "bin", "herdctld")
+
+
+def test_up_from_a_private_directory(users):
+    """herd built inside a 0700 directory (a clone in `mktemp -d`, root's
+    home): the cluster's users still run its commands, through the PATH
+    `herd up` prints, in a job and in its steps."""
+    private = tempfile.mkdtemp(prefix="herd-private-")   # 0700
+    assert os.stat(private).st_mode & 0o077 == 0
+    shutil.copytree(BIN, os.path.join(private, "bin"))
+    c = Cluster(make_root(), 2)
+    try:
+        p = subprocess.run([os.path.join(private, "bin", "herd"), "up", "--nodes", "2",
+                            "--dir", c.dir], capture_output=True, text=True, timeout=60)
+        assert p.returncode == 0, p
+        c.kv, c.nodes = read_conf(c.conf)
+        user = "herdu1"
+        wd = c.workdir(user)
+        script = ('eval "$1"; cd "$2" && sbatch --parsable -N 2 -o out-%j.txt '
+                  '--wrap "srun hostname; id -un" && squeue -h -o %i >/dev/null && echo ok')
+        r = subprocess.run(["runuser", "-u", user, "--", "env", "-i", "PATH=/usr/bin:/bin",
+                            "/bin/sh", "-c", script, "sh", p.stdout, wd],
+                           capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0 and r.stdout.endswith("ok\n"), r
+        job = int(r.stdout.split()[0])
+        assert c.wait_done(job) == "COMPLETED"
+        with open(os.path.join(wd, f"out-{job}.txt")) as f:
+            assert f.read().split()[-1] == user
+    finally:
+        stop_cluster(c)
+    # a cluster inside the private directory itself: only root can use it, said so
+    inside = Cluster(private, 1)
+    try:
+        inside.up()
+        assert (f"herd: warning: other users cannot reach {inside.dir}: {private} is mode 0700"
+                in inside.up_result.err), inside.up_result
+        r = inside.run(["sinfo", "-h", "-o", "%D"], user="herdu1")
+        assert r.rc != 0, r
+    finally:
+        inside.down()
+        shutil.rmtree(private, ignore_errors=True)
 
 
 def test_generated_conf(pair):

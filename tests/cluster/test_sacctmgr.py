@@ -636,7 +636,7 @@ HOSTILE = ["q'uo\"te", "semi;colon", "ünïcødé-名前", "back\\slash:colon", 
 
 
 def test_hostile_names_round_trip(cluster):
-    descr = "it's \"quoted\"; with | pipes, ünïcødé and\ttabs " + "d" * 10240
+    descr = "it's \"quoted\"; with | pipes, ünïcødé and \\t \\n " + "d" * 10240
     org = "org; 'o' \"rg\" " + "o" * 10240
     for name in HOSTILE:
         ok(cluster, "add", "account", name, f"Description={descr}", f"Organization={org}")
@@ -648,6 +648,38 @@ def test_hostile_names_round_trip(cluster):
     ok(cluster, "add", "user", "herdu2", "account=" + HOSTILE[0])
     assert rows(cluster, "assoc", "user=herdu2", "account=" + HOSTILE[0],
                 "format=account,user") == [[HOSTILE[0], "herdu2"]]
+
+
+def test_control_characters_refused(cluster, users):
+    """No stored name or text field holds a control character: a newline in
+    a Description would be a line of its own in the dump file and in every
+    -P listing.  Refused by the controller whatever sends it, a file's line
+    (its escapes decoded) included."""
+    cases = [
+        ("add", "account", "cc1", "Description=two\nlines"),
+        ("add", "account", "cc1", "Organization=tab\there"),
+        ("add", "account", "cc\n1"),
+        ("add", "qos", "q\nx"),
+        ("add", "cluster", "cl\rx"),
+        ("add", "user", "herdu2", "account=physics", "Partition=p\x1b"),
+        ("modify", "account", "physics", "set", "Description=x\ny"),
+        ("modify", "account", "physics", "set", "Organization=\x7f"),
+        ("modify", "qos", "normal", "set", "Description=a\nb"),
+    ]
+    before = rows(cluster, "account", "format=account,descr,org")
+    for args in cases:
+        refused(cluster, *args, says="control characters")
+    assert rows(cluster, "account", "format=account,descr,org") == before
+    names = [r[0] for r in rows(cluster, "qos", "format=name")]
+    assert "q" not in names and "x" not in names, names
+    cl = cluster.name
+    bad = os.path.join(cluster.workdir(), "ctl.cfg")
+    with open(bad, "w") as f:
+        f.write(f"Cluster - '{cl}'\nParent - 'root'\n"
+                "Account - 'cc2':Description='one\\ntwo':Organization='o'\n")
+    r = mgr(cluster, "-i", "load", f"file={bad}")
+    assert r.rc == 1 and "Line 3: Invalid value for description: control characters" in r.err, r
+    assert rows(cluster, "account", "cc2") == []
 
 
 def test_dump_load_round_trip(cluster, users):

@@ -31,8 +31,10 @@ def c(users):
         os.kill(c.ctld_pid(), signal.SIGTERM)
         c.wait_until("the controller to stop", lambda: not c.daemon_pids("herdctld"))
         c.mail_log = os.path.join(c.root, "mails")
+        # one line per call, and each call's argv, one argument a line
         mailprog = write_script(os.path.join(c.root, "mailprog"),
-                                f"#!/bin/sh\necho \"$*\" >> {c.mail_log}\n")
+                                f"#!/bin/sh\necho \"$*\" >> {c.mail_log}\n"
+                                f"printf '%s\\n' \"$@\" > {c.root}/argv-$SLURM_JOB_ID\n")
         with open(c.conf) as f:
             text = f.read()
         text = re.sub(r"(?m)^(NodeName=n1 .*)$", r"\1 Features=big,fast", text)
@@ -189,13 +191,13 @@ def test_mail_type_and_user(clean):
     text = wait_text(c, c.mail_log, f"Job_id={bad} ")
     text = wait_text(c, c.mail_log, f"Job_id={ok} Name=wrap Ended")
     lines = text.splitlines()
-    assert f"-s Slurm Job_id={ok} Name=wrap Began, Queued time 00:00:00 {USER}" in lines or \
-        any(re.fullmatch(rf"-s Slurm Job_id={ok} Name=wrap Began, Queued time 00:00:0\d {USER}",
+    assert f"-s Slurm Job_id={ok} Name=wrap Began, Queued time 00:00:00 -- {USER}" in lines or \
+        any(re.fullmatch(rf"-s Slurm Job_id={ok} Name=wrap Began, Queued time 00:00:0\d -- {USER}",
                          line) for line in lines), lines
     assert any(re.fullmatch(rf"-s Slurm Job_id={ok} Name=wrap Ended, Run time 00:00:0\d, "
-                            rf"COMPLETED, ExitCode 0 {USER}", line) for line in lines), lines
+                            rf"COMPLETED, ExitCode 0 -- {USER}", line) for line in lines), lines
     assert any(re.fullmatch(rf"-s Slurm Job_id={bad} Name=wrap Failed, Run time 00:00:0\d, "
-                            r"FAILED, ExitCode 3 someone@example.org", line)
+                            r"FAILED, ExitCode 3 -- someone@example.org", line)
                for line in lines), lines
     # FAIL only: no mail when it began
     assert not any(f"Job_id={bad} Name=wrap Began" in line for line in lines), lines
@@ -205,22 +207,67 @@ def test_mail_type_and_user(clean):
     c.wait_state(limited, "RUNNING")
     text = wait_text(c, c.mail_log, f"Job_id={limited} Name=wrap Reached 50% of time limit")
     assert re.search(rf"(?m)^-s Slurm Job_id={limited} Name=wrap Reached 50% of time limit, "
-                     rf"Run time 00:00:0[34] {USER}$", text), text
+                     rf"Run time 00:00:0[34] -- {USER}$", text), text
     assert c.run(["scontrol", "requeue", str(limited)]).rc == 0
     text = wait_text(c, c.mail_log, f"Job_id={limited} Name=wrap Requeued")
     assert re.search(rf"(?m)^-s Slurm Job_id={limited} Name=wrap Requeued, Run time 00:00:0\d "
-                     rf"{USER}$", text), text
+                     rf"-- {USER}$", text), text
     # run again: its own 50% mail, then the limit
     text = wait_text(c, c.mail_log, f"Job_id={limited} Name=wrap Reached time limit", timeout=40)
     assert len(re.findall(rf"Job_id={limited} Name=wrap Reached 50%", text)) == 2, text
     # The limit counts from the start time in whole seconds (as Slurm's):
     # a run that began late in its second ends 5.x s later, shown as 5.
     assert re.search(rf"(?m)^-s Slurm Job_id={limited} Name=wrap Reached time limit, "
-                     rf"Run time 00:00:0[567] {USER}$", text), text
+                     rf"Run time 00:00:0[567] -- {USER}$", text), text
     assert c.wait_done(limited) == "TIMEOUT"
     assert not re.search(rf"Job_id={limited} Name=wrap (Ended|Failed|Began)", read(c.mail_log))
     refused(c, "sbatch: error: Invalid --mail-type specification",
             "--mail-type=BEGIN,SOMETIMES", "-o", "/dev/null", "--wrap", "true")
+
+
+def test_mail_user_is_never_an_option(clean):
+    """--mail-user reaches MailProg after "--", and what is not a user name
+    or an address (an option, shell syntax, a newline) is refused at
+    submission and at scontrol update."""
+    c = clean
+    for bad in ("--exec=/tmp/x", "-s", "a;id", "$(id)", "a b", "x\ny", "a@b@c"):
+        refused(c, "sbatch: error: Batch job submission failed: Invalid --mail-user",
+                "--mail-type=END", f"--mail-user={bad}", "-o", "/dev/null", "--wrap", "true",
+                rc=1)
+    jid = job_id(submit(c, "--mail-type=END", "--mail-user=first.last+tag@example.org",
+                        "-o", "/dev/null", "--wrap", "true"))
+    argv = os.path.join(c.root, f"argv-{jid}")
+    wait_text(c, argv, "first.last+tag@example.org")
+    assert read(argv).splitlines() == [
+        "-s", read(argv).splitlines()[1], "--", "first.last+tag@example.org"], read(argv)
+    assert read(argv).splitlines()[1].startswith(f"Slurm Job_id={jid} Name=wrap Ended")
+    held = job_id(submit(c, "-H", "--mail-type=END", "-o", "/dev/null", "--wrap", "true"))
+    r = c.run(["scontrol", "update", f"JobId={held}", "MailUser=--exec=/tmp/x"], user=USER)
+    assert r.rc == 1 and "Invalid --mail-user" in r.err, r
+    assert c.show_job(held)["MailUser"] == USER
+    r = c.run(["scontrol", "update", f"JobId={held}", "MailUser=me@example.org"], user=USER)
+    assert r.rc == 0, r
+    assert c.show_job(held)["MailUser"] == "me@example.org"
+    # salloc and srun take --mail-type/--mail-user too, checked the same way
+    for cmd in ("salloc", "srun"):
+        r = c.run([cmd, "--mail-type=END", "--mail-user=--exec=/tmp/x", "-t", "1", "true"],
+                  user=USER, cwd=c.workdir(USER))
+        assert r.rc == 1 and "Invalid --mail-user" in r.err, r
+    r = c.run(["srun", "--mail-type=END", "--mail-user=srun.user@example.org", "-t", "1", "true"],
+              user=USER, cwd=c.workdir(USER))
+    assert r.rc == 0, r
+    r = c.run(["sacct", "-n", "-X", "-P", "-o", "JobID,JobName", "-S", "now-1hour"], user=USER)
+    srun_job = max(int(line.split("|")[0]) for line in r.out.split() if line.endswith("|true"))
+    argv = os.path.join(c.root, f"argv-{srun_job}")
+    wait_text(c, argv, "srun.user@example.org")
+    assert read(argv).splitlines()[2:] == ["--", "srun.user@example.org"], read(argv)
+    # job names and comments end up in one-line records: no control characters
+    refused(c, "sbatch: error: Batch job submission failed: Invalid job name",
+            "-J", "two\nlines", "-o", "/dev/null", "--wrap", "true", rc=1)
+    refused(c, "sbatch: error: Batch job submission failed: Invalid comment",
+            "--comment", "tab\there", "-o", "/dev/null", "--wrap", "true", rc=1)
+    r = c.run(["scontrol", "update", f"JobId={held}", "Comment=a\nb"], user=USER)
+    assert r.rc == 1 and "Invalid comment" in r.err, r
 
 
 def test_mem_per_cpu(clean):

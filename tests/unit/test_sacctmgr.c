@@ -257,9 +257,47 @@ static void flat_file(void **state)
 	assert_null(flat_parse_line("", &bad));
 }
 
+/* A value with control characters (stored before the controller refused
+ * them) stays on its object's line and reads back as it was. */
+static void flat_control_characters(void **state)
+{
+	const char *descr = "two\nlines\r\tand \x01\x7f 'q' \\n";
+	json_t *rows = json_pack(
+		"[{s:I, s:I, s:s, s:s, s:I, s:s, s:s},"
+		" {s:I, s:I, s:s, s:s, s:I, s:s, s:s, s:s, s:s, s:s}]",
+		"id", (json_int_t)1, "parent_id", (json_int_t)0, "account", "root", "user", "",
+		"share", (json_int_t)1, "qos", "normal", "def_qos", "",
+		"id", (json_int_t)2, "parent_id", (json_int_t)1, "account", "acc", "user", "",
+		"share", (json_int_t)1, "qos", "normal", "def_qos", "", "descr", descr,
+		"org", "o\nrg", "partition", "");
+	char *text = flat_dump("c1", rows);
+	const char *line = strstr(text, "Account - 'acc'");
+	assert_non_null(line);
+	const char *end = strchr(line, '\n');
+	char *one = strndup(line, end - line);
+	assert_string_equal(one, "Account - 'acc':Description='two\\nlines\\r\\tand \\x01\\x7f "
+			    "\\'q\\' \\\\n':Organization='o\\nrg':Fairshare=1");
+	assert_string_equal(end, "\n");   /* nothing spilled onto a line of its own */
+	bool bad;
+	json_t *rec = flat_parse_line(one, &bad);
+	assert_false(bad);
+	json_t *attrs = json_object_get(rec, "attrs");
+	assert_string_equal(json_string_value(json_object_get(attrs, "description")), descr);
+	assert_string_equal(json_string_value(json_object_get(attrs, "organization")), "o\nrg");
+	json_decref(rec);
+	/* \x00 is not a byte a value can hold: read as the text it is */
+	rec = flat_parse_line("Account - 'a\\x00b'", &bad);
+	assert_string_equal(json_string_value(json_object_get(rec, "name")), "ax00b");
+	json_decref(rec);
+	free(one);
+	free(text);
+	json_decref(rows);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(flat_control_characters),
 		cmocka_unit_test(keys),
 		cmocka_unit_test(put_values),
 		cmocka_unit_test(entity_names),

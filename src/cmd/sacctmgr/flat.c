@@ -14,17 +14,52 @@
 #include "common/xmalloc.h"
 
 /* A value as the file holds it: in single quotes, a quote or backslash
- * inside escaped with a backslash (Slurm has no escape; ours lets any
- * name round-trip). */
+ * inside escaped with a backslash, a control character as \n, \r, \t or
+ * \xHH (Slurm has no escape; ours lets any name round-trip and keeps each
+ * object on one line, even for a value stored before the controller
+ * refused control characters). */
 static void flat_quote(struct strbuf *sb, const char *v)
 {
 	strbuf_adds(sb, "'");
-	for (const char *p = v; *p; p++) {
-		if (*p == '\'' || *p == '\\')
+	for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
+		char esc[8];
+		if (*p == '\'' || *p == '\\') {
 			strbuf_adds(sb, "\\");
-		strbuf_add(sb, p, 1);
+			strbuf_add(sb, (const char *)p, 1);
+		} else if (*p < 0x20 || *p == 0x7f) {
+			snprintf(esc, sizeof(esc), *p == '\n' ? "\\n" : *p == '\r' ? "\\r"
+				 : *p == '\t' ? "\\t" : "\\x%02x", *p);
+			strbuf_adds(sb, esc);
+		} else {
+			strbuf_add(sb, (const char *)p, 1);
+		}
 	}
 	strbuf_adds(sb, "'");
+}
+
+static int hex_digit(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+	       : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* The escape at s (just after its backslash) into sb; returns its length. */
+static size_t flat_unescape(struct strbuf *sb, const char *s)
+{
+	char c = *s;
+	if (c == 'n' || c == 'r' || c == 't') {
+		strbuf_add(sb, c == 'n' ? "\n" : c == 'r' ? "\r" : "\t", 1);
+		return 1;
+	}
+	if (c == 'x' && hex_digit(s[1]) >= 0 && hex_digit(s[2]) >= 0) {
+		char b = (char)(hex_digit(s[1]) * 16 + hex_digit(s[2]));
+		if (b) {
+			strbuf_add(sb, &b, 1);
+			return 3;
+		}
+	}
+	strbuf_add(sb, s, 1);   /* \' \\ and any other character: itself */
+	return 1;
 }
 
 /* An association's settings in Slurm's order (DefaultQOS, Fairshare,
@@ -224,7 +259,8 @@ char *flat_dump(const char *cluster, const json_t *rows)
 	strbuf_adds(&sb, "# Herd sacctmgr dump: Slurm's flat file of the cluster's associations.\n"
 			 "# One line per object: Cluster, then for each account with children a\n"
 			 "# Parent line followed by its users and sub-accounts.  Options follow\n"
-			 "# a ':' in any order; quoted values escape ' and \\ with a backslash.\n");
+			 "# a ':' in any order; quoted values escape ' and \\ with a backslash,\n"
+			 "# control characters as \\n, \\r, \\t or \\xHH.\n");
 	size_t i;
 	json_t *row;
 	json_array_foreach(rows, i, row)
@@ -251,8 +287,9 @@ static char *flat_value(const char **p)
 		char q = *s++;
 		while (*s && *s != q) {
 			if (*s == '\\' && s[1])
-				s++;
-			strbuf_add(&sb, s++, 1);
+				s += 1 + flat_unescape(&sb, s + 1);
+			else
+				strbuf_add(&sb, s++, 1);
 		}
 		if (*s == q)
 			s++;
