@@ -5,7 +5,7 @@
  * only queue an event for the uv loop, which owns everything else. */
 #include <assert.h>
 #include <errno.h>
-#include <dirent.h>
+#include <fcntl.h>
 #include <nettle/base64.h>
 #include <pmix.h>
 #include <pmix_server.h>
@@ -21,6 +21,7 @@
 #include "common/strbuf.h"
 #include "common/xmalloc.h"
 #include "stepd/pmi.h"
+#include "stepd/rmtree.h"
 
 enum pmix_event_type { PMIX_EV_FENCE, PMIX_EV_ABORT };
 
@@ -51,7 +52,8 @@ struct pmix_state {
 	const int *ranks;           /* copied */
 	int *local_ranks;
 	char nspace[PMIX_MAX_NSLEN + 1];
-	char tmpdir[64];
+	char tmpdir[64];            /* "/tmp/herd-pmix.XXXXXX" */
+	uid_t uid;                  /* the tasks' user */
 };
 
 /* libpmix is one per process. */
@@ -305,25 +307,35 @@ static pmix_status_t wait_for(struct pmix_wait *w, pmix_status_t rc)
 	return w->status;
 }
 
-/* What libpmix left in its directory (sockets, its own subdirectories). */
-static void rm_tree(const char *path)
+/* PMIx's directory is root's and 0755 in /tmp (sticky): no user can
+ * rename it or put anything in it.  libpmix makes its data-store
+ * directories there and gives them to the tasks' user, who may write in
+ * them; they are emptied with rmtree (never by path names) before libpmix
+ * finalizes, whose own clean-up walks by path names as root.  Called twice:
+ * before PMIx_server_finalize (the user's part) and after (what is left,
+ * and the directory). */
+static void pmix_tmpdir_clean(struct pmix_state *px, bool remove_dir)
 {
-	DIR *d = opendir(path);
-	struct dirent *e;
-	while (d && (e = readdir(d))) {
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		char *sub = xasprintf("%s/%s", path, e->d_name);
-		struct stat st;
-		if (lstat(sub, &st) == 0 && S_ISDIR(st.st_mode))
-			rm_tree(sub);
-		else
-			unlink(sub);
-		free(sub);
+	const char *name = px->tmpdir + strlen("/tmp/");
+	int tmp_fd;
+
+	if (!px->tmpdir[0])
+		return;
+	tmp_fd = open("/tmp", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (tmp_fd < 0) {
+		log_error("pmix: /tmp: %s", strerror(errno));
+		return;
 	}
-	if (d)
-		closedir(d);
-	rmdir(path);
+	if (!remove_dir) {
+		int fd = openat(tmp_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0 || rmtree_empty(fd, px->uid) < 0)
+			log_warn("pmix: emptying %s: %s", px->tmpdir, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+	} else if (rmtree_remove(tmp_fd, name, px->uid) < 0 && errno != ENOENT) {
+		log_warn("pmix: removing %s: %s", px->tmpdir, strerror(errno));
+	}
+	close(tmp_fd);
 }
 
 struct info_list {
@@ -499,8 +511,11 @@ struct pmix_state *pmix_state_create(struct pmi_server *s, uv_loop_t *loop,
 		px->tmpdir[0] = 0;
 		goto error;
 	}
-	if (chown(px->tmpdir, info->uid, info->gid) < 0 && getuid() == 0)
-		log_warn("pmix: chown %s: %s", px->tmpdir, strerror(errno));
+	/* Root's (not the user's: see pmix_tmpdir_clean); the tasks only
+	 * need to reach what libpmix makes for them inside. */
+	px->uid = info->uid;
+	if (chmod(px->tmpdir, 0755) < 0)
+		log_warn("pmix: chmod %s: %s", px->tmpdir, strerror(errno));
 	uv_async_init(loop, &px->async, on_events);
 	px->async.data = px;
 	/* Not a reason for herdstepd's loop to go on: the tasks are. */
@@ -540,8 +555,8 @@ error_closed:
 	/* The async handle closes on the loop's next turn: keep px. */
 	pmix_in_use = false;
 	the_state = NULL;
-	if (px->tmpdir[0])
-		rm_tree(px->tmpdir);
+	pmix_tmpdir_clean(px, false);
+	pmix_tmpdir_clean(px, true);
 	free(node_of);
 	hostlist_destroy(hosts);
 	return NULL;
@@ -562,6 +577,7 @@ static void on_async_closed(uv_handle_t *h)
 
 void pmix_state_destroy(struct pmix_state *px)
 {
+	pmix_tmpdir_clean(px, false);
 	/* Joins libpmix's thread: no event arrives after this. */
 	PMIx_server_finalize();
 	pmix_in_use = false;
@@ -577,8 +593,7 @@ void pmix_state_destroy(struct pmix_state *px)
 		free(f);
 	}
 	px->fences = NULL;
-	if (px->tmpdir[0])
-		rm_tree(px->tmpdir);
+	pmix_tmpdir_clean(px, true);
 	uv_close((uv_handle_t *)&px->async, on_async_closed);
 }
 

@@ -3,6 +3,7 @@
  * servers ("nodes") in one process, and real MPI programs: MPICH over
  * PMI-1, Open MPI over the PMIx server.  The stepd sources are not in
  * libherd, so the ones under test are compiled in here. */
+#define _GNU_SOURCE   /* rmtree.c's getdents64 */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,6 +21,7 @@
 #include <unistd.h>
 #include "stepd/pmi.c"
 #include "stepd/pmix.c"
+#include "stepd/rmtree.c"
 
 extern char **environ;
 
