@@ -18,12 +18,19 @@
 #include <unistd.h>
 #include "common/hostlist.h"
 #include "common/log.h"
+#include "common/stepio.h"
 #include "common/strbuf.h"
 #include "common/xmalloc.h"
 #include "stepd/pmi.h"
 #include "stepd/rmtree.h"
 
 enum pmix_event_type { PMIX_EV_FENCE, PMIX_EV_ABORT };
+
+/* A fence's data from this node goes to srun base64 in one step I/O
+ * message; the tasks (the user's) may ask for fences faster than srun (the
+ * user's too) answers them: a few at once are all a real MPI has. */
+#define PMIX_FENCE_MAX_DATA ((STEPIO_MAX_PAYLOAD - 256) / 4 * 3)
+#define PMIX_MAX_FENCES 16
 
 struct pmix_event {
 	struct pmix_event *next;
@@ -47,6 +54,8 @@ struct pmix_state {
 	uv_async_t async;
 	pthread_mutex_t lock;
 	struct pmix_event *events, **events_tail;   /* under lock */
+	int fences_out;             /* under lock: handed on, not yet done */
+	bool refused;               /* under lock: a refusal was logged */
 	struct pmix_fence *fences;                  /* loop thread only */
 	int node_id, num_nodes, nranks;
 	const int *ranks;           /* copied */
@@ -107,6 +116,21 @@ static pmix_status_t up_fence(const pmix_proc_t procs[], size_t nprocs, const pm
 			      void *cbdata)
 {
 	log_debug("pmix: fence of %zu procs, %zu bytes of data", nprocs, ndata);
+	struct pmix_state *px = the_state;
+	pthread_mutex_lock(&px->lock);
+	bool over = ndata > PMIX_FENCE_MAX_DATA || px->fences_out >= PMIX_MAX_FENCES;
+	if (over && !px->refused)
+		log_error("pmix: a fence refused: %zu bytes of data (at most %d), %d fences "
+			  "waiting (at most %d)", ndata, PMIX_FENCE_MAX_DATA, px->fences_out,
+			  PMIX_MAX_FENCES);
+	if (over)
+		px->refused = true;
+	else
+		px->fences_out++;
+	pthread_mutex_unlock(&px->lock);
+	/* libpmix gives the tasks this status as their fence's. */
+	if (over)
+		return PMIX_ERR_OUT_OF_RESOURCE;
 	struct pmix_event *ev = xmalloc(sizeof(*ev));
 	ev->type = PMIX_EV_FENCE;
 	ev->data = xmalloc(ndata + 1);
@@ -234,6 +258,9 @@ void pmix_state_fence_done(struct pmix_state *px, int seq, json_t *kvs)
 		return;
 	}
 	*pf = f->next;
+	pthread_mutex_lock(&px->lock);
+	px->fences_out--;
+	pthread_mutex_unlock(&px->lock);
 	/* Every node's blob in node order: libpmix unpacks them one after
 	 * the other. */
 	struct strbuf sb = { 0 };

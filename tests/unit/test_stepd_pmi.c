@@ -22,6 +22,7 @@
 #include "stepd/pmi.c"
 #include "stepd/pmix.c"
 #include "stepd/rmtree.c"
+#include "stepd/pmi_kvs.c"
 
 extern char **environ;
 
