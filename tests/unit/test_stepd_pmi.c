@@ -1,7 +1,8 @@
 /* herdstepd's PMI servers: the PMI-1 and PMI-2 wire protocols spoken by a
  * forked client over the real socketpair, garbage, a fence across two
- * servers ("nodes") in one process, and real MPI programs: MPICH over
- * PMI-1, Open MPI over the PMIx server.  The stepd sources are not in
+ * servers ("nodes") in one process, the bounds on what tasks and srun make
+ * the server hold, and real MPI programs: MPICH over PMI-1, Open MPI over
+ * the PMIx server.  The stepd sources are not in
  * libherd, so the ones under test are compiled in here. */
 #define _GNU_SOURCE   /* rmtree.c's getdents64 */
 #include <setjmp.h>
