@@ -34,10 +34,8 @@ static int rmtree_entry(int dir_fd, const char *name, dev_t dev, uid_t user, int
 	struct stat st;
 	int sub, rc;
 
-	if (unlinkat(dir_fd, name, 0) == 0)
-		return 1;
-	if (errno == ENOENT)
-		return 0;
+	if (unlinkat(dir_fd, name, 0) == 0 || errno == ENOENT)
+		return 1;   /* gone either way */
 	if (errno != EISDIR && errno != EPERM)
 		return 0;
 	/* Checked on what was opened, not on the name, which may change
@@ -59,7 +57,7 @@ static int rmtree_entry(int dir_fd, const char *name, dev_t dev, uid_t user, int
 	rmtree_walk(sub, dev, user, depth + 1);
 	close(sub);
 	rc = unlinkat(dir_fd, name, AT_REMOVEDIR);
-	return rc == 0;
+	return rc == 0 || errno == ENOENT;
 }
 
 /* Empties dir_fd; 0 if it is empty after, -1 if something stays. */
