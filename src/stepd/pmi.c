@@ -600,13 +600,7 @@ static int pmi2_handle(struct pmi_conn *c, struct pmi_args *a)
 	} else {
 		char *resp = xasprintf("%s-response", cmd);
 		/* name-publish, spawn, job-connect...: not served. */
-		struct strbuf sb = { 0 };
-		strbuf_adds(&sb, "cmd=");
-		strbuf_adds(&sb, resp);
-		strbuf_adds(&sb, ";rc=-1;");
-		pmi2_add(&sb, "errmsg", "unsupported command");
-		pmi2_send(c, sb.s);
-		free(sb.s);
+		pmi2_reply_err(c, resp, "unsupported command");
 		free(resp);
 	}
 	return 0;
