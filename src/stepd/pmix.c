@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/fsuid.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "common/hostlist.h"
@@ -63,6 +64,8 @@ struct pmix_state {
 	char nspace[PMIX_MAX_NSLEN + 1];
 	char tmpdir[64];            /* "/tmp/herd-pmix.XXXXXX" */
 	uid_t uid;                  /* the tasks' user */
+	gid_t gid;
+	pthread_t loop_thread;      /* herdstepd's own: stays root */
 };
 
 /* libpmix is one per process. */
@@ -73,6 +76,32 @@ static void on_async_closed(uv_handle_t *h);
 /* ---- libpmix's thread ---- */
 
 static struct pmix_state *the_state;
+
+/* libpmix's thread does, as root and by path names, the clean-ups the
+ * tasks register (PMIX_REGISTER_CLEANUP, _DIR: Open MPI's session
+ * directory), when they end; a task swapping a directory for a link
+ * meanwhile would make it unlink root's files.  So that thread works on
+ * files with the tasks' user's rights: setfsuid and setfsgid are the
+ * calling thread's own (the raw system calls, which glibc does not spread
+ * to other threads as it does setuid), and herdstepd's loop thread stays
+ * root.  Done on the first call libpmix makes from its thread: a client's
+ * connection, before it can register anything. */
+static __thread bool pmix_thread_is_user;
+
+static void pmix_thread_become_user(void)
+{
+	struct pmix_state *px = the_state;
+
+	if (pmix_thread_is_user || !px || geteuid() != 0 || px->uid == 0 ||
+	    pthread_equal(pthread_self(), px->loop_thread))
+		return;
+	setfsgid(px->gid);
+	setfsuid(px->uid);
+	if ((uid_t)setfsuid(-1) != px->uid || (gid_t)setfsgid(-1) != px->gid)
+		log_error("pmix: libpmix's thread cannot take uid %u gid %u for files",
+			  (unsigned)px->uid, (unsigned)px->gid);
+	pmix_thread_is_user = true;
+}
 
 static void event_queue(struct pmix_event *ev)
 {
@@ -87,6 +116,7 @@ static void event_queue(struct pmix_event *ev)
 static pmix_status_t up_connected(const pmix_proc_t *proc, void *server_object,
 				  pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
+	pmix_thread_become_user();
 	log_debug("pmix: %s:%u connected", proc->nspace, proc->rank);
 	return PMIX_OPERATION_SUCCEEDED;
 }
@@ -94,6 +124,7 @@ static pmix_status_t up_connected(const pmix_proc_t *proc, void *server_object,
 static pmix_status_t up_finalized(const pmix_proc_t *proc, void *server_object,
 				  pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
+	pmix_thread_become_user();
 	log_debug("pmix: %s:%u finalized", proc->nspace, proc->rank);
 	return PMIX_OPERATION_SUCCEEDED;
 }
@@ -541,6 +572,8 @@ struct pmix_state *pmix_state_create(struct pmi_server *s, uv_loop_t *loop,
 	/* Root's (not the user's: see pmix_tmpdir_clean); the tasks only
 	 * need to reach what libpmix makes for them inside. */
 	px->uid = info->uid;
+	px->gid = info->gid;
+	px->loop_thread = pthread_self();
 	if (chmod(px->tmpdir, 0755) < 0)
 		log_warn("pmix: chmod %s: %s", px->tmpdir, strerror(errno));
 	uv_async_init(loop, &px->async, on_events);

@@ -12,12 +12,15 @@
 #include <cmocka.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
+#include <grp.h>
 #include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -695,6 +698,9 @@ static const char *const mpi_env[] = {
 };
 
 /* Fork rank `local` of s running prog, its stdout and stderr to out. */
+/* Ranks run as nobody (65534) rather than as the test's user. */
+static bool ranks_as_nobody;
+
 static pid_t fork_rank(struct pmi_server *s, int local, const char *prog, int out)
 {
 	char **env = NULL;
@@ -714,6 +720,8 @@ static pid_t fork_rank(struct pmi_server *s, int local, const char *prog, int ou
 			fcntl(keep, F_SETFD, 0);
 		dup2(out, 1);
 		dup2(out, 2);
+		if (ranks_as_nobody && (setgroups(0, NULL) < 0 || setgid(65534) < 0 || setuid(65534) < 0))
+			_exit(126);
 		char *argv[] = { (char *)prog, NULL };
 		execve(prog, argv, env);
 		_exit(127);
@@ -1082,6 +1090,102 @@ static void test_openmpi_abort(void **state)
 	run_openmpi("abort", "abort", false, true);
 }
 
+/* Ranks of another user (nobody): once they are connected, libpmix's
+ * thread works on files with that user's rights (the clean-ups the tasks
+ * register run there), herdstepd's own thread still with root's. */
+static int thread_fsuids(uid_t want_thread, char *why, size_t size)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int found = 0;
+	pid_t self = (pid_t)syscall(SYS_gettid);
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		char path[300], line[256];
+		snprintf(path, sizeof(path), "/proc/self/task/%s/status", e->d_name);
+		FILE *f = fopen(path, "r");
+		unsigned r, eu, su, fs;
+		while (f && fgets(line, sizeof(line), f))
+			if (sscanf(line, "Uid: %u %u %u %u", &r, &eu, &su, &fs) == 4) {
+				if (atoi(e->d_name) == self && fs != 0)
+					snprintf(why, size, "the loop thread's fsuid is %u", fs);
+				else if (fs == want_thread)
+					found++;
+			}
+		if (f)
+			fclose(f);
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+static void test_openmpi_thread_files_as_user(void **state)
+{
+	char *prog = mpi_prog("openmpi", "hello");
+	if (!prog) {
+		printf("skipped: mpicc.openmpi is not installed, no Open MPI hello was built\n");
+		skip();
+	}
+	if (geteuid() != 0) {
+		printf("skipped: needs root (ranks of another user)\n");
+		skip();
+	}
+	int out = temp_file();
+	pid_t server = fork();
+	assert_true(server >= 0);
+	if (server == 0) {
+		char host[256] = "localhost";
+		gethostname(host, sizeof(host));
+		static const int ranks[] = { 0, 1 };
+		struct pmi_step_info info = {
+			.job_id = 9, .step_id = 3, .size = 2, .num_nodes = 1, .node_id = 0,
+			.ranks = ranks, .nranks = 2, .node_names = host, .tasks_per_node = "2",
+			.distribution = "block", .uid = 65534, .gid = 65534,
+		};
+		uv_loop_t loop;
+		uv_loop_init(&loop);
+		struct fence_log f = { 0 };
+		struct herd_error err = { "" };
+		struct pmi_server *s = pmi_create(&loop, PMI_PMIX, &info, fence_self, on_abort, &f, &err);
+		if (!s) {
+			dprintf(out, "pmi_create: %s\n", err.text);
+			_exit(2);
+		}
+		f.server = s;
+		struct kids k = { .n = 2, .running = 2 };
+		aborting_kids = &k;
+		ranks_as_nobody = true;
+		for (int i = 0; i < 2; i++)
+			k.pid[i] = fork_rank(s, i, prog, out);
+		kids_wait(&loop, &k, 60);
+		int rc = 0;
+		for (int i = 0; i < 2; i++)
+			if (!WIFEXITED(k.status[i]) || WEXITSTATUS(k.status[i])) {
+				dprintf(out, "rank %d: wait status %d\n", i, k.status[i]);
+				rc = 1;
+			}
+		char why[128] = "";
+		int n = thread_fsuids(65534, why, sizeof(why));
+		if (n < 1 || why[0]) {
+			dprintf(out, "%d threads with fsuid 65534; %s\n", n, why);
+			rc = 1;
+		}
+		pmi_destroy(s);
+		uv_run(&loop, UV_RUN_NOWAIT);
+		_exit(rc);
+	}
+	int st;
+	assert_int_equal(waitpid(server, &st, 0), server);
+	char *text = slurp(out);
+	if (!WIFEXITED(st) || WEXITSTATUS(st))
+		fail_msg("the PMIx server process: wait status %d; output:\n%s", st, text);
+	check_output(text, "hello", 2, false);
+	free(text);
+	free(prog);
+}
+
 /* ---- bounds: what the tasks (the user's) and srun (the user's) may make
  * root's herdstepd hold ---- */
 
@@ -1400,6 +1504,7 @@ int main(void)
 		cmocka_unit_test(test_openmpi_allreduce),
 		cmocka_unit_test(test_openmpi_two_nodes),
 		cmocka_unit_test(test_openmpi_abort),
+		cmocka_unit_test(test_openmpi_thread_files_as_user),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
