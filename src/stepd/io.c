@@ -3,6 +3,8 @@
  * copy of the bytes. */
 #define _GNU_SOURCE
 #include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +37,7 @@ struct io {
 	void *done_arg;
 	bool freed_by_caller;        /* io_close was called: no more callbacks */
 	bool backlogged;             /* io_backlogged said yes: tell `drained` */
+	bool input_paused;           /* io_pause_input: not reading srun's */
 };
 
 struct io_write {
@@ -224,6 +227,42 @@ void io_send_json(struct io *io, uint16_t type, uint32_t task, json_t *payload)
 	if (text)
 		io_send(io, type, task, text, strlen(text));
 	free(text);
+}
+
+/* Input stopped: srun resetting the connection (or closing it with
+ * nothing left to send) shows in the TCP state, though what it sent is not
+ * read.  An srun killed with bytes still queued for us leaves its kernel
+ * holding the connection against our closed window; keepalive probes
+ * reach its host once that gives up, and the reset they get shows here. */
+static void io_pause_watch(uv_timer_t *t)
+{
+	struct io *io = t->data;
+	struct tcp_info ti;
+	socklen_t len = sizeof(ti);
+	uv_os_fd_t fd;
+
+	if (io->state != IO_OPEN || !io->input_paused)
+		return;
+	if (uv_fileno((uv_handle_t *)&io->tcp, &fd) < 0 ||
+	    getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len) < 0 || ti.tcpi_state != TCP_ESTABLISHED) {
+		log_debug("srun connection %s: gone while its input was paused", io->where);
+		io_lost(io);
+	}
+}
+
+void io_pause_input(struct io *io, bool pause)
+{
+	if (!io || io->state != IO_OPEN || io->input_paused == pause)
+		return;
+	io->input_paused = pause;
+	if (pause) {
+		uv_read_stop((uv_stream_t *)&io->tcp);
+		uv_tcp_keepalive(&io->tcp, 1, 10);
+		uv_timer_start(&io->timer, io_pause_watch, 1000, 1000);
+	} else {
+		uv_timer_stop(&io->timer);
+		uv_read_start((uv_stream_t *)&io->tcp, io_alloc, io_read);
+	}
 }
 
 int io_is_open(const struct io *io)

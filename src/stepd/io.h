@@ -4,6 +4,7 @@
 #ifndef HERD_STEPD_IO_H
 #define HERD_STEPD_IO_H
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <uv.h>
 #include "common/error.h"
@@ -38,6 +39,11 @@ void io_send_json(struct io *io, uint16_t type, uint32_t task, json_t *payload);
 /* More than IO_HIGH_WATER queued?  Then `drained` is called once it is
  * below IO_LOW_WATER again. */
 int io_backlogged(struct io *io);
+/* Stop (pause true) or go on reading what srun sends: a task that does not
+ * read its stdin must not make herdstepd buffer srun's without end.  While
+ * stopped, a reset connection is still noticed (the TCP state, every
+ * second) and lost like a closed one; see io_pause_watch for a killed srun. */
+void io_pause_input(struct io *io, bool pause);
 /* Is the connection up and not closing? */
 int io_is_open(const struct io *io);
 /* Send what is queued, then close; done (may be NULL) runs when it is closed. */

@@ -17,9 +17,11 @@
 #include <unistd.h>
 #include "common/hostlist.h"
 #include "common/log.h"
+#include "common/stepio.h"
 #include "common/strbuf.h"
 #include "common/xmalloc.h"
 #include "stepd/pmi.h"
+#include "stepd/pmi_kvs.h"
 
 /* A client that sends more than this without a complete command is not a
  * PMI library: MPICH's longest command is 1024-byte values plus keys. */
@@ -28,6 +30,8 @@
 #define PMI_KVSNAME_MAX 256
 #define PMI_KEYLEN_MAX 64
 #define PMI_VALLEN_MAX 1024
+/* This node's puts of one fence go to srun in one step I/O message. */
+#define PMI_FENCE_MAX_BYTES (STEPIO_MAX_PAYLOAD - 64)
 
 enum pmi_proto { PROTO_PMI1, PROTO_PMI2 };
 
@@ -45,6 +49,7 @@ struct pmi_conn {
 	char *wait_key;         /* PMI-2 info-getnodeattr with wait=TRUE */
 	bool mcmd;              /* inside a PMI-1 "mcmd=" block (spawn) */
 	bool started;           /* its first byte came */
+	bool refused;           /* a put was refused (logged once) */
 };
 
 struct pmi_server {
@@ -55,10 +60,12 @@ struct pmi_server {
 	char jobid[32];          /* "job.step": PMI_JOBID, the KVS name */
 	char *mapping;           /* PMI_process_mapping */
 	struct pmi_conn *conns;
-	json_t *kvs;             /* the step's merged key-values */
-	json_t *pending;         /* this node's puts since the last fence */
-	json_t *node_attrs;      /* PMI-2 info-putnodeattr */
+	struct pmi_kvs_budget held;   /* by the three sets below */
+	struct pmi_kvs kvs;      /* the step's merged key-values */
+	struct pmi_kvs pending;  /* this node's puts since the last fence */
+	struct pmi_kvs node_attrs;   /* PMI-2 info-putnodeattr */
 	int fence_seq;           /* the fence being gathered */
+	int fence_out;           /* the fence srun's merge is awaited for, -1 none */
 	pmi_fence_f fence;
 	pmi_abort_f on_abort;
 	void *arg;
@@ -293,6 +300,41 @@ static void pmi2_add(struct strbuf *sb, const char *key, const char *value)
 	strbuf_adds(sb, ";");
 }
 
+/* A sentence as one PMI-1 word (its values end at a space). */
+static char *pmi1_word(const char *text)
+{
+	char *w = xstrdup(text);
+	for (char *p = w; *p; p++)
+		if (*p == ' ' || *p == '\t' || *p == '=')
+			*p = '_';
+	return w;
+}
+
+/* PMI-2: an error answer with its sentence. */
+static void pmi2_reply_err(struct pmi_conn *c, const char *cmd, const char *text)
+{
+	struct strbuf sb = { 0 };
+	strbuf_adds(&sb, "cmd=");
+	strbuf_adds(&sb, cmd);
+	strbuf_adds(&sb, ";rc=-1;");
+	pmi2_add(&sb, "errmsg", text);
+	pmi2_send(c, sb.s);
+	free(sb.s);
+}
+
+/* A task's put into one of the server's sets; the first refusal of each
+ * task is logged (a task that goes on putting must not fill root's log). */
+static int pmi_put(struct pmi_conn *c, struct pmi_kvs *kvs, const char *key, const char *value,
+		   struct herd_error *err)
+{
+	if (pmi_kvs_put(kvs, key, value, err) == 0)
+		return 0;
+	if (!c->refused)
+		log_error("pmi: task %d: put of %.64s refused: %s", c->rank, key, err->text);
+	c->refused = true;
+	return -1;
+}
+
 /* Key-value pairs of one command.  PMI-1: space-separated "k=v" (a value
  * may hold '='); PMI-2: ';'-terminated with ";;" for a ';' in a value. */
 struct pmi_args {
@@ -357,9 +399,9 @@ static const char *kvs_lookup(struct pmi_server *s, const char *key)
 {
 	if (!strcmp(key, "PMI_process_mapping") && s->mapping)
 		return s->mapping;
-	const char *v = json_string_value(json_object_get(s->kvs, key));
+	const char *v = pmi_kvs_get(&s->kvs, key);
 	if (!v)
-		v = json_string_value(json_object_get(s->pending, key));
+		v = pmi_kvs_get(&s->pending, key);
 	return v;
 }
 
@@ -421,7 +463,13 @@ static int pmi1_handle(struct pmi_conn *c, struct pmi_args *a)
 			pmi1_reply(c, "cmd=put_result rc=-1 msg=invalid_key_or_value");
 			return 0;
 		}
-		json_object_set_new(s->pending, key, json_string(value));
+		struct herd_error err;
+		if (pmi_put(c, &s->pending, key, value, &err) < 0) {
+			char *msg = pmi1_word(err.text);
+			pmi1_reply(c, "cmd=put_result rc=-1 msg=%s", msg);
+			free(msg);
+			return 0;
+		}
 		pmi1_reply(c, "cmd=put_result rc=0");
 	} else if (!strcmp(cmd, "get")) {
 		const char *key = arg_get(a, "key");
@@ -495,7 +543,11 @@ static int pmi2_handle(struct pmi_conn *c, struct pmi_args *a)
 			pmi2_reply_rc(c, "kvs-put-response", -1);
 			return 0;
 		}
-		json_object_set_new(s->pending, key, json_string(value));
+		struct herd_error err;
+		if (pmi_put(c, &s->pending, key, value, &err) < 0) {
+			pmi2_reply_err(c, "kvs-put-response", err.text);
+			return 0;
+		}
 		pmi2_reply_rc(c, "kvs-put-response", 0);
 	} else if (!strcmp(cmd, "kvs-fence"))
 		fence_enter(c);
@@ -519,7 +571,11 @@ static int pmi2_handle(struct pmi_conn *c, struct pmi_args *a)
 			pmi2_reply_rc(c, "info-putnodeattr-response", -1);
 			return 0;
 		}
-		json_object_set_new(s->node_attrs, key, json_string(value));
+		struct herd_error err;
+		if (pmi_put(c, &s->node_attrs, key, value, &err) < 0) {
+			pmi2_reply_err(c, "info-putnodeattr-response", err.text);
+			return 0;
+		}
 		pmi2_reply_rc(c, "info-putnodeattr-response", 0);
 		/* Release the tasks waiting for it. */
 		for (int i = 0; i < s->nranks; i++) {
@@ -532,7 +588,7 @@ static int pmi2_handle(struct pmi_conn *c, struct pmi_args *a)
 		}
 	} else if (!strcmp(cmd, "info-getnodeattr")) {
 		const char *key = arg_get(a, "key"), *wait = arg_get(a, "wait");
-		const char *value = key ? json_string_value(json_object_get(s->node_attrs, key)) : NULL;
+		const char *value = key ? pmi_kvs_get(&s->node_attrs, key) : NULL;
 		if (!value && key && wait && !strcmp(wait, "TRUE") && !c->wait_key)
 			c->wait_key = xstrdup(key);
 		else
@@ -544,13 +600,7 @@ static int pmi2_handle(struct pmi_conn *c, struct pmi_args *a)
 	} else {
 		char *resp = xasprintf("%s-response", cmd);
 		/* name-publish, spawn, job-connect...: not served. */
-		struct strbuf sb = { 0 };
-		strbuf_adds(&sb, "cmd=");
-		strbuf_adds(&sb, resp);
-		strbuf_adds(&sb, ";rc=-1;");
-		pmi2_add(&sb, "errmsg", "unsupported command");
-		pmi2_send(c, sb.s);
-		free(sb.s);
+		pmi2_reply_err(c, resp, "unsupported command");
 		free(resp);
 	}
 	return 0;
@@ -707,8 +757,8 @@ static void fence_check(struct pmi_server *s)
 	}
 	if (!open || entered < open)
 		return;
-	json_t *kvs = s->pending;
-	s->pending = json_object();
+	json_t *kvs = pmi_kvs_take(&s->pending);
+	s->fence_out = s->fence_seq;
 	pmi_fence_begin(s, kvs);
 }
 
@@ -718,18 +768,34 @@ void pmi_fence_done(struct pmi_server *s, int seq, json_t *kvs)
 		pmix_state_fence_done(s->px, seq, kvs);
 		return;
 	}
-	if (json_is_object(kvs))
-		json_object_update(s->kvs, kvs);
+	/* srun is the user's: only the merge of the fence it was sent, and
+	 * only what fits the step's space. */
+	if (seq != s->fence_out) {
+		log_error("pmi: a merge for fence %d, which is not awaited", seq);
+		json_decref(kvs);
+		return;
+	}
+	s->fence_out = -1;
+	struct herd_error err = { "" };
+	int rc = pmi_kvs_merge(&s->kvs, kvs, &err);
 	json_decref(kvs);
+	if (rc < 0)
+		log_error("pmi: fence %d fails: %s", seq, err.text);
 	for (int i = 0; i < s->nranks; i++) {
 		struct pmi_conn *c = &s->conns[i];
 		if (!c->open || !c->waiting || c->fences != seq + 1)
 			continue;
 		c->waiting = false;
-		if (c->proto == PROTO_PMI1)
+		if (rc == 0 && c->proto == PROTO_PMI1)
 			pmi1_reply(c, "cmd=barrier_out rc=0");
-		else
+		else if (rc == 0)
 			pmi2_reply_rc(c, "kvs-fence-response", 0);
+		else if (c->proto == PROTO_PMI1) {
+			char *msg = pmi1_word(err.text);
+			pmi1_reply(c, "cmd=barrier_out rc=-1 msg=%s", msg);
+			free(msg);
+		} else
+			pmi2_reply_err(c, "kvs-fence-response", err.text);
 	}
 }
 
@@ -770,9 +836,10 @@ struct pmi_server *pmi_create(uv_loop_t *loop, enum pmi_kind kind,
 	s->fence = fence;
 	s->on_abort = on_abort;
 	s->arg = arg;
-	s->kvs = json_object();
-	s->pending = json_object();
-	s->node_attrs = json_object();
+	pmi_kvs_init(&s->kvs, &s->held, 0);
+	pmi_kvs_init(&s->pending, &s->held, PMI_FENCE_MAX_BYTES);
+	pmi_kvs_init(&s->node_attrs, &s->held, 0);
+	s->fence_out = -1;
 	s->conns = xmalloc((s->nranks ? s->nranks : 1) * sizeof(*s->conns));
 	if (kind == PMI_NONE)
 		return s;
@@ -889,9 +956,9 @@ void pmi_destroy(struct pmi_server *s)
 		free(c->buf);
 		free(c->wait_key);
 	}
-	json_decref(s->kvs);
-	json_decref(s->pending);
-	json_decref(s->node_attrs);
+	pmi_kvs_free(&s->kvs);
+	pmi_kvs_free(&s->pending);
+	pmi_kvs_free(&s->node_attrs);
 	free(s->mapping);
 	if (s->closing == 0) {
 		free(s->conns);

@@ -5,7 +5,7 @@
  * only queue an event for the uv loop, which owns everything else. */
 #include <assert.h>
 #include <errno.h>
-#include <dirent.h>
+#include <fcntl.h>
 #include <nettle/base64.h>
 #include <pmix.h>
 #include <pmix_server.h>
@@ -14,15 +14,24 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/fsuid.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "common/hostlist.h"
 #include "common/log.h"
+#include "common/stepio.h"
 #include "common/strbuf.h"
 #include "common/xmalloc.h"
 #include "stepd/pmi.h"
+#include "stepd/rmtree.h"
 
 enum pmix_event_type { PMIX_EV_FENCE, PMIX_EV_ABORT };
+
+/* A fence's data from this node goes to srun base64 in one step I/O
+ * message; the tasks (the user's) may ask for fences faster than srun (the
+ * user's too) answers them: a few at once are all a real MPI has. */
+#define PMIX_FENCE_MAX_DATA ((STEPIO_MAX_PAYLOAD - 256) / 4 * 3)
+#define PMIX_MAX_FENCES 16
 
 struct pmix_event {
 	struct pmix_event *next;
@@ -46,12 +55,17 @@ struct pmix_state {
 	uv_async_t async;
 	pthread_mutex_t lock;
 	struct pmix_event *events, **events_tail;   /* under lock */
+	int fences_out;             /* under lock: handed on, not yet done */
+	bool refused;               /* under lock: a refusal was logged */
 	struct pmix_fence *fences;                  /* loop thread only */
 	int node_id, num_nodes, nranks;
 	const int *ranks;           /* copied */
 	int *local_ranks;
 	char nspace[PMIX_MAX_NSLEN + 1];
-	char tmpdir[64];
+	char tmpdir[64];            /* "/tmp/herd-pmix.XXXXXX" */
+	uid_t uid;                  /* the tasks' user */
+	gid_t gid;
+	pthread_t loop_thread;      /* herdstepd's own: stays root */
 };
 
 /* libpmix is one per process. */
@@ -62,6 +76,32 @@ static void on_async_closed(uv_handle_t *h);
 /* ---- libpmix's thread ---- */
 
 static struct pmix_state *the_state;
+
+/* libpmix's thread does, as root and by path names, the clean-ups the
+ * tasks register (PMIX_REGISTER_CLEANUP, _DIR: Open MPI's session
+ * directory), when they end; a task swapping a directory for a link
+ * meanwhile would make it unlink root's files.  So that thread works on
+ * files with the tasks' user's rights: setfsuid and setfsgid are the
+ * calling thread's own (the raw system calls, which glibc does not spread
+ * to other threads as it does setuid), and herdstepd's loop thread stays
+ * root.  Done on the first call libpmix makes from its thread: a client's
+ * connection, before it can register anything. */
+static __thread bool pmix_thread_is_user;
+
+static void pmix_thread_become_user(void)
+{
+	struct pmix_state *px = the_state;
+
+	if (pmix_thread_is_user || !px || geteuid() != 0 || px->uid == 0 ||
+	    pthread_equal(pthread_self(), px->loop_thread))
+		return;
+	setfsgid(px->gid);
+	setfsuid(px->uid);
+	if ((uid_t)setfsuid(-1) != px->uid || (gid_t)setfsgid(-1) != px->gid)
+		log_error("pmix: libpmix's thread cannot take uid %u gid %u for files",
+			  (unsigned)px->uid, (unsigned)px->gid);
+	pmix_thread_is_user = true;
+}
 
 static void event_queue(struct pmix_event *ev)
 {
@@ -76,6 +116,7 @@ static void event_queue(struct pmix_event *ev)
 static pmix_status_t up_connected(const pmix_proc_t *proc, void *server_object,
 				  pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
+	pmix_thread_become_user();
 	log_debug("pmix: %s:%u connected", proc->nspace, proc->rank);
 	return PMIX_OPERATION_SUCCEEDED;
 }
@@ -83,6 +124,7 @@ static pmix_status_t up_connected(const pmix_proc_t *proc, void *server_object,
 static pmix_status_t up_finalized(const pmix_proc_t *proc, void *server_object,
 				  pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
+	pmix_thread_become_user();
 	log_debug("pmix: %s:%u finalized", proc->nspace, proc->rank);
 	return PMIX_OPERATION_SUCCEEDED;
 }
@@ -105,6 +147,21 @@ static pmix_status_t up_fence(const pmix_proc_t procs[], size_t nprocs, const pm
 			      void *cbdata)
 {
 	log_debug("pmix: fence of %zu procs, %zu bytes of data", nprocs, ndata);
+	struct pmix_state *px = the_state;
+	pthread_mutex_lock(&px->lock);
+	bool over = ndata > PMIX_FENCE_MAX_DATA || px->fences_out >= PMIX_MAX_FENCES;
+	if (over && !px->refused)
+		log_error("pmix: a fence refused: %zu bytes of data (at most %d), %d fences "
+			  "waiting (at most %d)", ndata, PMIX_FENCE_MAX_DATA, px->fences_out,
+			  PMIX_MAX_FENCES);
+	if (over)
+		px->refused = true;
+	else
+		px->fences_out++;
+	pthread_mutex_unlock(&px->lock);
+	/* libpmix gives the tasks this status as their fence's. */
+	if (over)
+		return PMIX_ERR_OUT_OF_RESOURCE;
 	struct pmix_event *ev = xmalloc(sizeof(*ev));
 	ev->type = PMIX_EV_FENCE;
 	ev->data = xmalloc(ndata + 1);
@@ -232,6 +289,9 @@ void pmix_state_fence_done(struct pmix_state *px, int seq, json_t *kvs)
 		return;
 	}
 	*pf = f->next;
+	pthread_mutex_lock(&px->lock);
+	px->fences_out--;
+	pthread_mutex_unlock(&px->lock);
 	/* Every node's blob in node order: libpmix unpacks them one after
 	 * the other. */
 	struct strbuf sb = { 0 };
@@ -305,25 +365,35 @@ static pmix_status_t wait_for(struct pmix_wait *w, pmix_status_t rc)
 	return w->status;
 }
 
-/* What libpmix left in its directory (sockets, its own subdirectories). */
-static void rm_tree(const char *path)
+/* PMIx's directory is root's and 0755 in /tmp (sticky): no user can
+ * rename it or put anything in it.  libpmix makes its data-store
+ * directories there and gives them to the tasks' user, who may write in
+ * them; they are emptied with rmtree (never by path names) before libpmix
+ * finalizes, whose own clean-up walks by path names as root.  Called twice:
+ * before PMIx_server_finalize (the user's part) and after (what is left,
+ * and the directory). */
+static void pmix_tmpdir_clean(struct pmix_state *px, bool remove_dir)
 {
-	DIR *d = opendir(path);
-	struct dirent *e;
-	while (d && (e = readdir(d))) {
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		char *sub = xasprintf("%s/%s", path, e->d_name);
-		struct stat st;
-		if (lstat(sub, &st) == 0 && S_ISDIR(st.st_mode))
-			rm_tree(sub);
-		else
-			unlink(sub);
-		free(sub);
+	const char *name = px->tmpdir + strlen("/tmp/");
+	int tmp_fd;
+
+	if (!px->tmpdir[0])
+		return;
+	tmp_fd = open("/tmp", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (tmp_fd < 0) {
+		log_error("pmix: /tmp: %s", strerror(errno));
+		return;
 	}
-	if (d)
-		closedir(d);
-	rmdir(path);
+	if (!remove_dir) {
+		int fd = openat(tmp_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0 || rmtree_empty(fd, px->uid) < 0)
+			log_warn("pmix: emptying %s: %s", px->tmpdir, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+	} else if (rmtree_remove(tmp_fd, name, px->uid) < 0 && errno != ENOENT) {
+		log_warn("pmix: removing %s: %s", px->tmpdir, strerror(errno));
+	}
+	close(tmp_fd);
 }
 
 struct info_list {
@@ -499,8 +569,13 @@ struct pmix_state *pmix_state_create(struct pmi_server *s, uv_loop_t *loop,
 		px->tmpdir[0] = 0;
 		goto error;
 	}
-	if (chown(px->tmpdir, info->uid, info->gid) < 0 && getuid() == 0)
-		log_warn("pmix: chown %s: %s", px->tmpdir, strerror(errno));
+	/* Root's (not the user's: see pmix_tmpdir_clean); the tasks only
+	 * need to reach what libpmix makes for them inside. */
+	px->uid = info->uid;
+	px->gid = info->gid;
+	px->loop_thread = pthread_self();
+	if (chmod(px->tmpdir, 0755) < 0)
+		log_warn("pmix: chmod %s: %s", px->tmpdir, strerror(errno));
 	uv_async_init(loop, &px->async, on_events);
 	px->async.data = px;
 	/* Not a reason for herdstepd's loop to go on: the tasks are. */
@@ -540,8 +615,8 @@ error_closed:
 	/* The async handle closes on the loop's next turn: keep px. */
 	pmix_in_use = false;
 	the_state = NULL;
-	if (px->tmpdir[0])
-		rm_tree(px->tmpdir);
+	pmix_tmpdir_clean(px, false);
+	pmix_tmpdir_clean(px, true);
 	free(node_of);
 	hostlist_destroy(hosts);
 	return NULL;
@@ -562,6 +637,7 @@ static void on_async_closed(uv_handle_t *h)
 
 void pmix_state_destroy(struct pmix_state *px)
 {
+	pmix_tmpdir_clean(px, false);
 	/* Joins libpmix's thread: no event arrives after this. */
 	PMIx_server_finalize();
 	pmix_in_use = false;
@@ -577,8 +653,7 @@ void pmix_state_destroy(struct pmix_state *px)
 		free(f);
 	}
 	px->fences = NULL;
-	if (px->tmpdir[0])
-		rm_tree(px->tmpdir);
+	pmix_tmpdir_clean(px, true);
 	uv_close((uv_handle_t *)&px->async, on_async_closed);
 }
 

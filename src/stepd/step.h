@@ -59,6 +59,7 @@ struct step {
 	bool all_exited;
 	bool finished;             /* DONE sent (or srun gone), STEP_COMPLETE under way */
 	bool output_paused;        /* srun is behind: the tasks' output is not read */
+	bool stdin_paused;         /* a task is behind on its stdin: srun's is not read */
 	bool suspended;            /* scontrol suspend */
 	size_t exits_sent;
 	int64_t start_ms;

@@ -17,6 +17,11 @@
 #include "stepd/stepd.h"
 
 #define STEP_READ_CHUNK 65536
+/* Bytes of stdin queued for the step's tasks above which srun's connection
+ * is not read (srun then stops reading its own stdin), and the level at
+ * which it is read again. */
+#define STEP_STDIN_HIGH_WATER (4u << 20)
+#define STEP_STDIN_LOW_WATER (1u << 20)
 
 static void step_out_alloc(uv_handle_t *h, size_t hint, uv_buf_t *buf)
 {
@@ -94,9 +99,30 @@ struct step_write {
 	char data[];
 };
 
+static uv_stream_t *step_stdin_stream(struct step_task *t)
+{
+	return (uv_stream_t *)(t->pty ? &t->out : &t->in);
+}
+
+static size_t step_stdin_queued(struct step *st)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < st->ntasks; i++)
+		if (st->tasks[i].in_open)
+			n += uv_stream_get_write_queue_size(step_stdin_stream(&st->tasks[i]));
+	return n;
+}
+
 static void step_written(uv_write_t *req, int status)
 {
+	struct step_task *t = req->handle->data;
+	struct step *st = t->st;
+
 	free(req);
+	if (st->stdin_paused && step_stdin_queued(st) < STEP_STDIN_LOW_WATER) {
+		st->stdin_paused = false;
+		io_pause_input(st->io, false);
+	}
 }
 
 static void step_stdin_shut(uv_shutdown_t *req, int status)
@@ -107,14 +133,20 @@ static void step_stdin_shut(uv_shutdown_t *req, int status)
 
 static void step_stdin_write(struct step_task *t, const char *data, size_t len)
 {
-	uv_stream_t *s = (uv_stream_t *)(t->pty ? &t->out : &t->in);
+	uv_stream_t *s = step_stdin_stream(t);
 	struct step_write *w = xmalloc(sizeof(*w) + len);
 	uv_buf_t buf;
 
 	memcpy(w->data, data, len);
 	buf = uv_buf_init(w->data, len);
-	if (uv_write(&w->req, s, &buf, 1, step_written) < 0)
+	if (uv_write(&w->req, s, &buf, 1, step_written) < 0) {
 		free(w);
+		return;
+	}
+	if (!t->st->stdin_paused && step_stdin_queued(t->st) > STEP_STDIN_HIGH_WATER) {
+		t->st->stdin_paused = true;
+		io_pause_input(t->st->io, true);
+	}
 }
 
 static void step_stdin(struct step *st, const struct stepio_msg *m)

@@ -1,8 +1,10 @@
 /* herdstepd's PMI servers: the PMI-1 and PMI-2 wire protocols spoken by a
  * forked client over the real socketpair, garbage, a fence across two
- * servers ("nodes") in one process, and real MPI programs: MPICH over
- * PMI-1, Open MPI over the PMIx server.  The stepd sources are not in
+ * servers ("nodes") in one process, the bounds on what tasks and srun make
+ * the server hold, and real MPI programs: MPICH over PMI-1, Open MPI over
+ * the PMIx server.  The stepd sources are not in
  * libherd, so the ones under test are compiled in here. */
+#define _GNU_SOURCE   /* rmtree.c's getdents64 */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,16 +12,22 @@
 #include <cmocka.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
+#include <grp.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include "stepd/pmi.c"
 #include "stepd/pmix.c"
+#include "stepd/rmtree.c"
+#include "stepd/pmi_kvs.c"
 
 extern char **environ;
 
@@ -690,6 +698,9 @@ static const char *const mpi_env[] = {
 };
 
 /* Fork rank `local` of s running prog, its stdout and stderr to out. */
+/* Ranks run as nobody (65534) rather than as the test's user. */
+static bool ranks_as_nobody;
+
 static pid_t fork_rank(struct pmi_server *s, int local, const char *prog, int out)
 {
 	char **env = NULL;
@@ -709,6 +720,8 @@ static pid_t fork_rank(struct pmi_server *s, int local, const char *prog, int ou
 			fcntl(keep, F_SETFD, 0);
 		dup2(out, 1);
 		dup2(out, 2);
+		if (ranks_as_nobody && (setgroups(0, NULL) < 0 || setgid(65534) < 0 || setuid(65534) < 0))
+			_exit(126);
 		char *argv[] = { (char *)prog, NULL };
 		execve(prog, argv, env);
 		_exit(127);
@@ -1077,6 +1090,395 @@ static void test_openmpi_abort(void **state)
 	run_openmpi("abort", "abort", false, true);
 }
 
+/* Ranks of another user (nobody): once they are connected, libpmix's
+ * thread works on files with that user's rights (the clean-ups the tasks
+ * register run there), herdstepd's own thread still with root's. */
+static int thread_fsuids(uid_t want_thread, char *why, size_t size)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int found = 0;
+	pid_t self = (pid_t)syscall(SYS_gettid);
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		char path[300], line[256];
+		snprintf(path, sizeof(path), "/proc/self/task/%s/status", e->d_name);
+		FILE *f = fopen(path, "r");
+		unsigned r, eu, su, fs;
+		while (f && fgets(line, sizeof(line), f))
+			if (sscanf(line, "Uid: %u %u %u %u", &r, &eu, &su, &fs) == 4) {
+				if (atoi(e->d_name) == self && fs != 0)
+					snprintf(why, size, "the loop thread's fsuid is %u", fs);
+				else if (fs == want_thread)
+					found++;
+			}
+		if (f)
+			fclose(f);
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+static void test_openmpi_thread_files_as_user(void **state)
+{
+	char *prog = mpi_prog("openmpi", "hello");
+	if (!prog) {
+		printf("skipped: mpicc.openmpi is not installed, no Open MPI hello was built\n");
+		skip();
+	}
+	if (geteuid() != 0) {
+		printf("skipped: needs root (ranks of another user)\n");
+		skip();
+	}
+	int out = temp_file();
+	pid_t server = fork();
+	assert_true(server >= 0);
+	if (server == 0) {
+		char host[256] = "localhost";
+		gethostname(host, sizeof(host));
+		static const int ranks[] = { 0, 1 };
+		struct pmi_step_info info = {
+			.job_id = 9, .step_id = 3, .size = 2, .num_nodes = 1, .node_id = 0,
+			.ranks = ranks, .nranks = 2, .node_names = host, .tasks_per_node = "2",
+			.distribution = "block", .uid = 65534, .gid = 65534,
+		};
+		uv_loop_t loop;
+		uv_loop_init(&loop);
+		struct fence_log f = { 0 };
+		struct herd_error err = { "" };
+		struct pmi_server *s = pmi_create(&loop, PMI_PMIX, &info, fence_self, on_abort, &f, &err);
+		if (!s) {
+			dprintf(out, "pmi_create: %s\n", err.text);
+			_exit(2);
+		}
+		f.server = s;
+		struct kids k = { .n = 2, .running = 2 };
+		aborting_kids = &k;
+		ranks_as_nobody = true;
+		for (int i = 0; i < 2; i++)
+			k.pid[i] = fork_rank(s, i, prog, out);
+		kids_wait(&loop, &k, 60);
+		int rc = 0;
+		for (int i = 0; i < 2; i++)
+			if (!WIFEXITED(k.status[i]) || WEXITSTATUS(k.status[i])) {
+				dprintf(out, "rank %d: wait status %d\n", i, k.status[i]);
+				rc = 1;
+			}
+		char why[128] = "";
+		int n = thread_fsuids(65534, why, sizeof(why));
+		if (n < 1 || why[0]) {
+			dprintf(out, "%d threads with fsuid 65534; %s\n", n, why);
+			rc = 1;
+		}
+		pmi_destroy(s);
+		uv_run(&loop, UV_RUN_NOWAIT);
+		_exit(rc);
+	}
+	int st;
+	assert_int_equal(waitpid(server, &st, 0), server);
+	char *text = slurp(out);
+	if (!WIFEXITED(st) || WEXITSTATUS(st))
+		fail_msg("the PMIx server process: wait status %d; output:\n%s", st, text);
+	check_output(text, "hello", 2, false);
+	free(text);
+	free(prog);
+}
+
+/* ---- bounds: what the tasks (the user's) and srun (the user's) may make
+ * root's herdstepd hold ---- */
+
+#define PUTTER_PUTS 12000
+
+/* A task that puts 1000-byte values under new keys without a fence, far
+ * past what one fence may carry: the first puts pass, then each is refused
+ * with a sentence, the connection stays; a fence then passes and empties
+ * the node's set, so a put passes again.  Exit 0 if all that held. */
+static void putter_run(int fd, int proto)
+{
+	char value[1001], *msg, *got;
+	int ok = 0, refused = 0;
+	memset(value, 'v', 1000);
+	value[1000] = 0;
+	if (proto == 1) {
+		msg = "cmd=init pmi_version=1 pmi_subversion=1\n";
+		if (write(fd, msg, strlen(msg)) < 0 || !read_answer(fd, 1))
+			_exit(2);
+	}
+	for (int i = 0; i <= PUTTER_PUTS; i++) {
+		char *put = i == PUTTER_PUTS ? xstrdup(proto == 1 ? "cmd=barrier_in\n" : "cmd=kvs-fence;")
+			    : proto == 1 ? xasprintf("cmd=put kvsname=7.3 key=p%d value=%s\n", i, value)
+					 : xasprintf("cmd=kvs-put;key=p%d;value=%s;", i, value);
+		msg = proto == 1 ? xstrdup(put) : xasprintf("%-6zu%s", strlen(put), put);
+		if (write(fd, msg, strlen(msg)) != (ssize_t)strlen(msg))
+			_exit(2);
+		free(msg);
+		free(put);
+		if (!(got = read_answer(fd, proto)))
+			_exit(3);
+		if (i == PUTTER_PUTS) {
+			if (!strstr(got, "rc=0"))
+				_exit(4);   /* the fence failed */
+		} else if (strstr(got, "rc=0")) {
+			if (refused)
+				_exit(5);   /* a put passed after a refusal */
+			ok++;
+		} else if (strstr(got, proto == 1 ? "rc=-1 msg=over_1023_KiB_of_puts_before_a_fence"
+						  : "rc=-1;errmsg=over 1023 KiB of puts before a fence;")) {
+			refused++;
+		} else {
+			fprintf(stderr, "put %d: %s\n", i, got);
+			_exit(6);
+		}
+	}
+	if (ok < 100 || refused < PUTTER_PUTS / 2)
+		_exit(7);
+	msg = proto == 1 ? xstrdup("cmd=put kvsname=7.3 key=after value=1\n")
+			 : xasprintf("%-6zu%s", strlen("cmd=kvs-put;key=after;value=1;"),
+				     "cmd=kvs-put;key=after;value=1;");
+	if (write(fd, msg, strlen(msg)) < 0 || !(got = read_answer(fd, proto)) || !strstr(got, "rc=0"))
+		_exit(8);
+	_exit(0);
+}
+
+static void test_put_cap(void **state)
+{
+	for (int proto = 1; proto <= 2; proto++) {
+		uv_loop_t loop;
+		uv_loop_init(&loop);
+		struct fence_log f = { 0 };
+		struct pmi_server *s = one_node(&loop, &f, ranks01, 1, 2, "1,1");
+		struct mallinfo2 before = mallinfo2();
+		char **env = NULL;
+		size_t envc = 0;
+		int keep;
+		struct herd_error err;
+		assert_int_equal(pmi_task_env(s, 0, &env, &envc, &keep, &err), 0);
+		struct kids k = { .n = 1, .running = 1 };
+		k.pid[0] = fork();
+		if (k.pid[0] == 0) {
+			close_others(keep);
+			putter_run(keep, proto);
+		}
+		pmi_task_forked(s, 0, k.pid[0]);
+		strv_free(env);
+		kids_wait(&loop, &k, 120);
+		if (k.status[0] != 0)
+			fail_msg("PMI-%d putter: wait status %d", proto, k.status[0]);
+		/* 12 MB were put; what is held is one fence's worth (its merge,
+		 * and the test's copy of it), about 1 MiB each. */
+		struct mallinfo2 after = mallinfo2();
+		size_t grown = after.uordblks > before.uordblks ? after.uordblks - before.uordblks : 0;
+		if (grown > 6u << 20)
+			fail_msg("PMI-%d: the server grew by %zu bytes", proto, grown);
+		assert_true(s->held.bytes <= 3 * PMI_FENCE_MAX_BYTES);
+		assert_int_equal(f.calls, 1);
+		pmi_destroy(s);
+		uv_run(&loop, UV_RUN_NOWAIT);
+		assert_int_equal(uv_loop_close(&loop), 0);
+		json_decref(f.last);
+	}
+}
+
+/* A hostile srun: each fence's merge brings many new keys. */
+struct flood {
+	struct pmi_server *server;
+	int fences, keys;
+	size_t value_len;
+};
+
+static void flood_srun(void *arg, int seq, json_t *kvs)
+{
+	struct flood *fl = arg;
+	char *value = xmalloc(fl->value_len + 1);
+	memset(value, 'w', fl->value_len);
+	value[fl->value_len] = 0;
+	for (int i = 0; i < fl->keys; i++) {
+		char key[32];
+		snprintf(key, sizeof(key), "f%d-%d", seq, i);
+		json_object_set_new(kvs, key, json_string(value));
+	}
+	free(value);
+	fl->fences++;
+	pmi_fence_done(fl->server, seq, kvs);
+}
+
+/* A task that fences until a fence fails (with a sentence), then finds its
+ * own key still served.  Exit 0 if so, 6 if no fence failed. */
+
+static void flooded_run(int fd, const char *want)
+{
+	char *got;
+	const char *init = "cmd=fullinit;pmirank=0;threaded=FALSE;", *put = "cmd=kvs-put;key=own;value=1;",
+		   *fence = "cmd=kvs-fence;", *get = "cmd=kvs-get;jobid=7.3;srcid=-1;key=own;";
+	char *msg = xasprintf("%-6zu%s%-6zu%s", strlen(init), init, strlen(put), put);
+	if (write(fd, msg, strlen(msg)) < 0 || !read_answer(fd, 2) || !(got = read_answer(fd, 2)) ||
+	    !strstr(got, "rc=0"))
+		_exit(2);
+	free(msg);
+	for (int i = 0; i < 8; i++) {
+		msg = xasprintf("%-6zu%s", strlen(fence), fence);
+		if (write(fd, msg, strlen(msg)) < 0 || !(got = read_answer(fd, 2)))
+			_exit(3);
+		free(msg);
+		if (strstr(got, "rc=0"))
+			continue;
+		if (strcmp(got, want)) {
+			fprintf(stderr, "fence %d: %s\n", i, got);
+			_exit(4);
+		}
+		msg = xasprintf("%-6zu%s", strlen(get), get);
+		if (write(fd, msg, strlen(msg)) < 0 || !(got = read_answer(fd, 2)) ||
+		    strcmp(got, "cmd=kvs-get-response;found=TRUE;value=1;rc=0;"))
+			_exit(5);
+		_exit(0);
+	}
+	_exit(6);
+}
+
+static void test_merge_cap(void **state)
+{
+	static const struct {
+		int keys;
+		size_t value_len;
+		const char *want;
+	} cases[] = {
+		{ 50000, 1, "cmd=kvs-fence-response;rc=-1;"
+			    "errmsg=the step's key-value space is full (262144 keys);" },
+		{ 20000, 1000, "cmd=kvs-fence-response;rc=-1;"
+			       "errmsg=the step's key-value space is full (64 MiB);" },
+	};
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		uv_loop_t loop;
+		uv_loop_init(&loop);
+		struct flood fl = { .keys = cases[c].keys, .value_len = cases[c].value_len };
+		struct pmi_step_info info = {
+			.job_id = 7, .step_id = 3, .size = 1, .num_nodes = 1, .node_id = 0,
+			.ranks = ranks01, .nranks = 1, .node_names = "n1", .tasks_per_node = "1",
+			.distribution = "block",
+		};
+		struct herd_error err = { "" };
+		struct pmi_server *s = pmi_create(&loop, PMI_PMI2, &info, flood_srun, on_abort, &fl, &err);
+		assert_non_null(s);
+		fl.server = s;
+		/* A merge nobody waits for is dropped. */
+		pmi_fence_done(s, 5, json_pack("{s:s}", "stray", "x"));
+		assert_null(pmi_kvs_get(&s->kvs, "stray"));
+		char **env = NULL;
+		size_t envc = 0;
+		int keep;
+		assert_int_equal(pmi_task_env(s, 0, &env, &envc, &keep, &err), 0);
+		struct kids k = { .n = 1, .running = 1 };
+		k.pid[0] = fork();
+		if (k.pid[0] == 0) {
+			close_others(keep);
+			flooded_run(keep, cases[c].want);
+		}
+		pmi_task_forked(s, 0, k.pid[0]);
+		strv_free(env);
+		kids_wait(&loop, &k, 120);
+		if (k.status[0] != 0)
+			fail_msg("case %zu: the task's wait status %d after %d fences", c, k.status[0],
+				 fl.fences);
+		assert_true(s->held.keys <= PMI_KVS_MAX_KEYS);
+		assert_true(s->held.bytes <= PMI_KVS_MAX_BYTES);
+		pmi_destroy(s);
+		uv_run(&loop, UV_RUN_NOWAIT);
+		assert_int_equal(uv_loop_close(&loop), 0);
+	}
+}
+
+/* PMIx: a fence's data over one message, or more fences waiting on srun
+ * than PMIX_MAX_FENCES, are refused to libpmix (which tells the tasks).
+ * In a child: libpmix's server is one per process. */
+static int pmix_held_fences, pmix_answered;
+
+static void pmix_fence_hold(void *arg, int seq, json_t *kvs)
+{
+	pmix_held_fences++;
+	json_decref(kvs);
+}
+
+static void pmix_modex_done(pmix_status_t status, const char *data, size_t ndata, void *cbdata,
+			    pmix_release_cbfunc_t relfn, void *relcbdata)
+{
+	if (status == PMIX_SUCCESS)
+		pmix_answered++;
+	if (relfn)
+		relfn(relcbdata);
+}
+
+static void test_pmix_fence_caps(void **state)
+{
+	int out = temp_file();
+	pid_t server = fork();
+	assert_true(server >= 0);
+	if (server == 0) {
+		char host[256] = "localhost";
+		gethostname(host, sizeof(host));
+		static const int ranks[] = { 0 };
+		struct pmi_step_info info = {
+			.job_id = 9, .step_id = 2, .size = 1, .num_nodes = 1, .node_id = 0,
+			.ranks = ranks, .nranks = 1, .node_names = host, .tasks_per_node = "1",
+			.distribution = "block", .uid = getuid(), .gid = getgid(),
+		};
+		uv_loop_t loop;
+		uv_loop_init(&loop);
+		struct herd_error err = { "" };
+		struct pmi_server *s = pmi_create(&loop, PMI_PMIX, &info, pmix_fence_hold, on_abort,
+						  NULL, &err);
+		if (!s) {
+			dprintf(out, "pmi_create: %s\n", err.text);
+			_exit(2);
+		}
+		char *big = xmalloc(PMIX_FENCE_MAX_DATA + 1);
+		memset(big, 1, PMIX_FENCE_MAX_DATA + 1);
+		int rc = 0;
+		if (up_fence(NULL, 0, NULL, 0, big, PMIX_FENCE_MAX_DATA + 1, pmix_modex_done, NULL) !=
+		    PMIX_ERR_OUT_OF_RESOURCE) {
+			dprintf(out, "a fence of %d bytes was taken\n", PMIX_FENCE_MAX_DATA + 1);
+			rc = 1;
+		}
+		for (int i = 0; i < PMIX_MAX_FENCES; i++)
+			if (up_fence(NULL, 0, NULL, 0, big, 10, pmix_modex_done, NULL) != PMIX_SUCCESS) {
+				dprintf(out, "fence %d was refused\n", i);
+				rc = 1;
+			}
+		if (up_fence(NULL, 0, NULL, 0, big, 10, pmix_modex_done, NULL) !=
+		    PMIX_ERR_OUT_OF_RESOURCE) {
+			dprintf(out, "fence %d was taken\n", PMIX_MAX_FENCES);
+			rc = 1;
+		}
+		/* herdstepd's loop runs for its tasks; here, for the events. */
+		uv_ref((uv_handle_t *)&s->px->async);
+		for (int i = 0; i < 100 && pmix_held_fences < PMIX_MAX_FENCES; i++)
+			uv_run(&loop, UV_RUN_NOWAIT);
+		uv_unref((uv_handle_t *)&s->px->async);
+		if (pmix_held_fences != PMIX_MAX_FENCES) {
+			dprintf(out, "%d fences reached srun\n", pmix_held_fences);
+			rc = 1;
+		}
+		/* srun answers one: there is room for one more. */
+		pmi_fence_done(s, 0, json_pack("{s:s}", "pmix.blob.0", "AQEBAQEBAQEBAQ=="));
+		if (pmix_answered != 1 ||
+		    up_fence(NULL, 0, NULL, 0, big, 10, pmix_modex_done, NULL) != PMIX_SUCCESS) {
+			dprintf(out, "after an answer (%d): no room\n", pmix_answered);
+			rc = 1;
+		}
+		free(big);
+		pmi_destroy(s);
+		uv_run(&loop, UV_RUN_NOWAIT);
+		_exit(rc);
+	}
+	int st;
+	assert_int_equal(waitpid(server, &st, 0), server);
+	char *text = slurp(out);
+	if (!WIFEXITED(st) || WEXITSTATUS(st))
+		fail_msg("the PMIx server process: wait status %d; output:\n%s", st, text);
+	free(text);
+}
+
 int main(void)
 {
 	/* A client that dies mid-answer must not kill the test (or herdstepd). */
@@ -1092,6 +1494,9 @@ int main(void)
 		cmocka_unit_test(test_pmi2_direct_and_abort),
 		cmocka_unit_test(test_garbage),
 		cmocka_unit_test(test_fence_two_nodes),
+		cmocka_unit_test(test_put_cap),
+		cmocka_unit_test(test_merge_cap),
+		cmocka_unit_test(test_pmix_fence_caps),
 		cmocka_unit_test(test_mpich_hello),
 		cmocka_unit_test(test_mpich_allreduce),
 		cmocka_unit_test(test_mpich_abort),
@@ -1099,6 +1504,7 @@ int main(void)
 		cmocka_unit_test(test_openmpi_allreduce),
 		cmocka_unit_test(test_openmpi_two_nodes),
 		cmocka_unit_test(test_openmpi_abort),
+		cmocka_unit_test(test_openmpi_thread_files_as_user),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
