@@ -8,6 +8,9 @@
 
 #define TIME_INFINITE (-1)   /* "UNLIMITED", "INFINITE", "-1" */
 #define TIME_NOT_GIVEN (-2)  /* on the wire: no --time, so the partition's default applies */
+/* The longest time limit taken, in seconds: Slurm keeps minutes in 32 bits.
+ * Bounded so that a start time plus a limit never overflows. */
+#define TIME_LIMIT_MAX (4294967294LL * 60)
 
 /* Slurm time limits (--time, MaxTime, DefaultTime): "minutes", "minutes:seconds",
  * "hours:minutes:seconds", "days-hours", "days-hours:minutes",

@@ -647,11 +647,11 @@ json_t *job_to_json(const struct job *job)
 	json_object_set_new(o, "req_nodelist", json_string(nz(job->req_nodelist)));
 	json_object_set_new(o, "exc_nodelist", json_string(nz(job->exc_nodelist)));
 	json_object_set_new(o, "partitions", json_string(nz(job->partitions)));
-	int cpus = 0;
+	int64_t cpus = 0;
 	for (int i = 0; i < job->nalloc; i++)
 		cpus += job->alloc_cpus[i];
-	if (!job->nalloc) {
-		uint32_t ntasks = job->ntasks ? job->ntasks : job->req_nodes ? job->req_nodes : 1;
+	if (!job->nalloc) {   /* 64 bits: a pending request is never shown wrapped */
+		int64_t ntasks = job->ntasks ? job->ntasks : job->req_nodes ? job->req_nodes : 1;
 		cpus = ntasks * (job->cpus_per_task ? job->cpus_per_task : 1);
 	}
 	json_object_set_new(o, "num_cpus", json_integer(cpus));

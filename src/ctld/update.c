@@ -94,7 +94,9 @@ static int check_values(const struct job *job, const json_t *fields)
 	/* TimeMin: at most the time limit (the new one, when both change) */
 	int64_t tmin = int_field(fields, "time_min", 0);
 	int64_t limit = int_field(fields, "time_limit", job->time_limit);
-	if (tmin < 0 || (tmin && limit != TIME_INFINITE && tmin > limit))
+	if (json_object_get(fields, "time_limit") && (limit < TIME_INFINITE || limit > TIME_LIMIT_MAX))
+		return HERD_ERR_TIME_LIMIT;   /* a start time plus it must not overflow */
+	if (tmin < 0 || tmin > TIME_LIMIT_MAX || (tmin && limit != TIME_INFINITE && tmin > limit))
 		return HERD_ERR_TIME_LIMIT;
 	return 0;
 }
