@@ -579,8 +579,10 @@ int cmd_job_id_parse(const char *s, long *id, struct bitmap **tasks)
 	const char *t = us + 1;
 	size_t n = strlen(t);
 	char *inner = n >= 2 && t[0] == '[' && t[n - 1] == ']' ? xstrndup(t + 1, n - 2) : xstrdup(t);
-	/* "%N" has no meaning here: refused by the bitmap syntax */
-	*tasks = inner && !strchr(inner, '%') ? bitmap_parse(inner, UINT32_MAX) : NULL;
+	/* "%N" has no meaning here: refused by the bitmap syntax.  No task ID
+	 * reaches Slurm's hard MaxArraySize limit, 4000001; the spec's length
+	 * and work are bounded (bitmap_parse_user). */
+	*tasks = inner && !strchr(inner, '%') ? bitmap_parse_user(inner, 4000001) : NULL;
 	free(inner);
 	rc = *tasks ? 0 : -1;
 out:

@@ -43,7 +43,8 @@ bool parse_bool(const char *s, bool *out);   /* YES/NO, TRUE/FALSE, 1/0 — case
 struct bitmap;
 /* A job array's --array value, "0-31", "1,3,5,7", "1-7:2", "0-15%4": the task
  * IDs (each < max_size, Slurm's MaxArraySize) and the throttle (0 = none).
- * -1 on anything else; *tasks is then NULL. */
+ * -1 on anything else (errno E2BIG: over bitmap_parse_user's caps); *tasks
+ * is then NULL. */
 int parse_array_spec(const char *spec, uint32_t max_size, struct bitmap **tasks,
 		     uint32_t *throttle);
 

@@ -505,7 +505,7 @@ void node_update(struct net_req *req)
 	const char *state = json_string_value(json_object_get(req->body, "state"));
 	const char *reason = json_string_value(json_object_get(req->body, "reason"));
 	int op = admin_op_parse(state);
-	struct hostlist *hl = hostlist_create(names);
+	struct hostlist *hl = hostlist_create_max(names, (size_t)ctld.nnodes);   /* bounded */
 	size_t count = hl ? hostlist_count(hl) : 0;
 
 	if (!rpc_is_admin(req->uid)) {
