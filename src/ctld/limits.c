@@ -303,6 +303,12 @@ static int64_t nearest(const struct assoc *a, size_t offset)
 #define NEAREST_TRES(a, field, t) \
 	nearest(a, offsetof(struct acct_limits, field) + (size_t)(t) * sizeof(int64_t))
 
+/* ceil(v / nodes), without the sum that could wrap (v may be saturated). */
+static int64_t per_node(int64_t v, int64_t nodes)
+{
+	return v / nodes + (v % nodes != 0);
+}
+
 /* The limits one job can break by itself, whatever else runs: with
  * DenyOnLimit they refuse it at submission, else it waits. */
 static enum job_reason check_job_alone(const struct job *job, const struct assoc *a,
@@ -318,7 +324,7 @@ static enum job_reason check_job_alone(const struct job *job, const struct assoc
 			if (set(q->lim.max_tres_per_job[t]) && req[t] > q->lim.max_tres_per_job[t])
 				return pick(qos_per_job, t);
 			if (set(q->lim.max_tres_per_node[t]) &&
-			    (req[t] + nodes - 1) / nodes > q->lim.max_tres_per_node[t])
+			    per_node(req[t], nodes) > q->lim.max_tres_per_node[t])
 				return pick(qos_per_node, t);
 			if (set(q->lim.max_tres_mins_per_job[t]) && req[t] &&
 			    req[t] * mins > (double)q->lim.max_tres_mins_per_job[t])
@@ -338,7 +344,7 @@ static enum job_reason check_job_alone(const struct job *job, const struct assoc
 		    set(v = NEAREST_TRES(a, max_tres_per_job, t)) && req[t] > v)
 			return pick(assoc_per_job, t);
 		if (!(q && set(q->lim.max_tres_per_node[t])) &&
-		    set(v = NEAREST_TRES(a, max_tres_per_node, t)) && (req[t] + nodes - 1) / nodes > v)
+		    set(v = NEAREST_TRES(a, max_tres_per_node, t)) && per_node(req[t], nodes) > v)
 			return pick(assoc_per_node, t);
 		if (!(q && set(q->lim.max_tres_mins_per_job[t])) &&
 		    set(v = NEAREST_TRES(a, max_tres_mins_per_job, t)) && req[t] &&

@@ -150,7 +150,9 @@ def test_more_names_than_nodes_is_refused(empty):
     c = empty
     r = c.run(["sbatch", "-w", "node[1-5]", "-o", "/dev/null", "--wrap", "true"], user=USER)
     assert r.rc == 1 and "more than the 4 nodes" in r.err, r
-    names = ",".join(c.nodes)
+    r = c.run(["sinfo", "-h", "-N", "-o", "%N"])
+    names = ",".join(r.out.split())
+    assert len(r.out.split()) == 4, r
     job = c.sbatch("-w", names, "-o", "/dev/null", "--wrap", "true", user=USER)
     assert c.wait_done(job) == "COMPLETED"
 
@@ -217,12 +219,15 @@ def test_controller_refuses_a_megabyte_array_spec(empty, held_array):
         reply, seconds = cancel(",".join(["0-4000000"] * 100000))
     assert reply["rc"] == RC_INVALID_ARRAY, reply
     assert seconds < 5, seconds
-    # strides of 2 over 4 million: 2 million steps each
+    # strides past MaxArraySize (1001), 2 million steps each before: they
+    # name no task (Slurm's "Invalid job id"), told at once
     reply, seconds = cancel(",".join(["0-4000000:2"] * 10))
-    assert reply["rc"] == RC_INVALID_ARRAY and seconds < 5, (reply, seconds)
-    # a task past MaxArraySize (1001) names no task: Slurm's "Invalid job id"
+    assert reply["rc"] == RC_INVALID_JOB and seconds < 5, (reply, seconds)
     reply, _ = cancel("5000")
     assert reply["rc"] == RC_INVALID_JOB, reply
+    # within the caps (50 kB, 2.3 million steps): parsed, names no task here
+    reply, seconds = cancel(",".join(["100-1000:2"] * 5000))
+    assert reply["rc"] == RC_INVALID_JOB and seconds < 5, (reply, seconds)
     r = c.run(["squeue", "-h", "-j", str(a), "-o", "%i"], user=USER)
     assert r.out == f"{a}_[0-9]\n", r
     # an ordinary spec still works
