@@ -460,7 +460,12 @@ int opt_time_parse(const char *s, time_t now, bool past, time_t *out)
 		}
 		if (!unit)
 			return -1;
-		*out = now + sign * count * unit;
+		/* count is the user's: a product or sum past 64 bits is refused */
+		long long delta, t;
+		if (__builtin_mul_overflow((long long)count, (long long)unit, &delta) ||
+		    __builtin_add_overflow((long long)now, sign * delta, &t))
+			return -1;
+		*out = (time_t)t;
 		return 0;
 	}
 	if (!strcasecmp(s, "tomorrow")) {

@@ -11,6 +11,9 @@
 /* The longest time limit taken, in seconds: Slurm keeps minutes in 32 bits.
  * Bounded so that a start time plus a limit never overflows. */
 #define TIME_LIMIT_MAX (4294967294LL * 60)
+/* The latest timestamp taken (--begin, --deadline): 9999-12-31T23:59:59Z,
+ * so that a time plus a limit stays far inside 64 bits. */
+#define TIMESTAMP_MAX 253402300799LL
 
 /* Slurm time limits (--time, MaxTime, DefaultTime): "minutes", "minutes:seconds",
  * "hours:minutes:seconds", "days-hours", "days-hours:minutes",

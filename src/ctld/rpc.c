@@ -152,14 +152,16 @@ static void rpc_submit(struct net_req *req)
 	const char *mail_type = jstr(spec, "mail_type"), *open_mode = jstr(spec, "open_mode");
 	unsigned mail = 0;
 	if (nodes < 0 || nodes > 1000000 || ntasks < 0 || ntasks > 100000000 || cpt < 0 ||
-	    cpt > 1000000 || mem < 0 || limit < TIME_NOT_GIVEN || limit > TIME_LIMIT_MAX ||
-	    mpc < 0 || (mpc && mem) ||
+	    cpt > 1000000 || mem < 0 || limit < TIME_NOT_GIVEN || mpc < 0 || (mpc && mem) ||
 	    tpn < 0 || tpn > 1000000 || sig < 0 || sig > 64 || sig_time < 0 || sig_time > 0xffff ||
-	    (tmin && (json_integer_value(tmin) < TIME_INFINITE ||
-		      json_integer_value(tmin) > TIME_LIMIT_MAX)) ||
+	    (tmin && json_integer_value(tmin) < TIME_INFINITE) ||
 	    (mail_type && parse_mail_type(mail_type, &mail) < 0) ||
 	    (open_mode && strcmp(open_mode, "append") && strcmp(open_mode, "truncate"))) {
 		net_respond(req, HERD_ERR_INVALID_ARG, NULL, NULL);
+		return;
+	}
+	if (limit > TIME_LIMIT_MAX || (tmin && json_integer_value(tmin) > TIME_LIMIT_MAX)) {
+		net_respond(req, HERD_ERR_TIME_LIMIT, NULL, NULL);   /* start + limit must not wrap */
 		return;
 	}
 	if ((rc = update_check_nice(nice, rpc_is_admin(req->uid))) != 0) {
@@ -240,7 +242,7 @@ static void rpc_submit(struct net_req *req)
 	json_t *kill = json_object_get(spec, "kill_on_invalid_dep");
 	job->kill_invalid_dep = kill ? json_is_true(kill) : -1;
 	int64_t begin = jint(spec, "begin_time"), deadline = jint(spec, "deadline");
-	if (begin < 0 || deadline < 0) {
+	if (begin < 0 || deadline < 0 || begin > TIMESTAMP_MAX || deadline > TIMESTAMP_MAX) {
 		rc = HERD_ERR_INVALID_TIME;
 		errprintf(&err, "%s", herd_strerror(rc));
 		goto refuse;

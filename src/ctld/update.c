@@ -73,7 +73,9 @@ static int check_values(const struct job *job, const json_t *fields)
 	const json_t *v;
 	unsigned mail;
 
-	if (int_field(fields, "begin_time", 0) < 0 || int_field(fields, "deadline", 0) < 0)
+	if (int_field(fields, "begin_time", 0) < 0 || int_field(fields, "deadline", 0) < 0 ||
+	    int_field(fields, "begin_time", 0) > TIMESTAMP_MAX ||
+	    int_field(fields, "deadline", 0) > TIMESTAMP_MAX)
 		return HERD_ERR_INVALID_TIME;
 	if (int_field(fields, "num_nodes", 1) < 1 || int_field(fields, "num_nodes", 1) > 1000000 ||
 	    int_field(fields, "num_tasks", 1) < 1 || int_field(fields, "num_tasks", 1) > 100000000 ||

@@ -120,6 +120,29 @@ def test_scontrol_update_cannot_make_a_job_huge(empty):
     assert r.rc == 0, r
 
 
+def test_times_past_64_bits_are_refused(empty):
+    """Time limits, begin times and deadlines: a start plus a limit must
+    never wrap."""
+    c = empty
+    r = c.run(["sbatch", "--begin=now+15250284452471weeks", "--wrap", "true"], user=USER)
+    assert r.rc != 0 and "sbatch: error: Invalid --begin specification" in r.err, r
+    r = c.run(["sbatch", "--begin=now+500000weeks", "--wrap", "true"], user=USER)   # year 11600
+    assert r.rc == 1, r
+    assert r.err == "sbatch: error: Batch job submission failed: Invalid time specified\n", r
+    r = c.run(["sbatch", "-t", "99999999-00:00:00", "--wrap", "true"], user=USER)
+    assert r.rc == 1, r
+    assert r.err == ("sbatch: error: Batch job submission failed: Requested time limit is "
+                     "invalid (missing or exceeds some limit)\n"), r
+    job = c.sbatch("-H", "-o", "/dev/null", "--wrap", "true", user=USER)
+    r = c.run(["scontrol", "update", f"JobId={job}", "TimeLimit=99999999-00:00:00"])
+    assert r.rc == 1 and "Requested time limit is invalid" in r.err, r
+    r = c.run(["scontrol", "update", f"JobId={job}", "TimeLimit=2-00:00:00"])
+    assert r.rc == 0, r
+    assert c.show_job(job)["TimeLimit"] == "2-00:00:00"
+    assert c.run(["scancel", str(job)]).rc == 0
+    assert active_ids(c) == []
+
+
 def test_a_fitting_request_still_runs(empty):
     """The checks refuse only what cannot fit: all 8 CPUs run."""
     c = empty
