@@ -460,7 +460,12 @@ int opt_time_parse(const char *s, time_t now, bool past, time_t *out)
 		}
 		if (!unit)
 			return -1;
-		*out = now + sign * count * unit;
+		/* count is the user's: a product or sum past 64 bits is refused */
+		long long delta, t;
+		if (__builtin_mul_overflow((long long)count, (long long)unit, &delta) ||
+		    __builtin_add_overflow((long long)now, sign * delta, &t))
+			return -1;
+		*out = (time_t)t;
 		return 0;
 	}
 	if (!strcasecmp(s, "tomorrow")) {
@@ -579,8 +584,10 @@ int cmd_job_id_parse(const char *s, long *id, struct bitmap **tasks)
 	const char *t = us + 1;
 	size_t n = strlen(t);
 	char *inner = n >= 2 && t[0] == '[' && t[n - 1] == ']' ? xstrndup(t + 1, n - 2) : xstrdup(t);
-	/* "%N" has no meaning here: refused by the bitmap syntax */
-	*tasks = inner && !strchr(inner, '%') ? bitmap_parse(inner, UINT32_MAX) : NULL;
+	/* "%N" has no meaning here: refused by the bitmap syntax.  No task ID
+	 * reaches Slurm's hard MaxArraySize limit, 4000001; the spec's length
+	 * and work are bounded (bitmap_parse_user). */
+	*tasks = inner && !strchr(inner, '%') ? bitmap_parse_user(inner, 4000001) : NULL;
 	free(inner);
 	rc = *tasks ? 0 : -1;
 out:

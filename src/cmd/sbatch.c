@@ -297,10 +297,12 @@ static int apply_option(struct sbatch_opts *o, int opt, const char *arg)
 	case 'a': {
 		/* The syntax here; the controller checks MaxArraySize.  Slurm's
 		 * controller refuses a bad spec, so the sentence and exit code (1)
-		 * are those of a refused submission. */
+		 * are those of a refused submission.  No task ID reaches the hard
+		 * limit of MaxArraySize (4000001): a bigger one would cost a bit
+		 * set of half a gigabyte here. */
 		struct bitmap *tasks;
 		uint32_t throttle;
-		if (parse_array_spec(arg, UINT32_MAX, &tasks, &throttle) < 0) {
+		if (parse_array_spec(arg, 4000001, &tasks, &throttle) < 0) {
 			fprintf(stderr, "sbatch: error: Batch job submission failed: %s\n",
 				herd_strerror(HERD_ERR_INVALID_ARRAY));
 			return -2;

@@ -4,6 +4,7 @@
  * Fields Herd does not have show Slurm's own "nothing here" placeholders;
  * the records themselves are rendered in record.c. */
 #define _GNU_SOURCE   /* vasprintf */
+#include <errno.h>
 #include <ctype.h>
 #include <getopt.h>
 #include <grp.h>
@@ -410,13 +411,24 @@ static int show_partitions(struct scontrol *sc, const char *name)
 	return 0;
 }
 
+/* Why a hostlist was not expanded: malformed, or over hostlist.c's caps
+ * (checked before expanding; the expression is then not echoed whole). */
+static void hostlist_error(const char *expr)
+{
+	if (errno == E2BIG)
+		fprintf(stderr, "scontrol: error: Hostlist too large: it expands to more than "
+			"1000000 names or 16 MiB\n");
+	else
+		fprintf(stderr, "Invalid hostlist: %s\n", expr);
+}
+
 static int show_hostnames(const char *expr)
 {
 	if (!expr)
 		expr = getenv("SLURM_JOB_NODELIST");
 	struct hostlist *hl = hostlist_create(expr ? expr : "");
 	if (!hl) {
-		fprintf(stderr, "Invalid hostlist: %s\n", expr);
+		hostlist_error(expr);
 		return 1;
 	}
 	if (!hostlist_count(hl)) {
@@ -438,7 +450,7 @@ static int show_hostlist(const char *expr, bool sorted)
 	}
 	struct hostlist *hl = hostlist_create(expr);
 	if (!hl) {
-		fprintf(stderr, "Invalid hostlist: %s\n", expr);
+		hostlist_error(expr);
 		return 1;
 	}
 	if (!hostlist_count(hl)) {

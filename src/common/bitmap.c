@@ -139,13 +139,38 @@ range:
 	return -1;
 }
 
-struct bitmap *bitmap_parse(const char *spec, uint32_t max)
+/* Set bits first..last (first <= last < nbits) a word at a time. */
+static void set_run(struct bitmap *b, uint32_t first, uint32_t last)
+{
+	size_t w0 = first / 64, w1 = last / 64;
+	uint64_t lo = ~0ULL << (first % 64), hi = ~0ULL >> (63 - last % 64);
+
+	if (w0 == w1) {
+		b->words[w0] |= lo & hi;
+		return;
+	}
+	b->words[w0] |= lo;
+	for (size_t w = w0 + 1; w < w1; w++)
+		b->words[w] = ~0ULL;
+	b->words[w1] |= hi;
+}
+
+/* The work one piece costs: a word per 64 bits of a run, a step per bit
+ * of a stride. */
+static uint64_t piece_work(uint32_t first, uint32_t last, uint32_t step)
+{
+	return step == 1 ? (uint64_t)(last - first) / 64 + 1 : (uint64_t)(last - first) / step + 1;
+}
+
+static struct bitmap *parse(const char *spec, uint32_t max, uint64_t max_work)
 {
 	uint32_t top = 0, first, last, step;
+	uint64_t work = 0;
 	const char *p, *end;
 	bool any = false;
 
-	/* Pass 1: syntax and the largest value, so the bitmap is no bigger than needed. */
+	/* Pass 1: syntax, the largest value (so the bitmap is no bigger than
+	 * needed) and the work, all before anything is allocated. */
 	for (p = spec;; p = end + 1) {
 		end = strchr(p, ',');
 		if (!end)
@@ -155,6 +180,11 @@ struct bitmap *bitmap_parse(const char *spec, uint32_t max)
 		uint32_t top_here = first + (last - first) / step * step;
 		if (top_here >= top)
 			top = top_here;
+		work += piece_work(first, last, step);
+		if (work > max_work) {
+			errno = E2BIG;
+			return NULL;
+		}
 		any = true;
 		if (!*end)
 			break;
@@ -169,12 +199,29 @@ struct bitmap *bitmap_parse(const char *spec, uint32_t max)
 		if (!end)
 			end = p + strlen(p);
 		parse_piece(p, end, max, &first, &last, &step);
-		for (uint64_t v = first; v <= last; v += step)
-			bitmap_set(b, (uint32_t)v);
+		if (step == 1)
+			set_run(b, first, last);
+		else
+			for (uint64_t v = first; v <= last; v += step)
+				bitmap_set(b, (uint32_t)v);
 		if (!*end)
 			break;
 	}
 	return b;
+}
+
+struct bitmap *bitmap_parse(const char *spec, uint32_t max)
+{
+	return parse(spec, max, UINT64_MAX);
+}
+
+struct bitmap *bitmap_parse_user(const char *spec, uint32_t max)
+{
+	if (strlen(spec) > BITMAP_USER_MAX_LEN) {
+		errno = E2BIG;
+		return NULL;
+	}
+	return parse(spec, max, BITMAP_USER_MAX_WORK);
 }
 
 static char *fmt(const struct bitmap *b, bool strides)

@@ -29,6 +29,15 @@ uint32_t bitmap_count_common(const struct bitmap *a, const struct bitmap *b);   
  * large enough for the largest).  NULL with errno EINVAL on bad syntax,
  * ERANGE on a value >= max, ENOENT when the spec names no bit. */
 struct bitmap *bitmap_parse(const char *spec, uint32_t max);
+/* The same for a spec a user sent (--array, scancel A_[...]): also refused,
+ * with errno E2BIG and before any bit is set, when it is longer than
+ * BITMAP_USER_MAX_LEN characters or asks more than BITMAP_USER_MAX_WORK
+ * steps (a run costs one per 64 bits, a stride one per bit), so that one
+ * request costs the event loop a few milliseconds at most, however many
+ * times its pieces repeat "0-4000000". */
+#define BITMAP_USER_MAX_LEN 65536
+#define BITMAP_USER_MAX_WORK (1u << 22)
+struct bitmap *bitmap_parse_user(const char *spec, uint32_t max);
 /* The set bits in that notation: runs of consecutive bits as "a-b", three or
  * more with one stride as "a-b:s"; "" when empty.  Caller frees. */
 char *bitmap_fmt(const struct bitmap *b);

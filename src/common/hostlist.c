@@ -15,6 +15,11 @@
 /* Slurm refuses expressions larger than this; so do we, so a typo such as
  * "n[1-99999999]" fails instead of eating the controller's memory. */
 #define HOSTLIST_MAX_NAMES 1000000
+/* The bytes of names one expression may expand to (each name's length + 1),
+ * checked before anything is expanded: "<10,000 chars>[0-99999]" is 100,000
+ * names but a gigabyte.  Callers that know a tighter bound (the controller:
+ * its node count) pass it to hostlist_create_max. */
+#define HOSTLIST_MAX_BYTES (16u << 20)
 /* Range numbers are unsigned long in Slurm; 18 digits always fit in uint64_t. */
 #define HOSTLIST_MAX_DIGITS 18
 /* Bracket groups in one name ("rack[1-2]-n[1-4]" has 2).  Expansion recurses
@@ -144,12 +149,42 @@ static void expand(const struct piece *pieces, size_t n, size_t at,
 	}
 }
 
-/* Expand one element (no top-level commas) of length len into out.
- * total counts names produced so far by the whole expression. */
-static int push_element(struct hostlist *out, const char *s, size_t len, uint64_t *total)
+/* What an expansion may cost, and what it has cost so far: names and
+ * bytes (each name's length + 1). */
+struct budget {
+	uint64_t names, bytes;
+	uint64_t max_names, max_bytes;
+};
+
+static size_t digits_of(uint64_t v)
+{
+	size_t n = 1;
+	while (v >= 10)
+		v /= 10, n++;
+	return n;
+}
+
+/* The longest number a group prints ("[8-10]": 2, "[008-010]": 3). */
+static size_t group_width(const struct piece *p)
+{
+	size_t w = 0;
+	for (size_t r = 0; r < p->nranges; r++) {
+		size_t d = digits_of(p->ranges[r].hi);
+		if ((size_t)p->ranges[r].width > d)
+			d = (size_t)p->ranges[r].width;
+		if (d > w)
+			w = d;
+	}
+	return w;
+}
+
+/* Expand one element (no top-level commas) of length len into out, when
+ * its names and bytes (counted before any is made) fit what is left of b;
+ * else -1 with errno E2BIG, nothing expanded. */
+static int push_element(struct hostlist *out, const char *s, size_t len, struct budget *b)
 {
 	struct piece *pieces = NULL;
-	size_t npieces = 0, i = 0, maxlen = 0, ngroups = 0;
+	size_t npieces = 0, i = 0, maxlen = 0, ngroups = 0, namelen = 0;
 	uint64_t count = 1;
 
 	while (i < len) {
@@ -164,6 +199,7 @@ static int push_element(struct hostlist *out, const char *s, size_t len, uint64_
 				goto error;
 			}
 			maxlen += (size_t)(close - s - i);   /* no number is longer than the group */
+			namelen += group_width(&p);
 			i = (size_t)(close - s) + 1;
 		} else {
 			while (i < len && s[i] != '[') {
@@ -173,6 +209,7 @@ static int push_element(struct hostlist *out, const char *s, size_t len, uint64_
 			}
 			p.len = (size_t)(s + i - p.text);
 			maxlen += p.len;
+			namelen += p.len;
 		}
 		pieces = xrealloc(pieces, (npieces + 1) * sizeof(*pieces));
 		pieces[npieces++] = p;
@@ -180,9 +217,16 @@ static int push_element(struct hostlist *out, const char *s, size_t len, uint64_
 		if (count > HOSTLIST_MAX_NAMES)
 			goto error;
 	}
-	if (*total + count > HOSTLIST_MAX_NAMES)
+	if (b->names + count > HOSTLIST_MAX_NAMES)
 		goto error;
-	*total += count;
+	/* count <= 10^6 and namelen < 2^40: no overflow */
+	if (b->names + count > b->max_names || b->bytes + count * (namelen + 1) > b->max_bytes) {
+		pieces_free(pieces, npieces);
+		errno = E2BIG;
+		return -1;
+	}
+	b->names += count;
+	b->bytes += count * (namelen + 1);
 	char *buf = xmalloc(maxlen + 1);
 	expand(pieces, npieces, 0, buf, 0, out);
 	free(buf);
@@ -190,6 +234,7 @@ static int push_element(struct hostlist *out, const char *s, size_t len, uint64_
 	return 0;
 error:
 	pieces_free(pieces, npieces);
+	errno = EINVAL;
 	return -1;
 }
 
@@ -199,11 +244,12 @@ static int is_separator(char c)
 	return c == ',' || c == ' ' || c == '\t' || c == '\n';
 }
 
-int hostlist_push(struct hostlist *hl, const char *expr)
+static int push_max(struct hostlist *hl, const char *expr, size_t max_names)
 {
 	struct hostlist tmp = { 0 };
-	uint64_t total = 0;
+	struct budget b = { 0, 0, max_names, HOSTLIST_MAX_BYTES };
 	const char *s = expr ? expr : "";
+	int why = EINVAL;
 
 	/* Expand into tmp first so a bad expression leaves hl untouched. */
 	while (*s) {
@@ -222,8 +268,10 @@ int hostlist_push(struct hostlist *hl, const char *expr)
 		}
 		if (depth != 0)
 			goto error;
-		if (s > start && push_element(&tmp, start, (size_t)(s - start), &total) < 0)
+		if (s > start && push_element(&tmp, start, (size_t)(s - start), &b) < 0) {
+			why = errno;
 			goto error;
+		}
 	}
 	for (size_t i = 0; i < tmp.count; i++)
 		hostlist_append(hl, tmp.names[i]);
@@ -233,20 +281,31 @@ error:
 	for (size_t i = 0; i < tmp.count; i++)
 		free(tmp.names[i]);
 	free(tmp.names);
-	errno = EINVAL;
+	errno = why;
 	return -1;
+}
+
+int hostlist_push(struct hostlist *hl, const char *expr)
+{
+	return push_max(hl, expr, HOSTLIST_MAX_NAMES);
+}
+
+struct hostlist *hostlist_create_max(const char *expr, size_t max_names)
+{
+	struct hostlist *hl = xmalloc(sizeof(*hl));
+
+	if (push_max(hl, expr, max_names) < 0) {
+		int why = errno;
+		hostlist_destroy(hl);
+		errno = why;
+		return NULL;
+	}
+	return hl;
 }
 
 struct hostlist *hostlist_create(const char *expr)
 {
-	struct hostlist *hl = xmalloc(sizeof(*hl));
-
-	if (hostlist_push(hl, expr) < 0) {
-		hostlist_destroy(hl);
-		errno = EINVAL;
-		return NULL;
-	}
-	return hl;
+	return hostlist_create_max(expr, HOSTLIST_MAX_NAMES);
 }
 
 void hostlist_destroy(struct hostlist *hl)

@@ -247,10 +247,13 @@ int parse_array_spec(const char *spec, uint32_t max_size, struct bitmap **tasks,
 		free(ranges);
 		return -1;
 	}
-	*tasks = bitmap_parse(ranges, max_size);
+	*tasks = bitmap_parse_user(ranges, max_size);   /* a user's: bounded work */
+	int why = errno;
 	free(ranges);
-	if (!*tasks)
+	if (!*tasks) {
+		errno = why;
 		return -1;
+	}
 	*throttle = (uint32_t)limit;
 	return 0;
 }

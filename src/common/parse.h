@@ -8,6 +8,12 @@
 
 #define TIME_INFINITE (-1)   /* "UNLIMITED", "INFINITE", "-1" */
 #define TIME_NOT_GIVEN (-2)  /* on the wire: no --time, so the partition's default applies */
+/* The longest time limit taken, in seconds: Slurm keeps minutes in 32 bits.
+ * Bounded so that a start time plus a limit never overflows. */
+#define TIME_LIMIT_MAX (4294967294LL * 60)
+/* The latest timestamp taken (--begin, --deadline): 9999-12-31T23:59:59Z,
+ * so that a time plus a limit stays far inside 64 bits. */
+#define TIMESTAMP_MAX 253402300799LL
 
 /* Slurm time limits (--time, MaxTime, DefaultTime): "minutes", "minutes:seconds",
  * "hours:minutes:seconds", "days-hours", "days-hours:minutes",
@@ -40,7 +46,8 @@ bool parse_bool(const char *s, bool *out);   /* YES/NO, TRUE/FALSE, 1/0 — case
 struct bitmap;
 /* A job array's --array value, "0-31", "1,3,5,7", "1-7:2", "0-15%4": the task
  * IDs (each < max_size, Slurm's MaxArraySize) and the throttle (0 = none).
- * -1 on anything else; *tasks is then NULL. */
+ * -1 on anything else (errno E2BIG: over bitmap_parse_user's caps); *tasks
+ * is then NULL. */
 int parse_array_spec(const char *spec, uint32_t max_size, struct bitmap **tasks,
 		     uint32_t *throttle);
 

@@ -1,6 +1,7 @@
 /* The job table (by ID and by submission key), the one function that changes
  * a job's state, and the job record's JSON form (for the store and for
  * JOB_INFO).  Scheduling decisions live in sched.c; RPCs in rpc.c. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -250,10 +251,16 @@ static int resolve_nodes(char **list, int **idx, int *n, struct herd_error *err)
 	*n = 0;
 	if (!*list)
 		return 0;
-	struct hostlist *hl = hostlist_create(*list);
+	/* At most one name per node of the cluster, counted before anything is
+	 * expanded: "<10,000 chars>[0-99999]" costs its own length, not a GB. */
+	struct hostlist *hl = hostlist_create_max(*list, (size_t)ctld.nnodes);
 	if (!hl || !hostlist_count(hl)) {
+		if (!hl && errno == E2BIG)
+			errprintf(err, "%s: the list names more than the %d nodes of the cluster",
+				  herd_strerror(HERD_ERR_INVALID_NODE), ctld.nnodes);
+		else
+			errprintf(err, "%s", herd_strerror(HERD_ERR_INVALID_NODE));
 		hostlist_destroy(hl);
-		errprintf(err, "%s", herd_strerror(HERD_ERR_INVALID_NODE));
 		return HERD_ERR_INVALID_NODE;
 	}
 	hostlist_uniq(hl);
@@ -647,11 +654,11 @@ json_t *job_to_json(const struct job *job)
 	json_object_set_new(o, "req_nodelist", json_string(nz(job->req_nodelist)));
 	json_object_set_new(o, "exc_nodelist", json_string(nz(job->exc_nodelist)));
 	json_object_set_new(o, "partitions", json_string(nz(job->partitions)));
-	int cpus = 0;
+	int64_t cpus = 0;
 	for (int i = 0; i < job->nalloc; i++)
 		cpus += job->alloc_cpus[i];
-	if (!job->nalloc) {
-		uint32_t ntasks = job->ntasks ? job->ntasks : job->req_nodes ? job->req_nodes : 1;
+	if (!job->nalloc) {   /* 64 bits: a pending request is never shown wrapped */
+		int64_t ntasks = job->ntasks ? job->ntasks : job->req_nodes ? job->req_nodes : 1;
 		cpus = ntasks * (job->cpus_per_task ? job->cpus_per_task : 1);
 	}
 	json_object_set_new(o, "num_cpus", json_integer(cpus));

@@ -57,13 +57,13 @@ static uint32_t shown_tasks(const struct job *job)
 	return job->ntasks ? job->ntasks : job->req_nodes ? job->req_nodes : 1;
 }
 
-static int shown_cpus(const struct job *job)
+static int64_t shown_cpus(const struct job *job)
 {
-	int cpus = 0;
+	int64_t cpus = 0;
 	for (int i = 0; i < job->nalloc; i++)
 		cpus += job->alloc_cpus[i];
-	if (!job->nalloc)
-		cpus = shown_tasks(job) * (job->cpus_per_task ? job->cpus_per_task : 1);
+	if (!job->nalloc)   /* 64 bits: uint32 x uint32 */
+		cpus = (int64_t)shown_tasks(job) * (job->cpus_per_task ? job->cpus_per_task : 1);
 	return cpus;
 }
 

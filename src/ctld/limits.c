@@ -14,6 +14,7 @@
 #include "common/parse.h"
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
+#include "sched/select.h"
 
 /* A user's jobs under one QOS: MaxJobsPerUser, MaxSubmitJobsPerUser and
  * MaxTRESPerUser count these. */
@@ -79,16 +80,20 @@ static int64_t job_weight(const struct job *job)
  * --exclusive job gets whole nodes, so it may be charged more once started. */
 static void request_tres(const struct job *job, tres_vec v)
 {
+	/* Saturating products (sched_mul): a request too large to wrap is
+	 * charged as huge, never as negative, so it can only break a limit. */
 	int64_t nodes = job->req_nodes ? job->req_nodes : 1;
 	int64_t tasks = job->ntasks ? job->ntasks
-			: job->ntasks_per_node ? (int64_t)job->ntasks_per_node * nodes : nodes;
-	int64_t cpus = tasks * (job->cpus_per_task ? job->cpus_per_task : 1);
+			: job->ntasks_per_node ? sched_mul(job->ntasks_per_node, nodes) : nodes;
+	int64_t cpus = sched_mul(tasks, job->cpus_per_task ? job->cpus_per_task : 1);
+	uint64_t mem = job->mem_per_cpu ? sched_umul(job->mem_per_cpu, (uint64_t)cpus)
+					: sched_umul(job->mem_mb, (uint64_t)nodes);
 
 	memset(v, 0, sizeof(tres_vec));
 	if (cpus < nodes)
 		cpus = nodes;
 	v[TRES_CPU] = cpus;
-	v[TRES_MEM] = job->mem_per_cpu ? (int64_t)job->mem_per_cpu * cpus : (int64_t)job->mem_mb * nodes;
+	v[TRES_MEM] = mem > INT64_MAX ? INT64_MAX : (int64_t)mem;
 	v[TRES_NODE] = nodes;
 	v[TRES_BILLING] = cpus;   /* no TRESBillingWeights: billing is the CPU count */
 }
@@ -298,6 +303,12 @@ static int64_t nearest(const struct assoc *a, size_t offset)
 #define NEAREST_TRES(a, field, t) \
 	nearest(a, offsetof(struct acct_limits, field) + (size_t)(t) * sizeof(int64_t))
 
+/* ceil(v / nodes), without the sum that could wrap (v may be saturated). */
+static int64_t per_node(int64_t v, int64_t nodes)
+{
+	return v / nodes + (v % nodes != 0);
+}
+
 /* The limits one job can break by itself, whatever else runs: with
  * DenyOnLimit they refuse it at submission, else it waits. */
 static enum job_reason check_job_alone(const struct job *job, const struct assoc *a,
@@ -313,7 +324,7 @@ static enum job_reason check_job_alone(const struct job *job, const struct assoc
 			if (set(q->lim.max_tres_per_job[t]) && req[t] > q->lim.max_tres_per_job[t])
 				return pick(qos_per_job, t);
 			if (set(q->lim.max_tres_per_node[t]) &&
-			    (req[t] + nodes - 1) / nodes > q->lim.max_tres_per_node[t])
+			    per_node(req[t], nodes) > q->lim.max_tres_per_node[t])
 				return pick(qos_per_node, t);
 			if (set(q->lim.max_tres_mins_per_job[t]) && req[t] &&
 			    req[t] * mins > (double)q->lim.max_tres_mins_per_job[t])
@@ -333,7 +344,7 @@ static enum job_reason check_job_alone(const struct job *job, const struct assoc
 		    set(v = NEAREST_TRES(a, max_tres_per_job, t)) && req[t] > v)
 			return pick(assoc_per_job, t);
 		if (!(q && set(q->lim.max_tres_per_node[t])) &&
-		    set(v = NEAREST_TRES(a, max_tres_per_node, t)) && (req[t] + nodes - 1) / nodes > v)
+		    set(v = NEAREST_TRES(a, max_tres_per_node, t)) && per_node(req[t], nodes) > v)
 			return pick(assoc_per_node, t);
 		if (!(q && set(q->lim.max_tres_mins_per_job[t])) &&
 		    set(v = NEAREST_TRES(a, max_tres_mins_per_job, t)) && req[t] &&
@@ -341,6 +352,14 @@ static enum job_reason check_job_alone(const struct job *job, const struct assoc
 			return pick(assoc_mins_per_job, t);
 	}
 	return REASON_NONE;
+}
+
+/* Is what runs plus what the job asks over the limit?  Without a wrap:
+ * a sum past 64 bits is over any limit. */
+static bool over(int64_t used, int64_t more, int64_t limit)
+{
+	int64_t sum;
+	return __builtin_add_overflow(used, more, &sum) || sum > limit;
 }
 
 /* The limits on what runs at once, and GrpTRESMins against the usage. */
@@ -354,13 +373,13 @@ static enum job_reason check_running(const struct job *job, const struct assoc *
 		if (set(q->lim.grp_jobs) && q->jobs_running + 1 > q->lim.grp_jobs)
 			return REASON_QOS_GRP_JOBS;
 		for (int t = 0; t < TRES_COUNT; t++)
-			if (set(q->lim.grp_tres[t]) && q->tres_running[t] + req[t] > q->lim.grp_tres[t])
+			if (set(q->lim.grp_tres[t]) && over(q->tres_running[t], req[t], q->lim.grp_tres[t]))
 				return pick(qos_grp, t);
 		if (set(q->lim.max_jobs) && (u ? u->jobs_running : 0) + 1 > q->lim.max_jobs)
 			return REASON_QOS_MAX_JOBS_PER_USER;
 		for (int t = 0; t < TRES_COUNT; t++)
 			if (set(q->max_tres_per_user[t]) &&
-			    (u ? u->tres_running[t] : 0) + req[t] > q->max_tres_per_user[t])
+			    over(u ? u->tres_running[t] : 0, req[t], q->max_tres_per_user[t]))
 				return pick(qos_per_user, t);
 	}
 	if (!a)
@@ -375,7 +394,7 @@ static enum job_reason check_running(const struct job *job, const struct assoc *
 			return REASON_ASSOC_GRP_JOBS;
 		for (int t = 0; t < TRES_COUNT; t++) {
 			if (!(q && set(q->lim.grp_tres[t])) && set(l->lim.grp_tres[t]) &&
-			    l->tres_running[t] + req[t] > l->lim.grp_tres[t])
+			    over(l->tres_running[t], req[t], l->lim.grp_tres[t]))
 				return pick(assoc_grp, t);
 			if ((q && set(q->lim.grp_tres_mins[t])) || !set(l->lim.grp_tres_mins[t]))
 				continue;
@@ -468,7 +487,7 @@ int limits_check_submit(struct job *job, struct herd_error *err)
 			       : a ? NEAREST(a, max_wall) : ACCT_UNSET;
 		int64_t part_max = job->part ? job->part->conf->max_time : TIME_INFINITE;
 		if (set(wall)) {
-			job->time_limit = wall * 60;
+			job->time_limit = sched_mul(wall, 60);
 			if (part_max != TIME_INFINITE && part_max < job->time_limit)
 				job->time_limit = part_max;
 		}

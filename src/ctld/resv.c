@@ -197,7 +197,8 @@ static int nodes_parse(const char *expr, const struct part *p, int **out, int *n
 			(*out)[i] = p ? p->node_idx[i] : i;
 		*n = cnt;
 	} else {
-		struct hostlist *hl = hostlist_create(expr);
+		/* no more names than nodes: a huge expression is refused unexpanded */
+		struct hostlist *hl = hostlist_create_max(expr, (size_t)ctld.nnodes);
 		if (!hl || !hostlist_count(hl)) {
 			hostlist_destroy(hl);
 			return -1;

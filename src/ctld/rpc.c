@@ -1,6 +1,7 @@
 /* The controller's request table: who may send each message and which
  * function answers it.  Mutating requests answer only after their change is
  * durable (store_after_commit). */
+#include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -163,6 +164,10 @@ static void rpc_submit(struct net_req *req)
 		net_respond(req, HERD_ERR_INVALID_ARG, NULL, err.text);
 		return;
 	}
+	if (limit > TIME_LIMIT_MAX || (tmin && json_integer_value(tmin) > TIME_LIMIT_MAX)) {
+		net_respond(req, HERD_ERR_TIME_LIMIT, NULL, NULL);   /* start + limit must not wrap */
+		return;
+	}
 	if ((rc = update_check_nice(nice, rpc_is_admin(req->uid))) != 0) {
 		/* Slurm 22.05 refuses an unprivileged negative --nice at submission
 		 * as an invalid value, not as a permission error. */
@@ -241,7 +246,7 @@ static void rpc_submit(struct net_req *req)
 	json_t *kill = json_object_get(spec, "kill_on_invalid_dep");
 	job->kill_invalid_dep = kill ? json_is_true(kill) : -1;
 	int64_t begin = jint(spec, "begin_time"), deadline = jint(spec, "deadline");
-	if (begin < 0 || deadline < 0) {
+	if (begin < 0 || deadline < 0 || begin > TIMESTAMP_MAX || deadline > TIMESTAMP_MAX) {
 		rc = HERD_ERR_INVALID_TIME;
 		errprintf(&err, "%s", herd_strerror(rc));
 		goto refuse;
@@ -500,6 +505,15 @@ static void array_cancel_pick(struct job *job, void *arg)
 	}
 }
 
+/* One past the array's largest task ID, into *arg when larger. */
+static void array_cancel_top(struct job *job, void *arg)
+{
+	uint32_t *bound = arg;
+	uint32_t top = array_is_meta(job) ? bitmap_last(job->array_pending) : job->array_task_id;
+	if (top < ARRAY_NO_TASK && top + 1 > *bound)
+		*bound = top + 1;
+}
+
 /* scancel A (every task of array A), A_7, A_[1-3]: tasks that have a record
  * of their own are cancelled as they are; named pending tasks are split off
  * the meta record into one record (one task: a task's record; several: a
@@ -513,10 +527,14 @@ static int cancel_array(uint32_t array_job_id, const char *spec, int sig, const 
 	uint32_t throttle;
 	int rc = HERD_ERR_INVALID_JOB;
 
-	/* No task ID reaches the hard limit: a bigger spec is refused before
-	 * it costs a bit set of half a gigabyte. */
-	if (spec && parse_array_spec(spec, MAX_ARRAY_SIZE_LIMIT, &ac.tasks, &throttle) < 0)
-		return HERD_ERR_INVALID_ARRAY;
+	/* Task IDs stop at MaxArraySize (or the array's largest, made before a
+	 * reconfigure lowered it): one beyond names no task, refused before it
+	 * costs a bit set; parse_array_spec bounds the spec's length and work
+	 * (bitmap_parse_user), so one request stays cheap in the loop. */
+	uint32_t bound = ctld.max_array_size;
+	array_foreach(array_job_id, array_cancel_top, &bound);
+	if (spec && parse_array_spec(spec, bound ? bound : 1, &ac.tasks, &throttle) < 0)
+		return errno == ERANGE ? HERD_ERR_INVALID_JOB : HERD_ERR_INVALID_ARRAY;
 	array_foreach(array_job_id, array_cancel_pick, &ac);
 	for (size_t i = 0; i < ac.n; i++) {
 		struct job *job = ac.jobs[i];

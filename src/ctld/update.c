@@ -73,7 +73,9 @@ static int check_values(const struct job *job, const json_t *fields)
 	const json_t *v;
 	unsigned mail;
 
-	if (int_field(fields, "begin_time", 0) < 0 || int_field(fields, "deadline", 0) < 0)
+	if (int_field(fields, "begin_time", 0) < 0 || int_field(fields, "deadline", 0) < 0 ||
+	    int_field(fields, "begin_time", 0) > TIMESTAMP_MAX ||
+	    int_field(fields, "deadline", 0) > TIMESTAMP_MAX)
 		return HERD_ERR_INVALID_TIME;
 	if (int_field(fields, "num_nodes", 1) < 1 || int_field(fields, "num_nodes", 1) > 1000000 ||
 	    int_field(fields, "num_tasks", 1) < 1 || int_field(fields, "num_tasks", 1) > 100000000 ||
@@ -94,7 +96,9 @@ static int check_values(const struct job *job, const json_t *fields)
 	/* TimeMin: at most the time limit (the new one, when both change) */
 	int64_t tmin = int_field(fields, "time_min", 0);
 	int64_t limit = int_field(fields, "time_limit", job->time_limit);
-	if (tmin < 0 || (tmin && limit != TIME_INFINITE && tmin > limit))
+	if (json_object_get(fields, "time_limit") && (limit < TIME_INFINITE || limit > TIME_LIMIT_MAX))
+		return HERD_ERR_TIME_LIMIT;   /* a start time plus it must not overflow */
+	if (tmin < 0 || tmin > TIME_LIMIT_MAX || (tmin && limit != TIME_INFINITE && tmin > limit))
 		return HERD_ERR_TIME_LIMIT;
 	return 0;
 }

@@ -23,7 +23,7 @@ struct ctx {
 
 static uint64_t mem_on(const struct sched_job *job, int cpus)
 {
-	return job->req.mem_per_cpu ? job->req.mem_per_cpu * (uint64_t)cpus : job->req.mem_per_node;
+	return job->req.mem_per_cpu ? sched_umul(job->req.mem_per_cpu, (uint64_t)cpus) : job->req.mem_per_node;
 }
 
 /* Take the chosen nodes in the working copy of the nodes (the main pass). */

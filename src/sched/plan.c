@@ -381,25 +381,26 @@ static void now_view_node(struct plan *p, int c, time_t to, int own)
  * (required nodes aside: then it is only necessary). */
 struct need {
 	bool by_nodes;
-	int per_node, cpt, nreq;
+	int cpt, nreq;
+	int64_t per_node;         /* 64 bits, saturating (sched_mul): never wraps */
 	int64_t want;             /* nodes (by_nodes) or CPUs */
 };
 
 static void need_of(const struct sched_req *req, struct need *nd)
 {
 	int cpt = req->cpus_per_task > 0 ? req->cpus_per_task : 1;
-	int ntasks = req->ntasks > 0 ? req->ntasks : (req->nodes > 0 ? req->nodes : 1);
+	int64_t ntasks = req->ntasks > 0 ? req->ntasks : (req->nodes > 0 ? req->nodes : 1);
 	int nreq = req->nrequired;
 	int nodes_wanted = req->nodes > nreq ? req->nodes : nreq;
 
 	nd->cpt = cpt;
 	nd->by_nodes = req->nodes > 0 || (nreq > 0 && ntasks <= nreq);
 	if (nd->by_nodes) {
-		nd->per_node = ((ntasks + nodes_wanted - 1) / nodes_wanted) * cpt;
+		nd->per_node = sched_mul((ntasks + nodes_wanted - 1) / nodes_wanted, cpt);
 		nd->want = nodes_wanted;
 	} else {
 		nd->per_node = 0;
-		nd->want = (int64_t)ntasks * cpt;
+		nd->want = sched_mul(ntasks, cpt);
 	}
 }
 
@@ -411,19 +412,20 @@ static int contrib_of(const struct sched_node *v, const struct need *nd, const s
 	if (!v->usable || (req->exclusive && v->njobs > 0) || req->mem_per_node > free_mem)
 		return 0;
 	if (nd->by_nodes) {
-		int take = req->exclusive ? v->cpus : nd->per_node;
-		return free_cpus >= nd->per_node && req->mem_per_cpu * (uint64_t)take <= free_mem;
+		int64_t take = req->exclusive ? v->cpus : nd->per_node;
+		return free_cpus >= nd->per_node &&
+		       sched_umul(req->mem_per_cpu, take > 0 ? (uint64_t)take : 0) <= free_mem;
 	}
 	int tasks = free_cpus / nd->cpt;
 	if (req->mem_per_cpu) {
-		uint64_t by_mem = free_mem / (req->mem_per_cpu * nd->cpt);
+		uint64_t by_mem = free_mem / sched_umul(req->mem_per_cpu, (uint64_t)nd->cpt);
 		if (by_mem < (uint64_t)tasks)
 			tasks = (int)by_mem;
 	}
 	if (tasks <= 0)
 		return 0;
 	if (req->exclusive)
-		return req->mem_per_cpu * (uint64_t)v->cpus <= free_mem ? v->cpus : 0;
+		return sched_umul(req->mem_per_cpu, (uint64_t)v->cpus) <= free_mem ? v->cpus : 0;
 	return tasks * nd->cpt;
 }
 

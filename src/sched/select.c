@@ -31,9 +31,9 @@ static bool node_ok(const struct sched_node *n, const struct sched_req *req, boo
 }
 
 /* Does this many CPUs' memory fit (--mem-per-cpu)? */
-static bool mem_fits(const struct sched_node *n, const struct sched_req *req, int cpus, bool empty)
+static bool mem_fits(const struct sched_node *n, const struct sched_req *req, int64_t cpus, bool empty)
 {
-	return req->mem_per_cpu * (uint64_t)cpus <= free_mem(n, empty);
+	return sched_umul(req->mem_per_cpu, cpus > 0 ? (uint64_t)cpus : 0) <= free_mem(n, empty);
 }
 
 /* How many whole tasks the node can take (CPUs and memory). */
@@ -41,7 +41,7 @@ static int task_room(const struct sched_node *n, const struct sched_req *req, in
 {
 	int tasks = free_cpus(n, empty) / cpt;
 	if (req->mem_per_cpu) {
-		uint64_t by_mem = free_mem(n, empty) / (req->mem_per_cpu * cpt);
+		uint64_t by_mem = free_mem(n, empty) / sched_umul(req->mem_per_cpu, (uint64_t)cpt);
 		if (by_mem < (uint64_t)tasks)
 			tasks = (int)by_mem;
 	}
@@ -76,23 +76,25 @@ static int node_order(const int *cand, int ncand, const struct sched_req *req, i
 	return n;
 }
 
-/* One attempt; empty = pretend every node is idle and usable (can it ever fit?). */
+/* One attempt; empty = pretend every node is idle and usable (can it ever fit?).
+ * Every count derived from the request is 64 bits (see sched_mul): a CPU
+ * count reaches a node's int only once it is no more than the node's CPUs. */
 static bool try_pick(const struct sched_node *nodes, const int *cand, int ncand,
 		     const struct sched_req *req, bool empty, int *out_node, int *out_cpus,
 		     int *out_n)
 {
-	int cpt = req->cpus_per_task > 0 ? req->cpus_per_task : 1;
-	int ntasks = req->ntasks > 0 ? req->ntasks : (req->nodes > 0 ? req->nodes : 1);
+	int64_t cpt = req->cpus_per_task > 0 ? req->cpus_per_task : 1;
+	int64_t ntasks = req->ntasks > 0 ? req->ntasks : (req->nodes > 0 ? req->nodes : 1);
 	int nreq = req->nrequired;
 	int nodes_wanted = req->nodes > nreq ? req->nodes : nreq;
 	int n = 0;
 
 	if (req->nodes > 0 || (nreq > 0 && ntasks <= nreq)) {
 		/* a node count: the same share on each */
-		int per_node = ((ntasks + nodes_wanted - 1) / nodes_wanted) * cpt;
+		int64_t per_node = sched_mul((ntasks + nodes_wanted - 1) / nodes_wanted, cpt);
 		for (int i = 0; i < ncand && n < nodes_wanted; i++) {
 			const struct sched_node *nd = &nodes[cand[i]];
-			int take = req->exclusive ? nd->cpus : per_node;
+			int64_t take = req->exclusive ? nd->cpus : per_node;
 			if (!node_ok(nd, req, empty) || free_cpus(nd, empty) < per_node ||
 			    !mem_fits(nd, req, take, empty)) {
 				if (i < nreq)
@@ -100,36 +102,36 @@ static bool try_pick(const struct sched_node *nodes, const int *cand, int ncand,
 				continue;
 			}
 			out_node[n] = cand[i];
-			out_cpus[n++] = take;
+			out_cpus[n++] = (int)take;   /* at most the node's CPUs */
 		}
 		if (n < nodes_wanted)
 			return false;
 		*out_n = n;
 		return true;
 	}
-	int need = ntasks * cpt;
+	int64_t need = sched_mul(ntasks, cpt);
 	for (int i = 0; i < ncand && nreq == 0; i++) {   /* one node for all of it */
 		const struct sched_node *nd = &nodes[cand[i]];
-		int take = req->exclusive ? nd->cpus : need;
+		int64_t take = req->exclusive ? nd->cpus : need;
 		if (node_ok(nd, req, empty) && free_cpus(nd, empty) >= need &&
 		    mem_fits(nd, req, take, empty)) {
 			out_node[0] = cand[i];
-			out_cpus[0] = take;
+			out_cpus[0] = (int)take;
 			*out_n = 1;
 			return true;
 		}
 	}
 	for (int i = 0; i < ncand && (need > 0 || i < nreq); i++) {   /* whole tasks, node after node */
 		const struct sched_node *nd = &nodes[cand[i]];
-		int tasks = node_ok(nd, req, empty) ? task_room(nd, req, cpt, empty) : 0;
-		if (tasks == 0) {
+		int64_t tasks = node_ok(nd, req, empty) ? task_room(nd, req, (int)cpt, empty) : 0;
+		if (tasks <= 0) {
 			if (i < nreq)
 				return false;
 			continue;
 		}
 		/* leave one task for each required node still to come */
-		int reserve = i < nreq ? (nreq - i - 1) * cpt : 0;
-		int take = tasks * cpt < need - reserve ? tasks * cpt : need - reserve;
+		int64_t reserve = i < nreq ? sched_mul(nreq - i - 1, cpt) : 0;
+		int64_t take = tasks * cpt < need - reserve ? tasks * cpt : need - reserve;
 		if (take < cpt)
 			take = cpt;
 		if (req->exclusive)
@@ -140,7 +142,7 @@ static bool try_pick(const struct sched_node *nodes, const int *cand, int ncand,
 			continue;
 		}
 		out_node[n] = cand[i];
-		out_cpus[n++] = take;
+		out_cpus[n++] = (int)take;
 		need -= take;
 	}
 	if (need > 0)

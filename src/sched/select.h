@@ -39,6 +39,21 @@ struct sched_req {
 	bool exclusive_user;
 };
 
+/* Products of counts a user gives (tasks x CPUs per task, MB per CPU x
+ * CPUs): 64 bits, saturating instead of wrapping, so that 65536 tasks of
+ * 65536 CPUs ask for 2^32 CPUs (more than any node has), never 0. */
+static inline int64_t sched_mul(int64_t a, int64_t b)
+{
+	int64_t r;
+	return __builtin_mul_overflow(a, b, &r) ? (a < 0) != (b < 0) ? INT64_MIN : INT64_MAX : r;
+}
+
+static inline uint64_t sched_umul(uint64_t a, uint64_t b)
+{
+	uint64_t r;
+	return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+
 enum sched_fit { SCHED_NEVER = -1, SCHED_BUSY = 0, SCHED_PICKED = 1 };
 
 /* Choose among the candidate nodes cand[0..ncand) (a required node that is

@@ -1,14 +1,17 @@
 /* Bit sets, Slurm's range notation, and --array specs. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <cmocka.h>
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <cmocka.h>
 #include "common/bitmap.h"
 #include "common/parse.h"
+#include "common/strbuf.h"
+#include "common/xmalloc.h"
 
 static void round_trips(void **state)
 {
@@ -131,6 +134,73 @@ static void array_specs(void **state)
 	}
 }
 
+/* issue 13: a spec of many "0-4000000" pieces cost pieces x 4 million steps
+ * in the controller's loop.  A user's spec is refused (E2BIG) over its
+ * length or its work, before any bit is set; runs are set a word at a time. */
+static void user_spec_caps(void **state)
+{
+	(void)state;
+	/* 4,000 pieces of 4,000,001 bits: 1.6e10 steps before; now refused
+	 * from its length alone (250,000 words of work), nothing set */
+	struct strbuf sb = { 0 };
+	for (int i = 0; i < 4000; i++)
+		strbuf_adds(&sb, i ? ",0-4000000" : "0-4000000");
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	errno = 0;
+	assert_null(bitmap_parse_user(sb.s, 4000001));
+	assert_int_equal(errno, E2BIG);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	assert_true((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000 < 1000);
+	free(sb.s);
+	/* 60 of them fit the work: set a word at a time */
+	sb = (struct strbuf){ 0 };
+	for (int i = 0; i < 60; i++)
+		strbuf_adds(&sb, i ? ",0-4000000" : "0-4000000");
+	struct bitmap *b = bitmap_parse_user(sb.s, 4000001);
+	assert_non_null(b);
+	assert_int_equal(bitmap_count(b), 4000001);
+	bitmap_destroy(b);
+	free(sb.s);
+	/* strides cost a step per bit: 100 x 2,000,000 is over the work */
+	sb = (struct strbuf){ 0 };
+	for (int i = 0; i < 100; i++)
+		strbuf_adds(&sb, i ? ",0-4000000:2" : "0-4000000:2");
+	errno = 0;
+	assert_null(bitmap_parse_user(sb.s, 4000001));
+	assert_int_equal(errno, E2BIG);
+	b = bitmap_parse(sb.s, 4000001);   /* the controller's own strings: not capped */
+	assert_non_null(b);
+	assert_int_equal(bitmap_count(b), 2000001);
+	bitmap_destroy(b);
+	free(sb.s);
+	/* longer than BITMAP_USER_MAX_LEN */
+	size_t len = BITMAP_USER_MAX_LEN + 2;
+	char *many = xmalloc(len + 1);
+	for (size_t i = 0; i < len; i += 2)
+		memcpy(many + i, "1,", 2);
+	many[len - 1] = '1';
+	errno = 0;
+	assert_null(bitmap_parse_user(many, 4000001));
+	assert_int_equal(errno, E2BIG);
+	uint32_t throttle;
+	assert_int_equal(parse_array_spec(many, 4000001, &b, &throttle), -1);
+	assert_null(b);
+	free(many);
+	/* a run across words, and one inside a word */
+	b = bitmap_parse_user("3-5,60-130,200", 1000);
+	char *s = bitmap_fmt(b);
+	assert_string_equal(s, "3-5,60-130,200");
+	free(s);
+	assert_false(bitmap_test(b, 2));
+	assert_false(bitmap_test(b, 59));
+	assert_false(bitmap_test(b, 131));
+	bitmap_destroy(b);
+	b = bitmap_parse_user("0-63,64-127,128", 1000);
+	assert_int_equal(bitmap_count(b), 129);
+	bitmap_destroy(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -139,6 +209,7 @@ int main(void)
 		cmocka_unit_test(refuses),
 		cmocka_unit_test(walks),
 		cmocka_unit_test(array_specs),
+		cmocka_unit_test(user_spec_caps),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

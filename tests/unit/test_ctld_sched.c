@@ -233,9 +233,50 @@ static void test_only(void **state)
 	forget_all();
 }
 
+/* issue 13: a -w/-x list is expanded only when it names at most as many
+ * hosts as there are nodes (counted before expanding), and its names are
+ * looked up by hash; huge counts never fit (rc 2014). */
+static void node_lists_and_counts_bounded(void **state)
+{
+	(void)state;
+	struct herd_error err = { "" };
+	struct job *job = pending("low", 0, 60);
+
+	assert_int_equal(node_index("n1"), 0);
+	assert_int_equal(node_index("n3"), 2);
+	assert_int_equal(node_index("n4"), -1);
+	job->req_nodelist = xstrdup("n[1-3]");
+	assert_int_equal(job_check_placement(job, &err), 0);
+	assert_int_equal(job->nreq_idx, 3);
+	free(job->req_nodelist);
+	job->req_nodelist = xstrdup("n[1-4]");
+	assert_int_equal(job_check_placement(job, &err), HERD_ERR_INVALID_NODE);
+	assert_non_null(strstr(err.text, "more than the 3 nodes"));
+	/* 10,000 characters x 100,000: refused from the expression alone */
+	free(job->req_nodelist);
+	job->req_nodelist = xmalloc(10000 + 16);
+	memset(job->req_nodelist, 'a', 10000);
+	strcpy(job->req_nodelist + 10000, "[0-99999]");
+	assert_int_equal(job_check_placement(job, &err), HERD_ERR_INVALID_NODE);
+	free(job->req_nodelist);
+	job->req_nodelist = NULL;
+	assert_int_equal(job_check_placement(job, &err), 0);
+	job->req_nodes = 0;
+	job->ntasks = 65536;
+	job->cpus_per_task = 65536;
+	assert_int_equal(sched_job_runnable(job, &err), HERD_ERR_NODE_CONFIG);
+	job->ntasks = 49152;
+	assert_int_equal(sched_job_runnable(job, &err), HERD_ERR_NODE_CONFIG);
+	job->ntasks = 6;
+	job->cpus_per_task = 1;
+	assert_int_equal(sched_job_runnable(job, &err), 0);
+	forget_all();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(node_lists_and_counts_bounded),
 		cmocka_unit_test(order_and_alternatives),
 		cmocka_unit_test(array_entries),
 		cmocka_unit_test(test_only),

@@ -323,6 +323,65 @@ static void overlaps(void **state)
 	hostlist_destroy(set);
 }
 
+/* issue 13: "<10,000 chars>[0-99999]" took the controller to 995 MB.  The
+ * bytes of the names are counted before any is made: refused, E2BIG. */
+static void test_byte_cap(void **state)
+{
+	(void)state;
+	size_t len = 2000;
+	char *expr = xmalloc(len + 16);
+	memset(expr, 'a', len);
+	strcpy(expr + len, "[0-9999]");   /* 10,000 names of 2,005 bytes: 20 MB */
+	errno = 0;
+	assert_null(hostlist_create(expr));
+	assert_int_equal(errno, E2BIG);
+	struct hostlist *hl = hostlist_create("x");
+	errno = 0;
+	assert_int_equal(hostlist_push(hl, expr), -1);
+	assert_int_equal(errno, E2BIG);
+	assert_int_equal(hostlist_count(hl), 1);
+	strcpy(expr + len, "[0-999]");   /* 2 MB: taken */
+	assert_int_equal(hostlist_push(hl, expr), 0);
+	assert_int_equal(hostlist_count(hl), 1001);
+	hostlist_destroy(hl);
+	/* the bytes add up across the elements of one expression */
+	char *two = xmalloc(2 * (len + 16));
+	strcpy(expr + len, "[0-4999]");
+	sprintf(two, "%s,%s", expr, expr);
+	assert_null(hostlist_create(two));
+	assert_int_equal(errno, E2BIG);
+	free(two);
+	free(expr);
+	/* malformed is still EINVAL */
+	errno = 0;
+	assert_null(hostlist_create("n[1-"));
+	assert_int_equal(errno, EINVAL);
+}
+
+/* A cap on names (the controller's: its node count), before expanding. */
+static void test_name_cap(void **state)
+{
+	(void)state;
+	struct hostlist *hl = hostlist_create_max("n[1-4]", 4);
+	assert_non_null(hl);
+	assert_int_equal(hostlist_count(hl), 4);
+	hostlist_destroy(hl);
+	errno = 0;
+	assert_null(hostlist_create_max("n[1-5]", 4));
+	assert_int_equal(errno, E2BIG);
+	assert_null(hostlist_create_max("n[1-3],m1,m2", 4));
+	assert_int_equal(errno, E2BIG);
+	assert_null(hostlist_create_max("n[0-999999]", 4));
+	assert_int_equal(errno, E2BIG);
+	errno = 0;
+	assert_null(hostlist_create_max("n[1-", 4));
+	assert_int_equal(errno, EINVAL);
+	hl = hostlist_create_max("", 0);
+	assert_non_null(hl);
+	assert_int_equal(hostlist_count(hl), 0);
+	hostlist_destroy(hl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -331,6 +390,8 @@ int main(void)
 		cmocka_unit_test(test_null_is_empty),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_limit),
+		cmocka_unit_test(test_byte_cap),
+		cmocka_unit_test(test_name_cap),
 		cmocka_unit_test(test_long_list),
 		cmocka_unit_test(test_many_prefixes),
 		cmocka_unit_test(test_push_failure_leaves_list),

@@ -247,6 +247,8 @@ static void test_begin_times(void **state)
 		"", "soon", "now+", "now+x", "now+1fortnight", "now+1hour2", "24:00", "9:5",
 		"13:00PM", "0:30AM", "13/01", "1301", "2027-1-15", "2027-01-15T", "2027-01-15T8",
 		"tomorrow+1", "noon2", "12/24/", "12/24-25:00",
+		/* issue 13: count x unit past 64 bits wrapped */
+		"now+9223372036854775807weeks", "now+15250284452471w", "now-9223372036854775807w",
 	};
 	time_t t;
 

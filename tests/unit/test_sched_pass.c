@@ -583,6 +583,30 @@ static void never_fits(void **state)
 	}
 }
 
+/* issue 13: tasks x CPUs per task wrapped in 32 bits (to 0: the job started
+ * holding no CPU; negative: NumCPUs=-1073741824).  Both passes must see it
+ * never fits, with and without a node count. */
+static void huge_counts_never_fit(void **state)
+{
+	static const struct sched_req huge[] = {
+		{ .ntasks = 65536, .cpus_per_task = 65536 },
+		{ .ntasks = 49152, .cpus_per_task = 65536 },
+		{ .nodes = 1, .ntasks = 65536, .cpus_per_task = 65536 },
+		{ .nodes = 2, .ntasks = 3, .cpus_per_task = 2147483647 },
+		{ .ntasks = 1, .cpus_per_task = 2, .mem_per_cpu = 1ULL << 63 },
+	};
+	(void)state;
+	for (int backfill = 0; backfill < 2; backfill++)
+		for (size_t k = 0; k < sizeof(huge) / sizeof(huge[0]); k++) {
+			world(2, backfill);
+			job(huge[k], 100);
+			job(CPUS(1), 100);
+			pass();
+			expect(0, SCHED_D_WAIT, SCHED_WHY_NEVER, 0, NO_NODES);
+			expect(1, SCHED_D_START, SCHED_WHY_NONE, NOW, NODES(0));
+		}
+}
+
 /* ---- against a plain reference ----
  * The pass looks again only at what changed between candidate times; the
  * reference below works every window out from scratch (every allocation an
@@ -1099,6 +1123,7 @@ int main(void)
 		cmocka_unit_test(memory_limits),
 		cmocka_unit_test(running_without_end),
 		cmocka_unit_test(never_fits),
+		cmocka_unit_test(huge_counts_never_fit),
 		cmocka_unit_test(same_as_reference),
 		cmocka_unit_test(main_same_as_reference),
 		cmocka_unit_test(estimates_come_true),

@@ -33,6 +33,15 @@ static const struct sel_case cases[] = {
 	{ "never: more CPUs than a node has", { .nodes = 1, .ntasks = 5 }, { 0 }, SCHED_NEVER, 0, { 0 }, { 0 } },
 	{ "never: more memory than a node has", { .ntasks = 1, .mem_per_node = 2000 }, { 0 }, SCHED_NEVER, 0, { 0 }, { 0 } },
 	{ "-n17 never fits 16 CPUs", { .ntasks = 17 }, { 0 }, SCHED_NEVER, 0, { 0 }, { 0 } },
+	/* issue 13: tasks x CPUs per task in 32 bits wrapped to 0 (it started
+	 * at once) or went negative (NumCPUs=-1073741824) */
+	{ "-n65536 -c65536 is 2^32 CPUs, not 0", { .ntasks = 65536, .cpus_per_task = 65536 }, { 0 }, SCHED_NEVER, 0, { 0 }, { 0 } },
+	{ "-n49152 -c65536 is not negative", { .ntasks = 49152, .cpus_per_task = 65536 }, { 0 }, SCHED_NEVER, 0, { 0 }, { 0 } },
+	{ "-N1 -n65536 -c65536: the share per node does not wrap", { .nodes = 1, .ntasks = 65536, .cpus_per_task = 65536 }, { 0 }, SCHED_NEVER, 0, { 0 }, { 0 } },
+	{ "-N2 -n2 -c2^31-1: the share is not negative", { .nodes = 2, .ntasks = 3, .cpus_per_task = 2147483647 }, { 0 }, SCHED_NEVER, 0, { 0 }, { 0 } },
+	{ "--mem-per-cpu 2^63 x 2 CPUs does not wrap to 0", { .ntasks = 1, .cpus_per_task = 2, .mem_per_cpu = 1ULL << 63 }, { 0 }, SCHED_NEVER, 0, { 0 }, { 0 } },
+	{ "--mem-per-cpu 2^63 -N1 does not wrap to 0", { .nodes = 1, .ntasks = 2, .mem_per_cpu = 1ULL << 63 }, { 0 }, SCHED_NEVER, 0, { 0 }, { 0 } },
+	{ "--mem-per-cpu 2^62 -n5 over nodes", { .ntasks = 5, .cpus_per_task = 4, .mem_per_cpu = 1ULL << 62 }, { 0 }, SCHED_NEVER, 0, { 0 }, { 0 } },
 };
 
 static void table(void **state)
@@ -189,9 +198,21 @@ static void exclusive_user(void **state)
 	assert_int_equal(sched_select(plain, cand, 1, &anyone, out, cpus, &n), SCHED_PICKED);
 }
 
+/* The saturating products every count goes through. */
+static void saturating_products(void **state)
+{
+	(void)state;
+	assert_true(sched_mul(65536, 65536) == 4294967296LL);
+	assert_true(sched_mul(INT64_MAX / 2 + 1, 2) == INT64_MAX);
+	assert_true(sched_mul(-(INT64_MAX / 2) - 2, 2) == INT64_MIN);
+	assert_true(sched_umul(1ULL << 63, 2) == UINT64_MAX);
+	assert_true(sched_umul(1ULL << 31, 1ULL << 31) == 1ULL << 62);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(saturating_products),
 		cmocka_unit_test(table),
 		cmocka_unit_test(unusable_nodes_are_skipped),
 		cmocka_unit_test(required_and_excluded),
