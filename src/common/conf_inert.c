@@ -193,6 +193,7 @@ static const struct inert_key inert_plain[] = {
 	{ "UsePAM", NULL },
 	{ "VSizeFactor", NULL },
 	{ "WaitTime", NULL },
+	{ "X11Parameters", NULL },
 };
 
 /* Attributes of NodeName= and PartitionName= lines that nothing reads;
