@@ -582,17 +582,6 @@ static void launch_after_commit(void *arg, bool ok)
 	json_decref(spec);
 }
 
-/* A step runs code as the job's owner, so only those who may act as the
- * owner create one: the owner, root and SlurmUser, as in Slurm.  Roles
- * (AdminLevel Administrator and Operator, coordinators, TeamJobs members)
- * manage jobs (roles.c) -- cancel, signal, hold, update -- and never run
- * anything in them (doc/accounting.md, "Managing a job is not acting as its
- * owner"). */
-static bool may_act_as_owner(const struct job *job, uid_t uid)
-{
-	return job->uid == uid || uid == 0 || uid == ctld.slurm_uid;
-}
-
 static char *base_name(const json_t *argv)
 {
 	const char *a = json_string_value(json_array_get(argv, 0));
@@ -621,7 +610,9 @@ void step_create(struct net_req *req)
 		net_respond(req, HERD_ERR_INVALID_JOB, NULL, NULL);
 		return;
 	}
-	if (!may_act_as_owner(job, req->uid)) {
+	/* A step runs code as the job's owner: roles manage jobs (cancel,
+	 * signal, hold, update), never run anything in them. */
+	if (!roles_may_act_as_owner(req->uid, job)) {
 		/* One who may manage the job (a role) is told the step is
 		 * refused (Slurm confirms the allocation to an operator, then
 		 * refuses the step); anyone else, that the allocation is not
@@ -1077,7 +1068,7 @@ void step_complete_alloc(struct net_req *req)
 	}
 	/* salloc's own word that its command ended: its holder's, not a role's
 	 * (an operator ends another's allocation with scancel) */
-	if (!may_act_as_owner(job, req->uid)) {
+	if (!roles_may_act_as_owner(req->uid, job)) {
 		net_respond(req, HERD_ERR_ACCESS, NULL, NULL);
 		return;
 	}

@@ -144,6 +144,13 @@ def test_administrator_may_not_use_anothers_salloc(clean, marker_dir):
                                     "Access/permission denied\n"), r
         assert stays(lambda: not os.path.exists(marker), 1.0)
         assert c.job_state(job) == "RUNNING"
+        # nor speak for its holder: "the allocation's command ended, exit 0"
+        from test_frames import Wire, exchange
+        body = ('{"job_id": %d, "status": 0}' % job).encode()
+        reply = exchange(c.port, Wire(c).request(12, body, user=ROLE))   # COMPLETE_ALLOC
+        assert reply is not None and (reply["rc"], reply.get("error")) == \
+            (2002, DENIED), reply
+        assert stays(lambda: c.job_state(job) == "RUNNING", 0.5)
         # and it may still end it, as a manager
         r = c.run(["scancel", str(job)], user=ROLE)
         assert (r.rc, r.err) == (0, ""), r
