@@ -233,6 +233,17 @@ def test_root_only(guarded, users):
     finally:
         set_level(c, "None")
     assert queued(c) == before
+    # nor moved there afterwards, by its owner or by a manager
+    job = c.sbatch("-H", "-o", "/dev/null", "--wrap", "true", user=OWNER, cwd=c.workdir(OWNER))
+    set_level(c, "Operator")
+    try:
+        for user in (OWNER, ROLE):
+            r = c.run(["scontrol", "update", f"JobId={job}", "Partition=rootq"], user=user)
+            assert (r.rc, r.err) == (1, f"{DENIED} for job {job}\n"), (user, r)
+    finally:
+        set_level(c, "None")
+    assert c.show_job(job)["Partition"] == PART
+    assert c.run(["scancel", str(job)]).rc == 0
     # root may
     job = c.sbatch("-p", "rootq", "-o", "/dev/null", "--wrap", "true")
     assert c.wait_done(job) == "COMPLETED"
