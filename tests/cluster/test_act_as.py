@@ -111,6 +111,20 @@ def test_roles_may_not_run_steps_in_others_jobs(clean, marker_dir):
     finally:
         set_level(c, "None")
         sacctmgr(c, "delete", "coordinator", "account=work", f"names={ROLE}")
+    # A member of a TeamJobs account (Herd's own role): the same.
+    sacctmgr(c, "add", "user", ROLE, "account=work")
+    sacctmgr(c, "modify", "account", "work", "set", "flags=TeamJobs")
+    try:
+        marker = os.path.join(marker_dir, f"team-{owner_job}")
+        r = try_step(c, owner_job, ROLE, marker)
+        assert (r.rc, r.out, r.err) == (1, "", f"srun: error: Unable to create step for job "
+                                               f"{owner_job}: Access/permission denied\n"), r
+        assert stays(lambda: not os.path.exists(marker), 1.0)
+        r = c.run(["scancel", "--signal=CONT", str(owner_job)], user=ROLE)
+        assert (r.rc, r.err) == (0, ""), r
+    finally:
+        sacctmgr(c, "modify", "account", "work", "set", "flags=none")
+        sacctmgr(c, "delete", "user", ROLE, "account=work")
     # A stranger to the job is not told more than that it is not theirs.
     marker = os.path.join(marker_dir, "stranger")
     r = try_step(c, root_job, OWNER, marker)
