@@ -888,7 +888,8 @@ static int cmd_ping(struct scontrol *sc)
 }
 
 /* "reconfigure": every daemon re-reads herd.conf.  Silent on success, as
- * Slurm's (but for the warning naming what the file sets and Herd ignores); a refusal (a file that does not load, a change that needs a
+ * Slurm's, but for Herd's warning naming what the file sets and Herd
+ * ignores; a refusal (a file that does not load, a change that needs a
  * restart, a user who is not an administrator) is the controller's sentence. */
 static int cmd_reconfigure(struct scontrol *sc, int argc)
 {
