@@ -1,10 +1,10 @@
 /* Partition limits, as slurm.conf(5) has them: who may use a partition
  * (RootOnly, AllocNodes, AllowGroups, AllowAccounts, DenyAccounts, AllowQos,
  * DenyQos), how big and long its jobs may be (MinNodes, MaxNodes, MaxTime),
- * and how its nodes are
- * shared (ExclusiveUser, OverSubscribe=EXCLUSIVE).  What is refused at
- * submission and what waits with a reason follows EnforcePartLimits.  Not
- * here: the partition's state (sched.c), DefaultTime (rpc.c gives it). */
+ * and how its nodes are shared (ExclusiveUser, OverSubscribe=EXCLUSIVE).
+ * What is refused at submission and what waits with a reason follows
+ * EnforcePartLimits.  Not here: the partition's state (sched.c), DefaultTime
+ * (rpc.c gives it). */
 #include <grp.h>
 #include <limits.h>
 #include <stdlib.h>
