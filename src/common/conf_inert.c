@@ -196,23 +196,29 @@ static const struct inert_key inert_plain[] = {
 	{ "X11Parameters", NULL },
 };
 
-/* Attributes of NodeName= and PartitionName= lines that nothing reads;
- * set: a value other than the default (dflt). */
+/* Attributes of NodeName= and PartitionName= lines (DownNodes= writes the
+ * nodes' State and Reason) that nothing reads; set: a value other than the
+ * default (dflt), and for a string not one of same. */
 struct inert_attr {
 	const char *name;
 	long dflt;
+	const char *same;
 };
 
 static const struct inert_attr inert_node[] = {
-	{ "SocketsPerBoard", 0 }, { "CoreSpecCount", 0 }, { "CpuSpecList", 0 },
-	{ "MemSpecLimit", 0 }, { "TmpDisk", 0 }, { "Weight", 1 }, { "Gres", 0 },
-	{ NULL, 0 },
+	{ "SocketsPerBoard", 0, NULL }, { "CoreSpecCount", 0, NULL }, { "CpuSpecList", 0, NULL },
+	{ "MemSpecLimit", 0, NULL }, { "TmpDisk", 0, NULL }, { "Weight", 1, NULL },
+	{ "Gres", 0, NULL },
+	/* only FUTURE is read: a node starts UNKNOWN until it registers */
+	{ "State", 0, "UNKNOWN,FUTURE,IDLE" }, { "Reason", 0, NULL },
+	{ NULL, 0, NULL },
 };
 
 static const struct inert_attr inert_part[] = {
-	{ "DefMemPerCPU", 0 }, { "MaxMemPerCPU", 0 }, { "DefMemPerNode", 0 },
-	{ "MaxMemPerNode", 0 }, { "LLN", 0 }, { "Alternate", 0 }, { "QOS", 0 },
-	{ NULL, 0 },
+	{ "DefMemPerCPU", 0, NULL }, { "MaxMemPerCPU", 0, NULL }, { "DefMemPerNode", 0, NULL },
+	{ "MaxMemPerNode", 0, NULL }, { "MaxCPUsPerNode", -1, NULL }, { "LLN", 0, NULL },
+	{ "Alternate", 0, NULL }, { "QOS", 0, NULL },
+	{ NULL, 0, NULL },
 };
 
 /* Does every comma-separated word of value ask for what Herd does? */
@@ -235,24 +241,28 @@ static bool same_as_herd(const char *same, const char *value)
 	return true;
 }
 
-/* Is the attribute set (not its default) in the struct at base? */
-static bool attr_set(const struct conf_attr_def *def, const void *base, long dflt)
+/* Is the attribute set (not its default, not what Herd does) in the struct
+ * at base? */
+static bool attr_set(const struct conf_attr_def *def, const void *base,
+		     const struct inert_attr *a)
 {
 	const char *field = (const char *)base + def->offset;
+	const char *str;
 
 	switch (def->type) {
 	case CONF_A_STR:
 	case CONF_A_UPPER:
-		return *(char *const *)field != NULL;
+		str = *(char *const *)field;
+		return str && !same_as_herd(a->same, str);
 	case CONF_A_INT:
 	case CONF_A_INT_UNLIM:
-		return *(const int *)field != dflt;
+		return *(const int *)field != a->dflt;
 	case CONF_A_U64:
-		return *(const uint64_t *)field != (uint64_t)dflt;
+		return *(const uint64_t *)field != (uint64_t)a->dflt;
 	case CONF_A_TIME:
-		return *(const int64_t *)field != dflt;
+		return *(const int64_t *)field != a->dflt;
 	case CONF_A_BOOL:
-		return *(const bool *)field != (dflt != 0);
+		return *(const bool *)field != (a->dflt != 0);
 	case CONF_A_SPECIAL:
 		return false;
 	}
@@ -278,7 +288,7 @@ static void attrs(struct strbuf *sb, const struct inert_attr *list,
 	for (; list->name; list++) {
 		const struct conf_attr_def *def = conf_keys_attr_find(table, list->name);
 		for (size_t i = 0; def && i < n; i++)
-			if (attr_set(def, (const char *)items + i * size, list->dflt)) {
+			if (attr_set(def, (const char *)items + i * size, list)) {
 				add(sb, def->name, line);
 				break;
 			}

@@ -61,6 +61,12 @@ static void test_inert_keys(void **state)
 	check("NodeName=n[1-2] Weight=5 TmpDisk=100\nNodeName=n3\nPartitionName=p Nodes=ALL LLN=YES\n"
 	      "PartitionName=q Nodes=n3 LLN=YES QOS=normal\n",
 	      "TmpDisk (NodeName), Weight (NodeName), LLN (PartitionName), QOS (PartitionName)");
+	/* DownNodes= sets a State and Reason that nothing reads (FUTURE is read) */
+	check("NodeName=n[1-2]\nNodeName=n3 State=FUTURE\nDownNodes=n2 Reason=fan\n"
+	      "PartitionName=p Nodes=ALL MaxCPUsPerNode=2\n",
+	      "State (NodeName), Reason (NodeName), MaxCPUsPerNode (PartitionName)");
+	check("NodeName=n1 State=UNKNOWN\nNodeName=n2 State=FUTURE\nPartitionName=p Nodes=ALL "
+	      "MaxCPUsPerNode=UNLIMITED\n", NULL);
 	/* implemented keys are not named */
 	check("NodeName=n1\nPartitionName=p Nodes=n1 RootOnly=YES "
 	      "AllocNodes=login1\nPrivateData=jobs\nKillWait=5\n", NULL);
