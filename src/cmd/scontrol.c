@@ -900,7 +900,8 @@ static int cmd_ping(struct scontrol *sc)
 }
 
 /* "reconfigure": every daemon re-reads herd.conf.  Silent on success, as
- * Slurm's; a refusal (a file that does not load, a change that needs a
+ * Slurm's, but for Herd's warning naming what the file sets and Herd
+ * ignores; a refusal (a file that does not load, a change that needs a
  * restart, a user who is not an administrator) is the controller's sentence. */
 static int cmd_reconfigure(struct scontrol *sc, int argc)
 {
@@ -916,11 +917,17 @@ static int cmd_reconfigure(struct scontrol *sc, int argc)
 	json_t *body = json_object();
 	int rc = cmd_call(&sc->client, MSG_RECONFIGURE, body, &reply, &err);
 	json_decref(body);
-	json_decref(reply);
 	if (rc != 0) {
+		json_decref(reply);
 		fprintf(stderr, "slurm_reconfigure error: %s\n", err.text);
 		return 1;
 	}
+	/* Herd: the keys the file sets that Herd ignores (the controller's
+	 * log has the same line) */
+	const char *warning = json_string_value(json_object_get(reply, "warning"));
+	if (warning)
+		fprintf(stderr, "scontrol: warning: %s\n", warning);
+	json_decref(reply);
 	return 0;
 }
 

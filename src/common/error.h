@@ -21,6 +21,9 @@ int errprintf(struct herd_error *err, const char *fmt, ...) __attribute__((forma
 	X(HERD_ERR_INTERNAL, 1004, "Unexpected internal error") \
 	X(HERD_ERR_ACCESS, 2002, "Access/permission denied") \
 	X(HERD_ERR_USER_ID, 2010, "Invalid user id") \
+	/* Herd: a step refused to one who may manage the job but not act as \
+	 * its owner (srun: "Unable to create step", not "...confirm allocation") */ \
+	X(HERD_ERR_STEP_ACCESS, 2902, "Access/permission denied") \
 	X(HERD_ERR_NOT_SUPPORTED, 2049, "Requested operation not supported on this system") \
 	X(HERD_ERR_JOB_FINISHED, 2138, "Job has already finished") \
 	X(HERD_ERR_INVALID_PARTITION, 2000, "Invalid partition name specified") \

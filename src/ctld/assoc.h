@@ -195,6 +195,10 @@ const char *job_act_name(enum job_act a);   /* "cancel", "signal", "hold" ... */
  * association under the job's account.  *team is set when only the team
  * rule allowed it (the act is then recorded, roles_record). */
 bool roles_may_act(uid_t uid, const struct job *job, enum job_act act, bool *team);
+/* May uid make code run as the job's owner (a step, anything that runs in
+ * the job)?  Only the owner, root and SlurmUser: roles_may_act's roles
+ * manage a job, never act as its owner (doc/accounting.md). */
+bool roles_may_act_as_owner(uid_t uid, const struct job *job);
 /* Record a team act on job: a job event and an entry of the job's "acts"
  * (shown by scontrol show job and sacct). */
 void roles_record(struct job *job, uid_t uid, enum job_act act, const char *detail);

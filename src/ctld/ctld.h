@@ -603,9 +603,13 @@ int job_text_check(const json_t *fields, struct herd_error *err);
 /* The settings read from conf (KillWait, SlurmdTimeout, ...) into ctld;
  * out-of-range values are logged and replaced, as at start. */
 void reconf_settings(const struct conf *conf);
+/* The keys conf sets that Herd accepts and does not act on (conf_inert.c),
+ * logged as one warning; that sentence (to free), or NULL when none. */
+char *reconf_inert_warning(const struct conf *conf);
 /* Re-read ctld.conf->path and apply it whole; -1 with err (nothing
  * changed) when it does not load or needs a restart. */
-int reconf_reload(struct herd_error *err);
+/* warning (may be NULL): reconf_inert_warning's sentence, to free. */
+int reconf_reload(struct herd_error *err, char **warning);
 void reconf_rpc(struct net_req *req);
 
 /* rpc.c */

@@ -92,7 +92,7 @@ static void on_hangup(uv_signal_t *h, int signum)
 	/* As slurmctld: SIGHUP is "scontrol reconfigure" without a reply; a
 	 * refusal is in the log. */
 	log_info("caught SIGHUP: re-reading %s", ctld.conf_path);
-	reconf_reload(&err);
+	reconf_reload(&err, NULL);
 }
 
 int main(int argc, char **argv)
@@ -167,6 +167,7 @@ int main(int argc, char **argv)
 						ctld.dest_self, xstrdup(conf_munge_socket(conf)) };
 	ctld.next_job_id = conf_get_int(conf, "FirstJobId", 1);
 	reconf_settings(conf);
+	free(reconf_inert_warning(conf));   /* what the file sets and Herd ignores: logged */
 	if (preempt_check(conf, &err) < 0) {
 		log_error("%s", err.text);
 		return 1;

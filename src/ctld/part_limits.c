@@ -1,14 +1,16 @@
 /* Partition limits, as slurm.conf(5) has them: who may use a partition
- * (AllowGroups, AllowAccounts, DenyAccounts, AllowQos, DenyQos), how big and
- * long its jobs may be (MinNodes, MaxNodes, MaxTime), and how its nodes are
- * shared (ExclusiveUser, OverSubscribe=EXCLUSIVE).  What is refused at
- * submission and what waits with a reason follows EnforcePartLimits.  Not
- * here: the partition's state (sched.c), DefaultTime (rpc.c gives it). */
+ * (RootOnly, AllocNodes, AllowGroups, AllowAccounts, DenyAccounts, AllowQos,
+ * DenyQos), how big and long its jobs may be (MinNodes, MaxNodes, MaxTime),
+ * and how its nodes are shared (ExclusiveUser, OverSubscribe=EXCLUSIVE).
+ * What is refused at submission and what waits with a reason follows
+ * EnforcePartLimits.  Not here: the partition's state (sched.c), DefaultTime
+ * (rpc.c gives it). */
 #include <grp.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "common/hostlist.h"
 #include "common/log.h"
 #include "common/parse.h"
 #include "common/xmalloc.h"
@@ -110,6 +112,33 @@ static bool group_ok(const struct job *job, const struct conf_part *c)
 	return ok;
 }
 
+/* RootOnly: only root (and SlurmUser, as in Slurm) allocate there; the job's
+ * uid is its submitter's (Herd has no sbatch --uid). */
+static bool root_ok(const struct job *job, const struct conf_part *c)
+{
+	return !c->root_only || job->uid == 0 || job->uid == ctld.slurm_uid;
+}
+
+/* AllocNodes: the host the job was submitted from (its short name too) is
+ * one of the listed; no host, no access, as in Slurm.  The name is the
+ * client's word (SubmitHost): doc/conf.md says what that does and does not
+ * stop. */
+static bool alloc_node_ok(const struct job *job, const struct conf_part *c)
+{
+	const char *host = job->submit_host;
+
+	if (!restricted(c->alloc_nodes))
+		return true;
+	if (!host || !*host)
+		return false;
+	struct hostlist *hl = hostlist_create(c->alloc_nodes);
+	char *shortname = xstrndup(host, strcspn(host, "."));
+	bool ok = hl && (hostlist_find(hl, host) >= 0 || hostlist_find(hl, shortname) >= 0);
+	free(shortname);
+	hostlist_destroy(hl);
+	return ok;
+}
+
 static uint32_t job_nodes(const struct job *job)
 {
 	return job->req_nodes ? job->req_nodes : 1;
@@ -157,7 +186,16 @@ static int submit_one(const struct job *job, const struct part *p, enum enforce 
 	const char *why;
 	int rc;
 
-	if (!group_ok(job, c)) {
+	if (!root_ok(job, c)) {
+		why = "not root (RootOnly)";
+		rc = HERD_ERR_ACCESS;
+	} else if (!alloc_node_ok(job, c)) {
+		log_info("submission of uid %u to partition %s refused: submit host %s not in "
+			 "AllocNodes=%s", (unsigned)job->uid, p->name,
+			 job->submit_host && *job->submit_host ? job->submit_host : "(none)",
+			 c->alloc_nodes);
+		return HERD_ERR_ACCESS;
+	} else if (!group_ok(job, c)) {
 		why = "user's group not permitted";
 		rc = HERD_ERR_PART_GROUP;
 	} else if (mode == ENFORCE_NO) {
@@ -200,9 +238,10 @@ int part_limits_submit(struct job *job, struct herd_error *err)
 	}
 	for (int i = 0; i < nparts; i++) {
 		int rc = submit_one(job, parts[i], mode);
-		/* a partition the user's groups may not use refuses the job
-		 * whatever the others say, as Slurm does */
-		if (rc == HERD_ERR_PART_GROUP || (rc && mode == ENFORCE_ALL))
+		/* a partition the user may not use (RootOnly, AllocNodes,
+		 * AllowGroups) refuses the job whatever the others say, as
+		 * Slurm does */
+		if (rc == HERD_ERR_PART_GROUP || rc == HERD_ERR_ACCESS || (rc && mode == ENFORCE_ALL))
 			return errprintf(err, "%s", herd_strerror(rc)), rc;
 		if (!rc)
 			any_ok = true;

@@ -1,4 +1,4 @@
-/* Partition limits (AllowAccounts AllowGroups AllowQos DenyAccounts DenyQos
+/* Partition limits (RootOnly AllocNodes AllowAccounts AllowGroups AllowQos DenyAccounts DenyQos
  * MaxNodes MinNodes MaxTime ExclusiveUser OverSubscribe): part_limits.c. */
 #ifndef HERD_CTLD_PART_LIMITS_H
 #define HERD_CTLD_PART_LIMITS_H
@@ -12,7 +12,8 @@
  * caller's (PartitionDown). */
 enum job_reason part_limits_check(const struct job *job, const struct part *p);
 /* At submission (and update, on a copy): 0, or an rc with Slurm's sentence
- * in err when the job may not be queued (AllowGroups always; the rest as
+ * in err when the job may not be queued (RootOnly, AllocNodes and
+ * AllowGroups always; the rest as
  * EnforcePartLimits says).  A job without -N is given the smallest MinNodes
  * of its partitions, as in Slurm. */
 int part_limits_submit(struct job *job, struct herd_error *err);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "common/conf_inert.h"
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
@@ -53,6 +54,20 @@ void reconf_settings(const struct conf *conf)
 	resv_configure(conf);   /* ResvOverRun */
 	if (!ctld.log_forced)
 		log_set_level(log_level_parse(conf_get(conf, "SlurmctldDebug")));
+}
+
+char *reconf_inert_warning(const struct conf *conf)
+{
+	char *keys = conf_inert_keys(conf);
+
+	if (!keys)
+		return NULL;
+	/* one line, never silent: a site must not believe a Prolog runs */
+	char *text = xasprintf("%s: accepted but not acted on (Herd ignores them): %s", conf->path,
+			       keys);
+	free(keys);
+	log_warn("%s", text);
+	return text;
 }
 
 /* What reconf_settings would only log at start is refused at a reconfigure:
@@ -166,7 +181,7 @@ static void parts_apply(const struct conf *conf)
 	ctld.default_part = dflt;
 }
 
-int reconf_reload(struct herd_error *err)
+int reconf_reload(struct herd_error *err, char **warning)
 {
 	struct conf *conf = conf_load(ctld.conf_path, err);
 
@@ -188,6 +203,10 @@ int reconf_reload(struct herd_error *err)
 	preempt_setup();
 	log_info("reconfigured from %s: %d nodes, %d partitions", conf->path, ctld.nnodes,
 		 (int)conf->nparts);
+	if (warning)
+		*warning = reconf_inert_warning(conf);
+	else
+		free(reconf_inert_warning(conf));
 	/* "All daemons": each herdd re-reads the file and registers again. */
 	node_broadcast(MSG_RECONFIGURE_NODE);
 	sched_request();
@@ -202,10 +221,13 @@ error:
 void reconf_rpc(struct net_req *req)
 {
 	struct herd_error err;
+	char *warning = NULL;
 
-	if (reconf_reload(&err) < 0) {
+	if (reconf_reload(&err, &warning) < 0) {
 		net_respond(req, HERD_ERR_INVALID_ARG, NULL, err.text);
 		return;
 	}
-	net_respond(req, 0, NULL, NULL);
+	/* scontrol prints it: who reconfigures learns what is ignored */
+	net_respond(req, 0, warning ? json_pack("{s:s}", "warning", warning) : NULL, NULL);
+	free(warning);
 }

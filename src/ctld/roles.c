@@ -2,8 +2,10 @@
  * limits, team jobs"): the owner; operators and administrators (AdminLevel);
  * coordinators of the job's account or of an account above it; and, for the
  * team acts only, the members of a TeamJobs account (Herd's own, not
- * Slurm's).  Decisions from the objects of assoc.c, and the record of each
- * team act; the requests that ask live in rpc.c, update.c and step.c. */
+ * Slurm's).  None of them acts AS the owner (runs code in the job): only
+ * the owner, root and SlurmUser do (roles_may_act_as_owner).  Decisions
+ * from the objects of assoc.c, and the record of each team act; the
+ * requests that ask live in rpc.c, update.c and step.c. */
 #include <stdlib.h>
 #include <string.h>
 #include "common/log.h"
@@ -53,6 +55,13 @@ bool roles_may_act(uid_t uid, const struct job *job, enum job_act act, bool *tea
 		return true;
 	}
 	return false;
+}
+
+bool roles_may_act_as_owner(uid_t uid, const struct job *job)
+{
+	/* not rpc_is_admin: an AdminLevel=Administrator is no root (an
+	 * Administrator's srun --jobid=<root's job> once ran as root) */
+	return job->uid == uid || uid == 0 || uid == ctld.slurm_uid;
 }
 
 void roles_record(struct job *job, uid_t uid, enum job_act act, const char *detail)

@@ -582,14 +582,6 @@ static void launch_after_commit(void *arg, bool ok)
 	json_decref(spec);
 }
 
-/* Steps run inside the job's allocation: its owner's, and root's or
- * SlurmUser's (rpc_is_admin: also Administrators), as in Slurm; operators,
- * coordinators and team members act on jobs (roles.c), not in them. */
-static bool may_act(const struct job *job, uid_t uid)
-{
-	return job->uid == uid || rpc_is_admin(uid);
-}
-
 static char *base_name(const json_t *argv)
 {
 	const char *a = json_string_value(json_array_get(argv, 0));
@@ -618,8 +610,17 @@ void step_create(struct net_req *req)
 		net_respond(req, HERD_ERR_INVALID_JOB, NULL, NULL);
 		return;
 	}
-	if (!may_act(job, req->uid)) {
-		net_respond(req, HERD_ERR_ACCESS, NULL, NULL);
+	/* A step runs code as the job's owner: roles manage jobs (cancel,
+	 * signal, hold, update), never run anything in them. */
+	if (!roles_may_act_as_owner(req->uid, job)) {
+		/* One who may manage the job (a role) is told the step is
+		 * refused (Slurm confirms the allocation to an operator, then
+		 * refuses the step); anyone else, that the allocation is not
+		 * theirs. */
+		log_info("job %u: step creation by uid %u refused: not the owner (uid %u), root or "
+			 "SlurmUser", job->id, (unsigned)req->uid, (unsigned)job->uid);
+		net_respond(req, roles_may_act(req->uid, job, JOB_ACT_SIGNAL, NULL)
+			    ? HERD_ERR_STEP_ACCESS : HERD_ERR_ACCESS, NULL, NULL);
 		return;
 	}
 	if (job->state == JOB_PENDING) {
@@ -1065,7 +1066,9 @@ void step_complete_alloc(struct net_req *req)
 		net_respond(req, HERD_ERR_INVALID_JOB, NULL, NULL);
 		return;
 	}
-	if (!may_act(job, req->uid)) {
+	/* salloc's own word that its command ended: its holder's, not a role's
+	 * (an operator ends another's allocation with scancel) */
+	if (!roles_may_act_as_owner(req->uid, job)) {
 		net_respond(req, HERD_ERR_ACCESS, NULL, NULL);
 		return;
 	}

@@ -212,6 +212,62 @@ static void allow_groups(void **state)
 	enforce(NULL);
 }
 
+/* RootOnly: root and SlurmUser only; AllocNodes: the submit host (or its
+ * short name) in the hostlist; both refuse whatever EnforcePartLimits and
+ * the job's other partitions say. */
+static void root_only_and_alloc_nodes(void **state)
+{
+	struct conf_part c = base_conf(), open = base_conf();
+	struct part p = { .name = "p", .conf = &c }, po = { .name = "o", .conf = &open };
+	struct part *parts[] = { &po, &p };
+	struct herd_error err = { "" };
+	struct job j = job_in(&p);
+
+	c.root_only = true;
+	for (int m = 0; m < 2; m++) {
+		enforce(m ? "ANY" : NULL);
+		assert_int_equal(part_limits_submit(&j, &err), HERD_ERR_ACCESS);
+		assert_string_equal(err.text, "Access/permission denied");
+		j.parts = parts;
+		j.nparts = 2;
+		assert_int_equal(part_limits_submit(&j, &err), HERD_ERR_ACCESS);
+		j.parts = NULL;
+		j.nparts = 0;
+		j.uid = 0;
+		assert_int_equal(part_limits_submit(&j, &err), 0);
+		j.uid = 4999;   /* SlurmUser */
+		assert_int_equal(part_limits_submit(&j, &err), 0);
+		j.uid = 5001;
+	}
+	enforce(NULL);
+	c.root_only = false;
+	const struct { const char *alloc_nodes, *host; int rc; } cases[] = {
+		{ NULL, NULL, 0 },
+		{ "ALL", "anywhere", 0 },
+		{ "login[1-3]", "login2", 0 },
+		{ "login[1-3]", "login2.example.org", 0 },   /* its short name */
+		{ "gw,login[1-3]", "gw", 0 },
+		{ "login[1-3]", "login4", HERD_ERR_ACCESS },
+		{ "login[1-3]", "login", HERD_ERR_ACCESS },
+		{ "login[1-3]", "", HERD_ERR_ACCESS },        /* no host: refused */
+		{ "login[1-3]", NULL, HERD_ERR_ACCESS },
+		{ "login2.example.org", "login2", HERD_ERR_ACCESS },
+	};
+	for (size_t i = 0; i < N(cases); i++) {
+		c.alloc_nodes = (char *)cases[i].alloc_nodes;
+		j.submit_host = (char *)cases[i].host;
+		for (uid_t uid = 0; uid < 2; uid++) {   /* root too */
+			j.uid = uid ? 5001 : 0;
+			assert_int_equal(part_limits_submit(&j, &err), cases[i].rc);
+		}
+	}
+	c.alloc_nodes = "login1";
+	j.submit_host = "elsewhere";
+	j.parts = parts;
+	j.nparts = 2;
+	assert_int_equal(part_limits_submit(&j, &err), HERD_ERR_ACCESS);
+}
+
 static void selection_request(void **state)
 {
 	struct conf_part c = base_conf();
@@ -241,6 +297,7 @@ int main(void)
 		cmocka_unit_test(submit_one_partition),
 		cmocka_unit_test(submit_several_partitions),
 		cmocka_unit_test(allow_groups),
+		cmocka_unit_test(root_only_and_alloc_nodes),
 		cmocka_unit_test(selection_request),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
