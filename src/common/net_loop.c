@@ -20,6 +20,9 @@
 #include "common/net.h"
 #include "common/xmalloc.h"
 
+struct peer_count;
+#define PEER_BUCKETS 1024
+
 struct net_server {
 	uv_tcp_t tcp;
 	uv_loop_t *loop;
@@ -33,6 +36,7 @@ struct net_server {
 	int refs;                   /* the listener and each connection */
 	int stopped;
 	struct net_conn *oldest, *newest;   /* every open connection, in accept order */
+	struct peer_count *peers[PEER_BUCKETS];
 	unsigned nconns;
 	size_t buffered, unverified, allocated;
 	unsigned long refused, evicted, timed_out;
@@ -60,6 +64,7 @@ struct net_conn {
 	gid_t gid;
 	char digest[65];            /* what that credential binds */
 	char ip[64];
+	int counted_peer;           /* counted in srv->peers */
 	char peer[80];
 	unsigned char *buf;
 	size_t len, cap;
@@ -98,6 +103,45 @@ static void server_unref(struct net_server *srv)
 		free(srv->munge_socket);
 		free(srv);
 	}
+}
+
+/* Connections per peer address, for MaxConnectionsPerPeer: a chained hash, so
+ * that a flood of connections costs O(1) each to count. */
+struct peer_count {
+	struct peer_count *next;
+	unsigned n;
+	char ip[64];
+};
+
+static struct peer_count **peer_slot(struct peer_count **table, const char *ip)
+{
+	uint32_t h = 2166136261u;   /* FNV-1a */
+	for (const char *p = ip; *p; p++)
+		h = (h ^ (unsigned char)*p) * 16777619u;
+	struct peer_count **pp = &table[h % PEER_BUCKETS];
+	while (*pp && strcmp((*pp)->ip, ip) != 0)
+		pp = &(*pp)->next;
+	return pp;
+}
+
+/* Count one more (delta 1) or one less (-1) from ip; returns the count now. */
+static unsigned peer_add(struct peer_count **table, const char *ip, int delta)
+{
+	struct peer_count **pp = peer_slot(table, ip), *p = *pp;
+	unsigned n;
+
+	if (!p) {
+		if (delta < 0)
+			return 0;
+		p = *pp = xmalloc(sizeof(*p));
+		snprintf(p->ip, sizeof(p->ip), "%s", ip);
+	}
+	n = p->n += delta;
+	if (n == 0) {
+		*pp = p->next;
+		free(p);
+	}
+	return n;
 }
 
 /* Refusals and evictions come in floods under attack: one line a second. */
@@ -172,6 +216,8 @@ static void conn_close(struct net_conn *c)
 	*(c->prev ? &c->prev->next : &srv->oldest) = c->next;
 	*(c->next ? &c->next->prev : &srv->newest) = c->prev;
 	srv->nconns--;
+	if (c->counted_peer)
+		peer_add(srv->peers, c->ip, -1);
 	uv_close((uv_handle_t *)&c->tcp, conn_close_cb);
 	uv_close((uv_handle_t *)&c->timer, conn_close_cb);
 }
@@ -499,6 +545,18 @@ static void conn_frames(struct net_conn *c)
 		} else if (hdr.cred_len) {
 			nw->cred = xstrndup((char *)c->buf + off + FRAME_HDR_LEN, hdr.cred_len);
 		}
+		if (off == 0 && c->len == need) {
+			/* The usual case, and the one that matters for a large
+			 * body: hand the buffer over rather than copy it. */
+			memmove(c->buf, c->buf + FRAME_HDR_LEN + hdr.cred_len, hdr.body_len);
+			nw->body = (char *)c->buf;
+			nw->body[hdr.body_len] = '\0';   /* need > body_len: there is room */
+			conn_set_buf(c, NULL, 0);
+			c->len = 0;
+			c->frame_len = 0;
+			conn_queue(c, nw);
+			break;
+		}
 		nw->body = xmalloc(hdr.body_len + 1);
 		memcpy(nw->body, c->buf + off + FRAME_HDR_LEN + hdr.cred_len, hdr.body_len);
 		off += need;
@@ -654,8 +712,8 @@ static void server_accept(uv_stream_t *s, int status)
 		}
 		snprintf(c->peer, sizeof(c->peer), "%s:%d", c->ip, port);
 	}
-	for (struct net_conn *o = srv->oldest; o; o = o->next)
-		from_peer += o != c && strcmp(o->ip, c->ip) == 0;
+	from_peer = peer_add(srv->peers, c->ip, 1) - 1;   /* the others */
+	c->counted_peer = 1;
 	if (from_peer >= srv->lim.max_conns_per_peer || srv->nconns > srv->lim.max_conns) {
 		int per_peer = from_peer >= srv->lim.max_conns_per_peer;
 		victim = server_victim(srv, per_peer ? c->ip : NULL);

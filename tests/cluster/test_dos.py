@@ -1,0 +1,177 @@
+"""Unauthenticated peers cannot exhaust the controller: with 2,000 idle
+connections open and 50 slow-loris senders (a header claiming a 64 MiB body,
+then 64 KiB every 200 ms, reconnecting when closed), squeue and sbatch still
+answer within a second and herdctld's memory stays bounded.  And the daemons
+listen only on their configured addresses (doc/conf.md "Listening")."""
+import os
+import resource
+import socket
+import struct
+import threading
+import time
+
+import pytest
+
+from conftest import start_cluster, stop_cluster
+
+MAGIC = 0x48524431
+SUBMIT_JOB = 2
+IDLE = 2000
+LORIS = 50
+ATTACK_S = 12
+RSS_LIMIT_KB = 200 * 1024
+
+
+@pytest.fixture(scope="module")
+def cluster(users):
+    c = start_cluster(2)
+    try:
+        yield c
+    finally:
+        stop_cluster(c)
+
+
+def listening(port):
+    """Local addresses (hex, as /proc/net/tcp{,6} write them) listening on port."""
+    found = []
+    for name in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(name) as f:
+                next(f)
+                for line in f:
+                    fields = line.split()
+                    addr, hexport = fields[1].rsplit(":", 1)
+                    if fields[3] == "0A" and int(hexport, 16) == port:
+                        found.append(addr)
+        except FileNotFoundError:
+            pass
+    return found
+
+
+def test_daemons_listen_only_on_their_configured_address(cluster):
+    # herd up writes SlurmctldHost=localhost(127.0.0.1) and NodeAddr=127.0.0.1
+    assert cluster.kv["SlurmctldHost"] == "localhost(127.0.0.1)"
+    assert listening(cluster.port) == ["0100007F"], \
+        f"herdctld listens on {listening(cluster.port)}, not only 127.0.0.1"
+    for node in cluster.nodes:
+        port = int(node["Port"])
+        assert listening(port) == ["0100007F"], f"herdd {node['NodeName']} listens on {listening(port)}"
+
+
+def rss_kb(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+def loris_head(i):
+    """A header claiming 64 MiB: half with no credential, half with garbage
+    where a credential goes."""
+    cred = b"" if i % 2 == 0 else b"MUNGE:" + b"A" * 120 + b":"
+    return struct.pack(">IHHIII", MAGIC, 1, SUBMIT_JOB, i, len(cred), 64 << 20) + cred
+
+
+class Attack:
+    """2,000 idle connections and 50 slow-loris senders against one port."""
+
+    def __init__(self, port):
+        self.port = port
+        self.stop = threading.Event()
+        self.idle = []
+        self.loris_connects = 0
+        self.loris_closed = 0
+        self.errors = []
+
+    def connect(self):
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        s.settimeout(5)
+        s.connect(("127.0.0.1", self.port))
+        s.setblocking(False)
+        return s
+
+    def open_idle(self):
+        for _ in range(IDLE):
+            try:
+                self.idle.append(self.connect())
+            except OSError as e:
+                self.errors.append(f"idle connect: {e}")
+                time.sleep(0.01)
+
+    def loris(self):
+        chunk = b" " * 65536
+        socks = [None] * LORIS
+        while not self.stop.is_set():
+            for i in range(LORIS):
+                try:
+                    if socks[i] is None:
+                        socks[i] = self.connect()
+                        self.loris_connects += 1
+                        socks[i].send(loris_head(i))
+                    else:
+                        socks[i].send(chunk)
+                except BlockingIOError:
+                    pass   # the controller reads no more of it: its buffer is full
+                except OSError:
+                    self.loris_closed += 1
+                    socks[i].close()
+                    socks[i] = None
+            self.stop.wait(0.2)
+        for s in socks:
+            if s is not None:
+                s.close()
+
+    def close(self):
+        self.stop.set()
+        for s in self.idle:
+            s.close()
+
+
+def timed(cluster, args, user=None):
+    t0 = time.monotonic()
+    r = cluster.run(args, user=user, timeout=30)
+    return r, time.monotonic() - t0
+
+
+def test_idle_and_slow_loris_do_not_stop_the_controller(cluster):
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard < IDLE + LORIS + 200:
+        pytest.skip(f"this machine's RLIMIT_NOFILE hard limit ({hard}) is below "
+                    f"{IDLE + LORIS + 200}")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    pid = cluster.ctld_pid()
+    rss_before = rss_kb(pid)
+    attack = Attack(cluster.port)
+    loris = threading.Thread(target=attack.loris)
+    try:
+        loris.start()
+        attack.open_idle()
+        time.sleep(1)
+        peak, slow = rss_kb(pid), []
+        end = time.monotonic() + ATTACK_S
+        rounds = 0
+        while time.monotonic() < end:
+            r, took = timed(cluster, ["squeue"], user="herdu1")
+            assert r.rc == 0, f"squeue under attack: {r}"
+            if took >= 1.0:
+                slow.append(f"squeue {took:.2f} s")
+            r, took = timed(cluster, ["sbatch", "--parsable", "-o", "/dev/null", "--wrap", "true"],
+                            user="herdu1")
+            assert r.rc == 0, f"sbatch under attack: {r}"
+            if took >= 1.0:
+                slow.append(f"sbatch {took:.2f} s")
+            peak = max(peak, rss_kb(pid))
+            rounds += 1
+            time.sleep(0.3)
+    finally:
+        attack.close()
+        loris.join()
+    assert rounds >= 5
+    # A machine shared with other work may stall one command now and then;
+    # a controller that the attack slowed down stalls most of them.
+    assert len(slow) <= 1, f"{len(slow)} of {2 * rounds} commands took a second or more: {slow}"
+    assert peak < RSS_LIMIT_KB, f"herdctld RSS {peak} kB (was {rss_before} kB)"
+    assert attack.loris_connects > LORIS, "the slow senders were never cut off"
+    assert cluster.ping_ok()
+    assert "closing" in cluster.logs(200) or "refused" in cluster.logs(200)
