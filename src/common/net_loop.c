@@ -831,8 +831,8 @@ struct net_server *net_server_start(uv_loop_t *loop, const struct net_server_opt
 		srv->lim.idle_ms = NET_DEFAULT_IDLE_MS;
 	if (!srv->lim.max_unverified)
 		srv->lim.max_unverified = NET_DEFAULT_MAX_UNVERIFIED;
-	/* Room for several of the largest frames at once, from verified senders. */
-	srv->max_buffered = 4 * (size_t)srv->max_body;
+	/* Room for two of the largest frames at once, from verified senders. */
+	srv->max_buffered = 2 * (size_t)srv->max_body;
 	if (srv->max_buffered < srv->lim.max_unverified)
 		srv->max_buffered = srv->lim.max_unverified;
 	srv->handler = o->handler;
