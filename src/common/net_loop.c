@@ -39,6 +39,7 @@ struct net_server {
 	struct peer_count *peers[PEER_BUCKETS];
 	unsigned nconns;
 	size_t buffered, unverified, allocated;
+	size_t decoding;            /* bodies of whole frames in the worker pool */
 	unsigned long refused, evicted, timed_out;
 	uint64_t refuse_logged;     /* when the last "refused" line was logged (ms) */
 	unsigned long refuse_quiet; /* refusals since, not logged */
@@ -470,6 +471,7 @@ static void work_decoded(uv_work_t *w, int status)
 	req->gid = nw->gid;
 	req->body = nw->json;
 	req->conn = c;   /* the work's reference on c passes to req */
+	c->srv->decoding -= nw->hdr.body_len;
 	free(nw->cred);
 	free(nw->body);
 	if (nw->rc) {
@@ -487,6 +489,8 @@ static void work_decoded(uv_work_t *w, int status)
 
 static void conn_queue(struct net_conn *c, struct net_work *nw)
 {
+	if (nw->body)
+		c->srv->decoding += nw->hdr.body_len;
 	nw->work.data = nw;
 	nw->conn = c;
 	c->refs++;
@@ -593,10 +597,12 @@ size_t net_buf_grow(size_t cap, size_t need, size_t frame_len)
 }
 
 /* Close partial senders, the largest (then the oldest) first, until the
- * unverified bytes, and all partial frames, are back under their budgets. */
+ * unverified bytes, and all frames (partial, or whole and being decoded), are
+ * back under their budgets. */
 static void server_enforce_budget(struct net_server *srv)
 {
-	while (srv->unverified > srv->lim.max_unverified || srv->buffered > srv->max_buffered) {
+	while (srv->unverified > srv->lim.max_unverified ||
+	       srv->buffered + srv->decoding > srv->max_buffered) {
 		int unverified = srv->unverified > srv->lim.max_unverified;
 		struct net_conn *victim = NULL;
 		for (struct net_conn *c = srv->oldest; c; c = c->next) {
