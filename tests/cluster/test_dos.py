@@ -27,11 +27,33 @@ RSS_LIMIT_KB = 200 * 1024
 
 @pytest.fixture(scope="module")
 def cluster(users):
-    c = start_cluster(2)
+    # Started under the usual soft limit of 1,024 open files, as from a login
+    # shell: the daemons must raise it themselves to hold 2,000 connections.
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(1024, hard), hard))
+    try:
+        c = start_cluster(2)
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
     try:
         yield c
     finally:
         stop_cluster(c)
+
+
+def open_files_limit(pid):
+    with open(f"/proc/{pid}/limits") as f:
+        for line in f:
+            if line.startswith("Max open files"):
+                return line.split()[3:5]
+    return None
+
+
+def test_daemons_raise_their_open_file_limit(cluster):
+    soft, hard = open_files_limit(cluster.ctld_pid())
+    assert soft == hard, f"herdctld's open-file limit is {soft} (hard {hard})"
+    soft, hard = open_files_limit(cluster.herdd_pid("n1"))
+    assert soft == hard, f"herdd's open-file limit is {soft} (hard {hard})"
 
 
 def listening(port):
