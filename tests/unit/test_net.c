@@ -13,7 +13,9 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+#include <fcntl.h>
 #include "common/auth.h"
+#include "common/conf.h"
 #include "common/frame.h"
 #include "common/msg.h"
 #include "common/net.h"
@@ -535,6 +537,38 @@ static void unverified_bytes_have_a_budget(void **state)
 	assert_true(open_ones <= N - 5);
 }
 
+/* herd.conf's keys reach the limits; unset keys leave 0 (the defaults). */
+static void limits_come_from_herd_conf(void **state)
+{
+	char path[] = "/tmp/herd-net-conf-XXXXXX";
+	int fd = mkstemp(path);
+	const char *text = "ClusterName=t\nMaxConnections=300\nMaxConnectionsPerPeer=20\n"
+			   "MessageTimeout=7\nIdleConnectionTimeout=90\nMaxUnverifiedBytes=1048576\n";
+	struct herd_error err;
+	struct net_limits l;
+
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	struct conf *conf = conf_load(path, &err);
+	assert_non_null(conf);
+	net_limits_from_conf(conf, &l);
+	assert_int_equal(l.max_conns, 300);
+	assert_int_equal(l.max_conns_per_peer, 20);
+	assert_int_equal(l.frame_ms, 7000);
+	assert_int_equal(l.idle_ms, 90000);
+	assert_int_equal(l.max_unverified, 1048576);
+	conf_destroy(conf);
+	fd = open(path, O_WRONLY | O_TRUNC);
+	assert_int_equal(write(fd, "ClusterName=t\n", 14), 14);
+	close(fd);
+	conf = conf_load(path, &err);
+	net_limits_from_conf(conf, &l);
+	assert_int_equal(l.max_conns + l.max_conns_per_peer + l.frame_ms + l.idle_ms, 0);
+	assert_int_equal(l.max_unverified, 0);
+	conf_destroy(conf);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -553,6 +587,7 @@ int main(void)
 		cmocka_unit_test(an_idle_connection_is_closed),
 		cmocka_unit_test(connections_are_capped_per_peer),
 		cmocka_unit_test(unverified_bytes_have_a_budget),
+		cmocka_unit_test(limits_come_from_herd_conf),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
