@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include "common/conf.h"
 #include "common/auth.h"
+#include "common/conf.h"
 #include "common/frame.h"
 #include "common/log.h"
 #include "common/msg.h"
@@ -145,7 +145,8 @@ static unsigned peer_add(struct peer_count **table, const char *ip, int delta)
 	return n;
 }
 
-/* Refusals and evictions come in floods under attack: one line a second. */
+/* Refusals, evictions and bad frames come in floods under attack: one line a
+ * second, with a count of the others. */
 static void server_log_refusal(struct net_server *srv, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 static void server_log_refusal(struct net_server *srv, const char *fmt, ...)
@@ -162,7 +163,7 @@ static void server_log_refusal(struct net_server *srv, const char *fmt, ...)
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
 	if (srv->refuse_quiet)
-		log_error("%s (and %lu more refused or closed in the last second)", line,
+		log_error("%s (and %lu more refused or closed since the last such line)", line,
 			  srv->refuse_quiet);
 	else
 		log_error("%s", line);
@@ -476,8 +477,8 @@ static void work_decoded(uv_work_t *w, int status)
 	free(nw->body);
 	if (nw->rc) {
 		const char *name = msg_name(req->type);
-		log_error("refused %s request from %s: %s", name ? name : "unknown", c->peer,
-			  nw->err.text);
+		server_log_refusal(c->srv, "refused %s request from %s: %s", name ? name : "unknown",
+				   c->peer, nw->err.text);
 		net_respond(req, nw->rc, NULL, nw->err.text);
 	} else {
 		/* Even when the client has gone, the handler runs: a submission it
@@ -509,7 +510,7 @@ static void conn_frames(struct net_conn *c)
 
 	while (!c->in_flight && !c->closed && !c->close_after_write && c->len - off >= FRAME_HDR_LEN) {
 		if (frame_hdr_decode(c->buf + off, c->srv->max_body, &hdr, &err) < 0) {
-			log_error("closing connection from %s: %s", c->peer, err.text);
+			server_log_refusal(c->srv, "closing connection from %s: %s", c->peer, err.text);
 			conn_close(c);
 			return;
 		}
@@ -634,8 +635,8 @@ static void conn_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 
 	if (n < 0) {
 		if (c->len)
-			log_error("connection from %s closed inside a frame (%zu bytes pending)",
-				  c->peer, c->len);
+			server_log_refusal(srv, "connection from %s closed inside a frame (%zu bytes "
+					   "pending)", c->peer, c->len);
 		conn_close(c);
 		return;
 	}
