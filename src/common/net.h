@@ -80,9 +80,11 @@ struct net_server_opts {
 };
 
 struct net_server;
+/* NULL with err and errno (EADDRNOTAVAIL: host is no address of this machine,
+ * or does not resolve). */
 struct net_server *net_server_start(uv_loop_t *loop, const struct net_server_opts *opts,
 				    struct herd_error *err);
-void net_server_stop(struct net_server *srv);   /* closes the listener */
+void net_server_stop(struct net_server *srv);   /* closes the listener and every connection */
 /* Safe to read from another thread only as a test does: a snapshot, unlocked. */
 void net_server_stats(const struct net_server *srv, struct net_server_stats *stats);
 
