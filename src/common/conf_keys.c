@@ -121,9 +121,9 @@ static const struct conf_key_def conf_keys_plain[] = {
 	{ "MailDomain", CONF_V_STR },
 	{ "MailProg", CONF_V_STR },
 	{ "MaxArraySize", CONF_V_UINT },
+	{ "MaxBatchRequeue", CONF_V_UINT },
 	{ "MaxConnections", CONF_V_UINT },          /* Herd: connections a daemon holds */
 	{ "MaxConnectionsPerPeer", CONF_V_UINT },   /* Herd: of them from one address */
-	{ "MaxBatchRequeue", CONF_V_UINT },
 	{ "MaxDBDMsgs", CONF_V_UINT },
 	{ "MaxJobCount", CONF_V_UINT },
 	{ "MaxJobId", CONF_V_UINT },
