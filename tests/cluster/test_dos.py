@@ -124,8 +124,8 @@ class Attack:
         s.setblocking(False)
         return s
 
-    def open_idle(self):
-        for _ in range(IDLE):
+    def open_idle(self, count=IDLE):
+        for _ in range(count):
             try:
                 self.idle.append(self.connect())
             except OSError as e:
@@ -214,3 +214,26 @@ def test_idle_and_slow_loris_do_not_stop_the_controller(cluster):
     assert attack.loris_connects > LORIS, "the slow senders were never cut off"
     assert cluster.ping_ok()
     assert "closing" in cluster.logs(200) or "refused" in cluster.logs(200)
+
+
+def test_a_node_daemon_under_the_same_attack_still_launches(cluster):
+    """herdd reads frames with the same code: jobs still start on its node."""
+    node = cluster.nodes[0]
+    attack = Attack(int(node["Port"]), cluster.munge_socket)
+    loris = threading.Thread(target=attack.loris)
+    try:
+        loris.start()
+        attack.open_idle(500)
+        time.sleep(1)
+        for _ in range(3):
+            t0 = time.monotonic()
+            r = cluster.run(["srun", "-w", node["NodeName"], "hostname"], user="herdu1", timeout=30)
+            took = time.monotonic() - t0
+            assert r.rc == 0, f"srun on {node['NodeName']} under attack: {r}"
+            assert took < 5, f"srun on {node['NodeName']} took {took:.1f} s under attack"
+    finally:
+        attack.close()
+        loris.join()
+    assert attack.loris_connects > LORIS, "herdd never cut the slow senders off"
+    pid = cluster.herdd_pid(node["NodeName"])
+    assert rss_kb(pid) < RSS_LIMIT_KB
