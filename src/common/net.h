@@ -52,8 +52,13 @@ struct conf;
 void net_limits_from_conf(const struct conf *conf, struct net_limits *limits);
 
 /* Raise RLIMIT_NOFILE's soft limit to the hard limit (daemons, at start);
- * returns the soft limit now in force. */
+ * returns the soft limit now in force.  The limit it had is left in the
+ * environment (NET_NOFILE_ENV), for herdd's children. */
+#define NET_NOFILE_ENV "HERD_NOFILE_SOFT"
 long net_raise_nofile(void);
+/* herdstepd: back to the soft limit herdd was started with, so that jobs do
+ * not inherit the daemon's raised one. */
+void net_restore_nofile(void);
 
 /* The read buffer's next capacity for need bytes when the frame being read is
  * frame_len long (0: its header is not in yet): it grows with what arrives. */

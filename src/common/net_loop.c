@@ -774,15 +774,35 @@ void net_limits_from_conf(const struct conf *conf, struct net_limits *l)
 long net_raise_nofile(void)
 {
 	struct rlimit rl;
+	char was[32];
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
 		return -1;
+	/* What we were started with, for the jobs (net_restore_nofile). */
+	snprintf(was, sizeof(was), "%llu", (unsigned long long)rl.rlim_cur);
+	setenv(NET_NOFILE_ENV, was, 0);
 	if (rl.rlim_cur < rl.rlim_max) {
 		rl.rlim_cur = rl.rlim_max;
 		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
 			getrlimit(RLIMIT_NOFILE, &rl);
 	}
 	return rl.rlim_cur == RLIM_INFINITY ? LONG_MAX : (long)rl.rlim_cur;
+}
+
+void net_restore_nofile(void)
+{
+	const char *was = getenv(NET_NOFILE_ENV);
+	struct rlimit rl;
+	char *end;
+
+	if (!was)
+		return;
+	unsigned long long v = strtoull(was, &end, 10);
+	if (*was && !*end && getrlimit(RLIMIT_NOFILE, &rl) == 0 && v < rl.rlim_cur) {
+		rl.rlim_cur = v;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	unsetenv(NET_NOFILE_ENV);
 }
 
 /* Room for the connections under the descriptor limit, leaving what the

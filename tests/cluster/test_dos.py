@@ -54,6 +54,9 @@ def test_daemons_raise_their_open_file_limit(cluster):
     assert soft == hard, f"herdctld's open-file limit is {soft} (hard {hard})"
     soft, hard = open_files_limit(cluster.herdd_pid("n1"))
     assert soft == hard, f"herdd's open-file limit is {soft} (hard {hard})"
+    # ... but jobs keep the limit herdd was started with
+    r = cluster.run(["srun", "-w", "n1", "sh", "-c", "ulimit -n"], user="herdu1")
+    assert r.rc == 0 and r.out.strip() == str(min(1024, int(hard))), r
 
 
 def listening(port):
