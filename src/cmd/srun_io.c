@@ -496,11 +496,23 @@ static void conn_closed(uv_handle_t *h)
 	free(c);
 }
 
+static void wait_remove(struct conn *c)
+{
+	struct srun_io *io = c->io;
+	if (c->node >= 0 || (!c->wait_prev && io->wait_oldest != c))
+		return;   /* not in the list */
+	*(c->wait_prev ? &c->wait_prev->wait_next : &io->wait_oldest) = c->wait_next;
+	*(c->wait_next ? &c->wait_next->wait_prev : &io->wait_newest) = c->wait_prev;
+	c->wait_prev = c->wait_next = NULL;
+	io->nwaiting--;
+}
+
 static void conn_close(struct conn *c)
 {
 	if (c->closing)
 		return;
 	c->closing = true;
+	wait_remove(c);
 	struct srun_io *io = c->io;
 	if (c->node >= 0) {
 		struct node *nd = &io->nodes[c->node];
@@ -537,6 +549,7 @@ static int hello(struct conn *c, const char *p, size_t len)
 	    node_id < 0 || node_id >= io->nnodes || io->nodes[node_id].conn ||
 	    io->nodes[node_id].done)
 		goto out;
+	wait_remove(c);
 	c->node = (int)node_id;
 	io->nodes[node_id].conn = c;
 	io->nodes[node_id].connected = true;
@@ -633,6 +646,8 @@ static void conn_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 			conn_close(c);
 			return;
 		}
+	if (c->node < 0 && c->dec.len - c->dec.off > SRUN_HELLO_MAX)
+		conn_close(c);   /* no HELLO is this long: not a herdstepd of ours */
 }
 
 static void on_connect(uv_stream_t *server, int status)
@@ -651,6 +666,11 @@ static void on_connect(uv_stream_t *server, int status)
 		return;
 	}
 	uv_tcp_nodelay(&c->tcp, 1);
+	c->wait_prev = io->wait_newest;
+	*(io->wait_newest ? &io->wait_newest->wait_next : &io->wait_oldest) = c;
+	io->wait_newest = c;
+	if (++io->nwaiting > io->nnodes + SRUN_HELLO_SPARE)
+		conn_close(io->wait_oldest);   /* a herdstepd says HELLO at once: not this one */
 	uv_read_start((uv_stream_t *)&c->tcp, conn_alloc, conn_read);
 }
 

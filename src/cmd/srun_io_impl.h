@@ -14,12 +14,19 @@
 
 struct srun_io;
 
+/* Before its HELLO a connection is anyone's: it may hold at most
+ * SRUN_HELLO_MAX bytes, and at most nnodes + SRUN_HELLO_SPARE such
+ * connections stay open (the oldest gives way to a new one). */
+#define SRUN_HELLO_MAX 65536
+#define SRUN_HELLO_SPARE 32
+
 struct conn {
 	uv_tcp_t tcp;
 	struct srun_io *io;
 	struct stepio_decoder dec;
 	int node;               /* -1 until HELLO */
 	bool closing;
+	struct conn *wait_prev, *wait_next;   /* in io's list of those without HELLO */
 };
 
 struct task {
@@ -47,6 +54,8 @@ struct node {
 struct srun_io {
 	uv_loop_t loop;
 	uv_tcp_t listener;
+	struct conn *wait_oldest, *wait_newest;   /* connections without HELLO yet */
+	int nwaiting;
 	struct srun_io_opts opts;
 	char key[33];
 	int port;

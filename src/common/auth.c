@@ -73,10 +73,9 @@ char *auth_encode(const char *socket, uint16_t type, const char *dest, const cha
 	return cred;
 }
 
-int auth_decode(const char *socket, const char *cred, uint16_t type, const char *dest,
-		const char *body, size_t len, uid_t *uid, gid_t *gid, struct herd_error *err)
+int auth_cred_decode(const char *socket, const char *cred, uid_t *uid, gid_t *gid,
+		     char digest[65], struct herd_error *err)
 {
-	char digest[65];
 	void *payload = NULL;
 	int plen = 0, rc = -1;
 	munge_ctx_t ctx = auth_ctx(socket, err);
@@ -94,14 +93,36 @@ int auth_decode(const char *socket, const char *cred, uint16_t type, const char 
 		}
 		goto out;
 	}
-	frame_digest(type, dest, body, len, digest);
-	if (plen != 64 || memcmp(payload, digest, 64) != 0) {
+	if (plen != 64) {
 		errprintf(err, "credential does not match its frame");
 		goto out;
 	}
+	memcpy(digest, payload, 64);
+	digest[64] = '\0';
 	rc = 0;
 out:
 	free(payload);
 	munge_ctx_destroy(ctx);
 	return rc;
+}
+
+int auth_cred_match(const char digest[65], uint16_t type, const char *dest, const char *body,
+		    size_t len, struct herd_error *err)
+{
+	char want[65];
+
+	frame_digest(type, dest, body, len, want);
+	if (memcmp(digest, want, 64) != 0)
+		return errprintf(err, "credential does not match its frame");
+	return 0;
+}
+
+int auth_decode(const char *socket, const char *cred, uint16_t type, const char *dest,
+		const char *body, size_t len, uid_t *uid, gid_t *gid, struct herd_error *err)
+{
+	char digest[65];
+
+	if (auth_cred_decode(socket, cred, uid, gid, digest, err) < 0)
+		return -1;
+	return auth_cred_match(digest, type, dest, body, len, err);
 }

@@ -24,4 +24,14 @@ char *auth_encode(const char *socket, uint16_t type, const char *dest, const cha
 int auth_decode(const char *socket, const char *cred, uint16_t type, const char *dest,
 		const char *body, size_t len, uid_t *uid, gid_t *gid, struct herd_error *err);
 
+/* auth_decode in two halves, for a daemon that checks a frame's credential
+ * before reading a large body (doc/protocol.md "Reading a frame"):
+ * auth_cred_decode asks munged (expiry, replay) and gives the uid/gid and the
+ * digest the credential carries (digest[65]); auth_cred_match later checks
+ * that digest against the frame once the body is in.  -1 with err. */
+int auth_cred_decode(const char *socket, const char *cred, uid_t *uid, gid_t *gid,
+		     char digest[65], struct herd_error *err);
+int auth_cred_match(const char digest[65], uint16_t type, const char *dest, const char *body,
+		    size_t len, struct herd_error *err);
+
 #endif

@@ -91,6 +91,7 @@ static const struct conf_key_def conf_keys_plain[] = {
 	{ "HealthCheckNodeState", CONF_V_STR },
 	{ "HealthCheckProgram", CONF_V_STR },
 	{ "HeartbeatInterval", CONF_V_UINT },
+	{ "IdleConnectionTimeout", CONF_V_UINT },   /* Herd: seconds an idle connection stays */
 	{ "InactiveLimit", CONF_V_UINT },
 	{ "InteractiveStepOptions", CONF_V_STR },
 	{ "JobAcctGatherFrequency", CONF_V_STR },
@@ -121,6 +122,8 @@ static const struct conf_key_def conf_keys_plain[] = {
 	{ "MailProg", CONF_V_STR },
 	{ "MaxArraySize", CONF_V_UINT },
 	{ "MaxBatchRequeue", CONF_V_UINT },
+	{ "MaxConnections", CONF_V_UINT },          /* Herd: connections a daemon holds */
+	{ "MaxConnectionsPerPeer", CONF_V_UINT },   /* Herd: of them from one address */
 	{ "MaxDBDMsgs", CONF_V_UINT },
 	{ "MaxJobCount", CONF_V_UINT },
 	{ "MaxJobId", CONF_V_UINT },
@@ -130,6 +133,7 @@ static const struct conf_key_def conf_keys_plain[] = {
 	{ "MaxNodeCount", CONF_V_UINT },
 	{ "MaxStepCount", CONF_V_UINT },
 	{ "MaxTasksPerNode", CONF_V_UINT },
+	{ "MaxUnverifiedBytes", CONF_V_UINT },      /* Herd: bytes before credentials check */
 	{ "MCSParameters", CONF_V_STR },
 	{ "MCSPlugin", CONF_V_STR },
 	{ "MemLimitEnforce", CONF_V_STR },

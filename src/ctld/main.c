@@ -197,11 +197,15 @@ int main(int argc, char **argv)
 	}
 	prio_setup();
 
+	/* Only the configured address (SlurmctldAddr or SlurmctldHost's), not
+	 * every interface of the host: doc/conf.md "Listening". */
 	struct net_server_opts opts = {
-		.host = "0.0.0.0", .port = ctld.ctld_target.port, .dest = ctld.dest_self,
+		.host = ctld.ctld_target.host, .port = ctld.ctld_target.port, .dest = ctld.dest_self,
 		.munge_socket = ctld.ctld_target.munge_socket,
 		.max_body = conf_get_int(conf, "MaxMessageSize", 0), .handler = rpc_handle,
 	};
+	net_limits_from_conf(conf, &opts.limits);
+	net_raise_nofile();
 	srv = net_server_start(ctld.loop, &opts, &err);
 	if (!srv) {
 		log_error("%s", err.text);
@@ -217,8 +221,8 @@ int main(int argc, char **argv)
 	uv_signal_start(&sighup, on_hangup, SIGHUP);
 	sched_request();
 	node_request_registrations();
-	log_info("herdctld for cluster %s listening on port %d (%d nodes, %d partitions)",
-		 ctld.cluster, opts.port, ctld.nnodes, ctld.nparts);
+	log_info("herdctld for cluster %s listening on %s:%d (%d nodes, %d partitions)",
+		 ctld.cluster, opts.host, opts.port, ctld.nnodes, ctld.nparts);
 	uv_run(ctld.loop, UV_RUN_DEFAULT);
 	/* Anything not yet committed was never acknowledged; nothing is lost. */
 	store_backend_close();

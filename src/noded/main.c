@@ -140,20 +140,18 @@ static void on_stop_signal(uv_signal_t *h, int signum)
 	uv_stop(nd->loop);
 }
 
-/* Bind NodeAddr when it is an IPv4 address of this host (tests run several
- * nodes on 127.0.0.1); otherwise all addresses, as slurmd does. */
+/* Bind NodeAddr (resolved), not every interface of the host (tests run
+ * several nodes on 127.0.0.1).  Only when it is no address of this host (a
+ * name the node is reached by through NAT, say) all addresses, as slurmd. */
 static struct net_server *listen_node(struct noded *nd, struct net_server_opts *o,
 				      struct herd_error *err)
 {
-	struct in_addr a;
-	struct net_server *srv = NULL;
+	struct net_server *srv;
 
-	if (inet_pton(AF_INET, nd->cn->addr, &a) == 1) {
-		o->host = nd->cn->addr;
-		if ((srv = net_server_start(nd->loop, o, err)))
-			return srv;
-		log_debug("%s; trying all addresses", err->text);
-	}
+	o->host = nd->cn->addr;
+	if ((srv = net_server_start(nd->loop, o, err)) || errno != EADDRNOTAVAIL)
+		return srv;
+	log_error("%s; listening on all addresses instead", err->text);
 	o->host = "0.0.0.0";
 	return net_server_start(nd->loop, o, err);
 }
@@ -265,9 +263,12 @@ int main(int argc, char **argv)
 		.port = nd.cn->port,
 		.dest = dest,
 		.munge_socket = conf_munge_socket(nd.conf),
+		.max_body = conf_get_int(nd.conf, "MaxMessageSize", 0),
 		.handler = rpc_handle,
 		.arg = &nd,
 	};
+	net_limits_from_conf(nd.conf, &o.limits);
+	net_raise_nofile();
 	if (!(nd.srv = listen_node(&nd, &o, &err))) {
 		log_error("%s", err.text);
 		return 1;

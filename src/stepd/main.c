@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include "common/conf.h"
 #include "common/log.h"
+#include "common/net.h"
 #include "common/xmalloc.h"
 #include "stepd/step.h"
 #include "stepd/stepd.h"
@@ -153,6 +154,7 @@ int main(int argc, char **argv)
 	signal(SIGINT, SIG_IGN);
 	signal(SIGTERM, SIG_IGN);
 	umask(077);
+	net_restore_nofile();   /* herdd's raised limit is not the jobs' */
 
 	sd.conf = conf_load(sd.conf_path, &err);
 	if (!sd.conf)

@@ -5,6 +5,7 @@
  * the exit code.  srun's stdout/stderr are redirected to files and read
  * back. */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -350,6 +351,83 @@ static void test_lost_node(void **state)
 	srun_io_destroy(io);
 }
 
+/* Strangers on srun's I/O port: a flood of silent connections (the oldest
+ * give way) and one sending a long message before any HELLO (closed) cost
+ * srun little, and the real herdstepd still gets through. */
+#define STRANGERS (1 + SRUN_HELLO_SPARE + 8)
+struct strangers {
+	struct peer p;
+	bool oldest_closed, newest_open, long_closed;
+};
+
+static bool is_closed(int fd)
+{
+	struct timeval tv = { 5, 0 };
+	char c;
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	ssize_t n = recv(fd, &c, 1, 0);
+	return n == 0 || (n < 0 && errno == ECONNRESET);   /* RST: it left our bytes unread */
+}
+
+static void *node_after_strangers(void *arg)
+{
+	struct strangers *st = arg;
+	int fds[STRANGERS];
+	char c;
+
+	for (int i = 0; i < STRANGERS; i++)
+		fds[i] = peer_connect(st->p.port);
+	st->oldest_closed = is_closed(fds[0]);
+	usleep(100000);
+	st->newest_open = recv(fds[STRANGERS - 1], &c, 1, MSG_DONTWAIT) < 0;
+
+	int lng = peer_connect(st->p.port);
+	static char junk[SRUN_HELLO_MAX + 4096];
+	memset(junk, 'x', sizeof(junk));
+	unsigned char head[STEPIO_HEADER] = { 0 };
+	struct strbuf sb = { 0 };
+	stepio_encode(&sb, STEPIO_STDOUT, 0, "", 0);
+	memcpy(head, sb.s, STEPIO_HEADER);
+	free(sb.s);
+	uint32_t claim = htonl(STEPIO_MAX_PAYLOAD);   /* the header's first field: the length */
+	memcpy(head, &claim, 4);
+	send(lng, head, sizeof(head), MSG_NOSIGNAL);
+	send(lng, junk, sizeof(junk), MSG_NOSIGNAL);
+	st->long_closed = is_closed(lng);
+	close(lng);
+
+	int fd = peer_connect(st->p.port);
+	peer_hello(fd, &st->p, st->p.key, "[0]");
+	peer_sends(fd, STEPIO_EXIT, 0, "{\"status\":0}");
+	peer_sends(fd, STEPIO_DONE, STEPIO_ALL_TASKS, "{\"oom\":false}");
+	close(fd);
+	for (int i = 0; i < STRANGERS; i++)
+		close(fds[i]);
+	return NULL;
+}
+
+static void test_strangers(void **state)
+{
+	struct herd_error err;
+	struct srun_io_opts opts = { .stdin_task = SRUN_STDIN_NONE, .kill_wait = 30 };
+	struct srun_io *io = srun_io_create("127.0.0.1", &opts, &err);
+	json_t *layout = json_loads("{\"step_id\":3,\"num_tasks\":1,\"node_names\":[\"n1\"],"
+				    "\"task_ids\":[[0]]}", 0, NULL);
+	assert_int_equal(srun_io_set_step(io, 12, layout, NULL, &err), 0);
+	struct strangers st = { .p = { .port = srun_io_port(io), .key = srun_io_key(io),
+				       .node = "n1" } };
+	pthread_t t;
+	pthread_create(&t, NULL, node_after_strangers, &st);
+	int code = srun_io_run(io);
+	pthread_join(t, NULL);
+	assert_int_equal(code, 0);
+	assert_true(st.oldest_closed);
+	assert_true(st.newest_open);
+	assert_true(st.long_closed);
+	json_decref(layout);
+	srun_io_destroy(io);
+}
+
 static void test_bad_layout(void **state)
 {
 	struct herd_error err;
@@ -380,6 +458,7 @@ int main(void)
 		cmocka_unit_test(test_kill_on_bad_exit),
 		cmocka_unit_test(test_lost_node),
 		cmocka_unit_test(test_bad_layout),
+		cmocka_unit_test(test_strangers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
