@@ -32,7 +32,6 @@ static const struct inert_key inert_plain[] = {
 	{ "AcctGatherNodeFreq", NULL },
 	{ "AcctGatherProfileType", "acct_gather_profile/none" },
 	{ "AllowSpecResourcesUsage", NULL },
-	{ "AuthAltTypes", NULL },
 	{ "AuthType", "auth/munge" },
 	{ "BackupAddr", NULL },
 	{ "BackupController", NULL },
