@@ -5,6 +5,7 @@
  * srun outside an allocation): they end by COMPLETE_ALLOC, a cancel or
  * their time limit.  Not here: the node side (src/noded, src/stepd). */
 #define _GNU_SOURCE
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include "common/strbuf.h"
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
+#include "sched/select.h"
 
 struct step {
 	uint32_t job_id, step_id;
@@ -179,11 +181,19 @@ static bool in_list(const int *idx, int n, int node)
 	return false;
 }
 
+/* A count in a step request: absent, or from 0 to INT_MAX (the layout
+ * works in int; a larger one could never fit a job anyway). */
+static bool count_ok(const json_t *spec, const char *key)
+{
+	json_int_t v = json_integer_value(json_object_get(spec, key));
+	return v >= 0 && v <= INT_MAX;
+}
+
 /* A hostlist of the job's node names into node indexes; -1 on a name that
  * is not configured. */
 static int names_to_idx(const char *list, int **idx, int *n)
 {
-	struct hostlist *hl = hostlist_create(list);
+	struct hostlist *hl = hostlist_create_max(list, (size_t)ctld.nnodes);   /* bounded */
 	*n = 0;
 	*idx = NULL;
 	if (!hl)
@@ -230,10 +240,11 @@ static int layout(struct job *job, const json_t *spec, struct step *s, struct he
 	if (!ntasks && !want_nodes)
 		ntasks = job->ntasks ? job->ntasks : job->nalloc;
 	if (!ntasks)
-		ntasks = want_nodes * (per_node ? per_node : 1);
+		ntasks = (int)(sched_mul(want_nodes, per_node ? per_node : 1) > INT_MAX ? INT_MAX
+			      : want_nodes * (per_node ? per_node : 1));
 	if (!want_nodes)
 		want_nodes = nreq > 0 ? nreq : ntasks < job->nalloc ? ntasks : job->nalloc;
-	if (per_node && want_nodes * per_node < ntasks)
+	if (per_node && sched_mul(want_nodes, per_node) < ntasks)
 		want_nodes = (ntasks + per_node - 1) / per_node;
 	int64_t job_cpus = 0;
 	for (int j = 0; j < job->nalloc; j++)
@@ -635,9 +646,8 @@ void step_create(struct net_req *req)
 	if (!*dist)
 		dist = "block";
 	if (!valid_distribution(dist) || json_array_size(json_object_get(spec, "argv")) == 0 ||
-	    json_integer_value(json_object_get(spec, "num_tasks")) < 0 ||
-	    json_integer_value(json_object_get(spec, "num_nodes")) < 0 ||
-	    json_integer_value(json_object_get(spec, "cpus_per_task")) < 0) {
+	    !count_ok(spec, "num_tasks") || !count_ok(spec, "num_nodes") ||
+	    !count_ok(spec, "cpus_per_task") || !count_ok(spec, "ntasks_per_node")) {
 		net_respond(req, HERD_ERR_INVALID_ARG, NULL, NULL);
 		return;
 	}
@@ -659,7 +669,7 @@ void step_create(struct net_req *req)
 	s->srun_pid = json_integer_value(json_object_get(spec, "srun_pid"));
 	uint64_t mem = json_integer_value(json_object_get(spec, "mem_mb"));
 	uint64_t mem_cpu = json_integer_value(json_object_get(spec, "mem_per_cpu"));
-	s->mem_mb = mem ? mem : mem_cpu ? mem_cpu * s->ntasks[0] * s->cpus_per_task : 0;
+	s->mem_mb = mem ? mem : mem_cpu ? sched_umul(sched_umul(mem_cpu, s->ntasks[0]), s->cpus_per_task) : 0;
 	s->node_done = xmalloc(s->nnodes * sizeof(bool));
 	count_parts(job, s, +1);
 	struct hostlist *hl = hostlist_create(NULL);

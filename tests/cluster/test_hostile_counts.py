@@ -180,6 +180,25 @@ def test_more_names_than_nodes_is_refused(empty):
     assert c.wait_done(job) == "COMPLETED"
 
 
+def test_steps_refuse_huge_lists_and_counts(empty):
+    """A step inside a job: its -w is bounded by the cluster like the job's,
+    its counts never wrap (tasks x CPUs, nodes x tasks per node)."""
+    c = empty
+    job = c.sbatch("-N", "1", "-o", "/dev/null", "--wrap", "sleep 120", user=USER)
+    c.wait_until("job running", lambda: c.show_job(job)["JobState"] == "RUNNING", timeout=30)
+    with Peak(c) as p:
+        r = c.run(["srun", f"--jobid={job}", "--overlap", "-w", HUGE_LIST, "true"], user=USER)
+    assert r.rc == 1 and "Invalid node name specified" in r.err, r
+    assert p.seconds < 10, p.seconds
+    for args in (["-n", "65536", "-c", "65536"], ["-N", "1", "--ntasks-per-node", "2147483647"]):
+        r = c.run(["srun", f"--jobid={job}", "--overlap", *args, "true"], user=USER)
+        assert r.rc != 0, (args, r)
+    r = c.run(["srun", f"--jobid={job}", "--overlap", "-n", "1", "true"], user=USER)
+    assert r.rc == 0, r
+    assert c.run(["scancel", str(job)]).rc == 0
+    assert c.ping_ok()
+
+
 def test_huge_reservation_and_node_update_are_refused(empty):
     c = empty
     with Peak(c):
