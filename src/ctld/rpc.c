@@ -764,9 +764,12 @@ static void rpc_job_complete(struct net_req *req)
 		net_respond(req, 0, NULL, NULL);
 		return;
 	}
-	if (job->state != JOB_RUNNING && job->state != JOB_COMPLETING) {
-		/* A launch we gave up on (and requeued) ran after all.  Taken as
-		 * heard, so herdstepd stops repeating it; the job stays queued. */
+	const char *from = jstr(req->body, "node");
+	if ((job->state != JOB_RUNNING && job->state != JOB_COMPLETING) ||
+	    (from && job->nalloc && strcmp(from, ctld.nodes[job->alloc_node[0]].name))) {
+		/* A launch we gave up on (and requeued) ran after all: the job
+		 * is queued again, or runs again elsewhere.  Taken as heard, so
+		 * herdstepd stops repeating it; this run is not the job's. */
 		log_error("job %u: completion from %s while %s: ignored", id, jstr(req->body, "node"),
 			  job_state_name(job->state));
 		net_respond(req, 0, NULL, NULL);
