@@ -78,7 +78,42 @@ def test_chaos_soak_two_minutes():
     """bench/chaos --duration 120: nothing acknowledged lost, nothing run
     twice, every job final, nothing left behind (its own 4-node cluster)."""
     p = subprocess.run([sys.executable, CHAOS, "--duration", "120", "--seed", "13",
-                        "--drain", "240", "--bin", BIN],
+                        "--drain", "240", "--pace", "1.5", "--min-gap", "8", "--max-gap", "25",
+                        "--bin", BIN],
                        capture_output=True, text=True, timeout=900)
     assert p.returncode == 0, p.stdout[-6000:] + p.stderr[-3000:]
-    assert "violations            0" in p.stdout, p.stdout[-6000:]
+    assert "violations                 0" in p.stdout, p.stdout[-6000:]
+
+
+def test_launch_to_a_dead_herdd_requeues_not_holds(cluster):
+    """A launch that no node daemon answers (herdd killed, not yet timed out)
+    puts the job back in the queue, not held (before: JobHeldAdmin, "launch
+    failed requeued held", and it waited for an administrator forever); it
+    runs once the node daemons are back, and sacct -D shows the requeue."""
+    cluster.wait_nodes_idle()
+    nodes = [n["NodeName"] for n in cluster.nodes]
+    pids = {n: cluster.herdd_pid(n) for n in nodes}
+    for node, pid in pids.items():
+        os.kill(pid, signal.SIGKILL)
+    try:
+        for node in nodes:
+            cluster.wait_until(f"herdd {node} gone",
+                               lambda: not cluster.daemon_pids("herdd", node), timeout=10)
+        job_id = cluster.sbatch("-o", "/dev/null", "--wrap", "true", user="herdu2",
+                                cwd=cluster.workdir("herdu2"))
+        cluster.wait_until("the launch to fail",
+                           lambda: int(cluster.show_job(job_id).get("Restarts", 0)) >= 1, timeout=20)
+        job = cluster.show_job(job_id)
+        assert job["JobState"] == "PENDING", job
+        assert job["Reason"] != "launch", job   # "launch failed requeued held"
+        r = cluster.run(["squeue", "-h", "-j", str(job_id), "-o", "%r"])
+        assert "held" not in r.out, r
+    finally:
+        for node in nodes:
+            if not cluster.daemon_pids("herdd", node):
+                cluster.restart_herdd(node)
+    assert cluster.wait_done(job_id, timeout=90) == "COMPLETED", cluster.show_job(job_id)
+    r = cluster.run(["sacct", "-D", "-X", "-n", "--parsable2", "-j", str(job_id), "-o", "State"])
+    states = r.out.split()
+    assert len(states) >= 2 and set(states[:-1]) == {"REQUEUED"} and states[-1] == "COMPLETED", r
+    cluster.wait_nodes_idle(timeout=60)
