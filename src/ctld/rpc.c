@@ -760,8 +760,14 @@ static void rpc_job_complete(struct net_req *req)
 	bool timed_out = json_is_true(json_object_get(req->body, "timed_out"));
 	struct job *job = job_find(id);
 
-	if (!job || job_state_is_final(job->state)) {   /* a repeat, or long gone */
+	if (!job) {   /* long gone */
 		net_respond(req, 0, NULL, NULL);
+		return;
+	}
+	if (job_state_is_final(job->state)) {
+		/* A repeat: answered once the end is durable, which it may not
+		 * be yet when the first answer was a failed commit. */
+		respond_durable(req, id, false);
 		return;
 	}
 	const char *from = jstr(req->body, "node");
