@@ -55,6 +55,8 @@ $(B)/bin/$(1): $(call obj,$(wildcard src/$(2)/*.c)) $(LIB)
 	$$(CC) $$(LDFLAGS) -o $$@ $$^ $$(LDLIBS) $(if $(filter restd,$(2)),-lmicrohttpd -ljwt)
 endef
 $(foreach d,$(DAEMONS),$(eval $(call daemon_rule,$(firstword $(subst :, ,$(d))),$(lastword $(subst :, ,$(d))))))
+# herdd cleans up after a killed herdstepd (src/noded/reclaim.c): its cgroups
+$(B)/bin/herdd: $(call obj,src/stepd/cgroup.c)
 
 # Commands start thousands of times a second on a busy cluster: link the small
 # libraries they use statically, so start-up is not spent in the dynamic loader

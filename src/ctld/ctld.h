@@ -484,6 +484,9 @@ int store_acct_load(const char *kind, void (*fn)(const char *key, const json_t *
 		    void *arg);
 /* Run cb after everything queued so far is durable (ok false if the commit failed). */
 void store_after_commit(void (*cb)(void *arg, bool ok), void *arg);
+/* cb runs (ok true) once what was queued before it is durable, however many
+ * commits fail first (a full disk): for work with no client to refuse. */
+void store_after_durable(void (*cb)(void *arg, bool ok), void *arg);
 json_t *store_job_spec(uint32_t job_id);
 const char *store_path(void);          /* the database file, for other readers */
 uint32_t store_find_key(uid_t uid, const char *key);

@@ -82,9 +82,23 @@ static void launch_done(void *arg, json_t *reply, const struct herd_error *err)
 	}
 	if (job->state != JOB_RUNNING)
 		return;
-	log_error("job %u: launch on %s failed: %s", id, ctld.nodes[job->alloc_node[0]].name,
-		  reply ? rerr.text : err->text);
-	/* As Slurm: the job goes back to the queue, held, for an administrator to look at. */
+	struct node *host = &ctld.nodes[job->alloc_node[0]];
+	log_error("job %u: launch on %s failed: %s", id, host->name, reply ? rerr.text : err->text);
+	if (!reply) {
+		/* The node did not answer (its herdd is down or restarting): as
+		 * Slurm, the job goes back to the queue, not held, and the node
+		 * gets no more work until it registers again.  Should the
+		 * launch have arrived after all, the node's next registration
+		 * reports a job that must not run there, and it is ended. */
+		if (!host->not_responding)
+			log_error("node %s not responding to a launch; no new jobs until it registers",
+				  host->name);
+		host->not_responding = true;
+		job_requeue_finish(job);
+		return;
+	}
+	/* As Slurm: a launch the node refused goes back to the queue, held,
+	 * for an administrator to look at. */
 	node_free(job);
 	job_alloc_clear(job);
 	free(job->nodes_str);

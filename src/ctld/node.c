@@ -238,6 +238,19 @@ static void set_str(char **dst, const char *src)
 	*dst = xstrdup(src);
 }
 
+/* Is node idx one of the job's (a run requeued after a launch that seemed
+ * lost may run again elsewhere while the first still runs here)?  A
+ * finished job's nodes are its last run's; those are left alone. */
+static bool job_on_node(const struct job *job, int idx)
+{
+	if (job_state_is_final(job->state) || !job->nalloc)
+		return true;
+	for (int i = 0; i < job->nalloc; i++)
+		if (job->alloc_node[i] == idx)
+			return true;
+	return false;
+}
+
 /* A job the node no longer has: its herdstepd is gone without a word, so the
  * node lost it (rebooted, or herdstepd was killed). */
 static void node_lost_job(struct job *job, struct node *n)
@@ -340,7 +353,7 @@ void node_register(struct net_req *req)
 	json_array_foreach(jobs, i, v) {
 		uint32_t id = json_integer_value(v);
 		struct job *job = job_find(id);
-		if (job ? job->state == JOB_PENDING : !store_job_known(id)) {
+		if (job ? job->state == JOB_PENDING || !job_on_node(job, idx) : !store_job_known(id)) {
 			/* never ours, or a launch we gave up on that started after all */
 			log_error("node %s runs job %u, which should not run: ending it", n->name, id);
 			launch_terminate_id(n, id);

@@ -782,13 +782,22 @@ static void rpc_job_complete(struct net_req *req)
 	bool timed_out = json_is_true(json_object_get(req->body, "timed_out"));
 	struct job *job = job_find(id);
 
-	if (!job || job_state_is_final(job->state)) {   /* a repeat, or long gone */
+	if (!job) {   /* long gone */
 		net_respond(req, 0, NULL, NULL);
 		return;
 	}
-	if (job->state != JOB_RUNNING && job->state != JOB_COMPLETING) {
-		/* A launch we gave up on (and requeued) ran after all.  Taken as
-		 * heard, so herdstepd stops repeating it; the job stays queued. */
+	if (job_state_is_final(job->state)) {
+		/* A repeat: answered once the end is durable, which it may not
+		 * be yet when the first answer was a failed commit. */
+		respond_durable(req, id, false);
+		return;
+	}
+	const char *from = jstr(req->body, "node");
+	if ((job->state != JOB_RUNNING && job->state != JOB_COMPLETING) ||
+	    (from && job->nalloc && strcmp(from, ctld.nodes[job->alloc_node[0]].name))) {
+		/* A launch we gave up on (and requeued) ran after all: the job
+		 * is queued again, or runs again elsewhere.  Taken as heard, so
+		 * herdstepd stops repeating it; this run is not the job's. */
 		log_error("job %u: completion from %s while %s: ignored", id, jstr(req->body, "node"),
 			  job_state_name(job->state));
 		net_respond(req, 0, NULL, NULL);

@@ -687,8 +687,9 @@ static void job_start(struct job *job, const int *node, const int *cpus, int n)
 	job_expand_node_patterns(job);
 	node_alloc(job);
 	job_set_state(job, JOB_RUNNING, REASON_NONE);
-	/* The node hears of the job only once its start is durable. */
-	store_after_commit(launch_after_commit, (void *)(uintptr_t)job->id);
+	/* The node hears of the job only once its start is durable: launched
+	 * before, a restart would find it pending and run it a second time. */
+	store_after_durable(launch_after_commit, (void *)(uintptr_t)job->id);
 }
 
 /* A worker's decision on the state of now: are the nodes still free for

@@ -53,6 +53,7 @@ struct store_op {
 struct store_cb {
 	void (*cb)(void *arg, bool ok);
 	void *arg;
+	bool until_durable;         /* store_after_durable: waits out failed commits */
 };
 
 struct batch {
@@ -71,6 +72,11 @@ static sqlite3_stmt *st_spec, *st_key, *st_final;
 static struct batch *open_batch;
 static bool in_flight;
 static uv_prepare_t flush_hook;
+/* After a failed commit (a full disk): its writes wait in open_batch and go
+ * again, with whatever came since, no sooner than retry_at (loop ms). */
+#define STORE_RETRY_MS 500
+static uv_timer_t retry_timer;
+static uint64_t retry_at;
 
 /* Where the accounting records go (store_backend_open). */
 static enum store_backend backend = STORE_ACCT_SQLITE;
@@ -312,14 +318,24 @@ static void load_nodes(void)
 	sqlite3_finalize(st);
 }
 
-void store_after_commit(void (*cb)(void *arg, bool ok), void *arg)
+static void after(void (*cb)(void *arg, bool ok), void *arg, bool until_durable)
 {
 	struct batch *b = batch_get();
 	if (b->ncbs == b->cbs_cap) {
 		b->cbs_cap = b->cbs_cap ? 2 * b->cbs_cap : 64;
 		b->cbs = xrealloc(b->cbs, b->cbs_cap * sizeof(*b->cbs));
 	}
-	b->cbs[b->ncbs++] = (struct store_cb){ cb, arg };
+	b->cbs[b->ncbs++] = (struct store_cb){ cb, arg, until_durable };
+}
+
+void store_after_commit(void (*cb)(void *arg, bool ok), void *arg)
+{
+	after(cb, arg, false);
+}
+
+void store_after_durable(void (*cb)(void *arg, bool ok), void *arg)
+{
+	after(cb, arg, true);
 }
 
 static const char outbox_sql[] =
@@ -494,19 +510,105 @@ static void batch_free(struct batch *b)
 	free(b);
 }
 
+/* Move src's writes and callbacks to the end of dst; src is freed. */
+static void batch_append(struct batch *dst, struct batch *src)
+{
+	for (size_t i = 0; i < src->nops; i++) {
+		if (dst->nops == dst->ops_cap) {
+			dst->ops_cap = dst->ops_cap ? 2 * dst->ops_cap : 64;
+			dst->ops = xrealloc(dst->ops, dst->ops_cap * sizeof(*dst->ops));
+		}
+		dst->ops[dst->nops++] = src->ops[i];
+	}
+	for (size_t i = 0; i < src->ncbs; i++) {
+		if (dst->ncbs == dst->cbs_cap) {
+			dst->cbs_cap = dst->cbs_cap ? 2 * dst->cbs_cap : 64;
+			dst->cbs = xrealloc(dst->cbs, dst->cbs_cap * sizeof(*dst->cbs));
+		}
+		dst->cbs[dst->ncbs++] = src->cbs[i];
+	}
+	free(src->ops);
+	free(src->cbs);
+	free(src);
+}
+
+static bool op_of_job(const struct store_op *op)
+{
+	return op->kind == OP_INSERT || op->kind == OP_UPDATE || op->kind == OP_EVENT ||
+	       op->kind == OP_STEP || op->kind == OP_RUN;
+}
+
+/* A commit failed (a full disk, an I/O error): the loop's state has moved on
+ * and must still reach the disk, or a restart would bring back jobs as they
+ * were (a finished job running again, a started one pending again).  The
+ * waiting clients are told no, and submissions they were told no about are
+ * forgotten (reply_after_commit); every other write is kept, ahead of those
+ * queued since, and tried again shortly. */
+static void retry_wake(uv_timer_t *t);
+
+static void batch_failed(struct batch *b)
+{
+	struct batch *keep = xmalloc(sizeof(*keep));
+	for (size_t i = 0; i < b->ncbs; i++) {
+		if (b->cbs[i].until_durable) {
+			if (keep->ncbs == keep->cbs_cap) {
+				keep->cbs_cap = keep->cbs_cap ? 2 * keep->cbs_cap : 16;
+				keep->cbs = xrealloc(keep->cbs, keep->cbs_cap * sizeof(*keep->cbs));
+			}
+			keep->cbs[keep->ncbs++] = b->cbs[i];
+		} else {
+			b->cbs[i].cb(b->cbs[i].arg, false);
+		}
+	}
+	b->ncbs = 0;
+	/* Those callbacks may have queued writes (open_batch): after ours. */
+	struct batch *later = open_batch;
+	open_batch = NULL;
+	batch_append(keep, b);          /* frees b, not its ops' strings: keep owns them */
+	if (later)
+		batch_append(keep, later);
+	/* A job whose submission was refused is gone: none of its writes stay. */
+	size_t n = 0;
+	for (size_t i = 0; i < keep->nops; i++) {
+		struct store_op *op = &keep->ops[i];
+		bool gone = false;
+		if (op_of_job(op) && !job_find(op->id))
+			for (size_t k = 0; k < keep->nops && !gone; k++)
+				gone = keep->ops[k].kind == OP_INSERT && keep->ops[k].id == op->id;
+		if (gone) {
+			free(op->key), free(op->rec), free(op->spec), free(op->acct.account);
+			continue;
+		}
+		keep->ops[n++] = *op;
+	}
+	keep->nops = n;
+	open_batch = keep;
+	retry_at = uv_now(ctld.loop) + STORE_RETRY_MS;
+	uv_timer_start(&retry_timer, retry_wake, STORE_RETRY_MS, 0);
+}
+
+static void retry_wake(uv_timer_t *t)
+{
+	(void)t;   /* the loop's next turn runs flush */
+}
+
 static void batch_done(uv_work_t *w, int status)
 {
 	struct batch *b = w->data;
 	in_flight = false;
+	if (!b->ok || status != 0) {
+		batch_failed(b);
+		return;
+	}
 	for (size_t i = 0; i < b->ncbs; i++)
-		b->cbs[i].cb(b->cbs[i].arg, b->ok && status == 0);
+		b->cbs[i].cb(b->cbs[i].arg, true);
 	batch_free(b);
 }
 
 /* Before the loop waits for I/O: everything this iteration queued goes out. */
 static void flush(uv_prepare_t *h)
 {
-	if (in_flight || !open_batch)
+	if (in_flight || !open_batch || uv_now(ctld.loop) < retry_at)
 		return;
 	struct batch *b = open_batch;
 	open_batch = NULL;
@@ -591,6 +693,8 @@ int store_open(const char *dir, struct herd_error *err)
 		goto error;
 	}
 	free(path);
+	uv_timer_init(ctld.loop, &retry_timer);   /* only wakes the loop for flush */
+	uv_unref((uv_handle_t *)&retry_timer);
 	uv_prepare_init(ctld.loop, &flush_hook);
 	uv_prepare_start(&flush_hook, flush);
 	uv_unref((uv_handle_t *)&flush_hook);
@@ -748,6 +852,7 @@ void store_close(void)
 		st_write[i] = NULL;
 	}
 	uv_close((uv_handle_t *)&flush_hook, NULL);
+	uv_close((uv_handle_t *)&retry_timer, NULL);
 	sqlite3_finalize(st_spec);
 	sqlite3_finalize(st_key);
 	sqlite3_finalize(st_final);

@@ -148,6 +148,16 @@ static pid_t jobs_read_pid(const char *dir)
 	return pid;
 }
 
+/* A herdstepd that finishes removes its directory: one still there with its
+ * launch file was killed (or crashed) before the end. */
+static bool jobs_unfinished(const char *dir)
+{
+	char *path = xasprintf("%s/%s", dir, NODED_LAUNCH_FILE);
+	bool there = access(path, F_OK) == 0;
+	free(path);
+	return there;
+}
+
 void jobs_reap(struct noded *nd)
 {
 	struct noded_job *j = nd->jobs, *next;
@@ -162,6 +172,8 @@ void jobs_reap(struct noded *nd)
 			else
 				log_info("step %u.%u: herdstepd %d has ended", j->job_id, j->step_id,
 					 (int)j->pid);
+			if (jobs_unfinished(j->dir))
+				reclaim_step(nd, j->job_id, j->step_id);
 			jobs_remove(nd, j, true);
 		}
 	}
@@ -198,6 +210,8 @@ int jobs_scan(struct noded *nd, struct herd_error *err)
 				log_info("step %u.%u: herdstepd %d still runs it", job_id, step_id, (int)pid);
 		} else {
 			log_info("job %u: removing the spool of an ended job", job_id);
+			if (jobs_unfinished(dir))
+				reclaim_step(nd, job_id, step_id);
 			jobs_remove_dir(dir);
 		}
 		free(dir);

@@ -87,6 +87,10 @@ json_t *jobs_steps(struct noded *nd);
  * the rc it answered, or -1 with err when it could not be reached. */
 int jobs_control(struct noded_job *job, const json_t *request, struct herd_error *err);
 
+/* reclaim.c: kill what is left of a step whose herdstepd died before the
+ * end (its tasks, found through its cgroup) and remove its cgroups. */
+void reclaim_step(struct noded *nd, uint32_t job_id, uint32_t step_id);
+
 /* launch.c: LAUNCH_JOB (the batch step) and LAUNCH_STEP. */
 void launch_job(struct noded *nd, struct net_req *req);
 void launch_step(struct noded *nd, struct net_req *req);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sqlite3.h>
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
 
@@ -157,11 +158,115 @@ static void old_finished_jobs_stay_in_the_store_only(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* A commit that fails (the disk full) must not lose what the loop already
+ * did: a job that ended is still ended after a restart; the refused
+ * submission is gone; a launch waits until its start is durable. */
+static sqlite3 *saboteur;
+static bool refused_seen, launched;
+
+static void sabotage(bool on)
+{
+	assert_int_equal(sqlite3_exec(saboteur, on ? "INSERT INTO fail_now VALUES (1)"
+						   : "DELETE FROM fail_now", NULL, NULL, NULL), SQLITE_OK);
+}
+
+static void refused(void *arg, bool ok)
+{
+	assert_false(ok);
+	refused_seen = true;
+	/* as reply_after_commit: a submission that was not saved never happened */
+	struct job *job = job_find((uint32_t)(intptr_t)arg);
+	assert_non_null(job);
+	job_forget(job);
+}
+
+static void launch(void *arg, bool ok)
+{
+	assert_true(ok);
+	launched = true;
+}
+
+static void failed_commit_is_retried(void **state)
+{
+	struct herd_error err;
+	strcpy(dir, "/tmp/herd-store-XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	setup_ctld();
+	assert_int_equal(store_open(dir, &err), 0);
+	struct job *ended = new_job(1, NULL, JOB_RUNNING), *started = new_job(2, NULL, JOB_PENDING);
+	ended->durable = started->durable = true;
+	job_table_add(ended);
+	job_table_add(started);
+	store_job_insert(ended, json_pack("{s:s}", "script", "#!/bin/sh\n"));
+	store_job_insert(started, json_pack("{s:s}", "script", "#!/bin/sh\n"));
+	norder = 0;
+	store_after_commit(note, (void *)1);
+	while (norder < 1)
+		uv_run(ctld.loop, UV_RUN_ONCE);
+
+	/* Every write to jobs fails while fail_now has a row (as on a full disk). */
+	assert_int_equal(sqlite3_open(store_path(), &saboteur), SQLITE_OK);
+	sqlite3_busy_timeout(saboteur, 10000);
+	assert_int_equal(sqlite3_exec(saboteur,
+		"CREATE TABLE fail_now (x);"
+		"CREATE TRIGGER fail_ins BEFORE INSERT ON jobs WHEN EXISTS (SELECT 1 FROM fail_now)"
+		" BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END;"
+		"CREATE TRIGGER fail_upd BEFORE UPDATE ON jobs WHEN EXISTS (SELECT 1 FROM fail_now)"
+		" BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END;", NULL, NULL, NULL),
+		SQLITE_OK);
+	sabotage(true);
+
+	ended->state = JOB_COMPLETED;
+	ended->end_time = time(NULL);
+	store_job_update(ended);
+	started->state = JOB_RUNNING;
+	started->start_time = time(NULL);
+	store_job_update(started);
+	store_after_durable(launch, NULL);
+	struct job *submitted = new_job(3, "key-c", JOB_PENDING);
+	job_table_add(submitted);
+	store_job_insert(submitted, json_pack("{s:s}", "script", "#!/bin/sh\n"));
+	store_after_commit(refused, (void *)3);
+	while (!refused_seen)
+		uv_run(ctld.loop, UV_RUN_ONCE);
+	assert_false(launched);            /* not while its start is not on disk */
+	assert_null(job_find(3));
+	/* Still failing: a few more turns, still no launch. */
+	uint64_t until = uv_now(ctld.loop) + 800;
+	while (uv_now(ctld.loop) < until) {
+		uv_run(ctld.loop, UV_RUN_ONCE);
+		uv_update_time(ctld.loop);
+	}
+	assert_false(launched);
+
+	sabotage(false);                   /* the disk has room again */
+	while (!launched)
+		uv_run(ctld.loop, UV_RUN_ONCE);
+	sqlite3_close(saboteur);
+	store_close();
+	teardown_ctld();
+
+	setup_ctld();
+	assert_int_equal(store_open(dir, &err), 0);
+	assert_int_equal(store_load(), 0);
+	assert_int_equal(job_find(1)->state, JOB_COMPLETED);
+	assert_int_equal(job_find(2)->state, JOB_RUNNING);
+	assert_null(job_find(3));
+	assert_false(store_job_known(3));
+	assert_int_equal(store_find_key(1001, "key-c"), 0);
+	store_close();
+	teardown_ctld();
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(commit_and_load),
 		cmocka_unit_test(old_finished_jobs_stay_in_the_store_only),
+		cmocka_unit_test(failed_commit_is_retried),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
