@@ -24,4 +24,15 @@ char *auth_encode(const char *socket, uint16_t type, const char *dest, const cha
 int auth_decode(const char *socket, const char *cred, uint16_t type, const char *dest,
 		const char *body, size_t len, uid_t *uid, gid_t *gid, struct herd_error *err);
 
+/* The check auth_decode makes, with the credential decoded by verify
+ * instead of munged: verify fills payload (malloc'd; freed here), its
+ * length, uid and gid, or returns -1 with err.  auth_decode is this with
+ * MUNGE; the fuzz target (tests/fuzz/fuzz_auth.c) passes a fake verifier so
+ * that it can drive the binding check without a munged. */
+typedef int (*auth_verify_f)(void *arg, const char *cred, void **payload, int *plen,
+			     uid_t *uid, gid_t *gid, struct herd_error *err);
+int auth_decode_with(auth_verify_f verify, void *arg, const char *cred, uint16_t type,
+		     const char *dest, const char *body, size_t len, uid_t *uid, gid_t *gid,
+		     struct herd_error *err);
+
 #endif
