@@ -1,6 +1,8 @@
 /* sacctmgr load's flat file (src/cmd/sacctmgr/flat.c), line by line as
  * do_load reads it; each record is then dumped as the controller would
- * receive it. */
+ * receive it.  A line that gives no record must be blank or a comment, or
+ * be reported bad: do_load would otherwise skip it in silence. */
+#include <ctype.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +24,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		bool bad;
 		json_t *rec = flat_parse_line(line, &bad);
+		const char *p = line;
+		while (isspace((unsigned char)*p))
+			p++;
+		if (!rec && !bad && *p && *p != '#')
+			abort();   /* a line dropped without a word */
 		if (rec) {
 			char *dump = json_dumps(rec, JSON_COMPACT);
 			free(dump);
