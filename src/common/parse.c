@@ -185,6 +185,9 @@ int parse_size_mb(const char *s, uint64_t *mb)
 		case 'M': shift_mb = 0; break;
 		case 'G': shift_mb = 10; break;
 		case 'T': shift_mb = 20; break;
+		/* fmt_size_mb prints these past 1024T: what it prints must read back. */
+		case 'P': shift_mb = 30; break;
+		case 'E': shift_mb = 40; break;
 		default: goto error;
 		}
 	}

@@ -163,6 +163,11 @@ static const struct {
 	{ 4096, "4G" },
 	{ 1048576, "1T" },
 	{ 1049600, "1025G" },
+	/* Past 1024T (found by fuzz_parse: "2048T" printed "2P", which did not
+	 * read back; tests/fuzz/corpus/parse/crash-2048T). */
+	{ 2048ULL << 20, "2P" },
+	{ 1ULL << 40, "1E" },
+	{ 3ULL << 40, "3E" },
 };
 
 static void test_fmt_size(void **state)
