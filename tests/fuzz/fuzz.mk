@@ -15,7 +15,8 @@ FUZZ_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lmunge -ljwt -lmi
 # links only the objects it uses.
 FUZZ_LIB_SRC := $(COMMON_SRC) $(CMD_SHARED) $(wildcard src/cmd/sacctmgr/*.c) src/ctld/tres.c \
                 src/herd/sim_swf.c src/stepd/pmi.c src/stepd/pmix.c src/stepd/cgroup.c \
-                src/restd/route.c src/restd/token.c src/restd/map.c src/restd/metrics.c
+                src/restd/route.c src/restd/token.c src/restd/map.c src/restd/metrics.c \
+                src/ctld/depend.c src/sched/feature.c
 FUZZ_SRC    := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZERS     := $(FUZZ_SRC:tests/fuzz/%.c=$(FZ)/%)
 
