@@ -118,6 +118,10 @@ int parse_time_limit(const char *s, int64_t *seconds)
 	} else {
 		total = (f[0] * 60 + f[1]) * 60 + f[2];
 	}
+	/* The hours of "D-H" can carry the days past the bound: fmt_duration
+	 * would then print a limit this cannot read back (found by fuzzing). */
+	if (total / 86400 > TIME_FIELD_MAX)
+		goto error;
 	*seconds = (int64_t)total;
 	return 0;
 error:
