@@ -16,7 +16,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *s = fuzz_str(data, size), buf[64], err[256];
+	char *s = fuzz_str(data, size), buf[256], err[256];   /* 256: as the callers of fmt_mail_type */
 	int64_t seconds, again;
 	uint64_t mb, u;
 	bool b;
