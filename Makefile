@@ -173,6 +173,7 @@ cluster-pgsql: $(BINS)
 test: deps
 	$(MAKE) all
 	$(MAKE) unit
+	$(MAKE) fuzz-smoke
 	$(MAKE) cluster
 
 demo: deps
@@ -192,6 +193,9 @@ install: $(BINS)
 
 clean:
 	rm -rf $(B)
+
+# Fuzzing: make fuzz, make fuzz-smoke (tests/fuzz/README and doc/fuzzing.md).
+include tests/fuzz/fuzz.mk
 
 .PHONY: all deps unit cluster cluster-pgsql test demo bench install clean
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)

@@ -73,17 +73,17 @@ char *auth_encode(const char *socket, uint16_t type, const char *dest, const cha
 	return cred;
 }
 
-int auth_cred_decode(const char *socket, const char *cred, uid_t *uid, gid_t *gid,
-		     char digest[65], struct herd_error *err)
+/* The real verifier: munged decodes the credential (and refuses expired and
+ * replayed ones). */
+static int munge_verify(void *arg, const char *cred, void **payload, int *plen, uid_t *uid,
+			gid_t *gid, struct herd_error *err)
 {
-	void *payload = NULL;
-	int plen = 0, rc = -1;
-	munge_ctx_t ctx = auth_ctx(socket, err);
+	munge_ctx_t ctx = auth_ctx(arg, err);
 	munge_err_t e;
 
 	if (!ctx)
 		return -1;
-	e = munge_decode(cred, ctx, &payload, &plen, uid, gid);
+	e = munge_decode(cred, ctx, payload, plen, uid, gid);
 	if (e != EMUNGE_SUCCESS) {
 		switch (e) {
 		case EMUNGE_CRED_REPLAYED: errprintf(err, "credential replayed"); break;
@@ -91,9 +91,24 @@ int auth_cred_decode(const char *socket, const char *cred, uid_t *uid, gid_t *gi
 		case EMUNGE_CRED_REWOUND: errprintf(err, "credential from the future (clock skew)"); break;
 		default: errprintf(err, "invalid credential: %s", munge_ctx_strerror(ctx)); break;
 		}
-		goto out;
+		free(*payload);
+		*payload = NULL;
+		munge_ctx_destroy(ctx);
+		return -1;
 	}
-	if (plen != 64) {
+	munge_ctx_destroy(ctx);
+	return 0;
+}
+
+int auth_cred_decode_with(auth_verify_f verify, void *arg, const char *cred, uid_t *uid,
+			  gid_t *gid, char digest[65], struct herd_error *err)
+{
+	void *payload = NULL;
+	int plen = 0, rc = -1;
+
+	if (verify(arg, cred, &payload, &plen, uid, gid, err) < 0)
+		goto out;
+	if (!payload || plen != 64) {
 		errprintf(err, "credential does not match its frame");
 		goto out;
 	}
@@ -102,8 +117,13 @@ int auth_cred_decode(const char *socket, const char *cred, uid_t *uid, gid_t *gi
 	rc = 0;
 out:
 	free(payload);
-	munge_ctx_destroy(ctx);
 	return rc;
+}
+
+int auth_cred_decode(const char *socket, const char *cred, uid_t *uid, gid_t *gid,
+		     char digest[65], struct herd_error *err)
+{
+	return auth_cred_decode_with(munge_verify, (void *)socket, cred, uid, gid, digest, err);
 }
 
 int auth_cred_match(const char digest[65], uint16_t type, const char *dest, const char *body,
@@ -117,12 +137,20 @@ int auth_cred_match(const char digest[65], uint16_t type, const char *dest, cons
 	return 0;
 }
 
-int auth_decode(const char *socket, const char *cred, uint16_t type, const char *dest,
-		const char *body, size_t len, uid_t *uid, gid_t *gid, struct herd_error *err)
+int auth_decode_with(auth_verify_f verify, void *arg, const char *cred, uint16_t type,
+		     const char *dest, const char *body, size_t len, uid_t *uid, gid_t *gid,
+		     struct herd_error *err)
 {
 	char digest[65];
 
-	if (auth_cred_decode(socket, cred, uid, gid, digest, err) < 0)
+	if (auth_cred_decode_with(verify, arg, cred, uid, gid, digest, err) < 0)
 		return -1;
 	return auth_cred_match(digest, type, dest, body, len, err);
+}
+
+int auth_decode(const char *socket, const char *cred, uint16_t type, const char *dest,
+		const char *body, size_t len, uid_t *uid, gid_t *gid, struct herd_error *err)
+{
+	return auth_decode_with(munge_verify, (void *)socket, cred, type, dest, body, len, uid,
+				gid, err);
 }

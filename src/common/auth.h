@@ -34,4 +34,18 @@ int auth_cred_decode(const char *socket, const char *cred, uid_t *uid, gid_t *gi
 int auth_cred_match(const char digest[65], uint16_t type, const char *dest, const char *body,
 		    size_t len, struct herd_error *err);
 
+/* The check auth_decode makes, with the credential decoded by verify
+ * instead of munged: verify fills payload (malloc'd; freed here), its
+ * length, uid and gid, or returns -1 with err.  auth_decode is this with
+ * MUNGE; the fuzz target (tests/fuzz/fuzz_auth.c) passes a fake verifier so
+ * that it can drive the binding check without a munged. */
+typedef int (*auth_verify_f)(void *arg, const char *cred, void **payload, int *plen,
+			     uid_t *uid, gid_t *gid, struct herd_error *err);
+int auth_decode_with(auth_verify_f verify, void *arg, const char *cred, uint16_t type,
+		     const char *dest, const char *body, size_t len, uid_t *uid, gid_t *gid,
+		     struct herd_error *err);
+/* auth_cred_decode with a given verifier (the fuzz targets' seam). */
+int auth_cred_decode_with(auth_verify_f verify, void *arg, const char *cred, uid_t *uid,
+			  gid_t *gid, char digest[65], struct herd_error *err);
+
 #endif

@@ -118,6 +118,10 @@ int parse_time_limit(const char *s, int64_t *seconds)
 	} else {
 		total = (f[0] * 60 + f[1]) * 60 + f[2];
 	}
+	/* The hours of "D-H" can carry the days past the bound: fmt_duration
+	 * would then print a limit this cannot read back (found by fuzzing). */
+	if (total / 86400 > TIME_FIELD_MAX)
+		goto error;
 	*seconds = (int64_t)total;
 	return 0;
 error:
@@ -185,6 +189,9 @@ int parse_size_mb(const char *s, uint64_t *mb)
 		case 'M': shift_mb = 0; break;
 		case 'G': shift_mb = 10; break;
 		case 'T': shift_mb = 20; break;
+		/* fmt_size_mb prints these past 1024T: what it prints must read back. */
+		case 'P': shift_mb = 30; break;
+		case 'E': shift_mb = 40; break;
 		default: goto error;
 		}
 	}

@@ -29,7 +29,8 @@ char *fmt_hms(int64_t seconds, char *buf, size_t len);
 /* Time limits as squeue/scontrol print them: like fmt_duration. */
 #define fmt_time_limit fmt_duration
 
-/* Memory sizes in megabytes: "512" (MB), "512M", "4G", "1T", "2048K".
+/* Memory sizes in megabytes: "512" (MB), "512M", "4G", "1T", "2048K" (and
+ * "2P", "1E", which fmt_size_mb prints for the largest).
  * -1 on malformed input or overflow. */
 int parse_size_mb(const char *s, uint64_t *mb);
 /* Format MB as Slurm does in "scontrol show": "4G" when a whole number of GiB, else "512M". */

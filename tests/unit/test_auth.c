@@ -57,11 +57,56 @@ static void garbage_is_refused(void **state)
 	assert_null(auth_encode("/nonexistent/sock", MSG_PING, "c1:ctld", "{}", 2, &err));
 }
 
+/* auth_decode_with, the seam the fuzz targets use: the verifier's payload
+ * must be the frame's digest; a verifier's refusal, an empty payload or a
+ * payload of another frame is refused; the uid it gives is passed on. */
+static const char *fake_payload;
+
+static int fake_verify(void *arg, const char *cred, void **payload, int *plen, uid_t *uid,
+		       gid_t *gid, struct herd_error *err)
+{
+	if (!strcmp(cred, "refuse"))
+		return errprintf(err, "invalid credential: refused");
+	*payload = fake_payload ? strdup(fake_payload) : NULL;
+	*plen = fake_payload ? (int)strlen(fake_payload) : 64;
+	*uid = 4242;
+	*gid = 4243;
+	return 0;
+}
+
+static void decode_with_a_verifier(void **state)
+{
+	struct herd_error err;
+	uid_t uid = 0;
+	gid_t gid = 0;
+	/* A payload of another frame (the digest of an empty PING to c1:n1). */
+	fake_payload = "b2d5c9a4e9b4fd5a1f3c9f7e6f0d4f6b0e0b4a3f2c1d0e9f8a7b6c5d4e3f2a1b";
+	assert_int_equal(auth_decode_with(fake_verify, NULL, "ok", MSG_PING, "c1:ctld", "{}", 2,
+					  &uid, &gid, &err), -1);
+	assert_string_equal(err.text, "credential does not match its frame");
+	fake_payload = NULL;
+	assert_int_equal(auth_decode_with(fake_verify, NULL, "ok", MSG_PING, "c1:ctld", "{}", 2,
+					  &uid, &gid, &err), -1);
+	assert_int_equal(auth_decode_with(fake_verify, NULL, "refuse", MSG_PING, "c1:ctld", "{}", 2,
+					  &uid, &gid, &err), -1);
+	assert_string_equal(err.text, "invalid credential: refused");
+	/* sha256(00 01 "c1:ctld" 00 "{}"), as test_frames.py computes it */
+	fake_payload = "1039c225043dac96d359013b8cc8f0a18ad768a11e312b0ce9ee10abfc6753ec";
+	assert_int_equal(auth_decode_with(fake_verify, NULL, "ok", MSG_PING, "c1:ctld", "{}", 2,
+					  &uid, &gid, &err), 0);
+	assert_int_equal(uid, 4242);
+	assert_int_equal(gid, 4243);
+	/* ... and only for that frame */
+	assert_int_equal(auth_decode_with(fake_verify, NULL, "ok", MSG_PING, "c1:ctld", "{} ", 3,
+					  &uid, &gid, &err), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(bound_to_its_frame),
 		cmocka_unit_test(garbage_is_refused),
+		cmocka_unit_test(decode_with_a_verifier),
 	};
 	return cmocka_run_group_tests(tests, start_munged, stop_munged);
 }

@@ -33,12 +33,16 @@ static const struct {
 	{ "Infinite", TIME_INFINITE },
 	{ "-1", TIME_INFINITE },
 	{ "100000000", 6000000000LL },
+	{ "100000000-23:59:59", 100000000LL * 86400 + 86399 },
 };
 
 static const char *const time_bad[] = {
 	"", "1:2:3:4", "-5", "abc", "5m", "1:", ":5", "1::2", "1-", "-1-2", "1-2-3",
 	"1-2:3:4:5", " 5", "5 ", "+5", "1.5", "1-a", "99999999999999999999",
 	"100000001", "UNLIMITEDX", "1-:3",
+	/* over 100,000,000 days once the hours are added: printed, it would
+	 * not read back (tests/fuzz/corpus/parse/crash-days-carry) */
+	"99999992-39994", "100000000-24",
 };
 
 static void test_time_limit(void **state)
@@ -163,6 +167,11 @@ static const struct {
 	{ 4096, "4G" },
 	{ 1048576, "1T" },
 	{ 1049600, "1025G" },
+	/* Past 1024T (found by fuzz_parse: "2048T" printed "2P", which did not
+	 * read back; tests/fuzz/corpus/parse/crash-2048T). */
+	{ 2048ULL << 20, "2P" },
+	{ 1ULL << 40, "1E" },
+	{ 3ULL << 40, "3E" },
 };
 
 static void test_fmt_size(void **state)

@@ -243,8 +243,12 @@ static void flat_file(void **state)
 	free(text);
 	json_decref(rows);
 	/* malformed lines */
+	/* Not UTF-8 (in the type, a name, a key, a value): refused, not dropped
+	 * in silence (tests/fuzz/corpus/sacctmgr_flat/crash-not-utf8). */
 	static const char *const bad_lines[] = { "not a line", "Account - 'x':NoEquals",
-						 "User - 'u' trailing" };
+						 "User - 'u' trailing", "Accoun\x95 - 'a'",
+						 "Account - 'a\xff'", "Account - 'a':Descr\xe9=x",
+						 "Account - 'a':Description='caf\xe9'" };
 	for (size_t i = 0; i < N(bad_lines); i++) {
 		bool bad;
 		json_decref(flat_parse_line(bad_lines[i], &bad));

@@ -313,6 +313,14 @@ json_t *flat_parse_line(const char *line, bool *bad)
 		p++;
 	if (!*p || *p == '#')
 		return NULL;
+	/* The records are JSON, which holds only UTF-8: a line that is not
+	 * would lose its record or attributes in silence (found by fuzzing). */
+	json_t *utf8 = json_string(line);
+	if (!utf8) {
+		*bad = true;
+		return NULL;
+	}
+	json_decref(utf8);
 	const char *dash = strstr(p, " - ");
 	if (!dash) {
 		*bad = true;
