@@ -1121,6 +1121,30 @@ static int thread_fsuids(uid_t want_thread, char *why, size_t size)
 	return found;
 }
 
+/* prog copied where user 65534 can run it (a clone inside a 0700
+ * directory, as root's home or mktemp -d, is out of its reach): a 0755
+ * directory under /tmp; *dir gets it, for removal. */
+static char *reachable_copy(const char *prog, char **dir)
+{
+	char tmpl[] = "/tmp/herd-pmi-test.XXXXXX";
+	*dir = NULL;
+	if (!mkdtemp(tmpl) || chmod(tmpl, 0755) < 0)
+		return NULL;
+	*dir = xstrdup(tmpl);
+	char *path = xasprintf("%s/%s", tmpl, strrchr(prog, '/') + 1);
+	int in = open(prog, O_RDONLY), outfd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0755);
+	char buf[65536];
+	ssize_t n;
+	while (in >= 0 && outfd >= 0 && (n = read(in, buf, sizeof(buf))) > 0)
+		if (write(outfd, buf, n) != n)
+			break;
+	if (in >= 0)
+		close(in);
+	if (outfd >= 0)
+		close(outfd);
+	return path;
+}
+
 static void test_openmpi_thread_files_as_user(void **state)
 {
 	char *prog = mpi_prog("openmpi", "hello");
@@ -1132,6 +1156,10 @@ static void test_openmpi_thread_files_as_user(void **state)
 		printf("skipped: needs root (ranks of another user)\n");
 		skip();
 	}
+	char *dir, *built = prog;
+	prog = reachable_copy(built, &dir);
+	free(built);
+	assert_non_null(prog);
 	int out = temp_file();
 	pid_t server = fork();
 	assert_true(server >= 0);
@@ -1183,6 +1211,9 @@ static void test_openmpi_thread_files_as_user(void **state)
 		fail_msg("the PMIx server process: wait status %d; output:\n%s", st, text);
 	check_output(text, "hello", 2, false);
 	free(text);
+	unlink(prog);
+	rmdir(dir);
+	free(dir);
 	free(prog);
 }
 
