@@ -164,6 +164,11 @@ def test_srun_killed_leaves_no_task_behind(c):
 def test_node_daemon_dying_mid_step_is_a_node_failure(c):
     p = user_popen(c, "herdu1", ["srun", "-N2", "-n2", "sleep", "300"])
     c.wait_until("the step", lambda: steps_running(c, "herdu1"), timeout=30)
+    # Its tasks run on both nodes: srun has its launch answered (killed
+    # before that, the node daemon's reset ends srun's step creation
+    # instead, "Unable to create step ... Connection reset by peer").
+    c.wait_until("the step's tasks", lambda: len(user_processes(c, "herdu1", "sleep")) >= 2,
+                 timeout=30)
     step_id, nodelist = steps_running(c, "herdu1")[0]
     victim = expand(nodelist)[-1]
     os.kill(c.herdd_pid(victim), signal.SIGKILL)
