@@ -170,10 +170,14 @@ cluster: $(BINS)
 cluster-pgsql: $(BINS)
 	$(call pytest_run,HERD_TEST_ACCT=pgsql HERD_BIN=$(abspath $(B))/bin,$(ACCT_TESTS),pgsql)
 
+# The builds use every core (the gcc and the clang build take ~4 min one
+# file at a time on 2 cores); the fuzz smoke runs each target 3 s.
+NPROC := $(shell nproc 2>/dev/null || echo 2)
 test: deps
-	$(MAKE) all
+	$(MAKE) -j$(NPROC) all
 	$(MAKE) unit
-	$(MAKE) fuzz-smoke
+	$(MAKE) -j$(NPROC) fuzz
+	$(MAKE) fuzz-smoke FUZZ_TIME=3
 	$(MAKE) cluster
 
 demo: deps
