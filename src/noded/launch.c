@@ -94,6 +94,10 @@ static void launch_finish(struct launch_pending *lp, bool timed_out)
 			log_error("%s", text);
 		else
 			log_error("step %u.%u: herdstepd failed: %s", lp->job_id, lp->step_id, why);
+		/* Killed after it started the script but before its word: the
+		 * script runs on, unconstrained, unless it is reaped here. */
+		if (lp->pid > 0 && !jobs_stepd_alive(lp->pid, job->dir))
+			reclaim_step(nd, lp->job_id, lp->step_id);
 		jobs_remove(nd, job, true);
 		net_respond(lp->req, HERD_ERR_INTERNAL, NULL, text);
 	}
