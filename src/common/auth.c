@@ -75,15 +75,15 @@ char *auth_encode(const char *socket, uint16_t type, const char *dest, const cha
 
 /* The real verifier: munged decodes the credential (and refuses expired and
  * replayed ones). */
-static int munge_verify(void *arg, const char *cred, void **payload, int *plen, uid_t *uid,
-			gid_t *gid, struct herd_error *err)
+static int munge_verify(void *arg, const char *cred, void **payload, int *plen,
+			struct auth_id *id, struct herd_error *err)
 {
 	munge_ctx_t ctx = auth_ctx(arg, err);
 	munge_err_t e;
 
 	if (!ctx)
 		return -1;
-	e = munge_decode(cred, ctx, payload, plen, uid, gid);
+	e = munge_decode(cred, ctx, payload, plen, &id->uid, &id->gid);
 	if (e != EMUNGE_SUCCESS) {
 		switch (e) {
 		case EMUNGE_CRED_REPLAYED: errprintf(err, "credential replayed"); break;
@@ -96,17 +96,20 @@ static int munge_verify(void *arg, const char *cred, void **payload, int *plen, 
 		munge_ctx_destroy(ctx);
 		return -1;
 	}
+	if (munge_ctx_get(ctx, MUNGE_OPT_ADDR4, &id->addr) != EMUNGE_SUCCESS)
+		id->addr.s_addr = htonl(INADDR_ANY);
 	munge_ctx_destroy(ctx);
 	return 0;
 }
 
-int auth_cred_decode_with(auth_verify_f verify, void *arg, const char *cred, uid_t *uid,
-			  gid_t *gid, char digest[65], struct herd_error *err)
+int auth_cred_decode_with(auth_verify_f verify, void *arg, const char *cred,
+			  struct auth_id *id, char digest[65], struct herd_error *err)
 {
 	void *payload = NULL;
 	int plen = 0, rc = -1;
 
-	if (verify(arg, cred, &payload, &plen, uid, gid, err) < 0)
+	id->addr.s_addr = htonl(INADDR_ANY);
+	if (verify(arg, cred, &payload, &plen, id, err) < 0)
 		goto out;
 	if (!payload || plen != 64) {
 		errprintf(err, "credential does not match its frame");
@@ -120,10 +123,10 @@ out:
 	return rc;
 }
 
-int auth_cred_decode(const char *socket, const char *cred, uid_t *uid, gid_t *gid,
-		     char digest[65], struct herd_error *err)
+int auth_cred_decode(const char *socket, const char *cred, struct auth_id *id, char digest[65],
+		     struct herd_error *err)
 {
-	return auth_cred_decode_with(munge_verify, (void *)socket, cred, uid, gid, digest, err);
+	return auth_cred_decode_with(munge_verify, (void *)socket, cred, id, digest, err);
 }
 
 int auth_cred_match(const char digest[65], uint16_t type, const char *dest, const char *body,
@@ -138,19 +141,18 @@ int auth_cred_match(const char digest[65], uint16_t type, const char *dest, cons
 }
 
 int auth_decode_with(auth_verify_f verify, void *arg, const char *cred, uint16_t type,
-		     const char *dest, const char *body, size_t len, uid_t *uid, gid_t *gid,
+		     const char *dest, const char *body, size_t len, struct auth_id *id,
 		     struct herd_error *err)
 {
 	char digest[65];
 
-	if (auth_cred_decode_with(verify, arg, cred, uid, gid, digest, err) < 0)
+	if (auth_cred_decode_with(verify, arg, cred, id, digest, err) < 0)
 		return -1;
 	return auth_cred_match(digest, type, dest, body, len, err);
 }
 
 int auth_decode(const char *socket, const char *cred, uint16_t type, const char *dest,
-		const char *body, size_t len, uid_t *uid, gid_t *gid, struct herd_error *err)
+		const char *body, size_t len, struct auth_id *id, struct herd_error *err)
 {
-	return auth_decode_with(munge_verify, (void *)socket, cred, type, dest, body, len, uid,
-				gid, err);
+	return auth_decode_with(munge_verify, (void *)socket, cred, type, dest, body, len, id, err);
 }

@@ -5,10 +5,20 @@
  * itself refuses expired and replayed credentials.  Thread-safe. */
 #ifndef HERD_AUTH_H
 #define HERD_AUTH_H
+#include <netinet/in.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include "common/error.h"
+
+/* Who made a credential, as munged says: uid, gid and the IPv4 address of
+ * the host whose munged encoded it (INADDR_ANY when munged did not know its
+ * own; partition AllocNodes is checked against it). */
+struct auth_id {
+	uid_t uid;
+	gid_t gid;
+	struct in_addr addr;
+};
 
 /* Destination names: "<cluster>:ctld" for the controller, "<cluster>:<node>"
  * for a node daemon. */
@@ -22,30 +32,30 @@ char *auth_encode(const char *socket, uint16_t type, const char *dest, const cha
 /* Verify cred against this frame; -1 with err ("credential replayed",
  * "credential expired", "credential does not match its frame", ...). */
 int auth_decode(const char *socket, const char *cred, uint16_t type, const char *dest,
-		const char *body, size_t len, uid_t *uid, gid_t *gid, struct herd_error *err);
+		const char *body, size_t len, struct auth_id *id, struct herd_error *err);
 
 /* auth_decode in two halves, for a daemon that checks a frame's credential
  * before reading a large body (doc/protocol.md "Reading a frame"):
- * auth_cred_decode asks munged (expiry, replay) and gives the uid/gid and the
+ * auth_cred_decode asks munged (expiry, replay) and gives who made it and the
  * digest the credential carries (digest[65]); auth_cred_match later checks
  * that digest against the frame once the body is in.  -1 with err. */
-int auth_cred_decode(const char *socket, const char *cred, uid_t *uid, gid_t *gid,
-		     char digest[65], struct herd_error *err);
+int auth_cred_decode(const char *socket, const char *cred, struct auth_id *id, char digest[65],
+		     struct herd_error *err);
 int auth_cred_match(const char digest[65], uint16_t type, const char *dest, const char *body,
 		    size_t len, struct herd_error *err);
 
 /* The check auth_decode makes, with the credential decoded by verify
  * instead of munged: verify fills payload (malloc'd; freed here), its
- * length, uid and gid, or returns -1 with err.  auth_decode is this with
+ * length and id, or returns -1 with err.  auth_decode is this with
  * MUNGE; the fuzz target (tests/fuzz/fuzz_auth.c) passes a fake verifier so
  * that it can drive the binding check without a munged. */
 typedef int (*auth_verify_f)(void *arg, const char *cred, void **payload, int *plen,
-			     uid_t *uid, gid_t *gid, struct herd_error *err);
+			     struct auth_id *id, struct herd_error *err);
 int auth_decode_with(auth_verify_f verify, void *arg, const char *cred, uint16_t type,
-		     const char *dest, const char *body, size_t len, uid_t *uid, gid_t *gid,
+		     const char *dest, const char *body, size_t len, struct auth_id *id,
 		     struct herd_error *err);
 /* auth_cred_decode with a given verifier (the fuzz targets' seam). */
-int auth_cred_decode_with(auth_verify_f verify, void *arg, const char *cred, uid_t *uid,
-			  gid_t *gid, char digest[65], struct herd_error *err);
+int auth_cred_decode_with(auth_verify_f verify, void *arg, const char *cred,
+			  struct auth_id *id, char digest[65], struct herd_error *err);
 
 #endif

@@ -8,6 +8,7 @@
 #ifndef HERD_NET_H
 #define HERD_NET_H
 #include <jansson.h>
+#include <netinet/in.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <uv.h>
@@ -20,6 +21,7 @@ struct net_req {
 	uint32_t id;
 	uid_t uid;              /* from the credential: the only identity to trust */
 	gid_t gid;
+	struct in_addr origin;  /* the credential's origin (munged's host); INADDR_ANY: unknown */
 	json_t *body;           /* validated against msg_schema(type); owned by req */
 	struct net_conn *conn;  /* private */
 };

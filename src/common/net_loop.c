@@ -61,8 +61,7 @@ struct net_conn {
 				     * not yet answered */
 	int close_after_write;
 	int authed;                 /* the partial frame's credential is already verified */
-	uid_t uid;
-	gid_t gid;
+	struct auth_id who;         /* what it says */
 	char digest[65];            /* what that credential binds */
 	char ip[64];
 	int counted_peer;           /* counted in srv->peers */
@@ -88,8 +87,7 @@ struct net_work {
 	/* results */
 	int rc;
 	struct herd_error err;
-	uid_t uid;
-	gid_t gid;
+	struct auth_id who;
 	json_t *json;
 };
 
@@ -407,8 +405,7 @@ static void work_decode(uv_work_t *w)
 	if (work_check_type(nw) < 0)
 		return;
 	if (nw->cred_only) {
-		if (auth_cred_decode(srv->munge_socket, nw->cred, &nw->uid, &nw->gid, nw->digest,
-				     &nw->err) < 0)
+		if (auth_cred_decode(srv->munge_socket, nw->cred, &nw->who, nw->digest, &nw->err) < 0)
 			nw->rc = HERD_ERR_AUTH;
 		else
 			nw->rc = 0;
@@ -417,7 +414,7 @@ static void work_decode(uv_work_t *w)
 	if (nw->authed ? auth_cred_match(nw->digest, type, srv->dest, nw->body, nw->hdr.body_len,
 					 &nw->err)
 		       : auth_decode(srv->munge_socket, nw->cred, type, srv->dest, nw->body,
-				     nw->hdr.body_len, &nw->uid, &nw->gid, &nw->err)) {
+				     nw->hdr.body_len, &nw->who, &nw->err)) {
 		nw->rc = HERD_ERR_AUTH;
 		return;
 	}
@@ -442,8 +439,7 @@ static void work_cred_checked(struct net_work *nw)
 		conn_refuse(c, &nw->hdr, nw->rc, nw->err.text);
 	} else if (!c->closed) {
 		c->authed = 1;
-		c->uid = nw->uid;
-		c->gid = nw->gid;
+		c->who = nw->who;
 		memcpy(c->digest, nw->digest, sizeof(c->digest));
 		conn_account(c);
 		conn_frames(c);
@@ -468,8 +464,9 @@ static void work_decoded(uv_work_t *w, int status)
 	req = xmalloc(sizeof(*req));
 	req->type = nw->hdr.type;
 	req->id = nw->hdr.req_id;
-	req->uid = nw->uid;
-	req->gid = nw->gid;
+	req->uid = nw->who.uid;
+	req->gid = nw->who.gid;
+	req->origin = nw->who.addr;
 	req->body = nw->json;
 	req->conn = c;   /* the work's reference on c passes to req */
 	c->srv->decoding -= nw->hdr.body_len;
@@ -543,8 +540,7 @@ static void conn_frames(struct net_conn *c)
 		nw->hdr = hdr;
 		if (c->authed) {
 			nw->authed = 1;
-			nw->uid = c->uid;
-			nw->gid = c->gid;
+			nw->who = c->who;
 			memcpy(nw->digest, c->digest, sizeof(nw->digest));
 			c->authed = 0;
 		} else if (hdr.cred_len) {

@@ -56,6 +56,10 @@ struct part {
 	int *node_idx;              /* indexes into ctld.nodes */
 	int nnodes;
 	char *nodes_str;            /* compressed */
+	/* AllocNodes looked up at load (part.c): the IPv4 addresses a
+	 * submission's credential may come from. */
+	struct in_addr *alloc_addrs;
+	int nalloc_addrs;
 	/* Gone from herd.conf at a reconfigure while jobs were in it: kept for
 	 * them (squeue still names it; pending ones wait, PartitionDown), but
 	 * not listed, not found by name, never scheduled. */
@@ -185,6 +189,7 @@ struct job {
 	struct part *part;
 	char *account, *comment;
 	char *work_dir, *std_out, *std_err, *std_in, *command, *submit_host;
+	struct in_addr origin;      /* the submission's MUNGE origin address (AllocNodes) */
 	char *std_out_task, *std_err_task;   /* an array's meta record: the paths, %a left */
 	char *key;                  /* submission key, or NULL */
 	uint32_t req_nodes, ntasks, cpus_per_task;

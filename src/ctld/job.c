@@ -1,6 +1,7 @@
 /* The job table (by ID and by submission key), the one function that changes
  * a job's state, and the job record's JSON form (for the store and for
  * JOB_INFO).  Scheduling decisions live in sched.c; RPCs in rpc.c. */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -625,6 +626,11 @@ json_t *job_to_json(const struct job *job)
 		"std_out", nz(job->std_out), "std_err", nz(job->std_err), "std_in", nz(job->std_in),
 		"command", job->command ? job->command : "(null)",
 		"submit_host", nz(job->submit_host), "restarts", (json_int_t)job->restarts);
+	if (job->origin.s_addr != htonl(INADDR_ANY)) {
+		char addr[INET_ADDRSTRLEN];
+		inet_ntop(AF_INET, &job->origin, addr, sizeof(addr));
+		json_object_set_new(o, "origin", json_string(addr));
+	}
 	if (job->std_out_task) {
 		json_object_set_new(o, "std_out_task", json_string(job->std_out_task));
 		json_object_set_new(o, "std_err_task", json_string(nz(job->std_err_task)));
@@ -777,6 +783,9 @@ struct job *job_from_json(const json_t *rec)
 		job->command = NULL;
 	}
 	job->submit_host = str_or_null(rec, "submit_host");
+	const char *origin = json_string_value(json_object_get(rec, "origin"));
+	if (!origin || inet_pton(AF_INET, origin, &job->origin) != 1)
+		job->origin.s_addr = htonl(INADDR_ANY);
 	job->restarts = int_of(rec, "restarts");
 	job->hold_user = json_is_true(json_object_get(rec, "hold_user"));
 	job->hold_admin = json_is_true(json_object_get(rec, "hold_admin"));

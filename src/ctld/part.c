@@ -1,13 +1,56 @@
 /* Partitions from herd.conf: their nodes, limits and state.  Each partition
  * owns a copy of its definition, so that a reconfigure (reconf.c) can keep
  * a removed partition, hidden, for the jobs still in it. */
+#include <arpa/inet.h>
+#include <netdb.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
 #include "common/hostlist.h"
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
+
+/* Most hosts one AllocNodes may name (each is looked up at load). */
+#define ALLOC_NODES_MAX 65536
+
+/* AllocNodes: the IPv4 addresses of its hosts, looked up here, at load and at
+ * each reconfigure, so that a submission is checked against its credential's
+ * origin without a lookup in the event loop.  A configured node's name is
+ * looked up as its NodeAddr.  A host that does not resolve gives no address
+ * (and a log line): submissions from it are refused. */
+static void part_alloc_addrs(struct part *p, const char *list)
+{
+	struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM }, *ai;
+	struct hostlist *hl;
+	int e;
+
+	if (!list || !*list || !strcasecmp(list, "ALL"))
+		return;
+	if (!(hl = hostlist_create_max(list, ALLOC_NODES_MAX))) {
+		log_error("partition %s: AllocNodes=%s is not a list of at most %d hosts: no "
+			  "host may submit there", p->name, list, ALLOC_NODES_MAX);
+		return;
+	}
+	for (size_t k = 0; k < hostlist_count(hl); k++) {
+		const char *name = hostlist_nth(hl, k);
+		int idx = node_index(name);
+		const char *host = idx >= 0 && ctld.nodes[idx].addr ? ctld.nodes[idx].addr : name;
+		if ((e = getaddrinfo(host, NULL, &hints, &ai)) != 0) {
+			log_error("partition %s: AllocNodes host %s: %s", p->name, host,
+				  gai_strerror(e));
+			continue;
+		}
+		for (struct addrinfo *a = ai; a; a = a->ai_next) {
+			p->alloc_addrs = xrealloc(p->alloc_addrs,
+						  (p->nalloc_addrs + 1) * sizeof(*p->alloc_addrs));
+			p->alloc_addrs[p->nalloc_addrs++] = ((struct sockaddr_in *)a->ai_addr)->sin_addr;
+		}
+		freeaddrinfo(ai);
+	}
+	hostlist_destroy(hl);
+}
 
 static void part_init(struct part *p, const struct conf_part *cp)
 {
@@ -35,6 +78,7 @@ static void part_init(struct part *p, const struct conf_part *cp)
 	p->nodes_str = hostlist_ranged_string(names);
 	hostlist_destroy(names);
 	hostlist_destroy(hl);
+	part_alloc_addrs(p, cp->alloc_nodes);
 }
 
 void part_build(const struct conf *conf, int extra, struct part **parts, int *nparts,
@@ -56,6 +100,7 @@ void part_release(struct part *p)
 	free(p->name);
 	free(p->node_idx);
 	free(p->nodes_str);
+	free(p->alloc_addrs);
 	memset(p, 0, sizeof(*p));
 }
 

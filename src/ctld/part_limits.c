@@ -5,6 +5,7 @@
  * What is refused at submission and what waits with a reason follows
  * EnforcePartLimits.  Not here: the partition's state (sched.c), DefaultTime
  * (rpc.c gives it). */
+#include <arpa/inet.h>
 #include <grp.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -119,24 +120,20 @@ static bool root_ok(const struct job *job, const struct conf_part *c)
 	return !c->root_only || job->uid == 0 || job->uid == ctld.slurm_uid;
 }
 
-/* AllocNodes: the host the job was submitted from (its short name too) is
- * one of the listed; no host, no access, as in Slurm.  The name is the
- * client's word (SubmitHost): doc/conf.md says what that does and does not
- * stop. */
-static bool alloc_node_ok(const struct job *job, const struct conf_part *c)
+/* AllocNodes: the submission's credential was made on one of the listed
+ * hosts (its MUNGE origin address against the addresses part.c looked up);
+ * an unknown origin is refused, as in Slurm.  SubmitHost, the name the
+ * command sends, is only shown. */
+static bool alloc_node_ok(const struct job *job, const struct part *p)
 {
-	const char *host = job->submit_host;
-
-	if (!restricted(c->alloc_nodes))
+	if (!restricted(p->conf->alloc_nodes))
 		return true;
-	if (!host || !*host)
+	if (job->origin.s_addr == htonl(INADDR_ANY))
 		return false;
-	struct hostlist *hl = hostlist_create(c->alloc_nodes);
-	char *shortname = xstrndup(host, strcspn(host, "."));
-	bool ok = hl && (hostlist_find(hl, host) >= 0 || hostlist_find(hl, shortname) >= 0);
-	free(shortname);
-	hostlist_destroy(hl);
-	return ok;
+	for (int i = 0; i < p->nalloc_addrs; i++)
+		if (p->alloc_addrs[i].s_addr == job->origin.s_addr)
+			return true;
+	return false;
 }
 
 static uint32_t job_nodes(const struct job *job)
@@ -189,9 +186,11 @@ static int submit_one(const struct job *job, const struct part *p, enum enforce 
 	if (!root_ok(job, c)) {
 		why = "not root (RootOnly)";
 		rc = HERD_ERR_ACCESS;
-	} else if (!alloc_node_ok(job, c)) {
-		log_info("submission of uid %u to partition %s refused: submit host %s not in "
-			 "AllocNodes=%s", (unsigned)job->uid, p->name,
+	} else if (!alloc_node_ok(job, p)) {
+		char addr[INET_ADDRSTRLEN];
+		log_info("submission of uid %u to partition %s refused: its credential comes from "
+			 "%s (SubmitHost %s), not from AllocNodes=%s", (unsigned)job->uid, p->name,
+			 inet_ntop(AF_INET, &job->origin, addr, sizeof(addr)),
 			 job->submit_host && *job->submit_host ? job->submit_host : "(none)",
 			 c->alloc_nodes);
 		return HERD_ERR_ACCESS;

@@ -194,6 +194,7 @@ static void rpc_submit(struct net_req *req)
 	job->comment = *jstr(spec, "comment") ? xstrdup(jstr(spec, "comment")) : NULL;
 	job->work_dir = xstrdup(jstr(spec, "cwd"));
 	job->submit_host = xstrdup(jstr(spec, "submit_host"));
+	job->origin = req->origin;
 	job->key = *key ? xstrdup(key) : NULL;
 	job->req_nodes = nodes;
 	job->ntasks = ntasks;

@@ -7,6 +7,7 @@ guard who may allocate (RootOnly, AllocNodes), and the one warning naming the
 herd.conf keys Herd accepts but ignores (Prolog, TaskProlog, ...).
 
 Run as the test users herdu1 (the role holder) and herdu2 (the owner)."""
+import json
 import os
 import re
 import pwd
@@ -17,6 +18,7 @@ import pytest
 
 from conftest import REPO, start_cluster, stop_cluster
 from cmd_helpers import cancel_all, stays
+from test_frames import SUBMIT_JOB, Wire, exchange, submit_body
 
 ROLE, OWNER = "herdu1", "herdu2"
 PART = "debug"
@@ -274,12 +276,55 @@ def test_alloc_nodes(guarded, users):
         assert r.rc == 1 and f"Unable to allocate resources: {DENIED}" in r.err, r
     assert queued(c) == before
     log = open(os.path.join(c.dir, "log", "herdctld.log")).read()
-    assert f"submit host {socket.gethostname()} not in AllocNodes=elsewhere[1-3],nohost" in log
+    assert (f"its credential comes from {origin()} (SubmitHost {socket.gethostname()}), "
+            "not from AllocNodes=elsewhere[1-3],nohost") in log
     # from a listed host (this one, by its short name) it is accepted
     job = c.sbatch("-p", "hereq", "-o", "/dev/null", "--wrap", "true", user=OWNER,
                    cwd=c.workdir(OWNER))
     assert c.wait_done(job) == "COMPLETED"
     assert c.show_job(job)["Partition"] == "hereq"
+
+
+def origin():
+    """The address munged puts in its credentials: its host's name, resolved."""
+    return socket.gethostbyname(socket.gethostname())
+
+
+def test_alloc_nodes_trusts_the_credential_not_the_name(guarded, users):
+    """AllocNodes is checked against the MUNGE credential's origin address,
+    not the SubmitHost the client writes: a hand-made request that claims a
+    listed host (elsewhere1, which does not resolve) is refused, and one
+    that names no host at all but comes from a listed host is taken."""
+    c = guarded
+    before = queued(c)
+    wire = Wire(c)
+
+    def submit(partition, host):
+        body = json.loads(submit_body(os.urandom(8).hex()))
+        body["job"].update(partition=partition, submit_host=host, hold=True)
+        return exchange(c.port, wire.request(SUBMIT_JOB, json.dumps(body).encode(), user=OWNER))
+
+    for host in ("elsewhere1", "nohost", ""):
+        reply = submit("farq", host)
+        assert reply["rc"] != 0, (host, reply)
+    assert queued(c) == before
+    reply = submit("hereq", "elsewhere1")
+    assert reply["rc"] == 0, reply
+    job = reply["job_id"]
+    assert c.show_job(job)["Partition"] == "hereq"
+    # moving it later is checked against where it was submitted from, too
+    # (kept in the store: the same after a controller restart)
+    r = c.run(["scontrol", "update", f"JobId={job}", "Partition=farq"])
+    assert (r.rc, r.err) == (1, f"{DENIED} for job {job}\n"), r
+    pid = c.ctld_pid()
+    os.kill(pid, signal.SIGKILL)
+    c.wait_until("the controller gone", lambda: not os.path.exists(f"/proc/{pid}"), timeout=20)
+    c.restart_ctld()
+    c.wait_until("the restarted controller", c.ping_ok, timeout=30)
+    r = c.run(["scontrol", "update", f"JobId={job}", "Partition=farq"])
+    assert (r.rc, r.err) == (1, f"{DENIED} for job {job}\n"), r
+    assert c.run(["scontrol", "update", f"JobId={job}", "Partition=hereq"]).rc == 0
+    assert c.run(["scancel", str(job)]).rc == 0
 
 
 # ---- keys accepted and ignored: one warning ---------------------------------

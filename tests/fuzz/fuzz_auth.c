@@ -11,8 +11,8 @@
 #include "fuzz.h"
 #include "fuzz_digest.h"
 
-static int fake_verify(void *arg, const char *cred, void **payload, int *plen, uid_t *uid,
-		       gid_t *gid, struct herd_error *err)
+static int fake_verify(void *arg, const char *cred, void **payload, int *plen,
+		       struct auth_id *id, struct herd_error *err)
 {
 	char *end;
 	if (cred[0] == 'E')
@@ -23,8 +23,8 @@ static int fake_verify(void *arg, const char *cred, void **payload, int *plen, u
 	unsigned long g = strtoul(end + 1, &end, 10);
 	if (*end != ':')
 		return errprintf(err, "invalid credential");
-	*uid = (uid_t)u;
-	*gid = (gid_t)g;
+	id->uid = (uid_t)u;
+	id->gid = (gid_t)g;
 	size_t n = strlen(end + 1);
 	*payload = malloc(n + 1);
 	memcpy(*payload, end + 1, n + 1);
@@ -61,16 +61,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(body, p, blen);
 
 	struct herd_error err = { "" };
-	uid_t uid = (uid_t)-2;
-	gid_t gid = (gid_t)-2;
-	int rc = auth_decode_with(fake_verify, &flags, cred, type, dest, body, blen, &uid, &gid,
-				  &err);
+	struct auth_id who = { .uid = (uid_t)-2, .gid = (gid_t)-2 };
+	int rc = auth_decode_with(fake_verify, &flags, cred, type, dest, body, blen, &who, &err);
 	if (rc == 0) {
 		char digest[65];
 		fuzz_digest(type, dest, body, blen, digest);
 		const char *payload = strchr(strchr(cred, ':') + 1, ':') + 1;
 		if (strcmp(payload, digest) || (flags & 1) ||
-		    uid != (uid_t)strtoul(cred, NULL, 10))
+		    who.uid != (uid_t)strtoul(cred, NULL, 10))
 			abort();   /* accepted a credential that does not bind this frame */
 	} else if (!err.text[0])
 		abort();   /* a refusal must say why */

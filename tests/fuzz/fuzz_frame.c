@@ -23,8 +23,8 @@ struct expect {
 	size_t len;
 };
 
-static int fake_verify(void *arg, const char *cred, void **payload, int *plen, uid_t *uid,
-		       gid_t *gid, struct herd_error *err)
+static int fake_verify(void *arg, const char *cred, void **payload, int *plen,
+		       struct auth_id *id, struct herd_error *err)
 {
 	const struct expect *e = arg;
 	if (strcmp(cred, "OK"))
@@ -33,8 +33,8 @@ static int fake_verify(void *arg, const char *cred, void **payload, int *plen, u
 	fuzz_digest(e->type, DEST, e->body, e->len, digest);
 	*payload = xstrdup(digest);
 	*plen = 64;
-	*uid = 1000;
-	*gid = 1000;
+	id->uid = 1000;
+	id->gid = 1000;
 	return 0;
 }
 
@@ -65,12 +65,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		off += need;
 
 		uint16_t type = hdr.type;
-		uid_t uid;
-		gid_t gid;
+		struct auth_id who;
 		struct expect e = { type, body, hdr.body_len };
 		if (!(type & MSG_REPLY) && msg_schema(type) && cred &&
-		    auth_decode_with(fake_verify, &e, cred, type, DEST, body, hdr.body_len, &uid,
-				     &gid, &err) == 0) {
+		    auth_decode_with(fake_verify, &e, cred, type, DEST, body, hdr.body_len, &who,
+				     &err) == 0) {
 			json_t *json = frame_body_parse(body, hdr.body_len, &err);
 			if (json) {
 				if (msg_validate(type, json, &err) == 0) {

@@ -3,6 +3,7 @@
  * submission and with which rc (one partition and several), AllowGroups in
  * every mode, MinNodes for a job without -N, QOS flags that pass limits,
  * and what the selection is told (ExclusiveUser, OverSubscribe=EXCLUSIVE). */
+#include <arpa/inet.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -241,20 +242,25 @@ static void root_only_and_alloc_nodes(void **state)
 	}
 	enforce(NULL);
 	c.root_only = false;
-	const struct { const char *alloc_nodes, *host; int rc; } cases[] = {
-		{ NULL, NULL, 0 },
-		{ "ALL", "anywhere", 0 },
-		{ "login[1-3]", "login2", 0 },
-		{ "login[1-3]", "login2.example.org", 0 },   /* its short name */
-		{ "gw,login[1-3]", "gw", 0 },
-		{ "login[1-3]", "login4", HERD_ERR_ACCESS },
-		{ "login[1-3]", "login", HERD_ERR_ACCESS },
-		{ "login[1-3]", "", HERD_ERR_ACCESS },        /* no host: refused */
-		{ "login[1-3]", NULL, HERD_ERR_ACCESS },
-		{ "login2.example.org", "login2", HERD_ERR_ACCESS },
+	/* AllocNodes: the credential's origin against the addresses part.c
+	 * looked the hosts up as; SubmitHost (the client's word) does not count */
+	struct in_addr listed[2];
+	inet_pton(AF_INET, "10.0.0.2", &listed[0]);
+	inet_pton(AF_INET, "10.0.0.3", &listed[1]);
+	const struct { const char *alloc_nodes; int naddrs; const char *origin, *host; int rc; } cases[] = {
+		{ NULL, 0, "0.0.0.0", NULL, 0 },
+		{ "ALL", 0, "192.0.2.1", "anywhere", 0 },
+		{ "login[1-3]", 2, "10.0.0.2", "login2", 0 },
+		{ "login[1-3]", 2, "10.0.0.3", "elsewhere", 0 },
+		{ "login[1-3]", 2, "10.0.0.4", "login2", HERD_ERR_ACCESS },   /* the name lies */
+		{ "login[1-3]", 2, "0.0.0.0", "login2", HERD_ERR_ACCESS },    /* origin unknown */
+		{ "login[1-3]", 0, "10.0.0.2", "login2", HERD_ERR_ACCESS },   /* nothing resolved */
 	};
 	for (size_t i = 0; i < N(cases); i++) {
 		c.alloc_nodes = (char *)cases[i].alloc_nodes;
+		p.alloc_addrs = listed;
+		p.nalloc_addrs = cases[i].naddrs;
+		inet_pton(AF_INET, cases[i].origin, &j.origin);
 		j.submit_host = (char *)cases[i].host;
 		for (uid_t uid = 0; uid < 2; uid++) {   /* root too */
 			j.uid = uid ? 5001 : 0;
@@ -262,10 +268,13 @@ static void root_only_and_alloc_nodes(void **state)
 		}
 	}
 	c.alloc_nodes = "login1";
-	j.submit_host = "elsewhere";
+	p.nalloc_addrs = 1;
+	inet_pton(AF_INET, "10.0.0.9", &j.origin);
 	j.parts = parts;
 	j.nparts = 2;
 	assert_int_equal(part_limits_submit(&j, &err), HERD_ERR_ACCESS);
+	p.alloc_addrs = NULL;
+	p.nalloc_addrs = 0;
 }
 
 static void selection_request(void **state)
