@@ -157,7 +157,7 @@ ACCT_TESTS := $(addprefix tests/cluster/test_,sacctmgr.py sacct.py sacct_tres.py
 # Both runs print their failures; with none on record (an error outside the
 # tests) the second run is the whole set again.
 TEST_JOBS ?= $(if $(filter 1,$(SAN)),1,3)
-PYTEST    := /usr/bin/python3 -m pytest -q
+PYTEST    := /usr/bin/python3 -m pytest -q --durations=15
 PYTEST_N  := $(if $(filter-out 1,$(TEST_JOBS)),-n $(TEST_JOBS) --dist loadfile)
 define pytest_run
 $(1) $(PYTEST) -o cache_dir=$(abspath $(B))/pytest-$(3) $(PYTEST_N) $(2) || { echo "== the failures above, run again alone"; \
