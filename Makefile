@@ -174,7 +174,7 @@ cluster-pgsql: $(BINS)
 # file at a time on 2 cores); the fuzz smoke runs each target 3 s.
 NPROC := $(shell nproc 2>/dev/null || echo 2)
 test: deps
-	$(MAKE) -j$(NPROC) all
+	$(MAKE) -j$(NPROC) all $(UNITS)
 	$(MAKE) unit
 	$(MAKE) -j$(NPROC) fuzz
 	$(MAKE) fuzz-smoke FUZZ_TIME=3
