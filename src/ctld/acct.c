@@ -363,7 +363,7 @@ static void acct_work(uv_work_t *w)
 			strbuf_add(&q->out, ",", 1);
 		strbuf_adds(&q->out, found[i].json);
 	}
-	snprintf(tail, sizeof(tail), "],\"time\":%lld,\"rc\":0}", (long long)time(NULL));
+	snprintf(tail, sizeof(tail), "],\"time\":%lld,\"rc\":0}", (long long)core_now());
 	strbuf_adds(&q->out, tail);
 	q->rc = 0;
 	goto out;
@@ -485,7 +485,7 @@ static struct acct_query *query_new(const json_t *body, int *rc, const char **er
 	qsort(q->ids, q->nids, sizeof(*q->ids), cmp_id);
 	q->uids = int_array(json_object_get(body, "uids"), &q->nuids);
 	q->start = start ? json_integer_value(start) : 0;
-	q->end = end ? json_integer_value(end) : time(NULL);
+	q->end = end ? json_integer_value(end) : core_now();
 	q->duplicates = json_is_true(json_object_get(body, "duplicates"));
 	q->accounts = strv_of(json_object_get(body, "accounts"));
 	if (q->accounts && !q->accounts[0]) {   /* [] selects nothing out: no filter */

@@ -148,7 +148,7 @@ struct acct_cluster *acct_cluster_new(const char *name)
 {
 	struct acct_cluster *c = xmalloc(sizeof(*c));
 	c->name = xstrdup(name);
-	c->created = time(NULL);
+	c->created = core_now();
 	LIST_APPEND(accounting.clusters, clusters_last, c);
 	idx_put(&idx_clusters, name, c);
 	return c;

@@ -1,20 +1,21 @@
 /* SchedulerType=sched/backfill's periodic pass: every bf_interval (and soon
  * after a submission or a job end once one is due), a snapshot of the queue
- * (sched.c) is planned over time by sched_pass in a libuv worker, so the
+ * (sched.c) is planned over time by sched_pass in a worker (core/env.h), so the
  * loop keeps answering requests meanwhile; its decisions are applied back in
  * the loop thread, each start rechecked against the state of then.  Not
  * here: what the plan decides (src/sched/pass.c). */
 #include <stdlib.h>
 #include "common/log.h"
+#include "core/env.h"
 #include "ctld/ctld.h"
 #include "ctld/sched_snap.h"
 
 static struct {
-	uv_timer_t timer;            /* every bf_interval */
-	uv_timer_t soon;             /* a pass asked for by an event */
-	uv_work_t work;
+	struct core_timer timer;     /* every bf_interval */
+	struct core_timer soon;      /* a pass asked for by an event */
+	struct core_work work;
 	bool in_flight;
-	uint64_t last_ms;            /* uv_now when the last pass began */
+	uint64_t last_ms;            /* core_now_ms when the last pass began */
 	bool ready;
 } bf;
 
@@ -23,7 +24,7 @@ static bool enabled(void)
 	return sched_conf.backfill && sched_conf.bf_interval > 0;
 }
 
-static void work_cb(uv_work_t *w)
+static void work_cb(struct core_work *w)
 {
 	snap_run(w->data);   /* plain data only: no ctld state here */
 }
@@ -35,7 +36,7 @@ static double ms_since(const struct timespec *t0)
 	return (t1.tv_sec - t0->tv_sec) * 1e3 + (t1.tv_nsec - t0->tv_nsec) / 1e6;
 }
 
-static void after_cb(uv_work_t *w, int status)
+static void after_cb(struct core_work *w, bool ran)
 {
 	struct sched_snap *s = w->data;
 	struct timespec t0;
@@ -43,7 +44,7 @@ static void after_cb(uv_work_t *w, int status)
 
 	bf.in_flight = false;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	int started = status == 0 ? snap_apply(s, true) : 0;
+	int started = ran ? snap_apply(s, true) : 0;
 	double apply_ms = ms_since(&t0);
 	st->bf_passes++;
 	st->bf_last_ms = s->ms;
@@ -63,49 +64,49 @@ void backfill_start(void)
 
 	if (!enabled() || bf.in_flight)
 		return;
-	bf.last_ms = uv_now(ctld.loop);
-	s = snap_create(true, sched_conf.bf_max_job_test, time(NULL), NULL);
+	bf.last_ms = core_now_ms();
+	s = snap_create(true, sched_conf.bf_max_job_test, core_now(), NULL);
 	if (!s->njobs) {
 		snap_destroy(s);
 		return;
 	}
 	bf.in_flight = true;
-	bf.work.data = s;
-	if (uv_queue_work(ctld.loop, &bf.work, work_cb, after_cb) < 0) {
+	bf.work = (struct core_work){ .run = work_cb, .done = after_cb, .data = s };
+	if (core_work_queue(&bf.work) < 0) {
 		bf.in_flight = false;
 		snap_destroy(s);
 	}
 }
 
-static void timer_cb(uv_timer_t *t)
+static void timer_cb(struct core_timer *t)
 {
 	backfill_start();
 }
 
 void backfill_poke(void)
 {
-	if (!bf.ready || !enabled() || bf.in_flight || uv_is_active((uv_handle_t *)&bf.soon))
+	if (!bf.ready || !enabled() || bf.in_flight || core_timer_active(&bf.soon))
 		return;
-	if (uv_now(ctld.loop) - bf.last_ms >= (uint64_t)sched_conf.bf_interval * 1000)
-		uv_timer_start(&bf.soon, timer_cb, 50, 0);   /* after the events of now */
+	if (core_now_ms() - bf.last_ms >= (uint64_t)sched_conf.bf_interval * 1000)
+		core_timer_start(&bf.soon, 50, 0);   /* after the events of now */
 }
 
 void backfill_configure(void)
 {
 	if (!bf.ready)
 		return;
-	uv_timer_stop(&bf.timer);
+	core_timer_stop(&bf.timer);
 	if (enabled())
-		uv_timer_start(&bf.timer, timer_cb, sched_conf.bf_interval * 1000,
-			       sched_conf.bf_interval * 1000);
+		core_timer_start(&bf.timer, sched_conf.bf_interval * 1000,
+				 sched_conf.bf_interval * 1000);
 }
 
 void backfill_setup(void)
 {
-	uv_timer_init(ctld.loop, &bf.timer);
-	uv_unref((uv_handle_t *)&bf.timer);
-	uv_timer_init(ctld.loop, &bf.soon);
-	uv_unref((uv_handle_t *)&bf.soon);
+	if (!bf.timer.impl) {   /* once: a second sched_setup (tests) keeps them */
+		core_timer_init(&bf.timer, timer_cb);
+		core_timer_init(&bf.soon, timer_cb);
+	}
 	bf.ready = true;
 	backfill_configure();
 }

@@ -20,6 +20,6 @@ void counts_rpc(struct net_req *req)
 	job_foreach(counts_one, count);
 	for (int s = 0; s < JOB_STATE_COUNT; s++)
 		json_object_set_new(states, job_state_name(s), json_integer(count[s]));
-	net_respond(req, 0, json_pack("{s:o, s:I}", "jobs", states, "time", (json_int_t)time(NULL)),
+	net_respond(req, 0, json_pack("{s:o, s:I}", "jobs", states, "time", (json_int_t)core_now()),
 		    NULL);
 }

@@ -12,6 +12,7 @@
 #include "common/msg.h"
 #include "common/net.h"
 #include "common/state.h"
+#include "core/env.h"
 #include "ctld/assoc.h"
 
 struct part;

@@ -158,7 +158,7 @@ void mail_job_requeued(const struct job *job)
 	char times[64];
 	if (job->mail_type & MAIL_REQUEUE)
 		mail_send(job, "Requeued",
-			  run_time(job, job->end_time ? job->end_time : time(NULL), times, sizeof(times)),
+			  run_time(job, job->end_time ? job->end_time : core_now(), times, sizeof(times)),
 			  "");
 }
 

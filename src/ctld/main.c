@@ -63,14 +63,14 @@ static void on_signal(uv_signal_t *h, int signum)
 {
 	log_info("caught signal %d, shutting down", signum);
 	/* The fair-share usage since the last save goes to the store first. */
-	usage_save(time(NULL));
+	usage_save(core_now());
 	store_after_commit(stop_after_commit, NULL);
 }
 
 static void tick(uv_timer_t *t)
 {
 	static unsigned n;
-	time_t now = time(NULL);
+	time_t now = core_now();
 	node_check_timeouts(now);
 	mail_check_time_limits(now);
 	step_check_alloc_limits(now);
@@ -172,7 +172,7 @@ int main(int argc, char **argv)
 		log_error("%s", err.text);
 		return 1;
 	}
-	ctld.start_time = time(NULL);
+	ctld.start_time = core_now();
 	node_setup();
 	part_setup();
 	sched_setup();

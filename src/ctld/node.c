@@ -302,7 +302,7 @@ void node_register(struct net_req *req)
 	const char *name = json_string_value(json_object_get(b, "node"));
 	int idx = node_index(name);
 	struct node *n;
-	time_t now = time(NULL);
+	time_t now = core_now();
 	size_t i;
 
 	if (idx < 0) {
@@ -461,7 +461,7 @@ json_t *node_to_json(const struct node *n)
 	json_object_set_new(o, "features", json_string(n->conf->features ? n->conf->features : ""));
 	json_object_set_new(o, "gres", json_string(n->conf->gres ? n->conf->gres : ""));
 	/* an active reservation's hold: "MAINT" or "RESERVED" (sinfo) */
-	const char *held = resv_node_state((int)(n - ctld.nodes), time(NULL));
+	const char *held = resv_node_state((int)(n - ctld.nodes), core_now());
 	if (held)
 		json_object_set_new(o, "resv", json_string(held));
 	return o;
@@ -480,7 +480,7 @@ static void set_reason(struct node *n, const char *reason, const char *user)
 {
 	set_str(&n->reason, reason && *reason ? reason : NULL);
 	set_str(&n->reason_user, n->reason ? user : NULL);
-	n->reason_time = n->reason ? time(NULL) : 0;
+	n->reason_time = n->reason ? core_now() : 0;
 }
 
 /* Unlike a silent node, one set DOWN still runs its jobs' processes: they
@@ -513,7 +513,7 @@ static void admin_resume(struct node *n)
 	if (n->state == NODE_DOWN) {
 		n->admin_down = false;
 		n->not_responding = false;
-		n->last_seen = time(NULL);   /* a full SlurmdTimeout to be heard from again */
+		n->last_seen = core_now();   /* a full SlurmdTimeout to be heard from again */
 		n->state = n->registered ? NODE_IDLE : NODE_UNKNOWN;
 	}
 	set_reason(n, NULL, NULL);

@@ -32,7 +32,7 @@ struct preemption {
 	struct preemption *next;
 };
 static struct preemption *preemptions;
-static uv_timer_t preempt_timer;
+static struct core_timer preempt_timer;
 
 /* ---- configuration ---------------------------------------------------- */
 
@@ -98,7 +98,7 @@ int preempt_check(const struct conf *conf, struct herd_error *err)
 	return 0;
 }
 
-static void preempt_tick(uv_timer_t *t);
+static void preempt_tick(struct core_timer *t);
 
 void preempt_setup(void)
 {
@@ -119,10 +119,9 @@ void preempt_setup(void)
 	preempt_conf.exempt_time = conf_get_time(conf, "PreemptExemptTime", -1);
 	long slice = conf_get_int(conf, "SchedulerTimeSlice", 30);
 	preempt_conf.time_slice = slice < 5 || slice > 65533 ? 30 : (int)slice;
-	if (!uv_is_active((uv_handle_t *)&preempt_timer)) {
-		uv_timer_init(ctld.loop, &preempt_timer);
-		uv_unref((uv_handle_t *)&preempt_timer);
-		uv_timer_start(&preempt_timer, preempt_tick, 1000, 1000);
+	if (!preempt_timer.impl) {
+		core_timer_init(&preempt_timer, preempt_tick);
+		core_timer_start(&preempt_timer, 1000, 1000);
 	}
 }
 
@@ -279,7 +278,7 @@ bool preempt_resume(struct job *job)
 		node_reclaim(job);
 	}
 	job->gang_suspended = false;
-	job->slice_start = time(NULL);
+	job->slice_start = core_now();
 	job_set_state(job, JOB_RUNNING, REASON_NONE);
 	preempt_send_suspend(job, false, NULL, NULL);
 	return true;
@@ -346,7 +345,7 @@ static void act(struct job *preemptor, struct job *v, struct victim *rec)
 		store_job_update(v);
 		launch_signal(v, SIGCONT, "");
 		launch_signal(v, sig, v->signal && v->signal_batch ? "batch" : "");
-		rec->kill_at = time(NULL) + grace;
+		rec->kill_at = core_now() + grace;
 		return;
 	}
 	preempt_end(v, rec->mode);
@@ -377,7 +376,7 @@ static void gather_one(struct job *v, void *arg)
 		/* it shares the gang partition's nodes in turns: it gives way
 		 * once its turn is over (as Slurm, the new job waits for that) */
 		time_t slice = v->slice_start > v->start_time ? v->slice_start : v->start_time;
-		ok = v->part == g->p && slice + preempt_conf.time_slice <= time(NULL);
+		ok = v->part == g->p && slice + preempt_conf.time_slice <= core_now();
 		mode = PM_SUSPEND;
 	} else {
 		mode = victim_mode(v);
@@ -471,7 +470,7 @@ bool preempt_for(struct job *job, const struct part *p)
 	job_foreach(gather_one, &g);
 	struct sched_node *sn = snapshot();
 	int *victims = xmalloc((g.n + 1) * sizeof(int));
-	struct sched_preempt_job pj = { &req, cand, ncand, time(NULL),
+	struct sched_preempt_job pj = { &req, cand, ncand, core_now(),
 					gang ? 0 : preempt_conf.exempt_time };
 	int nv = g.n ? sched_preempt_select(sn, ctld.nnodes, g.cand, g.n, &pj, victims) : -1;
 
@@ -580,10 +579,10 @@ static void adopt_orphan(struct job *job, void *arg)
 	}
 }
 
-static void preempt_tick(uv_timer_t *t)
+static void preempt_tick(struct core_timer *t)
 {
 	static bool adopted;
-	time_t now = time(NULL);
+	time_t now = core_now();
 
 	if (!adopted) {
 		adopted = true;

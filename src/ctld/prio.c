@@ -315,7 +315,7 @@ static void info_one(struct job *job, void *arg)
 	/* As Slurm's sprio: pending jobs with factors, not held (priority 0),
 	 * not set by an administrator, past their begin time. */
 	if (job->state != JOB_PENDING || !f || !job->priority || job->prio_admin ||
-	    job->eligible_time > time(NULL))
+	    job->eligible_time > core_now())
 		return;
 	if (in->ids && !listed_int(in->ids, job->id) &&
 	    !(job->array_job_id && listed_int(in->ids, job->array_job_id)))
@@ -360,7 +360,7 @@ void prio_rpc(struct net_req *req)
 	char tres[256] = "";
 	struct prio_factors ones;
 
-	prio_update(time(NULL));   /* nothing, unless a recompute is due */
+	prio_update(core_now());   /* nothing, unless a recompute is due */
 	if (prio.multifactor)
 		job_foreach(info_one, &in);
 	/* sorted by job ID, as sprio prints them */

@@ -152,7 +152,7 @@ void report_rpc(struct net_req *req)
 	const char *report = json_string_value(json_object_get(body, "report"));
 	time_t start = json_integer_value(json_object_get(body, "start_time"));
 	time_t end = json_integer_value(json_object_get(body, "end_time"));
-	time_t now = time(NULL);
+	time_t now = core_now();
 	size_t i;
 
 	for (i = 0; reports[i] && strcasecmp(reports[i], report); i++)

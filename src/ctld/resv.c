@@ -35,7 +35,7 @@ static struct resv *resvs;
 static int nresvs, cap_resvs;
 static struct sched_resv *slist;
 static uint32_t next_seq = 1;   /* the N of user_N names */
-static uv_timer_t resv_timer;
+static struct core_timer resv_timer;
 static long over_run;           /* ResvOverRun, minutes; -1 = UNLIMITED */
 
 /* --- pure pieces ------------------------------------------------------ */
@@ -526,7 +526,7 @@ void resv_create_rpc(struct net_req *req)
 	const json_t *b = req->body;
 	struct herd_error err = { "" };
 	struct resv r = { 0 };
-	time_t now = time(NULL);
+	time_t now = core_now();
 	const char *name = body_str(b, "name"), *nodes = body_str(b, "nodes");
 	int count = (int)json_integer_value(json_object_get(b, "node_cnt"));
 	int rc;
@@ -589,7 +589,7 @@ void resv_update_rpc(struct net_req *req)
 {
 	const json_t *b = req->body;
 	struct herd_error err = { "" };
-	time_t now = time(NULL);
+	time_t now = core_now();
 	const char *nodes = body_str(b, "nodes");
 	int count = (int)json_integer_value(json_object_get(b, "node_cnt"));
 	struct resv *old = resv_find(json_string_value(json_object_get(b, "name")));
@@ -737,7 +737,7 @@ void resv_info_rpc(struct net_req *req)
 {
 	const char *name = body_str(req->body, "name");
 	json_t *list = json_array();
-	time_t now = time(NULL);
+	time_t now = core_now();
 	for (int i = 0; i < nresvs; i++)
 		if (!name || !strcmp(name, resvs[i].name))
 			json_array_append_new(list, resv_to_info(&resvs[i], now));
@@ -884,9 +884,9 @@ static void resv_ended(const struct resv *r, time_t end, time_t now)
  * occurrence; another one that ended is gone (its pending jobs held); the
  * running jobs of one that ended are to end ResvOverRun after it; a
  * reservation starting or ending wakes the scheduler. */
-static void resv_tick(uv_timer_t *t)
+static void resv_tick(struct core_timer *t)
 {
-	time_t now = time(NULL);
+	time_t now = core_now();
 	for (int i = 0; i < nresvs;) {
 		struct resv *r = &resvs[i];
 		if (r->end <= now && !(r->flags & (RESV_DAILY | RESV_WEEKLY))) {
@@ -954,7 +954,7 @@ void resv_setup(void)
 	store_acct_load("resv", load_one, NULL);
 	if (nresvs)
 		log_info("%d reservations loaded", nresvs);
-	uv_timer_init(ctld.loop, &resv_timer);
-	uv_timer_start(&resv_timer, resv_tick, 1000, 1000);
-	uv_unref((uv_handle_t *)&resv_timer);
+	if (!resv_timer.impl)
+		core_timer_init(&resv_timer, resv_tick);
+	core_timer_start(&resv_timer, 1000, 1000);
 }

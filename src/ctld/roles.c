@@ -66,7 +66,7 @@ bool roles_may_act_as_owner(uid_t uid, const struct job *job)
 
 void roles_record(struct job *job, uid_t uid, enum job_act act, const char *detail)
 {
-	time_t now = time(NULL);
+	time_t now = core_now();
 	const char *user = names_user(uid);
 
 	if (!json_is_array(job->acts)) {

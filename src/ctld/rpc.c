@@ -75,7 +75,7 @@ void respond_durable(struct net_req *req, uint32_t job_id, bool with_id)
 static void rpc_ping(struct net_req *req)
 {
 	net_respond(req, 0, json_pack("{s:s, s:s, s:I}", "cluster", ctld.cluster,
-				      "controller", ctld.ctld_target.host, "time", (json_int_t)time(NULL)),
+				      "controller", ctld.ctld_target.host, "time", (json_int_t)core_now()),
 		    NULL);
 }
 
@@ -275,7 +275,7 @@ static void rpc_submit(struct net_req *req)
 	if (job->array_pending)
 		job->array_job_id = job->id;
 	job_set_output_paths(job, spec);
-	job->submit_time = job->eligible_time = time(NULL);
+	job->submit_time = job->eligible_time = core_now();
 	if (begin > job->submit_time)
 		job->eligible_time = begin;   /* --begin: BeginTime until then */
 	job->priority = job_priority(job);
@@ -422,7 +422,7 @@ static void rpc_job_info(struct net_req *req)
 		(rows ? job_view_write_row : job_view_write)(view, c.jobs[i], &out);
 	}
 	job_view_destroy(view);
-	snprintf(tail, sizeof(tail), "],\"time\":%lld,\"rc\":0}", (long long)time(NULL));
+	snprintf(tail, sizeof(tail), "],\"time\":%lld,\"rc\":0}", (long long)core_now());
 	strbuf_adds(&out, tail);
 	free(c.jobs);
 	struct pending_text *p = xmalloc(sizeof(*p));
@@ -762,7 +762,7 @@ static void rpc_node_info(struct net_req *req)
 	json_t *nodes = json_array();
 	for (int i = 0; i < ctld.nnodes; i++)
 		json_array_append_new(nodes, node_to_json(&ctld.nodes[i]));
-	net_respond(req, 0, json_pack("{s:o, s:I}", "nodes", nodes, "time", (json_int_t)time(NULL)),
+	net_respond(req, 0, json_pack("{s:o, s:I}", "nodes", nodes, "time", (json_int_t)core_now()),
 		    NULL);
 }
 
@@ -772,7 +772,7 @@ static void rpc_part_info(struct net_req *req)
 	for (int i = 0; i < ctld.nparts; i++)
 		if (!ctld.parts[i].removed)
 			json_array_append_new(parts, part_to_json(&ctld.parts[i]));
-	net_respond(req, 0, json_pack("{s:o, s:I}", "partitions", parts, "time", (json_int_t)time(NULL)),
+	net_respond(req, 0, json_pack("{s:o, s:I}", "partitions", parts, "time", (json_int_t)core_now()),
 		    NULL);
 }
 

@@ -206,7 +206,7 @@ void store_job_requeued(const struct job *job)
 	acct_cols_set(&op->acct, job);
 	op->acct.state = ADB_STATE_REQUEUED;
 	if (!op->acct.end)
-		op->acct.end = time(NULL);
+		op->acct.end = core_now();
 	/* preempted and requeued: sacct -D shows the run PREEMPTED (the column
 	 * stays REQUEUED: not the job's latest run) */
 	json_object_set_new(rec, "state", json_string(job->preempted ? "PREEMPTED" : "REQUEUED"));
@@ -218,7 +218,7 @@ void store_job_requeued(const struct job *job)
 void store_job_event(uint32_t job_id, const char *event, const char *detail)
 {
 	struct store_op *op = op_new(OP_EVENT, job_id);
-	op->time = time(NULL);
+	op->time = core_now();
 	op->key = xstrdup(event);
 	op->rec = xstrdup(detail);
 }
@@ -796,7 +796,7 @@ int store_array_records(uint32_t array_job_id, void (*fn)(const struct job *job,
 int store_load(void)
 {
 	sqlite3_stmt *st;
-	time_t horizon = time(NULL) - ctld.min_job_age;
+	time_t horizon = core_now() - ctld.min_job_age;
 	int n = 0;
 
 	if (sqlite3_prepare_v2(db_read, "SELECT max(id) FROM jobs", -1, &st, NULL) == SQLITE_OK &&

@@ -271,7 +271,7 @@ static int apply_fields(struct job *job, const json_t *fields, struct herd_error
 			job->reason = job->depend ? REASON_DEPENDENCY : REASON_NONE;
 	}
 	if ((v = json_object_get(fields, "begin_time"))) {
-		time_t now = time(NULL), begin = json_integer_value(v);
+		time_t now = core_now(), begin = json_integer_value(v);
 		job->eligible_time = begin > now ? begin : now;
 		if (!job->hold_user && !job->hold_admin && !job->depend)
 			job->reason = begin > now ? REASON_BEGIN_TIME : REASON_NONE;

@@ -396,7 +396,7 @@ void usage_job_state(struct job *job, enum job_state old)
 	size_t idx;
 	if (is && !was) {
 		/* from its start, as sacct counts it; a resumed job from now */
-		time_t now = time(NULL);
+		time_t now = core_now();
 		bool fresh = old != JOB_SUSPENDED && job->start_time && job->start_time <= now;
 		run_add(job, fresh ? job->start_time : now);
 	} else if (was && !is) {
@@ -404,7 +404,7 @@ void usage_job_state(struct job *job, enum job_state old)
 		if (!r)
 			return;
 		run_charge(r, job_state_is_final(job->state) && job->end_time ? job->end_time
-									  : time(NULL));
+									  : core_now());
 		usage.run[idx] = usage.run[--usage.nrun];
 	}
 }
@@ -520,7 +520,7 @@ static void restore_running(struct job *job, void *arg)
 
 void usage_setup(void)
 {
-	time_t now = time(NULL);
+	time_t now = core_now();
 	usage_settings();
 	store_acct_load("usage", load_one, NULL);
 	time_t since = usage.last_save ? usage.last_save : now;
@@ -688,7 +688,7 @@ void usage_rpc(struct net_req *req)
 	const json_t *accounts = json_object_get(body, "accounts");
 	const json_t *users = json_object_get(body, "users");
 	bool all = json_is_true(json_object_get(body, "all"));
-	time_t now = time(NULL);
+	time_t now = core_now();
 	struct share_build b = { 0 };
 	struct assoc **order;
 	int *ids;

@@ -1,0 +1,90 @@
+/* The core's environment in herdctld (core/env.h): the wall clock, and
+ * libuv's timers and worker pool on ctld.loop.  The timers do not keep the
+ * loop alive (the server's handles do). */
+#include <stdlib.h>
+#include "common/xmalloc.h"
+#include "core/env.h"
+#include "ctld/ctld.h"
+
+static time_t uv_env_now(void)
+{
+	return time(NULL);
+}
+
+static uint64_t uv_env_now_ms(void)
+{
+	return uv_now(ctld.loop);
+}
+
+static void timer_fired(uv_timer_t *h)
+{
+	struct core_timer *t = h->data;
+	t->cb(t);
+}
+
+static void uv_env_timer_init(struct core_timer *t, core_timer_f cb)
+{
+	uv_timer_t *h = xmalloc(sizeof(*h));
+
+	t->cb = cb;
+	t->impl = h;
+	uv_timer_init(ctld.loop, h);
+	uv_unref((uv_handle_t *)h);
+	h->data = t;
+}
+
+static void uv_env_timer_start(struct core_timer *t, uint64_t ms, uint64_t repeat_ms)
+{
+	uv_timer_start(t->impl, timer_fired, ms, repeat_ms);
+}
+
+static void uv_env_timer_stop(struct core_timer *t)
+{
+	if (t->impl)
+		uv_timer_stop(t->impl);
+}
+
+static bool uv_env_timer_active(const struct core_timer *t)
+{
+	return t->impl && uv_is_active(t->impl);
+}
+
+static void work_run(uv_work_t *req)
+{
+	struct core_work *w = req->data;
+	w->run(w);
+}
+
+static void work_done(uv_work_t *req, int status)
+{
+	struct core_work *w = req->data;
+	free(req);
+	w->impl = NULL;
+	w->done(w, status == 0);
+}
+
+static int uv_env_work(struct core_work *w)
+{
+	uv_work_t *req = xmalloc(sizeof(*req));
+
+	req->data = w;
+	w->impl = req;
+	if (uv_queue_work(ctld.loop, req, work_run, work_done) < 0) {
+		free(req);
+		w->impl = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+static const struct core_env uv_env = {
+	.now = uv_env_now,
+	.now_ms = uv_env_now_ms,
+	.timer_init = uv_env_timer_init,
+	.timer_start = uv_env_timer_start,
+	.timer_stop = uv_env_timer_stop,
+	.timer_active = uv_env_timer_active,
+	.work = uv_env_work,
+};
+
+const struct core_env *core_env = &uv_env;
