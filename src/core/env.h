@@ -28,6 +28,8 @@ struct core_work {
 	void *impl;
 };
 
+struct job;
+
 struct core_env {
 	time_t (*now)(void);                         /* wall clock, seconds */
 	uint64_t (*now_ms)(void);                    /* monotonic ms, for intervals */
@@ -37,6 +39,14 @@ struct core_env {
 	void (*timer_stop)(struct core_timer *t);
 	bool (*timer_active)(const struct core_timer *t);
 	int (*work)(struct core_work *w);            /* 0, or -1: not queued, done not called */
+	/* Effects on a job's nodes (herdctld: launch.c's node RPCs).  Each
+	 * answer comes back later as a call into the core (a launch's failure,
+	 * the job's end), never from inside these. */
+	void (*launch)(struct job *job);             /* a job the core has started */
+	void (*terminate)(struct job *job);          /* kill all of it, then report its end */
+	void (*signal)(struct job *job, int sig, const char *flags);   /* flags: "batch" or "" */
+	void (*suspend)(struct job *job, bool suspend);
+	void (*time_limit)(struct job *job);         /* its limit changed */
 };
 
 extern const struct core_env *core_env;
@@ -74,5 +84,30 @@ static inline bool core_timer_active(const struct core_timer *t)
 static inline int core_work_queue(struct core_work *w)
 {
 	return core_env->work(w);
+}
+
+static inline void core_launch(struct job *job)
+{
+	core_env->launch(job);
+}
+
+static inline void core_terminate(struct job *job)
+{
+	core_env->terminate(job);
+}
+
+static inline void core_signal(struct job *job, int sig, const char *flags)
+{
+	core_env->signal(job, sig, flags);
+}
+
+static inline void core_suspend(struct job *job, bool suspend)
+{
+	core_env->suspend(job, suspend);
+}
+
+static inline void core_time_limit(struct job *job)
+{
+	core_env->time_limit(job);
 }
 #endif

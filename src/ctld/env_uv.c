@@ -1,5 +1,5 @@
-/* The core's environment in herdctld (core/env.h): the wall clock, and
- * libuv's timers and worker pool on ctld.loop.  The timers do not keep the
+/* The core's environment in herdctld (core/env.h): the wall clock,
+ * libuv's timers and worker pool on ctld.loop, and launch.c's node RPCs.  The timers do not keep the
  * loop alive (the server's handles do). */
 #include <stdlib.h>
 #include "common/xmalloc.h"
@@ -85,6 +85,11 @@ static const struct core_env uv_env = {
 	.timer_stop = uv_env_timer_stop,
 	.timer_active = uv_env_timer_active,
 	.work = uv_env_work,
+	.launch = launch_job,
+	.terminate = launch_terminate,
+	.signal = launch_signal,
+	.suspend = launch_suspend,
+	.time_limit = launch_time_limit,
 };
 
 const struct core_env *core_env = &uv_env;

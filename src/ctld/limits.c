@@ -547,7 +547,7 @@ static void over_tres_mins(struct job *job, void *arg)
 				 tres_name(t), (long long)l->lim.grp_tres_mins[t]);
 			job->time_limit = now - job->start_time;
 			store_job_update(job);
-			launch_time_limit(job);
+			core_time_limit(job);
 			return;
 		}
 }

@@ -260,7 +260,7 @@ static void node_lost_job(struct job *job, struct node *n)
 	/* Whatever still runs of it elsewhere (its batch script, when the lost
 	 * node was another of its nodes) must stop too. */
 	if (job->nalloc && &ctld.nodes[job->alloc_node[0]] != n)
-		launch_terminate(job);
+		core_terminate(job);
 	if (job->requeue_requested && !job->cancel_requested)
 		job_requeue_finish(job);   /* it was to end anyway, and go back to the queue */
 	else
@@ -493,7 +493,7 @@ static void admin_down_job(struct job *job, void *arg)
 	for (int i = 0; i < job->nalloc; i++)
 		if (job->alloc_node[i] == idx) {
 			if (i == 0 && job->launch != LAUNCH_NONE)
-				launch_terminate(job);   /* else node_lost_job does */
+				core_terminate(job);   /* else node_lost_job does */
 			node_lost_job(job, &ctld.nodes[idx]);
 			return;
 		}

@@ -301,20 +301,20 @@ static void preempt_end(struct job *v, enum preempt_mode mode)
 		}
 		job_set_state(v, JOB_COMPLETING, REASON_NONE);
 		if (v->launch == LAUNCH_DONE)
-			launch_terminate(v);   /* else launch_done sends it */
+			core_terminate(v);   /* else launch_done sends it */
 		return;
 	}
 	/* CANCEL, or a job that may not be requeued (--no-requeue): ended */
 	v->cancel_requested = true;
 	if (v->launch == LAUNCH_NONE || v->alloc_only) {
 		if (v->alloc_only)
-			launch_terminate(v);
+			core_terminate(v);
 		job_set_state(v, JOB_PREEMPTED, REASON_NONE);
 		return;
 	}
 	job_set_state(v, JOB_COMPLETING, REASON_NONE);
 	if (v->launch == LAUNCH_DONE)
-		launch_terminate(v);
+		core_terminate(v);
 }
 
 /* GraceTime: the partition's.  As Slurm: SIGCONT and SIGTERM now (the
@@ -343,8 +343,8 @@ static void act(struct job *preemptor, struct job *v, struct victim *rec)
 		else
 			v->cancel_requested = true;
 		store_job_update(v);
-		launch_signal(v, SIGCONT, "");
-		launch_signal(v, sig, v->signal && v->signal_batch ? "batch" : "");
+		core_signal(v, SIGCONT, "");
+		core_signal(v, sig, v->signal && v->signal_batch ? "batch" : "");
 		rec->kill_at = core_now() + grace;
 		return;
 	}

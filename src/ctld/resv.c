@@ -869,7 +869,7 @@ static void over_one(struct job *job, void *arg)
 		 o->r->name, (long long)(job->start_time + limit), over_run);
 	job->time_limit = limit;
 	store_job_update(job);
-	launch_time_limit(job);
+	core_time_limit(job);
 }
 
 static void resv_ended(const struct resv *r, time_t end, time_t now)

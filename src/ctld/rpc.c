@@ -468,7 +468,7 @@ static int cancel_job(struct job *job, int sig, const char *flags, uid_t uid, bo
 			snprintf(detail, sizeof(detail), "signal=%d", sig);
 			roles_record(job, uid, JOB_ACT_SIGNAL, detail);
 		}
-		launch_signal(job, sig, flags);
+		core_signal(job, sig, flags);
 		return 0;
 	}
 	if (team)
@@ -486,7 +486,7 @@ static int cancel_job(struct job *job, int sig, const char *flags, uid_t uid, bo
 		job->cancel_requested = true;
 		job_set_state(job, JOB_COMPLETING, REASON_NONE);
 		if (job->launch == LAUNCH_DONE)
-			launch_terminate(job);   /* else launch_done sends it */
+			core_terminate(job);   /* else launch_done sends it */
 	}
 	return 0;
 }
@@ -732,7 +732,7 @@ static void rpc_update(struct net_req *req)
 		/* scontrol suspend/resume: every process of the job is frozen
 		 * or thawed on its nodes (the cgroup freezer) */
 		job_set_state(job, suspend ? JOB_SUSPENDED : JOB_RUNNING, REASON_NONE);
-		launch_suspend(job, suspend);
+		core_suspend(job, suspend);
 		respond_durable(req, id, false);
 		return;
 	}

@@ -396,7 +396,7 @@ void update_job_fields(struct net_req *req, struct job *job, bool admin, bool te
 	store_job_update(job);
 	log_info("job %u updated by uid %u", job->id, (unsigned)req->uid);
 	if (json_object_get(fields, "time_limit") && job->state == JOB_RUNNING)
-		launch_time_limit(job);
+		core_time_limit(job);
 	if (job->state == JOB_PENDING)
 		sched_request();
 	respond_durable(req, job->id, false);
@@ -444,7 +444,7 @@ void update_requeue(struct net_req *req, struct job *job, bool hold, bool team)
 			/* Back to PENDING when the node reports the end (rpc.c). */
 			job_set_state(job, JOB_COMPLETING, REASON_NONE);
 			if (job->launch == LAUNCH_DONE)
-				launch_terminate(job);   /* else launch_done sends it */
+				core_terminate(job);   /* else launch_done sends it */
 		}
 	}
 	respond_durable(req, job->id, false);
