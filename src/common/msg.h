@@ -78,4 +78,21 @@ json_t *msg_reply_ok(void);                            /* {"rc":0} */
 /* rc from a reply object; -1 with err if it has none. On rc != 0 err gets "error". */
 int msg_reply_rc(const json_t *reply, struct herd_error *err);
 
+/* Fields of a body msg_validate passed: the schema has checked their types. */
+static inline const char *msg_str(const json_t *o, const char *key)
+{
+	return json_string_value(json_object_get(o, key));
+}
+
+static inline const char *msg_str_or(const json_t *o, const char *key)   /* "" when absent */
+{
+	const char *s = msg_str(o, key);
+	return s ? s : "";
+}
+
+static inline int64_t msg_int(const json_t *o, const char *key)
+{
+	return json_integer_value(json_object_get(o, key));
+}
+
 #endif

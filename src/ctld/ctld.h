@@ -343,6 +343,19 @@ void job_view_drop_array_keys(struct job_view *v);
 void job_view_write_row(const struct job_view *v, const struct job *job, struct strbuf *out);
 struct job *job_from_json(const json_t *rec);
 void job_destroy(struct job *job);
+
+/* submit.c: a job from a submission (the SUBMIT_JOB "job" object, doc/protocol.md),
+ * checked, queued and recorded: 0 with *out the job (scheduled once its row
+ * is durable), or an rc (err->text: Slurm's sentence, or "" for the rc's own).
+ * test_only: only checked; *out is the caller's to destroy. */
+struct submitter {
+	uid_t uid;
+	gid_t gid;
+	struct in_addr origin;      /* the credential's (AllocNodes) */
+	const char *key;            /* submission key, or NULL */
+};
+int job_submit(const json_t *spec, const struct submitter *who, bool test_only,
+	       struct job **out, struct herd_error *err);
 struct job *job_copy(const struct job *job);   /* a new record with the same request, not in the table */
 void job_forget(struct job *job);     /* out of the table, and destroyed */
 void job_purge_old(time_t now);

@@ -40,25 +40,14 @@ static void reply_after_commit(void *arg, bool ok)
 	json_t *body = NULL;
 
 	if (!ok) {
-		/* A submission that never reached the disk never happened: the
-		 * client is told so and may submit again. */
-		struct job *job = p->with_id ? job_find(p->job_id) : NULL;
-		if (job && !job->durable)
-			job_forget(job);
+		/* The submission never reached the disk, so it never happened
+		 * (job_submit forgets it): the client may submit again. */
 		net_respond(p->req, HERD_ERR_INTERNAL, NULL, "Unable to save state (store commit failed)");
 		free(p);
 		return;
 	}
-	if (p->with_id) {
-		/* Once its submission is durable, a job may be scheduled. */
-		struct job *job = job_find(p->job_id);
-		if (job && !job->durable) {
-			job->durable = true;
-			if (job->state == JOB_PENDING && !job->hold_user && !job->hold_admin)
-				sched_request();
-		}
+	if (p->with_id)
 		body = json_pack("{s:I}", "job_id", (json_int_t)p->job_id);
-	}
 	net_respond(p->req, 0, body, NULL);
 	free(p);
 }
@@ -77,23 +66,6 @@ static void rpc_ping(struct net_req *req)
 	net_respond(req, 0, json_pack("{s:s, s:s, s:I}", "cluster", ctld.cluster,
 				      "controller", ctld.ctld_target.host, "time", (json_int_t)core_now()),
 		    NULL);
-}
-
-static const char *jstr(const json_t *o, const char *key)
-{
-	return json_string_value(json_object_get(o, key));
-}
-
-static int64_t jint(const json_t *o, const char *key)
-{
-	return json_integer_value(json_object_get(o, key));
-}
-
-/* A key that may be absent (JOBSPEC keys added later): "" then. */
-static const char *jstr_or(const json_t *o, const char *key)
-{
-	const char *s = jstr(o, key);
-	return s ? s : "";
 }
 
 /* sbatch --test-only: the would-be job ID and start, nothing queued. */
@@ -119,9 +91,11 @@ static void test_only_reply(struct net_req *req, struct job *job)
 static void rpc_submit(struct net_req *req)
 {
 	json_t *spec = json_object_get(req->body, "job");
-	const char *key = jstr(req->body, "key"), *pname = jstr(spec, "partition");
+	const char *key = msg_str(req->body, "key");
+	struct submitter who = { req->uid, req->gid, req->origin, key };
+	bool test_only = json_is_true(json_object_get(spec, "test_only"));
 	struct job *job, *dup;
-	struct herd_error err;
+	struct herd_error err = { "" };
 	int rc;
 
 	if (*key && (dup = job_find_key(req->uid, key))) {
@@ -133,163 +107,16 @@ static void rpc_submit(struct net_req *req)
 		net_respond(req, 0, json_pack("{s:I}", "job_id", (json_int_t)old), NULL);
 		return;
 	}
-	/* -p a,b: the job may run in any of them; it is checked in the first */
-	bool multi = strchr(pname, ',') != NULL;
-	char *first = xstrndup(pname, strcspn(pname, ","));
-	struct part *part = *first ? part_find(first) : ctld.default_part;
-	free(first);
-	if (!part) {
-		net_respond(req, *pname ? HERD_ERR_INVALID_PARTITION : HERD_ERR_DEFAULT_PARTITION,
-			    NULL, NULL);
+	if ((rc = job_submit(spec, &who, test_only, &job, &err)) != 0) {
+		net_respond(req, rc, NULL, err.text[0] ? err.text : NULL);
 		return;
 	}
-	int64_t nodes = jint(spec, "nodes"), ntasks = jint(spec, "ntasks"),
-		cpt = jint(spec, "cpus_per_task"), mem = jint(spec, "mem_mb"),
-		limit = jint(spec, "time_limit"), mpc = jint(spec, "mem_per_cpu"),
-		tpn = jint(spec, "ntasks_per_node"), nice = jint(spec, "nice"),
-		sig = jint(spec, "signal"), sig_time = jint(spec, "signal_time");
-	json_t *tmin = json_object_get(spec, "time_min");
-	const char *mail_type = jstr(spec, "mail_type"), *open_mode = jstr(spec, "open_mode");
-	unsigned mail = 0;
-	if (nodes < 0 || nodes > 1000000 || ntasks < 0 || ntasks > 100000000 || cpt < 0 ||
-	    cpt > 1000000 || mem < 0 || limit < TIME_NOT_GIVEN || mpc < 0 || (mpc && mem) ||
-	    tpn < 0 || tpn > 1000000 || sig < 0 || sig > 64 || sig_time < 0 || sig_time > 0xffff ||
-	    (tmin && json_integer_value(tmin) < TIME_INFINITE) ||
-	    (mail_type && parse_mail_type(mail_type, &mail) < 0) ||
-	    (open_mode && strcmp(open_mode, "append") && strcmp(open_mode, "truncate"))) {
-		net_respond(req, HERD_ERR_INVALID_ARG, NULL, NULL);
-		return;
-	}
-	if (job_text_check(spec, &err) < 0) {   /* names, comment, --mail-user */
-		net_respond(req, HERD_ERR_INVALID_ARG, NULL, err.text);
-		return;
-	}
-	if (limit > TIME_LIMIT_MAX || (tmin && json_integer_value(tmin) > TIME_LIMIT_MAX)) {
-		net_respond(req, HERD_ERR_TIME_LIMIT, NULL, NULL);   /* start + limit must not wrap */
-		return;
-	}
-	if ((rc = update_check_nice(nice, rpc_is_admin(req->uid))) != 0) {
-		/* Slurm 22.05 refuses an unprivileged negative --nice at submission
-		 * as an invalid value, not as a permission error. */
-		net_respond(req, rc == HERD_ERR_ACCESS ? HERD_ERR_INVALID_NICE : rc, NULL, NULL);
-		return;
-	}
-	bool alloc_only = json_is_true(json_object_get(spec, "alloc"));
-	if (!*jstr(spec, "script") && !alloc_only) {
-		net_respond(req, HERD_ERR_INVALID_ARG, NULL, "Batch script is empty!");
-		return;
-	}
-	if (alloc_only && (*jstr(spec, "script") || *jstr_or(spec, "array"))) {
-		net_respond(req, HERD_ERR_INVALID_ARG, NULL, NULL);   /* salloc runs no script, no array */
-		return;
-	}
-	job = xmalloc(sizeof(*job));
-	job->alloc_only = alloc_only;
-	job->uid = req->uid;
-	job->gid = req->gid;
-	job->user = xstrdup(names_user(req->uid));
-	job->name = xstrdup(jstr(spec, "name"));
-	job->part = part;
-	job->account = *jstr(spec, "account") ? xstrdup(jstr(spec, "account")) : NULL;
-	job->comment = *jstr(spec, "comment") ? xstrdup(jstr(spec, "comment")) : NULL;
-	job->work_dir = xstrdup(jstr(spec, "cwd"));
-	job->submit_host = xstrdup(jstr(spec, "submit_host"));
-	job->origin = req->origin;
-	job->key = *key ? xstrdup(key) : NULL;
-	job->req_nodes = nodes;
-	job->ntasks = ntasks;
-	job->cpus_per_task = cpt;
-	job->mem_mb = mem;
-	job->exclusive = json_is_true(json_object_get(spec, "exclusive"));
-	job->hold_user = json_is_true(json_object_get(spec, "hold"));
-	job->nice = nice;
-	json_t *rq = json_object_get(spec, "requeue");
-	job->requeue = rq ? json_is_true(rq) : ctld.job_requeue;
-	job->mail_type = mail;
-	job->mail_user = xstrdup(*jstr_or(spec, "mail_user") ? jstr_or(spec, "mail_user") : job->user);
-	job->mem_per_cpu = mpc;
-	job->ntasks_per_node = tpn;
-	job->open_append = open_mode && !strcmp(open_mode, "append");
-	job->time_min = tmin ? json_integer_value(tmin) : TIME_NOT_GIVEN;
-	job->signal = sig;
-	job->signal_time = sig ? sig_time : 0;
-	job->signal_batch = sig && !strcmp(jstr_or(spec, "signal_flags"), "B");
-	job->qos = *jstr_or(spec, "qos") ? xstrdup(jstr_or(spec, "qos")) : NULL;
-	job->features = *jstr_or(spec, "constraint") ? xstrdup(jstr_or(spec, "constraint")) : NULL;
-	job->req_nodelist = *jstr_or(spec, "req_nodelist") ? xstrdup(jstr_or(spec, "req_nodelist")) : NULL;
-	job->exc_nodelist = *jstr_or(spec, "exc_nodelist") ? xstrdup(jstr_or(spec, "exc_nodelist")) : NULL;
-	job->partitions = multi ? xstrdup(pname) : NULL;
-	if ((rc = job_check_placement(job, &err)) != 0)
-		goto refuse;
-	job->reservation = *jstr_or(spec, "reservation") ? xstrdup(jstr_or(spec, "reservation")) : NULL;
-	if ((rc = resv_check_job(job, &err)) != 0)   /* --reservation: known, and open to the job */
-		goto refuse;
-	if (job->nparts)
-		job->part = job->parts[0];
-	job->time_limit = limit;   /* TIME_NOT_GIVEN: a default below, after the limits' */
-	if ((rc = sched_job_runnable(job, &err)) != 0)
-		goto refuse;
-	const char *array = jstr(spec, "array");
-	if (array && *array && (rc = array_setup(job, array)) != 0) {
-		errprintf(&err, "%s", herd_strerror(rc));
-		goto refuse;
-	}
-	/* A spec that does not parse, or names a job that never existed, is
-	 * refused and nothing is made (Slurm: "Job dependency problem"). */
-	const char *dep = jstr(spec, "dependency");
-	if (depend_parse(dep ? dep : "", &job->depend, &err) < 0 ||
-	    depend_check_targets(job->depend, &err) < 0) {
-		log_info("submission from uid %u refused: %s", (unsigned)req->uid, err.text);
-		rc = HERD_ERR_DEPENDENCY;
-		errprintf(&err, "%s", herd_strerror(rc));
-		goto refuse;
-	}
-	json_t *kill = json_object_get(spec, "kill_on_invalid_dep");
-	job->kill_invalid_dep = kill ? json_is_true(kill) : -1;
-	int64_t begin = jint(spec, "begin_time"), deadline = jint(spec, "deadline");
-	if (begin < 0 || deadline < 0 || begin > TIMESTAMP_MAX || deadline > TIMESTAMP_MAX) {
-		rc = HERD_ERR_INVALID_TIME;
-		errprintf(&err, "%s", herd_strerror(rc));
-		goto refuse;
-	}
-	job->deadline = deadline;
-	/* AccountingStorageEnforce: association, QOS, submit limits; the
-	 * default account and QOS; MaxWall as the limit of a job without --time */
-	if ((rc = limits_check_submit(job, &err)) != 0)
-		goto refuse;
-	if (job->time_limit == TIME_NOT_GIVEN)
-		job->time_limit = part->conf->default_time != TIME_INFINITE ? part->conf->default_time
-									    : part->conf->max_time;
-	/* partition limits: AllowGroups, and what EnforcePartLimits refuses */
-	if ((rc = part_limits_submit(job, &err)) != 0)
-		goto refuse;
-	if (json_is_true(json_object_get(spec, "test_only"))) {
+	if (test_only) {
 		test_only_reply(req, job);
 		job_destroy(job);
 		return;
 	}
-	job->id = ctld.next_job_id++;
-	/* A script given by path shows as its path; --wrap and stdin as "(null)". */
-	const char *cmd = jstr(spec, "command");
-	job->command = cmd && *cmd ? xstrdup(cmd) : NULL;
-	if (job->array_pending)
-		job->array_job_id = job->id;
-	job_set_output_paths(job, spec);
-	job->submit_time = job->eligible_time = core_now();
-	if (begin > job->submit_time)
-		job->eligible_time = begin;   /* --begin: BeginTime until then */
-	job->priority = job_priority(job);
-	job->state = JOB_PENDING;
-	job->reason = job->hold_user ? REASON_HELD_USER : job->depend ? REASON_DEPENDENCY
-		      : job->eligible_time > job->submit_time ? REASON_BEGIN_TIME : REASON_NONE;
-	job_table_add(job);
-	limits_job_submitted(job);
-	store_job_insert(job, json_incref(spec));   /* the row itself records the submission */
-	respond_durable(req, job->id, true);   /* marks the job durable, then replies */
-	return;
-refuse:
-	job_destroy(job);
-	net_respond(req, rc, NULL, err.text);
+	respond_durable(req, job->id, true);   /* once the row is on disk */
 }
 
 static bool state_wanted(const struct job *job, const json_t *states)
@@ -567,9 +394,9 @@ static int cancel_array(uint32_t array_job_id, const char *spec, int sig, const 
 
 static void rpc_cancel(struct net_req *req)
 {
-	uint32_t id = jint(req->body, "job_id");
-	int sig = jint(req->body, "signal");
-	const char *flags = jstr(req->body, "flags"), *tasks = jstr(req->body, "array_tasks");
+	uint32_t id = msg_int(req->body, "job_id");
+	int sig = msg_int(req->body, "signal");
+	const char *flags = msg_str(req->body, "flags"), *tasks = msg_str(req->body, "array_tasks");
 	struct job *job = job_find(id);
 	int rc, done = 0;
 	bool team = false;
@@ -685,8 +512,8 @@ static enum job_act update_act(const char *action)
 
 static void rpc_update(struct net_req *req)
 {
-	uint32_t id = jint(req->body, "job_id");
-	const char *action = jstr(req->body, "action");
+	uint32_t id = msg_int(req->body, "job_id");
+	const char *action = msg_str(req->body, "action");
 	uid_t uid = req->uid;   /* permitted_job may answer (and free) req */
 	json_t *task = json_object_get(req->body, "array_task");
 	enum job_act act = update_act(action);
@@ -778,8 +605,8 @@ static void rpc_part_info(struct net_req *req)
 
 static void rpc_job_complete(struct net_req *req)
 {
-	uint32_t id = jint(req->body, "job_id");
-	int status = jint(req->body, "status");
+	uint32_t id = msg_int(req->body, "job_id");
+	int status = msg_int(req->body, "status");
 	bool timed_out = json_is_true(json_object_get(req->body, "timed_out"));
 	struct job *job = job_find(id);
 
@@ -793,13 +620,13 @@ static void rpc_job_complete(struct net_req *req)
 		respond_durable(req, id, false);
 		return;
 	}
-	const char *from = jstr(req->body, "node");
+	const char *from = msg_str(req->body, "node");
 	if ((job->state != JOB_RUNNING && job->state != JOB_COMPLETING) ||
 	    (from && job->nalloc && strcmp(from, ctld.nodes[job->alloc_node[0]].name))) {
 		/* A launch we gave up on (and requeued) ran after all: the job
 		 * is queued again, or runs again elsewhere.  Taken as heard, so
 		 * herdstepd stops repeating it; this run is not the job's. */
-		log_error("job %u: completion from %s while %s: ignored", id, jstr(req->body, "node"),
+		log_error("job %u: completion from %s while %s: ignored", id, msg_str(req->body, "node"),
 			  job_state_name(job->state));
 		net_respond(req, 0, NULL, NULL);
 		return;
