@@ -445,7 +445,7 @@ uint32_t job_priority(struct job *job)
 	if (job->prio_admin)
 		return job->prio_admin;   /* scontrol update Priority=: kept as set */
 	if (prio_multifactor())
-		return prio_job(job, time(NULL));
+		return prio_job(job, core_now());
 	int64_t p = (int64_t)job_base_priority(job->id) - job->nice;
 	return p < 1 ? 1 : p > 0xFFFFFFFEll ? 0xFFFFFFFEu : (uint32_t)p;
 }
@@ -477,7 +477,7 @@ void job_requeue_finish(struct job *job)
 	job->requeue_requested = job->requeue_hold = false;
 	job->start_time = job->end_time = 0;
 	job->exit_status = 0;
-	job->eligible_time = time(NULL) + (ran ? REQUEUE_DELAY : 0);
+	job->eligible_time = core_now() + (ran ? REQUEUE_DELAY : 0);
 	job->priority = job_priority(job);
 	job_set_state(job, JOB_PENDING, job->hold_user ? REASON_HELD_USER
 				: ran ? REASON_BEGIN_TIME : REASON_NONE);
@@ -523,12 +523,86 @@ enum job_state job_cancelled_state(const struct job *job)
 	return job->preempted ? JOB_PREEMPTED : JOB_CANCELLED;
 }
 
+/* A state in which the job holds its nodes (a suspended job keeps them). */
+static bool holds_nodes(enum job_state s)
+{
+	return s == JOB_RUNNING || s == JOB_COMPLETING || s == JOB_SUSPENDED;
+}
+
+/* It has just ended, after holding nodes. */
+static bool ended_running(const struct job *job, enum job_state old)
+{
+	return job_state_is_final(job->state) && !job_state_is_final(old) && holds_nodes(old);
+}
+
+static void watch_steps(struct job *job, enum job_state old)
+{
+	if (ended_running(job, old))
+		step_job_ended(job, job->state);
+}
+
+static void watch_nodes(struct job *job, enum job_state old)
+{
+	if (ended_running(job, old))
+		node_free(job);
+}
+
+/* AccountingStorageEnforce's counts (limits.c). */
+static void watch_limits(struct job *job, enum job_state old)
+{
+	bool was_running = holds_nodes(old);
+
+	if (job_state_is_final(job->state) && !job_state_is_final(old)) {
+		limits_job_ended(job, was_running);
+	} else if (job->state == JOB_PENDING && (was_running || job_state_is_final(old))) {
+		limits_job_ended(job, was_running);   /* requeued: it waits again */
+		limits_job_submitted(job);
+	} else if (job->state == JOB_RUNNING && old == JOB_PENDING) {
+		limits_job_started(job);
+	}
+}
+
+/* A job that starts or ends may let others go: its nodes, its dependents
+ * (after, afterany ...). */
+static void watch_sched(struct job *job, enum job_state old)
+{
+	if (job->state != old && (job->state == JOB_RUNNING || job_state_is_final(job->state)))
+		sched_request();
+}
+
+/* Fair-share usage: charged while it holds nodes. */
+static void watch_usage(struct job *job, enum job_state old)
+{
+	if (job->state != old)
+		usage_job_state(job, old);
+}
+
+/* The row, once every watcher before has changed the job, and the log. */
+static void watch_persist(struct job *job, enum job_state old)
+{
+	store_job_update(job);
+	store_job_event(job->id, job_state_name(job->state), job_reason_name(job->reason));
+	log_info("job %u: %s -> %s (%s)", job->id, job_state_name(old), job_state_name(job->state),
+		 job_reason_name(job->reason));
+}
+
+/* Who hears of a job's state change, in this order: its steps end and its
+ * nodes are freed before the limits, the scheduler and the usage count
+ * them; the row is written after all of those; mail and preemption (a
+ * preemptor that ended lets its victims resume) come last. */
+static const struct {
+	const char *name;
+	void (*fn)(struct job *job, enum job_state old);
+} watchers[] = {
+	{ "steps", watch_steps }, { "nodes", watch_nodes }, { "limits", watch_limits },
+	{ "sched", watch_sched }, { "usage", watch_usage }, { "persist", watch_persist },
+	{ "mail", mail_job_state }, { "preempt", preempt_job_state },
+};
+
 void job_set_state(struct job *job, enum job_state state, enum job_reason reason)
 {
 	enum job_state old = job->state;
-	time_t now = time(NULL);
-	/* it held its nodes (a suspended job keeps them) */
-	bool was_running = old == JOB_RUNNING || old == JOB_COMPLETING || old == JOB_SUSPENDED;
+	time_t now = core_now();
 
 	job->state = state;
 	job->reason = reason;
@@ -536,32 +610,9 @@ void job_set_state(struct job *job, enum job_state state, enum job_reason reason
 		job->end_time = now;
 		if (old == JOB_PENDING)
 			job->start_time = now;   /* as Slurm: a job ended before it ran starts when it ends */
-		if (was_running) {
-			step_job_ended(job, state);
-			node_free(job);
-			sched_request();
-		}
 	}
-	/* AccountingStorageEnforce's counts (limits.c), as the state changes */
-	if (job_state_is_final(state) && !job_state_is_final(old)) {
-		limits_job_ended(job, was_running);
-	} else if (state == JOB_PENDING && (was_running || job_state_is_final(old))) {
-		limits_job_ended(job, was_running);   /* requeued: it waits again */
-		limits_job_submitted(job);
-	} else if (state == JOB_RUNNING && old == JOB_PENDING) {
-		limits_job_started(job);
-	}
-	/* A job that starts or ends may let its dependents go (after, afterany ...). */
-	if (state != old && (state == JOB_RUNNING || job_state_is_final(state)))
-		sched_request();
-	if (state != old)
-		usage_job_state(job, old);   /* fair-share usage: charged while it holds nodes */
-	store_job_update(job);
-	store_job_event(job->id, job_state_name(state), job_reason_name(reason));
-	log_info("job %u: %s -> %s (%s)", job->id, job_state_name(old), job_state_name(state),
-		 job_reason_name(reason));
-	mail_job_state(job, old);
-	preempt_job_state(job, old);   /* a preemptor that ended lets its victims resume */
+	for (size_t i = 0; i < sizeof(watchers) / sizeof(watchers[0]); i++)
+		watchers[i].fn(job, old);
 }
 
 static const char *nz(const char *s)
