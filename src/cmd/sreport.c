@@ -16,7 +16,9 @@
 #include <time.h>
 #include <unistd.h>
 #include "cmd/opt.h"
+#include "cmd/sreport_args.h"
 #include "cmd/sreport_calc.h"
+#include "cmd/sreport_tree.h"
 #include "common/msg.h"
 #include "common/state.h"
 #include "common/xmalloc.h"
@@ -98,17 +100,6 @@ static void put_banner(const char *title, time_t start, time_t end, const char *
 
 /* ---- what the controller tells ---- */
 
-struct report_opts {
-	enum time_fmt tf;
-	bool start_given, end_given, tree, flat;
-	time_t start_in, end_in, start, end, now;
-	char **users, **accounts, **clusters;
-	char *format;                /* format=, NULL: the report's own columns */
-	long top_count;
-	long groups[16];
-	size_t ngroups;
-};
-
 static bool in_list(char *const *v, const char *s)
 {
 	for (size_t i = 0; v && v[i]; i++)
@@ -129,14 +120,14 @@ struct data {
 
 /* The window's end as far as it has happened: the reports count no
  * time after now. */
-static time_t window_end(const struct report_opts *o)
+static time_t window_end(const struct sreport_opts *o)
 {
 	return o->end < o->now ? o->end : o->now;
 }
 
 /* CPU-seconds the cluster reported over the window (its CPUs times the
  * window so far): what percentages are of. */
-static long long reported_secs(const struct data *d, const struct report_opts *o)
+static long long reported_secs(const struct data *d, const struct sreport_opts *o)
 {
 	time_t until = window_end(o);
 	return until > o->start ? cmd_jint(d->facts, "cpus") * (long long)(until - o->start) : 0;
@@ -166,7 +157,7 @@ static int ask(struct data *d, int type, json_t *body, json_t **reply)
 /* Connect, then what the report needs: ACCT_REPORT's facts, the job
  * records (want_jobs), the association tree (want_tree).  -1 when
  * something failed (said on stderr). */
-static int load(struct data *d, const char *report, struct report_opts *o, bool want_jobs,
+static int load(struct data *d, const char *report, struct sreport_opts *o, bool want_jobs,
 		bool want_tree)
 {
 	struct herd_error err = { "" };
@@ -201,7 +192,7 @@ static int load(struct data *d, const char *report, struct report_opts *o, bool 
 }
 
 /* Is the report's cluster asked for (clusters=)? */
-static bool cluster_wanted(const struct data *d, const struct report_opts *o)
+static bool cluster_wanted(const struct data *d, const struct sreport_opts *o)
 {
 	return !o->clusters || in_list(o->clusters, d->cluster);
 }
@@ -220,7 +211,7 @@ static const char *proper_name(const char *user, char *buf, size_t len)
 }
 
 /* A job's figures for the user/account reports (and whether it counts). */
-static bool job_usage(const struct data *d, const struct report_opts *o, const json_t *job,
+static bool job_usage(const struct data *d, const struct sreport_opts *o, const json_t *job,
 		      long long *secs)
 {
 	*secs = sreport_job_cpu_secs(job, o->start, window_end(o), o->now);
@@ -378,7 +369,7 @@ static void print_rows(const struct pick *picks, size_t n, const struct rowv *ro
 
 /* ---- cluster utilization ---- */
 
-static int report_cluster_utilization(struct report_opts *o)
+static int report_cluster_utilization(struct sreport_opts *o)
 {
 	struct data d = { 0 };
 	char units[128];
@@ -426,117 +417,9 @@ out:
 	return status;
 }
 
-/* ---- the account tree with usage (AccountUtilizationByUser, SizesByAccount) ---- */
+/* ---- cluster AccountUtilizationByUser (the account tree: sreport_tree.c) ---- */
 
-struct node {
-	char *account, *user;        /* user NULL: an account's row */
-	int parent, depth;
-	long long secs;
-	long long bucket[17];
-};
-
-struct tree {
-	struct node *v;
-	size_t n, cap;
-};
-
-static int tree_add(struct tree *t, const char *account, const char *user, int parent, int depth)
-{
-	if (t->n == t->cap) {
-		t->cap = t->cap ? 2 * t->cap : 32;
-		t->v = xrealloc(t->v, t->cap * sizeof(*t->v));
-	}
-	struct node *n = &t->v[t->n];
-	memset(n, 0, sizeof(*n));
-	n->account = xstrdup(account);
-	n->user = xstrdup(user);
-	n->parent = parent;
-	n->depth = depth;
-	return (int)t->n++;
-}
-
-static int tree_find(const struct tree *t, const char *account, const char *user)
-{
-	for (size_t i = 0; i < t->n; i++)
-		if (!strcmp(t->v[i].account, account) &&
-		    (user ? t->v[i].user && !strcmp(t->v[i].user, user) : !t->v[i].user))
-			return (int)i;
-	return -1;
-}
-
-static void tree_free(struct tree *t)
-{
-	for (size_t i = 0; i < t->n; i++) {
-		free(t->v[i].account);
-		free(t->v[i].user);
-	}
-	free(t->v);
-}
-
-/* SHARE_INFO's rows (in tree order, with depths) into a tree; parents
- * found by depth. */
-static void tree_build(struct tree *t, const json_t *shares)
-{
-	int stack[64];
-	size_t i;
-	json_t *row;
-	json_array_foreach(json_object_get(shares, "shares"), i, row) {
-		int depth = (int)cmd_jint(row, "depth");
-		if (depth < 0 || depth >= 64)
-			continue;
-		const char *user = cmd_jstr(row, "user");
-		if (*cmd_jstr(row, "partition") && *user && tree_find(t, cmd_jstr(row, "account"), user) >= 0)
-			continue;   /* a user's per-partition rows count as one */
-		int parent = depth ? stack[depth - 1] : -1;
-		int k = tree_add(t, cmd_jstr(row, "account"), *user ? user : NULL, parent, depth);
-		if (!*user)
-			stack[depth] = k;
-	}
-}
-
-/* The job's usage on its user's row and every account above it; a job of
- * an account not in the tree gets rows of its own at the top. */
-static void tree_charge(struct tree *t, const char *account, const char *user, long long secs,
-			int bucket)
-{
-	int k = tree_find(t, account, user);
-	if (k < 0) {
-		int a = tree_find(t, account, NULL);
-		if (a < 0)
-			a = tree_add(t, account, NULL, -1, 0);
-		k = tree_add(t, account, user, a, t->v[a].depth + 1);
-	}
-	for (; k >= 0; k = t->v[k].parent) {
-		t->v[k].secs += secs;
-		if (bucket >= 0)
-			t->v[k].bucket[bucket] += secs;
-	}
-}
-
-/* Print order: depth first, as the tree came (users then sub-accounts);
- * rows added for unknown accounts come after, each account then its users. */
-static void tree_order_visit(const struct tree *t, int k, int *out, size_t *n)
-{
-	out[(*n)++] = k;
-	for (size_t i = 0; i < t->n; i++)
-		if (t->v[i].parent == k && t->v[i].user)
-			out[(*n)++] = (int)i;
-	for (size_t i = 0; i < t->n; i++)
-		if (t->v[i].parent == k && !t->v[i].user)
-			tree_order_visit(t, (int)i, out, n);
-}
-
-static int *tree_order(const struct tree *t, size_t *n)
-{
-	int *out = xmalloc((t->n + 1) * sizeof(int));
-	*n = 0;
-	for (size_t i = 0; i < t->n; i++)
-		if (t->v[i].parent < 0 && !t->v[i].user)
-			tree_order_visit(t, (int)i, out, n);
-	return out;
-}
-
-static bool under_accounts(const struct tree *t, int k, char *const *accounts)
+static bool under_accounts(const struct sreport_tree *t, int k, char *const *accounts)
 {
 	for (; k >= 0; k = t->v[k].parent)
 		if (!t->v[k].user && in_list(accounts, t->v[k].account))
@@ -544,15 +427,15 @@ static bool under_accounts(const struct tree *t, int k, char *const *accounts)
 	return false;
 }
 
-static int report_account_by_user(struct report_opts *o)
+static int report_account_by_user(struct sreport_opts *o)
 {
 	struct data d = { 0 };
-	struct tree t = { 0 };
+	struct sreport_tree t = { 0 };
 	char units[128];
 	int status = 1;
 	if (load(&d, "account_utilization_by_user", o, true, true) < 0)
 		goto out;
-	tree_build(&t, d.tree);
+	sreport_tree_build(&t, d.tree);
 	size_t i;
 	json_t *job;
 	json_array_foreach(json_object_get(d.jobs, "jobs"), i, job) {
@@ -560,7 +443,7 @@ static int report_account_by_user(struct report_opts *o)
 		if (!job_usage(&d, o, job, &secs))
 			continue;
 		const char *account = cmd_jstr(job, "account");
-		tree_charge(&t, *account ? account : "(null)", cmd_jstr(job, "user"), secs, -1);
+		sreport_tree_charge(&t, *account ? account : "(null)", cmd_jstr(job, "user"), secs, -1);
 	}
 	/* percent of what the cluster reported over the window */
 	long long reported = reported_secs(&d, o);
@@ -572,12 +455,12 @@ static int report_account_by_user(struct report_opts *o)
 	sreport_usage_line(units, sizeof(units), "Usage", o->tf, tres_named);
 	put_banner("Cluster/Account/User Utilization", o->start, o->end, units);
 	size_t n, nrows = 0;
-	int *order = tree_order(&t, &n);
+	int *order = sreport_tree_order(&t, &n);
 	struct rowv *rows = xmalloc((n + 1) * sizeof(*rows));
 	char (*names)[256] = xmalloc((n + 1) * sizeof(*names));
 	char (*accts)[256] = xmalloc((n + 1) * sizeof(*accts));
 	for (size_t r = 0; cluster_wanted(&d, o) && r < n; r++) {
-		const struct node *v = &t.v[order[r]];
+		const struct sreport_node *v = &t.v[order[r]];
 		if (v->secs <= 0)
 			continue;   /* as Slurm: associations that used nothing are not listed */
 		if (o->accounts && !under_accounts(&t, order[r], o->accounts))
@@ -603,7 +486,7 @@ static int report_account_by_user(struct report_opts *o)
 	free(order);
 	status = 0;
 out:
-	tree_free(&t);
+	sreport_tree_free(&t);
 	data_free(&d);
 	return status;
 }
@@ -625,7 +508,7 @@ static int by_secs_desc(const void *x, const void *y)
 	return strcmp(a->user, b->user);
 }
 
-static int report_top_usage(struct report_opts *o)
+static int report_top_usage(struct sreport_opts *o)
 {
 	struct data d = { 0 };
 	char units[128];
@@ -700,15 +583,15 @@ out:
 
 /* ---- job SizesByAccount ---- */
 
-static int report_sizes_by_account(struct report_opts *o)
+static int report_sizes_by_account(struct sreport_opts *o)
 {
 	struct data d = { 0 };
-	struct tree t = { 0 };
+	struct sreport_tree t = { 0 };
 	char units[128], buf[64], titles[17][48];
 	int status = 1;
 	if (load(&d, "job_sizes_by_account", o, true, true) < 0)
 		goto out;
-	tree_build(&t, d.tree);
+	sreport_tree_build(&t, d.tree);
 	size_t i;
 	json_t *job;
 	long long total = 0;
@@ -718,17 +601,17 @@ static int report_sizes_by_account(struct report_opts *o)
 			continue;
 		const char *account = cmd_jstr(job, "account");
 		int b = sreport_size_bucket(o->groups, o->ngroups, (long)cmd_jint(job, "num_cpus"));
-		tree_charge(&t, *account ? account : "(null)", cmd_jstr(job, "user"), secs, b);
+		sreport_tree_charge(&t, *account ? account : "(null)", cmd_jstr(job, "user"), secs, b);
 		total += secs;
 	}
 	/* Which accounts: accounts= as named; FlatView every account that
 	 * ran jobs; else root's children (each with what ran under it). */
 	size_t n;
-	int *order = tree_order(&t, &n);
+	int *order = sreport_tree_order(&t, &n);
 	int *rows = xmalloc((n + 1) * sizeof(int));
 	size_t nrows = 0;
 	for (size_t r = 0; r < n; r++) {
-		const struct node *v = &t.v[order[r]];
+		const struct sreport_node *v = &t.v[order[r]];
 		if (v->user)
 			continue;
 		bool take;
@@ -762,7 +645,7 @@ static int report_sizes_by_account(struct report_opts *o)
 	put_banner("Job Sizes", o->start, o->end, units);
 	put_header(cols, ncols);
 	for (size_t r = 0; cluster_wanted(&d, o) && r < nrows; r++) {
-		const struct node *v = &t.v[rows[r]];
+		const struct sreport_node *v = &t.v[rows[r]];
 		put_cell(d.cluster, cols[0].width, false);
 		put_cell(v->account, cols[1].width, false);
 		for (size_t g = 0; g <= o->ngroups; g++)
@@ -776,7 +659,7 @@ static int report_sizes_by_account(struct report_opts *o)
 	free(order);
 	status = 0;
 out:
-	tree_free(&t);
+	sreport_tree_free(&t);
 	data_free(&d);
 	return status;
 }
@@ -814,92 +697,6 @@ static void help(void)
 	       "  job SizesByAccount: Accounts=, FlatView, Grouping=, Users=\n");
 }
 
-/* Does word abbreviate name (at least min letters, case-insensitive)? */
-static bool word_is(const char *word, const char *name, size_t min)
-{
-	size_t len = strlen(word);
-	return len >= min && len <= strlen(name) && !strncasecmp(word, name, len);
-}
-
-static int parse_time_arg(const char *arg, time_t now, time_t *out)
-{
-	if (opt_time_parse(arg, now, true, out) < 0) {
-		fprintf(stderr, "Invalid time specification (pos=%d): %s\n", opt_time_error_pos(arg),
-			arg);
-		return -1;
-	}
-	return 0;
-}
-
-/* key=value words after the report's name. */
-static int parse_report_args(int argc, char **argv, struct report_opts *o)
-{
-	for (int i = 0; i < argc; i++) {
-		char *eq = strchr(argv[i], '=');
-		const char *key = argv[i], *val = eq ? eq + 1 : "";
-		size_t klen = eq ? (size_t)(eq - argv[i]) : strlen(argv[i]);
-		char k[64];
-		snprintf(k, sizeof(k), "%.*s", (int)(klen < 63 ? klen : 63), key);
-		if (!eq && word_is(k, "Tree", 4)) {
-			o->tree = true;
-		} else if (!eq && word_is(k, "FlatView", 2)) {
-			o->flat = true;
-		} else if (!eq && (word_is(k, "All_Clusters", 3) || word_is(k, "PrintJobCount", 2))) {
-		} else if (eq && (word_is(k, "Start", 1) || word_is(k, "StartTime", 5))) {
-			if (parse_time_arg(val, o->now, &o->start_in) < 0)
-				return -1;
-			o->start_given = true;
-		} else if (eq && (word_is(k, "End", 1) || word_is(k, "EndTime", 4))) {
-			if (parse_time_arg(val, o->now, &o->end_in) < 0)
-				return -1;
-			o->end_given = true;
-		} else if (eq && (word_is(k, "Users", 1) || word_is(k, "Logins", 1))) {
-			opt_strv_free(o->users);
-			o->users = opt_split(val, ',', NULL);
-		} else if (eq && (word_is(k, "Accounts", 2) || word_is(k, "Acct", 2))) {
-			opt_strv_free(o->accounts);
-			o->accounts = opt_split(val, ',', NULL);
-		} else if (eq && word_is(k, "Clusters", 1)) {
-			opt_strv_free(o->clusters);
-			o->clusters = opt_split(val, ',', NULL);
-		} else if (eq && word_is(k, "Format", 1)) {
-			free(o->format);
-			o->format = xstrdup(val);
-		} else if (eq && word_is(k, "TopCount", 1)) {
-			long v;
-			if (opt_count(val, &v) < 0) {
-				fprintf(stderr, "sreport: error: Invalid TopCount: %s\n", val);
-				return -1;
-			}
-			o->top_count = v;
-		} else if (eq && word_is(k, "Grouping", 1)) {
-			size_t n;
-			char **v = opt_split(val, ',', &n);
-			o->ngroups = 0;
-			for (size_t g = 0; g < n && g < 15; g++) {
-				long x;
-				if (opt_count(v[g], &x) < 0 || x <= 0 ||
-				    (o->ngroups && x <= o->groups[o->ngroups - 1])) {
-					fprintf(stderr, "sreport: error: Invalid Grouping: %s\n", val);
-					opt_strv_free(v);
-					return -1;
-				}
-				o->groups[o->ngroups++] = x;
-			}
-			opt_strv_free(v);
-			if (!o->ngroups) {
-				fprintf(stderr, "sreport: error: Invalid Grouping: %s\n", val);
-				return -1;
-			}
-		} else {
-			fprintf(stderr, " Unknown condition: %s\n Use keyword set to modify value\n",
-				argv[i]);
-			return -1;
-		}
-	}
-	return 0;
-}
-
 enum { OPT_HELP = 256, OPT_USAGE, OPT_IGNORED };
 
 int main(int argc, char **argv)
@@ -913,7 +710,7 @@ int main(int argc, char **argv)
 		{ "usage", no_argument, NULL, OPT_USAGE }, { "local", no_argument, NULL, OPT_IGNORED },
 		{ "federation", no_argument, NULL, OPT_IGNORED }, { NULL, 0, NULL, 0 },
 	};
-	struct report_opts o = { .tf = TF_MINS, .top_count = 10, .groups = { 50, 250, 500, 1000 },
+	struct sreport_opts o = { .tf = TF_MINS, .top_count = 10, .groups = { 50, 250, 500, 1000 },
 				 .ngroups = 4 };
 	char *cluster_opt = NULL;
 	int c, status = 1;
@@ -973,7 +770,8 @@ int main(int argc, char **argv)
 		}
 	}
 	if (nwords < 2) {
-		if (nwords == 1 && (word_is(words[0], "help", 1) || word_is(words[0], "version", 1))) {
+		if (nwords == 1 && (sreport_word_is(words[0], "help", 1) ||
+				    sreport_word_is(words[0], "version", 1))) {
 			if (words[0][0] == 'v' || words[0][0] == 'V')
 				printf("%s\n", CMD_VERSION);
 			else
@@ -986,14 +784,14 @@ int main(int argc, char **argv)
 	}
 	if (cluster_opt)
 		o.clusters = opt_split(cluster_opt, ',', NULL);
-	if (parse_report_args(nwords - 2, words + 2, &o) < 0)
+	if (sreport_args_parse(nwords - 2, words + 2, &o) < 0)
 		goto out;
 	sreport_window(o.start_given, o.start_in, o.end_given, o.end_in, o.now, &o.start, &o.end);
 	const char *entity = words[0], *report = words[1];
-	if (word_is(entity, "cluster", 2)) {
-		if (word_is(report, "Utilization", 2))
+	if (sreport_word_is(entity, "cluster", 2)) {
+		if (sreport_word_is(report, "Utilization", 2))
 			status = report_cluster_utilization(&o);
-		else if (word_is(report, "AccountUtilizationByUser", 8) ||
+		else if (sreport_word_is(report, "AccountUtilizationByUser", 8) ||
 			 !strcasecmp(report, "AccountUtilization"))
 			status = report_account_by_user(&o);
 		else {
@@ -1001,14 +799,14 @@ int main(int argc, char **argv)
 				"Valid cluster reports are, \"AccountUtilizationByUser\", and "
 				"\"Utilization\"\n", report);
 		}
-	} else if (word_is(entity, "user", 1)) {
-		if (word_is(report, "TopUsage", 1))
+	} else if (sreport_word_is(entity, "user", 1)) {
+		if (sreport_word_is(report, "TopUsage", 1))
 			status = report_top_usage(&o);
 		else
 			fprintf(stderr, "Not valid report %s\nValid user reports are, \"TopUsage\"\n",
 				report);
-	} else if (word_is(entity, "job", 1)) {
-		if (word_is(report, "SizesByAccount", 1))
+	} else if (sreport_word_is(entity, "job", 1)) {
+		if (sreport_word_is(report, "SizesByAccount", 1))
 			status = report_sizes_by_account(&o);
 		else
 			fprintf(stderr, "Not valid report %s\nValid job reports are, "
