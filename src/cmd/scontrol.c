@@ -50,16 +50,22 @@ static void help(void)
 struct command;
 typedef int command_f(struct scontrol *sc, const struct command *cmd, int argc, char **argv);
 
+/* What a command needs after its name. */
+enum command_args {
+	ARGS_ANY,            /* nothing, or what the command itself checks */
+	ARGS_ENTITY,         /* an entity or ID: "too few arguments for keyword:NAME" */
+	ARGS_ENTITY_TYPED,   /* the same, naming the word as typed (as create, delete did) */
+};
+
 /* One scontrol command: its name, the fewest of its letters taken, what runs
- * it (argv: the words after the name), and whether it needs an entity or ID
- * after it ("too few arguments for keyword:NAME" without one).  Slurm's
- * manual takes any unambiguous prefix of a command; Herd takes the
+ * it (argv: the words after the name), and whether it needs an entity.
+ * Slurm's manual takes any unambiguous prefix of a command; Herd takes the
  * abbreviations scripts use (sho, cr, del, rec) and the rest in full. */
 struct command {
 	const char *name;
 	size_t min;
 	command_f *run;
-	bool needs_entity;
+	enum command_args args;
 };
 
 static int run_show(struct scontrol *sc, const struct command *cmd, int argc, char **argv)
@@ -128,23 +134,23 @@ static int run_oneliner(struct scontrol *sc, const struct command *cmd, int argc
 
 /* In the order they are tried. */
 static const struct command commands[] = {
-	{ "show", 3, run_show, true },
-	{ "hold", 4, run_job_action, true },
-	{ "uhold", 5, run_job_action, true },
-	{ "release", 7, run_job_action, true },
-	{ "requeue", 7, run_job_action, true },
-	{ "requeuehold", 11, run_job_action, true },
-	{ "suspend", 7, run_job_action, true },
-	{ "resume", 6, run_job_action, true },
-	{ "update", 6, run_update, true },
-	{ "create", 2, run_create, true },
-	{ "delete", 3, run_delete, true },
-	{ "ping", 4, run_ping, false },
-	{ "reconfigure", 3, run_reconfigure, false },
-	{ "token", 5, run_token, false },
-	{ "version", 7, run_version, false },
-	{ "help", 4, run_help, false },
-	{ "oneliner", 8, run_oneliner, false },
+	{ "show", 3, run_show, ARGS_ENTITY },
+	{ "hold", 4, run_job_action, ARGS_ENTITY },
+	{ "uhold", 5, run_job_action, ARGS_ENTITY },
+	{ "release", 7, run_job_action, ARGS_ENTITY },
+	{ "requeue", 7, run_job_action, ARGS_ENTITY },
+	{ "requeuehold", 11, run_job_action, ARGS_ENTITY },
+	{ "suspend", 7, run_job_action, ARGS_ENTITY },
+	{ "resume", 6, run_job_action, ARGS_ENTITY },
+	{ "update", 6, run_update, ARGS_ENTITY },
+	{ "create", 2, run_create, ARGS_ENTITY_TYPED },
+	{ "delete", 3, run_delete, ARGS_ENTITY_TYPED },
+	{ "ping", 4, run_ping, ARGS_ANY },
+	{ "reconfigure", 3, run_reconfigure, ARGS_ANY },
+	{ "token", 5, run_token, ARGS_ANY },
+	{ "version", 7, run_version, ARGS_ANY },
+	{ "help", 4, run_help, ARGS_ANY },
+	{ "oneliner", 8, run_oneliner, ARGS_ANY },
 };
 
 static int run_command(struct scontrol *sc, int argc, char **argv)
@@ -153,8 +159,9 @@ static int run_command(struct scontrol *sc, int argc, char **argv)
 		const struct command *cmd = &commands[i];
 		if (!scontrol_is_word(argv[0], cmd->name, cmd->min))
 			continue;
-		if (cmd->needs_entity && argc < 2) {
-			fprintf(stderr, "too few arguments for keyword:%s\n", cmd->name);
+		if (cmd->args != ARGS_ANY && argc < 2) {
+			fprintf(stderr, "too few arguments for keyword:%s\n",
+				cmd->args == ARGS_ENTITY_TYPED ? argv[0] : cmd->name);
 			return 1;
 		}
 		return cmd->run(sc, cmd, argc - 1, argv + 1);
