@@ -18,85 +18,16 @@
 #include "cmd/opt.h"
 #include "cmd/sreport_args.h"
 #include "cmd/sreport_calc.h"
+#include "cmd/sreport_print.h"
 #include "cmd/sreport_tree.h"
 #include "common/msg.h"
 #include "common/state.h"
 #include "common/xmalloc.h"
 
-/* ---- output ---- */
-
 static bool sreport_time_fmt_per(enum time_fmt f)
 {
 	return f == TF_SECS_PER || f == TF_MINS_PER || f == TF_HOURS_PER;
 }
-
-enum parsable { PARSABLE_NO, PARSABLE_END, PARSABLE_NO_END };
-
-struct col {
-	const char *title;
-	int width;
-};
-
-static enum parsable parsable;
-static bool header = true;
-static bool tres_named;   /* -T cpu: a "TRES Name" column, as Slurm adds */
-
-static void put_cell(const char *v, int width, bool last)
-{
-	if (parsable != PARSABLE_NO) {
-		fputs(v, stdout);
-		if (!(last && parsable == PARSABLE_NO_END))
-			putchar('|');
-		return;
-	}
-	int w = abs(width);
-	char buf[512];
-	if ((int)strlen(v) > w && w > 1) {
-		snprintf(buf, sizeof(buf), "%.*s", w, v);
-		buf[w - 1] = '+';
-		v = buf;
-	}
-	printf(width < 0 ? "%-*s " : "%*s ", w, v);
-}
-
-static void put_header(const struct col *cols, size_t n)
-{
-	if (!header)
-		return;
-	for (size_t i = 0; i < n; i++) {
-		if (parsable != PARSABLE_NO) {
-			put_cell(cols[i].title, 0, i + 1 == n);
-			continue;
-		}
-		int w = abs(cols[i].width);
-		printf(cols[i].width < 0 ? "%-*.*s " : "%*.*s ", w, w, cols[i].title);
-	}
-	putchar('\n');
-	if (parsable != PARSABLE_NO)
-		return;
-	for (size_t i = 0; i < n; i++) {
-		for (int k = 0; k < abs(cols[i].width); k++)
-			putchar('-');
-		putchar(' ');
-	}
-	putchar('\n');
-}
-
-static void put_banner(const char *title, time_t start, time_t end, const char *units_line)
-{
-	char a[32], b[32];
-	struct tm tm;
-	time_t last = end - 1;
-	if (!header)
-		return;
-	strftime(a, sizeof(a), "%Y-%m-%dT%H:%M:%S", localtime_r(&start, &tm));
-	strftime(b, sizeof(b), "%Y-%m-%dT%H:%M:%S", localtime_r(&last, &tm));
-	printf("--------------------------------------------------------------------------------\n");
-	printf("%s %s - %s (%lld secs)\n", title, a, b, (long long)(end - start));
-	printf("%s\n", units_line);
-	printf("--------------------------------------------------------------------------------\n");
-}
-
 
 /* ---- what the controller tells ---- */
 
@@ -222,151 +153,6 @@ static bool job_usage(const struct data *d, const struct sreport_opts *o, const 
 	return true;
 }
 
-/* ---- format=: the columns of the cluster and user reports ---- */
-
-enum fk { FK_ACCOUNT, FK_ALLOC, FK_CLUSTER, FK_CPU_COUNT, FK_DOWN, FK_ENERGY, FK_IDLE, FK_LOGIN,
-	  FK_OVER_COMM, FK_PLND_DOWN, FK_PROPER, FK_REPORTED, FK_RESERVED, FK_TRES_NAME, FK_USED };
-
-struct field_def {
-	const char *name;   /* what format= names, abbreviated to at least min letters */
-	size_t min;
-	const char *title;
-	enum fk kind;
-};
-
-/* In Slurm's order of matching (the first a name abbreviates wins). */
-static const struct field_def cluster_fields[] = {
-	{ "Accounts", 2, "Account", FK_ACCOUNT }, { "Allocated", 2, "Allocated", FK_ALLOC },
-	{ "Cluster", 2, "Cluster", FK_CLUSTER }, { "CPUCount", 2, "CPU count", FK_CPU_COUNT },
-	{ "Down", 1, "Down", FK_DOWN }, { "Idle", 1, "Idle", FK_IDLE },
-	{ "Login", 1, "Login", FK_LOGIN }, { "OverCommitted", 1, "Over Comm", FK_OVER_COMM },
-	{ "PlannedDown", 2, "PLND Down", FK_PLND_DOWN }, { "Proper", 2, "Proper Name", FK_PROPER },
-	{ "Reported", 3, "Reported", FK_REPORTED }, { "Reserved", 3, "Reserved", FK_RESERVED },
-	{ "TresName", 5, "TRES Name", FK_TRES_NAME }, { "Used", 1, "Used", FK_USED },
-	{ "Energy", 1, "Energy", FK_ENERGY }, { NULL, 0, NULL, 0 },
-};
-static const struct field_def user_fields[] = {
-	{ "Accounts", 1, "Account", FK_ACCOUNT }, { "Cluster", 1, "Cluster", FK_CLUSTER },
-	{ "Energy", 1, "Energy", FK_ENERGY }, { "Login", 1, "Login", FK_LOGIN },
-	{ "Proper", 1, "Proper Name", FK_PROPER }, { "TresName", 5, "TRES Name", FK_TRES_NAME },
-	{ "Used", 1, "Used", FK_USED }, { NULL, 0, NULL, 0 },
-};
-
-struct pick {
-	const struct field_def *def;
-	int width;   /* from "Name%N", 0: the column's own */
-};
-
-/* "Cluster,Used%12" into picks (at most max).  A name no field has is
- * reported as Slurm does (" Unknown field 'x'") and *bad set; the rest go on. */
-static size_t pick_fields(const struct field_def *defs, const char *spec, struct pick *out,
-			  size_t max, bool *bad)
-{
-	size_t n = 0, count;
-	char **names = opt_split(spec, ',', &count);
-	for (size_t i = 0; i < count && n < max; i++) {
-		char *pct = strchr(names[i], '%');
-		int width = 0;
-		if (pct) {
-			*pct = '\0';
-			width = atoi(pct + 1);
-		}
-		size_t len = strlen(names[i]);
-		const struct field_def *f;
-		for (f = defs; f->name; f++)
-			if (len >= f->min && len <= strlen(f->name) && !strncasecmp(f->name, names[i], len))
-				break;
-		if (!f->name) {
-			fprintf(stderr, " Unknown field '%s'\n", names[i]);
-			*bad = true;
-			continue;
-		}
-		out[n++] = (struct pick){ f, width };
-	}
-	opt_strv_free(names);
-	return n;
-}
-
-/* One row of a cluster or user report. */
-struct rowv {
-	const char *cluster, *account, *login, *proper;
-	long long used, alloc, down, idle, reported, cpus;
-};
-
-static bool fk_is_time(enum fk k)
-{
-	switch (k) {
-	case FK_ALLOC: case FK_DOWN: case FK_ENERGY: case FK_IDLE: case FK_OVER_COMM:
-	case FK_PLND_DOWN: case FK_REPORTED: case FK_RESERVED: case FK_USED:
-		return true;
-	default:
-		return false;
-	}
-}
-
-/* A time figure of a row (what Herd does not keep, energy, planned down
- * time, reservations, over-commit, is 0). */
-static long long fk_secs(enum fk k, const struct rowv *r)
-{
-	switch (k) {
-	case FK_ALLOC: return r->alloc;
-	case FK_DOWN: return r->down;
-	case FK_IDLE: return r->idle;
-	case FK_REPORTED: return r->reported;
-	case FK_USED: return r->used;
-	default: return 0;
-	}
-}
-
-/* The picked columns of rows: header (unless -n), then a line each.
- * Time columns are as wide as their largest figure needs; percentages are
- * of total. */
-static void print_rows(const struct pick *picks, size_t n, const struct rowv *rows, size_t nrows,
-		       long long total, enum time_fmt tf, bool tree)
-{
-	struct col *cols = xmalloc((n + 1) * sizeof(*cols));
-	for (size_t i = 0; i < n; i++) {
-		enum fk k = picks[i].def->kind;
-		int w;
-		if (fk_is_time(k)) {
-			long long max = 0;
-			for (size_t r = 0; r < nrows; r++)
-				if (fk_secs(k, &rows[r]) > max)
-					max = fk_secs(k, &rows[r]);
-			w = sreport_usage_width(max, tf);
-		} else {
-			w = k == FK_ACCOUNT ? (tree ? -20 : 15) : k == FK_PROPER ? 15
-			    : k == FK_TRES_NAME ? 14 : 9;
-		}
-		cols[i] = (struct col){ picks[i].def->title, picks[i].width ? picks[i].width : w };
-	}
-	put_header(cols, n);
-	for (size_t r = 0; r < nrows; r++) {
-		char buf[64];
-		for (size_t i = 0; i < n; i++) {
-			enum fk k = picks[i].def->kind;
-			const char *v = "";
-			if (fk_is_time(k))
-				v = sreport_time_value(fk_secs(k, &rows[r]), total, tf, buf, sizeof(buf));
-			else if (k == FK_CLUSTER)
-				v = rows[r].cluster;
-			else if (k == FK_ACCOUNT)
-				v = rows[r].account;
-			else if (k == FK_LOGIN)
-				v = rows[r].login;
-			else if (k == FK_PROPER)
-				v = rows[r].proper;
-			else if (k == FK_TRES_NAME)
-				v = "cpu";
-			else if (k == FK_CPU_COUNT)
-				snprintf(buf, sizeof(buf), "%lld", rows[r].cpus), v = buf;
-			put_cell(v ? v : "", cols[i].width, i + 1 == n);
-		}
-		putchar('\n');
-	}
-	free(cols);
-}
-
 /* ---- cluster utilization ---- */
 
 static int report_cluster_utilization(struct sreport_opts *o)
@@ -397,18 +183,18 @@ static int report_cluster_utilization(struct sreport_opts *o)
 	long long idle = reported - alloc - down;
 
 	/* Slurm 22.05's columns ("Reserved": 23.02 calls it Planned) */
-	struct pick picks[16];
+	struct sreport_pick picks[16];
 	bool bad = false;
-	size_t n = pick_fields(cluster_fields, o->format ? o->format
-				: tres_named ? "Cluster,TresName,Allocated,Down,PlannedDown,Idle,Reserved,Reported"
+	size_t n = sreport_pick_fields(SREPORT_CLUSTER_FIELDS, o->format ? o->format
+				: o->tres_named ? "Cluster,TresName,Allocated,Down,PlannedDown,Idle,Reserved,Reported"
 				: "Cluster,Allocated,Down,PlannedDown,Idle,Reserved,Reported",
 				picks, 16, &bad);
-	struct rowv row = { .cluster = d.cluster, .account = "", .login = "", .proper = "",
+	struct sreport_row row = { .cluster = d.cluster, .account = "", .login = "", .proper = "",
 			    .alloc = alloc, .down = down, .idle = idle, .reported = reported,
 			    .cpus = cpus };
-	sreport_usage_line(units, sizeof(units), "Usage", o->tf, tres_named);
-	put_banner("Cluster Utilization", o->start, o->end, units);
-	print_rows(picks, n, &row, cluster_wanted(&d, o) ? 1 : 0, reported, o->tf, false);
+	sreport_usage_line(units, sizeof(units), "Usage", o->tf, o->tres_named);
+	sreport_put_banner(o, "Cluster Utilization", units);
+	sreport_print_rows(o, picks, n, &row, cluster_wanted(&d, o) ? 1 : 0, reported, false);
 	if (bad)
 		goto out;
 	status = 0;
@@ -447,16 +233,16 @@ static int report_account_by_user(struct sreport_opts *o)
 	}
 	/* percent of what the cluster reported over the window */
 	long long reported = reported_secs(&d, o);
-	struct pick picks[16];
+	struct sreport_pick picks[16];
 	bool bad = false;
-	size_t npicks = pick_fields(cluster_fields, o->format ? o->format
-				    : tres_named ? "Cluster,Accounts,Login,Proper,TresName,Used"
+	size_t npicks = sreport_pick_fields(SREPORT_CLUSTER_FIELDS, o->format ? o->format
+				    : o->tres_named ? "Cluster,Accounts,Login,Proper,TresName,Used"
 				    : "Cluster,Accounts,Login,Proper,Used,Energy", picks, 16, &bad);
-	sreport_usage_line(units, sizeof(units), "Usage", o->tf, tres_named);
-	put_banner("Cluster/Account/User Utilization", o->start, o->end, units);
+	sreport_usage_line(units, sizeof(units), "Usage", o->tf, o->tres_named);
+	sreport_put_banner(o, "Cluster/Account/User Utilization", units);
 	size_t n, nrows = 0;
 	int *order = sreport_tree_order(&t, &n);
-	struct rowv *rows = xmalloc((n + 1) * sizeof(*rows));
+	struct sreport_row *rows = xmalloc((n + 1) * sizeof(*rows));
 	char (*names)[256] = xmalloc((n + 1) * sizeof(*names));
 	char (*accts)[256] = xmalloc((n + 1) * sizeof(*accts));
 	for (size_t r = 0; cluster_wanted(&d, o) && r < n; r++) {
@@ -469,13 +255,13 @@ static int report_account_by_user(struct sreport_opts *o)
 			continue;   /* users=: the users' rows */
 		snprintf(accts[nrows], sizeof(accts[nrows]), "%*s%s", o->tree ? v->depth : 0, "",
 			 v->account);
-		rows[nrows] = (struct rowv){
+		rows[nrows] = (struct sreport_row){
 			.cluster = d.cluster, .account = accts[nrows], .login = v->user ? v->user : "",
 			.proper = v->user ? proper_name(v->user, names[nrows], sizeof(names[nrows])) : "",
 			.used = v->secs, .reported = reported };
 		nrows++;
 	}
-	print_rows(picks, npicks, rows, nrows, reported, o->tf, o->tree);
+	sreport_print_rows(o, picks, npicks, rows, nrows, reported, o->tree);
 	free(rows);
 	free(names);
 	free(accts);
@@ -541,17 +327,17 @@ static int report_top_usage(struct sreport_opts *o)
 	}
 	qsort(users, nusers, sizeof(*users), by_secs_desc);
 	long long reported = reported_secs(&d, o);
-	struct pick picks[16];
+	struct sreport_pick picks[16];
 	bool bad = false;
-	size_t npicks = pick_fields(user_fields, o->format ? o->format
-				    : tres_named ? "Cluster,Login,Proper,Accounts,TresName,Used"
+	size_t npicks = sreport_pick_fields(SREPORT_USER_FIELDS, o->format ? o->format
+				    : o->tres_named ? "Cluster,Login,Proper,Accounts,TresName,Used"
 				    : "Cluster,Login,Proper,Accounts,Used,Energy", picks, 16, &bad);
 	char title[64];
 	snprintf(title, sizeof(title), "Top %ld Users", o->top_count);
-	sreport_usage_line(units, sizeof(units), "Usage", o->tf, tres_named);
-	put_banner(title, o->start, o->end, units);
+	sreport_usage_line(units, sizeof(units), "Usage", o->tf, o->tres_named);
+	sreport_put_banner(o, title, units);
 	size_t nrows = 0;
-	struct rowv *rows = xmalloc((nusers + 1) * sizeof(*rows));
+	struct sreport_row *rows = xmalloc((nusers + 1) * sizeof(*rows));
 	char (*names)[256] = xmalloc((nusers + 1) * sizeof(*names));
 	char (*accts)[512] = xmalloc((nusers + 1) * sizeof(*accts));
 	for (size_t k = 0; cluster_wanted(&d, o) && k < nusers && (long)k < o->top_count; k++) {
@@ -559,12 +345,12 @@ static int report_top_usage(struct sreport_opts *o)
 		for (size_t a = 0; a < users[k].naccounts; a++)
 			snprintf(accts[k] + strlen(accts[k]), sizeof(accts[k]) - strlen(accts[k]),
 				 "%s%s", a ? ", " : "", users[k].accounts[a]);
-		rows[nrows++] = (struct rowv){
+		rows[nrows++] = (struct sreport_row){
 			.cluster = d.cluster, .account = accts[k], .login = users[k].user,
 			.proper = proper_name(users[k].user, names[k], sizeof(names[k])),
 			.used = users[k].secs, .reported = reported };
 	}
-	print_rows(picks, npicks, rows, nrows, reported, o->tf, false);
+	sreport_print_rows(o, picks, npicks, rows, nrows, reported, false);
 	free(rows);
 	free(names);
 	free(accts);
@@ -625,11 +411,11 @@ static int report_sizes_by_account(struct sreport_opts *o)
 		if (take)
 			rows[nrows++] = order[r];
 	}
-	struct col cols[19];
+	struct sreport_col cols[19];
 	size_t ncols = 0;
 	bool per = sreport_time_fmt_per(o->tf);
-	cols[ncols++] = (struct col){ "Cluster", 9 };
-	cols[ncols++] = (struct col){ "Account", 9 };
+	cols[ncols++] = (struct sreport_col){ "Cluster", 9 };
+	cols[ncols++] = (struct sreport_col){ "Account", 9 };
 	for (size_t g = 0; g <= o->ngroups; g++) {
 		if (g == 0)
 			snprintf(titles[g], sizeof(titles[g]), "0-%ld CPUs", o->groups[0] - 1);
@@ -638,21 +424,21 @@ static int report_sizes_by_account(struct sreport_opts *o)
 				 o->groups[g] - 1);
 		else
 			snprintf(titles[g], sizeof(titles[g]), ">= %ld CPUs", o->groups[g - 1]);
-		cols[ncols++] = (struct col){ titles[g], per ? 20 : 13 };
+		cols[ncols++] = (struct sreport_col){ titles[g], per ? 20 : 13 };
 	}
-	cols[ncols++] = (struct col){ "% of cluster", 12 };
+	cols[ncols++] = (struct sreport_col){ "% of cluster", 12 };
 	sreport_usage_line(units, sizeof(units), "Time", o->tf, false);
-	put_banner("Job Sizes", o->start, o->end, units);
-	put_header(cols, ncols);
+	sreport_put_banner(o, "Job Sizes", units);
+	sreport_put_header(o, cols, ncols);
 	for (size_t r = 0; cluster_wanted(&d, o) && r < nrows; r++) {
 		const struct sreport_node *v = &t.v[rows[r]];
-		put_cell(d.cluster, cols[0].width, false);
-		put_cell(v->account, cols[1].width, false);
+		sreport_put_cell(o, d.cluster, cols[0].width, false);
+		sreport_put_cell(o, v->account, cols[1].width, false);
 		for (size_t g = 0; g <= o->ngroups; g++)
-			put_cell(sreport_time_value(v->bucket[g], total, o->tf, buf, sizeof(buf)),
+			sreport_put_cell(o, sreport_time_value(v->bucket[g], total, o->tf, buf, sizeof(buf)),
 				 cols[2 + g].width, false);
 		snprintf(buf, sizeof(buf), "%.2f%%", total > 0 ? (double)v->secs * 100.0 / total : 0);
-		put_cell(buf, cols[ncols - 1].width, true);
+		sreport_put_cell(o, buf, cols[ncols - 1].width, true);
 		putchar('\n');
 	}
 	free(rows);
@@ -710,8 +496,8 @@ int main(int argc, char **argv)
 		{ "usage", no_argument, NULL, OPT_USAGE }, { "local", no_argument, NULL, OPT_IGNORED },
 		{ "federation", no_argument, NULL, OPT_IGNORED }, { NULL, 0, NULL, 0 },
 	};
-	struct sreport_opts o = { .tf = TF_MINS, .top_count = 10, .groups = { 50, 250, 500, 1000 },
-				 .ngroups = 4 };
+	struct sreport_opts o = { .tf = TF_MINS, .header = true, .top_count = 10,
+				  .groups = { 50, 250, 500, 1000 }, .ngroups = 4 };
 	char *cluster_opt = NULL;
 	int c, status = 1;
 
@@ -726,13 +512,13 @@ int main(int argc, char **argv)
 					optarg);
 				return 1;
 			}
-			tres_named = true;
+			o.tres_named = true;
 			break;
 		case 'M': cluster_opt = optarg; break;
 		case 'h': help(); return 0;
-		case 'n': header = false; break;
-		case 'p': parsable = PARSABLE_END; break;
-		case 'P': parsable = PARSABLE_NO_END; break;
+		case 'n': o.header = false; break;
+		case 'p': o.parsable = SREPORT_PARSABLE_END; break;
+		case 'P': o.parsable = SREPORT_PARSABLE_NO_END; break;
 		case 't':
 			if (sreport_time_fmt_parse(optarg, &o.tf) < 0) {
 				fprintf(stderr, "unknown time format %s\n", optarg);
@@ -760,11 +546,11 @@ int main(int argc, char **argv)
 				goto out;
 			}
 		} else if (!strcmp(argv[i], "-n") || !strcmp(argv[i], "--noheader")) {
-			header = false;
+			o.header = false;
 		} else if (!strcmp(argv[i], "-p") || !strcmp(argv[i], "--parsable")) {
-			parsable = PARSABLE_END;
+			o.parsable = SREPORT_PARSABLE_END;
 		} else if (!strcmp(argv[i], "-P") || !strcmp(argv[i], "--parsable2")) {
-			parsable = PARSABLE_NO_END;
+			o.parsable = SREPORT_PARSABLE_NO_END;
 		} else {
 			words[nwords++] = argv[i];
 		}
