@@ -6,7 +6,10 @@
  * usage); SHARE_INFO the account tree.  Reports: cluster utilization,
  * cluster AccountUtilizationByUser, user TopUsage, job SizesByAccount, with
  * -t (Seconds Minutes Hours Percent SecPer MinPer HourPer), -n, -p/-P and
- * start= end= users= accounts= clusters= format= tree TopCount= grouping=. */
+ * start= end= users= accounts= clusters= format= tree TopCount= grouping=.
+ * This file asks and adds up; the layout is sreport_print.c's, the
+ * arguments sreport_args.c's, the account tree sreport_tree.c's and the
+ * arithmetic sreport_calc.c's. */
 #include <getopt.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -23,11 +26,6 @@
 #include "common/msg.h"
 #include "common/state.h"
 #include "common/xmalloc.h"
-
-static bool sreport_time_fmt_per(enum time_fmt f)
-{
-	return f == TF_SECS_PER || f == TF_MINS_PER || f == TF_HOURS_PER;
-}
 
 /* ---- what the controller tells ---- */
 
@@ -368,6 +366,11 @@ out:
 }
 
 /* ---- job SizesByAccount ---- */
+
+static bool sreport_time_fmt_per(enum time_fmt f)
+{
+	return f == TF_SECS_PER || f == TF_MINS_PER || f == TF_HOURS_PER;
+}
 
 static int report_sizes_by_account(struct sreport_opts *o)
 {
