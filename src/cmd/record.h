@@ -1,7 +1,7 @@
 /* scontrol show's records: a job, node or partition in Slurm's KEY=VALUE
  * layout, as a list of lines that record_print writes as a paragraph (or
- * one line, -o).  Pure rendering from the controller's JSON; scontrol.c does
- * the asking. */
+ * one line, -o).  Pure rendering from the controller's JSON; scontrol_show.c
+ * does the asking. */
 #ifndef HERD_CMD_RECORD_H
 #define HERD_CMD_RECORD_H
 #include <jansson.h>

@@ -6,7 +6,10 @@
  * usage); SHARE_INFO the account tree.  Reports: cluster utilization,
  * cluster AccountUtilizationByUser, user TopUsage, job SizesByAccount, with
  * -t (Seconds Minutes Hours Percent SecPer MinPer HourPer), -n, -p/-P and
- * start= end= users= accounts= clusters= format= tree TopCount= grouping=. */
+ * start= end= users= accounts= clusters= format= tree TopCount= grouping=.
+ * This file asks and adds up; the layout is sreport_print.c's, the
+ * arguments sreport_args.c's, the account tree sreport_tree.c's and the
+ * arithmetic sreport_calc.c's. */
 #include <getopt.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -16,98 +19,15 @@
 #include <time.h>
 #include <unistd.h>
 #include "cmd/opt.h"
+#include "cmd/sreport_args.h"
 #include "cmd/sreport_calc.h"
+#include "cmd/sreport_print.h"
+#include "cmd/sreport_tree.h"
 #include "common/msg.h"
 #include "common/state.h"
 #include "common/xmalloc.h"
 
-/* ---- output ---- */
-
-static bool sreport_time_fmt_per(enum time_fmt f)
-{
-	return f == TF_SECS_PER || f == TF_MINS_PER || f == TF_HOURS_PER;
-}
-
-enum parsable { PARSABLE_NO, PARSABLE_END, PARSABLE_NO_END };
-
-struct col {
-	const char *title;
-	int width;
-};
-
-static enum parsable parsable;
-static bool header = true;
-static bool tres_named;   /* -T cpu: a "TRES Name" column, as Slurm adds */
-
-static void put_cell(const char *v, int width, bool last)
-{
-	if (parsable != PARSABLE_NO) {
-		fputs(v, stdout);
-		if (!(last && parsable == PARSABLE_NO_END))
-			putchar('|');
-		return;
-	}
-	int w = abs(width);
-	char buf[512];
-	if ((int)strlen(v) > w && w > 1) {
-		snprintf(buf, sizeof(buf), "%.*s", w, v);
-		buf[w - 1] = '+';
-		v = buf;
-	}
-	printf(width < 0 ? "%-*s " : "%*s ", w, v);
-}
-
-static void put_header(const struct col *cols, size_t n)
-{
-	if (!header)
-		return;
-	for (size_t i = 0; i < n; i++) {
-		if (parsable != PARSABLE_NO) {
-			put_cell(cols[i].title, 0, i + 1 == n);
-			continue;
-		}
-		int w = abs(cols[i].width);
-		printf(cols[i].width < 0 ? "%-*.*s " : "%*.*s ", w, w, cols[i].title);
-	}
-	putchar('\n');
-	if (parsable != PARSABLE_NO)
-		return;
-	for (size_t i = 0; i < n; i++) {
-		for (int k = 0; k < abs(cols[i].width); k++)
-			putchar('-');
-		putchar(' ');
-	}
-	putchar('\n');
-}
-
-static void put_banner(const char *title, time_t start, time_t end, const char *units_line)
-{
-	char a[32], b[32];
-	struct tm tm;
-	time_t last = end - 1;
-	if (!header)
-		return;
-	strftime(a, sizeof(a), "%Y-%m-%dT%H:%M:%S", localtime_r(&start, &tm));
-	strftime(b, sizeof(b), "%Y-%m-%dT%H:%M:%S", localtime_r(&last, &tm));
-	printf("--------------------------------------------------------------------------------\n");
-	printf("%s %s - %s (%lld secs)\n", title, a, b, (long long)(end - start));
-	printf("%s\n", units_line);
-	printf("--------------------------------------------------------------------------------\n");
-}
-
-
 /* ---- what the controller tells ---- */
-
-struct report_opts {
-	enum time_fmt tf;
-	bool start_given, end_given, tree, flat;
-	time_t start_in, end_in, start, end, now;
-	char **users, **accounts, **clusters;
-	char *format;                /* format=, NULL: the report's own columns */
-	long top_count;
-	long groups[16];
-	size_t ngroups;
-};
 
 static bool in_list(char *const *v, const char *s)
 {
@@ -129,14 +49,14 @@ struct data {
 
 /* The window's end as far as it has happened: the reports count no
  * time after now. */
-static time_t window_end(const struct report_opts *o)
+static time_t window_end(const struct sreport_opts *o)
 {
 	return o->end < o->now ? o->end : o->now;
 }
 
 /* CPU-seconds the cluster reported over the window (its CPUs times the
  * window so far): what percentages are of. */
-static long long reported_secs(const struct data *d, const struct report_opts *o)
+static long long reported_secs(const struct data *d, const struct sreport_opts *o)
 {
 	time_t until = window_end(o);
 	return until > o->start ? cmd_jint(d->facts, "cpus") * (long long)(until - o->start) : 0;
@@ -166,7 +86,7 @@ static int ask(struct data *d, int type, json_t *body, json_t **reply)
 /* Connect, then what the report needs: ACCT_REPORT's facts, the job
  * records (want_jobs), the association tree (want_tree).  -1 when
  * something failed (said on stderr). */
-static int load(struct data *d, const char *report, struct report_opts *o, bool want_jobs,
+static int load(struct data *d, const char *report, struct sreport_opts *o, bool want_jobs,
 		bool want_tree)
 {
 	struct herd_error err = { "" };
@@ -201,7 +121,7 @@ static int load(struct data *d, const char *report, struct report_opts *o, bool 
 }
 
 /* Is the report's cluster asked for (clusters=)? */
-static bool cluster_wanted(const struct data *d, const struct report_opts *o)
+static bool cluster_wanted(const struct data *d, const struct sreport_opts *o)
 {
 	return !o->clusters || in_list(o->clusters, d->cluster);
 }
@@ -220,7 +140,7 @@ static const char *proper_name(const char *user, char *buf, size_t len)
 }
 
 /* A job's figures for the user/account reports (and whether it counts). */
-static bool job_usage(const struct data *d, const struct report_opts *o, const json_t *job,
+static bool job_usage(const struct data *d, const struct sreport_opts *o, const json_t *job,
 		      long long *secs)
 {
 	*secs = sreport_job_cpu_secs(job, o->start, window_end(o), o->now);
@@ -231,154 +151,9 @@ static bool job_usage(const struct data *d, const struct report_opts *o, const j
 	return true;
 }
 
-/* ---- format=: the columns of the cluster and user reports ---- */
-
-enum fk { FK_ACCOUNT, FK_ALLOC, FK_CLUSTER, FK_CPU_COUNT, FK_DOWN, FK_ENERGY, FK_IDLE, FK_LOGIN,
-	  FK_OVER_COMM, FK_PLND_DOWN, FK_PROPER, FK_REPORTED, FK_RESERVED, FK_TRES_NAME, FK_USED };
-
-struct field_def {
-	const char *name;   /* what format= names, abbreviated to at least min letters */
-	size_t min;
-	const char *title;
-	enum fk kind;
-};
-
-/* In Slurm's order of matching (the first a name abbreviates wins). */
-static const struct field_def cluster_fields[] = {
-	{ "Accounts", 2, "Account", FK_ACCOUNT }, { "Allocated", 2, "Allocated", FK_ALLOC },
-	{ "Cluster", 2, "Cluster", FK_CLUSTER }, { "CPUCount", 2, "CPU count", FK_CPU_COUNT },
-	{ "Down", 1, "Down", FK_DOWN }, { "Idle", 1, "Idle", FK_IDLE },
-	{ "Login", 1, "Login", FK_LOGIN }, { "OverCommitted", 1, "Over Comm", FK_OVER_COMM },
-	{ "PlannedDown", 2, "PLND Down", FK_PLND_DOWN }, { "Proper", 2, "Proper Name", FK_PROPER },
-	{ "Reported", 3, "Reported", FK_REPORTED }, { "Reserved", 3, "Reserved", FK_RESERVED },
-	{ "TresName", 5, "TRES Name", FK_TRES_NAME }, { "Used", 1, "Used", FK_USED },
-	{ "Energy", 1, "Energy", FK_ENERGY }, { NULL, 0, NULL, 0 },
-};
-static const struct field_def user_fields[] = {
-	{ "Accounts", 1, "Account", FK_ACCOUNT }, { "Cluster", 1, "Cluster", FK_CLUSTER },
-	{ "Energy", 1, "Energy", FK_ENERGY }, { "Login", 1, "Login", FK_LOGIN },
-	{ "Proper", 1, "Proper Name", FK_PROPER }, { "TresName", 5, "TRES Name", FK_TRES_NAME },
-	{ "Used", 1, "Used", FK_USED }, { NULL, 0, NULL, 0 },
-};
-
-struct pick {
-	const struct field_def *def;
-	int width;   /* from "Name%N", 0: the column's own */
-};
-
-/* "Cluster,Used%12" into picks (at most max).  A name no field has is
- * reported as Slurm does (" Unknown field 'x'") and *bad set; the rest go on. */
-static size_t pick_fields(const struct field_def *defs, const char *spec, struct pick *out,
-			  size_t max, bool *bad)
-{
-	size_t n = 0, count;
-	char **names = opt_split(spec, ',', &count);
-	for (size_t i = 0; i < count && n < max; i++) {
-		char *pct = strchr(names[i], '%');
-		int width = 0;
-		if (pct) {
-			*pct = '\0';
-			width = atoi(pct + 1);
-		}
-		size_t len = strlen(names[i]);
-		const struct field_def *f;
-		for (f = defs; f->name; f++)
-			if (len >= f->min && len <= strlen(f->name) && !strncasecmp(f->name, names[i], len))
-				break;
-		if (!f->name) {
-			fprintf(stderr, " Unknown field '%s'\n", names[i]);
-			*bad = true;
-			continue;
-		}
-		out[n++] = (struct pick){ f, width };
-	}
-	opt_strv_free(names);
-	return n;
-}
-
-/* One row of a cluster or user report. */
-struct rowv {
-	const char *cluster, *account, *login, *proper;
-	long long used, alloc, down, idle, reported, cpus;
-};
-
-static bool fk_is_time(enum fk k)
-{
-	switch (k) {
-	case FK_ALLOC: case FK_DOWN: case FK_ENERGY: case FK_IDLE: case FK_OVER_COMM:
-	case FK_PLND_DOWN: case FK_REPORTED: case FK_RESERVED: case FK_USED:
-		return true;
-	default:
-		return false;
-	}
-}
-
-/* A time figure of a row (what Herd does not keep, energy, planned down
- * time, reservations, over-commit, is 0). */
-static long long fk_secs(enum fk k, const struct rowv *r)
-{
-	switch (k) {
-	case FK_ALLOC: return r->alloc;
-	case FK_DOWN: return r->down;
-	case FK_IDLE: return r->idle;
-	case FK_REPORTED: return r->reported;
-	case FK_USED: return r->used;
-	default: return 0;
-	}
-}
-
-/* The picked columns of rows: header (unless -n), then a line each.
- * Time columns are as wide as their largest figure needs; percentages are
- * of total. */
-static void print_rows(const struct pick *picks, size_t n, const struct rowv *rows, size_t nrows,
-		       long long total, enum time_fmt tf, bool tree)
-{
-	struct col *cols = xmalloc((n + 1) * sizeof(*cols));
-	for (size_t i = 0; i < n; i++) {
-		enum fk k = picks[i].def->kind;
-		int w;
-		if (fk_is_time(k)) {
-			long long max = 0;
-			for (size_t r = 0; r < nrows; r++)
-				if (fk_secs(k, &rows[r]) > max)
-					max = fk_secs(k, &rows[r]);
-			w = sreport_usage_width(max, tf);
-		} else {
-			w = k == FK_ACCOUNT ? (tree ? -20 : 15) : k == FK_PROPER ? 15
-			    : k == FK_TRES_NAME ? 14 : 9;
-		}
-		cols[i] = (struct col){ picks[i].def->title, picks[i].width ? picks[i].width : w };
-	}
-	put_header(cols, n);
-	for (size_t r = 0; r < nrows; r++) {
-		char buf[64];
-		for (size_t i = 0; i < n; i++) {
-			enum fk k = picks[i].def->kind;
-			const char *v = "";
-			if (fk_is_time(k))
-				v = sreport_time_value(fk_secs(k, &rows[r]), total, tf, buf, sizeof(buf));
-			else if (k == FK_CLUSTER)
-				v = rows[r].cluster;
-			else if (k == FK_ACCOUNT)
-				v = rows[r].account;
-			else if (k == FK_LOGIN)
-				v = rows[r].login;
-			else if (k == FK_PROPER)
-				v = rows[r].proper;
-			else if (k == FK_TRES_NAME)
-				v = "cpu";
-			else if (k == FK_CPU_COUNT)
-				snprintf(buf, sizeof(buf), "%lld", rows[r].cpus), v = buf;
-			put_cell(v ? v : "", cols[i].width, i + 1 == n);
-		}
-		putchar('\n');
-	}
-	free(cols);
-}
-
 /* ---- cluster utilization ---- */
 
-static int report_cluster_utilization(struct report_opts *o)
+static int report_cluster_utilization(struct sreport_opts *o)
 {
 	struct data d = { 0 };
 	char units[128];
@@ -406,18 +181,18 @@ static int report_cluster_utilization(struct report_opts *o)
 	long long idle = reported - alloc - down;
 
 	/* Slurm 22.05's columns ("Reserved": 23.02 calls it Planned) */
-	struct pick picks[16];
+	struct sreport_pick picks[16];
 	bool bad = false;
-	size_t n = pick_fields(cluster_fields, o->format ? o->format
-				: tres_named ? "Cluster,TresName,Allocated,Down,PlannedDown,Idle,Reserved,Reported"
+	size_t n = sreport_pick_fields(SREPORT_CLUSTER_FIELDS, o->format ? o->format
+				: o->tres_named ? "Cluster,TresName,Allocated,Down,PlannedDown,Idle,Reserved,Reported"
 				: "Cluster,Allocated,Down,PlannedDown,Idle,Reserved,Reported",
 				picks, 16, &bad);
-	struct rowv row = { .cluster = d.cluster, .account = "", .login = "", .proper = "",
+	struct sreport_row row = { .cluster = d.cluster, .account = "", .login = "", .proper = "",
 			    .alloc = alloc, .down = down, .idle = idle, .reported = reported,
 			    .cpus = cpus };
-	sreport_usage_line(units, sizeof(units), "Usage", o->tf, tres_named);
-	put_banner("Cluster Utilization", o->start, o->end, units);
-	print_rows(picks, n, &row, cluster_wanted(&d, o) ? 1 : 0, reported, o->tf, false);
+	sreport_usage_line(units, sizeof(units), "Usage", o->tf, o->tres_named);
+	sreport_put_banner(o, "Cluster Utilization", units);
+	sreport_print_rows(o, picks, n, &row, cluster_wanted(&d, o) ? 1 : 0, reported, false);
 	if (bad)
 		goto out;
 	status = 0;
@@ -426,117 +201,9 @@ out:
 	return status;
 }
 
-/* ---- the account tree with usage (AccountUtilizationByUser, SizesByAccount) ---- */
+/* ---- cluster AccountUtilizationByUser (the account tree: sreport_tree.c) ---- */
 
-struct node {
-	char *account, *user;        /* user NULL: an account's row */
-	int parent, depth;
-	long long secs;
-	long long bucket[17];
-};
-
-struct tree {
-	struct node *v;
-	size_t n, cap;
-};
-
-static int tree_add(struct tree *t, const char *account, const char *user, int parent, int depth)
-{
-	if (t->n == t->cap) {
-		t->cap = t->cap ? 2 * t->cap : 32;
-		t->v = xrealloc(t->v, t->cap * sizeof(*t->v));
-	}
-	struct node *n = &t->v[t->n];
-	memset(n, 0, sizeof(*n));
-	n->account = xstrdup(account);
-	n->user = xstrdup(user);
-	n->parent = parent;
-	n->depth = depth;
-	return (int)t->n++;
-}
-
-static int tree_find(const struct tree *t, const char *account, const char *user)
-{
-	for (size_t i = 0; i < t->n; i++)
-		if (!strcmp(t->v[i].account, account) &&
-		    (user ? t->v[i].user && !strcmp(t->v[i].user, user) : !t->v[i].user))
-			return (int)i;
-	return -1;
-}
-
-static void tree_free(struct tree *t)
-{
-	for (size_t i = 0; i < t->n; i++) {
-		free(t->v[i].account);
-		free(t->v[i].user);
-	}
-	free(t->v);
-}
-
-/* SHARE_INFO's rows (in tree order, with depths) into a tree; parents
- * found by depth. */
-static void tree_build(struct tree *t, const json_t *shares)
-{
-	int stack[64];
-	size_t i;
-	json_t *row;
-	json_array_foreach(json_object_get(shares, "shares"), i, row) {
-		int depth = (int)cmd_jint(row, "depth");
-		if (depth < 0 || depth >= 64)
-			continue;
-		const char *user = cmd_jstr(row, "user");
-		if (*cmd_jstr(row, "partition") && *user && tree_find(t, cmd_jstr(row, "account"), user) >= 0)
-			continue;   /* a user's per-partition rows count as one */
-		int parent = depth ? stack[depth - 1] : -1;
-		int k = tree_add(t, cmd_jstr(row, "account"), *user ? user : NULL, parent, depth);
-		if (!*user)
-			stack[depth] = k;
-	}
-}
-
-/* The job's usage on its user's row and every account above it; a job of
- * an account not in the tree gets rows of its own at the top. */
-static void tree_charge(struct tree *t, const char *account, const char *user, long long secs,
-			int bucket)
-{
-	int k = tree_find(t, account, user);
-	if (k < 0) {
-		int a = tree_find(t, account, NULL);
-		if (a < 0)
-			a = tree_add(t, account, NULL, -1, 0);
-		k = tree_add(t, account, user, a, t->v[a].depth + 1);
-	}
-	for (; k >= 0; k = t->v[k].parent) {
-		t->v[k].secs += secs;
-		if (bucket >= 0)
-			t->v[k].bucket[bucket] += secs;
-	}
-}
-
-/* Print order: depth first, as the tree came (users then sub-accounts);
- * rows added for unknown accounts come after, each account then its users. */
-static void tree_order_visit(const struct tree *t, int k, int *out, size_t *n)
-{
-	out[(*n)++] = k;
-	for (size_t i = 0; i < t->n; i++)
-		if (t->v[i].parent == k && t->v[i].user)
-			out[(*n)++] = (int)i;
-	for (size_t i = 0; i < t->n; i++)
-		if (t->v[i].parent == k && !t->v[i].user)
-			tree_order_visit(t, (int)i, out, n);
-}
-
-static int *tree_order(const struct tree *t, size_t *n)
-{
-	int *out = xmalloc((t->n + 1) * sizeof(int));
-	*n = 0;
-	for (size_t i = 0; i < t->n; i++)
-		if (t->v[i].parent < 0 && !t->v[i].user)
-			tree_order_visit(t, (int)i, out, n);
-	return out;
-}
-
-static bool under_accounts(const struct tree *t, int k, char *const *accounts)
+static bool under_accounts(const struct sreport_tree *t, int k, char *const *accounts)
 {
 	for (; k >= 0; k = t->v[k].parent)
 		if (!t->v[k].user && in_list(accounts, t->v[k].account))
@@ -544,15 +211,15 @@ static bool under_accounts(const struct tree *t, int k, char *const *accounts)
 	return false;
 }
 
-static int report_account_by_user(struct report_opts *o)
+static int report_account_by_user(struct sreport_opts *o)
 {
 	struct data d = { 0 };
-	struct tree t = { 0 };
+	struct sreport_tree t = { 0 };
 	char units[128];
 	int status = 1;
 	if (load(&d, "account_utilization_by_user", o, true, true) < 0)
 		goto out;
-	tree_build(&t, d.tree);
+	sreport_tree_build(&t, d.tree);
 	size_t i;
 	json_t *job;
 	json_array_foreach(json_object_get(d.jobs, "jobs"), i, job) {
@@ -560,24 +227,24 @@ static int report_account_by_user(struct report_opts *o)
 		if (!job_usage(&d, o, job, &secs))
 			continue;
 		const char *account = cmd_jstr(job, "account");
-		tree_charge(&t, *account ? account : "(null)", cmd_jstr(job, "user"), secs, -1);
+		sreport_tree_charge(&t, *account ? account : "(null)", cmd_jstr(job, "user"), secs, -1);
 	}
 	/* percent of what the cluster reported over the window */
 	long long reported = reported_secs(&d, o);
-	struct pick picks[16];
+	struct sreport_pick picks[16];
 	bool bad = false;
-	size_t npicks = pick_fields(cluster_fields, o->format ? o->format
-				    : tres_named ? "Cluster,Accounts,Login,Proper,TresName,Used"
+	size_t npicks = sreport_pick_fields(SREPORT_CLUSTER_FIELDS, o->format ? o->format
+				    : o->tres_named ? "Cluster,Accounts,Login,Proper,TresName,Used"
 				    : "Cluster,Accounts,Login,Proper,Used,Energy", picks, 16, &bad);
-	sreport_usage_line(units, sizeof(units), "Usage", o->tf, tres_named);
-	put_banner("Cluster/Account/User Utilization", o->start, o->end, units);
+	sreport_usage_line(units, sizeof(units), "Usage", o->tf, o->tres_named);
+	sreport_put_banner(o, "Cluster/Account/User Utilization", units);
 	size_t n, nrows = 0;
-	int *order = tree_order(&t, &n);
-	struct rowv *rows = xmalloc((n + 1) * sizeof(*rows));
+	int *order = sreport_tree_order(&t, &n);
+	struct sreport_row *rows = xmalloc((n + 1) * sizeof(*rows));
 	char (*names)[256] = xmalloc((n + 1) * sizeof(*names));
 	char (*accts)[256] = xmalloc((n + 1) * sizeof(*accts));
 	for (size_t r = 0; cluster_wanted(&d, o) && r < n; r++) {
-		const struct node *v = &t.v[order[r]];
+		const struct sreport_node *v = &t.v[order[r]];
 		if (v->secs <= 0)
 			continue;   /* as Slurm: associations that used nothing are not listed */
 		if (o->accounts && !under_accounts(&t, order[r], o->accounts))
@@ -586,13 +253,13 @@ static int report_account_by_user(struct report_opts *o)
 			continue;   /* users=: the users' rows */
 		snprintf(accts[nrows], sizeof(accts[nrows]), "%*s%s", o->tree ? v->depth : 0, "",
 			 v->account);
-		rows[nrows] = (struct rowv){
+		rows[nrows] = (struct sreport_row){
 			.cluster = d.cluster, .account = accts[nrows], .login = v->user ? v->user : "",
 			.proper = v->user ? proper_name(v->user, names[nrows], sizeof(names[nrows])) : "",
 			.used = v->secs, .reported = reported };
 		nrows++;
 	}
-	print_rows(picks, npicks, rows, nrows, reported, o->tf, o->tree);
+	sreport_print_rows(o, picks, npicks, rows, nrows, reported, o->tree);
 	free(rows);
 	free(names);
 	free(accts);
@@ -603,7 +270,7 @@ static int report_account_by_user(struct report_opts *o)
 	free(order);
 	status = 0;
 out:
-	tree_free(&t);
+	sreport_tree_free(&t);
 	data_free(&d);
 	return status;
 }
@@ -625,7 +292,7 @@ static int by_secs_desc(const void *x, const void *y)
 	return strcmp(a->user, b->user);
 }
 
-static int report_top_usage(struct report_opts *o)
+static int report_top_usage(struct sreport_opts *o)
 {
 	struct data d = { 0 };
 	char units[128];
@@ -658,17 +325,17 @@ static int report_top_usage(struct report_opts *o)
 	}
 	qsort(users, nusers, sizeof(*users), by_secs_desc);
 	long long reported = reported_secs(&d, o);
-	struct pick picks[16];
+	struct sreport_pick picks[16];
 	bool bad = false;
-	size_t npicks = pick_fields(user_fields, o->format ? o->format
-				    : tres_named ? "Cluster,Login,Proper,Accounts,TresName,Used"
+	size_t npicks = sreport_pick_fields(SREPORT_USER_FIELDS, o->format ? o->format
+				    : o->tres_named ? "Cluster,Login,Proper,Accounts,TresName,Used"
 				    : "Cluster,Login,Proper,Accounts,Used,Energy", picks, 16, &bad);
 	char title[64];
 	snprintf(title, sizeof(title), "Top %ld Users", o->top_count);
-	sreport_usage_line(units, sizeof(units), "Usage", o->tf, tres_named);
-	put_banner(title, o->start, o->end, units);
+	sreport_usage_line(units, sizeof(units), "Usage", o->tf, o->tres_named);
+	sreport_put_banner(o, title, units);
 	size_t nrows = 0;
-	struct rowv *rows = xmalloc((nusers + 1) * sizeof(*rows));
+	struct sreport_row *rows = xmalloc((nusers + 1) * sizeof(*rows));
 	char (*names)[256] = xmalloc((nusers + 1) * sizeof(*names));
 	char (*accts)[512] = xmalloc((nusers + 1) * sizeof(*accts));
 	for (size_t k = 0; cluster_wanted(&d, o) && k < nusers && (long)k < o->top_count; k++) {
@@ -676,12 +343,12 @@ static int report_top_usage(struct report_opts *o)
 		for (size_t a = 0; a < users[k].naccounts; a++)
 			snprintf(accts[k] + strlen(accts[k]), sizeof(accts[k]) - strlen(accts[k]),
 				 "%s%s", a ? ", " : "", users[k].accounts[a]);
-		rows[nrows++] = (struct rowv){
+		rows[nrows++] = (struct sreport_row){
 			.cluster = d.cluster, .account = accts[k], .login = users[k].user,
 			.proper = proper_name(users[k].user, names[k], sizeof(names[k])),
 			.used = users[k].secs, .reported = reported };
 	}
-	print_rows(picks, npicks, rows, nrows, reported, o->tf, false);
+	sreport_print_rows(o, picks, npicks, rows, nrows, reported, false);
 	free(rows);
 	free(names);
 	free(accts);
@@ -700,15 +367,20 @@ out:
 
 /* ---- job SizesByAccount ---- */
 
-static int report_sizes_by_account(struct report_opts *o)
+static bool sreport_time_fmt_per(enum time_fmt f)
+{
+	return f == TF_SECS_PER || f == TF_MINS_PER || f == TF_HOURS_PER;
+}
+
+static int report_sizes_by_account(struct sreport_opts *o)
 {
 	struct data d = { 0 };
-	struct tree t = { 0 };
+	struct sreport_tree t = { 0 };
 	char units[128], buf[64], titles[17][48];
 	int status = 1;
 	if (load(&d, "job_sizes_by_account", o, true, true) < 0)
 		goto out;
-	tree_build(&t, d.tree);
+	sreport_tree_build(&t, d.tree);
 	size_t i;
 	json_t *job;
 	long long total = 0;
@@ -718,17 +390,17 @@ static int report_sizes_by_account(struct report_opts *o)
 			continue;
 		const char *account = cmd_jstr(job, "account");
 		int b = sreport_size_bucket(o->groups, o->ngroups, (long)cmd_jint(job, "num_cpus"));
-		tree_charge(&t, *account ? account : "(null)", cmd_jstr(job, "user"), secs, b);
+		sreport_tree_charge(&t, *account ? account : "(null)", cmd_jstr(job, "user"), secs, b);
 		total += secs;
 	}
 	/* Which accounts: accounts= as named; FlatView every account that
 	 * ran jobs; else root's children (each with what ran under it). */
 	size_t n;
-	int *order = tree_order(&t, &n);
+	int *order = sreport_tree_order(&t, &n);
 	int *rows = xmalloc((n + 1) * sizeof(int));
 	size_t nrows = 0;
 	for (size_t r = 0; r < n; r++) {
-		const struct node *v = &t.v[order[r]];
+		const struct sreport_node *v = &t.v[order[r]];
 		if (v->user)
 			continue;
 		bool take;
@@ -742,11 +414,11 @@ static int report_sizes_by_account(struct report_opts *o)
 		if (take)
 			rows[nrows++] = order[r];
 	}
-	struct col cols[19];
+	struct sreport_col cols[19];
 	size_t ncols = 0;
 	bool per = sreport_time_fmt_per(o->tf);
-	cols[ncols++] = (struct col){ "Cluster", 9 };
-	cols[ncols++] = (struct col){ "Account", 9 };
+	cols[ncols++] = (struct sreport_col){ "Cluster", 9 };
+	cols[ncols++] = (struct sreport_col){ "Account", 9 };
 	for (size_t g = 0; g <= o->ngroups; g++) {
 		if (g == 0)
 			snprintf(titles[g], sizeof(titles[g]), "0-%ld CPUs", o->groups[0] - 1);
@@ -755,28 +427,28 @@ static int report_sizes_by_account(struct report_opts *o)
 				 o->groups[g] - 1);
 		else
 			snprintf(titles[g], sizeof(titles[g]), ">= %ld CPUs", o->groups[g - 1]);
-		cols[ncols++] = (struct col){ titles[g], per ? 20 : 13 };
+		cols[ncols++] = (struct sreport_col){ titles[g], per ? 20 : 13 };
 	}
-	cols[ncols++] = (struct col){ "% of cluster", 12 };
+	cols[ncols++] = (struct sreport_col){ "% of cluster", 12 };
 	sreport_usage_line(units, sizeof(units), "Time", o->tf, false);
-	put_banner("Job Sizes", o->start, o->end, units);
-	put_header(cols, ncols);
+	sreport_put_banner(o, "Job Sizes", units);
+	sreport_put_header(o, cols, ncols);
 	for (size_t r = 0; cluster_wanted(&d, o) && r < nrows; r++) {
-		const struct node *v = &t.v[rows[r]];
-		put_cell(d.cluster, cols[0].width, false);
-		put_cell(v->account, cols[1].width, false);
+		const struct sreport_node *v = &t.v[rows[r]];
+		sreport_put_cell(o, d.cluster, cols[0].width, false);
+		sreport_put_cell(o, v->account, cols[1].width, false);
 		for (size_t g = 0; g <= o->ngroups; g++)
-			put_cell(sreport_time_value(v->bucket[g], total, o->tf, buf, sizeof(buf)),
+			sreport_put_cell(o, sreport_time_value(v->bucket[g], total, o->tf, buf, sizeof(buf)),
 				 cols[2 + g].width, false);
 		snprintf(buf, sizeof(buf), "%.2f%%", total > 0 ? (double)v->secs * 100.0 / total : 0);
-		put_cell(buf, cols[ncols - 1].width, true);
+		sreport_put_cell(o, buf, cols[ncols - 1].width, true);
 		putchar('\n');
 	}
 	free(rows);
 	free(order);
 	status = 0;
 out:
-	tree_free(&t);
+	sreport_tree_free(&t);
 	data_free(&d);
 	return status;
 }
@@ -814,92 +486,6 @@ static void help(void)
 	       "  job SizesByAccount: Accounts=, FlatView, Grouping=, Users=\n");
 }
 
-/* Does word abbreviate name (at least min letters, case-insensitive)? */
-static bool word_is(const char *word, const char *name, size_t min)
-{
-	size_t len = strlen(word);
-	return len >= min && len <= strlen(name) && !strncasecmp(word, name, len);
-}
-
-static int parse_time_arg(const char *arg, time_t now, time_t *out)
-{
-	if (opt_time_parse(arg, now, true, out) < 0) {
-		fprintf(stderr, "Invalid time specification (pos=%d): %s\n", opt_time_error_pos(arg),
-			arg);
-		return -1;
-	}
-	return 0;
-}
-
-/* key=value words after the report's name. */
-static int parse_report_args(int argc, char **argv, struct report_opts *o)
-{
-	for (int i = 0; i < argc; i++) {
-		char *eq = strchr(argv[i], '=');
-		const char *key = argv[i], *val = eq ? eq + 1 : "";
-		size_t klen = eq ? (size_t)(eq - argv[i]) : strlen(argv[i]);
-		char k[64];
-		snprintf(k, sizeof(k), "%.*s", (int)(klen < 63 ? klen : 63), key);
-		if (!eq && word_is(k, "Tree", 4)) {
-			o->tree = true;
-		} else if (!eq && word_is(k, "FlatView", 2)) {
-			o->flat = true;
-		} else if (!eq && (word_is(k, "All_Clusters", 3) || word_is(k, "PrintJobCount", 2))) {
-		} else if (eq && (word_is(k, "Start", 1) || word_is(k, "StartTime", 5))) {
-			if (parse_time_arg(val, o->now, &o->start_in) < 0)
-				return -1;
-			o->start_given = true;
-		} else if (eq && (word_is(k, "End", 1) || word_is(k, "EndTime", 4))) {
-			if (parse_time_arg(val, o->now, &o->end_in) < 0)
-				return -1;
-			o->end_given = true;
-		} else if (eq && (word_is(k, "Users", 1) || word_is(k, "Logins", 1))) {
-			opt_strv_free(o->users);
-			o->users = opt_split(val, ',', NULL);
-		} else if (eq && (word_is(k, "Accounts", 2) || word_is(k, "Acct", 2))) {
-			opt_strv_free(o->accounts);
-			o->accounts = opt_split(val, ',', NULL);
-		} else if (eq && word_is(k, "Clusters", 1)) {
-			opt_strv_free(o->clusters);
-			o->clusters = opt_split(val, ',', NULL);
-		} else if (eq && word_is(k, "Format", 1)) {
-			free(o->format);
-			o->format = xstrdup(val);
-		} else if (eq && word_is(k, "TopCount", 1)) {
-			long v;
-			if (opt_count(val, &v) < 0) {
-				fprintf(stderr, "sreport: error: Invalid TopCount: %s\n", val);
-				return -1;
-			}
-			o->top_count = v;
-		} else if (eq && word_is(k, "Grouping", 1)) {
-			size_t n;
-			char **v = opt_split(val, ',', &n);
-			o->ngroups = 0;
-			for (size_t g = 0; g < n && g < 15; g++) {
-				long x;
-				if (opt_count(v[g], &x) < 0 || x <= 0 ||
-				    (o->ngroups && x <= o->groups[o->ngroups - 1])) {
-					fprintf(stderr, "sreport: error: Invalid Grouping: %s\n", val);
-					opt_strv_free(v);
-					return -1;
-				}
-				o->groups[o->ngroups++] = x;
-			}
-			opt_strv_free(v);
-			if (!o->ngroups) {
-				fprintf(stderr, "sreport: error: Invalid Grouping: %s\n", val);
-				return -1;
-			}
-		} else {
-			fprintf(stderr, " Unknown condition: %s\n Use keyword set to modify value\n",
-				argv[i]);
-			return -1;
-		}
-	}
-	return 0;
-}
-
 enum { OPT_HELP = 256, OPT_USAGE, OPT_IGNORED };
 
 int main(int argc, char **argv)
@@ -913,8 +499,8 @@ int main(int argc, char **argv)
 		{ "usage", no_argument, NULL, OPT_USAGE }, { "local", no_argument, NULL, OPT_IGNORED },
 		{ "federation", no_argument, NULL, OPT_IGNORED }, { NULL, 0, NULL, 0 },
 	};
-	struct report_opts o = { .tf = TF_MINS, .top_count = 10, .groups = { 50, 250, 500, 1000 },
-				 .ngroups = 4 };
+	struct sreport_opts o = { .tf = TF_MINS, .header = true, .top_count = 10,
+				  .groups = { 50, 250, 500, 1000 }, .ngroups = 4 };
 	char *cluster_opt = NULL;
 	int c, status = 1;
 
@@ -929,13 +515,13 @@ int main(int argc, char **argv)
 					optarg);
 				return 1;
 			}
-			tres_named = true;
+			o.tres_named = true;
 			break;
 		case 'M': cluster_opt = optarg; break;
 		case 'h': help(); return 0;
-		case 'n': header = false; break;
-		case 'p': parsable = PARSABLE_END; break;
-		case 'P': parsable = PARSABLE_NO_END; break;
+		case 'n': o.header = false; break;
+		case 'p': o.parsable = SREPORT_PARSABLE_END; break;
+		case 'P': o.parsable = SREPORT_PARSABLE_NO_END; break;
 		case 't':
 			if (sreport_time_fmt_parse(optarg, &o.tf) < 0) {
 				fprintf(stderr, "unknown time format %s\n", optarg);
@@ -963,17 +549,18 @@ int main(int argc, char **argv)
 				goto out;
 			}
 		} else if (!strcmp(argv[i], "-n") || !strcmp(argv[i], "--noheader")) {
-			header = false;
+			o.header = false;
 		} else if (!strcmp(argv[i], "-p") || !strcmp(argv[i], "--parsable")) {
-			parsable = PARSABLE_END;
+			o.parsable = SREPORT_PARSABLE_END;
 		} else if (!strcmp(argv[i], "-P") || !strcmp(argv[i], "--parsable2")) {
-			parsable = PARSABLE_NO_END;
+			o.parsable = SREPORT_PARSABLE_NO_END;
 		} else {
 			words[nwords++] = argv[i];
 		}
 	}
 	if (nwords < 2) {
-		if (nwords == 1 && (word_is(words[0], "help", 1) || word_is(words[0], "version", 1))) {
+		if (nwords == 1 && (sreport_word_is(words[0], "help", 1) ||
+				    sreport_word_is(words[0], "version", 1))) {
 			if (words[0][0] == 'v' || words[0][0] == 'V')
 				printf("%s\n", CMD_VERSION);
 			else
@@ -986,14 +573,14 @@ int main(int argc, char **argv)
 	}
 	if (cluster_opt)
 		o.clusters = opt_split(cluster_opt, ',', NULL);
-	if (parse_report_args(nwords - 2, words + 2, &o) < 0)
+	if (sreport_args_parse(nwords - 2, words + 2, &o) < 0)
 		goto out;
 	sreport_window(o.start_given, o.start_in, o.end_given, o.end_in, o.now, &o.start, &o.end);
 	const char *entity = words[0], *report = words[1];
-	if (word_is(entity, "cluster", 2)) {
-		if (word_is(report, "Utilization", 2))
+	if (sreport_word_is(entity, "cluster", 2)) {
+		if (sreport_word_is(report, "Utilization", 2))
 			status = report_cluster_utilization(&o);
-		else if (word_is(report, "AccountUtilizationByUser", 8) ||
+		else if (sreport_word_is(report, "AccountUtilizationByUser", 8) ||
 			 !strcasecmp(report, "AccountUtilization"))
 			status = report_account_by_user(&o);
 		else {
@@ -1001,14 +588,14 @@ int main(int argc, char **argv)
 				"Valid cluster reports are, \"AccountUtilizationByUser\", and "
 				"\"Utilization\"\n", report);
 		}
-	} else if (word_is(entity, "user", 1)) {
-		if (word_is(report, "TopUsage", 1))
+	} else if (sreport_word_is(entity, "user", 1)) {
+		if (sreport_word_is(report, "TopUsage", 1))
 			status = report_top_usage(&o);
 		else
 			fprintf(stderr, "Not valid report %s\nValid user reports are, \"TopUsage\"\n",
 				report);
-	} else if (word_is(entity, "job", 1)) {
-		if (word_is(report, "SizesByAccount", 1))
+	} else if (sreport_word_is(entity, "job", 1)) {
+		if (sreport_word_is(report, "SizesByAccount", 1))
 			status = report_sizes_by_account(&o);
 		else
 			fprintf(stderr, "Not valid report %s\nValid job reports are, "
