@@ -323,7 +323,8 @@ static int report_top_usage(struct sreport_opts *o)
 		if (!in_list(users[k].accounts, account))
 			opt_strv_push(&users[k].accounts, &users[k].naccounts, xstrdup(account));
 	}
-	qsort(users, nusers, sizeof(*users), by_secs_desc);
+	if (nusers)   /* qsort(NULL, 0) is undefined */
+		qsort(users, nusers, sizeof(*users), by_secs_desc);
 	long long reported = reported_secs(&d, o);
 	struct sreport_pick picks[16];
 	bool bad = false;
