@@ -356,6 +356,19 @@ struct submitter {
 };
 int job_submit(const json_t *spec, const struct submitter *who, bool test_only,
 	       struct job **out, struct herd_error *err);
+
+/* job_end.c: a job's end as its batch host reports it.  JOB_END_TAKEN: the
+ * job has its final state (or was requeued, or had it already): the
+ * reporter waits for that to be durable; JOB_END_NOT_OURS: no such job, or
+ * a run that is not the job's (one given up on and requeued). */
+struct job_end {
+	uint32_t id;
+	int status;                 /* wait status */
+	bool timed_out, oom;
+	const char *node;           /* the reporter, or NULL */
+};
+enum job_end_taken { JOB_END_TAKEN, JOB_END_NOT_OURS };
+enum job_end_taken job_ended(const struct job_end *end);
 struct job *job_copy(const struct job *job);   /* a new record with the same request, not in the table */
 void job_forget(struct job *job);     /* out of the table, and destroyed */
 void job_purge_old(time_t now);

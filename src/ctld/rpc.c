@@ -605,49 +605,17 @@ static void rpc_part_info(struct net_req *req)
 
 static void rpc_job_complete(struct net_req *req)
 {
-	uint32_t id = msg_int(req->body, "job_id");
-	int status = msg_int(req->body, "status");
-	bool timed_out = json_is_true(json_object_get(req->body, "timed_out"));
-	struct job *job = job_find(id);
+	struct job_end end = {
+		.id = msg_int(req->body, "job_id"), .status = msg_int(req->body, "status"),
+		.timed_out = json_is_true(json_object_get(req->body, "timed_out")),
+		.oom = json_is_true(json_object_get(req->body, "oom")),
+		.node = msg_str(req->body, "node"),
+	};
 
-	if (!job) {   /* long gone */
-		net_respond(req, 0, NULL, NULL);
-		return;
-	}
-	if (job_state_is_final(job->state)) {
-		/* A repeat: answered once the end is durable, which it may not
-		 * be yet when the first answer was a failed commit. */
-		respond_durable(req, id, false);
-		return;
-	}
-	const char *from = msg_str(req->body, "node");
-	if ((job->state != JOB_RUNNING && job->state != JOB_COMPLETING) ||
-	    (from && job->nalloc && strcmp(from, ctld.nodes[job->alloc_node[0]].name))) {
-		/* A launch we gave up on (and requeued) ran after all: the job
-		 * is queued again, or runs again elsewhere.  Taken as heard, so
-		 * herdstepd stops repeating it; this run is not the job's. */
-		log_error("job %u: completion from %s while %s: ignored", id, msg_str(req->body, "node"),
-			  job_state_name(job->state));
-		net_respond(req, 0, NULL, NULL);
-		return;
-	}
-	if (job->requeue_requested && !job->cancel_requested) {
-		job_requeue_finish(job);   /* scontrol requeue: queued again, not ended */
-		respond_durable(req, id, false);
-		return;
-	}
-	job->exit_status = status;
-	if (job->cancel_requested)
-		job_set_state(job, job_cancelled_state(job), REASON_NONE);
-	else if (timed_out)
-		job_set_state(job, JOB_TIMEOUT, REASON_TIME_LIMIT);
-	else if (json_is_true(json_object_get(req->body, "oom")))
-		job_set_state(job, JOB_OUT_OF_MEMORY, REASON_NONE);   /* its cgroup's memory limit */
-	else if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		job_set_state(job, JOB_COMPLETED, REASON_NONE);
+	if (job_ended(&end) == JOB_END_NOT_OURS)
+		net_respond(req, 0, NULL, NULL);   /* taken as heard: nothing to wait for */
 	else
-		job_set_state(job, JOB_FAILED, REASON_NONZERO_EXIT);
-	respond_durable(req, id, false);
+		respond_durable(req, end.id, false);   /* once the end is durable */
 }
 
 struct rpc {
