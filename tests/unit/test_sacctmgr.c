@@ -293,6 +293,14 @@ static void flat_control_characters(void **state)
 	rec = flat_parse_line("Account - 'a\\x00b'", &bad);
 	assert_string_equal(json_string_value(json_object_get(rec, "name")), "ax00b");
 	json_decref(rec);
+	/* nor a byte past ASCII (dump writes none): the line stays UTF-8 and
+	 * keeps its record and attributes (found by fuzzing) */
+	rec = flat_parse_line("User - 'u\\xea':Description='d\\xff'", &bad);
+	assert_false(bad);
+	assert_string_equal(json_string_value(json_object_get(rec, "name")), "uxea");
+	attrs = json_object_get(rec, "attrs");
+	assert_string_equal(json_string_value(json_object_get(attrs, "description")), "dxff");
+	json_decref(rec);
 	free(one);
 	free(text);
 	json_decref(rows);

@@ -52,9 +52,13 @@ static size_t flat_unescape(struct strbuf *sb, const char *s)
 		return 1;
 	}
 	if (c == 'x' && hex_digit(s[1]) >= 0 && hex_digit(s[2]) >= 0) {
-		char b = (char)(hex_digit(s[1]) * 16 + hex_digit(s[2]));
-		if (b) {
-			strbuf_add(sb, &b, 1);
+		/* ASCII only, as dump writes them (control characters): a byte
+		 * past 0x7f would make the line's text other than UTF-8, and
+		 * its record or attribute would be lost (found by fuzzing) */
+		int b = hex_digit(s[1]) * 16 + hex_digit(s[2]);
+		if (b > 0 && b < 0x80) {
+			char ch = (char)b;
+			strbuf_add(sb, &ch, 1);
 			return 3;
 		}
 	}
@@ -357,6 +361,8 @@ json_t *flat_parse_line(const char *line, bool *bad)
 		*bad = true;
 	char *ltype = keys_lower(type), *lname = keys_lower(name);
 	json_t *rec = json_pack("{s:s, s:s, s:o}", "type", ltype, "name", lname, "attrs", attrs);
+	if (!rec)
+		*bad = true;   /* never dropped without a word */
 	free(type);
 	free(name);
 	free(ltype);
