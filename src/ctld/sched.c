@@ -14,6 +14,7 @@
 #include "common/hostlist.h"
 #include "common/log.h"
 #include "common/parse.h"
+#include "common/strbuf.h"
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
 #include "ctld/part_limits.h"
@@ -37,12 +38,12 @@ static double ms_since(const struct timespec *t0)
 	return (t1.tv_sec - t0->tv_sec) * 1e3 + (t1.tv_nsec - t0->tv_nsec) / 1e6;
 }
 
-/* ---- what the pass is given ------------------------------------------ */
+/* ---- at submission: -C's features, could the job ever run ------------- */
 
-/* The union of the nodes' Features, which -C may name.  Built once, not at
- * every submission (100,000 nodes), and again after a reconfigure, which
+/* The nodes' Features, comma-separated, which -C may name.  Built once, not
+ * at every submission (100,000 nodes), and again after a reconfigure, which
  * may give nodes features or take them away. */
-static char *known_features;
+static struct strbuf known_features;
 static bool known_features_valid;
 
 void sched_features_changed(void)
@@ -53,19 +54,19 @@ void sched_features_changed(void)
 const char *sched_known_features(void)
 {
 	if (known_features_valid)
-		return known_features;
-	free(known_features);
-	known_features = xstrdup("");
+		return known_features.s;
+	known_features.len = 0;
+	strbuf_adds(&known_features, "");   /* "" when no node has any */
 	for (int i = 0; i < ctld.nnodes; i++) {
 		const char *f = ctld.nodes[i].conf->features;
 		if (f && *f) {
-			char *next = xasprintf("%s%s%s", known_features, *known_features ? "," : "", f);
-			free(known_features);
-			known_features = next;
+			if (known_features.len)
+				strbuf_adds(&known_features, ",");
+			strbuf_adds(&known_features, f);
 		}
 	}
 	known_features_valid = true;
-	return known_features;
+	return known_features.s;
 }
 
 /* Could the job run in p on the nodes as they are (sched_job_runnable)? */

@@ -3,6 +3,7 @@
  * the reason a job waits for in Slurm's words.  The loop thread's business,
  * before the pass: it may end a job (DEADLINE, an invalid dependency). */
 #include "common/bitmap.h"
+#include "common/parse.h"
 #include "ctld/ctld.h"
 #include "ctld/sched_snap.h"
 

@@ -7,7 +7,6 @@
  * (step_layout.c), STEP_INFO (step_info.c), the node side (src/noded,
  * src/stepd). */
 #define _GNU_SOURCE
-#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -108,7 +108,7 @@ static int names_to_idx(const char *list, int **idx, int *n)
 
 /* Lay the step out: nodes, tasks on each, CPU IDs.  0, or an rc with err
  * (2014 never fits the job, 2016 not now). */
-static int layout(struct job *job, const json_t *spec, struct step *s, struct herd_error *err)
+int step_layout(struct job *job, const json_t *spec, struct step *s, struct herd_error *err)
 {
 	int want_nodes = json_integer_value(json_object_get(spec, "num_nodes"));
 	int ntasks = json_integer_value(json_object_get(spec, "num_tasks"));
