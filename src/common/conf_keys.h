@@ -1,6 +1,6 @@
-/* Internal to conf.c and conf_keys.c: the tables of herd.conf keys and
- * attributes and the checks of their values.  Other modules read the
- * configuration through common/conf.h. */
+/* Internal to conf.c, conf_lines.c and conf_keys.c: the tables of herd.conf
+ * keys and attributes and the checks of their values.  Other modules read
+ * the configuration through common/conf.h. */
 #ifndef HERD_CONF_KEYS_H
 #define HERD_CONF_KEYS_H
 #include <stdbool.h>

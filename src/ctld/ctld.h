@@ -470,6 +470,7 @@ int sched_test_only(const struct job *job, time_t *start, char **nodes, int *cpu
 		    const struct part **part, struct herd_error *err);
 /* Every feature some node has, comma-separated (for checking -C). */
 const char *sched_known_features(void);
+void sched_features_changed(void);   /* the nodes' Features changed (a reconfigure) */
 /* SchedulerType, SchedulerParameters: 0, or -1 with a sentence naming the
  * key (a reconfigure is refused; at start herdctld stops). */
 int sched_check(const struct conf *conf, struct herd_error *err);
@@ -598,7 +599,6 @@ void step_reconcile(int idx, const json_t *reported, time_t now);
 json_t *step_to_json(const struct job *job, const struct step *step);   /* the stored record */
 /* At start: a step the store says runs, back under its running job. */
 void step_restore(const json_t *rec);
-void step_alloc_restore(struct job *job);   /* job->step_cpus from its running steps */
 /* COMPLETE_ALLOC: salloc/srun are done with an alloc_only job. */
 void step_complete_alloc(struct net_req *req);
 /* Every second: alloc_only jobs past their time limit end TIMEOUT. */

@@ -113,6 +113,7 @@ static void nodes_apply(const struct conf *conf)
 			n->real_memory = cn->real_memory;
 		node_update_state(n);
 	}
+	sched_features_changed();   /* Features= may differ: -C checks the new ones */
 }
 
 struct part_swap {

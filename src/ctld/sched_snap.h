@@ -1,5 +1,5 @@
-/* The scheduler's snapshot of the controller (sched.c builds it, backfill.c
- * runs it in a worker): src/sched/pass.h's plain data, owning every array it
+/* The scheduler's snapshot of the controller (sched_snap.c builds it,
+ * sched.c and backfill.c run it): src/sched/pass.h's plain data, owning every array it
  * points to, so a pass may run off the loop thread while jobs and nodes
  * change; the decisions are applied back in the loop thread. */
 #ifndef HERD_CTLD_SCHED_SNAP_H
@@ -41,6 +41,28 @@ struct sched_snap {
 
 extern struct sched_conf sched_conf;   /* sched.c: the values in force */
 extern unsigned sched_generation;      /* bumped at each reconfigure */
+
+/* sched_snap.c: the controller's state as the pass sees it */
+bool snap_node_usable(const struct node *n);   /* registered, responding, not drained */
+/* Every node as struct sched_node, by node index (caller frees). */
+struct sched_node *snap_nodes(void);
+struct sched_req snap_job_req(const struct job *job);   /* points into job */
+/* The nodes of p that satisfy the -C expression expr (NULL: all), into
+ * cand (p->nnodes long); returns their count. */
+int snap_candidates(const char *expr, const struct part *p, int *cand);
+/* Why p cannot take the job now (down, inactive, its limits), else REASON_NONE. */
+enum job_reason snap_part_skip_reason(const struct job *job, const struct part *p);
+
+/* sched_eligible.c: may the job go into this pass?  If not, its reason
+ * says why (a passed deadline ends it).  per_task: an array whose
+ * aftercorr is decided task by task; wake: the soonest --begin of a job
+ * left out for it is kept there. */
+bool sched_eligible(struct job *job, time_t now, bool *per_task, time_t *wake);
+/* The meta record's next task to start: the lowest, or with aftercorr the
+ * lowest whose corresponding task is done; BITMAP_NONE (and the reason) if
+ * none may start yet. */
+uint32_t sched_next_task(struct job *meta, bool per_task);
+uint32_t sched_array_running(const struct job *meta);   /* its tasks holding nodes (%N) */
 
 /* A snapshot for a pass at now: backfill or main, with at most depth
  * entries (0 = every eligible job).  Eligibility is decided here, in the

@@ -3,9 +3,10 @@
  * node's herdstepd reports its end (STEP_COMPLETE); the step's record goes
  * to the store for sacct.  Also the jobs that run no batch script (salloc,
  * srun outside an allocation): they end by COMPLETE_ALLOC, a cancel or
- * their time limit.  Not here: the node side (src/noded, src/stepd). */
+ * their time limit.  Not here: where a step's tasks and CPUs go
+ * (step_layout.c), STEP_INFO (step_info.c), the node side (src/noded,
+ * src/stepd). */
 #define _GNU_SOURCE
-#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,41 +18,8 @@
 #include "common/strbuf.h"
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
+#include "ctld/step_impl.h"
 #include "sched/select.h"
-
-struct step {
-	uint32_t job_id, step_id;
-	char *name;
-	enum job_state state;
-	time_t start_time, end_time;
-	int nnodes;
-	int *job_node;              /* index into the job's allocation, per step node */
-	int *ntasks;                /* tasks on each step node */
-	struct bitmap **cpuset;     /* the CPU IDs it may use on each */
-	bool holds;                 /* its cpusets are held in job->step_cpus (not --overlap) */
-	uint64_t mem_mb;            /* per node, 0 = the job's */
-	uint32_t num_tasks, cpus_per_task;
-	int64_t time_limit;         /* seconds, -1 = the job's */
-	char *nodes_str, *tasks_per_node, *distribution;
-	int exit_status;            /* the highest raw status of its tasks */
-	bool *node_done;
-	int nodes_done;
-	bool cancelled, timed_out, oom, launch_failed;
-	bool with_job;              /* still running when its job ended normally: waits for its reports */
-	bool parts_out;             /* its nodes' nsteps were counted down (step_end) */
-	long long requid;           /* scancel N.S: who asked, -1 = none */
-	char *srun_host;
-	long long srun_pid;
-	char *failed_node;          /* NODE_FAIL: the node that failed */
-	uint64_t cpu_time_us, max_rss_kb, ave_rss_sum;
-	uint64_t tot_rss_kb, max_cpu_us;   /* sacct's TRESUsageInTot/Max: over the nodes */
-	/* STEP_CREATE's reply waits for every node's LAUNCH_STEP answer */
-	struct net_req *req;
-	json_t *layout;             /* the reply's body */
-	int launches_left;
-	char *launch_error;
-	struct step *next;
-};
 
 static struct step *step_find(const struct job *job, uint32_t step_id)
 {
@@ -119,248 +87,6 @@ static const char *step_id_name(uint32_t id, char *buf, size_t len)
 	return buf;
 }
 
-static struct bitmap *job_step_cpus(struct job *job, int j)
-{
-	if (!job->step_cpus)
-		job->step_cpus = xmalloc(job->nalloc * sizeof(*job->step_cpus));
-	if (!job->step_cpus[j]) {
-		const struct bitmap *mine = job->alloc_cpuset ? job->alloc_cpuset[j] : NULL;
-		job->step_cpus[j] = bitmap_create(mine ? mine->nbits : 1);
-	}
-	return job->step_cpus[j];
-}
-
-/* The job's CPU IDs on node j that no step holds. */
-static struct bitmap *free_cpus(struct job *job, int j)
-{
-	const struct bitmap *mine = job->alloc_cpuset ? job->alloc_cpuset[j] : NULL;
-	struct bitmap *held = job_step_cpus(job, j), *out;
-
-	if (!mine)
-		return bitmap_create(1);
-	out = bitmap_copy(mine);
-	for (uint32_t c = bitmap_next(held, 0); c != BITMAP_NONE; c = bitmap_next(held, c + 1))
-		bitmap_clear(out, c);
-	return out;
-}
-
-/* The first count bits of set, as a new set. */
-static struct bitmap *first_cpus(const struct bitmap *set, uint32_t count)
-{
-	struct bitmap *out = bitmap_create(set->nbits);
-	for (uint32_t c = bitmap_next(set, 0); c != BITMAP_NONE && count; c = bitmap_next(set, c + 1)) {
-		bitmap_set(out, c);
-		count--;
-	}
-	return out;
-}
-
-static void hold(struct job *job, struct step *s, bool on)
-{
-	if (!s->holds)
-		return;
-	for (int i = 0; i < s->nnodes; i++) {
-		struct bitmap *held = job_step_cpus(job, s->job_node[i]);
-		for (uint32_t c = bitmap_next(s->cpuset[i], 0); c != BITMAP_NONE && c < held->nbits;
-		     c = bitmap_next(s->cpuset[i], c + 1)) {
-			if (on)
-				bitmap_set(held, c);
-			else
-				bitmap_clear(held, c);
-		}
-	}
-	if (!on)
-		s->holds = false;
-}
-
-static bool in_list(const int *idx, int n, int node)
-{
-	for (int i = 0; i < n; i++)
-		if (idx[i] == node)
-			return true;
-	return false;
-}
-
-/* A count in a step request: absent, or from 0 to INT_MAX (the layout
- * works in int; a larger one could never fit a job anyway). */
-static bool count_ok(const json_t *spec, const char *key)
-{
-	json_int_t v = json_integer_value(json_object_get(spec, key));
-	return v >= 0 && v <= INT_MAX;
-}
-
-/* A hostlist of the job's node names into node indexes; -1 on a name that
- * is not configured. */
-static int names_to_idx(const char *list, int **idx, int *n)
-{
-	struct hostlist *hl = hostlist_create_max(list, (size_t)ctld.nnodes);   /* bounded */
-	*n = 0;
-	*idx = NULL;
-	if (!hl)
-		return -1;
-	*idx = xmalloc((hostlist_count(hl) + 1) * sizeof(int));
-	for (size_t i = 0; i < hostlist_count(hl); i++) {
-		int k = node_index(hostlist_nth(hl, i));
-		if (k < 0) {
-			hostlist_destroy(hl);
-			return -1;
-		}
-		(*idx)[(*n)++] = k;
-	}
-	hostlist_destroy(hl);
-	return 0;
-}
-
-/* Lay the step out: nodes, tasks on each, CPU IDs.  0, or an rc with err
- * (2014 never fits the job, 2016 not now). */
-static int layout(struct job *job, const json_t *spec, struct step *s, struct herd_error *err)
-{
-	int want_nodes = json_integer_value(json_object_get(spec, "num_nodes"));
-	int ntasks = json_integer_value(json_object_get(spec, "num_tasks"));
-	int cpt = json_integer_value(json_object_get(spec, "cpus_per_task"));
-	int per_node = json_integer_value(json_object_get(spec, "ntasks_per_node"));
-	bool overlap = json_is_true(json_object_get(spec, "overlap"));
-	bool exact = json_is_true(json_object_get(spec, "exact")) ||
-		     json_is_true(json_object_get(spec, "exclusive")) || cpt > 0;
-	const char *req = json_string_value(json_object_get(spec, "req_nodelist"));
-	const char *exc = json_string_value(json_object_get(spec, "exc_nodelist"));
-	int *req_idx = NULL, nreq = 0, *exc_idx = NULL, nexc = 0, rc = 0;
-	int *pick = xmalloc(job->nalloc * sizeof(int)), npick = 0;
-	struct bitmap **sets = xmalloc(job->nalloc * sizeof(*sets));
-	bool busy = false;
-
-	if ((*req && names_to_idx(req, &req_idx, &nreq) < 0) ||
-	    (*exc && names_to_idx(exc, &exc_idx, &nexc) < 0)) {
-		rc = HERD_ERR_INVALID_NODE;
-		errprintf(err, "%s", herd_strerror(rc));
-		goto out;
-	}
-	if (cpt <= 0)
-		cpt = job->cpus_per_task ? job->cpus_per_task : 1;
-	if (!ntasks && !want_nodes)
-		ntasks = job->ntasks ? job->ntasks : job->nalloc;
-	if (!ntasks)
-		ntasks = (int)(sched_mul(want_nodes, per_node ? per_node : 1) > INT_MAX ? INT_MAX
-			      : want_nodes * (per_node ? per_node : 1));
-	if (!want_nodes)
-		want_nodes = nreq > 0 ? nreq : ntasks < job->nalloc ? ntasks : job->nalloc;
-	if (per_node && sched_mul(want_nodes, per_node) < ntasks)
-		want_nodes = (ntasks + per_node - 1) / per_node;
-	int64_t job_cpus = 0;
-	for (int j = 0; j < job->nalloc; j++)
-		job_cpus += job->alloc_cpus[j];
-	/* No more tasks than the job has CPUs for (Slurm without --overcommit);
-	 * this also bounds what a hostile request can make the controller build. */
-	if (want_nodes > ntasks || want_nodes > job->nalloc || want_nodes < nreq || ntasks < 1 ||
-	    (int64_t)ntasks * cpt > job_cpus) {
-		rc = HERD_ERR_NODE_CONFIG;
-		errprintf(err, "%s", herd_strerror(rc));
-		goto out;
-	}
-	for (int i = 0; i < nreq; i++) {
-		bool ours = false;
-		for (int j = 0; j < job->nalloc; j++)
-			ours |= job->alloc_node[j] == req_idx[i];
-		if (!ours || in_list(exc_idx, nexc, req_idx[i])) {
-			rc = HERD_ERR_NODE_CONFIG;
-			errprintf(err, "%s", herd_strerror(rc));
-			goto out;
-		}
-	}
-	/* Tasks per node as the batch launch spreads them: evenly, the first
-	 * nodes get the remainder (each at most --ntasks-per-node). */
-	int *tasks = s->ntasks = xmalloc(want_nodes * sizeof(int));
-	for (int i = 0; i < want_nodes; i++)
-		tasks[i] = ntasks / want_nodes + (i < ntasks % want_nodes);
-	/* Required nodes first, then the job's in order; each must have the
-	 * CPUs: a step that does not say --exact (or -c) takes every CPU of the
-	 * job on its nodes, as Slurm 22.05's steps do. */
-	for (int pass = 0; pass < 2 && npick < want_nodes; pass++) {
-		for (int j = 0; j < job->nalloc && npick < want_nodes; j++) {
-			int node = job->alloc_node[j];
-			bool required = in_list(req_idx, nreq, node);
-			if ((pass == 0) != required || in_list(exc_idx, nexc, node) || in_list(pick, npick, j))
-				continue;
-			int64_t need = (int64_t)tasks[npick] * cpt, have = job->alloc_cpus[j];
-			if (need > have)
-				continue;   /* never fits here */
-			bool known = job->alloc_cpuset && job->alloc_cpuset[j];
-			struct bitmap *avail = !known ? bitmap_create(1)
-					       : overlap ? bitmap_copy(job->alloc_cpuset[j]) : free_cpus(job, j);
-			uint32_t take = exact ? (uint32_t)need : (uint32_t)have;
-			if (known && bitmap_count(avail) < take) {
-				busy = true;
-				bitmap_destroy(avail);
-				if (required)
-					break;
-				continue;
-			}
-			sets[npick] = known ? first_cpus(avail, take) : bitmap_create(1);
-			bitmap_destroy(avail);
-			pick[npick++] = j;
-		}
-	}
-	if (npick < want_nodes) {
-		rc = busy ? HERD_ERR_NODES_BUSY : HERD_ERR_NODE_CONFIG;
-		errprintf(err, "%s", herd_strerror(rc));
-		for (int i = 0; i < npick; i++)
-			bitmap_destroy(sets[i]);
-		goto out;
-	}
-	s->nnodes = npick;
-	s->job_node = pick;
-	s->cpuset = sets;
-	s->holds = !overlap;
-	s->num_tasks = ntasks;
-	s->cpus_per_task = cpt;
-	pick = NULL;
-	sets = NULL;
-out:
-	free(pick);
-	free(sets);
-	free(req_idx);
-	free(exc_idx);
-	return rc;
-}
-
-/* Global task IDs of step node i (block, cyclic, plane=P). */
-static json_t *task_ids(const struct step *s, int i)
-{
-	json_t *ids = json_array();
-	const char *d = s->distribution;
-	int plane = !strncmp(d, "plane=", 6) ? atoi(d + 6) : 0;
-	int n = s->nnodes, *left = xmalloc(n * sizeof(int)), node = 0;
-
-	if (plane <= 0 && strncmp(d, "cyclic", 6))
-		plane = -1;   /* block */
-	for (int k = 0; k < n; k++)
-		left[k] = s->ntasks[k];
-	if (plane < 0) {
-		int first = 0;
-		for (int k = 0; k < i; k++)
-			first += s->ntasks[k];
-		for (int t = 0; t < s->ntasks[i]; t++)
-			json_array_append_new(ids, json_integer(first + t));
-	} else {
-		int chunk = plane ? plane : 1, in_chunk = 0;
-		for (uint32_t t = 0; t < s->num_tasks; t++) {
-			for (int tries = 0; left[node] == 0 && tries < n; tries++) {
-				node = (node + 1) % n;
-				in_chunk = 0;
-			}
-			if (node == i)
-				json_array_append_new(ids, json_integer(t));
-			left[node]--;
-			if (++in_chunk >= chunk || left[node] == 0) {
-				node = (node + 1) % n;
-				in_chunk = 0;
-			}
-		}
-	}
-	free(left);
-	return ids;
-}
-
 static const char *state_of(const struct step *s)
 {
 	return job_state_name(s->state);
@@ -420,7 +146,7 @@ static void step_end(struct job *job, struct step *s, enum job_state state)
 		return;
 	s->state = state;
 	s->end_time = time(NULL);
-	hold(job, s, false);
+	step_layout_hold(job, s, false);
 	if (!s->parts_out) {
 		count_parts(job, s, -1);
 		s->parts_out = true;
@@ -519,7 +245,7 @@ static void send_launches(struct job *job, const struct step *s, json_t *launch,
 			     ? bitmap_fmt_ranges(s->cpuset[i]) : xstrdup("");
 		uint64_t mem = s->mem_mb ? s->mem_mb : job_node_mem(job, j);
 		json_object_set_new(step, "node_id", json_integer(i));
-		json_object_set_new(step, "task_ids", s->step_id == STEP_EXTERN ? json_array() : task_ids(s, i));
+		json_object_set_new(step, "task_ids", s->step_id == STEP_EXTERN ? json_array() : step_layout_task_ids(s, i));
 		json_object_set_new(step, "cpus", json_string(cpus));
 		json_object_set_new(step, "mem_mb", json_integer((json_int_t)mem));
 		json_object_set_new(launch, "cpus_on_node", json_integer(job->alloc_cpus[j]));
@@ -646,15 +372,15 @@ void step_create(struct net_req *req)
 	if (!*dist)
 		dist = "block";
 	if (!valid_distribution(dist) || json_array_size(json_object_get(spec, "argv")) == 0 ||
-	    !count_ok(spec, "num_tasks") || !count_ok(spec, "num_nodes") ||
-	    !count_ok(spec, "cpus_per_task") || !count_ok(spec, "ntasks_per_node")) {
+	    !step_layout_count_ok(spec, "num_tasks") || !step_layout_count_ok(spec, "num_nodes") ||
+	    !step_layout_count_ok(spec, "cpus_per_task") || !step_layout_count_ok(spec, "ntasks_per_node")) {
 		net_respond(req, HERD_ERR_INVALID_ARG, NULL, NULL);
 		return;
 	}
 	struct step *s = xmalloc(sizeof(*s));
 	s->job_id = job->id;
 	s->distribution = xstrdup(dist);
-	if ((rc = layout(job, spec, s, &err))) {
+	if ((rc = step_layout(job, spec, s, &err))) {
 		step_free(s);
 		net_respond(req, rc, NULL, err.text);
 		return;
@@ -677,14 +403,14 @@ void step_create(struct net_req *req)
 		hostlist_push(hl, ctld.nodes[job->alloc_node[s->job_node[i]]].name);
 	s->nodes_str = hostlist_ranged_string(hl);
 	s->tasks_per_node = launch_counts_string(s->ntasks, s->nnodes);
-	hold(job, s, true);
+	step_layout_hold(job, s, true);
 	s->next = job->steps;
 	job->steps = s;
 
 	json_t *names = json_array(), *ids = json_array(), *cpn = json_array();
 	for (int i = 0; i < s->nnodes; i++) {
 		json_array_append_new(names, json_string(ctld.nodes[job->alloc_node[s->job_node[i]]].name));
-		json_array_append_new(ids, task_ids(s, i));
+		json_array_append_new(ids, step_layout_task_ids(s, i));
 		json_array_append_new(cpn, json_integer(s->holds ? (int)bitmap_count(s->cpuset[i])
 								 : s->ntasks[i] * (int)s->cpus_per_task));
 	}
@@ -867,7 +593,7 @@ void step_job_ended(struct job *job, enum job_state state)
 			 * moment (srun's own step has already ended there); what is
 			 * still running is killed and counts as CANCELLED. */
 			s->with_job = true;
-			hold(job, s, false);
+			step_layout_hold(job, s, false);
 			continue;
 		}
 		step_end(job, s, final_state(s));
@@ -936,74 +662,6 @@ void step_reconcile(int idx, const json_t *list, time_t now)
 	job_foreach(reconcile_job, &r);
 }
 
-/* ---- STEP_INFO ---- */
-
-static void info_job(struct job *job, json_t *out, uid_t uid)
-{
-	if (!roles_may_see_job(uid, job))
-		return;   /* PrivateData=jobs: its steps too */
-	for (struct step *s = job->steps; s; s = s->next) {
-		json_t *o = step_to_json(job, s);
-		json_object_set_new(o, "user", json_string(job->user ? job->user : ""));
-		json_object_set_new(o, "partition", json_string(job->part ? job->part->name : ""));
-		json_object_set_new(o, "array_job_id", json_integer(job->array_job_id));
-		json_object_set_new(o, "array_task_id", json_integer(job->array_task_id));
-		json_array_append_new(out, o);
-	}
-	/* The batch step of a running batch job, as squeue -s lists it. */
-	if (!job->alloc_only && job->nalloc && (job->state == JOB_RUNNING || job->state == JOB_COMPLETING)) {
-		char ids[32] = "";
-		json_t *o = json_pack("{s:I, s:I, s:s, s:s, s:I, s:I, s:s, s:i, s:i, s:i, s:I, s:s, s:s,"
-				      " s:I, s:I, s:i, s:I}",
-				      "job_id", (json_int_t)job->id, "step_id", (json_int_t)STEP_BATCH,
-				      "name", "batch", "state", "RUNNING",
-				      "start_time", (json_int_t)job->start_time, "end_time", (json_int_t)0,
-				      "nodes", ctld.nodes[job->alloc_node[0]].name, "num_nodes", 1,
-				      "num_tasks", 1, "cpus_per_task", (int)(job->cpus_per_task ?: 1),
-				      "time_limit", (json_int_t)-1, "user", job->user ? job->user : "",
-				      "partition", job->part ? job->part->name : "",
-				      "array_job_id", (json_int_t)job->array_job_id,
-				      "array_task_id", (json_int_t)job->array_task_id,
-				      "exit_code", 0, "uid", (json_int_t)job->uid);
-		json_object_set_new(o, "num_cpus", json_integer(job->alloc_cpus[0]));
-		json_object_set_new(o, "tasks_per_node", json_string("1"));
-		json_object_set_new(o, "failed_node", json_string(""));
-		(void)ids;
-		json_array_append_new(out, o);
-	}
-}
-
-struct info_ctx {
-	json_t *out;
-	uid_t uid;
-};
-
-static void info_one(struct job *job, void *arg)
-{
-	struct info_ctx *c = arg;
-	if (job->steps || ((job->state == JOB_RUNNING || job->state == JOB_COMPLETING) && job->nalloc))
-		info_job(job, c->out, c->uid);
-}
-
-void step_info(struct net_req *req)
-{
-	json_t *ids = json_object_get(req->body, "job_ids"), *v;
-	struct info_ctx c = { json_array(), req->uid };
-	size_t i;
-
-	if (ids) {
-		json_array_foreach(ids, i, v) {
-			struct job *job = job_find(json_integer_value(v));
-			if (job)
-				info_job(job, c.out, req->uid);
-		}
-	} else {
-		job_foreach(info_one, &c);
-	}
-	net_respond(req, 0, json_pack("{s:o, s:I}", "steps", c.out, "time", (json_int_t)time(NULL)),
-		    NULL);
-}
-
 /* ---- restart ---- */
 
 void step_restore(const json_t *rec)
@@ -1059,7 +717,7 @@ void step_restore(const json_t *rec)
 	}
 	s->node_done = xmalloc((s->nnodes + 1) * sizeof(bool));
 	count_parts(job, s, +1);
-	hold(job, s, true);
+	step_layout_hold(job, s, true);
 	s->next = job->steps;
 	job->steps = s;
 }

@@ -93,9 +93,10 @@ static void job_limit_cb(uv_timer_t *t)
 	job_start_kill(sd, sd->launch.kill_wait);
 }
 
-/* sbatch --signal: with B: the batch shell alone; otherwise every process of
- * the job but the shell.  Slurm signals the job's steps and not the shell;
- * a Herd batch job has no steps, so what the script started stands for them. */
+/* sbatch --signal: with B: the batch shell alone; otherwise every process
+ * the script started but the shell.  Slurm signals the job's steps and not
+ * the shell; a step's tasks are under their own herdstepd here, and get
+ * the signal from their srun, which forwards it. */
 static void job_signal_cb(uv_timer_t *t)
 {
 	struct stepd *sd = t->data;
@@ -156,9 +157,9 @@ int job_signal(struct stepd *sd, int sig, const char *flags)
 		return HERD_ERR_INVALID_ARG;
 	if (sd->shell_done)
 		return HERD_ERR_ALREADY_DONE;
-	/* Slurm: a plain signal goes to the job's steps only, and a batch job
-	 * here has no steps yet; SIGKILL is the exception and reaches the batch
-	 * step too.  --batch reaches the shell alone (scancel(1): "Children of
+	/* Slurm: a plain signal goes to the job's steps only (herdd hands it
+	 * to each step's herdstepd), not to the batch step; SIGKILL is the
+	 * exception and reaches the batch step too.  --batch reaches the shell alone (scancel(1): "Children of
 	 * the batch step are not signaled with this option, use -f, --full
 	 * instead"); --full reaches every process. */
 	if (!strcmp(flags, "batch")) {

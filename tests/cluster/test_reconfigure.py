@@ -281,6 +281,44 @@ def test_nodes(clean):
     assert partition(c, "debug")["Nodes"] == "n[1-2]"
 
 
+def test_node_features(clean):
+    """Features= of a node applies at a reconfigure: -C may name a feature a
+    node was given, and no longer one taken away, both at submission and in
+    the scheduler."""
+    c = clean
+    unknown = "sbatch: error: Batch job submission failed: Invalid feature specification"
+
+    def refused(feature):
+        r = c.run(["sbatch", "-C", feature, "-o", "/dev/null", "--wrap", "true"])
+        assert (r.rc, r.out) == (1, "") and unknown in r.err, r
+        assert c.run(["squeue", "-h"]).out == ""   # nothing queued
+
+    # First checked before any node has it (this check is what the
+    # controller used to remember for good).
+    refused("gpu")
+    text = re.sub(r"^(NodeName=n2 .*)$", r"\1 Features=gpu", c.base_conf, flags=re.M)
+    assert text != c.base_conf
+    write_conf(c, text)
+    assert reconfigure(c).rc == 0
+    assert node(c, "n2")["AvailableFeatures"] == "gpu"
+    job = c.sbatch("-C", "gpu", "-o", "/dev/null", "--wrap", "true")
+    assert c.wait_done(job) == "COMPLETED"
+    assert squeue(c, job, "%N") == "n2"
+    # n1 takes it too, n2 loses it: a job asking for it runs on n1.
+    text = re.sub(r"^(NodeName=n1 .*)$", r"\1 Features=gpu", c.base_conf, flags=re.M)
+    write_conf(c, text)
+    assert reconfigure(c).rc == 0
+    job = c.sbatch("-C", "gpu", "-N", "1", "-o", "/dev/null", "--wrap", "true")
+    assert c.wait_done(job) == "COMPLETED"
+    assert squeue(c, job, "%N") == "n1"
+    # Taken away from every node: refused again, as Slurm refuses a
+    # feature no node has.
+    write_conf(c, c.base_conf)
+    assert reconfigure(c).rc == 0
+    assert node(c, "n1")["AvailableFeatures"] == "(null)"
+    refused("gpu")
+
+
 def test_partition_membership_and_state(clean):
     c = clean
     write_conf(c, edited(c, DEBUG_LINE, DEBUG_LINE.replace("Nodes=ALL", "Nodes=n1")))

@@ -1,0 +1,58 @@
+/* Internal to the step files (step.c, step_layout.c, step_info.c): a job
+ * step as the controller keeps it.  Other parts see steps only through
+ * ctld.h's step_* functions. */
+#ifndef HERD_CTLD_STEP_IMPL_H
+#define HERD_CTLD_STEP_IMPL_H
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+#include <jansson.h>
+#include "common/bitmap.h"
+#include "ctld/ctld.h"
+
+struct step {
+	uint32_t job_id, step_id;
+	char *name;
+	enum job_state state;
+	time_t start_time, end_time;
+	int nnodes;
+	int *job_node;              /* index into the job's allocation, per step node */
+	int *ntasks;                /* tasks on each step node */
+	struct bitmap **cpuset;     /* the CPU IDs it may use on each */
+	bool holds;                 /* its cpusets are held in job->step_cpus (not --overlap) */
+	uint64_t mem_mb;            /* per node, 0 = the job's */
+	uint32_t num_tasks, cpus_per_task;
+	int64_t time_limit;         /* seconds, -1 = the job's */
+	char *nodes_str, *tasks_per_node, *distribution;
+	int exit_status;            /* the highest raw status of its tasks */
+	bool *node_done;
+	int nodes_done;
+	bool cancelled, timed_out, oom, launch_failed;
+	bool with_job;              /* still running when its job ended normally: waits for its reports */
+	bool parts_out;             /* its nodes' nsteps were counted down (step_end) */
+	long long requid;           /* scancel N.S: who asked, -1 = none */
+	char *srun_host;
+	long long srun_pid;
+	char *failed_node;          /* NODE_FAIL: the node that failed */
+	uint64_t cpu_time_us, max_rss_kb, ave_rss_sum;
+	uint64_t tot_rss_kb, max_cpu_us;   /* sacct's TRESUsageInTot/Max: over the nodes */
+	/* STEP_CREATE's reply waits for every node's LAUNCH_STEP answer */
+	struct net_req *req;
+	json_t *layout;             /* the reply's body */
+	int launches_left;
+	char *launch_error;
+	struct step *next;
+};
+
+/* step_layout.c: where a step's tasks and CPUs go */
+/* Lay the step out on the job's nodes (spec: STEP_CREATE's "step"): its
+ * nodes, tasks on each and CPU IDs, into s.  0, or an rc with err (2014
+ * never fits the job, 2016 not now). */
+int step_layout(struct job *job, const json_t *spec, struct step *s, struct herd_error *err);
+/* A count in a step request: absent, or from 0 to INT_MAX. */
+bool step_layout_count_ok(const json_t *spec, const char *key);
+/* Hold (on) or give back the step's CPUs in job->step_cpus (not --overlap). */
+void step_layout_hold(struct job *job, struct step *s, bool on);
+/* Global task IDs of step node i (block, cyclic, plane=P). */
+json_t *step_layout_task_ids(const struct step *s, int i);
+#endif

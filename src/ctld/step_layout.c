@@ -1,0 +1,257 @@
+/* Where a step's tasks and CPUs go inside its job's allocation (doc/steps.md):
+ * the nodes (-w, -x, -N), the tasks on each, the CPU IDs each node gives
+ * it (--exact, --overlap), and the task IDs of each node (--distribution).
+ * It changes nothing but the job's record of the CPUs its steps hold;
+ * the step's life (launch, reports, end) is step.c's business. */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include "common/bitmap.h"
+#include "common/hostlist.h"
+#include "common/xmalloc.h"
+#include "ctld/ctld.h"
+#include "ctld/step_impl.h"
+#include "sched/select.h"
+
+/* The CPU IDs of the job's node j that its steps hold (made at first use). */
+static struct bitmap *job_step_cpus(struct job *job, int j)
+{
+	if (!job->step_cpus)
+		job->step_cpus = xmalloc(job->nalloc * sizeof(*job->step_cpus));
+	if (!job->step_cpus[j]) {
+		const struct bitmap *mine = job->alloc_cpuset ? job->alloc_cpuset[j] : NULL;
+		job->step_cpus[j] = bitmap_create(mine ? mine->nbits : 1);
+	}
+	return job->step_cpus[j];
+}
+
+/* The job's CPU IDs on node j that no step holds. */
+static struct bitmap *free_cpus(struct job *job, int j)
+{
+	const struct bitmap *mine = job->alloc_cpuset ? job->alloc_cpuset[j] : NULL;
+	struct bitmap *held = job_step_cpus(job, j), *out;
+
+	if (!mine)
+		return bitmap_create(1);
+	out = bitmap_copy(mine);
+	for (uint32_t c = bitmap_next(held, 0); c != BITMAP_NONE; c = bitmap_next(held, c + 1))
+		bitmap_clear(out, c);
+	return out;
+}
+
+/* The first count bits of set, as a new set. */
+static struct bitmap *first_cpus(const struct bitmap *set, uint32_t count)
+{
+	struct bitmap *out = bitmap_create(set->nbits);
+	for (uint32_t c = bitmap_next(set, 0); c != BITMAP_NONE && count; c = bitmap_next(set, c + 1)) {
+		bitmap_set(out, c);
+		count--;
+	}
+	return out;
+}
+
+void step_layout_hold(struct job *job, struct step *s, bool on)
+{
+	if (!s->holds)
+		return;
+	for (int i = 0; i < s->nnodes; i++) {
+		struct bitmap *held = job_step_cpus(job, s->job_node[i]);
+		for (uint32_t c = bitmap_next(s->cpuset[i], 0); c != BITMAP_NONE && c < held->nbits;
+		     c = bitmap_next(s->cpuset[i], c + 1)) {
+			if (on)
+				bitmap_set(held, c);
+			else
+				bitmap_clear(held, c);
+		}
+	}
+	if (!on)
+		s->holds = false;
+}
+
+static bool in_list(const int *idx, int n, int node)
+{
+	for (int i = 0; i < n; i++)
+		if (idx[i] == node)
+			return true;
+	return false;
+}
+
+/* A count in a step request: absent, or from 0 to INT_MAX (the layout
+ * works in int; a larger one could never fit a job anyway). */
+bool step_layout_count_ok(const json_t *spec, const char *key)
+{
+	json_int_t v = json_integer_value(json_object_get(spec, key));
+	return v >= 0 && v <= INT_MAX;
+}
+
+/* A hostlist of the job's node names into node indexes; -1 on a name that
+ * is not configured. */
+static int names_to_idx(const char *list, int **idx, int *n)
+{
+	struct hostlist *hl = hostlist_create_max(list, (size_t)ctld.nnodes);   /* bounded */
+	*n = 0;
+	*idx = NULL;
+	if (!hl)
+		return -1;
+	*idx = xmalloc((hostlist_count(hl) + 1) * sizeof(int));
+	for (size_t i = 0; i < hostlist_count(hl); i++) {
+		int k = node_index(hostlist_nth(hl, i));
+		if (k < 0) {
+			hostlist_destroy(hl);
+			return -1;
+		}
+		(*idx)[(*n)++] = k;
+	}
+	hostlist_destroy(hl);
+	return 0;
+}
+
+/* Lay the step out: nodes, tasks on each, CPU IDs.  0, or an rc with err
+ * (2014 never fits the job, 2016 not now). */
+int step_layout(struct job *job, const json_t *spec, struct step *s, struct herd_error *err)
+{
+	int want_nodes = json_integer_value(json_object_get(spec, "num_nodes"));
+	int ntasks = json_integer_value(json_object_get(spec, "num_tasks"));
+	int cpt = json_integer_value(json_object_get(spec, "cpus_per_task"));
+	int per_node = json_integer_value(json_object_get(spec, "ntasks_per_node"));
+	bool overlap = json_is_true(json_object_get(spec, "overlap"));
+	bool exact = json_is_true(json_object_get(spec, "exact")) ||
+		     json_is_true(json_object_get(spec, "exclusive")) || cpt > 0;
+	const char *req = json_string_value(json_object_get(spec, "req_nodelist"));
+	const char *exc = json_string_value(json_object_get(spec, "exc_nodelist"));
+	int *req_idx = NULL, nreq = 0, *exc_idx = NULL, nexc = 0, rc = 0;
+	int *pick = xmalloc(job->nalloc * sizeof(int)), npick = 0;
+	struct bitmap **sets = xmalloc(job->nalloc * sizeof(*sets));
+	bool busy = false;
+
+	if ((*req && names_to_idx(req, &req_idx, &nreq) < 0) ||
+	    (*exc && names_to_idx(exc, &exc_idx, &nexc) < 0)) {
+		rc = HERD_ERR_INVALID_NODE;
+		errprintf(err, "%s", herd_strerror(rc));
+		goto out;
+	}
+	if (cpt <= 0)
+		cpt = job->cpus_per_task ? job->cpus_per_task : 1;
+	if (!ntasks && !want_nodes)
+		ntasks = job->ntasks ? job->ntasks : job->nalloc;
+	if (!ntasks)
+		ntasks = (int)(sched_mul(want_nodes, per_node ? per_node : 1) > INT_MAX ? INT_MAX
+			      : want_nodes * (per_node ? per_node : 1));
+	if (!want_nodes)
+		want_nodes = nreq > 0 ? nreq : ntasks < job->nalloc ? ntasks : job->nalloc;
+	if (per_node && sched_mul(want_nodes, per_node) < ntasks)
+		want_nodes = (ntasks + per_node - 1) / per_node;
+	int64_t job_cpus = 0;
+	for (int j = 0; j < job->nalloc; j++)
+		job_cpus += job->alloc_cpus[j];
+	/* No more tasks than the job has CPUs for (Slurm without --overcommit);
+	 * this also bounds what a hostile request can make the controller build. */
+	if (want_nodes > ntasks || want_nodes > job->nalloc || want_nodes < nreq || ntasks < 1 ||
+	    (int64_t)ntasks * cpt > job_cpus) {
+		rc = HERD_ERR_NODE_CONFIG;
+		errprintf(err, "%s", herd_strerror(rc));
+		goto out;
+	}
+	for (int i = 0; i < nreq; i++) {
+		bool ours = false;
+		for (int j = 0; j < job->nalloc; j++)
+			ours |= job->alloc_node[j] == req_idx[i];
+		if (!ours || in_list(exc_idx, nexc, req_idx[i])) {
+			rc = HERD_ERR_NODE_CONFIG;
+			errprintf(err, "%s", herd_strerror(rc));
+			goto out;
+		}
+	}
+	/* Tasks per node as the batch launch spreads them: evenly, the first
+	 * nodes get the remainder (each at most --ntasks-per-node). */
+	int *tasks = s->ntasks = xmalloc(want_nodes * sizeof(int));
+	for (int i = 0; i < want_nodes; i++)
+		tasks[i] = ntasks / want_nodes + (i < ntasks % want_nodes);
+	/* Required nodes first, then the job's in order; each must have the
+	 * CPUs: a step that does not say --exact (or -c) takes every CPU of the
+	 * job on its nodes, as Slurm 22.05's steps do. */
+	for (int pass = 0; pass < 2 && npick < want_nodes; pass++) {
+		for (int j = 0; j < job->nalloc && npick < want_nodes; j++) {
+			int node = job->alloc_node[j];
+			bool required = in_list(req_idx, nreq, node);
+			if ((pass == 0) != required || in_list(exc_idx, nexc, node) || in_list(pick, npick, j))
+				continue;
+			int64_t need = (int64_t)tasks[npick] * cpt, have = job->alloc_cpus[j];
+			if (need > have)
+				continue;   /* never fits here */
+			bool known = job->alloc_cpuset && job->alloc_cpuset[j];
+			struct bitmap *avail = !known ? bitmap_create(1)
+					       : overlap ? bitmap_copy(job->alloc_cpuset[j]) : free_cpus(job, j);
+			uint32_t take = exact ? (uint32_t)need : (uint32_t)have;
+			if (known && bitmap_count(avail) < take) {
+				busy = true;
+				bitmap_destroy(avail);
+				if (required)
+					break;
+				continue;
+			}
+			sets[npick] = known ? first_cpus(avail, take) : bitmap_create(1);
+			bitmap_destroy(avail);
+			pick[npick++] = j;
+		}
+	}
+	if (npick < want_nodes) {
+		rc = busy ? HERD_ERR_NODES_BUSY : HERD_ERR_NODE_CONFIG;
+		errprintf(err, "%s", herd_strerror(rc));
+		for (int i = 0; i < npick; i++)
+			bitmap_destroy(sets[i]);
+		goto out;
+	}
+	s->nnodes = npick;
+	s->job_node = pick;
+	s->cpuset = sets;
+	s->holds = !overlap;
+	s->num_tasks = ntasks;
+	s->cpus_per_task = cpt;
+	pick = NULL;
+	sets = NULL;
+out:
+	free(pick);
+	free(sets);
+	free(req_idx);
+	free(exc_idx);
+	return rc;
+}
+
+/* Global task IDs of step node i (block, cyclic, plane=P). */
+json_t *step_layout_task_ids(const struct step *s, int i)
+{
+	json_t *ids = json_array();
+	const char *d = s->distribution;
+	int plane = !strncmp(d, "plane=", 6) ? atoi(d + 6) : 0;
+	int n = s->nnodes, *left = xmalloc(n * sizeof(int)), node = 0;
+
+	if (plane <= 0 && strncmp(d, "cyclic", 6))
+		plane = -1;   /* block */
+	for (int k = 0; k < n; k++)
+		left[k] = s->ntasks[k];
+	if (plane < 0) {
+		int first = 0;
+		for (int k = 0; k < i; k++)
+			first += s->ntasks[k];
+		for (int t = 0; t < s->ntasks[i]; t++)
+			json_array_append_new(ids, json_integer(first + t));
+	} else {
+		int chunk = plane ? plane : 1, in_chunk = 0;
+		for (uint32_t t = 0; t < s->num_tasks; t++) {
+			for (int tries = 0; left[node] == 0 && tries < n; tries++) {
+				node = (node + 1) % n;
+				in_chunk = 0;
+			}
+			if (node == i)
+				json_array_append_new(ids, json_integer(t));
+			left[node]--;
+			if (++in_chunk >= chunk || left[node] == 0) {
+				node = (node + 1) % n;
+				in_chunk = 0;
+			}
+		}
+	}
+	free(left);
+	return ids;
+}
