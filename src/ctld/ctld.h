@@ -305,7 +305,6 @@ struct ctld {
 	/* job table */
 	struct job **job_hash, **key_hash, **array_hash;
 	size_t job_hash_size, njobs;
-	uv_timer_t sched_timer, tick_timer;
 	bool sched_queued;
 };
 
@@ -343,6 +342,9 @@ void job_view_drop_array_keys(struct job_view *v);
 void job_view_write_row(const struct job_view *v, const struct job *job, struct strbuf *out);
 struct job *job_from_json(const json_t *rec);
 void job_destroy(struct job *job);
+
+/* tick.c: the once-a-second checks, on the core's timer. */
+void tick_setup(void);
 
 /* submit.c: a job from a submission (the SUBMIT_JOB "job" object, doc/protocol.md),
  * checked, queued and recorded: 0 with *out the job (scheduled once its row

@@ -49,6 +49,11 @@ static bool uv_env_timer_active(const struct core_timer *t)
 	return t->impl && uv_is_active(t->impl);
 }
 
+static uint64_t uv_env_timer_due_in(const struct core_timer *t)
+{
+	return uv_timer_get_due_in(t->impl);
+}
+
 static void work_run(uv_work_t *req)
 {
 	struct core_work *w = req->data;
@@ -84,6 +89,7 @@ static const struct core_env uv_env = {
 	.timer_start = uv_env_timer_start,
 	.timer_stop = uv_env_timer_stop,
 	.timer_active = uv_env_timer_active,
+	.timer_due_in = uv_env_timer_due_in,
 	.work = uv_env_work,
 	.launch = launch_job,
 	.terminate = launch_terminate,

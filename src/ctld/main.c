@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,25 +64,6 @@ static void on_signal(uv_signal_t *h, int signum)
 	/* The fair-share usage since the last save goes to the store first. */
 	usage_save(core_now());
 	store_after_commit(stop_after_commit, NULL);
-}
-
-static void tick(uv_timer_t *t)
-{
-	static unsigned n;
-	time_t now = core_now();
-	node_check_timeouts(now);
-	mail_check_time_limits(now);
-	step_check_alloc_limits(now);
-	usage_tick(now);
-	limits_tick(now);   /* GrpTRESMins used up: running jobs time out */
-	report_tick(now);
-	if (++n % 10 == 0) {
-		job_purge_old(now);
-		sched_request();
-		/* Large replies (squeue over many jobs) leave free pages between
-		 * long-lived job records; give them back to the system. */
-		malloc_trim(0);
-	}
 }
 
 static void on_hangup(uv_signal_t *h, int signum)
@@ -211,8 +191,7 @@ int main(int argc, char **argv)
 		log_error("%s", err.text);
 		return 1;
 	}
-	uv_timer_init(ctld.loop, &ctld.tick_timer);
-	uv_timer_start(&ctld.tick_timer, tick, 1000, 1000);
+	tick_setup();
 	uv_signal_init(ctld.loop, &sigterm);
 	uv_signal_start(&sigterm, on_signal, SIGTERM);
 	uv_signal_init(ctld.loop, &sigint);

@@ -144,7 +144,7 @@ static void job_start(struct job *job, const int *node, const int *cpus, int n)
 	free(job->nodes_str);
 	job->nodes_str = node_list_string(node, n);
 	set_estimate(job, 0, NULL, 0);
-	job->start_time = time(NULL);
+	job->start_time = core_now();
 	job_expand_node_patterns(job);
 	node_alloc(job);
 	job_set_state(job, JOB_RUNNING, REASON_NONE);
@@ -201,7 +201,7 @@ static enum job_reason wait_reason(const struct job *job, enum sched_why why, en
 	case SCHED_WHY_RESV_NOT_ACTIVE:
 		return REASON_RESERVATION;
 	case SCHED_WHY_RESERVED:   /* Reserved for maintenance, or May be reserved for other job */
-		return resv_why_reason(why, job, time(NULL));
+		return resv_why_reason(why, job, core_now());
 	case SCHED_WHY_NEVER:
 		if (skip != REASON_NONE)
 			return skip;   /* the first partition's reason: the others cannot take it */
@@ -354,7 +354,7 @@ const struct sched_stats *sched_stats(void)
 void sched_main_pass(bool whole)
 {
 	struct timespec t0, t1;
-	time_t now = time(NULL);
+	time_t now = core_now();
 	int depth = whole ? 0 : sched_conf.default_queue_depth;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -380,15 +380,15 @@ void sched_main_pass(bool whole)
 	backfill_poke();
 }
 
-static void event_pass(uv_timer_t *t)
+static void event_pass(struct core_timer *t)
 {
 	sched_main_pass(false);
 }
 
-static uv_timer_t whole_timer, later_timer;
+static struct core_timer event_timer, whole_timer, later_timer;
 static bool timers_ready;      /* sched_setup has run (reconf_settings runs before it) */
 
-static void whole_pass(uv_timer_t *t)
+static void whole_pass(struct core_timer *t)
 {
 	sched_main_pass(true);
 }
@@ -398,10 +398,10 @@ void sched_request(void)
 	if (ctld.sched_queued)
 		return;
 	ctld.sched_queued = true;
-	uv_timer_start(&ctld.sched_timer, event_pass, 0, 0);
+	core_timer_start(&event_timer, 0, 0);
 }
 
-static void later_cb(uv_timer_t *t)
+static void later_cb(struct core_timer *t)
 {
 	sched_request();
 }
@@ -409,9 +409,9 @@ static void later_cb(uv_timer_t *t)
 /* Keeps the soonest of the passes asked for. */
 void sched_request_later(unsigned ms)
 {
-	if (uv_is_active((uv_handle_t *)&later_timer) && uv_timer_get_due_in(&later_timer) <= ms)
+	if (core_timer_active(&later_timer) && core_timer_due_in(&later_timer) <= ms)
 		return;
-	uv_timer_start(&later_timer, later_cb, ms, 0);
+	core_timer_start(&later_timer, ms, 0);
 }
 
 /* ---- sbatch --test-only ----------------------------------------------- */
@@ -498,7 +498,7 @@ int sched_test_only(const struct job *job, time_t *start, char **nodes, int *cpu
 		    const struct part **part, struct herd_error *err)
 {
 	struct job tried = *job;
-	time_t now = time(NULL);
+	time_t now = core_now();
 	int rc = HERD_ERR_NODE_CONFIG;
 
 	tried.id = ctld.next_job_id;
@@ -574,10 +574,10 @@ void sched_configure(const struct conf *conf)
 		job_foreach(forget_estimate, NULL);   /* sched/builtin plans nothing */
 	if (timers) {
 		if (sched_conf.sched_interval)
-			uv_timer_start(&whole_timer, whole_pass, sched_conf.sched_interval * 1000,
-				       sched_conf.sched_interval * 1000);
+			core_timer_start(&whole_timer, sched_conf.sched_interval * 1000,
+					 sched_conf.sched_interval * 1000);
 		else
-			uv_timer_stop(&whole_timer);
+			core_timer_stop(&whole_timer);
 		backfill_configure();
 	}
 }
@@ -593,13 +593,13 @@ void sched_setup(void)
 	}
 	sched_configure(ctld.conf);
 	timers_ready = true;
-	uv_timer_init(ctld.loop, &ctld.sched_timer);
-	uv_timer_init(ctld.loop, &later_timer);
-	uv_unref((uv_handle_t *)&later_timer);
-	uv_timer_init(ctld.loop, &whole_timer);
-	uv_unref((uv_handle_t *)&whole_timer);
+	if (!event_timer.impl) {   /* once: a second sched_setup (tests) keeps them */
+		core_timer_init(&event_timer, event_pass);
+		core_timer_init(&later_timer, later_cb);
+		core_timer_init(&whole_timer, whole_pass);
+	}
 	if (sched_conf.sched_interval)
-		uv_timer_start(&whole_timer, whole_pass, sched_conf.sched_interval * 1000,
-			       sched_conf.sched_interval * 1000);
+		core_timer_start(&whole_timer, sched_conf.sched_interval * 1000,
+				 sched_conf.sched_interval * 1000);
 	backfill_setup();
 }

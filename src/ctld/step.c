@@ -145,7 +145,7 @@ static void step_end(struct job *job, struct step *s, enum job_state state)
 	if (job_state_is_final(s->state))
 		return;
 	s->state = state;
-	s->end_time = time(NULL);
+	s->end_time = core_now();
 	step_layout_hold(job, s, false);
 	if (!s->parts_out) {
 		count_parts(job, s, -1);
@@ -388,7 +388,7 @@ void step_create(struct net_req *req)
 	s->step_id = job->next_step_id++;
 	s->name = *name ? xstrdup(name) : base_name(json_object_get(spec, "argv"));
 	s->state = JOB_RUNNING;
-	s->start_time = time(NULL);
+	s->start_time = core_now();
 	s->time_limit = limit > 0 ? limit : -1;   /* 0 not given, -1 UNLIMITED: the job's */
 	s->requid = -1;
 	s->srun_host = xstrdup(json_string_value(json_object_get(spec, "launch_addr")) ?: "");
@@ -450,7 +450,7 @@ void step_extern_start(struct job *job)
 	s->name = xstrdup("extern");
 	s->distribution = xstrdup("block");
 	s->state = JOB_RUNNING;
-	s->start_time = time(NULL);
+	s->start_time = core_now();
 	s->time_limit = -1;
 	s->requid = -1;
 	s->srun_host = xstrdup("");
@@ -676,7 +676,7 @@ void step_restore(const json_t *rec)
 		json_t *done = json_deep_copy(rec);
 		json_object_set_new(done, "state", json_string("CANCELLED"));
 		json_object_set_new(done, "end_time", json_integer(job && job->end_time ? job->end_time
-									 : time(NULL)));
+									 : core_now()));
 		store_step_save(id, json_integer_value(json_object_get(rec, "step_id")), JOB_CANCELLED, done);
 		return;
 	}

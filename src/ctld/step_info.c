@@ -68,6 +68,6 @@ void step_info(struct net_req *req)
 	} else {
 		job_foreach(info_one, &c);
 	}
-	net_respond(req, 0, json_pack("{s:o, s:I}", "steps", c.out, "time", (json_int_t)time(NULL)),
+	net_respond(req, 0, json_pack("{s:o, s:I}", "steps", c.out, "time", (json_int_t)core_now()),
 		    NULL);
 }
