@@ -48,6 +48,10 @@ struct core_env {
 	void (*signal)(struct job *job, int sig, const char *flags);   /* flags: "batch" or "" */
 	void (*suspend)(struct job *job, bool suspend);
 	void (*time_limit)(struct job *job);         /* its limit changed */
+	/* A mail about job to a checked address (herdctld: MailProg);
+	 * what: the event in Slurm's words, times: ", Run time T" or "". */
+	void (*mail)(const struct job *job, const char *to, const char *subject, const char *what,
+		     const char *times);
 };
 
 extern const struct core_env *core_env;

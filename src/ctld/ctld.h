@@ -629,6 +629,8 @@ void launch_time_limit(struct job *job);   /* launch.c: tell the node a new limi
  * job_requeue_finish (REQUEUE), and every tick (TIME_LIMIT_50/80/90, and
  * TIME_LIMIT once the limit passed). */
 void mail_job_state(struct job *job, enum job_state old);
+void mail_spawn(const struct job *job, const char *to, const char *subject, const char *what,
+		const char *times);   /* herdctld's core_env->mail */
 void mail_job_requeued(const struct job *job);
 void mail_check_time_limits(time_t now);
 

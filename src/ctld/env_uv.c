@@ -1,5 +1,6 @@
 /* The core's environment in herdctld (core/env.h): the wall clock,
- * libuv's timers and worker pool on ctld.loop, and launch.c's node RPCs.  The timers do not keep the
+ * libuv's timers and worker pool on ctld.loop, launch.c's node RPCs and
+ * MailProg.  The timers do not keep the
  * loop alive (the server's handles do). */
 #include <stdlib.h>
 #include "common/xmalloc.h"
@@ -96,6 +97,7 @@ static const struct core_env uv_env = {
 	.signal = launch_signal,
 	.suspend = launch_suspend,
 	.time_limit = launch_time_limit,
+	.mail = mail_spawn,
 };
 
 const struct core_env *core_env = &uv_env;

@@ -47,7 +47,6 @@ static void mail_send(const struct job *job, const char *what, const char *times
 	char subject[512];
 	snprintf(subject, sizeof(subject), "Slurm Job_id=%u Name=%s %s%s%s", job->id,
 		 job->name ? job->name : "", what, times, term);
-	const char *prog = conf_get(ctld.conf, "MailProg");
 	const char *to = job->mail_user ? job->mail_user : job->user;
 	struct herd_error err = { "" };
 	/* Checked at submission; a job stored before that check is not mailed. */
@@ -55,6 +54,15 @@ static void mail_send(const struct job *job, const char *what, const char *times
 		log_error("job %u: no mail sent: %s", job->id, to ? err.text : "no user");
 		return;
 	}
+	core_env->mail(job, to, subject, what, times);
+}
+
+/* herdctld's mail (core/env.h): MailProg -s SUBJECT -- TO, with Slurm's
+ * SLURM_JOB_* variables, not waited for. */
+void mail_spawn(const struct job *job, const char *to, const char *subject, const char *what,
+		const char *times)
+{
+	const char *prog = conf_get(ctld.conf, "MailProg");
 	uv_process_t *proc = xmalloc(sizeof(*proc));
 	uv_process_options_t o = { 0 };
 	uv_stdio_container_t stdio[3] = { { .flags = UV_IGNORE }, { .flags = UV_IGNORE },

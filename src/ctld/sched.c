@@ -123,7 +123,7 @@ static void launch_after_commit(void *arg, bool ok)
 	uint32_t id = (uintptr_t)arg;
 	struct job *job = job_find(id);
 	if (job && job->state == JOB_RUNNING)
-		launch_job(job);
+		core_launch(job);
 }
 
 static void set_estimate(struct job *job, time_t when, const int *node, int n)
