@@ -1,6 +1,7 @@
 /* The job field table (common/job_fields.h) and squeue's columns built on
- * it (cmd/squeue_cols.c): one row per key and per letter, and the cells
- * and sort values squeue has always printed. */
+ * it (cmd/squeue_cols.c): one row per key and per letter, the cells and
+ * sort values squeue has always printed, and scontrol's keys. */
+#define _GNU_SOURCE   /* record.c's vasprintf */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,7 +11,9 @@
 #include <cmocka.h>
 #include "cmd/fmt.c"
 #include "cmd/opt.c"
+#include "cmd/record.c"
 #include "cmd/squeue_cols.c"
+#include "cmd/step.c"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -130,6 +133,61 @@ static void test_rows_and_keys(void **state)
 	json_decref(keys);
 }
 
+/* Each scontrol key of the table is one scontrol show job prints (-d, a
+ * job that has them all; TeamActs= is scontrol.c's, after the record). */
+static void test_scontrol_keys(void **state)
+{
+	json_t *job = json_pack(
+		"{s:i, s:s, s:i, s:i, s:s, s:i, s:s, s:s, s:s, s:s, s:s, s:i, s:s, s:s, s:s,"
+		" s:[[s,i,i]]}",
+		"job_id", 9, "state", "RUNNING", "array_job_id", 9, "array_task_id", 2,
+		"batch_host", "n1", "mem_per_cpu", 0, "reservation", "r1", "sched_nodes", "n2",
+		"mail_type", "END", "mail_user", "a@b", "comment", "c", "array_throttle", 0,
+		"partition", "debug", "submit_host", "login", "command", "/x.sh",
+		"node_alloc", "n1", 1, 100);
+	struct record r = { 0 };
+	record_job(job, NOW, 1, &r);
+	char *text = xstrdup("");
+	for (size_t i = 0; i < r.count; i++) {
+		char *next = xasprintf("%s %s", text, r.lines[i]);
+		free(text);
+		text = next;
+	}
+	for (size_t i = 0; i < r.count; i++)
+		free(r.lines[i]);
+	free(r.lines);
+	for (size_t i = 0; i < JOB_F_COUNT; i++) {
+		const char *key = job_fields[i].scontrol;
+		if (!key || !strcmp(key, "TeamActs") || !strcmp(key, "MinMemoryCPU") ||
+		    !strcmp(key, "ArrayTaskThrottle"))
+			continue;   /* shown only otherwise: checked below */
+		char *want = xasprintf(" %s=", key);
+		char *want_mid = xasprintf("%s=", key);
+		if (!strstr(text, want) && strncmp(text + 1, want_mid, strlen(want_mid)))
+			fail_msg("no %s in: %s", want, text);
+		free(want);
+		free(want_mid);
+	}
+	free(text);
+	json_decref(job);
+	/* the rest: MinMemoryCPU= with --mem-per-cpu, the throttle of a meta record */
+	job = json_pack("{s:i, s:i, s:I, s:s, s:i}", "mem_per_cpu", 100, "array_job_id", 9,
+			"array_task_id", (json_int_t)CMD_NO_TASK, "array_tasks", "1-3",
+			"array_throttle", 2);
+	memset(&r, 0, sizeof(r));
+	record_job(job, NOW, 0, &r);
+	bool cpu = false, throttle = false;
+	for (size_t i = 0; i < r.count; i++) {
+		cpu |= strstr(r.lines[i], " MinMemoryCPU=") != NULL;
+		throttle |= strstr(r.lines[i], " ArrayTaskThrottle=2") != NULL;
+		free(r.lines[i]);
+	}
+	free(r.lines);
+	assert_true(cpu);
+	assert_true(throttle);
+	json_decref(job);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -137,6 +195,7 @@ int main(void)
 		cmocka_unit_test(test_letters),
 		cmocka_unit_test(test_cells),
 		cmocka_unit_test(test_rows_and_keys),
+		cmocka_unit_test(test_scontrol_keys),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
