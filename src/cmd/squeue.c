@@ -26,8 +26,6 @@
 /* --start: what Slurm's squeue uses unless -o, -S or -t say otherwise. */
 #define START_FORMAT "%.18i %.9P %.8j %.8u %.2t %.19S %.6D %20Y %R"
 #define START_SORT "S"
-#define jstr squeue_jstr
-#define jint squeue_jint
 
 struct sort_key {
 	char letter;
@@ -94,7 +92,7 @@ static void sort_jobs(json_t **jobs, size_t n)
 	struct sorted_job *s = xmalloc((n + 1) * sizeof(*s));
 	struct squeue_sort_value *v = xmalloc((n * nsort_keys + 1) * sizeof(*v));
 	for (size_t i = 0; i < n; i++) {
-		s[i] = (struct sorted_job){ jobs[i], v + i * nsort_keys, jint(jobs[i], "job_id") };
+		s[i] = (struct sorted_job){ jobs[i], v + i * nsort_keys, squeue_jint(jobs[i], "job_id") };
 		for (size_t k = 0; k < nsort_keys; k++)
 			s[i].v[k] = squeue_sort_value(jobs[i], sort_keys[k].letter);
 	}
@@ -292,7 +290,7 @@ static void row_push(struct rows *rows, const json_t *job, time_t now, long long
 /* The -j entries that name this task (task -1: the record as a whole). */
 static bool wanted(const struct wanted_id *want, size_t nwant, const json_t *job, long long task)
 {
-	long long id = jint(job, "job_id"), array = jint(job, "array_job_id");
+	long long id = squeue_jint(job, "job_id"), array = squeue_jint(job, "array_job_id");
 	if (!nwant)
 		return true;
 	for (size_t i = 0; i < nwant; i++) {
@@ -319,13 +317,13 @@ static bool tasks_named(const struct wanted_id *want, size_t nwant)
 static void add_rows(struct rows *rows, const json_t *job, time_t now, bool unfold,
 		     const struct wanted_id *want, size_t nwant)
 {
-	long long own = jint(job, "array_task_id");
-	bool meta = jint(job, "array_job_id") && own == CMD_NO_TASK &&
-		    *jstr(job, "array_tasks");
-	bool pending = !strcmp(jstr(job, "state"), "PENDING");
+	long long own = squeue_jint(job, "array_task_id");
+	bool meta = squeue_jint(job, "array_job_id") && own == CMD_NO_TASK &&
+		    *squeue_jstr(job, "array_tasks");
+	bool pending = !strcmp(squeue_jstr(job, "state"), "PENDING");
 
 	if (!meta) {
-		if (wanted(want, nwant, job, jint(job, "array_job_id") ? own : -1))
+		if (wanted(want, nwant, job, squeue_jint(job, "array_job_id") ? own : -1))
 			row_push(rows, job, now, -1);
 		return;
 	}
@@ -334,7 +332,7 @@ static void add_rows(struct rows *rows, const json_t *job, time_t now, bool unfo
 			row_push(rows, job, now, -1);
 		return;
 	}
-	struct bitmap *tasks = bitmap_parse(jstr(job, "array_tasks"), UINT32_MAX);
+	struct bitmap *tasks = bitmap_parse(squeue_jstr(job, "array_tasks"), UINT32_MAX);
 	if (!tasks)
 		return;
 	if (!unfold && wanted(want, nwant, job, -1))
@@ -749,29 +747,29 @@ int main(int argc, char **argv)
 		squeue_reply_keys(json_object_get(reply, "keys"));
 		if (!jobs)
 			jobs = json_object_get(reply, "jobs");
-		time_t now = jint(reply, "time");
+		time_t now = squeue_jint(reply, "time");
 		size_t njobs = json_array_size(jobs), nshow = 0;
 		json_t **show = xmalloc((njobs + 1) * sizeof(*show));
 		for (size_t i = 0; i < njobs; i++) {
 			json_t *job = json_array_get(jobs, i);
-			int s = job_state_parse(jstr(job, "state"));
+			int s = job_state_parse(squeue_jstr(job, "state"));
 			if (states_given && (s < 0 || !state_filter[s]))
 				continue;
 			char uid[24];
-			snprintf(uid, sizeof(uid), "%lld", jint(job, "uid"));
+			snprintf(uid, sizeof(uid), "%lld", squeue_jint(job, "uid"));
 			if (users_given && !in_list(users, uid))
 				continue;
-			if (parts && !in_any_partition(parts, jstr(job, "partition")))
+			if (parts && !in_any_partition(parts, squeue_jstr(job, "partition")))
 				continue;
-			if (names && !in_list(names, jstr(job, "name")))
+			if (names && !in_list(names, squeue_jstr(job, "name")))
 				continue;
-			if (accounts && !in_list(accounts, jstr(job, "account")))
+			if (accounts && !in_list(accounts, squeue_jstr(job, "account")))
 				continue;
-			if (resv_arg && strcmp(resv_arg, jstr(job, "reservation")))
+			if (resv_arg && strcmp(resv_arg, squeue_jstr(job, "reservation")))
 				continue;
-			if (qoses && !in_list(qoses, *jstr(job, "qos") ? jstr(job, "qos") : "normal"))
+			if (qoses && !in_list(qoses, *squeue_jstr(job, "qos") ? squeue_jstr(job, "qos") : "normal"))
 				continue;
-			if (want_nodes && !hostlist_overlaps(jstr(job, "nodes"), want_nodes))
+			if (want_nodes && !hostlist_overlaps(squeue_jstr(job, "nodes"), want_nodes))
 				continue;
 			show[nshow++] = job;
 		}

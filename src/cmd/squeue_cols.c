@@ -51,19 +51,26 @@ static const json_t *field(const json_t *job, const char *key)
 	return i < 0 ? NULL : json_array_get(job, i);
 }
 
-const char *squeue_jstr(const json_t *job, const char *key)
+static const char *jstr(const json_t *job, const char *key)
 {
 	const char *s = json_string_value(field(job, key));
 	return s ? s : "";
 }
 
-long long squeue_jint(const json_t *job, const char *key)
+static long long jint(const json_t *job, const char *key)
 {
 	return json_integer_value(field(job, key));
 }
 
-#define jstr squeue_jstr
-#define jint squeue_jint
+const char *squeue_jstr(const json_t *job, const char *key)
+{
+	return jstr(job, key);
+}
+
+long long squeue_jint(const json_t *job, const char *key)
+{
+	return jint(job, key);
+}
 
 static bool is_state(const json_t *job, const char *name)
 {
