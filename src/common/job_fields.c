@@ -1,4 +1,4 @@
-/* The job field table (job_fields.h) as data, and its two look-ups. */
+/* The job field table (job_fields.h) as data, and its look-up by key. */
 #include <string.h>
 #include "common/job_fields.h"
 
@@ -14,14 +14,6 @@ const struct job_field *job_field_find(const char *key)
 {
 	for (size_t i = 0; key && i < JOB_F_COUNT; i++)
 		if (job_fields[i].key && !strcmp(job_fields[i].key, key))
-			return &job_fields[i];
-	return NULL;
-}
-
-const struct job_field *job_field_of_letter(char letter)
-{
-	for (size_t i = 0; letter && i < JOB_F_COUNT; i++)
-		if (job_fields[i].letter == letter)
 			return &job_fields[i];
 	return NULL;
 }

@@ -165,7 +165,4 @@ extern const struct job_field job_fields[JOB_F_COUNT];
 /* The field of a JOB key or derived name, or NULL. */
 const struct job_field *job_field_find(const char *key);
 
-/* The field squeue shows as letter, or NULL. */
-const struct job_field *job_field_of_letter(char letter);
-
 #endif
