@@ -28,7 +28,9 @@ CMDS       := sbatch squeue scancel sinfo scontrol sacct srun salloc sacctmgr ss
 SRUN_SRC   := $(wildcard src/cmd/srun_*.c)
 # sacct's own pieces (sacct_*.c): linked into sacct only.
 SACCT_SRC  := $(wildcard src/cmd/sacct_*.c)
-CMD_SHARED := $(filter-out $(CMDS:%=src/cmd/%.c) $(SRUN_SRC) $(SACCT_SRC),$(wildcard src/cmd/*.c))
+# squeue's own pieces (squeue_*.c): linked into squeue only.
+SQUEUE_SRC := $(wildcard src/cmd/squeue_*.c)
+CMD_SHARED := $(filter-out $(CMDS:%=src/cmd/%.c) $(SRUN_SRC) $(SACCT_SRC) $(SQUEUE_SRC),$(wildcard src/cmd/*.c))
 DAEMONS    := herdctld:ctld herdd:noded herdstepd:stepd herd:herd herdrestd:restd
 PROGS      := $(foreach d,$(DAEMONS),$(firstword $(subst :, ,$(d)))) $(CMDS)
 BINS       := $(PROGS:%=$(B)/bin/%)
@@ -71,6 +73,7 @@ $(CMDS:%=$(B)/bin/%): $(B)/bin/%: $(B)/obj/src/cmd/%.o $(call obj,$(CMD_SHARED))
 UV_STATIC  := $(firstword $(wildcard $(shell $(CC) -print-file-name=libuv.a) \
                                      $(shell $(CC) -print-file-name=libuv_a.a)))
 $(B)/bin/sacct: $(call obj,$(SACCT_SRC))
+$(B)/bin/squeue: $(call obj,$(SQUEUE_SRC))
 $(B)/bin/srun $(B)/bin/salloc: $(call obj,$(SRUN_SRC))
 $(B)/bin/srun $(B)/bin/salloc: CMD_EXTRA_LIBS := $(if $(UV_STATIC),$(UV_STATIC) -ldl,-luv)
 # sacctmgr's own pieces (src/cmd/sacctmgr/): linked into it only.

@@ -2,17 +2,15 @@
  * SQUEUE_FORMAT), filtered by user, id, state and partition, sorted as Slurm
  * sorts (-S, default "P,t,-p"). */
 #include <getopt.h>
-#include <grp.h>
-#include <pwd.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 #include <unistd.h>
 #include "cmd/fmt.h"
 #include "cmd/opt.h"
+#include "cmd/squeue_cols.h"
 #include "cmd/step.h"
 #include "common/bitmap.h"
 #include "common/hostlist.h"
@@ -25,280 +23,9 @@
 #define LONG_FORMAT "%.18i %.9P %.8j %.8u %.8T %.10M %.9l %.6D %R"
 #define DEFAULT_SORT "P,t,-p"
 
-/* A job of the reply is an object, or with "rows" an array of values in the
- * order of the reply's "keys" (a third of the text, and no hash table per
- * job: squeue over 100,000 jobs).  These read either. */
-static const json_t *reply_keys;
-static struct {
-	const char *key;    /* a key string of this program (a literal) */
-	int idx;            /* its column, -1 when the reply has none */
-} key_cache[64];
-
-static int key_index(const char *key)
-{
-	size_t slot = ((uintptr_t)key >> 3) % (sizeof(key_cache) / sizeof(key_cache[0]));
-	int idx = -1;
-	size_t i;
-	json_t *k;
-
-	if (key_cache[slot].key == key)   /* the same literal: the same text */
-		return key_cache[slot].idx;
-	json_array_foreach(reply_keys, i, k)
-		if (!strcmp(json_string_value(k), key)) {
-			idx = (int)i;
-			break;
-		}
-	key_cache[slot].key = key;
-	key_cache[slot].idx = idx;
-	return idx;
-}
-
-static const json_t *field(const json_t *job, const char *key)
-{
-	if (!json_is_array(job))
-		return json_object_get(job, key);
-	int i = key_index(key);
-	return i < 0 ? NULL : json_array_get(job, i);
-}
-
-static const char *jstr(const json_t *job, const char *key)
-{
-	const char *s = json_string_value(field(job, key));
-	return s ? s : "";
-}
-
-static long long jint(const json_t *job, const char *key)
-{
-	return json_integer_value(field(job, key));
-}
-
-static bool jbool(const json_t *job, const char *key)
-{
-	return json_is_true(field(job, key));
-}
-/* The -o letters; -S takes any of them. */
-#define JOB_LETTERS "AaBbCcDdEeFfGgHhIiJjKkLlMmNnOoPpQqRrSTtUuVvwXxYyZz"
 /* --start: what Slurm's squeue uses unless -o, -S or -t say otherwise. */
 #define START_FORMAT "%.18i %.9P %.8j %.8u %.2t %.19S %.6D %20Y %R"
 #define START_SORT "S"
-
-static const struct fmt_title titles[] = {
-	{ 'A', "JOBID" }, { 'a', "ACCOUNT" }, { 'B', "EXEC_HOST" }, { 'b', "TRES_PER_NODE" },
-	{ 'C', "CPUS" }, { 'c', "MIN_CPUS" }, { 'D', "NODES" }, { 'd', "MIN_TMP_DISK" },
-	{ 'E', "DEPENDENCY" }, { 'e', "END_TIME" }, { 'F', "ARRAY_JOB_ID" }, { 'f', "FEATURES" },
-	{ 'G', "GROUP" }, { 'g', "GROUP" }, { 'H', "SOCKETS_PER_NODE" },
-	{ 'h', "OVER_SUBSCRIBE" }, { 'I', "CORES_PER_SOCKET" }, { 'i', "JOBID" },
-	{ 'J', "THREADS_PER_CORE" }, { 'j', "NAME" }, { 'K', "ARRAY_TASK_ID" },
-	{ 'k', "COMMENT" }, { 'L', "TIME_LEFT" }, { 'l', "TIME_LIMIT" }, { 'M', "TIME" },
-	{ 'm', "MIN_MEMORY" }, { 'N', "NODELIST" }, { 'n', "REQ_NODES" },
-	{ 'O', "CONTIGUOUS" }, { 'o', "COMMAND" }, { 'P', "PARTITION" }, { 'p', "PRIORITY" },
-	{ 'Q', "PRIORITY" }, { 'q', "QOS" }, { 'R', "NODELIST(REASON)" }, { 'r', "REASON" },
-	{ 'S', "START_TIME" }, { 'T', "STATE" }, { 't', "ST" }, { 'U', "UID" },
-	{ 'u', "USER" }, { 'V', "SUBMIT_TIME" }, { 'v', "RESERVATION" }, { 'w', "WCKEY" },
-	{ 'X', "CORE_SPEC" }, { 'x', "EXC_NODES" }, { 'Y', "SCHEDNODES" }, { 'y', "NICE" },
-	{ 'Z', "WORK_DIR" }, { 'z', "S:C:T" }, { 0, NULL },
-};
-
-/* squeue -O / SQUEUE_FORMAT2 field names and the letters they stand for. */
-static const struct fmt_name long_fields[] = {
-	{ "Account", 'a' }, { "ArrayJobID", 'F' }, { "ArrayTaskID", 'K' }, { "BatchHost", 'B' },
-	{ "Command", 'o' }, { "Comment", 'k' }, { "Contiguous", 'O' }, { "CoreSpec", 'X' },
-	{ "CoresPerSocket", 'I' }, { "Dependency", 'E' }, { "EndTime", 'e' },
-	{ "ExcNodes", 'x' }, { "Feature", 'f' }, { "GroupID", 'G' }, { "GroupName", 'g' },
-	{ "JobArrayID", 'i' }, { "JobID", 'A' }, { "MinCpus", 'c' }, { "MinMemory", 'm' },
-	{ "MinTmpDisk", 'd' }, { "Name", 'j' }, { "Nice", 'y' }, { "NodeList", 'N' },
-	{ "NumCPUs", 'C' }, { "NumNodes", 'D' }, { "OverSubscribe", 'h' }, { "Partition", 'P' },
-	{ "Priority", 'p' }, { "PriorityLong", 'Q' }, { "QOS", 'q' }, { "Reason", 'r' },
-	{ "ReasonList", 'R' }, { "ReqNodes", 'n' }, { "Reservation", 'v' }, { "SCT", 'z' },
-	{ "SchedNodes", 'Y' }, { "SocketsPerNode", 'H' }, { "StartTime", 'S' },
-	{ "State", 'T' }, { "StateCompact", 't' }, { "SubmitTime", 'V' },
-	{ "ThreadsPerCore", 'J' }, { "TimeLeft", 'L' }, { "TimeLimit", 'l' }, { "TimeUsed", 'M' },
-	{ "tres-per-node", 'b' }, { "UID", 'U' }, { "UserName", 'u' }, { "WCKey", 'w' },
-	{ "WorkDir", 'Z' }, { NULL, 0 },
-};
-
-struct row {
-	const json_t *job;
-	time_t now;
-	long long task;     /* one pending task of an array's meta record (-r), else -1 */
-};
-
-static bool is_state(const json_t *job, const char *name)
-{
-	return !strcmp(jstr(job, "state"), name);
-}
-
-static int64_t elapsed(const json_t *job, time_t now)
-{
-	int64_t start = jint(job, "start_time"), end = jint(job, "end_time");
-	if (!start || is_state(job, "PENDING"))
-		return 0;
-	if (is_state(job, "RUNNING") || is_state(job, "SUSPENDED") || !end)
-		return now > start ? now - start : 0;
-	return end > start ? end - start : 0;
-}
-
-static const char *state_code(const json_t *job)
-{
-	int s = job_state_parse(jstr(job, "state"));
-	return s < 0 ? jstr(job, "state") : job_state_code(s);
-}
-
-static const char *or_null(const char *s)
-{
-	return *s ? s : "(null)";
-}
-
-static const char *job_value(char letter, const void *arg, char *buf, size_t len)
-{
-	const struct row *r = arg;
-	const json_t *job = r->job;
-	int64_t limit = jint(job, "time_limit");
-
-	switch (letter) {
-	case 'i':
-		return cmd_job_id_of(jint(job, "job_id"), jint(job, "array_job_id"),
-				     jint(job, "array_task_id"), jint(job, "array_throttle"),
-				     jstr(job, "array_tasks"), r->task, buf, len);
-	case 'A':
-		snprintf(buf, len, "%lld", jint(job, "job_id"));
-		return buf;
-	case 'F':
-		snprintf(buf, len, "%lld", jint(job, jint(job, "array_job_id") ? "array_job_id"
-											: "job_id"));
-		return buf;
-	case 'K':
-		if (!jint(job, "array_job_id"))
-			return "N/A";
-		if (r->task >= 0)
-			snprintf(buf, len, "%lld", r->task);
-		else if (jint(job, "array_task_id") != CMD_NO_TASK)
-			snprintf(buf, len, "%lld", jint(job, "array_task_id"));
-		else if (jint(job, "array_throttle"))
-			snprintf(buf, len, "%s%%%lld", jstr(job, "array_tasks"),
-				 jint(job, "array_throttle"));
-		else
-			snprintf(buf, len, "%s", jstr(job, "array_tasks"));
-		return buf;
-	case 'j': return jstr(job, "name");
-	case 'u': {
-		/* Names are resolved here when the reply has none, as Slurm's
-		 * commands resolve them on the client. */
-		struct passwd *pw;
-		if (*jstr(job, "user"))
-			return jstr(job, "user");
-		if ((pw = getpwuid((uid_t)jint(job, "uid"))))
-			return pw->pw_name;
-		snprintf(buf, len, "%lld", jint(job, "uid"));
-		return buf;
-	}
-	case 'U': snprintf(buf, len, "%lld", jint(job, "uid")); return buf;
-	case 'g': {
-		struct group *gr;
-		if (*jstr(job, "group"))
-			return jstr(job, "group");
-		if ((gr = getgrgid((gid_t)jint(job, "gid"))))
-			return gr->gr_name;
-		snprintf(buf, len, "%lld", jint(job, "gid"));
-		return buf;
-	}
-	case 'G': snprintf(buf, len, "%lld", jint(job, "gid")); return buf;
-	case 'a': return or_null(jstr(job, "account"));
-	case 'P': return jstr(job, "partition");
-	case 't': return state_code(job);
-	case 'T': return jstr(job, "state");
-	case 'M': return fmt_duration(elapsed(job, r->now), buf, len);
-	case 'l': return fmt_time_limit(limit, buf, len);
-	case 'L': {
-		if (limit == TIME_INFINITE)
-			return "UNLIMITED";
-		int64_t left = limit - elapsed(job, r->now);
-		return fmt_duration(left > 0 ? left : 0, buf, len);
-	}
-	case 'D': {
-		/* 0 = not asked; Slurm's default request is one node. */
-		long long n = jint(job, "num_nodes");
-		snprintf(buf, len, "%lld", n > 0 ? n : 1);
-		return buf;
-	}
-	case 'C': snprintf(buf, len, "%lld", jint(job, "num_cpus")); return buf;
-	case 'c': {
-		long long c = jint(job, "cpus_per_task");
-		snprintf(buf, len, "%lld", c > 0 ? c : 1);
-		return buf;
-	}
-	case 'm': {
-		/* --mem-per-cpu shows its per-CPU size, as Slurm's %m does */
-		long long mb = jint(job, "mem_per_cpu") > 0 ? jint(job, "mem_per_cpu")
-								 : jint(job, "mem_per_node");
-		if (mb <= 0)
-			return "0";
-		return fmt_size_mb(mb, buf, len);
-	}
-	case 'd': return "0";
-	case 'R': {
-		const char *reason = jstr(job, "reason");
-		/* Slurm shows why a job waits or failed; otherwise where it ran. */
-		if (is_state(job, "PENDING") ||
-		    (*reason && strcmp(reason, "None") && !is_state(job, "RUNNING"))) {
-			snprintf(buf, len, "(%s)", reason);
-			return buf;
-		}
-		return jstr(job, "nodes");
-	}
-	case 'r': return jstr(job, "reason");
-	case 'N': return jstr(job, "nodes");
-	case 'B': {
-		const char *h = jstr(job, "batch_host");
-		return *h ? h : "n/a";
-	}
-	case 'V': return fmt_timestamp(jint(job, "submit_time"), buf, len);
-	case 'S': {
-		time_t t = jint(job, "start_time");
-		/* Slurm shows a job waiting for --begin as starting then, held
-		 * or not. */
-		if (!t && is_state(job, "PENDING") && jint(job, "eligible_time") > time(NULL))
-			t = jint(job, "eligible_time");
-		/* else the backfill plan's start (--start), if it has one */
-		if (!t && is_state(job, "PENDING"))
-			t = jint(job, "start_estimate");
-		return t ? fmt_timestamp(t, buf, len) : "N/A";
-	}
-	case 'e': {
-		time_t end = jint(job, "end_time"), start = jint(job, "start_time");
-		if (end)
-			return fmt_timestamp(end, buf, len);
-		if (!start || is_state(job, "PENDING"))
-			return "N/A";
-		/* A running job ends at its limit, or never. */
-		return limit == TIME_INFINITE ? "NONE" : fmt_timestamp(start + limit, buf, len);
-	}
-	case 'Q': snprintf(buf, len, "%lld", jint(job, "priority")); return buf;
-	case 'p':
-		snprintf(buf, len, "%.14f", (double)jint(job, "priority") / 4294967295.0);
-		return buf;
-	case 'Z': return jstr(job, "work_dir");
-	case 'o': return or_null(jstr(job, "command"));
-	case 'h': return jbool(job, "exclusive") ? "NO" : "OK";
-	case 'k': return or_null(jstr(job, "comment"));
-	/* Features this scheduler does not have: Slurm's placeholders for "none". */
-	case 'E': return or_null(jstr(job, "dependency"));   /* what remains of it */
-	case 'q': return *jstr(job, "qos") ? jstr(job, "qos") : "normal";
-	case 'f': return or_null(jstr(job, "features"));
-	case 'n': return jstr(job, "req_nodelist");
-	case 'x': return jstr(job, "exc_nodelist");
-	/* A pending job's start_time and sched_nodes are the scheduler's
-	 * estimate (--start); none yet is 0 / absent: N/A, (null). */
-	case 'Y': return or_null(jstr(job, "sched_nodes"));
-	case 'v': return or_null(jstr(job, "reservation"));
-	case 'w': return "(null)";
-	case 'b': case 'X': return "N/A";
-	case 'y': case 'O': return "0";
-	case 'z': return "*:*:*";
-	case 'H': case 'I': case 'J': return "*";
-	}
-	return "";
-}
 
 struct sort_key {
 	char letter;
@@ -313,53 +40,15 @@ static int cmp_num(long long a, long long b)
 	return (a > b) - (a < b);
 }
 
-/* The JOB keys each letter reads, so squeue asks the controller for those
- * alone (a 100,000-job reply is then a fraction of the size to write,
- * send and parse).  Sorting, folding arrays and %i read BASE_KEYS; each
- * filter adds its own (main). */
+/* Sorting, folding arrays and %i read BASE_KEYS; each letter adds its own
+ * (squeue_add_keys), each filter its own (main). */
 #define BASE_KEYS "job_id state array_job_id array_task_id array_tasks array_throttle"
-static const struct {
-	char letter;
-	const char *keys;
-} letter_keys[] = {
-	{ 'A', "" }, { 'F', "" }, { 'K', "" }, { 'i', "" }, { 'j', "name" }, { 'u', "user" },
-	{ 'U', "uid" }, { 'a', "account" }, { 'P', "partition" }, { 't', "" }, { 'T', "" },
-	{ 'N', "nodes" },
-	{ 'g', "group gid" }, { 'G', "gid" }, { 'M', "start_time end_time" },
-	{ 'l', "time_limit" }, { 'L', "time_limit start_time end_time" }, { 'D', "num_nodes" },
-	{ 'C', "num_cpus" }, { 'c', "cpus_per_task" }, { 'm', "mem_per_cpu mem_per_node" },
-	{ 'R', "reason nodes" }, { 'r', "reason" }, { 'B', "batch_host" }, { 'V', "submit_time" },
-	{ 'S', "start_time eligible_time start_estimate" }, { 'e', "end_time start_time time_limit" }, { 'Q', "priority" },
-	{ 'p', "priority" }, { 'Z', "work_dir" }, { 'o', "command" }, { 'h', "exclusive" },
-	{ 'k', "comment" }, { 'E', "dependency" }, { 'q', "qos" }, { 'f', "features" },
-	{ 'n', "req_nodelist" }, { 'x', "exc_nodelist" }, { 'Y', "sched_nodes" },
-	/* constant placeholders */
-	{ 'v', "reservation" }, { 'w', "" }, { 'b', "" }, { 'X', "" }, { 'y', "" }, { 'O', "" },
-	{ 'z', "" }, { 'H', "" }, { 'I', "" }, { 'J', "" }, { 'd', "" },
-};
-
-/* Add letter's keys to fields; false when the letter is not in the table
- * (then every key is asked for). */
-static bool add_letter_keys(json_t *fields, char letter)
-{
-	for (size_t i = 0; i < sizeof(letter_keys) / sizeof(letter_keys[0]); i++) {
-		if (letter_keys[i].letter != letter)
-			continue;
-		size_t n;
-		char **v = opt_split(letter_keys[i].keys, ' ', &n);
-		for (size_t k = 0; k < n; k++)
-			json_array_append_new(fields, json_string(v[k]));
-		opt_strv_free(v);
-		return true;
-	}
-	return false;
-}
 
 /* The "fields" of the JOB_INFO request for this format and sort; NULL: all. */
 static json_t *wanted_fields(const struct fmt *fmt, const char *filter_keys)
 {
 	json_t *fields = json_array();
-	bool ok = add_letter_keys(fields, 'A');
+	bool ok = squeue_add_keys(fields, 'A');
 	size_t n;
 	char *keys = xasprintf("%s %s", BASE_KEYS, filter_keys);
 	char **base = opt_split(keys, ' ', &n);
@@ -369,9 +58,9 @@ static json_t *wanted_fields(const struct fmt *fmt, const char *filter_keys)
 	opt_strv_free(base);
 	for (size_t i = 0; ok && i < fmt->count; i++)
 		if (fmt->items[i].letter)
-			ok = add_letter_keys(fields, fmt->items[i].letter);
+			ok = squeue_add_keys(fields, fmt->items[i].letter);
 	for (size_t i = 0; ok && i < nsort_keys; i++)
-		ok = add_letter_keys(fields, sort_keys[i].letter);
+		ok = squeue_add_keys(fields, sort_keys[i].letter);
 	if (!ok) {
 		json_decref(fields);
 		return NULL;
@@ -379,48 +68,10 @@ static json_t *wanted_fields(const struct fmt *fmt, const char *filter_keys)
 	return fields;
 }
 
-/* A job's value for one sort letter, looked up once per job, not at every
- * comparison (qsort of 100,000 jobs compares some 1.7 million times). */
-struct sort_value {
-	const char *s;          /* string keys; NULL for numeric ones */
-	long long n;
-};
-
-static struct sort_value sort_value_of(const json_t *job, char letter)
-{
-	static const struct {
-		char letter;
-		const char *key;
-		bool text;
-	} keys[] = {
-		{ 'i', "job_id", false }, { 'A', "job_id", false }, { 'F', "job_id", false },
-		{ 'j', "name", true }, { 'u', "user", true }, { 'U', "uid", false },
-		{ 'a', "account", true }, { 'P', "partition", true }, { 'T', "state", true },
-		{ 'p', "priority", false }, { 'Q', "priority", false }, { 'l', "time_limit", false },
-		{ 'D', "num_nodes", false }, { 'C', "num_cpus", false }, { 'V', "submit_time", false },
-		{ 'S', "start_time", false }, { 'e', "end_time", false }, { 'N', "nodes", true },
-		{ 'r', "reason", true }, { 'R', "reason", true }, { 'B', "batch_host", true },
-		{ 'c', "cpus_per_task", false }, { 'g', "group", true }, { 'G', "gid", false },
-		{ 'k', "comment", true }, { 'm', "mem_per_node", false }, { 'o', "command", true },
-		{ 'Z', "work_dir", true }, { 'K', "array_task_id", false }, { 'E', "dependency", true },
-	};
-	if (letter == 't')
-		return (struct sort_value){ state_code(job), 0 };
-	if (letter == 'S' && !jint(job, "start_time") && is_state(job, "PENDING"))
-		return (struct sort_value){ NULL, jint(job, "start_estimate") };   /* the plan's */
-	if (letter == 'M')   /* time used: the later start, the less */
-		return (struct sort_value){ NULL, -jint(job, "start_time") };
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-		if (keys[i].letter == letter)
-			return keys[i].text ? (struct sort_value){ jstr(job, keys[i].key), 0 }
-					    : (struct sort_value){ NULL, jint(job, keys[i].key) };
-	return (struct sort_value){ NULL, 0 };   /* not a sort key: no order */
-}
-
 /* A job with its sort values (nsort_keys of them), then its ID. */
 struct sorted_job {
 	const json_t *job;
-	struct sort_value *v;
+	struct squeue_sort_value *v;
 	long long id;
 };
 
@@ -439,11 +90,11 @@ static int compare_jobs(const void *x, const void *y)
 static void sort_jobs(json_t **jobs, size_t n)
 {
 	struct sorted_job *s = xmalloc((n + 1) * sizeof(*s));
-	struct sort_value *v = xmalloc((n * nsort_keys + 1) * sizeof(*v));
+	struct squeue_sort_value *v = xmalloc((n * nsort_keys + 1) * sizeof(*v));
 	for (size_t i = 0; i < n; i++) {
-		s[i] = (struct sorted_job){ jobs[i], v + i * nsort_keys, jint(jobs[i], "job_id") };
+		s[i] = (struct sorted_job){ jobs[i], v + i * nsort_keys, squeue_jint(jobs[i], "job_id") };
 		for (size_t k = 0; k < nsort_keys; k++)
-			s[i].v[k] = sort_value_of(jobs[i], sort_keys[k].letter);
+			s[i].v[k] = squeue_sort_value(jobs[i], sort_keys[k].letter);
 	}
 	qsort(s, n, sizeof(*s), compare_jobs);
 	for (size_t i = 0; i < n; i++)
@@ -496,7 +147,7 @@ static int parse_sort(const char *spec)
 			desc = *k == '-';
 			k++;
 		}
-		if (strlen(k) != 1 || !strchr(JOB_LETTERS, *k)) {
+		if (strlen(k) != 1 || !strchr(squeue_letters(), *k)) {
 			fprintf(stderr, "squeue: error: Invalid sort specification: %s\n", keys[i]);
 			opt_strv_free(keys);
 			return -1;
@@ -623,7 +274,7 @@ struct wanted_id {
 };
 
 struct rows {
-	struct row *v;
+	struct squeue_row *v;
 	size_t n, cap;
 };
 
@@ -633,13 +284,13 @@ static void row_push(struct rows *rows, const json_t *job, time_t now, long long
 		rows->cap = rows->cap ? 2 * rows->cap : 256;
 		rows->v = xrealloc(rows->v, rows->cap * sizeof(*rows->v));
 	}
-	rows->v[rows->n++] = (struct row){ job, now, task };
+	rows->v[rows->n++] = (struct squeue_row){ job, now, task };
 }
 
 /* The -j entries that name this task (task -1: the record as a whole). */
 static bool wanted(const struct wanted_id *want, size_t nwant, const json_t *job, long long task)
 {
-	long long id = jint(job, "job_id"), array = jint(job, "array_job_id");
+	long long id = squeue_jint(job, "job_id"), array = squeue_jint(job, "array_job_id");
 	if (!nwant)
 		return true;
 	for (size_t i = 0; i < nwant; i++) {
@@ -666,13 +317,13 @@ static bool tasks_named(const struct wanted_id *want, size_t nwant)
 static void add_rows(struct rows *rows, const json_t *job, time_t now, bool unfold,
 		     const struct wanted_id *want, size_t nwant)
 {
-	long long own = jint(job, "array_task_id");
-	bool meta = jint(job, "array_job_id") && own == CMD_NO_TASK &&
-		    *jstr(job, "array_tasks");
-	bool pending = !strcmp(jstr(job, "state"), "PENDING");
+	long long own = squeue_jint(job, "array_task_id");
+	bool meta = squeue_jint(job, "array_job_id") && own == CMD_NO_TASK &&
+		    *squeue_jstr(job, "array_tasks");
+	bool pending = !strcmp(squeue_jstr(job, "state"), "PENDING");
 
 	if (!meta) {
-		if (wanted(want, nwant, job, jint(job, "array_job_id") ? own : -1))
+		if (wanted(want, nwant, job, squeue_jint(job, "array_job_id") ? own : -1))
 			row_push(rows, job, now, -1);
 		return;
 	}
@@ -681,7 +332,7 @@ static void add_rows(struct rows *rows, const json_t *job, time_t now, bool unfo
 			row_push(rows, job, now, -1);
 		return;
 	}
-	struct bitmap *tasks = bitmap_parse(jstr(job, "array_tasks"), UINT32_MAX);
+	struct bitmap *tasks = bitmap_parse(squeue_jstr(job, "array_tasks"), UINT32_MAX);
 	if (!tasks)
 		return;
 	if (!unfold && wanted(want, nwant, job, -1))
@@ -1053,7 +704,7 @@ int main(int argc, char **argv)
 		goto out;
 	if (format2) {
 		char *bad;
-		format2_letters = fmt_from_names(format2, long_fields, &bad);
+		format2_letters = fmt_from_names(format2, squeue_long_names(), &bad);
 		if (!format2_letters) {
 			fprintf(stderr, "squeue: error: Invalid job format specification: %s\n", bad);
 			free(bad);
@@ -1062,7 +713,7 @@ int main(int argc, char **argv)
 		format = format2_letters;
 	}
 	fmt = fmt_parse(format ? format : long_format ? LONG_FORMAT : DEFAULT_FORMAT,
-			JOB_LETTERS);
+			squeue_letters());
 	if (fmt->bad)
 		fprintf(stderr, "squeue: error: Invalid job format specification: %c\n", fmt->bad);
 	char *filter_keys = xasprintf("%s %s %s %s %s %s %s", users_given ? "uid" : "",
@@ -1092,35 +743,33 @@ int main(int argc, char **argv)
 			fprintf(stderr, "slurm_load_jobs error: %s\n", err.text);
 			goto out;
 		}
-		memset(key_cache, 0, sizeof(key_cache));   /* this reply's columns */
-
 		json_t *jobs = json_object_get(reply, "rows");
-		reply_keys = json_object_get(reply, "keys");
+		squeue_reply_keys(json_object_get(reply, "keys"));
 		if (!jobs)
 			jobs = json_object_get(reply, "jobs");
-		time_t now = jint(reply, "time");
+		time_t now = squeue_jint(reply, "time");
 		size_t njobs = json_array_size(jobs), nshow = 0;
 		json_t **show = xmalloc((njobs + 1) * sizeof(*show));
 		for (size_t i = 0; i < njobs; i++) {
 			json_t *job = json_array_get(jobs, i);
-			int s = job_state_parse(jstr(job, "state"));
+			int s = job_state_parse(squeue_jstr(job, "state"));
 			if (states_given && (s < 0 || !state_filter[s]))
 				continue;
 			char uid[24];
-			snprintf(uid, sizeof(uid), "%lld", jint(job, "uid"));
+			snprintf(uid, sizeof(uid), "%lld", squeue_jint(job, "uid"));
 			if (users_given && !in_list(users, uid))
 				continue;
-			if (parts && !in_any_partition(parts, jstr(job, "partition")))
+			if (parts && !in_any_partition(parts, squeue_jstr(job, "partition")))
 				continue;
-			if (names && !in_list(names, jstr(job, "name")))
+			if (names && !in_list(names, squeue_jstr(job, "name")))
 				continue;
-			if (accounts && !in_list(accounts, jstr(job, "account")))
+			if (accounts && !in_list(accounts, squeue_jstr(job, "account")))
 				continue;
-			if (resv_arg && strcmp(resv_arg, jstr(job, "reservation")))
+			if (resv_arg && strcmp(resv_arg, squeue_jstr(job, "reservation")))
 				continue;
-			if (qoses && !in_list(qoses, *jstr(job, "qos") ? jstr(job, "qos") : "normal"))
+			if (qoses && !in_list(qoses, *squeue_jstr(job, "qos") ? squeue_jstr(job, "qos") : "normal"))
 				continue;
-			if (want_nodes && !hostlist_overlaps(jstr(job, "nodes"), want_nodes))
+			if (want_nodes && !hostlist_overlaps(squeue_jstr(job, "nodes"), want_nodes))
 				continue;
 			show[nshow++] = job;
 		}
@@ -1132,7 +781,7 @@ int main(int argc, char **argv)
 		const void **ptrs = xmalloc((rows.n + 1) * sizeof(*ptrs));
 		for (size_t i = 0; i < rows.n; i++)
 			ptrs[i] = &rows.v[i];
-		fmt_print_table(fmt, job_value, ptrs, rows.n, titles, !no_header, long_format || iterate);
+		fmt_print_table(fmt, squeue_value, ptrs, rows.n, squeue_titles(), !no_header, long_format || iterate);
 		free(ptrs);
 		free(rows.v);
 		free(show);

@@ -325,7 +325,7 @@ char *job_unavailable_reason(const struct job *job);   /* "ReqNodeNotAvail, Unav
 char *job_parts_string(const struct job *job);         /* "a,b": the partitions it may run in */
 
 /* job_view.c: the JOB object of JOB_INFO, written as JSON text with the keys
- * asked for (NULL: all of them, in doc/protocol.md's order). */
+ * asked for (NULL: all of them, in common/job_fields.h's order). */
 struct strbuf;
 struct job_view;
 struct job_view *job_view_create(const json_t *keys);
@@ -340,6 +340,10 @@ void job_view_keys(const struct job_view *v, struct strbuf *out);
  * "rows" they would be a null each per job). */
 void job_view_drop_array_keys(struct job_view *v);
 void job_view_write_row(const struct job_view *v, const struct job *job, struct strbuf *out);
+/* The table's part of the stored record: every STORED field (job_to_json
+ * adds the rest), and read back into a new job (job_from_json). */
+void job_view_store(const struct job *job, json_t *rec);
+void job_view_load(struct job *job, const json_t *rec);
 struct job *job_from_json(const json_t *rec);
 void job_destroy(struct job *job);
 

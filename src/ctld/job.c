@@ -1,6 +1,6 @@
 /* The job table (by ID and by submission key), the one function that changes
- * a job's state, and the job record's JSON form (for the store and for
- * JOB_INFO).  Scheduling decisions live in sched.c; RPCs in rpc.c. */
+ * a job's state, and the stored record (the job field table's part of it is
+ * job_view.c's).  Scheduling decisions live in sched.c; RPCs in rpc.c. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
@@ -615,11 +615,6 @@ void job_set_state(struct job *job, enum job_state state, enum job_reason reason
 		watchers[i].fn(job, old);
 }
 
-static const char *nz(const char *s)
-{
-	return s ? s : "";
-}
-
 /* Slurm's "ReqNodeNotAvail, UnavailableNodes:n[2-3]": the -w nodes that are
  * down, drained or not responding now. */
 char *job_unavailable_reason(const struct job *job)
@@ -652,88 +647,21 @@ char *job_parts_string(const struct job *job)
 	return out;
 }
 
+/* The stored record: the table's STORED fields (job_view.c), then what the
+ * record keeps otherwise than JOB_INFO shows it, and its structured keys. */
 json_t *job_to_json(const struct job *job)
 {
-	json_t *o = json_pack(
-		"{s:I, s:s, s:s, s:I, s:I, s:s, s:s, s:s, s:s, s:s, s:I, s:s, s:s,"
-		" s:I, s:I, s:I, s:I, s:I, s:b, s:I, s:I, s:I, s:I, s:I, s:i,"
-		" s:s, s:s, s:s, s:s, s:s, s:s, s:I}",
-		"job_id", (json_int_t)job->id, "name", nz(job->name), "user", nz(job->user),
-		"uid", (json_int_t)job->uid, "gid", (json_int_t)job->gid,
-		"account", nz(job->account), "partition", job->part ? job->part->name : "",
-		"comment", nz(job->comment), "state", job_state_name(job->state),
-		"reason", job_reason_name(job->reason), "priority", (json_int_t)job->priority,
-		"nodes", nz(job->nodes_str),
-		"batch_host", job->nalloc ? ctld.nodes[job->alloc_node[0]].name : "",
-		"num_nodes", (json_int_t)(job->nalloc ? job->nalloc : job->req_nodes ? job->req_nodes : 1),
-		"num_cpus", (json_int_t)0, "num_tasks", (json_int_t)(job->ntasks ? job->ntasks : job->req_nodes ? job->req_nodes : 1),
-		"cpus_per_task", (json_int_t)job->cpus_per_task,
-		"mem_per_node", (json_int_t)(job->nalloc ? job->alloc_mem : job->mem_mb),
-		"exclusive", job->exclusive, "time_limit", (json_int_t)job->time_limit,
-		"submit_time", (json_int_t)job->submit_time,
-		"eligible_time", (json_int_t)job->eligible_time,
-		"start_time", (json_int_t)job->start_time, "end_time", (json_int_t)job->end_time,
-		"exit_code", job->exit_status, "work_dir", nz(job->work_dir),
-		"std_out", nz(job->std_out), "std_err", nz(job->std_err), "std_in", nz(job->std_in),
-		"command", job->command ? job->command : "(null)",
-		"submit_host", nz(job->submit_host), "restarts", (json_int_t)job->restarts);
-	if (job->origin.s_addr != htonl(INADDR_ANY)) {
-		char addr[INET_ADDRSTRLEN];
-		inet_ntop(AF_INET, &job->origin, addr, sizeof(addr));
-		json_object_set_new(o, "origin", json_string(addr));
-	}
-	if (job->std_out_task) {
-		json_object_set_new(o, "std_out_task", json_string(job->std_out_task));
-		json_object_set_new(o, "std_err_task", json_string(nz(job->std_err_task)));
-	}
-	json_object_set_new(o, "nice", json_integer(job->nice));
-	if (job->prio_admin)
-		json_object_set_new(o, "priority_admin", json_integer(job->prio_admin));
-	if (job->accrue_time)
-		json_object_set_new(o, "accrue_time", json_integer(job->accrue_time));
-	char mail[256];
-	json_object_set_new(o, "requeue", json_boolean(job->requeue));
-	json_object_set_new(o, "mail_type",
-			    json_string(fmt_mail_type(job->mail_type, mail, sizeof(mail))));
-	json_object_set_new(o, "mail_user", json_string(nz(job->mail_user)));
-	json_object_set_new(o, "mail_sent", json_integer(job->mail_sent));
-	json_object_set_new(o, "mem_per_cpu", json_integer((json_int_t)job->mem_per_cpu));
-	json_object_set_new(o, "ntasks_per_node", json_integer(job->ntasks_per_node));
-	json_object_set_new(o, "open_mode", json_string(job->open_append ? "append" : "truncate"));
-	json_object_set_new(o, "time_min", json_integer(job->time_min));
-	json_object_set_new(o, "signal", json_integer(job->signal));
-	json_object_set_new(o, "signal_time", json_integer(job->signal_time));
-	json_object_set_new(o, "signal_flags", json_string(job->signal_batch ? "B" : ""));
-	json_object_set_new(o, "qos", json_string(job->qos ? job->qos : "normal"));
-	json_object_set_new(o, "features", json_string(nz(job->features)));
-	if (job->reservation)
-		json_object_set_new(o, "reservation", json_string(job->reservation));
-	json_object_set_new(o, "req_nodelist", json_string(nz(job->req_nodelist)));
-	json_object_set_new(o, "exc_nodelist", json_string(nz(job->exc_nodelist)));
-	json_object_set_new(o, "partitions", json_string(nz(job->partitions)));
-	int64_t cpus = 0;
-	for (int i = 0; i < job->nalloc; i++)
-		cpus += job->alloc_cpus[i];
-	if (!job->nalloc) {   /* 64 bits: a pending request is never shown wrapped */
-		int64_t ntasks = job->ntasks ? job->ntasks : job->req_nodes ? job->req_nodes : 1;
-		cpus = ntasks * (job->cpus_per_task ? job->cpus_per_task : 1);
-	}
-	json_object_set_new(o, "num_cpus", json_integer(cpus));
-	if (job->array_job_id) {
-		char *pending = array_pending_string(job);
-		json_object_set_new(o, "array_job_id", json_integer(job->array_job_id));
-		json_object_set_new(o, "array_task_id", json_integer(job->array_task_id));
-		json_object_set_new(o, "array_tasks", json_string(pending));
-		json_object_set_new(o, "array_throttle", json_integer(job->array_throttle));
-		free(pending);
-	}
-	json_object_set_new(o, "deadline", json_integer(job->deadline));
+	json_t *o = json_object();
+	job_view_store(job, o);
+	/* What was asked, not what is shown. */
+	json_object_set_new(o, "partition", json_string(job->part ? job->part->name : ""));
+	json_object_set_new(o, "reason", json_string(job_reason_name(job->reason)));
+	json_object_set_new(o, "eligible_time", json_integer(job->eligible_time));
+	json_object_set_new(o, "num_tasks", json_integer(job->ntasks));
 	if (job->depend)
 		json_object_set_new(o, "depend", depend_to_json(job->depend));
 	if (job->kill_invalid_dep >= 0)
 		json_object_set_new(o, "kill_invalid_dep", json_boolean(job->kill_invalid_dep));
-	/* The record keeps what was asked, not the defaults shown. */
-	json_object_set_new(o, "num_tasks", json_integer(job->ntasks));
 	json_t *alloc = json_array();
 	for (int i = 0; i < job->nalloc; i++) {
 		/* [node, CPUs, CPU IDs] */
@@ -744,44 +672,9 @@ json_t *job_to_json(const struct job *job)
 		free(ids);
 	}
 	json_object_set_new(o, "alloc", alloc);
-	if (job->alloc_only)
-		json_object_set_new(o, "alloc_only", json_true());
-	if (job->next_step_id)
-		json_object_set_new(o, "next_step_id", json_integer(job->next_step_id));
-	json_object_set_new(o, "req_nodes", json_integer(job->req_nodes));
-	json_object_set_new(o, "mem_mb", json_integer(job->mem_mb));
-	json_object_set_new(o, "hold_user", json_boolean(job->hold_user));
-	json_object_set_new(o, "hold_admin", json_boolean(job->hold_admin));
-	json_object_set_new(o, "cancel_requested", json_boolean(job->cancel_requested));
-	json_object_set_new(o, "requeue_requested", json_boolean(job->requeue_requested));
-	json_object_set_new(o, "requeue_hold", json_boolean(job->requeue_hold));
-	if (job->preempted || job->cpus_lent || job->gang_suspended) {   /* preempt.c, gang.c */
-		json_object_set_new(o, "preempted", json_boolean(job->preempted));
-		json_object_set_new(o, "cpus_lent", json_boolean(job->cpus_lent));
-		json_object_set_new(o, "gang_suspended", json_boolean(job->gang_suspended));
-	}
-	if (job->key)
-		json_object_set_new(o, "key", json_string(job->key));
-	if (job->array_job_id) {
-		json_object_set_new(o, "array_count", json_integer(job->array_count));
-		json_object_set_new(o, "array_min", json_integer(job->array_min));
-		json_object_set_new(o, "array_max", json_integer(job->array_max));
-		json_object_set_new(o, "array_step", json_integer(job->array_step));
-	}
 	if (job->acts)   /* team acts (roles.c): sacct reads them from here */
 		json_object_set_new(o, "acts", json_deep_copy(job->acts));
 	return o;
-}
-
-static char *str_or_null(const json_t *o, const char *key)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-	return s && *s ? xstrdup(s) : NULL;
-}
-
-static int64_t int_of(const json_t *o, const char *key)
-{
-	return json_integer_value(json_object_get(o, key));
 }
 
 /* The inverse of job_to_json, for restart. */
@@ -796,106 +689,19 @@ struct job *job_from_json(const json_t *rec)
 		free(job);
 		return NULL;
 	}
-	job->id = (uint32_t)int_of(rec, "job_id");
 	job->state = st;
 	job->reason = reason_parse(json_string_value(json_object_get(rec, "reason")));
-	job->name = str_or_null(rec, "name");
-	job->user = str_or_null(rec, "user");
-	job->uid = int_of(rec, "uid");
-	job->gid = int_of(rec, "gid");
-	job->account = str_or_null(rec, "account");
-	job->comment = str_or_null(rec, "comment");
-	job->part = part_find(json_string_value(json_object_get(rec, "partition")) ?: "");
-	job->priority = int_of(rec, "priority");
-	job->prio_admin = (uint32_t)int_of(rec, "priority_admin");
-	job->accrue_time = int_of(rec, "accrue_time");
-	job->req_nodes = int_of(rec, "req_nodes");
-	job->ntasks = int_of(rec, "num_tasks");
-	job->cpus_per_task = int_of(rec, "cpus_per_task");
-	job->mem_mb = int_of(rec, "mem_mb");
-	job->exclusive = json_is_true(json_object_get(rec, "exclusive"));
-	job->alloc_only = json_is_true(json_object_get(rec, "alloc_only"));
-	job->next_step_id = int_of(rec, "next_step_id");
-	job->time_limit = int_of(rec, "time_limit");
-	job->submit_time = int_of(rec, "submit_time");
-	job->eligible_time = int_of(rec, "eligible_time");
-	job->start_time = int_of(rec, "start_time");
-	job->end_time = int_of(rec, "end_time");
-	job->exit_status = int_of(rec, "exit_code");
-	job->work_dir = str_or_null(rec, "work_dir");
-	job->std_out = str_or_null(rec, "std_out");
-	job->std_err = str_or_null(rec, "std_err");
-	job->std_out_task = str_or_null(rec, "std_out_task");
-	job->std_err_task = str_or_null(rec, "std_err_task");
-	job->std_in = str_or_null(rec, "std_in");
-	job->command = str_or_null(rec, "command");
-	if (job->command && !strcmp(job->command, "(null)")) {
-		free(job->command);
-		job->command = NULL;
-	}
-	job->submit_host = str_or_null(rec, "submit_host");
-	const char *origin = json_string_value(json_object_get(rec, "origin"));
-	if (!origin || inet_pton(AF_INET, origin, &job->origin) != 1)
-		job->origin.s_addr = htonl(INADDR_ANY);
-	job->restarts = int_of(rec, "restarts");
-	job->hold_user = json_is_true(json_object_get(rec, "hold_user"));
-	job->hold_admin = json_is_true(json_object_get(rec, "hold_admin"));
-	job->cancel_requested = json_is_true(json_object_get(rec, "cancel_requested"));
-	job->requeue_requested = json_is_true(json_object_get(rec, "requeue_requested"));
-	job->requeue_hold = json_is_true(json_object_get(rec, "requeue_hold"));
-	job->preempted = json_is_true(json_object_get(rec, "preempted"));
-	job->cpus_lent = json_is_true(json_object_get(rec, "cpus_lent"));
-	job->gang_suspended = json_is_true(json_object_get(rec, "gang_suspended"));
-	job->nice = (int32_t)int_of(rec, "nice");
-	/* Keys added with sbatch's later options: a record from before them
-	 * reads as the defaults. */
-	json_t *rq = json_object_get(rec, "requeue");
-	job->requeue = rq ? json_is_true(rq) : true;
-	unsigned mail = 0;
-	if (json_string_value(json_object_get(rec, "mail_type")))
-		parse_mail_type(json_string_value(json_object_get(rec, "mail_type")), &mail);
-	job->mail_type = mail;
-	job->mail_user = str_or_null(rec, "mail_user");
-	job->mail_sent = int_of(rec, "mail_sent");
-	job->mem_per_cpu = int_of(rec, "mem_per_cpu");
-	job->ntasks_per_node = int_of(rec, "ntasks_per_node");
-	job->open_append = !strcmp(json_string_value(json_object_get(rec, "open_mode")) ?: "", "append");
-	job->time_min = json_object_get(rec, "time_min") ? int_of(rec, "time_min") : TIME_NOT_GIVEN;
-	job->signal = int_of(rec, "signal");
-	job->signal_time = int_of(rec, "signal_time");
-	job->signal_batch = !strcmp(json_string_value(json_object_get(rec, "signal_flags")) ?: "", "B");
-	job->qos = str_or_null(rec, "qos");
-	job->features = str_or_null(rec, "features");
-	job->reservation = str_or_null(rec, "reservation");
-	job->req_nodelist = str_or_null(rec, "req_nodelist");
-	job->exc_nodelist = str_or_null(rec, "exc_nodelist");
-	job->partitions = str_or_null(rec, "partitions");
+	job_view_load(job, rec);
 	struct herd_error err;
 	if (job_resolve(job, &err) != 0)   /* the config changed under it: run where it may */
 		log_error("job %u: %s (in -w/-x/-p of the stored job)", job->id, err.text);
-	job->key = str_or_null(rec, "key");
-	job->deadline = int_of(rec, "deadline");
 	job->depend = depend_from_json(json_object_get(rec, "depend"));
 	json_t *kill = json_object_get(rec, "kill_invalid_dep");
 	job->kill_invalid_dep = kill ? json_is_true(kill) : -1;
-	job->nodes_str = str_or_null(rec, "nodes");
 	json_t *acts = json_object_get(rec, "acts");
 	job->acts = json_is_array(acts) ? json_deep_copy(acts) : NULL;
-	job->array_job_id = int_of(rec, "array_job_id");
-	if (job->array_job_id) {
-		const char *pending = json_string_value(json_object_get(rec, "array_tasks"));
-		job->array_task_id = int_of(rec, "array_task_id");
-		job->array_throttle = int_of(rec, "array_throttle");
-		job->array_count = int_of(rec, "array_count");
-		job->array_min = int_of(rec, "array_min");
-		job->array_max = int_of(rec, "array_max");
-		job->array_step = int_of(rec, "array_step");
-		if (pending && *pending && !(job->array_pending = bitmap_parse(pending, UINT32_MAX)))
-			log_error("job %u: unreadable array tasks \"%s\"", job->id, pending);
-	}
 	if (job->state == JOB_RUNNING || job->state == JOB_COMPLETING) {
 		job->launch = LAUNCH_DONE;   /* or lost: the node's registration tells */
-		job->alloc_mem = int_of(rec, "mem_per_node");
 		job->alloc_node = xmalloc(json_array_size(alloc) * sizeof(int));
 		job->alloc_cpus = xmalloc(json_array_size(alloc) * sizeof(int));
 		job->alloc_cpuset = xmalloc((json_array_size(alloc) + 1) * sizeof(*job->alloc_cpuset));

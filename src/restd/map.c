@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <string.h>
 #include "common/error.h"
+#include "common/job_fields.h"
 #include "common/xmalloc.h"
 #include "restd/restd.h"
 
@@ -79,51 +80,35 @@ static json_t *map_lower(const char *s)
 
 json_t *restd_job_v38(const json_t *job, const char *cluster)
 {
+	json_t *o = json_object();
+	/* Each JOB key v0.0.38 has as it is, under its name there (the job
+	 * field table's "rest" names). */
+	for (size_t id = 0; id < JOB_F_NKEYS; id++) {
+		const struct job_field *f = &job_fields[id];
+		json_t *v;
+		if (!f->rest)
+			continue;
+		if (f->type == JOB_FIELD_STR)
+			v = json_string(map_str(job, f->key));
+		else if (f->type == JOB_FIELD_BOOL)
+			v = json_boolean(map_flag(job, f->key));
+		else
+			v = json_integer(map_num(job, f->key));
+		json_object_set_new(o, f->rest, v);
+	}
 	json_int_t limit = map_num(job, "time_limit");
 	json_int_t end = map_num(job, "end_time");
 	json_int_t start = map_num(job, "start_time");
 	/* Slurm reports a running job's expected end: start + limit. */
 	if (!end && start && limit > 0)
 		end = start + limit;
-	json_t *o = json_pack(
-		"{s:s, s:I, s:b, s:s, s:s, s:s, s:s, s:I, s:s, s:I, s:I, s:I, s:I,"
-		" s:I, s:I, s:s, s:s, s:I, s:s, s:s, s:I, s:I, s:I, s:s, s:I, s:I}",
-		"account", map_str(job, "account"),
-		"accrue_time", map_num(job, "eligible_time"),
-		"batch_flag", 1,
-		"batch_host", map_str(job, "batch_host"),
-		"cluster", cluster ? cluster : "",
-		"command", map_str(job, "command"),
-		"comment", map_str(job, "comment"),
-		"cpus_per_task", map_num(job, "cpus_per_task"),
-		"current_working_directory", map_str(job, "work_dir"),
-		/* Both are raw wait statuses, as Slurm's job records keep them. */
-		"derived_exit_code", map_num(job, "exit_code"),
-		"eligible_time", map_num(job, "eligible_time"),
-		"end_time", end,
-		"exit_code", map_num(job, "exit_code"),
-		"group_id", map_num(job, "gid"),
-		"job_id", map_num(job, "job_id"),
-		"job_state", map_str(job, "state"),
-		"name", map_str(job, "name"),
-		"node_count", map_num(job, "num_nodes"),
-		"nodes", map_str(job, "nodes"),
-		"partition", map_str(job, "partition"),
-		"cpus", map_num(job, "num_cpus"),
-		"tasks", map_num(job, "num_tasks"),
-		"memory_per_node", map_num(job, "mem_per_node"),
-		"state_reason", map_str(job, "reason"),
-		"priority", map_num(job, "priority"),
-		"restart_cnt", map_num(job, "restarts"));
-	json_object_set_new(o, "standard_error", json_string(map_str(job, "std_err")));
-	json_object_set_new(o, "standard_input", json_string(map_str(job, "std_in")));
-	json_object_set_new(o, "standard_output", json_string(map_str(job, "std_out")));
-	json_object_set_new(o, "start_time", json_integer(start));
-	json_object_set_new(o, "submit_time", json_integer(map_num(job, "submit_time")));
+	json_object_set_new(o, "end_time", json_integer(end));
+	json_object_set_new(o, "accrue_time", json_integer(map_num(job, "eligible_time")));
+	json_object_set_new(o, "batch_flag", json_true());
+	json_object_set_new(o, "cluster", json_string(cluster ? cluster : ""));
+	/* Both are raw wait statuses, as Slurm's job records keep them. */
+	json_object_set_new(o, "derived_exit_code", json_integer(map_num(job, "exit_code")));
 	json_object_set_new(o, "time_limit", json_integer(restd_minutes(limit)));
-	json_object_set_new(o, "user_id", json_integer(map_num(job, "uid")));
-	json_object_set_new(o, "user_name", json_string(map_str(job, "user")));
-	json_object_set_new(o, "group_name", json_string(map_str(job, "group")));
 	json_object_set_new(o, "array_job_id", json_integer(0));
 	json_object_set_new(o, "array_task_id", json_null());
 	json_object_set_new(o, "flags", json_array());
@@ -131,16 +116,9 @@ json_t *restd_job_v38(const json_t *job, const char *cluster)
 	/* sbatch's scheduling options (absent in an older controller's reply: defaults) */
 	json_t *rq = json_object_get(job, "requeue");
 	json_int_t tmin = json_object_get(job, "time_min") ? map_num(job, "time_min") : -2;
-	json_object_set_new(o, "nice", json_integer(map_num(job, "nice")));
 	json_object_set_new(o, "qos", json_string(*map_str(job, "qos") ? map_str(job, "qos") : "normal"));
-	json_object_set_new(o, "features", json_string(map_str(job, "features")));
 	json_object_set_new(o, "requeue", json_boolean(rq ? json_is_true(rq) : true));
 	json_object_set_new(o, "time_minimum", json_integer(tmin < 0 ? 0 : restd_minutes(tmin)));
-	json_object_set_new(o, "mail_user", json_string(map_str(job, "mail_user")));
-	json_object_set_new(o, "required_nodes", json_string(map_str(job, "req_nodelist")));
-	json_object_set_new(o, "excluded_nodes", json_string(map_str(job, "exc_nodelist")));
-	json_object_set_new(o, "memory_per_cpu", json_integer(map_num(job, "mem_per_cpu")));
-	json_object_set_new(o, "tasks_per_node", json_integer(map_num(job, "ntasks_per_node")));
 	return o;
 }
 

@@ -18,6 +18,7 @@
 #include "cmd/sacct_json.c"
 #define SACCT_NO_MAIN
 #include "cmd/sacct.c"
+#include "common/job_fields.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -873,6 +874,21 @@ static void test_json(void **state)
 	json_decref(job);
 }
 
+/* The job field table's sacct names are sacct's own fields. */
+static void test_job_field_names(void **state)
+{
+	for (size_t i = 0; i < JOB_F_COUNT; i++) {
+		const char *name = job_fields[i].sacct;
+		size_t n = 0;
+		if (!name)
+			continue;
+		struct column *c = sacct_format_parse(name, &n);
+		if (!c || n != 1 || strcmp(c->field->name, name))
+			fail_msg("%s is no sacct field", name);
+		free(c);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -891,6 +907,7 @@ int main(void)
 		cmocka_unit_test(test_record_order),
 		cmocka_unit_test(test_clusters_wanted),
 		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_job_field_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
