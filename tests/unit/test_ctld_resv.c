@@ -92,6 +92,7 @@ static int part_idx[3] = { 0, 1, 2 };
 static struct part parts[1];
 
 static bool committed;
+static time_t stored_at;   /* the "now" of the stored records: the tests' too, a second later or not */
 static char dir[] = "/tmp/test_ctld_resv.XXXXXX";
 static uv_idle_t idle;
 
@@ -150,7 +151,7 @@ static int setup_cluster(void **state)
 	struct herd_error err;
 	assert_int_equal(store_open(dir, &err), 0);
 	/* two stored reservations: maint on n1 now, a daily one on n2-n3 tomorrow */
-	time_t now = time(NULL);
+	time_t now = stored_at = time(NULL);
 	store_acct_put("resv", "m", json_pack("{s:I, s:I, s:s, s:i, s:s}", "start", (json_int_t)now - 60,
 					      "end", (json_int_t)now + 3600, "nodes", "n1",
 					      "flags", RESV_MAINT, "users", "root"));
@@ -163,7 +164,7 @@ static int setup_cluster(void **state)
 
 static void table_as_scheduler_sees_it(void **state)
 {
-	time_t now = time(NULL);
+	time_t now = stored_at;
 	resv_setup();   /* the stored records, as at start */
 	const struct sched_resv *list;
 	int n = resv_sched_list(now, &list);
