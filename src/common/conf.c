@@ -330,7 +330,7 @@ static int finish(struct conf_loader *ld)
 			continue;
 		struct hostlist *hl = hostlist_create(p->nodes);
 		for (size_t k = 0; k < hostlist_count(hl); k++) {
-			if (conf_lines_node_lookup(ld, hostlist_nth(hl, k)) < 0) {
+			if (conf_lines_node_lookup(ld->conf, hostlist_nth(hl, k)) < 0) {
 				errprintf(ld->err, "%s: unknown node '%s' in Nodes of partition '%s'",
 				          ld->part_where[i], hostlist_nth(hl, k), p->name);
 				hostlist_destroy(hl);
@@ -403,7 +403,6 @@ struct conf *conf_load(const char *path, struct herd_error *err)
 	for (size_t i = 0; i < ld.conf->nparts; i++)
 		free(ld.part_where[i]);
 	free(ld.part_where);
-	free(ld.node_index);
 	if (rc < 0) {
 		conf_destroy(ld.conf);
 		errno = EINVAL;
@@ -421,6 +420,7 @@ void conf_destroy(struct conf *conf)
 	for (size_t i = 0; i < conf->nnodes; i++)
 		conf_lines_node_free(&conf->nodes[i]);
 	free(conf->nodes);
+	free(conf->node_index);
 	for (size_t i = 0; i < conf->nparts; i++)
 		conf_lines_part_free(&conf->parts[i]);
 	free(conf->parts);
@@ -489,10 +489,8 @@ const struct conf_node *conf_node_find(const struct conf *conf, const char *name
 {
 	if (!conf || !name)
 		return NULL;
-	for (size_t i = 0; i < conf->nnodes; i++)
-		if (strcmp(conf->nodes[i].name, name) == 0)
-			return &conf->nodes[i];
-	return NULL;
+	long i = conf_lines_node_lookup(conf, name);   /* a hash: callers look every node up */
+	return i < 0 ? NULL : &conf->nodes[i];
 }
 
 const struct conf_part *conf_part_find(const struct conf *conf, const char *name)

@@ -61,6 +61,8 @@ struct conf_part {
 struct conf {
 	char *path;
 	struct conf_node *nodes;  size_t nnodes;
+	size_t *node_index;       /* names to nodes: open addressing over indices + 1 (conf_lines.c) */
+	size_t node_index_cap;
 	struct conf_part *parts;  size_t nparts;
 	char *munge_socket;       /* from AuthInfo=socket=PATH at load, or NULL */
 	/* every other key, as written (last one wins); read with conf_get* */

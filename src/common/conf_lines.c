@@ -27,46 +27,46 @@ static size_t name_hash(const char *s)
 	return h;
 }
 
-static void node_index_grow(struct conf_loader *ld)
+static void node_index_grow(struct conf *conf)
 {
-	size_t cap = ld->node_index_cap ? ld->node_index_cap * 2 : 256;
-	free(ld->node_index);
-	ld->node_index = xmalloc(cap * sizeof(*ld->node_index));
-	ld->node_index_cap = cap;
-	for (size_t i = 0; i < ld->conf->nnodes; i++) {
-		size_t h = name_hash(ld->conf->nodes[i].name) & (cap - 1);
-		while (ld->node_index[h])
+	size_t cap = conf->node_index_cap ? conf->node_index_cap * 2 : 256;
+	free(conf->node_index);
+	conf->node_index = xmalloc(cap * sizeof(*conf->node_index));   /* zeroed */
+	conf->node_index_cap = cap;
+	for (size_t i = 0; i < conf->nnodes; i++) {
+		size_t h = name_hash(conf->nodes[i].name) & (cap - 1);
+		while (conf->node_index[h])
 			h = (h + 1) & (cap - 1);
-		ld->node_index[h] = i + 1;
+		conf->node_index[h] = i + 1;
 	}
 }
 
 /* Index in conf->nodes of the node called name, or -1. */
-long conf_lines_node_lookup(struct conf_loader *ld, const char *name)
+long conf_lines_node_lookup(const struct conf *conf, const char *name)
 {
-	if (!ld->node_index_cap)
+	if (!conf->node_index_cap)
 		return -1;
-	size_t h = name_hash(name) & (ld->node_index_cap - 1);
-	while (ld->node_index[h]) {
-		size_t i = ld->node_index[h] - 1;
-		if (strcmp(ld->conf->nodes[i].name, name) == 0)
+	size_t h = name_hash(name) & (conf->node_index_cap - 1);
+	while (conf->node_index[h]) {
+		size_t i = conf->node_index[h] - 1;
+		if (strcmp(conf->nodes[i].name, name) == 0)
 			return (long)i;
-		h = (h + 1) & (ld->node_index_cap - 1);
+		h = (h + 1) & (conf->node_index_cap - 1);
 	}
 	return -1;
 }
 
-static void node_index_add(struct conf_loader *ld)
+static void node_index_add(struct conf *conf)
 {
-	if ((ld->conf->nnodes) * 2 > ld->node_index_cap) {
-		node_index_grow(ld);   /* re-inserts everything, the new node included */
+	if (conf->nnodes * 2 > conf->node_index_cap) {
+		node_index_grow(conf);   /* re-inserts everything, the new node included */
 		return;
 	}
-	size_t i = ld->conf->nnodes - 1;
-	size_t h = name_hash(ld->conf->nodes[i].name) & (ld->node_index_cap - 1);
-	while (ld->node_index[h])
-		h = (h + 1) & (ld->node_index_cap - 1);
-	ld->node_index[h] = i + 1;
+	size_t i = conf->nnodes - 1;
+	size_t h = name_hash(conf->nodes[i].name) & (conf->node_index_cap - 1);
+	while (conf->node_index[h])
+		h = (h + 1) & (conf->node_index_cap - 1);
+	conf->node_index[h] = i + 1;
 }
 
 /* ---- entity attributes: NodeName= and PartitionName= lines ---- */
@@ -298,7 +298,7 @@ int conf_lines_node(struct conf_loader *ld, struct conf_pair *pairs, size_t npai
 	}
 	for (size_t i = 0; i < nnames; i++) {
 		const char *name = hostlist_nth(names, i);
-		if (conf_lines_node_lookup(ld, name) >= 0) {
+		if (conf_lines_node_lookup(ld->conf, name) >= 0) {
 			conf_fail(ld, "duplicate NodeName '%s'", name);
 			goto out;
 		}
@@ -321,7 +321,7 @@ int conf_lines_node(struct conf_loader *ld, struct conf_pair *pairs, size_t npai
 		}
 		if (ports)
 			port_value(list_at(ports, i), &n->port);
-		node_index_add(ld);
+		node_index_add(ld->conf);
 	}
 	rc = 0;
 out:
@@ -360,13 +360,13 @@ int conf_lines_down(struct conf_loader *ld, struct conf_pair *pairs, size_t npai
 		}
 	}
 	for (size_t i = 0; i < hostlist_count(hl); i++) {
-		if (conf_lines_node_lookup(ld, hostlist_nth(hl, i)) < 0) {
+		if (conf_lines_node_lookup(ld->conf, hostlist_nth(hl, i)) < 0) {
 			conf_fail(ld, "unknown node '%s' in DownNodes", hostlist_nth(hl, i));
 			goto out;
 		}
 	}
 	for (size_t i = 0; i < hostlist_count(hl); i++) {
-		struct conf_node *n = &ld->conf->nodes[conf_lines_node_lookup(ld, hostlist_nth(hl, i))];
+		struct conf_node *n = &ld->conf->nodes[conf_lines_node_lookup(ld->conf, hostlist_nth(hl, i))];
 		free(n->state);
 		n->state = upper_dup(state);
 		if (reason) {

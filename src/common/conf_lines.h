@@ -16,9 +16,6 @@ struct conf_loader {
 	struct conf_node node_default;
 	struct conf_part part_default;
 	char **part_where;            /* "file:line" of each partition, for late checks */
-	/* node names already defined: open addressing over indices + 1 */
-	size_t *node_index;
-	size_t node_index_cap;
 	size_t nodes_cap;             /* allocated length of conf->nodes */
 };
 
@@ -38,7 +35,7 @@ int conf_lines_node(struct conf_loader *ld, struct conf_pair *pairs, size_t npai
 int conf_lines_down(struct conf_loader *ld, struct conf_pair *pairs, size_t npairs);
 int conf_lines_part(struct conf_loader *ld, struct conf_pair *pairs, size_t npairs);
 /* Index in conf->nodes of the node called name so far, or -1. */
-long conf_lines_node_lookup(struct conf_loader *ld, const char *name);
+long conf_lines_node_lookup(const struct conf *conf, const char *name);
 void conf_lines_node_free(struct conf_node *n);   /* its strings, not n */
 void conf_lines_part_free(struct conf_part *p);
 #endif
