@@ -1,0 +1,250 @@
+/* herd sim's environment for the controller core: see sim_env.h.  The
+ * timers are a binary heap by (due, arming order), so that timers due at
+ * the same virtual ms fire in the order they were armed, as libuv fires
+ * them. */
+#include <stdlib.h>
+#include "common/xmalloc.h"
+#include "herd/sim_env.h"
+
+struct sim_timer {
+	struct core_timer *owner;
+	uint64_t due, repeat, seq;
+	long pos;                    /* in the heap, -1 when not armed */
+};
+
+static struct {
+	const struct sim_env_hooks *hooks;
+	time_t epoch;
+	uint64_t now;                /* virtual ms */
+	struct sim_timer **heap;
+	size_t n, cap;
+	uint64_t seq;
+	unsigned long mails;
+} env;
+
+static bool before(const struct sim_timer *a, const struct sim_timer *b)
+{
+	return a->due != b->due ? a->due < b->due : a->seq < b->seq;
+}
+
+static void place(struct sim_timer *t, size_t i)
+{
+	env.heap[i] = t;
+	t->pos = (long)i;
+}
+
+static void sift_up(size_t i)
+{
+	struct sim_timer *t = env.heap[i];
+	while (i > 0 && before(t, env.heap[(i - 1) / 2])) {
+		place(env.heap[(i - 1) / 2], i);
+		i = (i - 1) / 2;
+	}
+	place(t, i);
+}
+
+static void sift_down(size_t i)
+{
+	struct sim_timer *t = env.heap[i];
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= env.n)
+			break;
+		if (c + 1 < env.n && before(env.heap[c + 1], env.heap[c]))
+			c++;
+		if (!before(env.heap[c], t))
+			break;
+		place(env.heap[c], i);
+		i = c;
+	}
+	place(t, i);
+}
+
+static void heap_remove(struct sim_timer *t)
+{
+	size_t i = (size_t)t->pos;
+	struct sim_timer *last = env.heap[--env.n];
+
+	t->pos = -1;
+	if (i == env.n)
+		return;
+	place(last, i);
+	sift_down(i);
+	sift_up((size_t)last->pos);
+}
+
+static void heap_push(struct sim_timer *t)
+{
+	if (env.n == env.cap) {
+		env.cap = env.cap ? 2 * env.cap : 16;
+		env.heap = xrealloc(env.heap, env.cap * sizeof(*env.heap));
+	}
+	t->seq = ++env.seq;
+	place(t, env.n++);
+	sift_up(env.n - 1);
+}
+
+static time_t sim_now(void)
+{
+	return env.epoch + (time_t)(env.now / 1000);
+}
+
+static uint64_t sim_now_ms(void)
+{
+	return env.now;
+}
+
+static void sim_timer_init(struct core_timer *t, core_timer_f cb)
+{
+	struct sim_timer *st = xmalloc(sizeof(*st));
+
+	st->owner = t;
+	st->pos = -1;
+	t->cb = cb;
+	t->impl = st;
+}
+
+static void sim_timer_stop(struct core_timer *t)
+{
+	struct sim_timer *st = t->impl;
+	if (st && st->pos >= 0)
+		heap_remove(st);
+}
+
+static void sim_timer_start(struct core_timer *t, uint64_t ms, uint64_t repeat_ms)
+{
+	struct sim_timer *st = t->impl;
+
+	sim_timer_stop(t);
+	st->due = env.now + ms;
+	st->repeat = repeat_ms;
+	heap_push(st);
+}
+
+static bool sim_timer_active(const struct core_timer *t)
+{
+	const struct sim_timer *st = t->impl;
+	return st && st->pos >= 0;
+}
+
+static uint64_t sim_timer_due_in(const struct core_timer *t)
+{
+	const struct sim_timer *st = t->impl;
+	return st->pos >= 0 && st->due > env.now ? st->due - env.now : 0;
+}
+
+/* Nothing runs beside the replay: the work is done at once. */
+static int sim_work(struct core_work *w)
+{
+	w->run(w);
+	w->done(w, true);
+	return 0;
+}
+
+static void sim_launch(struct job *job)
+{
+	if (env.hooks && env.hooks->launch)
+		env.hooks->launch(job);
+}
+
+static void sim_terminate(struct job *job)
+{
+	if (env.hooks && env.hooks->terminate)
+		env.hooks->terminate(job);
+}
+
+static void sim_signal(struct job *job, int sig, const char *flags)
+{
+	if (env.hooks && env.hooks->signal)
+		env.hooks->signal(job, sig);
+}
+
+static void sim_suspend(struct job *job, bool suspend)
+{
+	if (env.hooks && env.hooks->suspend)
+		env.hooks->suspend(job, suspend);
+}
+
+static void sim_time_limit(struct job *job)
+{
+	if (env.hooks && env.hooks->time_limit)
+		env.hooks->time_limit(job);
+}
+
+static void sim_mail(const struct job *job, const char *to, const char *subject,
+		     const char *what, const char *times)
+{
+	env.mails++;
+}
+
+static const struct core_env sim_env = {
+	.now = sim_now,
+	.now_ms = sim_now_ms,
+	.timer_init = sim_timer_init,
+	.timer_start = sim_timer_start,
+	.timer_stop = sim_timer_stop,
+	.timer_active = sim_timer_active,
+	.timer_due_in = sim_timer_due_in,
+	.work = sim_work,
+	.launch = sim_launch,
+	.terminate = sim_terminate,
+	.signal = sim_signal,
+	.suspend = sim_suspend,
+	.time_limit = sim_time_limit,
+	.mail = sim_mail,
+};
+
+const struct core_env *sim_env_table(const struct sim_env_hooks *hooks, time_t epoch)
+{
+	env.hooks = hooks;
+	env.epoch = epoch;
+	return &sim_env;
+}
+
+uint64_t sim_env_now_ms(void)
+{
+	return env.now;
+}
+
+/* The heap is ordered by due time, not by kind: the soonest one-shot timer
+ * is found by a walk (a few dozen timers at most). */
+uint64_t sim_env_next_due(void)
+{
+	uint64_t next = UINT64_MAX;
+	for (size_t i = 0; i < env.n; i++)
+		if (!env.heap[i]->repeat && env.heap[i]->due < next)
+			next = env.heap[i]->due;
+	return next;
+}
+
+void sim_env_advance(uint64_t to)
+{
+	while (env.n && env.heap[0]->due <= to) {
+		struct sim_timer *t = env.heap[0];
+		heap_remove(t);
+		if (t->due > env.now)
+			env.now = t->due;
+		if (t->repeat) {   /* once, however many periods passed */
+			uint64_t next = t->due + t->repeat;
+			t->due = next > to ? next : to + t->repeat;
+			heap_push(t);
+		}
+		t->owner->cb(t->owner);   /* may arm or stop timers, this one too */
+	}
+	if (to > env.now)
+		env.now = to;
+}
+
+unsigned long sim_env_mails(void)
+{
+	return env.mails;
+}
+
+void sim_env_reset(void)
+{
+	while (env.n)
+		heap_remove(env.heap[0]);
+	env.now = 0;
+	env.seq = 0;
+	env.mails = 0;
+}

@@ -1,0 +1,147 @@
+/* herd sim's environment for the controller core (herd/sim_env.c): the
+ * virtual clock, timers in due order (ties in arming order), repeating
+ * timers coalesced, one-shot timers alone deciding the next event, work at
+ * once, effects handed to the replay's hooks. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+#include "herd/sim_env.h"
+
+const struct core_env *core_env;   /* ctld/env_uv.c's, which this test does not link */
+
+static char fired[64];
+static size_t nfired;
+static uint64_t fired_at[64];
+static struct core_timer a, b, c, tick;
+
+static void note(struct core_timer *t)
+{
+	fired[nfired] = t == &a ? 'a' : t == &b ? 'b' : t == &c ? 'c' : 't';
+	fired_at[nfired++] = sim_env_now_ms();
+}
+
+/* b re-arms a at once: it fires in the same move, after b. */
+static void rearm_a(struct core_timer *t)
+{
+	note(t);
+	core_timer_start(&a, 0, 0);
+}
+
+static int setup(void **state)
+{
+	core_env = sim_env_table(NULL, 1000000000);
+	sim_env_reset();
+	memset(fired, 0, sizeof(fired));
+	nfired = 0;
+	core_timer_init(&a, note);
+	core_timer_init(&b, note);
+	core_timer_init(&c, note);
+	core_timer_init(&tick, note);
+	return 0;
+}
+
+static void due_order_and_ties(void **state)
+{
+	core_timer_start(&c, 500, 0);
+	core_timer_start(&a, 200, 0);
+	core_timer_start(&b, 200, 0);   /* same time as a, armed after it */
+	assert_int_equal(core_timer_due_in(&c), 500);
+	assert_int_equal(sim_env_next_due(), 200);
+	sim_env_advance(400);
+	assert_string_equal(fired, "ab");
+	assert_int_equal(fired_at[0], 200);
+	assert_int_equal(sim_env_now_ms(), 400);
+	assert_int_equal(core_now(), 1000000000);   /* 0.4 s on: the same second */
+	assert_true(core_timer_active(&c));
+	assert_false(core_timer_active(&a));
+	core_timer_stop(&c);
+	assert_int_equal(sim_env_next_due(), UINT64_MAX);
+	sim_env_advance(10000);
+	assert_string_equal(fired, "ab");
+	assert_int_equal(core_now(), 1000000010);
+	assert_int_equal(core_now_ms(), 10000);
+}
+
+static void repeating_timers_coalesce(void **state)
+{
+	core_timer_start(&tick, 1000, 1000);
+	core_timer_start(&a, 3600 * 1000, 0);
+	/* the tick does not make the next event: an hour's replay is not
+	 * 3,600 stops */
+	assert_int_equal(sim_env_next_due(), 3600 * 1000);
+	sim_env_advance(3600 * 1000);
+	assert_string_equal(fired, "ta");   /* once, at its first due time */
+	assert_int_equal(fired_at[0], 1000);
+	assert_int_equal(core_timer_due_in(&tick), 1000);   /* a period after the move */
+	sim_env_advance(3600 * 1000 + 2500);
+	assert_string_equal(fired, "tat");
+	assert_int_equal(fired_at[2], 3601 * 1000);
+}
+
+static void armed_while_firing(void **state)
+{
+	core_timer_init(&b, rearm_a);
+	core_timer_start(&b, 10, 0);
+	sim_env_advance(10);
+	assert_string_equal(fired, "ba");
+	assert_int_equal(fired_at[1], 10);
+}
+
+static int ran, done;
+
+static void work_run(struct core_work *w)
+{
+	ran++;
+}
+
+static void work_done(struct core_work *w, bool ok)
+{
+	assert_true(ok);
+	assert_int_equal(ran, 1);
+	done++;
+}
+
+static struct job *launched, *ended;
+
+static void hook_launch(struct job *job)
+{
+	launched = job;
+}
+
+static void hook_terminate(struct job *job)
+{
+	ended = job;
+}
+
+static void work_and_effects(void **state)
+{
+	struct core_work w = { .run = work_run, .done = work_done };
+	assert_int_equal(core_work_queue(&w), 0);
+	assert_int_equal(done, 1);   /* at once */
+
+	static const struct sim_env_hooks hooks = { .launch = hook_launch,
+						    .terminate = hook_terminate };
+	core_env = sim_env_table(&hooks, 0);
+	struct job *job = (struct job *)&w;   /* only passed through */
+	core_launch(job);
+	core_terminate(job);
+	core_signal(job, 10, "");   /* no hook: ignored */
+	core_env->mail(job, "u", "s", "Began", "");
+	assert_ptr_equal(launched, job);
+	assert_ptr_equal(ended, job);
+	assert_int_equal(sim_env_mails(), 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(due_order_and_ties, setup),
+		cmocka_unit_test_setup(repeating_timers_coalesce, setup),
+		cmocka_unit_test_setup(armed_while_firing, setup),
+		cmocka_unit_test_setup(work_and_effects, setup),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
