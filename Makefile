@@ -97,14 +97,18 @@ $(B)/tests/test_ctld_%: $(B)/obj/tests/unit/test_ctld_%.o $(CTLD_OBJS) $(LIB)
 
 # `herd sim` reads gzip traces (zlib); its unit tests link herd's objects
 # (all but herd.c's main).
+# `herd sim --policy slurm` runs the controller's own code: herd links the
+# controller's objects too (doc/core.md).
 HERD_OBJS := $(call obj,$(filter-out src/herd/herd.c,$(wildcard src/herd/*.c)))
-$(B)/bin/herd: LDLIBS += -lz
-$(B)/tests/test_sim: $(B)/obj/tests/unit/test_sim.o $(HERD_OBJS) $(LIB)
+$(B)/bin/herd: $(CTLD_OBJS)
+$(B)/bin/herd: LDLIBS += $(LIB)   # again, after the controller's objects
+$(B)/bin/herd $(B)/tests/test_sim $(B)/tests/test_sim_%: LDLIBS += -lz $(PQ_LIBS) -ljwt
+$(B)/tests/test_sim: $(B)/obj/tests/unit/test_sim.o $(HERD_OBJS) $(CTLD_OBJS) $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lz -lcmocka
-$(B)/tests/test_sim_%: $(B)/obj/tests/unit/test_sim_%.o $(HERD_OBJS) $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
+$(B)/tests/test_sim_%: $(B)/obj/tests/unit/test_sim_%.o $(HERD_OBJS) $(CTLD_OBJS) $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lz -lcmocka
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
 
 # herdstepd's PMIx server (src/stepd/pmix.c) is on libpmix, whose headers
 # and library Debian keeps out of the default paths (pmix2/).

@@ -15,6 +15,8 @@ typedef void (*core_timer_f)(struct core_timer *t);
 struct core_timer {
 	core_timer_f cb;
 	void *data;                  /* the owner's */
+	bool poll;                   /* a periodic check that may run late: a simulator
+				      * fires it only when its clock moves on anyway */
 	void *impl;                  /* the environment's */
 };
 

@@ -536,6 +536,9 @@ int store_job_final(uint32_t job_id, enum job_state *state, time_t *start_time);
  * store (destroyed after fn); the number of records. */
 int store_array_records(uint32_t array_job_id, void (*fn)(const struct job *job, void *arg),
 			void *arg);
+/* Nothing queued, nothing being committed (herd sim drains the store
+ * with the loop until it is). */
+bool store_quiet(void);
 void store_close(void);
 
 /* depend.c: --dependency (parse, evaluate, render) */

@@ -121,6 +121,7 @@ void preempt_setup(void)
 	preempt_conf.time_slice = slice < 5 || slice > 65533 ? 30 : (int)slice;
 	if (!preempt_timer.impl) {
 		core_timer_init(&preempt_timer, preempt_tick);
+		preempt_timer.poll = true;
 		core_timer_start(&preempt_timer, 1000, 1000);
 	}
 }

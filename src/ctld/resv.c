@@ -954,7 +954,9 @@ void resv_setup(void)
 	store_acct_load("resv", load_one, NULL);
 	if (nresvs)
 		log_info("%d reservations loaded", nresvs);
-	if (!resv_timer.impl)
+	if (!resv_timer.impl) {
 		core_timer_init(&resv_timer, resv_tick);
+		resv_timer.poll = true;
+	}
 	core_timer_start(&resv_timer, 1000, 1000);
 }

@@ -842,6 +842,11 @@ int store_load(void)
 	return 0;
 }
 
+bool store_quiet(void)
+{
+	return !in_flight && !open_batch;
+}
+
 /* Only when no commit is in flight (at exit, after the loop has stopped). */
 void store_close(void)
 {

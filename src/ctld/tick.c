@@ -32,5 +32,6 @@ static void tick(struct core_timer *t)
 void tick_setup(void)
 {
 	core_timer_init(&tick_timer, tick);
+	tick_timer.poll = true;
 	core_timer_start(&tick_timer, 1000, 1000);
 }

@@ -9,9 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 #include "common/conf.h"
 #include "common/xmalloc.h"
 #include "herd/sim.h"
+#include "herd/sim_core.h"
 
 /* EASY and FCFS are replayed exactly: no window (a planned start as far
  * ahead as it is), one-second plan times, every job looked at. */
@@ -20,7 +22,7 @@
 static void sim_usage(FILE *f)
 {
 	fputs("Usage: herd sim --swf FILE [--jobs N] [--procs P] [--node-cpus C]\n"
-	      "                [--policy fcfs|easy|multifactor] [-c herd.conf]\n"
+	      "                [--policy fcfs|easy|multifactor|slurm] [-c herd.conf]\n"
 	      "                [--csv FILE] [--chart FILE.svg]\n"
 	      "Replay a Standard Workload Format trace (plain or .gz) through Herd's scheduler\n"
 	      "in virtual time and print utilization, waits, bounded slowdown and makespan.\n"
@@ -30,7 +32,9 @@ static void sim_usage(FILE *f)
 	      "                    else MaxNodes, else the CPUs of herd.conf's nodes)\n"
 	      "  --node-cpus C     model the P processors as nodes of C CPUs (default: one node)\n"
 	      "  --policy NAME     fcfs (strict order), easy (FCFS with EASY backfill, the\n"
-	      "                    default) or multifactor (the configured priority and backfill)\n"
+	      "                    default), multifactor (the configured priority and backfill)\n"
+	      "                    or slurm (the controller's own code on herd.conf's nodes,\n"
+	      "                    partitions, priority and scheduler settings)\n"
 	      "  -c, --conf FILE   herd.conf (default: $HERD_CONF; none: Slurm's defaults)\n"
 	      "  --csv FILE        per-job CSV: job_id,submit,start,end,wait,run_time,...\n"
 	      "  --chart FILE.svg  utilization and queue length over time\n",
@@ -160,9 +164,32 @@ static int build_machine(long procs, long node_cpus, const struct conf *conf,
 	return 0;
 }
 
+/* herd.conf for --policy slurm without -c: the machine as nodes n[1-N] in
+ * one partition, written to a temporary file and read as any herd.conf. */
+static struct conf *machine_conf(const struct sim_machine *m, struct herd_error *err)
+{
+	char path[] = "/tmp/herd-sim-conf-XXXXXX";
+	int fd = mkstemp(path);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+
+	if (!f) {
+		errprintf(err, "cannot write a herd.conf for the machine: %s", strerror(errno));
+		return NULL;
+	}
+	fprintf(f, "ClusterName=sim\nSlurmctldHost=localhost\n");
+	for (int i = 0; i < m->nnodes; i++)
+		fprintf(f, "NodeName=n%d CPUs=%d\n", i + 1, m->cpus[i]);
+	fprintf(f, "PartitionName=batch Nodes=ALL Default=YES MaxTime=UNLIMITED\n");
+	fclose(f);
+	struct conf *conf = conf_load(path, err);
+	unlink(path);
+	return conf;
+}
+
 static const char *policy_name(enum sim_policy p)
 {
-	return p == SIM_FCFS ? "fcfs" : p == SIM_EASY ? "easy" : "multifactor";
+	return p == SIM_FCFS ? "fcfs" : p == SIM_EASY ? "easy"
+	       : p == SIM_MULTIFACTOR ? "multifactor" : "slurm";
 }
 
 /* Write and close an output opened before the replay (a bad path fails
@@ -226,8 +253,10 @@ int herd_sim_main(int argc, char **argv)
 				opts.policy = SIM_EASY;
 			else if (!strcmp(optarg, "multifactor"))
 				opts.policy = SIM_MULTIFACTOR;
+			else if (!strcmp(optarg, "slurm"))
+				opts.policy = SIM_SLURM;
 			else
-				return fail("--policy: fcfs, easy or multifactor, not '%s'", optarg);
+				return fail("--policy: fcfs, easy, multifactor or slurm, not '%s'", optarg);
 			break;
 		case 'h':
 			sim_usage(stdout);
@@ -278,16 +307,27 @@ int herd_sim_main(int argc, char **argv)
 		if (multifactor_opts(conf, &opts, &err))
 			goto error;
 		break;
+	case SIM_SLURM:
+		/* the controller's own code, on herd.conf's nodes and partitions
+		 * (or the machine above as one partition); it keeps conf */
+		if (!conf && !(conf = machine_conf(&opts.machine, &err)))
+			goto error;
+		if (sim_core_run(&trace, conf, &res, &err)) {
+			conf = NULL;
+			goto error;
+		}
+		conf = NULL;
+		break;
 	}
-	if (sim_run(&trace, &opts, &res, &err))
+	if (opts.policy != SIM_SLURM && sim_run(&trace, &opts, &res, &err))
 		goto error;
 
 	struct sim_metrics m;
 	sim_metrics_compute(res.jobs, res.njobs, res.procs, &m);
 	printf("Trace:                 %s (%zu jobs read)\n", swf, trace.njobs);
 	printf("Policy:                %s\n", policy_name(opts.policy));
-	printf("Processors:            %ld (%d node%s)\n", res.procs, opts.machine.nnodes,
-	       opts.machine.nnodes == 1 ? "" : "s");
+	printf("Processors:            %ld (%d node%s)\n", res.procs, res.nnodes,
+	       res.nnodes == 1 ? "" : "s");
 	printf("Jobs:                  %zu (skipped: %zu bigger than the machine, %zu without a size "
 	       "or run time)\n", res.njobs, res.skipped_big, res.skipped_bad);
 	printf("Utilization:           %.4f%%\n", 100 * m.utilization);

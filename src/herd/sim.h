@@ -49,7 +49,8 @@ long swf_job_size(const struct swf_job *job);
 int64_t swf_job_estimate(const struct swf_job *job);
 int64_t swf_job_runtime(const struct swf_job *job);
 
-enum sim_policy { SIM_FCFS, SIM_EASY, SIM_MULTIFACTOR };
+/* SIM_SLURM: the controller's own code (sim_core.c), not this loop */
+enum sim_policy { SIM_FCFS, SIM_EASY, SIM_MULTIFACTOR, SIM_SLURM };
 
 struct sim_machine {
 	int nnodes;
@@ -89,6 +90,7 @@ struct sim_result {
 	struct sim_sample *samples;
 	size_t nsamples;
 	long procs;                  /* the machine's CPUs */
+	int nnodes;                  /* and nodes */
 	size_t passes;
 };
 

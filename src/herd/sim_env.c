@@ -206,14 +206,18 @@ uint64_t sim_env_now_ms(void)
 	return env.now;
 }
 
-/* The heap is ordered by due time, not by kind: the soonest one-shot timer
+/* The heap is ordered by due time, not by kind: the soonest that counts
  * is found by a walk (a few dozen timers at most). */
-uint64_t sim_env_next_due(void)
+uint64_t sim_env_next_due(bool repeating)
 {
 	uint64_t next = UINT64_MAX;
-	for (size_t i = 0; i < env.n; i++)
-		if (!env.heap[i]->repeat && env.heap[i]->due < next)
-			next = env.heap[i]->due;
+	for (size_t i = 0; i < env.n; i++) {
+		const struct sim_timer *t = env.heap[i];
+		if (t->owner->poll || (t->repeat && !repeating))
+			continue;
+		if (t->due < next)
+			next = t->due;
+	}
 	return next;
 }
 

@@ -26,11 +26,13 @@ const struct core_env *sim_env_table(const struct sim_env_hooks *hooks, time_t e
 /* Virtual ms now. */
 uint64_t sim_env_now_ms(void);
 
-/* When the next one-shot timer is due (virtual ms), or UINT64_MAX.
- * Repeating timers (the once-a-second ticks) do not count: a replay of a
- * year would otherwise stop every second.  They fire when the clock moves
- * on for another reason. */
-uint64_t sim_env_next_due(void);
+/* When the next timer that is an event of its own is due (virtual ms), or
+ * UINT64_MAX.  Polls (core_timer.poll: the once-a-second ticks) never are:
+ * a replay of a year would otherwise stop every second; they fire when the
+ * clock moves on for another reason.  Other repeating timers (the
+ * periodic scheduler passes) are when repeating is true: the replay asks
+ * for them while jobs wait. */
+uint64_t sim_env_next_due(bool repeating);
 
 /* Move the clock to `to` (never back), firing in due order every timer due
  * by then; the clock reads each one's due time while it fires.  A

@@ -183,6 +183,7 @@ static size_t pass_input(struct sim *s)
 		}
 		break;
 	case SIM_MULTIFACTOR:
+	case SIM_SLURM:   /* sim_core.c's, never this loop's */
 		for (size_t q = 0; q < s->qlen; q++)
 			add_pass_job(s, n++, q);
 		break;
@@ -363,6 +364,7 @@ int sim_run(const struct swf_trace *trace, const struct sim_opts *opts, struct s
 	memset(res, 0, sizeof(*res));
 	build_machine(&s, &opts->machine);
 	res->procs = s.procs;
+	res->nnodes = opts->machine.nnodes;
 	user_of = dense_users(trace, &nusers);
 	take_jobs(&s, trace, user_of);
 	free(user_of);

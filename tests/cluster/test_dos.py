@@ -234,6 +234,12 @@ def test_a_node_daemon_under_the_same_attack_still_launches(cluster):
             took = time.monotonic() - t0
             assert r.rc == 0, f"srun on {node['NodeName']} under attack: {r}"
             assert took < 5, f"srun on {node['NodeName']} took {took:.1f} s under attack"
+        # The sruns may all be done before the senders pass a limit (on a
+        # loaded machine they send slowly): the frame deadline, MessageTimeout
+        # (10 s), cuts them off at the latest.
+        deadline = time.monotonic() + 15
+        while attack.loris_connects <= LORIS + AUTHED and time.monotonic() < deadline:
+            time.sleep(0.2)
     finally:
         attack.close()
         loris.join()

@@ -423,7 +423,7 @@ def test_easy_beats_fcfs_on_kth(tmp_path):
 @pytest.mark.parametrize("args,msg", [
     (["--swf", "/nonexistent/t.swf"], "/nonexistent/t.swf: No such file or directory"),
     ([], "--swf FILE is required"),
-    (["--swf", "X", "--policy", "sjf"], "--policy: fcfs, easy or multifactor, not 'sjf'"),
+    (["--swf", "X", "--policy", "sjf"], "--policy: fcfs, easy, multifactor or slurm, not 'sjf'"),
     (["--swf", "X", "--jobs", "ten"], "--jobs: not a positive number: 'ten'"),
     (["--swf", "X", "--jobs", "0"], "--jobs: not a positive number: '0'"),
     (["--swf", "X", "--procs", "-4"], "--procs: not a positive number"),
@@ -478,3 +478,55 @@ def test_help():
     r = sim("--help")
     assert r.returncode == 0
     assert "--swf FILE" in r.stdout and "--policy" in r.stdout
+
+
+# --policy slurm: the controller's own code (doc/core.md).  Trace A again.
+# The limits are the estimates rounded up to whole minutes, as Slurm keeps
+# them: 1 120 s, 2 60 s, 3 120 s, 4 (no estimate: its run time) 60 s,
+# 5 120 s.  Priorities by age: 2 goes first, and waits for 4 CPUs.
+# sched/backfill: the backfill pass (every 30 s) at 60 plans 2 at 120 (1's
+# limit); 4 (60 s) fits before that and starts, 3 (120 s) does not.  1 ends
+# at 100: 2 starts, ends at 150; then 3 and 5.
+# sched/builtin: no backfill: 3, 4, 5 wait for 2 and start at 150.
+# Nodes from herd.conf: the same machine as 4 one-CPU nodes, the same plan.
+SLURM_A = {
+    "backfill": ("", [0, 100, 150, 60, 150], [100, 150, 220, 100, 180]),
+    "builtin": ("SchedulerType=sched/builtin\n", [0, 100, 150, 150, 150],
+                [100, 150, 220, 190, 180]),
+}
+
+
+@pytest.mark.parametrize("nodes", ["NodeName=n1 CPUs=4", "NodeName=n[1-4] CPUs=1", None])
+@pytest.mark.parametrize("sched", ["backfill", "builtin"])
+def test_slurm_policy_runs_the_controller(tmp_path, sched, nodes):
+    keys, starts, ends = SLURM_A[sched]
+    path = swf(tmp_path, "a.swf", TRACE_A)
+    out_csv = str(tmp_path / "a.csv")
+    args = ["--swf", path, "--policy", "slurm", "--csv", out_csv]
+    if nodes or keys:
+        conf = tmp_path / "herd.conf"
+        conf.write_text("ClusterName=sim\nSlurmctldHost=localhost\n" + keys +
+                        (nodes or "NodeName=n1 CPUs=4") +
+                        "\nPartitionName=batch Nodes=ALL Default=YES MaxTime=UNLIMITED\n")
+        args += ["-c", str(conf)]
+    r = sim(*args)
+    assert r.returncode == 0, r.stderr
+    assert "Policy:                slurm" in r.stdout
+    assert f"({4 if nodes and '[1-4]' in nodes else 1} node" in r.stdout
+    rows = read_csv(out_csv)
+    assert [int(x["start"]) for x in rows] == starts
+    assert [int(x["end"]) for x in rows] == ends
+    # job 6 (8 CPUs) is refused as the controller refuses it: skipped
+    assert figures(r.stdout)["jobs"] == ("5", "1", "0")
+
+
+def test_slurm_policy_on_a_trace(tmp_path):
+    """The first 300 jobs of KTH through the controller: every job runs,
+    a feasible schedule, each job its run time or its limit."""
+    out_csv = str(tmp_path / "k.csv")
+    r = sim("--swf", os.path.join(SWF_DIR, TRACES["kth"]), "--jobs", "300", "--policy", "slurm",
+            "--csv", out_csv)
+    assert r.returncode == 0, r.stderr
+    rows = read_csv(out_csv)
+    assert figures(r.stdout)["jobs"] == ("300", "0", "0") and len(rows) == 300
+    assert check_feasible(rows, 100) > 0

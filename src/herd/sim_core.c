@@ -1,0 +1,270 @@
+/* `herd sim --policy slurm`: the trace replayed through the controller's
+ * own code in virtual time (doc/core.md step 5).  Each trace job is
+ * submitted with job_submit at its submit time.  The controller's
+ * scheduler passes, priority and backfill start it, on the core's timers
+ * (herd/sim_env.c).  Its "launch" arms an end timer at start + min(run
+ * time, time limit), whose job_ended is the batch host's report.  The
+ * store is the real one, in a private directory, drained after each
+ * simulated instant.  What the pass decides is the controller's business,
+ * not this file's; this file only feeds it and records what happened. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "common/log.h"
+#include "common/xmalloc.h"
+#include "ctld/assoc.h"
+#include "ctld/ctld.h"
+#include "ctld/preempt.h"
+#include "ctld/prio.h"
+#include "ctld/resv.h"
+#include "herd/sim.h"
+#include "herd/sim_core.h"
+#include "herd/sim_env.h"
+
+struct ctld ctld;   /* herdctld's main.c has the daemon's */
+
+/* The trace's second 0 as the core's wall clock: a real epoch, so that no
+ * time the core sees is 0 ("never"). */
+#define SIM_CORE_EPOCH 1000000000
+
+struct sim_job {
+	size_t trace_idx;
+	long procs;
+	int64_t run;                 /* s */
+	int64_t start, end;          /* virtual s, -1 until known */
+	bool killed;                 /* terminated by the core (cancel, preemption) */
+	bool timed_out;
+	struct core_timer end_timer;
+};
+
+static struct {
+	const struct swf_trace *trace;
+	struct sim_job *jobs;        /* by job ID - 1; never moved (their timers) */
+	size_t njobs;
+	long busy;                   /* CPUs of the running jobs */
+	long pending;
+	struct sim_result *res;
+	size_t samples_cap;
+} sc;
+
+static struct sim_job *sim_job_of(const struct job *job)
+{
+	return job->id >= 1 && job->id <= sc.njobs ? &sc.jobs[job->id - 1] : NULL;
+}
+
+static void job_end_fired(struct core_timer *t)
+{
+	struct sim_job *sj = t->data;
+	struct job_end end = { .id = (uint32_t)(sj - sc.jobs) + 1,
+			       .status = sj->killed ? 9 : 0, .timed_out = sj->timed_out };
+
+	sj->end = core_now() - SIM_CORE_EPOCH;
+	sc.busy -= sj->procs;
+	job_ended(&end);
+}
+
+/* The core started the job: its end is known now. */
+static void sim_launch(struct job *job)
+{
+	struct sim_job *sj = sim_job_of(job);
+	if (!sj)
+		return;
+	int64_t run = sj->run;
+	if (job->time_limit >= 0 && run > job->time_limit) {
+		run = job->time_limit;   /* killed at its limit */
+		sj->timed_out = true;
+	}
+	sj->start = core_now() - SIM_CORE_EPOCH;
+	sc.busy += sj->procs;
+	sc.pending--;
+	core_timer_start(&sj->end_timer, (uint64_t)run * 1000, 0);
+}
+
+static void sim_terminate(struct job *job)
+{
+	struct sim_job *sj = sim_job_of(job);
+	if (!sj || !core_timer_active(&sj->end_timer))
+		return;
+	sj->killed = true;
+	core_timer_start(&sj->end_timer, 0, 0);
+}
+
+static const struct sim_env_hooks hooks = { .launch = sim_launch, .terminate = sim_terminate };
+
+/* The SUBMIT_JOB job object of a trace line (doc/protocol.md): -n its size,
+ * -t its estimate, one CPU per task. */
+static json_t *trace_spec(const struct swf_job *j)
+{
+	char name[32];
+	int64_t est = swf_job_estimate(j);
+
+	snprintf(name, sizeof(name), "swf%ld", j->id);
+	return json_pack("{s:s, s:s, s:[], s:[], s:s, s:s, s:s, s:s, s:s, s:i, s:I, s:i, s:i,"
+			 " s:b, s:I, s:b, s:s, s:i, s:s, s:s}",
+			 "name", name, "script", "#!/bin/sh\n", "argv", "env", "cwd", "/",
+			 "stdout", "/dev/null", "stderr", "", "stdin", "", "partition", "",
+			 "nodes", 0, "ntasks", (json_int_t)swf_job_size(j), "cpus_per_task", 1,
+			 "mem_mb", 0, "exclusive", 0,
+			 "time_limit", (json_int_t)(est > 0 ? (est + 59) / 60 * 60 : -2), "hold", 0,
+			 "submit_host", "sim", "umask", 18, "account", "", "comment", "");
+}
+
+/* Submit trace job i as its user (uid 100000 + the trace's user number). */
+static void submit_one(size_t i)
+{
+	const struct swf_job *j = &sc.trace->jobs[i];
+	json_t *spec = trace_spec(j);
+	uid_t uid = (uid_t)(100000 + (j->user > 0 ? j->user : 0));
+	struct submitter who = { .uid = uid, .gid = uid };
+	struct herd_error err = { "" };
+	struct job *job;
+
+	if (swf_job_size(j) <= 0 || swf_job_runtime(j) < 0) {
+		sc.res->skipped_bad++;
+	} else if (job_submit(spec, &who, false, &job, &err) != 0) {
+		sc.res->skipped_big++;   /* no partition could ever give it */
+		log_debug("trace job %ld refused: %s", j->id, err.text);
+	} else {
+		if (job->id != sc.njobs + 1)
+			log_error("sim: job ID %u out of order", job->id);
+		struct sim_job *sj = &sc.jobs[sc.njobs++];
+		*sj = (struct sim_job){ .trace_idx = i, .procs = swf_job_size(j),
+					.run = swf_job_runtime(j), .start = -1, .end = -1 };
+		core_timer_init(&sj->end_timer, job_end_fired);
+		sj->end_timer.data = sj;
+		sc.pending++;
+	}
+	json_decref(spec);
+}
+
+/* Everything due by now: timers, then the store's commits and what waits
+ * on them (a launch waits for its job's start to be durable), until
+ * nothing is left at this instant. */
+static void settle(uint64_t now_ms)
+{
+	do {
+		sim_env_advance(now_ms);
+		while (!store_quiet())
+			uv_run(ctld.loop, UV_RUN_ONCE);
+	} while (sim_env_next_due(true) <= now_ms);
+}
+
+static void sample(int64_t t)
+{
+	struct sim_result *r = sc.res;
+	if (r->nsamples == sc.samples_cap) {
+		sc.samples_cap = sc.samples_cap ? 2 * sc.samples_cap : 1024;
+		r->samples = xrealloc(r->samples, sc.samples_cap * sizeof(*r->samples));
+	}
+	r->samples[r->nsamples++] = (struct sim_sample){ t, sc.busy, sc.pending };
+}
+
+/* The controller's start-up, as main.c does it, without the network. */
+static int core_start(struct conf *conf, const char *dir, struct herd_error *err)
+{
+	static uv_async_t alive;
+
+	ctld.conf = conf;
+	ctld.loop = uv_default_loop();
+	/* The store's handles do not keep the loop running (in herdctld the
+	 * server does): this one does, so that settle's uv_run waits for the
+	 * commit in flight. */
+	uv_async_init(ctld.loop, &alive, NULL);
+	ctld.cluster = xstrdup(conf_cluster_name(conf));
+	ctld.dest_self = xstrdup("sim");
+	ctld.next_job_id = 1;
+	ctld.start_time = core_now();
+	reconf_settings(conf);
+	log_set_level(LOG_LVL_ERROR);   /* not SlurmctldDebug's: a line per job start is noise here */
+	if (sched_check(conf, err) < 0 || preempt_check(conf, err) < 0 ||
+	    prio_conf_check(conf, err) < 0)
+		return -1;
+	node_setup();
+	part_setup();
+	sched_setup();
+	preempt_setup();
+	if (store_open(dir, err) < 0 || store_load() < 0)
+		return -1;
+	assoc_setup();
+	resv_setup();
+	usage_setup();
+	prio_setup();
+	for (int i = 0; i < ctld.nnodes; i++) {   /* every node registered, idle */
+		ctld.nodes[i].registered = true;
+		ctld.nodes[i].state = NODE_IDLE;
+		ctld.nodes[i].last_seen = core_now();
+	}
+	return 0;
+}
+
+int sim_core_run(const struct swf_trace *trace, struct conf *conf, struct sim_result *res,
+		 struct herd_error *err)
+{
+	char dir[] = "/dev/shm/herd-sim-XXXXXX", tmpdir[] = "/tmp/herd-sim-XXXXXX";
+	const char *d = mkdtemp(dir) ? dir : mkdtemp(tmpdir);
+	int rc = -1;
+
+	memset(&sc, 0, sizeof(sc));
+	memset(res, 0, sizeof(*res));
+	sc.trace = trace;
+	sc.res = res;
+	sc.jobs = xmalloc((trace->njobs ? trace->njobs : 1) * sizeof(*sc.jobs));
+	if (!d)
+		return errprintf(err, "cannot make a directory for the store: %s", strerror(errno));
+	log_init("herd sim", LOG_LVL_ERROR, NULL);
+	core_env = sim_env_table(&hooks, SIM_CORE_EPOCH);
+	sim_env_reset();
+	if (core_start(conf, d, err) < 0)
+		goto out;
+	for (int i = 0; i < ctld.nnodes; i++)
+		res->procs += ctld.nodes[i].cpus;
+	res->nnodes = ctld.nnodes;
+	size_t next = 0;
+	for (;;) {
+		uint64_t arrival = next < trace->njobs
+					   ? (uint64_t)(trace->jobs[next].submit > 0 ? trace->jobs[next].submit : 0) * 1000
+					   : UINT64_MAX;
+		/* while jobs wait, the periodic passes (backfill, the whole
+		 * queue) are events: they may start them */
+		uint64_t due = sim_env_next_due(sc.pending > 0);
+		uint64_t t = arrival < due ? arrival : due;
+		if (t == UINT64_MAX)
+			break;
+		if (t < sim_env_now_ms())
+			t = sim_env_now_ms();   /* a trace out of order: now */
+		sim_env_advance(t);
+		while (next < trace->njobs &&
+		       (uint64_t)(trace->jobs[next].submit > 0 ? trace->jobs[next].submit : 0) * 1000 <= t)
+			submit_one(next++);
+		settle(t);
+		res->passes++;
+		sample((int64_t)(t / 1000));
+	}
+	if (sc.pending > 0) {
+		errprintf(err, "%ld jobs never started (the configuration cannot run them)", sc.pending);
+		goto out;
+	}
+	res->jobs = xmalloc((sc.njobs ? sc.njobs : 1) * sizeof(*res->jobs));
+	for (size_t i = 0; i < sc.njobs; i++) {
+		const struct sim_job *sj = &sc.jobs[i];
+		const struct swf_job *j = &trace->jobs[sj->trace_idx];
+		res->jobs[res->njobs++] = (struct sim_outcome){
+			.id = j->id, .submit = j->submit, .start = sj->start, .end = sj->end,
+			.run = sj->end - sj->start, .estimate = swf_job_estimate(j), .procs = sj->procs };
+	}
+	rc = 0;
+out:
+	store_close();
+	char cmd[64];
+	snprintf(cmd, sizeof(cmd), "%s/herd.db", d);
+	unlink(cmd);
+	snprintf(cmd, sizeof(cmd), "%s/herd.db-wal", d);
+	unlink(cmd);
+	snprintf(cmd, sizeof(cmd), "%s/herd.db-shm", d);
+	unlink(cmd);
+	rmdir(d);
+	free(sc.jobs);
+	return rc;
+}
