@@ -23,7 +23,7 @@ static void sim_usage(FILE *f)
 {
 	fputs("Usage: herd sim --swf FILE [--jobs N] [--procs P] [--node-cpus C]\n"
 	      "                [--policy fcfs|easy|multifactor|slurm] [-c herd.conf]\n"
-	      "                [--csv FILE] [--chart FILE.svg]\n"
+	      "                [--csv FILE] [--plot FILE.svg]\n"
 	      "Replay a Standard Workload Format trace (plain or .gz) through Herd's scheduler\n"
 	      "in virtual time and print utilization, waits, bounded slowdown and makespan.\n"
 	      "  --swf FILE        the trace\n"
@@ -37,7 +37,7 @@ static void sim_usage(FILE *f)
 	      "                    partitions, priority and scheduler settings)\n"
 	      "  -c, --conf FILE   herd.conf (default: $HERD_CONF; none: Slurm's defaults)\n"
 	      "  --csv FILE        per-job CSV: job_id,submit,start,end,wait,run_time,...\n"
-	      "  --chart FILE.svg  utilization and queue length over time\n",
+	      "  --plot FILE.svg   utilization, queue length and wait over time (also --chart)\n",
 	      f);
 }
 
@@ -213,6 +213,7 @@ int herd_sim_main(int argc, char **argv)
 		{ "conf", required_argument, NULL, 'c' },
 		{ "csv", required_argument, NULL, 'C' },
 		{ "chart", required_argument, NULL, 'g' },
+		{ "plot", required_argument, NULL, 'g' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};

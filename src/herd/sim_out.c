@@ -1,6 +1,6 @@
 /* What `herd sim` reports: the figures (utilization, waits, bounded
- * slowdown, makespan), the per-job CSV and the SVG chart of utilization
- * and queue length over time (drawn by hand: a few rectangles, polylines
+ * slowdown, makespan), the per-job CSV and the SVG chart of utilization,
+ * queue length and wait over time (drawn by hand: a few rectangles, polylines
  * and labels).  The replay itself is sim_run.c. */
 #include <math.h>
 #include <stdlib.h>
@@ -130,11 +130,31 @@ static void panel(FILE *f, int top, const char *label, const double *v, int nbin
 	fputs("\"/>\n", f);
 }
 
+/* The mean wait (hours) of the jobs that started in each bin; a bin in
+ * which none started carries the last value (0 before the first). */
+static void bin_waits(const struct sim_result *res, int64_t t0, int64_t t1, int nbins,
+		      double *wait)
+{
+	double *sum = xmalloc(nbins * sizeof(double)), *n = xmalloc(nbins * sizeof(double));
+
+	for (size_t i = 0; i < res->njobs; i++) {
+		const struct sim_outcome *j = &res->jobs[i];
+		int b = (int)((double)(j->start - t0) * nbins / (double)(t1 - t0));
+		b = b < 0 ? 0 : b >= nbins ? nbins - 1 : b;
+		sum[b] += (double)(j->start - j->submit) / 3600;
+		n[b]++;
+	}
+	for (int b = 0; b < nbins; b++)
+		wait[b] = n[b] ? sum[b] / n[b] : b ? wait[b - 1] : 0;
+	free(sum);
+	free(n);
+}
+
 int sim_write_svg(FILE *f, const struct sim_result *res, const char *title)
 {
 	int64_t t0 = 0, t1 = 1;
-	int nbins = SVG_BINS, height = SVG_TOP + 2 * SVG_PANEL_H + SVG_GAP + 50;
-	double qmax = 0;
+	int nbins = SVG_BINS, height = SVG_TOP + 3 * SVG_PANEL_H + 2 * SVG_GAP + 50;
+	double qmax = 0, wmax = 0;
 
 	if (res->nsamples > 0) {
 		t0 = res->samples[0].time;
@@ -143,10 +163,14 @@ int sim_write_svg(FILE *f, const struct sim_result *res, const char *title)
 			t1 = t0 + 1;
 	}
 	double *busy = xmalloc(nbins * sizeof(double)), *queued = xmalloc(nbins * sizeof(double));
+	double *wait = xmalloc(nbins * sizeof(double));
 	bin_series(res, t0, t1, nbins, busy, queued);
-	for (int i = 0; i < nbins; i++)
+	bin_waits(res, t0, t1, nbins, wait);
+	for (int i = 0; i < nbins; i++) {
 		qmax = fmax(qmax, queued[i]);
-	double qtop = qmax > 0 ? ceil(qmax) : 1;
+		wmax = fmax(wmax, wait[i]);
+	}
+	double qtop = qmax > 0 ? ceil(qmax) : 1, wtop = wmax > 0 ? ceil(wmax) : 1;
 
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		   "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
@@ -161,7 +185,10 @@ int sim_write_svg(FILE *f, const struct sim_result *res, const char *title)
 	panel(f, SVG_TOP, label, busy, nbins, (double)res->procs, "%.0f%%", 100);
 	panel(f, SVG_TOP + SVG_PANEL_H + SVG_GAP, "Queue length (pending jobs, mean per bin)", queued,
 	      nbins, qtop, "%.0f", qtop);
-	int axis = SVG_TOP + 2 * SVG_PANEL_H + SVG_GAP;
+	panel(f, SVG_TOP + 2 * (SVG_PANEL_H + SVG_GAP),
+	      "Wait (hours, mean of the jobs started in the bin; none started: the last)", wait,
+	      nbins, wtop, "%.1f", wtop);
+	int axis = SVG_TOP + 3 * SVG_PANEL_H + 2 * SVG_GAP;
 	double span = (double)(t1 - t0);
 	bool days = span >= 3 * 86400;
 	for (int t = 0; t <= 4; t++) {
@@ -175,5 +202,6 @@ int sim_write_svg(FILE *f, const struct sim_result *res, const char *title)
 		SVG_W / 2, axis + 36, days ? "days" : "hours");
 	free(busy);
 	free(queued);
+	free(wait);
 	return ferror(f) ? -1 : 0;
 }

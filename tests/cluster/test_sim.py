@@ -337,7 +337,7 @@ def test_node_model_feasible(tmp_path, trace):
 def test_csv_and_svg(tmp_path):
     path = swf(tmp_path, "b.swf", TRACE_B)
     out_csv, svg = str(tmp_path / "b.csv"), str(tmp_path / "b.svg")
-    r = sim("--swf", path, "--csv", out_csv, "--chart", svg)
+    r = sim("--swf", path, "--csv", out_csv, "--plot", svg)
     assert r.returncode == 0, r.stderr
     assert "Policy:                easy" in r.stdout   # the default
     with open(out_csv) as f:
@@ -350,9 +350,10 @@ def test_csv_and_svg(tmp_path):
     root = ET.parse(svg).getroot()
     assert root.tag == "{http://www.w3.org/2000/svg}svg"
     lines = root.findall("{http://www.w3.org/2000/svg}polyline")
-    assert len(lines) == 2   # utilization, queue length
+    assert len(lines) == 3   # utilization, queue length, wait
     texts = " ".join(t.text or "" for t in root.iter("{http://www.w3.org/2000/svg}text"))
     assert "Utilization" in texts and "Queue length" in texts and "b.swf" in texts
+    assert "Wait (hours" in texts
     for line in lines:
         pts = [tuple(map(float, p.split(","))) for p in line.get("points").split()]
         assert len(pts) > 100
@@ -360,6 +361,13 @@ def test_csv_and_svg(tmp_path):
     # the utilization line is not flat: the trace's machine fills and empties
     ys = {y for _, y in [tuple(map(float, p.split(","))) for p in lines[0].get("points").split()]}
     assert len(ys) > 2
+    # the wait line: jobs 2 and 4 waited (95 s, 193 s), the others not
+    waits = {y for _, y in [tuple(map(float, p.split(","))) for p in lines[2].get("points").split()]}
+    assert len(waits) >= 2
+    # --chart is the same option
+    r = sim("--swf", path, "--chart", svg)
+    assert r.returncode == 0 and len(ET.parse(svg).getroot().findall(
+        "{http://www.w3.org/2000/svg}polyline")) == 3
 
 
 def need_traces():
