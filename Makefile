@@ -86,11 +86,15 @@ $(B)/tests/%: $(B)/obj/tests/unit/%.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
 
 # Controller unit tests link the controller's objects (all but main.o).
-CTLD_OBJS := $(call obj,$(filter-out src/ctld/main.c,$(wildcard src/ctld/*.c)))
+# The accounting (associations, limits' usage, records, reports): src/acct/.
+ACCT_SRC  := $(wildcard src/acct/*.c)
+CTLD_OBJS := $(call obj,$(filter-out src/ctld/main.c,$(wildcard src/ctld/*.c)) $(ACCT_SRC))
 # libjwt: the controller verifies and mints auth/jwt tokens (src/common/token.c)
 $(B)/bin/herdctld $(B)/tests/test_ctld_%: LDLIBS += $(PQ_LIBS) -ljwt
 $(B)/tests/test_token: LDLIBS += -ljwt
-$(call obj,$(wildcard src/ctld/*.c)): CFLAGS += $(PQ_CFLAGS)
+$(call obj,$(wildcard src/ctld/*.c) $(ACCT_SRC)): CFLAGS += $(PQ_CFLAGS)
+$(B)/bin/herdctld: $(call obj,$(ACCT_SRC))
+$(B)/bin/herdctld: LDLIBS += $(LIB)   # again, after the accounting objects
 $(B)/tests/test_ctld_%: $(B)/obj/tests/unit/test_ctld_%.o $(CTLD_OBJS) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka

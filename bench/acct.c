@@ -16,7 +16,7 @@
 #include "common/conf.h"
 #include "common/log.h"
 #include "common/xmalloc.h"
-#include "ctld/adb.h"
+#include "acct/adb.h"
 #include "ctld/ctld.h"
 #include "bench.h"
 

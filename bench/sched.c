@@ -23,7 +23,7 @@
 #include "common/net.h"
 #include "common/parse.h"
 #include "common/xmalloc.h"
-#include "ctld/adb.h"
+#include "acct/adb.h"
 #include "ctld/ctld.h"
 #include "ctld/sched_snap.h"
 #include "bench.h"

@@ -2,7 +2,7 @@
  * Slurm 22.05's columns: the account tree with user rows one space deeper
  * than their account, -l's NormUsage/LevelFS/GrpTRESMins/TRESRunMins,
  * -o fields with %width, -p/-P.  The controller computes the figures
- * (src/ctld/usage.c) and decides who sees which rows (PrivateData=usage). */
+ * (src/acct/usage.c) and decides who sees which rows (PrivateData=usage). */
 #include <getopt.h>
 #include <math.h>
 #include <pwd.h>

@@ -13,7 +13,7 @@
 #include "common/net.h"
 #include "common/state.h"
 #include "core/env.h"
-#include "ctld/assoc.h"
+#include "acct/assoc.h"
 
 struct part;
 struct bitmap;

@@ -14,7 +14,7 @@
 #include "common/auth.h"
 #include "common/log.h"
 #include "common/xmalloc.h"
-#include "ctld/adb.h"
+#include "acct/adb.h"
 #include "ctld/ctld.h"
 #include "ctld/prio.h"
 #include "ctld/preempt.h"

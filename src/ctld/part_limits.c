@@ -15,7 +15,7 @@
 #include "common/log.h"
 #include "common/parse.h"
 #include "common/xmalloc.h"
-#include "ctld/assoc_impl.h"
+#include "acct/assoc_impl.h"
 #include "ctld/part_limits.h"
 
 /* EnforcePartLimits: NO (default) queues a job over its partition's limits

@@ -20,7 +20,7 @@
 #include "common/log.h"
 #include "common/secret.h"
 #include "common/xmalloc.h"
-#include "ctld/adb.h"
+#include "acct/adb.h"
 #include "ctld/ctld.h"
 
 enum op_kind { OP_INSERT, OP_UPDATE, OP_EVENT, OP_NODE, OP_STEP, OP_ACCT_PUT, OP_ACCT_DEL,

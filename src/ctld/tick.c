@@ -4,7 +4,7 @@
  * timer: in herd sim it fires when the simulated clock moves on
  * (doc/core.md "Time in the simulator"). */
 #include <malloc.h>
-#include "ctld/assoc.h"
+#include "acct/assoc.h"
 #include "ctld/ctld.h"
 
 static struct core_timer tick_timer;

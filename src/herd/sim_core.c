@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include "common/log.h"
 #include "common/xmalloc.h"
-#include "ctld/assoc.h"
+#include "acct/assoc.h"
 #include "ctld/ctld.h"
 #include "ctld/preempt.h"
 #include "ctld/prio.h"

@@ -1,7 +1,7 @@
 /* Slurm's priority/multifactor as a pure function: a job's factors (each
  * in [0,1], unless a NO_NORMAL_* flag keeps one raw) and the priority the
  * weights make of them.  No I/O, no clock: the caller gives now, the
- * cluster's totals and the job's fair-share factor (src/ctld/usage.c
+ * cluster's totals and the job's fair-share factor (src/acct/usage.c
  * computes it; `herd sim` may give its own).  herdctld (src/ctld/prio.c)
  * and `herd sim --policy multifactor` share it. */
 #ifndef HERD_SCHED_PRIO_H

@@ -1,11 +1,11 @@
 /* The time, size, TRES and small word notations users type (parse.c,
- * ctld/tres.c): --time, --mem, GrpTRES=, --mail-type, YES/NO.  Every
+ * acct/tres.c): --time, --mem, GrpTRES=, --mail-type, YES/NO.  Every
  * parser gets the input; what the printers make of a parsed value must
  * parse back to it. */
 #include <stdlib.h>
 #include <string.h>
 #include "common/parse.h"
-#include "ctld/assoc.h"
+#include "acct/assoc.h"
 #include "fuzz.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common/xmalloc.h"
-#include "ctld/adb.h"
+#include "acct/adb.h"
 #include "ctld/ctld.h"
 
 struct ctld ctld;   /* main.c's, which this test does not link */

@@ -10,7 +10,7 @@
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
-#include "ctld/adb.h"
+#include "acct/adb.h"
 #include "ctld/ctld.h"
 
 struct ctld ctld;   /* main.c's, which this test does not link */

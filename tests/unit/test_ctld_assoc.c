@@ -1,4 +1,4 @@
-/* ctld/assoc.c on a real store: what the first start makes, the config
+/* acct/assoc.c on a real store: what the first start makes, the config
  * words (AccountingStorageEnforce implications, PrivateData), the lookups
  * every submission asks (partition association first, QOS and default QOS
  * inherited, the tree, coordinators above an account), and a restart that
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common/xmalloc.h"
-#include "ctld/assoc_impl.h"
+#include "acct/assoc_impl.h"
 #include "ctld/ctld.h"
 
 struct ctld ctld;   /* main.c's, which this test does not link */

@@ -1,4 +1,4 @@
-/* ctld/roles.c and ctld/limits.c over accounting objects made in memory
+/* acct/roles.c and ctld/limits.c over accounting objects made in memory
  * (assoc.c's own constructors): who may act on and see a job (a table of
  * roles x acts), and AccountingStorageEnforce's decisions: association and
  * QOS at submission, submit limits (an array counts its tasks), running
@@ -16,7 +16,7 @@
 #include "common/bitmap.h"
 #include "common/parse.h"
 #include "common/xmalloc.h"
-#include "ctld/assoc_impl.h"
+#include "acct/assoc_impl.h"
 #include "ctld/ctld.h"
 
 struct ctld ctld;   /* main.c's, which this test does not link */

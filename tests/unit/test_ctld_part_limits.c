@@ -13,7 +13,7 @@
 #include <string.h>
 #include "common/parse.h"
 #include "common/xmalloc.h"
-#include "ctld/assoc_impl.h"
+#include "acct/assoc_impl.h"
 #include "ctld/ctld.h"
 #include "ctld/part_limits.h"
 

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common/xmalloc.h"
-#include "ctld/assoc_impl.h"
+#include "acct/assoc_impl.h"
 #include "ctld/ctld.h"
 #include "ctld/prio.h"
 

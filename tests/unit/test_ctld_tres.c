@@ -1,4 +1,4 @@
-/* ctld/tres.c: TRES strings as sacctmgr takes them ("cpu=10,mem=4G,
+/* acct/tres.c: TRES strings as sacctmgr takes them ("cpu=10,mem=4G,
  * gres/gpu=2") into vectors and back (table driven); entries not named are
  * kept, -1 clears one (or, alone, all); unknown names and bad counts are
  * refused with a sentence and leave the vector as it was. */

@@ -1,4 +1,4 @@
-/* ctld/usage.c's pure core: PriorityDecayHalfLife's decay, TRESBillingWeights,
+/* acct/usage.c's pure core: PriorityDecayHalfLife's decay, TRESBillingWeights,
  * PriorityUsageResetPeriod's period starts, and the fair-share figures sshare
  * prints (classic priority_multifactor and fair tree) on small trees worked
  * out by hand from the two documents' formulas. */
@@ -13,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 #include "ctld/ctld.h"
-#include "ctld/usage.h"
+#include "acct/usage.h"
 
 struct ctld ctld;   /* main.c's, which this test does not link */
 

@@ -12,7 +12,7 @@
 #include <time.h>
 #include "common/log.h"
 #include "common/xmalloc.h"
-#include "ctld/assoc_impl.h"
+#include "acct/assoc_impl.h"
 #include "ctld/ctld.h"
 
 struct accounting accounting;

@@ -3,7 +3,7 @@
  * and removing objects.  Not for other parts: they use assoc.h. */
 #ifndef HERD_CTLD_ASSOC_IMPL_H
 #define HERD_CTLD_ASSOC_IMPL_H
-#include "ctld/assoc.h"
+#include "acct/assoc.h"
 
 /* QOS flags beyond assoc.h's DenyOnLimit: Slurm's names, kept and shown. */
 #define QOS_FLAG_ENFORCE_USAGE_THRES 0x2u

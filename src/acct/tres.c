@@ -10,7 +10,7 @@
 #include "common/parse.h"
 #include "common/strbuf.h"
 #include "common/xmalloc.h"
-#include "ctld/assoc.h"
+#include "acct/assoc.h"
 
 static const struct {
 	int id;

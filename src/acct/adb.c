@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common/xmalloc.h"
-#include "ctld/adb.h"
+#include "acct/adb.h"
 
 /* One statement kept prepared, by the address of its text. */
 struct adb_stmt {

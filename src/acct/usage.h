@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
-#include "ctld/assoc.h"
+#include "acct/assoc.h"
 
 /* priority_multifactor: usage * 2^(-seconds / half_life); 1 (no decay) for
  * half_life <= 0 (PriorityDecayHalfLife=0). */

@@ -18,7 +18,7 @@
 #include "common/parse.h"
 #include "common/text.h"
 #include "common/xmalloc.h"
-#include "ctld/assoc_mgr.h"
+#include "acct/assoc_mgr.h"
 #include "ctld/ctld.h"
 
 int mgr_fail(struct mgr *m, int rc, const char *fmt, ...)

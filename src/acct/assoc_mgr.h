@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "common/error.h"
-#include "ctld/assoc_impl.h"
+#include "acct/assoc_impl.h"
 
 struct net_req;
 

@@ -13,7 +13,7 @@
 #include "common/log.h"
 #include "common/strbuf.h"
 #include "common/xmalloc.h"
-#include "ctld/adb.h"
+#include "acct/adb.h"
 #include "ctld/ctld.h"
 
 /* The state of an earlier run of a requeued job, beside enum job_state. */

@@ -14,7 +14,7 @@
 #include "common/strbuf.h"
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
-#include "ctld/usage.h"
+#include "acct/usage.h"
 
 /* ---- the pure core (usage.h) ---- */
 

@@ -12,7 +12,7 @@
 #include "common/log.h"
 #include "common/parse.h"
 #include "common/xmalloc.h"
-#include "ctld/assoc_mgr.h"
+#include "acct/assoc_mgr.h"
 #include "ctld/ctld.h"
 
 static const char *const qos_set_keys[] = {

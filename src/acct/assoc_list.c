@@ -13,7 +13,7 @@
 #include "common/log.h"
 #include "common/parse.h"
 #include "common/xmalloc.h"
-#include "ctld/assoc_mgr.h"
+#include "acct/assoc_mgr.h"
 #include "ctld/ctld.h"
 
 /* ---- rows for list ---- */

@@ -18,7 +18,7 @@
 #include <time.h>
 #include "common/log.h"
 #include "common/xmalloc.h"
-#include "ctld/adb.h"
+#include "acct/adb.h"
 
 #define OUTBOX_BATCH 1000
 #define BACKOFF_MIN_MS 100
