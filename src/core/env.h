@@ -41,6 +41,7 @@ struct core_env {
 	void (*timer_stop)(struct core_timer *t);
 	bool (*timer_active)(const struct core_timer *t);
 	uint64_t (*timer_due_in)(const struct core_timer *t);   /* ms until it fires (active) */
+	void (*timer_close)(struct core_timer *t);   /* stopped, and what init took given back */
 	int (*work)(struct core_work *w);            /* 0, or -1: not queued, done not called */
 	/* Effects on a job's nodes (herdctld: launch.c's node RPCs).  Each
 	 * answer comes back later as a call into the core (a launch's failure,
@@ -91,6 +92,11 @@ static inline bool core_timer_active(const struct core_timer *t)
 static inline uint64_t core_timer_due_in(const struct core_timer *t)
 {
 	return core_env->timer_due_in(t);
+}
+
+static inline void core_timer_close(struct core_timer *t)
+{
+	core_env->timer_close(t);
 }
 
 static inline int core_work_queue(struct core_work *w)

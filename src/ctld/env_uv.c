@@ -55,6 +55,18 @@ static uint64_t uv_env_timer_due_in(const struct core_timer *t)
 	return uv_timer_get_due_in(t->impl);
 }
 
+static void timer_closed(uv_handle_t *h)
+{
+	free(h);
+}
+
+static void uv_env_timer_close(struct core_timer *t)
+{
+	if (t->impl)
+		uv_close(t->impl, timer_closed);
+	t->impl = NULL;
+}
+
 static void work_run(uv_work_t *req)
 {
 	struct core_work *w = req->data;
@@ -91,6 +103,7 @@ static const struct core_env uv_env = {
 	.timer_stop = uv_env_timer_stop,
 	.timer_active = uv_env_timer_active,
 	.timer_due_in = uv_env_timer_due_in,
+	.timer_close = uv_env_timer_close,
 	.work = uv_env_work,
 	.launch = launch_job,
 	.terminate = launch_terminate,

@@ -265,6 +265,8 @@ out:
 	snprintf(cmd, sizeof(cmd), "%s/herd.db-shm", d);
 	unlink(cmd);
 	rmdir(d);
+	for (size_t i = 0; i < sc.njobs; i++)
+		core_timer_close(&sc.jobs[i].end_timer);
 	free(sc.jobs);
 	return rc;
 }

@@ -133,6 +133,13 @@ static uint64_t sim_timer_due_in(const struct core_timer *t)
 	return st->pos >= 0 && st->due > env.now ? st->due - env.now : 0;
 }
 
+static void sim_timer_close(struct core_timer *t)
+{
+	sim_timer_stop(t);
+	free(t->impl);
+	t->impl = NULL;
+}
+
 /* Nothing runs beside the replay: the work is done at once. */
 static int sim_work(struct core_work *w)
 {
@@ -185,6 +192,7 @@ static const struct core_env sim_env = {
 	.timer_stop = sim_timer_stop,
 	.timer_active = sim_timer_active,
 	.timer_due_in = sim_timer_due_in,
+	.timer_close = sim_timer_close,
 	.work = sim_work,
 	.launch = sim_launch,
 	.terminate = sim_terminate,

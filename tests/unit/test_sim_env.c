@@ -23,6 +23,15 @@ static void note(struct core_timer *t)
 	fired_at[nfired++] = sim_env_now_ms();
 }
 
+static int teardown(void **state)
+{
+	core_timer_close(&a);
+	core_timer_close(&b);
+	core_timer_close(&c);
+	core_timer_close(&tick);
+	return 0;
+}
+
 /* b re-arms a at once: it fires in the same move, after b. */
 static void rearm_a(struct core_timer *t)
 {
@@ -134,6 +143,8 @@ static void work_and_effects(void **state)
 	core_terminate(job);
 	core_signal(job, 10, "");   /* no hook: ignored */
 	core_env->mail(job, "u", "s", "Began", "");
+	core_timer_close(&a);   /* given back (teardown's close is then a no-op) */
+	assert_null(a.impl);
 	assert_ptr_equal(launched, job);
 	assert_ptr_equal(ended, job);
 	assert_int_equal(sim_env_mails(), 1);
@@ -142,10 +153,10 @@ static void work_and_effects(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup(due_order_and_ties, setup),
-		cmocka_unit_test_setup(repeating_timers_coalesce, setup),
-		cmocka_unit_test_setup(armed_while_firing, setup),
-		cmocka_unit_test_setup(work_and_effects, setup),
+		cmocka_unit_test_setup_teardown(due_order_and_ties, setup, teardown),
+		cmocka_unit_test_setup_teardown(repeating_timers_coalesce, setup, teardown),
+		cmocka_unit_test_setup_teardown(armed_while_firing, setup, teardown),
+		cmocka_unit_test_setup_teardown(work_and_effects, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
