@@ -96,6 +96,7 @@ static void repeating_timers_coalesce(void **state)
 
 static void armed_while_firing(void **state)
 {
+	core_timer_close(&b);
 	core_timer_init(&b, rearm_a);
 	core_timer_start(&b, 10, 0);
 	sim_env_advance(10);
