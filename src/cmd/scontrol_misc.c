@@ -45,20 +45,29 @@ static void hostlist_error(const char *expr)
 		fprintf(stderr, "Invalid hostlist: %s\n", expr);
 }
 
-int scontrol_show_hostnames(const char *expr)
+/* The list expr names, or NULL after saying why (not a list, or empty). */
+static struct hostlist *nonempty_hostlist(const char *expr)
 {
-	if (!expr)
-		expr = getenv("SLURM_JOB_NODELIST");
 	struct hostlist *hl = hostlist_create(expr ? expr : "");
 	if (!hl) {
 		hostlist_error(expr);
-		return 1;
+		return NULL;
 	}
 	if (!hostlist_count(hl)) {
 		fprintf(stderr, "scontrol: error: host list is empty\n");
 		hostlist_destroy(hl);
-		return 1;
+		return NULL;
 	}
+	return hl;
+}
+
+int scontrol_show_hostnames(const char *expr)
+{
+	if (!expr)
+		expr = getenv("SLURM_JOB_NODELIST");
+	struct hostlist *hl = nonempty_hostlist(expr);
+	if (!hl)
+		return 1;
 	for (size_t i = 0; i < hostlist_count(hl); i++)
 		printf("%s\n", hostlist_nth(hl, i));
 	hostlist_destroy(hl);
@@ -67,20 +76,9 @@ int scontrol_show_hostnames(const char *expr)
 
 int scontrol_show_hostlist(const char *expr, bool sorted)
 {
-	if (!expr) {
-		fprintf(stderr, "scontrol: error: host list is empty\n");
+	struct hostlist *hl = nonempty_hostlist(expr);
+	if (!hl)
 		return 1;
-	}
-	struct hostlist *hl = hostlist_create(expr);
-	if (!hl) {
-		hostlist_error(expr);
-		return 1;
-	}
-	if (!hostlist_count(hl)) {
-		fprintf(stderr, "scontrol: error: host list is empty\n");
-		hostlist_destroy(hl);
-		return 1;
-	}
 	if (sorted)
 		hostlist_uniq(hl);
 	char *s = hostlist_ranged_string(hl);
