@@ -111,6 +111,17 @@ def test_job_filter(clean):
     assert r.rc == 1 and "Invalid job id" in r.err, r
 
 
+def test_nice(clean):
+    """%y and -O nice: the job's --nice, sortable (it was always 0)."""
+    c = clean
+    a = held(c, "herdu1", "--nice=10")
+    b = held(c, "herdu1")
+    r = c.run(["squeue", "-h", "-o", "%i %y", "-j", f"{a},{b}", "-S", "y"])
+    assert r.rc == 0 and r.out.split("\n")[:2] == [f"{b} 0", f"{a} 10"], r
+    r = c.run(["squeue", "-h", "-O", "JobID,Nice", "-j", str(a)])
+    assert r.rc == 0 and r.out.split() == [str(a), "10"], r
+
+
 def test_state_filter(clean):
     c = clean
     wd = c.workdir("herdu1")
