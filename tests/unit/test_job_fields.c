@@ -122,11 +122,11 @@ static void test_rows_and_keys(void **state)
 	json_t *asked = json_array();
 	assert_true(squeue_add_keys(asked, 'L'));
 	assert_true(squeue_add_keys(asked, 'w'));   /* a placeholder asks nothing */
-	assert_true(squeue_add_keys(asked, 'y'));
+	assert_true(squeue_add_keys(asked, 'y'));   /* the job's nice */
 	assert_true(squeue_add_keys(asked, 'j'));
 	assert_false(squeue_add_keys(asked, 'W'));
 	char *text = json_dumps(asked, JSON_COMPACT);
-	assert_string_equal(text, "[\"time_limit\",\"start_time\",\"end_time\",\"name\"]");
+	assert_string_equal(text, "[\"time_limit\",\"start_time\",\"end_time\",\"nice\",\"name\"]");
 	free(text);
 	json_decref(asked);
 	json_decref(job);
