@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "common/fs.h"
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "acct/assoc.h"
@@ -257,14 +258,7 @@ int sim_core_run(const struct swf_trace *trace, struct conf *conf, struct sim_re
 	rc = 0;
 out:
 	store_close();
-	char cmd[64];
-	snprintf(cmd, sizeof(cmd), "%s/herd.db", d);
-	unlink(cmd);
-	snprintf(cmd, sizeof(cmd), "%s/herd.db-wal", d);
-	unlink(cmd);
-	snprintf(cmd, sizeof(cmd), "%s/herd.db-shm", d);
-	unlink(cmd);
-	rmdir(d);
+	fs_remove_flat_dir(d);   /* the store's files */
 	for (size_t i = 0; i < sc.njobs; i++)
 		core_timer_close(&sc.jobs[i].end_timer);
 	free(sc.jobs);
