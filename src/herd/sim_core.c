@@ -162,6 +162,16 @@ static void sample(int64_t t)
 	r->samples[r->nsamples++] = (struct sim_sample){ t, sc.busy, sc.pending };
 }
 
+/* When trace job i arrives (virtual ms; a negative submit time: at 0), or
+ * UINT64_MAX past the last. */
+static uint64_t arrival_ms(size_t i)
+{
+	if (i >= sc.trace->njobs)
+		return UINT64_MAX;
+	int64_t submit = sc.trace->jobs[i].submit;
+	return (uint64_t)(submit > 0 ? submit : 0) * 1000;
+}
+
 /* The controller's start-up, as main.c does it, without the network. */
 static int core_start(struct conf *conf, const char *dir, struct herd_error *err)
 {
@@ -224,9 +234,7 @@ int sim_core_run(const struct swf_trace *trace, struct conf *conf, struct sim_re
 	res->nnodes = ctld.nnodes;
 	size_t next = 0;
 	for (;;) {
-		uint64_t arrival = next < trace->njobs
-					   ? (uint64_t)(trace->jobs[next].submit > 0 ? trace->jobs[next].submit : 0) * 1000
-					   : UINT64_MAX;
+		uint64_t arrival = arrival_ms(next);
 		/* while jobs wait, the periodic passes (backfill, the whole
 		 * queue) are events: they may start them */
 		uint64_t due = sim_env_next_due(sc.pending > 0);
@@ -236,8 +244,7 @@ int sim_core_run(const struct swf_trace *trace, struct conf *conf, struct sim_re
 		if (t < sim_env_now_ms())
 			t = sim_env_now_ms();   /* a trace out of order: now */
 		sim_env_advance(t);
-		while (next < trace->njobs &&
-		       (uint64_t)(trace->jobs[next].submit > 0 ? trace->jobs[next].submit : 0) * 1000 <= t)
+		while (arrival_ms(next) <= t)
 			submit_one(next++);
 		settle(t);
 		res->passes++;
