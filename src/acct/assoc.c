@@ -359,11 +359,6 @@ static json_t *jstr_or_null(const char *s)
 	return s ? json_string(s) : json_null();
 }
 
-static const char *jstr(const json_t *o, const char *key)
-{
-	return json_string_value(json_object_get(o, key));
-}
-
 static json_int_t jint_or(const json_t *o, const char *key, json_int_t def)
 {
 	json_t *v = json_object_get(o, key);
@@ -381,7 +376,7 @@ static json_t *tres_json(const tres_vec v)
 static void tres_from_json(tres_vec v, const json_t *o, const char *key)
 {
 	char err[160];
-	const char *s = jstr(o, key);
+	const char *s = msg_str(o, key);
 	tres_clear(v);
 	if (s && *s && tres_parse(s, v, err, sizeof(err)) < 0)
 		log_error("accounting: stored %s '%s' ignored: %s", key, s, err);
@@ -484,7 +479,7 @@ void assoc_save(const struct assoc *a)
 
 static char *jdup(const json_t *o, const char *key)
 {
-	const char *s = jstr(o, key);
+	const char *s = msg_str(o, key);
 	return s ? xstrdup(s) : NULL;
 }
 
@@ -551,14 +546,14 @@ static void load_qos(const char *key, const json_t *rec, void *arg)
 
 static void load_assoc(const char *key, const json_t *rec, void *arg)
 {
-	const char *cluster = jstr(rec, "cluster"), *account = jstr(rec, "account");
+	const char *cluster = msg_str(rec, "cluster"), *account = msg_str(rec, "account");
 	json_int_t id = jint_or(rec, "id", 0);
 	if (!cluster || !account || id <= 0 || id > UINT32_MAX - 1 ||
-	    assoc_find_exact(cluster, account, jstr(rec, "user"), jstr(rec, "partition"))) {
+	    assoc_find_exact(cluster, account, msg_str(rec, "user"), msg_str(rec, "partition"))) {
 		log_error("accounting: stored association %s ignored (incomplete or duplicate)", key);
 		return;
 	}
-	struct assoc *a = assoc_new(id, cluster, account, jstr(rec, "user"), jstr(rec, "partition"));
+	struct assoc *a = assoc_new(id, cluster, account, msg_str(rec, "user"), msg_str(rec, "partition"));
 	json_t *shares = json_object_get(rec, "shares");
 	a->parent_acct = jdup(rec, "parent");
 	a->shares = json_is_string(shares) ? SHARES_PARENT
