@@ -14,13 +14,6 @@
 #include "common/state.h"
 #include "core/env.h"
 #include "acct/assoc.h"
-
-struct part;
-struct bitmap;
-
-struct depend;
-struct step;
-
 #include "ctld/node.h"
 #include "ctld/part.h"
 #include "ctld/depend.h"
