@@ -313,11 +313,13 @@ int herd_sim_main(int argc, char **argv)
 		 * (or the machine above as one partition); it keeps conf */
 		if (!conf && !(conf = machine_conf(&opts.machine, &err)))
 			goto error;
-		if (sim_core_run(&trace, conf, &res, &err)) {
-			conf = NULL;
-			goto error;
-		}
+		size_t narr;
+		struct sim_arrival *arr = sim_swf_arrivals(&trace, &narr, &res);
+		int bad = sim_core_run(arr, narr, conf, &res, &err);
+		sim_arrivals_free(arr, narr);
 		conf = NULL;
+		if (bad)
+			goto error;
 		break;
 	}
 	if (opts.policy != SIM_SLURM && sim_run(&trace, &opts, &res, &err))

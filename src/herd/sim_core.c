@@ -31,8 +31,8 @@ struct ctld ctld;   /* herdctld's main.c has the daemon's */
 #define SIM_CORE_EPOCH 1000000000
 
 struct sim_job {
-	size_t trace_idx;
-	long procs;
+	const struct sim_arrival *arr;
+	long procs;                  /* CPUs it holds while it runs */
 	int64_t run;                 /* s */
 	int64_t start, end;          /* virtual s, -1 until known */
 	bool killed;                 /* terminated by the core (cancel, preemption) */
@@ -41,7 +41,8 @@ struct sim_job {
 };
 
 static struct {
-	const struct swf_trace *trace;
+	const struct sim_arrival *arr;
+	size_t narr;
 	struct sim_job *jobs;        /* by job ID - 1; never moved (their timers) */
 	size_t njobs;
 	long busy;                   /* CPUs of the running jobs */
@@ -78,6 +79,9 @@ static void sim_launch(struct job *job)
 		sj->timed_out = true;
 	}
 	sj->start = core_now() - SIM_CORE_EPOCH;
+	sj->procs = 0;
+	for (int i = 0; i < job->nalloc; i++)
+		sj->procs += job->alloc_cpus[i];
 	sc.busy += sj->procs;
 	sc.pending--;
 	core_timer_start(&sj->end_timer, (uint64_t)run * 1000, 0);
@@ -112,32 +116,54 @@ static json_t *trace_spec(const struct swf_job *j)
 			 "submit_host", "sim", "umask", 18, "account", "", "comment", "");
 }
 
-/* Submit trace job i as its user (uid 100000 + the trace's user number). */
+struct sim_arrival *sim_swf_arrivals(const struct swf_trace *trace, size_t *n,
+				     struct sim_result *res)
+{
+	struct sim_arrival *a = xmalloc((trace->njobs ? trace->njobs : 1) * sizeof(*a));
+
+	*n = 0;
+	for (size_t i = 0; i < trace->njobs; i++) {
+		const struct swf_job *j = &trace->jobs[i];
+		if (swf_job_size(j) <= 0 || swf_job_runtime(j) < 0) {
+			res->skipped_bad++;
+			continue;
+		}
+		uid_t uid = (uid_t)(100000 + (j->user > 0 ? j->user : 0));
+		a[(*n)++] = (struct sim_arrival){
+			.id = j->id, .submit = j->submit > 0 ? j->submit : 0, .uid = uid, .gid = uid,
+			.spec = trace_spec(j), .run = swf_job_runtime(j),
+			.estimate = swf_job_estimate(j), .procs = swf_job_size(j) };
+	}
+	return a;
+}
+
+void sim_arrivals_free(struct sim_arrival *a, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		json_decref(a[i].spec);
+	free(a);
+}
+
+/* Submit arrival i as its user. */
 static void submit_one(size_t i)
 {
-	const struct swf_job *j = &sc.trace->jobs[i];
-	json_t *spec = trace_spec(j);
-	uid_t uid = (uid_t)(100000 + (j->user > 0 ? j->user : 0));
-	struct submitter who = { .uid = uid, .gid = uid };
+	const struct sim_arrival *a = &sc.arr[i];
+	struct submitter who = { .uid = a->uid, .gid = a->gid };
 	struct herd_error err = { "" };
 	struct job *job;
 
-	if (swf_job_size(j) <= 0 || swf_job_runtime(j) < 0) {
-		sc.res->skipped_bad++;
-	} else if (job_submit(spec, &who, false, &job, &err) != 0) {
+	if (job_submit(a->spec, &who, false, &job, &err) != 0) {
 		sc.res->skipped_big++;   /* no partition could ever give it */
-		log_debug("trace job %ld refused: %s", j->id, err.text);
-	} else {
-		if (job->id != sc.njobs + 1)
-			log_error("sim: job ID %u out of order", job->id);
-		struct sim_job *sj = &sc.jobs[sc.njobs++];
-		*sj = (struct sim_job){ .trace_idx = i, .procs = swf_job_size(j),
-					.run = swf_job_runtime(j), .start = -1, .end = -1 };
-		core_timer_init(&sj->end_timer, job_end_fired);
-		sj->end_timer.data = sj;
-		sc.pending++;
+		log_debug("job %ld refused: %s", a->id, err.text);
+		return;
 	}
-	json_decref(spec);
+	if (job->id != sc.njobs + 1)
+		log_error("sim: job ID %u out of order", job->id);
+	struct sim_job *sj = &sc.jobs[sc.njobs++];
+	*sj = (struct sim_job){ .arr = a, .run = a->run, .start = -1, .end = -1 };
+	core_timer_init(&sj->end_timer, job_end_fired);
+	sj->end_timer.data = sj;
+	sc.pending++;
 }
 
 /* Everything due by now: timers, then the store's commits and what waits
@@ -162,14 +188,10 @@ static void sample(int64_t t)
 	r->samples[r->nsamples++] = (struct sim_sample){ t, sc.busy, sc.pending };
 }
 
-/* When trace job i arrives (virtual ms; a negative submit time: at 0), or
- * UINT64_MAX past the last. */
+/* When arrival i comes (virtual ms), or UINT64_MAX past the last. */
 static uint64_t arrival_ms(size_t i)
 {
-	if (i >= sc.trace->njobs)
-		return UINT64_MAX;
-	int64_t submit = sc.trace->jobs[i].submit;
-	return (uint64_t)(submit > 0 ? submit : 0) * 1000;
+	return i < sc.narr ? (uint64_t)sc.arr[i].submit * 1000 : UINT64_MAX;
 }
 
 /* The controller's start-up, as main.c does it, without the network. */
@@ -210,18 +232,18 @@ static int core_start(struct conf *conf, const char *dir, struct herd_error *err
 	return 0;
 }
 
-int sim_core_run(const struct swf_trace *trace, struct conf *conf, struct sim_result *res,
-		 struct herd_error *err)
+int sim_core_run(const struct sim_arrival *arr, size_t n, struct conf *conf,
+		 struct sim_result *res, struct herd_error *err)
 {
 	char dir[] = "/dev/shm/herd-sim-XXXXXX", tmpdir[] = "/tmp/herd-sim-XXXXXX";
 	const char *d = mkdtemp(dir) ? dir : mkdtemp(tmpdir);
 	int rc = -1;
 
 	memset(&sc, 0, sizeof(sc));
-	memset(res, 0, sizeof(*res));
-	sc.trace = trace;
+	sc.arr = arr;
+	sc.narr = n;
 	sc.res = res;
-	sc.jobs = xmalloc((trace->njobs ? trace->njobs : 1) * sizeof(*sc.jobs));
+	sc.jobs = xmalloc((n ? n : 1) * sizeof(*sc.jobs));
 	if (!d)
 		return errprintf(err, "cannot make a directory for the store: %s", strerror(errno));
 	log_init("herd sim", LOG_LVL_ERROR, NULL);
@@ -257,10 +279,10 @@ int sim_core_run(const struct swf_trace *trace, struct conf *conf, struct sim_re
 	res->jobs = xmalloc((sc.njobs ? sc.njobs : 1) * sizeof(*res->jobs));
 	for (size_t i = 0; i < sc.njobs; i++) {
 		const struct sim_job *sj = &sc.jobs[i];
-		const struct swf_job *j = &trace->jobs[sj->trace_idx];
+		const struct sim_arrival *a = sj->arr;
 		res->jobs[res->njobs++] = (struct sim_outcome){
-			.id = j->id, .submit = j->submit, .start = sj->start, .end = sj->end,
-			.run = sj->end - sj->start, .estimate = swf_job_estimate(j), .procs = sj->procs };
+			.id = a->id, .submit = a->submit, .start = sj->start, .end = sj->end,
+			.run = sj->end - sj->start, .estimate = a->estimate, .procs = a->procs };
 	}
 	rc = 0;
 out:
