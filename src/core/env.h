@@ -31,6 +31,7 @@ struct core_work {
 };
 
 struct job;
+struct node;
 
 struct core_env {
 	time_t (*now)(void);                         /* wall clock, seconds */
@@ -49,7 +50,10 @@ struct core_env {
 	void (*launch)(struct job *job);             /* a job the core has started */
 	void (*terminate)(struct job *job);          /* kill all of it, then report its end */
 	void (*signal)(struct job *job, int sig, const char *flags);   /* flags: "batch" or "" */
-	void (*suspend)(struct job *job, bool suspend);
+	/* then(arg), when not NULL, once every node has answered (or at once) */
+	/* a job a node runs that the core does not know, or not there */
+	void (*terminate_stray)(struct node *node, uint32_t job_id);
+	void (*suspend)(struct job *job, bool suspend, void (*then)(void *arg), void *arg);
 	void (*time_limit)(struct job *job);         /* its limit changed */
 	/* A mail about job to a checked address (herdctld: MailProg);
 	 * what: the event in Slurm's words, times: ", Run time T" or "". */
@@ -119,9 +123,14 @@ static inline void core_signal(struct job *job, int sig, const char *flags)
 	core_env->signal(job, sig, flags);
 }
 
-static inline void core_suspend(struct job *job, bool suspend)
+static inline void core_terminate_stray(struct node *node, uint32_t job_id)
 {
-	core_env->suspend(job, suspend);
+	core_env->terminate_stray(node, job_id);
+}
+
+static inline void core_suspend(struct job *job, bool suspend, void (*then)(void *arg), void *arg)
+{
+	core_env->suspend(job, suspend, then, arg);
 }
 
 static inline void core_time_limit(struct job *job)

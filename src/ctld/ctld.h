@@ -64,15 +64,18 @@ const char *names_group(gid_t gid);
 /* acct.c: ACCT_JOBS, answered from the store by a worker */
 void acct_jobs(struct net_req *req);
 
-/* update.c: UPDATE_JOB's "update", "requeue" and "requeuehold".  admin: the
- * user is privileged for the job (roles_privileged); team: only the TeamJobs
- * rule lets the user act, so only a shorter TimeLimit is taken, and each
- * act is recorded (roles_record). */
-void update_job_fields(struct net_req *req, struct job *job, bool admin, bool team);
+/* update.c: UPDATE_JOB's "update", "requeue" and "requeuehold" by uid: 0
+ * (answered once durable) or a HERD_ERR_* rc, with err's text when there is
+ * more to say.  admin: the user is privileged for the job
+ * (roles_privileged); team: only the TeamJobs rule lets the user act, so
+ * only a shorter TimeLimit is taken, and each act is recorded
+ * (roles_record). */
+int update_job_fields(struct job *job, json_t *fields, uid_t uid, bool admin, bool team,
+		      struct herd_error *err);
 /* Nice within Slurm's range, negative only for an administrator: 0 or an rc
  * (sbatch --nice and scontrol update Nice= share it). */
 int update_check_nice(long long nice, bool admin);
-void update_requeue(struct net_req *req, struct job *job, bool hold, bool team);
+int update_requeue(struct job *job, uid_t uid, bool hold, bool team);
 void launch_time_limit(struct job *job);   /* launch.c: tell the node a new limit */
 
 /* mail.c: MailProg for --mail-type, never blocking the loop.  From
@@ -116,6 +119,14 @@ int auth_jwt_configure(const struct conf *conf, struct herd_error *err);
  * req was answered (refused). */
 int auth_jwt_unwrap(struct net_req *req);
 void auth_jwt_token_rpc(struct net_req *req);   /* TOKEN_CREATE */
+/* rpc_node.c: NODE_REGISTER, UPDATE_NODE (drain, down, resume) */
+void node_register(struct net_req *req);
+void node_update(struct net_req *req);
+/* rpc_resv.c: RESV_CREATE, RESV_UPDATE, RESV_DELETE, RESV_INFO */
+void resv_create_rpc(struct net_req *req);
+void resv_update_rpc(struct net_req *req);
+void resv_delete_rpc(struct net_req *req);
+void resv_info_rpc(struct net_req *req);
 /* counts.c: JOB_COUNTS */
 void counts_rpc(struct net_req *req);
 

@@ -108,6 +108,7 @@ static const struct core_env uv_env = {
 	.launch = launch_job,
 	.terminate = launch_terminate,
 	.signal = launch_signal,
+	.terminate_stray = launch_terminate_id,
 	.suspend = launch_suspend,
 	.time_limit = launch_time_limit,
 	.mail = mail_spawn,

@@ -74,7 +74,7 @@ static void swap_resume(struct swap *s)
 	for (int i = 0; i < s->nresume; i++) {
 		struct job *job = job_find(s->resume[i]);
 		if (job && job->state == JOB_RUNNING)
-			preempt_send_suspend(job, false, NULL, NULL);
+			core_suspend(job, false, NULL, NULL);
 	}
 	free(s->resume);
 	free(s);

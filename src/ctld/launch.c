@@ -238,13 +238,40 @@ void launch_terminate(struct job *job)
 		launch_terminate_id(&ctld.nodes[job->alloc_node[i]], job->id);
 }
 
-void launch_suspend(struct job *job, bool suspend)
+/* then, once every node answered (preemption and gang wait for it before
+ * they start the next jobs on those CPUs). */
+struct suspend_wait {
+	uint32_t job_id;
+	int left;
+	void (*then)(void *arg);
+	void *arg;
+};
+
+static void suspend_reply(void *arg, json_t *reply, const struct herd_error *err)
 {
+	struct suspend_wait *w = arg;
+
+	node_reply_logged((void *)(uintptr_t)w->job_id, reply, err);
+	if (--w->left > 0)
+		return;
+	if (w->then)
+		w->then(w->arg);
+	free(w);
+}
+
+void launch_suspend(struct job *job, bool suspend, void (*then)(void *arg), void *arg)
+{
+	if (!job->nalloc) {
+		if (then)
+			then(arg);
+		return;
+	}
+	struct suspend_wait *w = xmalloc(sizeof(*w));
+	*w = (struct suspend_wait){ job->id, job->nalloc, then, arg };
 	for (int i = 0; i < job->nalloc; i++) {
 		json_t *body = json_pack("{s:I, s:b}", "job_id", (json_int_t)job->id, "suspend", suspend);
 		struct net_target to = node_target(&ctld.nodes[job->alloc_node[i]]);
-		net_call_async(ctld.loop, &to, MSG_SUSPEND_JOB, body, 10000, node_reply_logged,
-			       (void *)(uintptr_t)job->id);
+		net_call_async(ctld.loop, &to, MSG_SUSPEND_JOB, body, 10000, suspend_reply, w);
 		json_decref(body);
 	}
 }
@@ -346,4 +373,17 @@ void launch_time_limit(struct job *job)
 	uv_timer_init(ctld.loop, &ls->timer);
 	ls->timer.data = ls;
 	limit_send_now(ls);
+}
+
+/* Fire and forget: a node that does not answer is found by SlurmdTimeout. */
+void launch_broadcast(int type)
+{
+	json_t *body = json_object();
+	for (int i = 0; i < ctld.nnodes; i++) {
+		struct node *n = &ctld.nodes[i];
+		struct net_target to = node_target(n);
+		if (n->state != NODE_FUTURE)
+			net_call_async(ctld.loop, &to, type, body, 5000, NULL, NULL);
+	}
+	json_decref(body);
 }

@@ -199,7 +199,7 @@ int main(int argc, char **argv)
 	uv_signal_init(ctld.loop, &sighup);
 	uv_signal_start(&sighup, on_hangup, SIGHUP);
 	sched_request();
-	node_request_registrations();
+	launch_broadcast(MSG_REQUEST_REGISTRATION);
 	log_info("herdctld for cluster %s listening on %s:%d (%d nodes, %d partitions)",
 		 ctld.cluster, opts.host, opts.port, ctld.nnodes, ctld.nparts);
 	uv_run(ctld.loop, UV_RUN_DEFAULT);

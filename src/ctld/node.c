@@ -296,9 +296,9 @@ static void reconcile_one(struct job *job, void *arg)
 		node_lost_job(job, r->node);
 }
 
-void node_register(struct net_req *req)
+int node_report(const json_t *b, bool *first)
 {
-	json_t *b = req->body, *jobs = json_object_get(b, "jobs"), *v;
+	json_t *jobs = json_object_get(b, "jobs"), *v;
 	const char *name = json_string_value(json_object_get(b, "node"));
 	int idx = node_index(name);
 	struct node *n;
@@ -307,12 +307,11 @@ void node_register(struct net_req *req)
 
 	if (idx < 0) {
 		log_error("registration from unknown node %s", name);
-		net_respond(req, HERD_ERR_INVALID_NODE, NULL, NULL);
-		return;
+		return -1;
 	}
 	n = &ctld.nodes[idx];
 	const struct conf_node *cn = n->conf;
-	bool first = !n->registered;
+	*first = !n->registered;
 	n->cpus = cn->cpus ? cn->cpus : json_integer_value(json_object_get(b, "cpus"));
 	n->boards = cn->boards ? cn->boards : json_integer_value(json_object_get(b, "boards"));
 	n->sockets = cn->sockets ? cn->sockets : json_integer_value(json_object_get(b, "sockets"));
@@ -356,7 +355,7 @@ void node_register(struct net_req *req)
 		if (job ? job->state == JOB_PENDING || !job_on_node(job, idx) : !store_job_known(id)) {
 			/* never ours, or a launch we gave up on that started after all */
 			log_error("node %s runs job %u, which should not run: ending it", n->name, id);
-			launch_terminate_id(n, id);
+			core_terminate_stray(n, id);
 		}
 	}
 	/* Look for jobs the node lost only when its report does not account for
@@ -369,17 +368,12 @@ void node_register(struct net_req *req)
 		    job->nalloc && job->alloc_node[0] == idx)
 			accounted++;
 	}
-	if (accounted < n->nbatch && (!first || ctld.start_time + 5 < now)) {
+	if (accounted < n->nbatch && (!*first || ctld.start_time + 5 < now)) {
 		struct reconcile r = { n, idx, jobs, now };
 		job_foreach(reconcile_one, &r);
 	}
-	/* Likewise steps, when the node says which run there (an older herdd does not). */
-	json_t *steps = json_object_get(b, "steps");
-	if (json_is_array(steps) && (int)json_array_size(steps) < n->nsteps &&
-	    (!first || ctld.start_time + 5 < now))
-		step_reconcile(idx, steps, now);
-	net_respond(req, 0, NULL, NULL);
 	sched_request();
+	return idx;
 }
 
 static void node_timeout_jobs(struct job *job, void *arg)
@@ -392,26 +386,6 @@ static void node_timeout_jobs(struct job *job, void *arg)
 			node_lost_job(job, &ctld.nodes[idx]);
 			return;
 		}
-}
-
-/* Fire and forget: a node that does not answer is found by SlurmdTimeout. */
-void node_broadcast(int type)
-{
-	json_t *body = json_object();
-	for (int i = 0; i < ctld.nnodes; i++) {
-		struct node *n = &ctld.nodes[i];
-		struct net_target to = { n->addr, n->port, n->dest, ctld.ctld_target.munge_socket };
-		if (n->state != NODE_FUTURE)
-			net_call_async(ctld.loop, &to, type, body, 5000, NULL, NULL);
-	}
-	json_decref(body);
-}
-
-/* As slurmctld does at start: ask every node daemon to register now rather
- * than at its next heartbeat, so a restarted controller schedules at once. */
-void node_request_registrations(void)
-{
-	node_broadcast(MSG_REQUEST_REGISTRATION);
 }
 
 void node_check_timeouts(time_t now)
@@ -556,41 +530,36 @@ static void admin_apply(struct node *n, enum admin_op op, const char *reason, co
 		 : op == ADMIN_RESUME ? "RESUME" : "UNDRAIN", user);
 }
 
-/* UPDATE_NODE: every named node must exist before any changes. */
-void node_update(struct net_req *req)
+/* Every named node must exist before any changes. */
+int node_admin(const char *names, const char *state, const char *reason, const char *user,
+	       struct herd_error *err)
 {
-	const char *names = json_string_value(json_object_get(req->body, "nodes"));
-	const char *state = json_string_value(json_object_get(req->body, "state"));
-	const char *reason = json_string_value(json_object_get(req->body, "reason"));
-	int op = admin_op_parse(state);
+	int op = admin_op_parse(state ? state : "");
 	struct hostlist *hl = hostlist_create_max(names, (size_t)ctld.nnodes);   /* bounded */
 	size_t count = hl ? hostlist_count(hl) : 0;
+	int rc = 0;
 
-	if (!rpc_is_admin(req->uid)) {
-		net_respond(req, HERD_ERR_ACCESS, NULL, NULL);
-		goto out;
-	}
 	if (op < 0 || !count) {
-		net_respond(req, op < 0 ? HERD_ERR_INVALID_ARG : HERD_ERR_INVALID_NODE, NULL, NULL);
+		rc = op < 0 ? HERD_ERR_INVALID_ARG : HERD_ERR_INVALID_NODE;
 		goto out;
 	}
 	if ((op == ADMIN_DRAIN || op == ADMIN_DOWN) && (!reason || !*reason)) {
-		net_respond(req, HERD_ERR_INVALID_ARG, NULL,
-			    "You must specify a reason when DOWNING or DRAINING a node. Request denied");
+		errprintf(err, "You must specify a reason when DOWNING or DRAINING a node. "
+			  "Request denied");
+		rc = HERD_ERR_INVALID_ARG;
 		goto out;
 	}
 	for (size_t i = 0; i < count; i++)
 		if (node_index(hostlist_nth(hl, i)) < 0) {
-			net_respond(req, HERD_ERR_INVALID_NODE, NULL, NULL);
+			rc = HERD_ERR_INVALID_NODE;
 			goto out;
 		}
 	for (size_t i = 0; i < count; i++)
-		admin_apply(&ctld.nodes[node_index(hostlist_nth(hl, i))], op, reason,
-			    names_user(req->uid));
+		admin_apply(&ctld.nodes[node_index(hostlist_nth(hl, i))], op, reason, user);
 	sched_request();
-	respond_durable(req, 0, false);
 out:
 	hostlist_destroy(hl);
+	return rc;
 }
 
 void node_admin_restore(const char *name, const json_t *rec)

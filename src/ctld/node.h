@@ -41,11 +41,13 @@ struct node {
 /* node.c */
 int node_index(const char *name);
 char *node_list_string(const int *idx, int n);   /* "n[1-3]" of node indexes; caller frees */
-void node_broadcast(int type);        /* an empty request of type to every node daemon */
 void node_setup(void);
-void node_register(struct net_req *req);
+/* A node daemon's registration or heartbeat (NODE_REGISTER's body): its
+ * hardware, its jobs; a job it runs that should not run is ended, one it
+ * lost is failed or requeued.  The node's index (*first: its first since
+ * the controller started), or -1: no such node. */
+int node_report(const json_t *body, bool *first);
 void node_check_timeouts(time_t now);
-void node_request_registrations(void);   /* at start: every node, register now */
 json_t *node_to_json(const struct node *node);
 void node_alloc(struct job *job);     /* take the job's allocation on its nodes */
 void node_free(struct job *job);      /* give it back */
@@ -57,7 +59,10 @@ void node_lend(struct job *job);
 void node_reclaim(struct job *job);
 bool node_can_reclaim(const struct job *job);
 void node_update_state(struct node *node);
-void node_update(struct net_req *req);     /* UPDATE_NODE: drain, down, resume */
+/* UPDATE_NODE's change (state DRAIN, DOWN, RESUME, UNDRAIN or IDLE, by
+ * user): 0 or a HERD_ERR_* rc, with err's text when there is more to say. */
+int node_admin(const char *names, const char *state, const char *reason, const char *user,
+	       struct herd_error *err);
 void node_admin_restore(const char *name, const json_t *rec);   /* from the store at start */
 
 #endif

@@ -221,52 +221,11 @@ static void preemption_drop(struct preemption *e)
 
 /* ---- acting on victims ------------------------------------------------- */
 
-struct suspend_wait {
-	int left;
-	void (*then)(void *arg);
-	void *arg;
-};
-
-static void suspend_reply(void *arg, json_t *reply, const struct herd_error *err)
-{
-	struct suspend_wait *w = arg;
-	struct herd_error rerr;
-	if (!reply)
-		log_error("suspend: node did not answer: %s", err->text);
-	else if (msg_reply_rc(reply, &rerr) != 0)
-		log_info("suspend: node answered: %s", rerr.text);
-	if (--w->left > 0)
-		return;
-	if (w->then)
-		w->then(w->arg);
-	free(w);
-}
-
-void preempt_send_suspend(struct job *job, bool suspend, void (*then)(void *arg), void *arg)
-{
-	struct suspend_wait *w = xmalloc(sizeof(*w));
-	w->left = job->nalloc;
-	w->then = then;
-	w->arg = arg;
-	if (!job->nalloc) {
-		if (then)
-			then(arg);
-		free(w);
-		return;
-	}
-	for (int i = 0; i < job->nalloc; i++) {
-		json_t *body = json_pack("{s:I, s:b}", "job_id", (json_int_t)job->id, "suspend", suspend);
-		struct net_target to = launch_node_target(&ctld.nodes[job->alloc_node[i]]);
-		net_call_async(ctld.loop, &to, MSG_SUSPEND_JOB, body, 10000, suspend_reply, w);
-		json_decref(body);
-	}
-}
-
 void preempt_suspend(struct job *job, void (*then)(void *arg), void *arg)
 {
 	node_lend(job);   /* before the state change: the job's nodes show what is left */
 	job_set_state(job, JOB_SUSPENDED, REASON_NONE);
-	preempt_send_suspend(job, true, then, arg);
+	core_suspend(job, true, then, arg);
 }
 
 bool preempt_resume(struct job *job)
@@ -281,7 +240,7 @@ bool preempt_resume(struct job *job)
 	job->gang_suspended = false;
 	job->slice_start = core_now();
 	job_set_state(job, JOB_RUNNING, REASON_NONE);
-	preempt_send_suspend(job, false, NULL, NULL);
+	core_suspend(job, false, NULL, NULL);
 	return true;
 }
 

@@ -37,8 +37,5 @@ bool gang_part(const struct part *p);
  * not free. */
 void preempt_suspend(struct job *job, void (*then)(void *arg), void *arg);
 bool preempt_resume(struct job *job);
-/* SUSPEND_JOB (suspend or resume) to every node of the job, then() once
- * all answered; the controller's state is the caller's. */
-void preempt_send_suspend(struct job *job, bool suspend, void (*then)(void *arg), void *arg);
 void gang_tick(time_t now);  /* every second: rotate the slices that are due */
 #endif

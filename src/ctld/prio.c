@@ -352,11 +352,10 @@ static int by_job_id(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-void prio_rpc(struct net_req *req)
+json_t *prio_info(const json_t *body, uid_t uid)
 {
-	struct info in = { json_object_get(req->body, "job_ids"),
-			   json_object_get(req->body, "users"),
-			   json_object_get(req->body, "partitions"), req->uid, json_array() };
+	struct info in = { json_object_get(body, "job_ids"), json_object_get(body, "users"),
+			   json_object_get(body, "partitions"), uid, json_array() };
 	char tres[256] = "";
 	struct prio_factors ones;
 
@@ -376,15 +375,12 @@ void prio_rpc(struct net_req *req)
 	memset(&ones, 0, sizeof(ones));
 	memcpy(ones.w_tres, prio.w.tres, sizeof(ones.w_tres));
 	prio_tres_string(&prio.w, &ones, tres, sizeof(tres));
-	net_respond(req, 0, json_pack("{s:b, s:s, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:s}, s:o}",
-				      "multifactor", prio.multifactor, "type",
-				      prio.multifactor ? "priority/multifactor" : "priority/basic",
-				      "weights", "age", (json_int_t)prio.w.age,
-				      "assoc", (json_int_t)prio.w.assoc,
-				      "fairshare", (json_int_t)prio.w.fairshare,
-				      "job_size", (json_int_t)prio.w.job_size,
-				      "partition", (json_int_t)prio.w.partition,
-				      "qos", (json_int_t)prio.w.qos, "tres", tres,
-				      "jobs", in.jobs),
-		    NULL);
+	return json_pack("{s:b, s:s, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:s}, s:o}",
+			 "multifactor", prio.multifactor, "type",
+			 prio.multifactor ? "priority/multifactor" : "priority/basic",
+			 "weights", "age", (json_int_t)prio.w.age, "assoc", (json_int_t)prio.w.assoc,
+			 "fairshare", (json_int_t)prio.w.fairshare,
+			 "job_size", (json_int_t)prio.w.job_size,
+			 "partition", (json_int_t)prio.w.partition, "qos", (json_int_t)prio.w.qos,
+			 "tres", tres, "jobs", in.jobs);
 }

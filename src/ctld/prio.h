@@ -23,5 +23,7 @@ void prio_changed(void);
 /* The job's multifactor priority as of now, its factors kept in job->prio
  * (job_priority calls it: at submission, release, requeue, update). */
 uint32_t prio_job(struct job *job, time_t now);
-void prio_rpc(struct net_req *req);   /* PRIO_INFO (sprio) */
+/* PRIO_INFO's answer (sprio): the weights and the factors of each pending
+ * job body asks for that uid may see. */
+json_t *prio_info(const json_t *body, uid_t uid);
 #endif

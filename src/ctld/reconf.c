@@ -209,7 +209,7 @@ int reconf_reload(struct herd_error *err, char **warning)
 	else
 		free(reconf_inert_warning(conf));
 	/* "All daemons": each herdd re-reads the file and registers again. */
-	node_broadcast(MSG_RECONFIGURE_NODE);
+	launch_broadcast(MSG_RECONFIGURE_NODE);
 	sched_request();
 	return 0;
 error:

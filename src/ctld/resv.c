@@ -487,89 +487,53 @@ static void set_str(char **field, const char *v)
 	*field = v && *v ? xstrdup(v) : NULL;
 }
 
-struct created {
-	struct net_req *req;
-	char *name;
-};
-
-static void created_after_commit(void *arg, bool ok)
-{
-	struct created *c = arg;
-	if (ok)
-		net_respond(c->req, 0, json_pack("{s:s}", "name", c->name), NULL);
-	else
-		net_respond(c->req, HERD_ERR_INTERNAL, NULL, "Unable to save state (store commit failed)");
-	free(c->name);
-	free(c);
-}
-
-static void reply_after_commit(struct net_req *req, const char *name)
-{
-	struct created *c = xmalloc(sizeof(*c));
-	c->req = req;
-	c->name = xstrdup(name);
-	store_after_commit(created_after_commit, c);
-}
-
 static void save_seq(void)
 {
 	store_acct_put("resv_seq", "next", json_pack("{s:I}", "next", (json_int_t)next_seq));
 }
 
-static bool may_manage(uid_t uid)
+bool resv_may_manage(uid_t uid)
 {
 	return uid == 0 || uid == ctld.slurm_uid || acct_is_operator(uid);
 }
 
-void resv_create_rpc(struct net_req *req)
+int resv_create(const json_t *b, uid_t uid, char **created, struct herd_error *err)
 {
-	const json_t *b = req->body;
-	struct herd_error err = { "" };
 	struct resv r = { 0 };
 	time_t now = core_now();
 	const char *name = body_str(b, "name"), *nodes = body_str(b, "nodes");
 	int count = (int)json_integer_value(json_object_get(b, "node_cnt"));
 	int rc;
 
-	if (!may_manage(req->uid)) {
-		net_respond(req, HERD_ERR_ACCESS, NULL, NULL);
-		return;
-	}
-	if (resv_flags_parse(body_str(b, "flags"), &r.flags, &err) < 0) {
-		net_respond(req, HERD_ERR_INVALID_ARG, NULL, err.text);
-		return;
+	if (resv_flags_parse(body_str(b, "flags"), &r.flags, err) < 0) {
+		return HERD_ERR_INVALID_ARG;
 	}
 	r.flags &= ~RESV_SPEC_NODES;
 	if ((r.flags & RESV_DAILY) && (r.flags & RESV_WEEKLY)) {
-		net_respond(req, HERD_ERR_INVALID_ARG, NULL, "Reservation flags DAILY and WEEKLY "
-			    "are mutually exclusive");
-		return;
+		errprintf(err, "Reservation flags DAILY and WEEKLY are mutually exclusive");
+		return HERD_ERR_INVALID_ARG;
 	}
 	if (name && resv_find(name)) {
-		net_respond(req, HERD_ERR_RESV_NAME_DUP, NULL, NULL);
-		return;
+		return HERD_ERR_RESV_NAME_DUP;
 	}
 	if (count < 0 || count > 1000000 || (!nodes && !count)) {
-		net_respond(req, HERD_ERR_INVALID_NODE, NULL, NULL);
-		return;
+		return HERD_ERR_INVALID_NODE;
 	}
 	if (body_times(b, &r, now, false) < 0) {
-		net_respond(req, HERD_ERR_INVALID_TIME, NULL, NULL);
-		return;
+		return HERD_ERR_INVALID_TIME;
 	}
 	r.users = body_str(b, "users") ? xstrdup(body_str(b, "users")) : NULL;
 	r.accounts = body_str(b, "accounts") ? xstrdup(body_str(b, "accounts")) : NULL;
 	r.partition = body_str(b, "partition") ? xstrdup(body_str(b, "partition")) : NULL;
-	if ((rc = resv_validate(&r, NULL, nodes, count, now, &err)) != 0) {
+	if ((rc = resv_validate(&r, NULL, nodes, count, now, err)) != 0) {
 		resv_release(&r);
-		net_respond(req, rc, NULL, err.text);
-		return;
+		return rc;
 	}
 	/* Slurm's name: the creator's user name and a sequence number */
-	r.name = name ? xstrdup(name) : xasprintf("%s_%u", names_user(req->uid), next_seq);
+	r.name = name ? xstrdup(name) : xasprintf("%s_%u", names_user(uid), next_seq);
 	while (!name && resv_find(r.name)) {
 		free(r.name);
-		r.name = xasprintf("%s_%u", names_user(req->uid), ++next_seq);
+		r.name = xasprintf("%s_%u", names_user(uid), ++next_seq);
 	}
 	next_seq++;
 	save_seq();
@@ -580,15 +544,14 @@ void resv_create_rpc(struct net_req *req)
 	r.was_active = resv_active(&r, now);
 	resvs[nresvs++] = r;
 	resv_save(&r);
-	log_info("reservation %s created by uid %u", r.name, (unsigned)req->uid);
+	log_info("reservation %s created by uid %u", r.name, (unsigned)uid);
 	sched_request();
-	reply_after_commit(req, r.name);
+	*created = xstrdup(r.name);
+	return 0;
 }
 
-void resv_update_rpc(struct net_req *req)
+int resv_update(const json_t *b, char **updated, struct herd_error *err)
 {
-	const json_t *b = req->body;
-	struct herd_error err = { "" };
 	time_t now = core_now();
 	const char *nodes = body_str(b, "nodes");
 	int count = (int)json_integer_value(json_object_get(b, "node_cnt"));
@@ -596,22 +559,15 @@ void resv_update_rpc(struct net_req *req)
 	unsigned add = 0, del = 0;
 	int rc;
 
-	if (!may_manage(req->uid)) {
-		net_respond(req, HERD_ERR_ACCESS, NULL, NULL);
-		return;
-	}
 	if (!old) {
-		net_respond(req, HERD_ERR_RESV_INVALID, NULL, NULL);
-		return;
+		return HERD_ERR_RESV_INVALID;
 	}
-	if (resv_flags_parse(body_str(b, "flags"), &add, &err) < 0 ||
-	    resv_flags_parse(body_str(b, "flags_remove"), &del, &err) < 0) {
-		net_respond(req, HERD_ERR_INVALID_ARG, NULL, err.text);
-		return;
+	if (resv_flags_parse(body_str(b, "flags"), &add, err) < 0 ||
+	    resv_flags_parse(body_str(b, "flags_remove"), &del, err) < 0) {
+		return HERD_ERR_INVALID_ARG;
 	}
 	if (count < 0 || count > 1000000) {
-		net_respond(req, HERD_ERR_INVALID_NODE, NULL, NULL);
-		return;
+		return HERD_ERR_INVALID_NODE;
 	}
 	struct resv r = *old;   /* a copy to change; the old one stays until it passes */
 	r.name = xstrdup(old->name);
@@ -634,19 +590,18 @@ void resv_update_rpc(struct net_req *req)
 		set_str(&r.partition, json_string_value(json_object_get(b, "partition")));
 	if (body_times(b, &r, now, true) < 0) {
 		resv_release(&r);
-		net_respond(req, HERD_ERR_INVALID_TIME, NULL, NULL);
-		return;
+		return HERD_ERR_INVALID_TIME;
 	}
-	if ((rc = resv_validate(&r, old, nodes, count, now, &err)) != 0) {
+	if ((rc = resv_validate(&r, old, nodes, count, now, err)) != 0) {
 		resv_release(&r);
-		net_respond(req, rc, NULL, err.text);
-		return;
+		return rc;
 	}
 	resv_release(old);
 	*old = r;
 	resv_save(old);
 	sched_request();
-	reply_after_commit(req, old->name);
+	*updated = xstrdup(old->name);
+	return 0;
 }
 
 /* The reservation's pending jobs are held (Slurm: ReservationDeleted,
@@ -688,28 +643,18 @@ static void resv_remove(struct resv *r)
 	sched_request();
 }
 
-void resv_delete_rpc(struct net_req *req)
+int resv_delete(const char *name, uid_t uid)
 {
-	struct resv *r = resv_find(json_string_value(json_object_get(req->body, "name")));
-	if (!may_manage(req->uid)) {
-		net_respond(req, HERD_ERR_ACCESS, NULL, NULL);
-		return;
-	}
-	if (!r) {
-		net_respond(req, HERD_ERR_RESV_INVALID, NULL, NULL);
-		return;
-	}
+	struct resv *r = resv_find(name);
+	if (!r)
+		return HERD_ERR_RESV_INVALID;
 	struct in_use u = { r->name, false };
 	job_foreach(in_use_one, &u);
-	if (u.used) {
-		net_respond(req, HERD_ERR_RESV_BUSY, NULL, NULL);
-		return;
-	}
-	log_info("reservation %s deleted by uid %u", r->name, (unsigned)req->uid);
-	char *name = xstrdup(r->name);
+	if (u.used)
+		return HERD_ERR_RESV_BUSY;
+	log_info("reservation %s deleted by uid %u", r->name, (unsigned)uid);
 	resv_remove(r);
-	reply_after_commit(req, name);
-	free(name);
+	return 0;
 }
 
 static json_t *resv_to_info(const struct resv *r, time_t now)
@@ -733,16 +678,13 @@ static json_t *resv_to_info(const struct resv *r, time_t now)
 	return o;
 }
 
-void resv_info_rpc(struct net_req *req)
+json_t *resv_info(const char *name, time_t now)
 {
-	const char *name = body_str(req->body, "name");
 	json_t *list = json_array();
-	time_t now = core_now();
 	for (int i = 0; i < nresvs; i++)
 		if (!name || !strcmp(name, resvs[i].name))
 			json_array_append_new(list, resv_to_info(&resvs[i], now));
-	net_respond(req, 0, json_pack("{s:o, s:I}", "reservations", list, "time", (json_int_t)now),
-		    NULL);
+	return list;
 }
 
 /* --- what others ask --------------------------------------------------- */

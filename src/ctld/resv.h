@@ -56,11 +56,15 @@ bool resv_next_occurrence(unsigned flags, time_t now, time_t *start, time_t *end
 /* Do [s1, e1) and [s2, e2) meet? */
 bool resv_windows_overlap(time_t s1, time_t e1, time_t s2, time_t e2);
 
-/* RESV_CREATE, RESV_UPDATE, RESV_DELETE, RESV_INFO (doc/protocol.md). */
-void resv_create_rpc(struct net_req *req);
-void resv_update_rpc(struct net_req *req);
-void resv_delete_rpc(struct net_req *req);
-void resv_info_rpc(struct net_req *req);
+/* What RESV_CREATE, RESV_UPDATE, RESV_DELETE and RESV_INFO do (doc/protocol.md
+ * has their bodies; ctld/rpc_resv.c decodes and answers them).  Each returns
+ * 0 or a HERD_ERR_* rc, with err's text when there is more to say; created
+ * and updated get the reservation's name (to free). */
+bool resv_may_manage(uid_t uid);   /* root, SlurmUser, operators and administrators */
+int resv_create(const json_t *body, uid_t uid, char **created, struct herd_error *err);
+int resv_update(const json_t *body, char **updated, struct herd_error *err);
+int resv_delete(const char *name, uid_t uid);
+json_t *resv_info(const char *name, time_t now);   /* the list, name NULL: all */
 
 /* Submission (and update) of a job with --reservation: 0, or an rc with
  * err ("Requested reservation is invalid", "Access denied to requested

@@ -539,11 +539,21 @@ static void rpc_update(struct net_req *req)
 		return;
 	bool admin = roles_privileged(uid, job);
 	if (!strcmp(action, "update")) {
-		update_job_fields(req, job, admin, team);
+		struct herd_error err = { "" };
+		int rc = update_job_fields(job, json_object_get(req->body, "fields"), uid, admin,
+					   team, &err);
+		if (rc != 0)
+			net_respond(req, rc, NULL, *err.text ? err.text : NULL);
+		else
+			respond_durable(req, job->id, false);
 		return;
 	}
 	if (!strcmp(action, "requeue") || !strcmp(action, "requeuehold")) {
-		update_requeue(req, job, !strcmp(action, "requeuehold"), team);
+		int rc = update_requeue(job, uid, !strcmp(action, "requeuehold"), team);
+		if (rc != 0)
+			net_respond(req, rc, NULL, NULL);
+		else
+			respond_durable(req, job->id, false);
 		return;
 	}
 	if (!strcmp(action, "suspend") || !strcmp(action, "resume")) {
@@ -559,7 +569,7 @@ static void rpc_update(struct net_req *req)
 		/* scontrol suspend/resume: every process of the job is frozen
 		 * or thawed on its nodes (the cgroup freezer) */
 		job_set_state(job, suspend ? JOB_SUSPENDED : JOB_RUNNING, REASON_NONE);
-		core_suspend(job, suspend);
+		core_suspend(job, suspend, NULL, NULL);
 		respond_durable(req, id, false);
 		return;
 	}
@@ -623,6 +633,11 @@ struct rpc {
 	void (*fn)(struct net_req *req);
 	enum role role;
 };
+
+static void prio_rpc(struct net_req *req)
+{
+	net_respond(req, 0, prio_info(req->body, req->uid), NULL);
+}
 
 static const struct rpc rpcs[] = {
 	{ MSG_PING, rpc_ping, ROLE_ANY },

@@ -354,28 +354,23 @@ static void set_priority(struct job *job, uint32_t p, bool admin)
 	job->priority = job_priority(job);
 }
 
-void update_job_fields(struct net_req *req, struct job *job, bool admin, bool team)
+int update_job_fields(struct job *job, json_t *fields, uid_t uid, bool admin, bool team,
+		      struct herd_error *err)
 {
-	json_t *fields = json_object_get(req->body, "fields");
-	struct herd_error err = { "" };
 	int rc;
 
 	if (job_state_is_final(job->state) || job->state == JOB_COMPLETING) {
-		net_respond(req, HERD_ERR_JOB_FINISHED, NULL, NULL);
-		return;
+		return HERD_ERR_JOB_FINISHED;
 	}
 	if (team && (rc = check_team(job, fields)) != 0) {
-		net_respond(req, rc, NULL, NULL);
-		return;
+		return rc;
 	}
-	if ((rc = check_fields(job, fields, admin, &err)) != 0) {
-		net_respond(req, rc, NULL, *err.text ? err.text : NULL);
-		return;
+	if ((rc = check_fields(job, fields, admin, err)) != 0) {
+		return rc;
 	}
-	if (job->state == JOB_PENDING && (rc = check_accounting(job, fields, &err)) != 0) {
+	if (job->state == JOB_PENDING && (rc = check_accounting(job, fields, err)) != 0) {
 		limits_job_submitted(job);   /* counted again as it was */
-		net_respond(req, rc, NULL, *err.text ? err.text : NULL);
-		return;
+		return rc;
 	}
 	if (team) {
 		char was[32], now[32], detail[80];
@@ -383,23 +378,23 @@ void update_job_fields(struct net_req *req, struct job *job, bool admin, bool te
 			 fmt_time_limit(job->time_limit, was, sizeof(was)),
 			 fmt_time_limit(json_integer_value(json_object_get(fields, "time_limit")), now,
 					sizeof(now)));
-		roles_record(job, req->uid, JOB_ACT_TIME_LIMIT, detail);
+		roles_record(job, uid, JOB_ACT_TIME_LIMIT, detail);
 	}
-	apply_fields(job, fields, &err);   /* checked: cannot fail */
+	apply_fields(job, fields, err);   /* checked: cannot fail */
 	if (job->state == JOB_PENDING)
 		limits_job_submitted(job);   /* under its (maybe new) association and QOS */
 	if (json_object_get(fields, "priority"))
 		set_priority(job, json_integer_value(json_object_get(fields, "priority")), admin);
 	else if (job->state == JOB_PENDING)
 		job->priority = job_priority(job);   /* nice, QOS, partition, size may have changed */
-	record_event(job, "UPDATE", req->uid, fields);
+	record_event(job, "UPDATE", uid, fields);
 	store_job_update(job);
-	log_info("job %u updated by uid %u", job->id, (unsigned)req->uid);
+	log_info("job %u updated by uid %u", job->id, (unsigned)uid);
 	if (json_object_get(fields, "time_limit") && job->state == JOB_RUNNING)
 		core_time_limit(job);
 	if (job->state == JOB_PENDING)
 		sched_request();
-	respond_durable(req, job->id, false);
+	return 0;
 }
 
 /* A pending job is not requeued (Slurm: it is pending); requeuehold of one
@@ -414,26 +409,23 @@ static int requeue_pending(struct job *job, bool hold)
 	return 0;
 }
 
-void update_requeue(struct net_req *req, struct job *job, bool hold, bool team)
+int update_requeue(struct job *job, uid_t uid, bool hold, bool team)
 {
 	int rc = 0;
 
 	if (job->state == JOB_COMPLETING || job->requeue_requested) {
-		net_respond(req, HERD_ERR_ALREADY_DONE, NULL, NULL);   /* already on its way out */
-		return;
+		return HERD_ERR_ALREADY_DONE;   /* already on its way out */
 	}
 	if (!job->requeue && job->state != JOB_PENDING) {
 		/* Slurm: a --no-requeue job (or JobRequeue=0) is not requeued */
-		net_respond(req, HERD_ERR_DISABLED, NULL, NULL);
-		return;
+		return HERD_ERR_DISABLED;
 	}
 	if (job->state == JOB_PENDING && (rc = requeue_pending(job, hold)) != 0) {
-		net_respond(req, rc, NULL, NULL);
-		return;
+		return rc;
 	}
 	if (team)
-		roles_record(job, req->uid, JOB_ACT_REQUEUE, hold ? "hold" : NULL);
-	record_event(job, hold ? "REQUEUE_HOLD" : "REQUEUE", req->uid, NULL);
+		roles_record(job, uid, JOB_ACT_REQUEUE, hold ? "hold" : NULL);
+	record_event(job, hold ? "REQUEUE_HOLD" : "REQUEUE", uid, NULL);
 	if (job->state != JOB_PENDING) {
 		job->requeue_requested = true;
 		job->requeue_hold = hold;
@@ -447,5 +439,5 @@ void update_requeue(struct net_req *req, struct job *job, bool hold, bool team)
 				core_terminate(job);   /* else launch_done sends it */
 		}
 	}
-	respond_durable(req, job->id, false);
+	return 0;
 }

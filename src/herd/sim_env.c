@@ -160,16 +160,23 @@ static void sim_terminate(struct job *job)
 		env.hooks->terminate(job);
 }
 
+/* No node runs anything the simulation does not know. */
+static void sim_terminate_stray(struct node *node, uint32_t job_id)
+{
+}
+
 static void sim_signal(struct job *job, int sig, const char *flags)
 {
 	if (env.hooks && env.hooks->signal)
 		env.hooks->signal(job, sig);
 }
 
-static void sim_suspend(struct job *job, bool suspend)
+static void sim_suspend(struct job *job, bool suspend, void (*then)(void *arg), void *arg)
 {
 	if (env.hooks && env.hooks->suspend)
 		env.hooks->suspend(job, suspend);
+	if (then)
+		then(arg);
 }
 
 static void sim_time_limit(struct job *job)
@@ -196,6 +203,7 @@ static const struct core_env sim_env = {
 	.work = sim_work,
 	.launch = sim_launch,
 	.terminate = sim_terminate,
+	.terminate_stray = sim_terminate_stray,
 	.signal = sim_signal,
 	.suspend = sim_suspend,
 	.time_limit = sim_time_limit,
