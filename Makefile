@@ -86,14 +86,17 @@ $(B)/tests/%: $(B)/obj/tests/unit/%.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
 
 # Controller unit tests link the controller's objects (all but main.o).
+# The controller core (jobs, nodes, partitions, reservations, priority,
+# preemption, the passes; no I/O): src/core/ (doc/core.md).
 # The accounting (associations, limits' usage, records, reports): src/acct/.
+CORE_SRC  := $(wildcard src/core/*.c)
 ACCT_SRC  := $(wildcard src/acct/*.c)
-CTLD_OBJS := $(call obj,$(filter-out src/ctld/main.c,$(wildcard src/ctld/*.c)) $(ACCT_SRC))
+CTLD_OBJS := $(call obj,$(filter-out src/ctld/main.c,$(wildcard src/ctld/*.c)) $(CORE_SRC) $(ACCT_SRC))
 # libjwt: the controller verifies and mints auth/jwt tokens (src/common/token.c)
 $(B)/bin/herdctld $(B)/tests/test_ctld_%: LDLIBS += $(PQ_LIBS) -ljwt
 $(B)/tests/test_token: LDLIBS += -ljwt
 $(call obj,$(wildcard src/ctld/*.c) $(ACCT_SRC)): CFLAGS += $(PQ_CFLAGS)
-$(B)/bin/herdctld: $(call obj,$(ACCT_SRC))
+$(B)/bin/herdctld: $(call obj,$(CORE_SRC) $(ACCT_SRC))
 $(B)/bin/herdctld: LDLIBS += $(LIB)   # again, after the accounting objects
 $(B)/tests/test_ctld_%: $(B)/obj/tests/unit/test_ctld_%.o $(CTLD_OBJS) $(LIB)
 	@mkdir -p $(dir $@)
@@ -153,8 +156,10 @@ $(B)/bench/sched: $(B)/obj/bench/sched.o $(CTLD_OBJS) $(LIB)
 deps:
 	@scripts/install-deps
 
+# tests/layout/core_io.sh: src/core includes and calls no I/O (doc/core.md).
 unit: $(UNITS)
 	@set -e; for t in $(UNITS); do echo "== $$t"; $$t; done
+	tests/layout/core_io.sh $(B)
 
 # The accounting tests run a second time with their records on PostgreSQL
 # (a real server per run, tests/cluster/pg.py); test_acct_backend covers both

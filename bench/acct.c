@@ -273,9 +273,9 @@ static void setup(const char *dir)
 	struct herd_error err;
 	memset(&ctld, 0, sizeof(ctld));
 	ctld.loop = uv_default_loop();
-	ctld.cluster = "bench";
-	ctld.next_job_id = 1;
-	ctld.min_job_age = 300;
+	core.cluster = "bench";
+	core.next_job_id = 1;
+	core.min_job_age = 300;
 	if (store_open(dir, &err) < 0) {
 		fprintf(stderr, "acct: %s\n", err.text);
 		exit(1);

@@ -25,7 +25,7 @@
 #include "common/xmalloc.h"
 #include "acct/adb.h"
 #include "ctld/ctld.h"
-#include "ctld/sched_snap.h"
+#include "core/sched_snap.h"
 #include "bench.h"
 
 #define MAIN_TARGET_MS 100.0
@@ -83,12 +83,12 @@ static struct job *new_job(uint32_t uid, int64_t limit)
 	struct job *job = xmalloc(sizeof(*job));
 	if (!users[uid % USERS])
 		users[uid % USERS] = xasprintf("user%u", uid % USERS);
-	job->id = ctld.next_job_id++;
+	job->id = core.next_job_id++;
 	job->uid = 10000 + uid % USERS;
 	job->gid = job->uid;
 	job->user = xstrdup(users[uid % USERS]);
 	job->name = xstrdup("bench");
-	job->part = ctld.default_part;
+	job->part = core.default_part;
 	job->work_dir = xstrdup("/tmp");
 	job->time_limit = limit;
 	job->time_min = TIME_NOT_GIVEN;
@@ -102,11 +102,11 @@ static struct job *new_job(uint32_t uid, int64_t limit)
 /* Every node busy: runs of 1 to 128 whole nodes, ending over the next day. */
 static void fill_nodes(time_t now)
 {
-	for (int i = 0; i < ctld.nnodes;) {
+	for (int i = 0; i < core.nnodes;) {
 		uint32_t r = rnd() % 100;
 		int n = r < 60 ? 1 : r < 90 ? 2 + rnd() % 15 : 32 + rnd() % 97;
-		if (n > ctld.nnodes - i)
-			n = ctld.nnodes - i;
+		if (n > core.nnodes - i)
+			n = core.nnodes - i;
 		int64_t limit = 3600 + rnd() % (23 * 3600);
 		struct job *job = new_job(rnd(), limit);
 		job->req_nodes = n;
@@ -119,7 +119,7 @@ static void fill_nodes(time_t now)
 		job->alloc_cpus = xmalloc(n * sizeof(int));
 		for (int k = 0; k < n; k++) {
 			job->alloc_node[k] = i + k;
-			job->alloc_cpus[k] = ctld.nodes[i + k].cpus;
+			job->alloc_cpus[k] = core.nodes[i + k].cpus;
 		}
 		job->nodes_str = xasprintf("s%d", i + 1);
 		job->priority = 1;
@@ -132,7 +132,7 @@ static void fill_nodes(time_t now)
 /* The queue: mostly small jobs, some wide ones, limits from 10 minutes to a day. */
 static uint32_t queue_jobs(long njobs)
 {
-	uint32_t first = ctld.next_job_id;
+	uint32_t first = core.next_job_id;
 	for (long i = 0; i < njobs; i++) {
 		uint32_t r = rnd() % 100;
 		struct job *job = new_job(rnd(), 600 + rnd() % (86400 - 600));
@@ -172,31 +172,31 @@ static void setup(const char *dir, int nnodes, const char *munge, int bf_max_job
 	fprintf(f, "PartitionName=batch Nodes=ALL Default=YES MaxTime=UNLIMITED State=UP\n");
 	fclose(f);
 
-	ctld.conf = conf_load(path, &err);
-	if (!ctld.conf) {
+	core.conf = conf_load(path, &err);
+	if (!core.conf) {
 		fprintf(stderr, "sched: %s\n", err.text);
 		exit(1);
 	}
 	ctld.conf_path = xstrdup(path);
 	ctld.loop = uv_default_loop();
-	ctld.cluster = xstrdup("bench");
-	ctld.dest_self = auth_dest_ctld(ctld.cluster);
+	core.cluster = xstrdup("bench");
+	ctld.dest_self = auth_dest_ctld(core.cluster);
 	ctld.ctld_target = (struct net_target){ xstrdup("127.0.0.1"), port, ctld.dest_self,
 						munge ? xstrdup(munge) : NULL };
-	ctld.next_job_id = 1;
-	reconf_settings(ctld.conf);
+	core.next_job_id = 1;
+	reconf_settings(core.conf);
 	node_setup();
 	part_setup();
 	sched_setup();
 	snprintf(path, sizeof(path), "%s/state", dir);
-	if (store_open(path, &err) < 0 || store_backend_open(ctld.conf, &err) < 0 || store_load() < 0) {
+	if (store_open(path, &err) < 0 || store_backend_open(core.conf, &err) < 0 || store_load() < 0) {
 		fprintf(stderr, "sched: %s\n", err.text);
 		exit(1);
 	}
 	assoc_setup();
 	usage_setup();
-	for (int i = 0; i < ctld.nnodes; i++) {
-		struct node *n = &ctld.nodes[i];
+	for (int i = 0; i < core.nnodes; i++) {
+		struct node *n = &core.nodes[i];
 		n->registered = true;
 		n->state = NODE_IDLE;
 		n->last_seen = time(NULL);

@@ -582,7 +582,7 @@ void assoc_resolve_parents(void)
  * AccountingStorageEnforce: as slurmdbd makes them for a new cluster. */
 static void make_defaults(void)
 {
-	const char *cl = ctld.cluster;
+	const char *cl = core.cluster;
 	if (!acct_cluster_find(cl))
 		acct_cluster_save(acct_cluster_new(cl));
 	if (!acct_qos_find("normal")) {
@@ -635,8 +635,8 @@ static bool word_in(const char *list, const char *word)
 
 void assoc_reconfigure(void)
 {
-	const char *enforce = conf_get(ctld.conf, "AccountingStorageEnforce");
-	const char *priv = conf_get(ctld.conf, "PrivateData");
+	const char *enforce = conf_get(core.conf, "AccountingStorageEnforce");
+	const char *priv = conf_get(core.conf, "PrivateData");
 	bool all = word_in(enforce, "all");
 	/* slurm.conf(5): limits, qos and safe each imply associations; safe
 	 * also implies limits.  "all" is everything but nojobs/nosteps. */
@@ -735,13 +735,13 @@ struct assoc *assoc_find(const char *account, const char *user, const char *part
 	if (!account || !user)
 		return NULL;
 	if (partition && *partition)
-		a = assoc_find_exact(ctld.cluster, account, user, partition);
-	return a ? a : assoc_find_exact(ctld.cluster, account, user, NULL);
+		a = assoc_find_exact(core.cluster, account, user, partition);
+	return a ? a : assoc_find_exact(core.cluster, account, user, NULL);
 }
 
 struct assoc *assoc_find_account(const char *account)
 {
-	return account ? assoc_find_exact(ctld.cluster, account, NULL, NULL) : NULL;
+	return account ? assoc_find_exact(core.cluster, account, NULL, NULL) : NULL;
 }
 
 struct assoc *assoc_by_id(uint32_t id)
@@ -818,7 +818,7 @@ void assoc_foreach(void (*fn)(struct assoc *a, void *arg), void *arg)
 
 enum admin_level acct_admin_level(uid_t uid)
 {
-	if (uid == 0 || uid == ctld.slurm_uid)
+	if (uid == 0 || uid == core.slurm_uid)
 		return ADMIN_ADMIN;
 	struct acct_user *u = acct_user_by_uid(uid);
 	return u ? u->admin : ADMIN_NONE;
@@ -857,11 +857,11 @@ bool acct_user_in_account(uid_t uid, const char *account)
 	struct acct_user *u = acct_user_by_uid(uid);
 	if (!u || !account)
 		return false;
-	if (assoc_find_exact(ctld.cluster, account, u->name, NULL))
+	if (assoc_find_exact(core.cluster, account, u->name, NULL))
 		return true;
 	for (struct assoc *a = accounting.assocs; a; a = a->next)
 		if (!a->deleted && a->user && !strcmp(a->user, u->name) &&
-		    !strcmp(a->account, account) && !strcmp(a->cluster, ctld.cluster))
+		    !strcmp(a->account, account) && !strcmp(a->cluster, core.cluster))
 			return true;
 	return false;
 }

@@ -99,7 +99,7 @@ static bool has_assoc_in(const char *user, const char *account)
 		return true;
 	for (const struct assoc *a = accounting.assocs; a; a = a->next)
 		if (!a->deleted && a->user && !strcmp(a->user, user) && !strcmp(a->account, account) &&
-		    !strcmp(a->cluster, ctld.cluster))
+		    !strcmp(a->cluster, core.cluster))
 			return true;
 	return false;
 }
@@ -116,7 +116,7 @@ int mgr_delete_cluster(struct mgr *m)
 		return mgr_denied(m);
 	mgr_names(m, &names, "cluster");
 	for (size_t i = 0; i < names.n; i++)
-		if (!strcmp(names.v[i], ctld.cluster)) {
+		if (!strcmp(names.v[i], core.cluster)) {
 			mgr_fail(m, HERD_ERR_INVALID_ARG,
 				 "Cluster '%.60s' is this controller's own (ClusterName); it cannot be deleted",
 				 names.v[i]);
@@ -214,7 +214,7 @@ int mgr_add_account(struct mgr *m)
 	mgr_names(m, &names, NULL);
 	mgr_strv_split(&clusters, mgr_set(m, "cluster"));
 	if (!clusters.n)
-		mgr_strv_push(&clusters, ctld.cluster);
+		mgr_strv_push(&clusters, core.cluster);
 	if (add_account_check(m, &names, &clusters, parent, &chg) < 0) {
 		mgr_strv_free(&names);
 		mgr_strv_free(&clusters);
@@ -381,7 +381,7 @@ static void fix_default_account(const char *user)
 	free(u->default_account);
 	u->default_account = NULL;
 	for (struct assoc *a = accounting.assocs; a; a = a->next)
-		if (!a->deleted && a->user && !strcmp(a->user, user) && !strcmp(a->cluster, ctld.cluster)) {
+		if (!a->deleted && a->user && !strcmp(a->user, user) && !strcmp(a->cluster, core.cluster)) {
 			u->default_account = xstrdup(a->account);
 			break;
 		}
@@ -448,7 +448,7 @@ int mgr_delete_account(struct mgr *m)
 	for (struct assoc *a = accounting.assocs; a; a = a->next) {
 		const struct acct_user *u;
 		if (a->deleted || !a->user || !mgr_filter_match(&f, a) ||
-		    strcmp(a->cluster, ctld.cluster) || !(u = acct_user_find(a->user)) ||
+		    strcmp(a->cluster, core.cluster) || !(u = acct_user_find(a->user)) ||
 		    !u->default_account || strcmp(u->default_account, a->account))
 			continue;
 		json_array_append_new(in_use, mgr_assoc_ref(a));
@@ -552,7 +552,7 @@ int mgr_add_user(struct mgr *m)
 	mgr_strv_split(&parts, mgr_set(m, "partition"));
 	mgr_strv_split(&clusters, mgr_set(m, "cluster"));
 	if (!clusters.n)
-		mgr_strv_push(&clusters, ctld.cluster);
+		mgr_strv_push(&clusters, core.cluster);
 	if (!names.n) {
 		mgr_fail(m, HERD_ERR_INVALID_ARG, "Need name of user to add");
 		goto out;
@@ -590,7 +590,7 @@ int mgr_add_user(struct mgr *m)
 	for (size_t i = 0; i < parts.n; i++)
 		if (!part_find(parts.v[i])) {
 			mgr_fail(m, HERD_ERR_INVALID_ARG, "Partition '%.60s' doesn't exist on cluster '%.40s'",
-			     parts.v[i], ctld.cluster);
+			     parts.v[i], core.cluster);
 			goto out;
 		}
 	for (size_t i = 0; i < names.n; i++) {
@@ -802,7 +802,7 @@ int mgr_delete_user(struct mgr *m)
 				continue;
 			left = true;
 			keeps_default |= u->default_account && !strcmp(a->account, u->default_account) &&
-					 !strcmp(a->cluster, ctld.cluster);
+					 !strcmp(a->cluster, core.cluster);
 		}
 		if (!left)
 			json_array_append_new(gone, json_string(u->name));

@@ -209,7 +209,7 @@ static json_t *cluster_row(const struct acct_cluster *c)
 {
 	struct assoc *root = assoc_find_exact(c->name, "root", NULL, NULL);
 	json_t *row = root ? assoc_row(root) : json_object();
-	bool self = !strcmp(c->name, ctld.cluster);
+	bool self = !strcmp(c->name, core.cluster);
 	json_object_set_new(row, "cluster", json_string(c->name));
 	json_object_set_new(row, "control_host", json_string(self ? ctld.ctld_target.host : ""));
 	json_object_set_new(row, "control_port", json_integer(self ? ctld.ctld_target.port : 0));
@@ -660,7 +660,7 @@ int mgr_dump_cluster(struct mgr *m)
 {
 	struct strv names = { 0 };
 	mgr_names(m, &names, "cluster");
-	const char *cl = names.n ? names.v[0] : ctld.cluster;
+	const char *cl = names.n ? names.v[0] : core.cluster;
 	if (!acct_cluster_find(cl)) {
 		mgr_strv_free(&names);
 		return mgr_fail(m, HERD_ERR_INVALID_ARG, "Cluster '%.60s' doesn't exist", cl);

@@ -466,7 +466,7 @@ static void scan_job(struct job *job, void *arg)
 	if (json_array_size(s->found) < 1000)
 		json_array_append_new(s->found,
 				      json_pack("{s:I, s:s, s:s, s:s}", "job_id", (json_int_t)job->id,
-						"cluster", ctld.cluster, "account",
+						"cluster", core.cluster, "account",
 						job->account ? job->account : "", "user",
 						job->user ? job->user : ""));
 }

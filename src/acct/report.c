@@ -83,8 +83,8 @@ static void load_one(const char *key, const json_t *rec, void *arg)
 static void report_setup(time_t now)
 {
 	rep.loaded = true;
-	rep.nnodes = ctld.nnodes;
-	rep.down_since = xmalloc((ctld.nnodes + 1) * sizeof(time_t));
+	rep.nnodes = core.nnodes;
+	rep.down_since = xmalloc((core.nnodes + 1) * sizeof(time_t));
 	store_acct_load("node_event", load_one, NULL);
 	/* An event left open by the last run goes on if the node is still
 	 * down (after its restart: known down or drained), else it ended. */
@@ -93,7 +93,7 @@ static void report_setup(time_t now)
 		if (e->end)
 			continue;
 		int idx = node_index(e->node);
-		const struct node *n = idx >= 0 ? &ctld.nodes[idx] : NULL;
+		const struct node *n = idx >= 0 ? &core.nodes[idx] : NULL;
 		if (n && (n->state == NODE_DOWN || n->drain)) {
 			rep.down_since[idx] = e->start;
 		} else {
@@ -108,8 +108,8 @@ void report_tick(time_t now)
 {
 	if (!rep.loaded)
 		report_setup(now);
-	for (int i = 0; i < ctld.nnodes && i < rep.nnodes; i++) {
-		const struct node *n = &ctld.nodes[i];
+	for (int i = 0; i < core.nnodes && i < rep.nnodes; i++) {
+		const struct node *n = &core.nodes[i];
 		bool down = node_is_down(n);
 		if (down && !rep.down_since[i]) {
 			rep.down_since[i] = now;
@@ -168,9 +168,9 @@ void report_rpc(struct net_req *req)
 	if (!rep.loaded)
 		report_setup(now);
 	long long cpus = 0;
-	for (int k = 0; k < ctld.nnodes; k++)
-		cpus += ctld.nodes[k].cpus > 0 ? ctld.nodes[k].cpus
-			: ctld.nodes[k].conf ? ctld.nodes[k].conf->cpus : 0;
+	for (int k = 0; k < core.nnodes; k++)
+		cpus += core.nodes[k].cpus > 0 ? core.nodes[k].cpus
+			: core.nodes[k].conf ? core.nodes[k].conf->cpus : 0;
 	/* PrivateData=usage: a plain user's report is of their own usage
 	 * (sreport asks ACCT_JOBS for their jobs only). */
 	bool private = accounting.private_usage && !acct_is_operator(req->uid);
@@ -184,8 +184,8 @@ void report_rpc(struct net_req *req)
 							"end", (json_int_t)e->end, "cpus", e->cpus));
 	}
 	net_respond(req, 0,
-		    json_pack("{s:s, s:I, s:i, s:I, s:o, s:b, s:s, s:I}", "cluster", ctld.cluster,
-			      "cpus", (json_int_t)cpus, "nodes", ctld.nnodes,
+		    json_pack("{s:s, s:I, s:i, s:I, s:o, s:b, s:s, s:I}", "cluster", core.cluster,
+			      "cpus", (json_int_t)cpus, "nodes", core.nnodes,
 			      "down_cpu_secs", (json_int_t)down_cpu_secs(start, end, now),
 			      "events", events, "private", private, "user", names_user(req->uid),
 			      "time", (json_int_t)now),

@@ -18,6 +18,12 @@ static const char *const act_names[JOB_ACT_COUNT] = {
 	[JOB_ACT_TIME_LIMIT] = "time_limit", [JOB_ACT_UPDATE] = "update",
 };
 
+bool core_is_admin(uid_t uid)
+{
+	/* AdminLevel=Administrator users are administrators too (sacctmgr) */
+	return uid == 0 || uid == core.slurm_uid || acct_admin_level(uid) == ADMIN_ADMIN;
+}
+
 /* A job's acts list keeps its last entries only: a job held and released
  * in a loop must not grow its record without bound. */
 #define ACTS_KEPT 64
@@ -59,9 +65,9 @@ bool roles_may_act(uid_t uid, const struct job *job, enum job_act act, bool *tea
 
 bool roles_may_act_as_owner(uid_t uid, const struct job *job)
 {
-	/* not rpc_is_admin: an AdminLevel=Administrator is no root (an
+	/* not core_is_admin: an AdminLevel=Administrator is no root (an
 	 * Administrator's srun --jobid=<root's job> once ran as root) */
-	return job->uid == uid || uid == 0 || uid == ctld.slurm_uid;
+	return job->uid == uid || uid == 0 || uid == core.slurm_uid;
 }
 
 void roles_record(struct job *job, uid_t uid, enum job_act act, const char *detail)

@@ -300,7 +300,7 @@ static struct {
 
 static void usage_settings(void)
 {
-	const struct conf *conf = ctld.conf;
+	const struct conf *conf = core.conf;
 	int64_t hl = conf_get_time(conf, "PriorityDecayHalfLife", 7 * 86400);
 	const char *flags = conf_get(conf, "PriorityFlags");
 	const char *storage_tres = conf_get(conf, "AccountingStorageTRES");
@@ -546,7 +546,7 @@ struct share_build {
 static void collect(struct assoc *a, void *arg)
 {
 	struct share_build *b = arg;
-	if (a->deleted || (a->cluster && ctld.cluster && strcmp(a->cluster, ctld.cluster)))
+	if (a->deleted || (a->cluster && core.cluster && strcmp(a->cluster, core.cluster)))
 		return;
 	if (b->n == b->cap) {
 		b->cap = b->cap ? 2 * b->cap : 64;
@@ -770,7 +770,7 @@ void usage_rpc(struct net_req *req)
 		free(runs);
 	}
 	net_respond(req, 0, json_pack("{s:o, s:b, s:s, s:I}", "shares", out, "fair_tree",
-				      usage.fair_tree, "cluster", ctld.cluster, "time", (json_int_t)now),
+				      usage.fair_tree, "cluster", core.cluster, "time", (json_int_t)now),
 		    NULL);
 	free(depth);
 	free(shown);

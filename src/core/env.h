@@ -9,6 +9,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
+#include <netinet/in.h>
+#include "common/error.h"
+#include "common/state.h"
 
 struct core_timer;
 typedef void (*core_timer_f)(struct core_timer *t);
@@ -44,21 +47,33 @@ struct core_env {
 	uint64_t (*timer_due_in)(const struct core_timer *t);   /* ms until it fires (active) */
 	void (*timer_close)(struct core_timer *t);   /* stopped, and what init took given back */
 	int (*work)(struct core_work *w);            /* 0, or -1: not queued, done not called */
+	/* host's IPv4 addresses (an array to free) and their count, or -1 with
+	 * err (AllocNodes, at load and reconfigure) */
+	int (*resolve)(const char *host, struct in_addr **addrs, struct herd_error *err);
 	/* Effects on a job's nodes (herdctld: launch.c's node RPCs).  Each
 	 * answer comes back later as a call into the core (a launch's failure,
 	 * the job's end), never from inside these. */
 	void (*launch)(struct job *job);             /* a job the core has started */
 	void (*terminate)(struct job *job);          /* kill all of it, then report its end */
 	void (*signal)(struct job *job, int sig, const char *flags);   /* flags: "batch" or "" */
-	/* then(arg), when not NULL, once every node has answered (or at once) */
 	/* a job a node runs that the core does not know, or not there */
 	void (*terminate_stray)(struct node *node, uint32_t job_id);
+	/* then(arg), when not NULL, once every node has answered (or at once) */
 	void (*suspend)(struct job *job, bool suspend, void (*then)(void *arg), void *arg);
 	void (*time_limit)(struct job *job);         /* its limit changed */
 	/* A mail about job to a checked address (herdctld: MailProg);
 	 * what: the event in Slurm's words, times: ", Run time T" or "". */
 	void (*mail)(const struct job *job, const char *to, const char *subject, const char *what,
 		     const char *times);
+	/* A job's steps (srun's, herdctld's step.c; the simulator runs none):
+	 * they end with the job's run (state: its final state, or COMPLETING
+	 * for a cancel), those on a failed node end NODE_FAIL, they go with the
+	 * job; and every second, allocations without a batch script (salloc)
+	 * past their limit end. */
+	void (*steps_ended)(struct job *job, enum job_state state);
+	void (*steps_node_failed)(struct job *job, int node);
+	void (*steps_free)(struct job *job);
+	void (*steps_tick)(time_t now);
 };
 
 extern const struct core_env *core_env;
@@ -137,4 +152,29 @@ static inline void core_time_limit(struct job *job)
 {
 	core_env->time_limit(job);
 }
+static inline int core_resolve(const char *host, struct in_addr **addrs, struct herd_error *err)
+{
+	return core_env->resolve(host, addrs, err);
+}
+
+static inline void core_steps_ended(struct job *job, enum job_state state)
+{
+	core_env->steps_ended(job, state);
+}
+
+static inline void core_steps_node_failed(struct job *job, int node)
+{
+	core_env->steps_node_failed(job, node);
+}
+
+static inline void core_steps_free(struct job *job)
+{
+	core_env->steps_free(job);
+}
+
+static inline void core_steps_tick(time_t now)
+{
+	core_env->steps_tick(now);
+}
+
 #endif

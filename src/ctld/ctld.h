@@ -8,90 +8,30 @@
 #include <sys/types.h>
 #include <time.h>
 #include <uv.h>
-#include "common/conf.h"
-#include "common/msg.h"
 #include "common/net.h"
-#include "common/state.h"
-#include "core/env.h"
-#include "acct/assoc.h"
-#include "ctld/node.h"
-#include "ctld/part.h"
-#include "ctld/depend.h"
-#include "ctld/job.h"
-#include "ctld/sched_api.h"
+#include "core/core.h"
 #include "ctld/launch.h"
-#include "ctld/store.h"
 #include "ctld/step.h"
 
+/* The daemon's own state; the core's is struct core (core/core.h). */
 struct ctld {
 	uv_loop_t *loop;
-	struct conf *conf;
 	char *conf_path;            /* absolute: what a reconfigure reads */
-	const char *cluster;
 	char *dest_self;
 	struct net_target ctld_target;
-	struct node *nodes;
-	int nnodes;
-	struct part *parts;
-	int nparts;
-	struct part *default_part;
-	uid_t slurm_uid;
-	int kill_wait;              /* seconds */
-	int slurmd_timeout;
-	int min_job_age;
-	int return_to_service;
 	bool log_forced;            /* -v: SlurmctldDebug does not apply */
-	bool kill_invalid_depend;   /* SchedulerParameters=kill_invalid_depend */
-	bool job_requeue;           /* JobRequeue: the default of --requeue */
-	uint32_t next_job_id;
-	uint32_t max_array_size;    /* MaxArraySize: task IDs are below it */
-	time_t start_time;
-	/* job table */
-	struct job **job_hash, **key_hash, **array_hash;
-	size_t job_hash_size, njobs;
-	bool sched_queued;
 };
 
 extern struct ctld ctld;
 
-/* tick.c: the once-a-second checks, on the core's timer. */
-void tick_setup(void);
-
-/* names.c */
-const char *names_user(uid_t uid);     /* cached; the number when unknown */
-const char *names_group(gid_t gid);
-
 /* acct.c: ACCT_JOBS, answered from the store by a worker */
 void acct_jobs(struct net_req *req);
 
-/* update.c: UPDATE_JOB's "update", "requeue" and "requeuehold" by uid: 0
- * (answered once durable) or a HERD_ERR_* rc, with err's text when there is
- * more to say.  admin: the user is privileged for the job
- * (roles_privileged); team: only the TeamJobs rule lets the user act, so
- * only a shorter TimeLimit is taken, and each act is recorded
- * (roles_record). */
-int update_job_fields(struct job *job, json_t *fields, uid_t uid, bool admin, bool team,
-		      struct herd_error *err);
-/* Nice within Slurm's range, negative only for an administrator: 0 or an rc
- * (sbatch --nice and scontrol update Nice= share it). */
-int update_check_nice(long long nice, bool admin);
-int update_requeue(struct job *job, uid_t uid, bool hold, bool team);
 void launch_time_limit(struct job *job);   /* launch.c: tell the node a new limit */
 
-/* mail.c: MailProg for --mail-type, never blocking the loop.  From
- * job_set_state (BEGIN, END, FAIL, TIME_LIMIT at a timeout), from
- * job_requeue_finish (REQUEUE), and every tick (TIME_LIMIT_50/80/90, and
- * TIME_LIMIT once the limit passed). */
-void mail_job_state(struct job *job, enum job_state old);
+/* mail_spawn.c: herdctld's core_env->mail, MailProg never blocking the loop. */
 void mail_spawn(const struct job *job, const char *to, const char *subject, const char *what,
-		const char *times);   /* herdctld's core_env->mail */
-void mail_job_requeued(const struct job *job);
-void mail_check_time_limits(time_t now);
-
-/* job_text.c: the free text of a submission or an update (job name,
- * comment, --mail-user, ...) is refused, with err, when it would break a
- * line of a record or reach MailProg as an option. */
-int job_text_check(const json_t *fields, struct herd_error *err);
+		const char *times);
 /* reconf.c: scontrol reconfigure and SIGHUP */
 /* The settings read from conf (KillWait, SlurmdTimeout, ...) into ctld;
  * out-of-range values are logged and replaced, as at start. */
@@ -99,7 +39,7 @@ void reconf_settings(const struct conf *conf);
 /* The keys conf sets that Herd accepts and does not act on (conf_inert.c),
  * logged as one warning; that sentence (to free), or NULL when none. */
 char *reconf_inert_warning(const struct conf *conf);
-/* Re-read ctld.conf->path and apply it whole; -1 with err (nothing
+/* Re-read core.conf->path and apply it whole; -1 with err (nothing
  * changed) when it does not load or needs a restart. */
 /* warning (may be NULL): reconf_inert_warning's sentence, to free. */
 int reconf_reload(struct herd_error *err, char **warning);
@@ -108,7 +48,6 @@ void reconf_rpc(struct net_req *req);
 /* rpc.c */
 void respond_durable(struct net_req *req, uint32_t job_id, bool with_id);
 void rpc_handle(struct net_req *req, void *arg);
-bool rpc_is_admin(uid_t uid);
 
 /* auth_jwt.c: AuthAltTypes=auth/jwt (doc/protocol.md "Requests on a user's token") */
 /* Read the key and options of conf; -1 with err (and the old settings kept)

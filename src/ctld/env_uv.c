@@ -2,7 +2,9 @@
  * libuv's timers and worker pool on ctld.loop, launch.c's node RPCs and
  * MailProg.  The timers do not keep the
  * loop alive (the server's handles do). */
+#include <netdb.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 #include "common/xmalloc.h"
 #include "core/env.h"
 #include "ctld/ctld.h"
@@ -95,6 +97,24 @@ static int uv_env_work(struct core_work *w)
 	return 0;
 }
 
+/* The name service, blocking: only at load and reconfigure. */
+static int uv_env_resolve(const char *host, struct in_addr **addrs, struct herd_error *err)
+{
+	struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM }, *ai;
+	int e = getaddrinfo(host, NULL, &hints, &ai), n = 0;
+
+	if (e != 0)
+		return errprintf(err, "%s", gai_strerror(e));
+	for (struct addrinfo *a = ai; a; a = a->ai_next)
+		n++;
+	*addrs = xmalloc((n + 1) * sizeof(**addrs));
+	n = 0;
+	for (struct addrinfo *a = ai; a; a = a->ai_next)
+		(*addrs)[n++] = ((struct sockaddr_in *)a->ai_addr)->sin_addr;
+	freeaddrinfo(ai);
+	return n;
+}
+
 static const struct core_env uv_env = {
 	.now = uv_env_now,
 	.now_ms = uv_env_now_ms,
@@ -105,6 +125,7 @@ static const struct core_env uv_env = {
 	.timer_due_in = uv_env_timer_due_in,
 	.timer_close = uv_env_timer_close,
 	.work = uv_env_work,
+	.resolve = uv_env_resolve,
 	.launch = launch_job,
 	.terminate = launch_terminate,
 	.signal = launch_signal,
@@ -112,6 +133,10 @@ static const struct core_env uv_env = {
 	.suspend = launch_suspend,
 	.time_limit = launch_time_limit,
 	.mail = mail_spawn,
+	.steps_ended = step_job_ended,
+	.steps_node_failed = step_node_failed,
+	.steps_free = step_destroy_all,
+	.steps_tick = step_check_alloc_limits,
 };
 
 const struct core_env *core_env = &uv_env;

@@ -82,7 +82,7 @@ static void launch_done(void *arg, json_t *reply, const struct herd_error *err)
 	}
 	if (job->state != JOB_RUNNING)
 		return;
-	struct node *host = &ctld.nodes[job->alloc_node[0]];
+	struct node *host = &core.nodes[job->alloc_node[0]];
 	log_error("job %u: launch on %s failed: %s", id, host->name, reply ? rerr.text : err->text);
 	if (!reply) {
 		/* The node did not answer (its herdd is down or restarting): as
@@ -134,13 +134,13 @@ json_t *launch_object(const struct job *job, const json_t *spec)
 			      "job_id", (json_int_t)job->id, "uid", (json_int_t)job->uid,
 			      "gid", (json_int_t)job->gid, "user", job->user ? job->user : "",
 			      "name", job->name ? job->name : "", "partition", job->part->name,
-			      "account", job->account ? job->account : "", "cluster", ctld.cluster,
+			      "account", job->account ? job->account : "", "cluster", core.cluster,
 			      "submit_host", job->submit_host ? job->submit_host : "",
 			      "nodes", job->nodes_str, "tasks_per_node", tpn,
 			      "num_nodes", job->nalloc, "ntasks", ntasks,
 			      "cpus_per_task", (int)job->cpus_per_task, "cpus_on_node", job->alloc_cpus[0],
 			      "mem_mb", (json_int_t)(job->mem_per_cpu ? 0 : job->alloc_mem),
-			      "time_limit", (json_int_t)job->time_limit, "kill_wait", ctld.kill_wait,
+			      "time_limit", (json_int_t)job->time_limit, "kill_wait", core.kill_wait,
 			      "start_time", (json_int_t)job->start_time);
 	json_object_update(launch, o);
 	json_decref(o);
@@ -184,7 +184,7 @@ json_t *launch_object(const struct job *job, const json_t *spec)
 
 void launch_job(struct job *job)
 {
-	const struct node *host = &ctld.nodes[job->alloc_node[0]];
+	const struct node *host = &core.nodes[job->alloc_node[0]];
 	json_t *spec, *body;
 
 	step_extern_start(job);   /* PrologFlags=Contain */
@@ -224,7 +224,7 @@ static void node_reply_logged(void *arg, json_t *reply, const struct herd_error 
 
 void launch_terminate_id(struct node *node, uint32_t job_id)
 {
-	json_t *body = json_pack("{s:I, s:i}", "job_id", (json_int_t)job_id, "kill_wait", ctld.kill_wait);
+	json_t *body = json_pack("{s:I, s:i}", "job_id", (json_int_t)job_id, "kill_wait", core.kill_wait);
 	struct net_target to = node_target(node);
 	net_call_async(ctld.loop, &to, MSG_TERMINATE_JOB, body, 10000, node_reply_logged,
 		       (void *)(uintptr_t)job_id);
@@ -235,7 +235,7 @@ void launch_terminate_id(struct node *node, uint32_t job_id)
 void launch_terminate(struct job *job)
 {
 	for (int i = 0; i < job->nalloc; i++)
-		launch_terminate_id(&ctld.nodes[job->alloc_node[i]], job->id);
+		launch_terminate_id(&core.nodes[job->alloc_node[i]], job->id);
 }
 
 /* then, once every node answered (preemption and gang wait for it before
@@ -270,7 +270,7 @@ void launch_suspend(struct job *job, bool suspend, void (*then)(void *arg), void
 	*w = (struct suspend_wait){ job->id, job->nalloc, then, arg };
 	for (int i = 0; i < job->nalloc; i++) {
 		json_t *body = json_pack("{s:I, s:b}", "job_id", (json_int_t)job->id, "suspend", suspend);
-		struct net_target to = node_target(&ctld.nodes[job->alloc_node[i]]);
+		struct net_target to = node_target(&core.nodes[job->alloc_node[i]]);
 		net_call_async(ctld.loop, &to, MSG_SUSPEND_JOB, body, 10000, suspend_reply, w);
 		json_decref(body);
 	}
@@ -282,7 +282,7 @@ void launch_step_signal(struct node *node, uint32_t job_id, uint32_t step_id, in
 	json_t *body = sig ? json_pack("{s:I, s:i, s:s, s:I}", "job_id", (json_int_t)job_id, "signal", sig,
 				       "flags", "", "step_id", (json_int_t)step_id)
 			   : json_pack("{s:I, s:i, s:I}", "job_id", (json_int_t)job_id, "kill_wait",
-				       ctld.kill_wait, "step_id", (json_int_t)step_id);
+				       core.kill_wait, "step_id", (json_int_t)step_id);
 	struct net_target to = node_target(node);
 	net_call_async(ctld.loop, &to, sig ? MSG_SIGNAL_JOB : MSG_TERMINATE_JOB, body, 10000,
 		       node_reply_logged, (void *)(uintptr_t)job_id);
@@ -302,7 +302,7 @@ void launch_signal(struct job *job, int signal, const char *flags)
 	for (int i = 0; i < n && i < job->nalloc; i++) {
 		json_t *body = json_pack("{s:I, s:i, s:s}", "job_id", (json_int_t)job->id, "signal",
 					 signal, "flags", flags);
-		struct net_target to = node_target(&ctld.nodes[job->alloc_node[i]]);
+		struct net_target to = node_target(&core.nodes[job->alloc_node[i]]);
 		net_call_async(ctld.loop, &to, MSG_SIGNAL_JOB, body, 10000, node_reply_logged,
 			       (void *)(uintptr_t)job->id);
 		json_decref(body);
@@ -359,7 +359,7 @@ static void limit_send_now(struct limit_send *ls)
 	}
 	json_t *body = json_pack("{s:I, s:I}", "job_id", (json_int_t)job->id, "time_limit",
 				 (json_int_t)job->time_limit);   /* the latest, on a retry too */
-	struct net_target to = node_target(&ctld.nodes[job->alloc_node[0]]);
+	struct net_target to = node_target(&core.nodes[job->alloc_node[0]]);
 	net_call_async(ctld.loop, &to, MSG_UPDATE_JOB_LIMIT, body, 10000, limit_reply, ls);
 	json_decref(body);
 }
@@ -379,8 +379,8 @@ void launch_time_limit(struct job *job)
 void launch_broadcast(int type)
 {
 	json_t *body = json_object();
-	for (int i = 0; i < ctld.nnodes; i++) {
-		struct node *n = &ctld.nodes[i];
+	for (int i = 0; i < core.nnodes; i++) {
+		struct node *n = &core.nodes[i];
 		struct net_target to = node_target(n);
 		if (n->state != NODE_FUTURE)
 			net_call_async(ctld.loop, &to, type, body, 5000, NULL, NULL);

@@ -16,9 +16,9 @@
 #include "common/xmalloc.h"
 #include "acct/adb.h"
 #include "ctld/ctld.h"
-#include "ctld/prio.h"
-#include "ctld/preempt.h"
-#include "ctld/resv.h"
+#include "core/prio.h"
+#include "core/preempt.h"
+#include "core/resv.h"
 
 struct ctld ctld;
 
@@ -95,12 +95,12 @@ int main(int argc, char **argv)
 	}
 	/* Blocking work (credential checks, commits, calls to nodes) shares the pool. */
 	setenv("UV_THREADPOOL_SIZE", "16", 0);
-	ctld.conf = conf_load(conf_path, &err);
-	if (!ctld.conf) {
+	core.conf = conf_load(conf_path, &err);
+	if (!core.conf) {
 		fprintf(stderr, "herdctld: error: %s\n", err.text);
 		return 1;
 	}
-	const struct conf *conf = ctld.conf;
+	const struct conf *conf = core.conf;
 	/* A bad SchedulerType/SchedulerParameters stops the start, before daemonizing: said on stderr. */
 	if (sched_check(conf, &err) < 0) {
 		fprintf(stderr, "herdctld: error: %s: %s\n", conf->path, err.text);
@@ -140,19 +140,19 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	ctld.loop = uv_default_loop();
-	/* Copies: a reconfigure replaces ctld.conf, and these need a restart. */
-	ctld.cluster = xstrdup(conf_cluster_name(conf));
-	ctld.dest_self = auth_dest_ctld(ctld.cluster);
+	/* Copies: a reconfigure replaces core.conf, and these need a restart. */
+	core.cluster = xstrdup(conf_cluster_name(conf));
+	ctld.dest_self = auth_dest_ctld(core.cluster);
 	ctld.ctld_target = (struct net_target){ xstrdup(conf_ctld_host(conf)), conf_ctld_port(conf),
 						ctld.dest_self, xstrdup(conf_munge_socket(conf)) };
-	ctld.next_job_id = conf_get_int(conf, "FirstJobId", 1);
+	core.next_job_id = conf_get_int(conf, "FirstJobId", 1);
 	reconf_settings(conf);
 	free(reconf_inert_warning(conf));   /* what the file sets and Herd ignores: logged */
 	if (preempt_check(conf, &err) < 0) {
 		log_error("%s", err.text);
 		return 1;
 	}
-	ctld.start_time = core_now();
+	core.start_time = core_now();
 	node_setup();
 	part_setup();
 	sched_setup();
@@ -201,7 +201,7 @@ int main(int argc, char **argv)
 	sched_request();
 	launch_broadcast(MSG_REQUEST_REGISTRATION);
 	log_info("herdctld for cluster %s listening on %s:%d (%d nodes, %d partitions)",
-		 ctld.cluster, opts.host, opts.port, ctld.nnodes, ctld.nparts);
+		 core.cluster, opts.host, opts.port, core.nnodes, core.nparts);
 	uv_run(ctld.loop, UV_RUN_DEFAULT);
 	/* Anything not yet committed was never acknowledged; nothing is lost. */
 	store_backend_close();

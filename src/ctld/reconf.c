@@ -12,9 +12,9 @@
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
-#include "ctld/prio.h"
-#include "ctld/preempt.h"
-#include "ctld/resv.h"
+#include "core/prio.h"
+#include "core/preempt.h"
+#include "core/resv.h"
 
 
 /* One flag of SchedulerParameters (comma-separated options). */
@@ -34,12 +34,12 @@ void reconf_settings(const struct conf *conf)
 
 	if (user && !pw)
 		log_error("SlurmUser %s does not exist; using root", user);
-	ctld.slurm_uid = pw ? pw->pw_uid : 0;
-	ctld.kill_wait = conf_get_int(conf, "KillWait", 30);
-	ctld.slurmd_timeout = conf_get_int(conf, "SlurmdTimeout", 300);
-	ctld.min_job_age = conf_get_int(conf, "MinJobAge", 300);
-	ctld.return_to_service = conf_get_int(conf, "ReturnToService", 0);
-	ctld.job_requeue = conf_get_int(conf, "JobRequeue", 1) != 0;
+	core.slurm_uid = pw ? pw->pw_uid : 0;
+	core.kill_wait = conf_get_int(conf, "KillWait", 30);
+	core.slurmd_timeout = conf_get_int(conf, "SlurmdTimeout", 300);
+	core.min_job_age = conf_get_int(conf, "MinJobAge", 300);
+	core.return_to_service = conf_get_int(conf, "ReturnToService", 0);
+	core.job_requeue = conf_get_int(conf, "JobRequeue", 1) != 0;
 	/* 0 disables arrays. */
 	long max_array = conf_get_int(conf, "MaxArraySize", 1001);
 	if (max_array < 0 || max_array > MAX_ARRAY_SIZE_LIMIT) {
@@ -47,8 +47,8 @@ void reconf_settings(const struct conf *conf)
 			  MAX_ARRAY_SIZE_LIMIT, MAX_ARRAY_SIZE_LIMIT);
 		max_array = MAX_ARRAY_SIZE_LIMIT;
 	}
-	ctld.max_array_size = (uint32_t)max_array;
-	ctld.kill_invalid_depend = sched_param(conf_get(conf, "SchedulerParameters"),
+	core.max_array_size = (uint32_t)max_array;
+	core.kill_invalid_depend = sched_param(conf_get(conf, "SchedulerParameters"),
 					       "kill_invalid_depend");
 	sched_configure(conf);
 	resv_configure(conf);   /* ResvOverRun */
@@ -93,8 +93,8 @@ static int settings_check(const struct conf *conf, struct herd_error *err)
  * at its next registration (herdd registers again once it has re-read). */
 static void nodes_apply(const struct conf *conf)
 {
-	for (int i = 0; i < ctld.nnodes; i++) {
-		struct node *n = &ctld.nodes[i];
+	for (int i = 0; i < core.nnodes; i++) {
+		struct node *n = &core.nodes[i];
 		const struct conf_node *cn = (size_t)i < conf->nnodes &&
 			!strcmp(conf->nodes[i].name, n->name) ? &conf->nodes[i]
 							      : conf_node_find(conf, n->name);
@@ -150,7 +150,7 @@ static void move_job(struct job *job, void *arg)
  * the partition comes back). */
 static void parts_apply(const struct conf *conf)
 {
-	struct part_swap s = { ctld.parts, NULL, ctld.nparts, 0, NULL };
+	struct part_swap s = { core.parts, NULL, core.nparts, 0, NULL };
 	struct part *dflt;
 	int keep = 0;
 
@@ -177,9 +177,9 @@ static void parts_apply(const struct conf *conf)
 			part_release(&s.old[i]);
 	free(s.old);
 	free(s.in_use);
-	ctld.parts = s.parts;
-	ctld.nparts = s.nparts;
-	ctld.default_part = dflt;
+	core.parts = s.parts;
+	core.nparts = s.nparts;
+	core.default_part = dflt;
 }
 
 int reconf_reload(struct herd_error *err, char **warning)
@@ -188,7 +188,7 @@ int reconf_reload(struct herd_error *err, char **warning)
 
 	if (!conf)
 		goto error;
-	if (conf_diff_restart(ctld.conf, conf, err) < 0 || settings_check(conf, err) < 0 ||
+	if (conf_diff_restart(core.conf, conf, err) < 0 || settings_check(conf, err) < 0 ||
 	    prio_conf_check(conf, err) < 0 ||
 	    preempt_check(conf, err) < 0 ||
 	    auth_jwt_configure(conf, err) < 0)   /* last: it applies when it succeeds */
@@ -197,12 +197,12 @@ int reconf_reload(struct herd_error *err, char **warning)
 	reconf_settings(conf);
 	nodes_apply(conf);
 	parts_apply(conf);
-	conf_destroy(ctld.conf);
-	ctld.conf = conf;
+	conf_destroy(core.conf);
+	core.conf = conf;
 	assoc_reconfigure();
 	prio_setup();   /* the Priority* keys; every pending job's priority again */
 	preempt_setup();
-	log_info("reconfigured from %s: %d nodes, %d partitions", conf->path, ctld.nnodes,
+	log_info("reconfigured from %s: %d nodes, %d partitions", conf->path, core.nnodes,
 		 (int)conf->nparts);
 	if (warning)
 		*warning = reconf_inert_warning(conf);

@@ -13,19 +13,13 @@
 #include "common/strbuf.h"
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
-#include "ctld/part_limits.h"
-#include "ctld/prio.h"
-#include "ctld/resv.h"
+#include "core/part_limits.h"
+#include "core/prio.h"
+#include "core/resv.h"
 
 /* ROLE_NODE: node daemons (root or SlurmUser); ROLE_ADMIN: the same users
  * as administrators. */
 enum role { ROLE_ANY, ROLE_NODE, ROLE_ADMIN };
-
-bool rpc_is_admin(uid_t uid)
-{
-	/* AdminLevel=Administrator users are administrators too (sacctmgr) */
-	return uid == 0 || uid == ctld.slurm_uid || acct_admin_level(uid) == ADMIN_ADMIN;
-}
 
 /* Replies that wait for a commit. */
 struct pending_reply {
@@ -63,7 +57,7 @@ void respond_durable(struct net_req *req, uint32_t job_id, bool with_id)
 
 static void rpc_ping(struct net_req *req)
 {
-	net_respond(req, 0, json_pack("{s:s, s:s, s:I}", "cluster", ctld.cluster,
+	net_respond(req, 0, json_pack("{s:s, s:s, s:I}", "cluster", core.cluster,
 				      "controller", ctld.ctld_target.host, "time", (json_int_t)core_now()),
 		    NULL);
 }
@@ -83,7 +77,7 @@ static void test_only_reply(struct net_req *req, struct job *job)
 		return;
 	}
 	net_respond(req, 0, json_pack("{s:I, s:I, s:s, s:i, s:s}", "job_id",
-				      (json_int_t)ctld.next_job_id, "start_time", (json_int_t)start,
+				      (json_int_t)core.next_job_id, "start_time", (json_int_t)start,
 				      "nodes", nodes, "num_cpus", cpus, "partition", part->name), NULL);
 	free(nodes);
 }
@@ -227,7 +221,7 @@ static void rpc_job_info(struct net_req *req)
 	}
 	struct job_view *view = job_view_create(json_object_get(req->body, "fields"));
 	if (json_is_true(json_object_get(req->body, "script")))
-		job_view_want_script(view, req->uid, rpc_is_admin(req->uid));
+		job_view_want_script(view, req->uid, core_is_admin(req->uid));
 	/* "rows": the keys once and an array per job, a third of the text and
 	 * no object per job for the client to build (squeue over 100,000 jobs) */
 	bool rows = json_is_true(json_object_get(req->body, "rows"));
@@ -359,7 +353,7 @@ static int cancel_array(uint32_t array_job_id, const char *spec, int sig, const 
 	 * reconfigure lowered it): one beyond names no task, refused before it
 	 * costs a bit set; parse_array_spec bounds the spec's length and work
 	 * (bitmap_parse_user), so one request stays cheap in the loop. */
-	uint32_t bound = ctld.max_array_size;
+	uint32_t bound = core.max_array_size;
 	array_foreach(array_job_id, array_cancel_top, &bound);
 	if (spec && parse_array_spec(spec, bound ? bound : 1, &ac.tasks, &throttle) < 0)
 		return errno == ERANGE ? HERD_ERR_INVALID_JOB : HERD_ERR_INVALID_ARRAY;
@@ -597,8 +591,8 @@ static void rpc_update(struct net_req *req)
 static void rpc_node_info(struct net_req *req)
 {
 	json_t *nodes = json_array();
-	for (int i = 0; i < ctld.nnodes; i++)
-		json_array_append_new(nodes, node_to_json(&ctld.nodes[i]));
+	for (int i = 0; i < core.nnodes; i++)
+		json_array_append_new(nodes, node_to_json(&core.nodes[i]));
 	net_respond(req, 0, json_pack("{s:o, s:I}", "nodes", nodes, "time", (json_int_t)core_now()),
 		    NULL);
 }
@@ -606,9 +600,9 @@ static void rpc_node_info(struct net_req *req)
 static void rpc_part_info(struct net_req *req)
 {
 	json_t *parts = json_array();
-	for (int i = 0; i < ctld.nparts; i++)
-		if (!ctld.parts[i].removed)
-			json_array_append_new(parts, part_to_json(&ctld.parts[i]));
+	for (int i = 0; i < core.nparts; i++)
+		if (!core.parts[i].removed)
+			json_array_append_new(parts, part_to_json(&core.parts[i]));
 	net_respond(req, 0, json_pack("{s:o, s:I}", "partitions", parts, "time", (json_int_t)core_now()),
 		    NULL);
 }
@@ -683,8 +677,8 @@ void rpc_handle(struct net_req *req, void *arg)
 		/* node daemons' messages only from root or SlurmUser: an
 		 * AdminLevel=Administrator user administers, it is no node */
 		bool ok = rpcs[i].role == ROLE_ANY ||
-			  (rpcs[i].role == ROLE_NODE ? req->uid == 0 || req->uid == ctld.slurm_uid
-						     : rpc_is_admin(req->uid));
+			  (rpcs[i].role == ROLE_NODE ? req->uid == 0 || req->uid == core.slurm_uid
+						     : core_is_admin(req->uid));
 		if (!ok) {
 			log_error("%s from uid %u refused: not %s", msg_name(type),
 				  (unsigned)req->uid, rpcs[i].role == ROLE_NODE ? "a node daemon"

@@ -13,11 +13,11 @@ void node_register(struct net_req *req)
 	}
 	/* Steps are the daemon's: reconciled when the node says which run there
 	 * (an older herdd does not) and they are fewer than we think. */
-	const struct node *n = &ctld.nodes[idx];
+	const struct node *n = &core.nodes[idx];
 	json_t *steps = json_object_get(req->body, "steps");
 	time_t now = core_now();
 	if (json_is_array(steps) && (int)json_array_size(steps) < n->nsteps &&
-	    (!first || ctld.start_time + 5 < now))
+	    (!first || core.start_time + 5 < now))
 		step_reconcile(idx, steps, now);
 	net_respond(req, 0, NULL, NULL);
 }
@@ -27,7 +27,7 @@ void node_update(struct net_req *req)
 	const json_t *b = req->body;
 	struct herd_error err = { "" };
 
-	if (!rpc_is_admin(req->uid)) {
+	if (!core_is_admin(req->uid)) {
 		net_respond(req, HERD_ERR_ACCESS, NULL, NULL);
 		return;
 	}

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
-#include "ctld/resv.h"
+#include "core/resv.h"
 
 struct resv_reply {
 	struct net_req *req;

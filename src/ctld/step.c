@@ -34,7 +34,7 @@ static void count_parts(const struct job *job, struct step *s, int delta)
 {
 	for (int i = 0; i < s->nnodes; i++)
 		if (!s->node_done[i])
-			ctld.nodes[job->alloc_node[s->job_node[i]]].nsteps += delta;
+			core.nodes[job->alloc_node[s->job_node[i]]].nsteps += delta;
 }
 
 static void step_free(struct step *s)
@@ -98,7 +98,7 @@ json_t *step_to_json(const struct job *job, const struct step *s)
 	for (int i = 0; i < s->nnodes; i++) {
 		char *ids = bitmap_fmt_ranges(s->cpuset[i]);
 		int j = s->job_node[i];
-		json_array_append_new(alloc, json_pack("[s,i,s]", ctld.nodes[job->alloc_node[j]].name,
+		json_array_append_new(alloc, json_pack("[s,i,s]", core.nodes[job->alloc_node[j]].name,
 						       s->ntasks[i], ids));
 		free(ids);
 	}
@@ -195,7 +195,7 @@ static void create_reply(struct job *job, struct step *s)
 		s->launch_failed = true;
 		/* what started elsewhere stops again */
 		for (int i = 0; i < s->nnodes; i++)
-			launch_step_signal(&ctld.nodes[job->alloc_node[s->job_node[i]]], job->id,
+			launch_step_signal(&core.nodes[job->alloc_node[s->job_node[i]]], job->id,
 					   s->step_id, 0);
 		s->exit_status = 1 << 8;
 		step_end(job, s, JOB_FAILED);
@@ -219,12 +219,12 @@ static void launch_step_done(void *arg, json_t *reply, const struct herd_error *
 
 	if (s && !s->req && (!reply || msg_reply_rc(reply, &rerr) != 0))
 		log_error("job %u: step %u: launch on %s failed: %s", w->job_id, w->step_id,
-			  ctld.nodes[job->alloc_node[s->job_node[w->node]]].name, reply ? rerr.text : err->text);
+			  core.nodes[job->alloc_node[s->job_node[w->node]]].name, reply ? rerr.text : err->text);
 	if (s && s->req) {
 		if (!reply || msg_reply_rc(reply, &rerr) != 0) {
 			const char *why = reply ? rerr.text : err->text;
 			log_error("job %u: step %u: launch on %s failed: %s", w->job_id, w->step_id,
-				  ctld.nodes[job->alloc_node[s->job_node[w->node]]].name, why);
+				  core.nodes[job->alloc_node[s->job_node[w->node]]].name, why);
 			if (!s->launch_error)
 				s->launch_error = xstrdup(why);
 		}
@@ -254,7 +254,7 @@ static void send_launches(struct job *job, const struct step *s, json_t *launch,
 					 (json_int_t)s->step_id, "launch", launch);
 		struct launch_wait *w = xmalloc(sizeof(*w));
 		*w = (struct launch_wait){ job->id, s->step_id, i };
-		struct net_target to = launch_node_target(&ctld.nodes[job->alloc_node[j]]);
+		struct net_target to = launch_node_target(&core.nodes[job->alloc_node[j]]);
 		net_call_async(ctld.loop, &to, MSG_LAUNCH_STEP, body, 30000, launch_step_done, w);
 		json_decref(body);
 		free(cpus);
@@ -400,7 +400,7 @@ void step_create(struct net_req *req)
 	count_parts(job, s, +1);
 	struct hostlist *hl = hostlist_create(NULL);
 	for (int i = 0; i < s->nnodes; i++)
-		hostlist_push(hl, ctld.nodes[job->alloc_node[s->job_node[i]]].name);
+		hostlist_push(hl, core.nodes[job->alloc_node[s->job_node[i]]].name);
 	s->nodes_str = hostlist_ranged_string(hl);
 	s->tasks_per_node = launch_counts_string(s->ntasks, s->nnodes);
 	step_layout_hold(job, s, true);
@@ -409,7 +409,7 @@ void step_create(struct net_req *req)
 
 	json_t *names = json_array(), *ids = json_array(), *cpn = json_array();
 	for (int i = 0; i < s->nnodes; i++) {
-		json_array_append_new(names, json_string(ctld.nodes[job->alloc_node[s->job_node[i]]].name));
+		json_array_append_new(names, json_string(core.nodes[job->alloc_node[s->job_node[i]]].name));
 		json_array_append_new(ids, step_layout_task_ids(s, i));
 		json_array_append_new(cpn, json_integer(s->holds ? (int)bitmap_count(s->cpuset[i])
 								 : s->ntasks[i] * (int)s->cpus_per_task));
@@ -432,7 +432,7 @@ void step_create(struct net_req *req)
 
 static bool prolog_contain(void)
 {
-	const char *flags = conf_get(ctld.conf, "PrologFlags");
+	const char *flags = conf_get(core.conf, "PrologFlags");
 	return flags && strcasestr(flags, "contain");
 }
 
@@ -466,7 +466,7 @@ void step_extern_start(struct job *job)
 		s->ntasks[j] = 1;
 		s->cpuset[j] = job->alloc_cpuset && job->alloc_cpuset[j] ? bitmap_copy(job->alloc_cpuset[j])
 									 : bitmap_create(1);
-		hostlist_push(hl, ctld.nodes[job->alloc_node[j]].name);
+		hostlist_push(hl, core.nodes[job->alloc_node[j]].name);
 	}
 	s->nodes_str = hostlist_ranged_string(hl);
 	hostlist_destroy(hl);
@@ -510,14 +510,14 @@ void step_complete(struct net_req *req)
 
 	if (s)
 		for (int i = 0; i < s->nnodes; i++)
-			if (!strcmp(ctld.nodes[job->alloc_node[s->job_node[i]]].name, node))
+			if (!strcmp(core.nodes[job->alloc_node[s->job_node[i]]].name, node))
 				k = i;
 	if (!s || k < 0 || s->node_done[k]) {   /* a repeat, or long gone */
 		net_respond(req, 0, NULL, NULL);
 		return;
 	}
 	if (!s->parts_out)
-		ctld.nodes[job->alloc_node[s->job_node[k]]].nsteps--;
+		core.nodes[job->alloc_node[s->job_node[k]]].nsteps--;
 	s->node_done[k] = true;
 	s->nodes_done++;
 	s->exit_status = worse(s->exit_status, json_integer_value(json_object_get(b, "status")));
@@ -564,7 +564,7 @@ int step_cancel(struct job *job, uint32_t step_id, int sig, uid_t uid)
 		s->requid = uid;
 	}
 	for (int i = 0; i < s->nnodes; i++)
-		launch_step_signal(&ctld.nodes[job->alloc_node[s->job_node[i]]], job->id, s->step_id, sig);
+		launch_step_signal(&core.nodes[job->alloc_node[s->job_node[i]]], job->id, s->step_id, sig);
 	return 0;
 }
 
@@ -611,7 +611,7 @@ void step_node_failed(struct job *job, int idx)
 			continue;
 		for (int i = 0; i < s->nnodes; i++)
 			if (job->alloc_node[s->job_node[i]] == idx && !s->failed_node)
-				s->failed_node = xstrdup(ctld.nodes[idx].name);
+				s->failed_node = xstrdup(core.nodes[idx].name);
 	}
 }
 
@@ -645,8 +645,8 @@ static void reconcile_job(struct job *job, void *arg)
 			    reported(r->reported, job->id, s->step_id))
 				continue;
 			log_error("job %u: step %u lost its herdstepd on %s", job->id, s->step_id,
-				  ctld.nodes[r->idx].name);
-			ctld.nodes[r->idx].nsteps--;
+				  core.nodes[r->idx].name);
+			core.nodes[r->idx].nsteps--;
 			s->node_done[i] = true;
 			s->nodes_done++;
 			s->exit_status = worse(s->exit_status, SIGKILL);

@@ -88,7 +88,7 @@ bool step_layout_count_ok(const json_t *spec, const char *key)
  * is not configured. */
 static int names_to_idx(const char *list, int **idx, int *n)
 {
-	struct hostlist *hl = hostlist_create_max(list, (size_t)ctld.nnodes);   /* bounded */
+	struct hostlist *hl = hostlist_create_max(list, (size_t)core.nnodes);   /* bounded */
 	*n = 0;
 	*idx = NULL;
 	if (!hl)

@@ -667,7 +667,7 @@ int store_open(const char *dir, struct herd_error *err)
 		goto error;
 	}
 	free(acct_cluster);
-	acct_cluster = xstrdup(ctld.cluster ? ctld.cluster : "cluster");
+	acct_cluster = xstrdup(core.cluster ? core.cluster : "cluster");
 	adb_close(adb_write_db);
 	adb_write_db = adb_sqlite(db_write);
 	struct adb_val cl = ADB_TEXT(acct_cluster);
@@ -796,14 +796,14 @@ int store_array_records(uint32_t array_job_id, void (*fn)(const struct job *job,
 int store_load(void)
 {
 	sqlite3_stmt *st;
-	time_t horizon = core_now() - ctld.min_job_age;
+	time_t horizon = core_now() - core.min_job_age;
 	int n = 0;
 
 	if (sqlite3_prepare_v2(db_read, "SELECT max(id) FROM jobs", -1, &st, NULL) == SQLITE_OK &&
 	    sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
 		uint32_t max = (uint32_t)sqlite3_column_int64(st, 0);
-		if (max >= ctld.next_job_id)
-			ctld.next_job_id = max + 1;
+		if (max >= core.next_job_id)
+			core.next_job_id = max + 1;
 	}
 	sqlite3_finalize(st);
 	if (sqlite3_prepare_v2(db_read, "SELECT rec FROM jobs WHERE state < ? OR end_time >= ?",
@@ -838,7 +838,7 @@ int store_load(void)
 	sqlite3_finalize(st);
 	load_steps();
 	load_nodes();
-	log_info("store: loaded %d jobs; next job id %u", n, ctld.next_job_id);
+	log_info("store: loaded %d jobs; next job id %u", n, core.next_job_id);
 	return 0;
 }
 
@@ -937,7 +937,7 @@ int store_backend_open(const struct conf *conf, struct herd_error *err)
 	if (loc && (!*loc || strchr(loc, '/')))
 		return errprintf(err, "AccountingStorageLoc=%s is not a database name", loc);
 	/* The password is in a root-only file that herd.conf names. */
-	char *secret = pass ? secret_read(pass, ctld.slurm_uid, "AccountingStoragePass", err) : NULL;
+	char *secret = pass ? secret_read(pass, core.slurm_uid, "AccountingStoragePass", err) : NULL;
 	if (pass && !secret)
 		return -1;
 	free(pg_conninfo);

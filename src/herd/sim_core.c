@@ -17,9 +17,9 @@
 #include "common/xmalloc.h"
 #include "acct/assoc.h"
 #include "ctld/ctld.h"
-#include "ctld/preempt.h"
-#include "ctld/prio.h"
-#include "ctld/resv.h"
+#include "core/preempt.h"
+#include "core/prio.h"
+#include "core/resv.h"
 #include "herd/sim.h"
 #include "herd/sim_core.h"
 #include "herd/sim_env.h"
@@ -199,16 +199,16 @@ static int core_start(struct conf *conf, const char *dir, struct herd_error *err
 {
 	static uv_async_t alive;
 
-	ctld.conf = conf;
+	core.conf = conf;
 	ctld.loop = uv_default_loop();
 	/* The store's handles do not keep the loop running (in herdctld the
 	 * server does): this one does, so that settle's uv_run waits for the
 	 * commit in flight. */
 	uv_async_init(ctld.loop, &alive, NULL);
-	ctld.cluster = xstrdup(conf_cluster_name(conf));
+	core.cluster = xstrdup(conf_cluster_name(conf));
 	ctld.dest_self = xstrdup("sim");
-	ctld.next_job_id = 1;
-	ctld.start_time = core_now();
+	core.next_job_id = 1;
+	core.start_time = core_now();
 	reconf_settings(conf);
 	log_set_level(LOG_LVL_ERROR);   /* not SlurmctldDebug's: a line per job start is noise here */
 	if (sched_check(conf, err) < 0 || preempt_check(conf, err) < 0 ||
@@ -224,10 +224,10 @@ static int core_start(struct conf *conf, const char *dir, struct herd_error *err
 	resv_setup();
 	usage_setup();
 	prio_setup();
-	for (int i = 0; i < ctld.nnodes; i++) {   /* every node registered, idle */
-		ctld.nodes[i].registered = true;
-		ctld.nodes[i].state = NODE_IDLE;
-		ctld.nodes[i].last_seen = core_now();
+	for (int i = 0; i < core.nnodes; i++) {   /* every node registered, idle */
+		core.nodes[i].registered = true;
+		core.nodes[i].state = NODE_IDLE;
+		core.nodes[i].last_seen = core_now();
 	}
 	return 0;
 }
@@ -251,9 +251,9 @@ int sim_core_run(const struct sim_arrival *arr, size_t n, struct conf *conf,
 	sim_env_reset();
 	if (core_start(conf, d, err) < 0)
 		goto out;
-	for (int i = 0; i < ctld.nnodes; i++)
-		res->procs += ctld.nodes[i].cpus;
-	res->nnodes = ctld.nnodes;
+	for (int i = 0; i < core.nnodes; i++)
+		res->procs += core.nodes[i].cpus;
+	res->nnodes = core.nnodes;
 	size_t next = 0;
 	for (;;) {
 		uint64_t arrival = arrival_ms(next);

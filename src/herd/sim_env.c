@@ -2,6 +2,7 @@
  * timers are a binary heap by (due, arming order), so that timers due at
  * the same virtual ms fire in the order they were armed, as libuv fires
  * them. */
+#include <arpa/inet.h>
 #include <stdlib.h>
 #include "common/xmalloc.h"
 #include "herd/sim_env.h"
@@ -191,6 +192,36 @@ static void sim_mail(const struct job *job, const char *to, const char *subject,
 	env.mails++;
 }
 
+/* The simulator runs no steps. */
+static void sim_steps_ended(struct job *job, enum job_state state)
+{
+}
+
+static void sim_steps_node_failed(struct job *job, int node)
+{
+}
+
+static void sim_steps_free(struct job *job)
+{
+}
+
+static void sim_steps_tick(time_t now)
+{
+}
+
+/* No name service in a replay: an address is itself, a name is refused
+ * (no submission carries an origin to check AllocNodes against). */
+static int sim_resolve(const char *host, struct in_addr **addrs, struct herd_error *err)
+{
+	struct in_addr a;
+
+	if (inet_pton(AF_INET, host, &a) != 1)
+		return errprintf(err, "not an address, and the simulator looks up no names");
+	*addrs = xmalloc(sizeof(**addrs));
+	**addrs = a;
+	return 1;
+}
+
 static const struct core_env sim_env = {
 	.now = sim_now,
 	.now_ms = sim_now_ms,
@@ -201,6 +232,7 @@ static const struct core_env sim_env = {
 	.timer_due_in = sim_timer_due_in,
 	.timer_close = sim_timer_close,
 	.work = sim_work,
+	.resolve = sim_resolve,
 	.launch = sim_launch,
 	.terminate = sim_terminate,
 	.terminate_stray = sim_terminate_stray,
@@ -208,6 +240,10 @@ static const struct core_env sim_env = {
 	.suspend = sim_suspend,
 	.time_limit = sim_time_limit,
 	.mail = sim_mail,
+	.steps_ended = sim_steps_ended,
+	.steps_node_failed = sim_steps_node_failed,
+	.steps_free = sim_steps_free,
+	.steps_tick = sim_steps_tick,
 };
 
 const struct core_env *sim_env_table(const struct sim_env_hooks *hooks, time_t epoch)

@@ -97,8 +97,8 @@ static void selects_by_user_account_window_and_runs(void **state)
 	uv_loop_init(ctld.loop);
 	uv_idle_init(ctld.loop, &idle);
 	uv_idle_start(&idle, spin);
-	ctld.cluster = "c1";
-	ctld.min_job_age = 300;
+	core.cluster = "c1";
+	core.min_job_age = 300;
 	assert_int_equal(store_open(dir, &err), 0);
 
 	time_t t = 1795950000;

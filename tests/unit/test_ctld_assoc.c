@@ -34,12 +34,12 @@ static void setup_ctld(const char *enforce, const char *priv)
 	uv_loop_init(ctld.loop);
 	uv_idle_init(ctld.loop, &idle);
 	uv_idle_start(&idle, spin);
-	ctld.cluster = "alpha";
-	ctld.slurm_uid = 4242;
+	core.cluster = "alpha";
+	core.slurm_uid = 4242;
 	kv[0] = (struct conf_kv){ "AccountingStorageEnforce", (char *)enforce };
 	kv[1] = (struct conf_kv){ "PrivateData", (char *)priv };
 	conf = (struct conf){ .kv = kv, .nkv = 2 };
-	ctld.conf = &conf;
+	core.conf = &conf;
 }
 
 static void teardown_ctld(void)

@@ -85,8 +85,8 @@ static void parse_and_render(void **state)
 static void setup_ctld(void)
 {
 	memset(&ctld, 0, sizeof(ctld));
-	ctld.next_job_id = 1;
-	ctld.min_job_age = 300;
+	core.next_job_id = 1;
+	core.min_job_age = 300;
 }
 
 static void teardown_ctld(void)

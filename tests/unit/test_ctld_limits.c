@@ -47,8 +47,8 @@ static struct assoc *member(const char *user, uid_t uid, const char *acct)
 /* root -> dept -> {team (TeamJobs), proj}; other */
 static int setup(void **state)
 {
-	ctld.cluster = "c";
-	ctld.slurm_uid = 4999;
+	core.cluster = "c";
+	core.slurm_uid = 4999;
 	acct_qos_new("normal", 1);
 	acct_qos_new("fast", 2);
 	account("root", NULL)->qos_list = xstrdup("normal");
@@ -351,9 +351,9 @@ static void deny_on_limit_and_max_wall_default(void **state)
 static void counts_follow_job_states(void **state)
 {
 	struct assoc *team = assoc_find_account("team");
-	ctld.sched_queued = true;   /* no loop here: sched_request is a no-op */
-	ctld.max_array_size = 1001;
-	ctld.next_job_id = 200;
+	core.sched_queued = true;   /* no loop here: sched_request is a no-op */
+	core.max_array_size = 1001;
+	core.next_job_id = 200;
 	struct job *meta = job_of("team");
 	meta->id = 100;
 	assert_int_equal(array_setup(meta, "0-3"), 0);
@@ -383,7 +383,7 @@ static void counts_follow_job_states(void **state)
 	assert_int_equal(team->jobs_submitted, 0);
 	assert_int_equal(assoc_find_account("root")->jobs_submitted, 0);
 	job_table_clear();
-	ctld.sched_queued = false;
+	core.sched_queued = false;
 }
 
 int main(void)

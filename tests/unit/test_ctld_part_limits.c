@@ -15,7 +15,7 @@
 #include "common/xmalloc.h"
 #include "acct/assoc_impl.h"
 #include "ctld/ctld.h"
-#include "ctld/part_limits.h"
+#include "core/part_limits.h"
 
 struct ctld ctld;   /* main.c's, which this test does not link */
 
@@ -44,8 +44,8 @@ static struct job job_in(struct part *p)
 
 static int setup(void **state)
 {
-	ctld.conf = &conf;
-	ctld.slurm_uid = 4999;
+	core.conf = &conf;
+	core.slurm_uid = 4999;
 	acct_qos_new("normal", 1);
 	acct_qos_new("q", 2)->flags = QOS_FLAG_PART_TIME_LIMIT | QOS_FLAG_PART_MAX_NODE;
 	accounting.enforce_assoc = true;

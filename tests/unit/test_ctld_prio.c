@@ -13,7 +13,7 @@
 #include "common/xmalloc.h"
 #include "acct/assoc_impl.h"
 #include "ctld/ctld.h"
-#include "ctld/prio.h"
+#include "core/prio.h"
 
 struct ctld ctld;   /* main.c's, which this test does not link */
 
@@ -35,21 +35,21 @@ static int node_idx[2] = { 0, 1 };
 static int setup(void **state)
 {
 	memset(&ctld, 0, sizeof(ctld));
-	ctld.cluster = "c";
-	ctld.conf = &conf;
-	ctld.nnodes = 2;
-	ctld.nodes = xmalloc(2 * sizeof(*ctld.nodes));
+	core.cluster = "c";
+	core.conf = &conf;
+	core.nnodes = 2;
+	core.nodes = xmalloc(2 * sizeof(*core.nodes));
 	for (int i = 0; i < 2; i++) {
-		ctld.nodes[i].cpus = 4;
-		ctld.nodes[i].real_memory = 1000;
+		core.nodes[i].cpus = 4;
+		core.nodes[i].real_memory = 1000;
 	}
 	/* debug: PriorityJobFactor 1; hi: 4, the highest */
 	part_conf[0] = (struct conf_part){ .name = "debug", .priority_job_factor = 1 };
 	part_conf[1] = (struct conf_part){ .name = "hi", .priority_job_factor = 4 };
-	ctld.nparts = 2;
-	ctld.parts = xmalloc(2 * sizeof(*ctld.parts));
+	core.nparts = 2;
+	core.parts = xmalloc(2 * sizeof(*core.parts));
 	for (int p = 0; p < 2; p++)
-		ctld.parts[p] = (struct part){ .name = part_conf[p].name, .conf = &part_conf[p],
+		core.parts[p] = (struct part){ .name = part_conf[p].name, .conf = &part_conf[p],
 					       .node_idx = node_idx, .nnodes = 2 };
 	acct_qos_new("normal", 1);
 	acct_qos_new("high", 2)->priority = 50;
@@ -63,7 +63,7 @@ static struct job *pending(uint32_t id, int part, const char *qos)
 	j->id = id;
 	j->state = JOB_PENDING;
 	j->user = xstrdup("nobody");
-	j->part = &ctld.parts[part];
+	j->part = &core.parts[part];
 	j->qos = qos ? xstrdup(qos) : NULL;
 	j->req_nodes = 1;
 	j->submit_time = j->eligible_time = T0;

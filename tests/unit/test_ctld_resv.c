@@ -14,7 +14,7 @@
 #include <string.h>
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
-#include "ctld/resv.h"
+#include "core/resv.h"
 #include "sched/pass.h"
 
 struct ctld ctld;   /* main.c's, which this test does not link */
@@ -137,11 +137,11 @@ static int setup_cluster(void **state)
 					  .state = NODE_IDLE, .registered = true, .conf = &conf_nodes[i] };
 	}
 	parts[0] = (struct part){ .name = "debug", .node_idx = part_idx, .nnodes = 3 };
-	ctld.nodes = nodes;
-	ctld.nnodes = 3;
-	ctld.parts = parts;
-	ctld.nparts = 1;
-	ctld.default_part = &parts[0];
+	core.nodes = nodes;
+	core.nnodes = 3;
+	core.parts = parts;
+	core.nparts = 1;
+	core.default_part = &parts[0];
 	/* an idle handle keeps the loop turning while commits finish (the
 	 * daemon has its listening socket for that) */
 	ctld.loop = uv_default_loop();

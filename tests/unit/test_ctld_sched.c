@@ -19,7 +19,7 @@
 #include "common/parse.h"
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
-#include "ctld/sched_snap.h"
+#include "core/sched_snap.h"
 
 struct ctld ctld;   /* main.c's, which this test does not link */
 
@@ -44,18 +44,18 @@ static int setup(void **state)
 		   "PartitionName=off Nodes=n3 State=DOWN\n"
 		   "PartitionName=short Nodes=n3 MaxTime=10\n");
 	fclose(f);
-	ctld.conf = conf_load(path, &err);
-	assert_non_null(ctld.conf);
+	core.conf = conf_load(path, &err);
+	assert_non_null(core.conf);
 	ctld.loop = uv_default_loop();
-	ctld.cluster = "t";
-	ctld.next_job_id = 1;
-	reconf_settings(ctld.conf);
+	core.cluster = "t";
+	core.next_job_id = 1;
+	reconf_settings(core.conf);
 	node_setup();
 	part_setup();
 	sched_setup();
-	for (int i = 0; i < ctld.nnodes; i++) {
-		ctld.nodes[i].registered = true;
-		ctld.nodes[i].state = NODE_IDLE;
+	for (int i = 0; i < core.nnodes; i++) {
+		core.nodes[i].registered = true;
+		core.nodes[i].state = NODE_IDLE;
 	}
 	return 0;
 }
@@ -67,7 +67,7 @@ static struct job *pending(const char *parts, int nice, int64_t limit)
 	struct job *job = xmalloc(sizeof(*job));
 	struct herd_error err;
 
-	job->id = ctld.next_job_id++;
+	job->id = core.next_job_id++;
 	job->uid = 1000;
 	job->user = xstrdup("u");
 	job->name = xstrdup("j");
@@ -92,7 +92,7 @@ static struct job *pending(const char *parts, int nice, int64_t limit)
 
 static void forget_all(void)
 {
-	for (uint32_t id = 1; id < ctld.next_job_id; id++) {
+	for (uint32_t id = 1; id < core.next_job_id; id++) {
 		struct job *job = job_find(id);
 		if (job && job->nalloc)
 			node_free(job);
@@ -133,7 +133,7 @@ static void order_and_alternatives(void **state)
 	assert_int_equal(entry_of(s, held->id), -1);
 	int e = entry_of(s, both->id);
 	assert_int_equal(s->jobs[e].nalt, 1);   /* short left out */
-	assert_string_equal(ctld.parts[s->jobs[e].alt[0].part].name, "low");
+	assert_string_equal(core.parts[s->jobs[e].alt[0].part].name, "low");
 	assert_int_equal(s->skip[e], REASON_PART_TIME_LIMIT);
 	assert_int_equal(s->jobs[e].alt[0].ncand, 3);
 	e = entry_of(s, b->id);

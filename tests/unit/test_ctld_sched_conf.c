@@ -6,7 +6,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "ctld/ctld.h"
-#include "ctld/sched_conf.h"
+#include "core/sched_conf.h"
 
 struct ctld ctld;   /* main.c's, which this test does not link */
 

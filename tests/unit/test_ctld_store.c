@@ -33,8 +33,8 @@ static void setup_ctld(void)
 	uv_loop_init(ctld.loop);
 	uv_idle_init(ctld.loop, &idle);
 	uv_idle_start(&idle, spin);
-	ctld.next_job_id = 1;
-	ctld.min_job_age = 300;
+	core.next_job_id = 1;
+	core.min_job_age = 300;
 }
 
 /* After store_close: the loop and the job table go. */
@@ -113,7 +113,7 @@ static void commit_and_load(void **state)
 	setup_ctld();
 	assert_int_equal(store_open(dir, &err), 0);
 	assert_int_equal(store_load(), 0);
-	assert_int_equal(ctld.next_job_id, 3);
+	assert_int_equal(core.next_job_id, 3);
 	struct job *la = job_find(1), *lb = job_find(2);
 	assert_non_null(la);
 	assert_non_null(lb);
@@ -150,7 +150,7 @@ static void old_finished_jobs_stay_in_the_store_only(void **state)
 	assert_int_equal(store_load(), 0);
 	assert_null(job_find(3));               /* not loaded ... */
 	assert_true(store_job_known(3));        /* ... but kept */
-	assert_int_equal(ctld.next_job_id, 4);  /* and its ID is never given again */
+	assert_int_equal(core.next_job_id, 4);  /* and its ID is never given again */
 	store_close();
 	teardown_ctld();
 	char cmd[128];

@@ -1,0 +1,68 @@
+/* The nodes as the controller keeps them (node.c).  Included by ctld.h. */
+#ifndef HERD_CTLD_NODE_H
+#define HERD_CTLD_NODE_H
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+#include "common/auth.h"
+#include "common/state.h"
+
+struct job;
+
+struct node {
+	char *name;
+	char *addr;
+	int port;
+	char *dest;                 /* auth destination name */
+	enum node_state state;
+	bool registered;            /* has registered since the controller started */
+	bool not_responding;
+	bool drain;
+	bool admin_down;            /* DOWN by scontrol: registering does not lift it */
+	char *reason;
+	time_t reason_time;
+	char *reason_user;          /* who set the reason ("root"), NULL for the controller */
+	int cpus, boards, sockets, cores, threads;
+	uint64_t real_memory;
+	int alloc_cpus;
+	uint64_t alloc_mem;
+	int njobs;                  /* jobs holding part of this node */
+	int nbatch;                 /* of those, jobs whose batch script runs here */
+	int nsteps;                 /* step parts here not yet reported ended (step.c) */
+	bool exclusive_job;         /* held whole by an --exclusive job */
+	struct bitmap *cpus_used;   /* CPU IDs held by jobs (node_alloc picks the lowest free) */
+	time_t last_seen, boot_time, slurmd_start_time;
+	char *arch, *os;
+	const struct conf_node *conf;
+};
+
+/* node.c */
+int node_index(const char *name);
+char *node_list_string(const int *idx, int n);   /* "n[1-3]" of node indexes; caller frees */
+void node_setup(void);
+/* A node daemon's registration or heartbeat (NODE_REGISTER's body): its
+ * hardware, its jobs; a job it runs that should not run is ended, one it
+ * lost is failed or requeued.  The node's index (*first: its first since
+ * the controller started), or -1: no such node. */
+int node_report(const json_t *body, bool *first);
+void node_check_timeouts(time_t now);
+json_t *node_to_json(const struct node *node);
+void node_alloc(struct job *job);     /* take the job's allocation on its nodes */
+void node_free(struct job *job);      /* give it back */
+/* A job suspended by preemption or gang lends its CPUs (their count, IDs
+ * and its share of the node) to others while its memory stays held;
+ * node_reclaim takes them again (node_free does when it ends so);
+ * node_can_reclaim: whether they are all free now. */
+void node_lend(struct job *job);
+void node_reclaim(struct job *job);
+bool node_can_reclaim(const struct job *job);
+void node_update_state(struct node *node);
+/* UPDATE_NODE's change (state DRAIN, DOWN, RESUME, UNDRAIN or IDLE, by
+ * user): 0 or a HERD_ERR_* rc, with err's text when there is more to say. */
+int node_admin(const char *names, const char *state, const char *reason, const char *user,
+	       struct herd_error *err);
+void node_admin_restore(const char *name, const json_t *rec);   /* from the store at start */
+
+#endif

@@ -1,0 +1,188 @@
+/* A job from a submission: sbatch, salloc, srun's allocation, REST and (to
+ * come) herd sim's trace lines all make their jobs here, checked the same
+ * way.  The request's decoding and its reply are rpc.c's. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "common/log.h"
+#include "common/parse.h"
+#include "common/xmalloc.h"
+#include "core/core.h"
+#include "core/part_limits.h"
+#include "core/prio.h"
+#include "core/resv.h"
+
+/* Once its row is durable a job may be scheduled; a submission that never
+ * reached the disk never happened. */
+static void submitted(void *arg, bool ok)
+{
+	struct job *job = job_find((uint32_t)(uintptr_t)arg);
+
+	if (!job || job->durable)
+		return;
+	if (!ok) {
+		job_forget(job);
+		return;
+	}
+	job->durable = true;
+	if (job->state == JOB_PENDING && !job->hold_user && !job->hold_admin)
+		sched_request();
+}
+
+int job_submit(const json_t *spec, const struct submitter *who, bool test_only,
+	       struct job **out, struct herd_error *err)
+{
+	const char *pname = msg_str(spec, "partition");
+	struct job *job;
+	int rc;
+
+	*out = NULL;
+	err->text[0] = '\0';
+	/* -p a,b: the job may run in any of them; it is checked in the first */
+	bool multi = strchr(pname, ',') != NULL;
+	char *first = xstrndup(pname, strcspn(pname, ","));
+	struct part *part = *first ? part_find(first) : core.default_part;
+	free(first);
+	if (!part)
+		return *pname ? HERD_ERR_INVALID_PARTITION : HERD_ERR_DEFAULT_PARTITION;
+	int64_t nodes = msg_int(spec, "nodes"), ntasks = msg_int(spec, "ntasks"),
+		cpt = msg_int(spec, "cpus_per_task"), mem = msg_int(spec, "mem_mb"),
+		limit = msg_int(spec, "time_limit"), mpc = msg_int(spec, "mem_per_cpu"),
+		tpn = msg_int(spec, "ntasks_per_node"), nice = msg_int(spec, "nice"),
+		sig = msg_int(spec, "signal"), sig_time = msg_int(spec, "signal_time");
+	json_t *tmin = json_object_get(spec, "time_min");
+	const char *mail_type = msg_str(spec, "mail_type"), *open_mode = msg_str(spec, "open_mode");
+	unsigned mail = 0;
+	if (nodes < 0 || nodes > 1000000 || ntasks < 0 || ntasks > 100000000 || cpt < 0 ||
+	    cpt > 1000000 || mem < 0 || limit < TIME_NOT_GIVEN || mpc < 0 || (mpc && mem) ||
+	    tpn < 0 || tpn > 1000000 || sig < 0 || sig > 64 || sig_time < 0 || sig_time > 0xffff ||
+	    (tmin && json_integer_value(tmin) < TIME_INFINITE) ||
+	    (mail_type && parse_mail_type(mail_type, &mail) < 0) ||
+	    (open_mode && strcmp(open_mode, "append") && strcmp(open_mode, "truncate"))) {
+		return HERD_ERR_INVALID_ARG;
+	}
+	if (job_text_check(spec, err) < 0)   /* names, comment, --mail-user */
+		return HERD_ERR_INVALID_ARG;
+	if (limit > TIME_LIMIT_MAX || (tmin && json_integer_value(tmin) > TIME_LIMIT_MAX))
+		return HERD_ERR_TIME_LIMIT;   /* start + limit must not wrap */
+	if ((rc = update_check_nice(nice, core_is_admin(who->uid))) != 0) {
+		/* Slurm 22.05 refuses an unprivileged negative --nice at submission
+		 * as an invalid value, not as a permission error. */
+		return rc == HERD_ERR_ACCESS ? HERD_ERR_INVALID_NICE : rc;
+	}
+	bool alloc_only = json_is_true(json_object_get(spec, "alloc"));
+	if (!*msg_str(spec, "script") && !alloc_only) {
+		errprintf(err, "Batch script is empty!");
+		return HERD_ERR_INVALID_ARG;
+	}
+	if (alloc_only && (*msg_str(spec, "script") || *msg_str_or(spec, "array")))
+		return HERD_ERR_INVALID_ARG;   /* salloc runs no script, no array */
+	job = xmalloc(sizeof(*job));
+	job->alloc_only = alloc_only;
+	job->uid = who->uid;
+	job->gid = who->gid;
+	job->user = xstrdup(names_user(who->uid));
+	job->name = xstrdup(msg_str(spec, "name"));
+	job->part = part;
+	job->account = *msg_str(spec, "account") ? xstrdup(msg_str(spec, "account")) : NULL;
+	job->comment = *msg_str(spec, "comment") ? xstrdup(msg_str(spec, "comment")) : NULL;
+	job->work_dir = xstrdup(msg_str(spec, "cwd"));
+	job->submit_host = xstrdup(msg_str(spec, "submit_host"));
+	job->origin = who->origin;
+	job->key = who->key && *who->key ? xstrdup(who->key) : NULL;
+	job->req_nodes = nodes;
+	job->ntasks = ntasks;
+	job->cpus_per_task = cpt;
+	job->mem_mb = mem;
+	job->exclusive = json_is_true(json_object_get(spec, "exclusive"));
+	job->hold_user = json_is_true(json_object_get(spec, "hold"));
+	job->nice = nice;
+	json_t *rq = json_object_get(spec, "requeue");
+	job->requeue = rq ? json_is_true(rq) : core.job_requeue;
+	job->mail_type = mail;
+	job->mail_user = xstrdup(*msg_str_or(spec, "mail_user") ? msg_str_or(spec, "mail_user") : job->user);
+	job->mem_per_cpu = mpc;
+	job->ntasks_per_node = tpn;
+	job->open_append = open_mode && !strcmp(open_mode, "append");
+	job->time_min = tmin ? json_integer_value(tmin) : TIME_NOT_GIVEN;
+	job->signal = sig;
+	job->signal_time = sig ? sig_time : 0;
+	job->signal_batch = sig && !strcmp(msg_str_or(spec, "signal_flags"), "B");
+	job->qos = *msg_str_or(spec, "qos") ? xstrdup(msg_str_or(spec, "qos")) : NULL;
+	job->features = *msg_str_or(spec, "constraint") ? xstrdup(msg_str_or(spec, "constraint")) : NULL;
+	job->req_nodelist = *msg_str_or(spec, "req_nodelist") ? xstrdup(msg_str_or(spec, "req_nodelist")) : NULL;
+	job->exc_nodelist = *msg_str_or(spec, "exc_nodelist") ? xstrdup(msg_str_or(spec, "exc_nodelist")) : NULL;
+	job->partitions = multi ? xstrdup(pname) : NULL;
+	if ((rc = job_check_placement(job, err)) != 0)
+		goto refuse;
+	job->reservation = *msg_str_or(spec, "reservation") ? xstrdup(msg_str_or(spec, "reservation")) : NULL;
+	if ((rc = resv_check_job(job, err)) != 0)   /* --reservation: known, and open to the job */
+		goto refuse;
+	if (job->nparts)
+		job->part = job->parts[0];
+	job->time_limit = limit;   /* TIME_NOT_GIVEN: a default below, after the limits' */
+	if ((rc = sched_job_runnable(job, err)) != 0)
+		goto refuse;
+	const char *array = msg_str(spec, "array");
+	if (array && *array && (rc = array_setup(job, array)) != 0) {
+		errprintf(err, "%s", herd_strerror(rc));
+		goto refuse;
+	}
+	/* A spec that does not parse, or names a job that never existed, is
+	 * refused and nothing is made (Slurm: "Job dependency problem"). */
+	const char *dep = msg_str(spec, "dependency");
+	if (depend_parse(dep ? dep : "", &job->depend, err) < 0 ||
+	    depend_check_targets(job->depend, err) < 0) {
+		log_info("submission from uid %u refused: %s", (unsigned)who->uid, err->text);
+		rc = HERD_ERR_DEPENDENCY;
+		errprintf(err, "%s", herd_strerror(rc));
+		goto refuse;
+	}
+	json_t *kill = json_object_get(spec, "kill_on_invalid_dep");
+	job->kill_invalid_dep = kill ? json_is_true(kill) : -1;
+	int64_t begin = msg_int(spec, "begin_time"), deadline = msg_int(spec, "deadline");
+	if (begin < 0 || deadline < 0 || begin > TIMESTAMP_MAX || deadline > TIMESTAMP_MAX) {
+		rc = HERD_ERR_INVALID_TIME;
+		errprintf(err, "%s", herd_strerror(rc));
+		goto refuse;
+	}
+	job->deadline = deadline;
+	/* AccountingStorageEnforce: association, QOS, submit limits; the
+	 * default account and QOS; MaxWall as the limit of a job without --time */
+	if ((rc = limits_check_submit(job, err)) != 0)
+		goto refuse;
+	if (job->time_limit == TIME_NOT_GIVEN)
+		job->time_limit = part->conf->default_time != TIME_INFINITE ? part->conf->default_time
+									    : part->conf->max_time;
+	/* partition limits: AllowGroups, and what EnforcePartLimits refuses */
+	if ((rc = part_limits_submit(job, err)) != 0)
+		goto refuse;
+	if (test_only) {
+		*out = job;
+		return 0;
+	}
+	job->id = core.next_job_id++;
+	/* A script given by path shows as its path; --wrap and stdin as "(null)". */
+	const char *cmd = msg_str(spec, "command");
+	job->command = cmd && *cmd ? xstrdup(cmd) : NULL;
+	if (job->array_pending)
+		job->array_job_id = job->id;
+	job_set_output_paths(job, spec);
+	job->submit_time = job->eligible_time = core_now();
+	if (begin > job->submit_time)
+		job->eligible_time = begin;   /* --begin: BeginTime until then */
+	job->priority = job_priority(job);
+	job->state = JOB_PENDING;
+	job->reason = job->hold_user ? REASON_HELD_USER : job->depend ? REASON_DEPENDENCY
+		      : job->eligible_time > job->submit_time ? REASON_BEGIN_TIME : REASON_NONE;
+	job_table_add(job);
+	limits_job_submitted(job);
+	store_job_insert(job, json_incref((json_t *)spec));   /* the row itself records the submission */
+	store_after_commit(submitted, (void *)(uintptr_t)job->id);
+	*out = job;
+	return 0;
+refuse:
+	job_destroy(job);
+	return rc;
+}
+
