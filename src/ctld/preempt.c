@@ -244,6 +244,12 @@ static void suspend_reply(void *arg, json_t *reply, const struct herd_error *err
 
 void preempt_send_suspend(struct job *job, bool suspend, void (*then)(void *arg), void *arg)
 {
+	if (!then) {
+		/* nothing waits for the nodes' answers: the environment's
+		 * suspend (herd sim's pauses the job's run) */
+		core_suspend(job, suspend);
+		return;
+	}
 	struct suspend_wait *w = xmalloc(sizeof(*w));
 	w->left = job->nalloc;
 	w->then = then;
