@@ -1,9 +1,12 @@
 /* `herd sim --policy slurm`: the trace replayed through the controller's
  * own code in virtual time (doc/core.md step 5).  Each trace job is
- * submitted with job_submit at its submit time.  The controller's
- * scheduler passes, priority and backfill start it, on the core's timers
+ * submitted with job_submit at its submit time (a job that follows
+ * another: at that one's end + think time).  The controller's scheduler
+ * passes, priority and backfill start it, on the core's timers
  * (herd/sim_env.c).  Its "launch" arms an end timer at start + min(run
- * time, time limit), whose job_ended is the batch host's report.  The
+ * time, time limit), whose job_ended is the batch host's report; a
+ * preemption ends it early (and a requeue launches it again) or pauses
+ * it (suspend).  The
  * store is the real one, in a private directory, drained after each
  * simulated instant.  What the pass decides is the controller's business,
  * not this file's; this file only feeds it and records what happened. */
