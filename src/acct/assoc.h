@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
+#include "common/error.h"
 #include "common/state.h"
 
 struct job;
@@ -156,6 +157,10 @@ void assoc_setup(void);
 void assoc_reconfigure(void);          /* the config's keys again */
 /* sacctmgr's requests (msg ACCT_MGR, doc/accounting.md). */
 void assoc_rpc(struct net_req *req);
+/* The same request made inside the controller, as uid, with no client to
+ * answer (herd sim makes its trace's users so): body as ACCT_MGR's
+ * (doc/protocol.md).  0, or -1 with sacctmgr's sentence in err. */
+int assoc_mgr_local(uid_t uid, const json_t *body, struct herd_error *err);
 struct acct_account *acct_account_find(const char *name);
 struct acct_user *acct_user_find(const char *name);
 struct acct_user *acct_user_by_uid(uid_t uid);

@@ -630,44 +630,49 @@ static void mgr_reply_after_commit(void *arg, bool ok)
 	free(r);
 }
 
+/* Fill m from an ACCT_MGR body and run its handler: 0, or -1 with m->rc
+ * and m->err.  m->out is the reply's body either way (the caller's). */
+static int mgr_run(struct mgr *m, const json_t *body, json_t *empty)
+{
+	const char *op = json_string_value(json_object_get(body, "op"));
+	const char *entity = json_string_value(json_object_get(body, "entity"));
+	m->where = json_object_get(body, "where");
+	m->set = json_object_get(body, "set");
+	m->names = json_object_get(body, "names");
+	m->options = json_object_get(body, "options");
+	m->records = json_object_get(body, "records");
+	if (!m->where)
+		m->where = empty;
+	if (!m->set)
+		m->set = empty;
+	m->uname = names_user(m->uid);
+	m->admin = acct_admin_level(m->uid) == ADMIN_ADMIN;
+	m->oper = acct_is_operator(m->uid);
+	m->dry_run = mgr_option(m, "dry_run");
+	m->out = json_object();
+	const struct mgr_op *o = NULL;
+	for (size_t i = 0; op && entity && i < sizeof(mgr_ops) / sizeof(mgr_ops[0]); i++)
+		if (!strcmp(mgr_ops[i].op, op) && !strcmp(mgr_ops[i].entity, entity))
+			o = &mgr_ops[i];
+	if (!o)
+		return mgr_fail(m, HERD_ERR_INVALID_ARG, "Not a valid sacctmgr request for that entity");
+	/* (a load's lines are checked one by one, to name the line) */
+	if (mgr_values_ok(m, m->set, "a value") < 0 || mgr_values_ok(m, m->where, "a condition") < 0 ||
+	    mgr_values_ok(m, m->names, "a name") < 0)
+		return -1;
+	/* a change refused midway leaves nothing behind: handlers check
+	 * everything before they change anything */
+	return o->fn(m);
+}
+
 void assoc_rpc(struct net_req *req)
 {
 	struct mgr m = { .req = req, .uid = req->uid };
-	const char *op = json_string_value(json_object_get(req->body, "op"));
-	const char *entity = json_string_value(json_object_get(req->body, "entity"));
 	json_t *empty = json_object();
-	m.where = json_object_get(req->body, "where");
-	m.set = json_object_get(req->body, "set");
-	m.names = json_object_get(req->body, "names");
-	m.options = json_object_get(req->body, "options");
-	m.records = json_object_get(req->body, "records");
-	if (!m.where)
-		m.where = empty;
-	if (!m.set)
-		m.set = empty;
-	m.uname = names_user(req->uid);
-	m.admin = acct_admin_level(req->uid) == ADMIN_ADMIN;
-	m.oper = acct_is_operator(req->uid);
-	m.dry_run = mgr_option(&m, "dry_run");
-	m.out = json_object();
-	const struct mgr_op *o = NULL;
-	for (size_t i = 0; i < sizeof(mgr_ops) / sizeof(mgr_ops[0]); i++)
-		if (!strcmp(mgr_ops[i].op, op) && !strcmp(mgr_ops[i].entity, entity))
-			o = &mgr_ops[i];
-	if (!o) {
-		net_respond(req, HERD_ERR_INVALID_ARG, NULL, "Not a valid sacctmgr request for that entity");
-		goto out;
-	}
-	/* (a load's lines are checked one by one, to name the line) */
-	if (mgr_values_ok(&m, m.set, "a value") < 0 || mgr_values_ok(&m, m.where, "a condition") < 0 ||
-	    mgr_values_ok(&m, m.names, "a name") < 0 || o->fn(&m) < 0) {
-		/* a change refused midway leaves nothing behind: handlers check
-		 * everything before they change anything */
+	if (mgr_run(&m, req->body, empty) < 0) {
 		net_respond(req, m.rc ? m.rc : HERD_ERR_INVALID_ARG, NULL, m.err.text);
 		json_decref(m.out);
-		goto out;
-	}
-	if (m.changed) {
+	} else if (m.changed) {
 		/* a raised limit or a new association may let pending jobs start
 		 * now, not at the next periodic pass */
 		sched_request();
@@ -678,6 +683,19 @@ void assoc_rpc(struct net_req *req)
 	} else {
 		net_respond(req, 0, m.out, NULL);
 	}
-out:
 	json_decref(empty);
+}
+
+int assoc_mgr_local(uid_t uid, const json_t *body, struct herd_error *err)
+{
+	struct mgr m = { .uid = uid };
+	json_t *empty = json_object();
+	int rc = mgr_run(&m, body, empty);
+	if (rc < 0)
+		errprintf(err, "%s", m.err.text[0] ? m.err.text : "refused");
+	else if (m.changed)
+		sched_request();
+	json_decref(m.out);
+	json_decref(empty);
+	return rc;
 }

@@ -57,6 +57,10 @@ void tick_setup(void);
 /* names.c */
 const char *names_user(uid_t uid);     /* cached; the number when unknown */
 const char *names_group(gid_t gid);
+/* herd sim's users are made up (a trace numbers them): from first on, uid
+ * first + N is "u<N>" and gid first + N "g<N>", without asking the name
+ * service (names.c).  0: none, every name from the name service. */
+void names_fictional(unsigned first);
 
 /* May uid act as an administrator: root, SlurmUser, AdminLevel=Administrator. */
 bool core_is_admin(uid_t uid);

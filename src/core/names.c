@@ -20,6 +20,14 @@ struct name_entry {
 };
 
 static struct name_entry users[NAMES_SLOTS], groups[NAMES_SLOTS];
+static unsigned fictional_first;   /* names_fictional's; 0: none */
+
+void names_fictional(unsigned first)
+{
+	fictional_first = first;
+	memset(users, 0, sizeof(users));    /* names cached before no longer hold */
+	memset(groups, 0, sizeof(groups));
+}
 
 static const char *lookup(struct name_entry *table, unsigned id, bool is_user)
 {
@@ -33,7 +41,9 @@ static const char *lookup(struct name_entry *table, unsigned id, bool is_user)
 	e->id = id;
 	e->when = now;
 	snprintf(e->name, sizeof(e->name), "%u", id);   /* Slurm shows the number when unknown */
-	if (is_user) {
+	if (fictional_first && id >= fictional_first)
+		snprintf(e->name, sizeof(e->name), "%c%u", is_user ? 'u' : 'g', id - fictional_first);
+	else if (is_user) {
 		struct passwd pw, *res = NULL;
 		if (getpwuid_r(id, &pw, buf, sizeof(buf), &res) == 0 && res)
 			snprintf(e->name, sizeof(e->name), "%s", pw.pw_name);

@@ -22,7 +22,7 @@
 static void sim_usage(FILE *f)
 {
 	fputs("Usage: herd sim --swf FILE [--jobs N] [--procs P] [--node-cpus C]\n"
-	      "                [--policy fcfs|easy|multifactor|slurm] [-c herd.conf]\n"
+	      "                [--policy slurm|fcfs|easy|multifactor] [-c herd.conf]\n"
 	      "                [--csv FILE] [--plot FILE.svg]\n"
 	      "Replay a Standard Workload Format trace (plain or .gz) through Herd's scheduler\n"
 	      "in virtual time and print utilization, waits, bounded slowdown and makespan.\n"
@@ -31,10 +31,16 @@ static void sim_usage(FILE *f)
 	      "  --procs P         the machine's processors (default: the header's MaxProcs,\n"
 	      "                    else MaxNodes, else the CPUs of herd.conf's nodes)\n"
 	      "  --node-cpus C     model the P processors as nodes of C CPUs (default: one node)\n"
-	      "  --policy NAME     fcfs (strict order), easy (FCFS with EASY backfill, the\n"
-	      "                    default), multifactor (the configured priority and backfill)\n"
-	      "                    or slurm (the controller's own code on herd.conf's nodes,\n"
-	      "                    partitions, priority and scheduler settings)\n"
+	      "  --policy NAME     slurm (the default): the controller's own code on herd.conf's\n"
+	      "                    nodes, partitions, priority, scheduler and preemption\n"
+	      "                    settings; the trace's users (field 12) as user u<N> in\n"
+	      "                    account g<G> (its group, 13), its queue (15, else the\n"
+	      "                    partition, 16) N as herd.conf's Nth partition (1-based;\n"
+	      "                    none or past the last: the default partition), a job with\n"
+	      "                    a preceding job (17) submitted its think time (18) after\n"
+	      "                    that job's end.  Reference models: fcfs (strict order),\n"
+	      "                    easy (FCFS with EASY backfill) and multifactor (the\n"
+	      "                    configured priority and backfill on the trace alone)\n"
 	      "  -c, --conf FILE   herd.conf (default: $HERD_CONF; none: Slurm's defaults)\n"
 	      "  --csv FILE        per-job CSV: job_id,submit,start,end,wait,run_time,...\n"
 	      "  --plot FILE.svg   utilization, queue length and wait over time (also --chart)\n",
@@ -219,7 +225,7 @@ int herd_sim_main(int argc, char **argv)
 	};
 	const char *swf = NULL, *conf_path = NULL, *csv = NULL, *chart = NULL;
 	long jobs = 0, procs = 0, node_cpus = 0;
-	struct sim_opts opts = { .policy = SIM_EASY };
+	struct sim_opts opts = { .policy = SIM_SLURM };
 	struct swf_trace trace = { 0 };
 	struct sim_result res = { 0 };
 	struct conf *conf = NULL;
@@ -257,7 +263,7 @@ int herd_sim_main(int argc, char **argv)
 			else if (!strcmp(optarg, "slurm"))
 				opts.policy = SIM_SLURM;
 			else
-				return fail("--policy: fcfs, easy, multifactor or slurm, not '%s'", optarg);
+				return fail("--policy: slurm, fcfs, easy or multifactor, not '%s'", optarg);
 			break;
 		case 'h':
 			sim_usage(stdout);
@@ -314,7 +320,7 @@ int herd_sim_main(int argc, char **argv)
 		if (!conf && !(conf = machine_conf(&opts.machine, &err)))
 			goto error;
 		size_t narr;
-		struct sim_arrival *arr = sim_swf_arrivals(&trace, &narr, &res);
+		struct sim_arrival *arr = sim_swf_arrivals(&trace, conf, &narr, &res);
 		int bad = sim_core_run(arr, narr, conf, &res, &err);
 		sim_arrivals_free(arr, narr);
 		conf = NULL;

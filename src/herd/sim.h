@@ -23,6 +23,8 @@ struct swf_job {
 	int64_t req_time;         /* 9: requested time, s */
 	long user, group;         /* 12, 13 */
 	long queue, partition;    /* 15, 16 */
+	long preceding;           /* 17: the job this one follows */
+	int64_t think;            /* 18: s after that job's end it was submitted */
 };
 
 struct swf_trace {
@@ -67,7 +69,9 @@ struct sim_opts {
 	struct sim_prio_conf prio;   /* multifactor */
 };
 
-/* One simulated job's outcome (times in the trace's seconds). */
+/* One simulated job's outcome (times in the trace's seconds).  A job
+ * preempted and run again (--policy slurm): start is its first start, end
+ * its last end, run the seconds of all its runs. */
 struct sim_outcome {
 	long id;
 	int64_t submit, start, end;

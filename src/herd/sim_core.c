@@ -1,9 +1,12 @@
 /* `herd sim --policy slurm`: the trace replayed through the controller's
  * own code in virtual time (doc/core.md step 5).  Each trace job is
- * submitted with job_submit at its submit time.  The controller's
- * scheduler passes, priority and backfill start it, on the core's timers
+ * submitted with job_submit at its submit time (a job that follows
+ * another: at that one's end + think time).  The controller's scheduler
+ * passes, priority and backfill start it, on the core's timers
  * (herd/sim_env.c).  Its "launch" arms an end timer at start + min(run
- * time, time limit), whose job_ended is the batch host's report.  The
+ * time, time limit), whose job_ended is the batch host's report; a
+ * preemption ends it early (and a requeue launches it again) or pauses
+ * it (suspend).  The
  * store is the real one, in a private directory, drained after each
  * simulated instant.  What the pass decides is the controller's business,
  * not this file's; this file only feeds it and records what happened. */
@@ -30,14 +33,34 @@ struct ctld ctld;   /* herdctld's main.c has the daemon's */
  * time the core sees is 0 ("never"). */
 #define SIM_CORE_EPOCH 1000000000
 
+/* One submitted job.  A job the core requeues (preemption) runs again:
+ * start is its first start, end its last end, ran the seconds of all its
+ * runs, so that waits count from the first start and utilization only
+ * the time it held CPUs. */
 struct sim_job {
 	const struct sim_arrival *arr;
+	int64_t submit;              /* virtual s: the arrival's, or later when it was held */
 	long procs;                  /* CPUs it holds while it runs */
 	int64_t run;                 /* s */
 	int64_t start, end;          /* virtual s, -1 until known */
+	int64_t run_start, ran;      /* this run's start; s run in all */
+	uint64_t left_ms;            /* while suspended: what was left of its run */
+	bool holding;                /* running, its CPUs counted busy (not suspended) */
 	bool killed;                 /* terminated by the core (cancel, preemption) */
 	bool timed_out;
+	bool finished;               /* in a final state: no more runs */
 	struct core_timer end_timer;
+};
+
+/* An arrival's standing: not come yet, held (its preceding job runs, or
+ * the think time after it), submitted, or refused. */
+enum arr_state { ARR_FUTURE, ARR_HELD, ARR_SUBMITTED, ARR_REFUSED };
+
+struct arr_track {
+	enum arr_state state;
+	long pred;                   /* the preceding job's arrival index, -1 none */
+	uint64_t ready_ms;           /* held: when it may go (UINT64_MAX: its preceding job runs) */
+	struct sim_job *job;         /* submitted */
 };
 
 static struct {
@@ -45,8 +68,11 @@ static struct {
 	size_t narr;
 	struct sim_job *jobs;        /* by job ID - 1; never moved (their timers) */
 	size_t njobs;
+	struct arr_track *track;     /* by arrival index */
+	size_t *held;                /* arrival indices of the held ones, in order */
+	size_t nheld;
 	long busy;                   /* CPUs of the running jobs */
-	long pending;
+	long pending;                /* jobs queued (requeued ones again) */
 	struct sim_result *res;
 	size_t samples_cap;
 } sc;
@@ -56,32 +82,54 @@ static struct sim_job *sim_job_of(const struct job *job)
 	return job->id >= 1 && job->id <= sc.njobs ? &sc.jobs[job->id - 1] : NULL;
 }
 
+static void release_followers(const struct sim_job *sj);
+static void release_followers_of(size_t i);
+
 static void job_end_fired(struct core_timer *t)
 {
 	struct sim_job *sj = t->data;
-	struct job_end end = { .id = (uint32_t)(sj - sc.jobs) + 1,
-			       .status = sj->killed ? 9 : 0, .timed_out = sj->timed_out };
+	uint32_t id = (uint32_t)(sj - sc.jobs) + 1;
+	struct job_end end = { .id = id, .status = sj->killed ? 9 : 0, .timed_out = sj->timed_out };
 
 	sj->end = core_now() - SIM_CORE_EPOCH;
-	sc.busy -= sj->procs;
+	if (sj->holding) {
+		sc.busy -= sj->procs;
+		sj->ran += sj->end - sj->run_start;
+	}
+	sj->holding = sj->killed = sj->timed_out = false;
 	job_ended(&end);
+	const struct job *job = job_find(id);
+	if (job && !job_state_is_final(job->state)) {
+		sc.pending++;   /* requeued: queued again (or launched again already) */
+		return;
+	}
+	sj->finished = true;
+	release_followers(sj);
 }
 
-/* The core started the job: its end is known now. */
+/* The core started the job (again, after a requeue): its end is known
+ * now.  A requeued job runs its whole run time again. */
 static void sim_launch(struct job *job)
 {
 	struct sim_job *sj = sim_job_of(job);
 	if (!sj)
 		return;
+	/* the batch host took it at once (herdctld's launch_done says so
+	 * when the node answers): a cancel or a preemption now terminates it */
+	job->launch = LAUNCH_DONE;
 	int64_t run = sj->run;
+	sj->timed_out = false;
 	if (job->time_limit >= 0 && run > job->time_limit) {
 		run = job->time_limit;   /* killed at its limit */
 		sj->timed_out = true;
 	}
-	sj->start = core_now() - SIM_CORE_EPOCH;
+	sj->run_start = core_now() - SIM_CORE_EPOCH;
+	if (sj->start < 0)
+		sj->start = sj->run_start;
 	sj->procs = 0;
 	for (int i = 0; i < job->nalloc; i++)
 		sj->procs += job->alloc_cpus[i];
+	sj->holding = true;
 	sc.busy += sj->procs;
 	sc.pending--;
 	core_timer_start(&sj->end_timer, (uint64_t)run * 1000, 0);
@@ -90,17 +138,50 @@ static void sim_launch(struct job *job)
 static void sim_terminate(struct job *job)
 {
 	struct sim_job *sj = sim_job_of(job);
-	if (!sj || !core_timer_active(&sj->end_timer))
+	if (!sj || (!core_timer_active(&sj->end_timer) && !sj->left_ms))
 		return;
 	sj->killed = true;
+	sj->left_ms = 0;
 	core_timer_start(&sj->end_timer, 0, 0);
 }
 
-static const struct sim_env_hooks hooks = { .launch = sim_launch, .terminate = sim_terminate };
+/* Preemption by suspension (and scontrol suspend): the job's run stops,
+ * its CPUs count idle, and what is left of its run goes on at resume. */
+static void sim_suspend(struct job *job, bool suspend)
+{
+	struct sim_job *sj = sim_job_of(job);
+	int64_t now = core_now() - SIM_CORE_EPOCH;
+	if (!sj)
+		return;
+	if (suspend && sj->holding && core_timer_active(&sj->end_timer)) {
+		sj->left_ms = core_timer_due_in(&sj->end_timer);
+		if (!sj->left_ms)
+			sj->left_ms = 1;   /* (0 is "not suspended") */
+		core_timer_stop(&sj->end_timer);
+		sj->holding = false;
+		sc.busy -= sj->procs;
+		sj->ran += now - sj->run_start;
+	} else if (!suspend && sj->left_ms) {
+		core_timer_start(&sj->end_timer, sj->left_ms, 0);
+		sj->left_ms = 0;
+		sj->holding = true;
+		sc.busy += sj->procs;
+		sj->run_start = now;
+	}
+}
+
+static const struct sim_env_hooks hooks = { .launch = sim_launch, .terminate = sim_terminate,
+					    .suspend = sim_suspend };
+
+const char *sim_swf_partition(const struct swf_job *j, const struct conf *conf)
+{
+	long n = j->queue > 0 ? j->queue : j->partition;
+	return conf && n >= 1 && (size_t)n <= conf->nparts ? conf->parts[n - 1].name : "";
+}
 
 /* The SUBMIT_JOB job object of a trace line (doc/protocol.md): -n its size,
- * -t its estimate, one CPU per task. */
-static json_t *trace_spec(const struct swf_job *j)
+ * -t its estimate, one CPU per task, in its queue's partition. */
+static json_t *trace_spec(const struct swf_job *j, const struct conf *conf)
 {
 	char name[32];
 	int64_t est = swf_job_estimate(j);
@@ -109,15 +190,16 @@ static json_t *trace_spec(const struct swf_job *j)
 	return json_pack("{s:s, s:s, s:[], s:[], s:s, s:s, s:s, s:s, s:s, s:i, s:I, s:i, s:i,"
 			 " s:b, s:I, s:b, s:s, s:i, s:s, s:s}",
 			 "name", name, "script", "#!/bin/sh\n", "argv", "env", "cwd", "/",
-			 "stdout", "/dev/null", "stderr", "", "stdin", "", "partition", "",
+			 "stdout", "/dev/null", "stderr", "", "stdin", "", "partition",
+			 sim_swf_partition(j, conf),
 			 "nodes", 0, "ntasks", (json_int_t)swf_job_size(j), "cpus_per_task", 1,
 			 "mem_mb", 0, "exclusive", 0,
 			 "time_limit", (json_int_t)(est > 0 ? (est + 59) / 60 * 60 : -2), "hold", 0,
 			 "submit_host", "sim", "umask", 18, "account", "", "comment", "");
 }
 
-struct sim_arrival *sim_swf_arrivals(const struct swf_trace *trace, size_t *n,
-				     struct sim_result *res)
+struct sim_arrival *sim_swf_arrivals(const struct swf_trace *trace, const struct conf *conf,
+				     size_t *n, struct sim_result *res)
 {
 	struct sim_arrival *a = xmalloc((trace->njobs ? trace->njobs : 1) * sizeof(*a));
 
@@ -128,11 +210,14 @@ struct sim_arrival *sim_swf_arrivals(const struct swf_trace *trace, size_t *n,
 			res->skipped_bad++;
 			continue;
 		}
-		uid_t uid = (uid_t)(100000 + (j->user > 0 ? j->user : 0));
 		a[(*n)++] = (struct sim_arrival){
-			.id = j->id, .submit = j->submit > 0 ? j->submit : 0, .uid = uid, .gid = uid,
-			.spec = trace_spec(j), .run = swf_job_runtime(j),
-			.estimate = swf_job_estimate(j), .procs = swf_job_size(j) };
+			.id = j->id, .submit = j->submit > 0 ? j->submit : 0,
+			.uid = (uid_t)(SIM_FIRST_ID + (j->user > 0 ? j->user : 0)),
+			.gid = (gid_t)(SIM_FIRST_ID + (j->group > 0 ? j->group : 0)),
+			.spec = trace_spec(j, conf), .run = swf_job_runtime(j),
+			.estimate = swf_job_estimate(j), .procs = swf_job_size(j),
+			.after = j->preceding > 0 ? j->preceding : -1,
+			.think = j->think > 0 ? j->think : 0 };
 	}
 	return a;
 }
@@ -144,7 +229,7 @@ void sim_arrivals_free(struct sim_arrival *a, size_t n)
 	free(a);
 }
 
-/* Submit arrival i as its user. */
+/* Submit arrival i as its user, now. */
 static void submit_one(size_t i)
 {
 	const struct sim_arrival *a = &sc.arr[i];
@@ -154,16 +239,104 @@ static void submit_one(size_t i)
 
 	if (job_submit(a->spec, &who, false, &job, &err) != 0) {
 		sc.res->skipped_big++;   /* no partition could ever give it */
+		sc.track[i].state = ARR_REFUSED;
 		log_debug("job %ld refused: %s", a->id, err.text);
+		release_followers_of(i);
 		return;
 	}
 	if (job->id != sc.njobs + 1)
 		log_error("sim: job ID %u out of order", job->id);
 	struct sim_job *sj = &sc.jobs[sc.njobs++];
-	*sj = (struct sim_job){ .arr = a, .run = a->run, .start = -1, .end = -1 };
+	*sj = (struct sim_job){ .arr = a, .submit = (int64_t)(sim_env_now_ms() / 1000),
+				.run = a->run, .start = -1, .end = -1 };
 	core_timer_init(&sj->end_timer, job_end_fired);
 	sj->end_timer.data = sj;
+	sc.track[i].state = ARR_SUBMITTED;
+	sc.track[i].job = sj;
 	sc.pending++;
+}
+
+/* ---- preceding jobs (SWF fields 17, 18) --------------------------------
+ * SWF's think time is the time between the preceding job's end and this
+ * job's submission: the user sends it after seeing the other end.  So an
+ * arrival whose preceding job has not ended is held back, not queued, and
+ * is submitted at the later of its own submit time and that end + think
+ * time (its wait counts from then).  Its dependency (afterany) is then met
+ * by construction, so none is given to the controller. */
+
+/* Arrival i's preceding job's arrival index: the last arrival before i
+ * with that number, -1 when none. */
+static long pred_index(size_t i)
+{
+	if (sc.arr[i].after < 0)
+		return -1;
+	for (size_t k = i; k-- > 0;)
+		if (sc.arr[k].id == sc.arr[i].after)
+			return (long)k;
+	return -1;
+}
+
+/* When held arrival i may be submitted: UINT64_MAX while its preceding
+ * job has not ended. */
+static uint64_t ready_ms(size_t i)
+{
+	const struct arr_track *p = &sc.track[sc.track[i].pred];
+	if (p->state == ARR_REFUSED)
+		return 0;
+	if (p->state != ARR_SUBMITTED || !p->job->finished)
+		return UINT64_MAX;
+	int64_t at = p->job->end + sc.arr[i].think;
+	return (uint64_t)(at > sc.arr[i].submit ? at : sc.arr[i].submit) * 1000;
+}
+
+/* Arrival i comes: submitted, or held until its preceding job allows. */
+static void arrive(size_t i)
+{
+	struct arr_track *t = &sc.track[i];
+	if (t->pred < 0 || (t->ready_ms = ready_ms(i)) <= sim_env_now_ms()) {
+		submit_one(i);
+		return;
+	}
+	t->state = ARR_HELD;
+	sc.held[sc.nheld++] = i;
+}
+
+/* The arrivals held for arrival i (ended, or refused): their time is known now. */
+static void release_followers_of(size_t i)
+{
+	for (size_t k = 0; k < sc.nheld; k++)
+		if (sc.track[sc.held[k]].pred == (long)i)
+			sc.track[sc.held[k]].ready_ms = ready_ms(sc.held[k]);
+}
+
+static void release_followers(const struct sim_job *sj)
+{
+	if (sc.nheld)
+		release_followers_of((size_t)(sj->arr - sc.arr));
+}
+
+/* The soonest a held arrival may go (virtual ms), or UINT64_MAX. */
+static uint64_t held_due(void)
+{
+	uint64_t due = UINT64_MAX;
+	for (size_t k = 0; k < sc.nheld; k++)
+		if (sc.track[sc.held[k]].ready_ms < due)
+			due = sc.track[sc.held[k]].ready_ms;
+	return due;
+}
+
+/* Submit the held arrivals whose time has come, in arrival order. */
+static void submit_held(uint64_t now_ms)
+{
+	size_t kept = 0;
+	for (size_t k = 0; k < sc.nheld; k++) {
+		size_t i = sc.held[k];
+		if (sc.track[i].ready_ms <= now_ms)
+			submit_one(i);
+		else
+			sc.held[kept++] = i;
+	}
+	sc.nheld = kept;
 }
 
 /* Everything due by now: timers, then the store's commits and what waits
@@ -244,45 +417,58 @@ int sim_core_run(const struct sim_arrival *arr, size_t n, struct conf *conf,
 	sc.narr = n;
 	sc.res = res;
 	sc.jobs = xmalloc((n ? n : 1) * sizeof(*sc.jobs));
+	sc.track = xmalloc((n ? n : 1) * sizeof(*sc.track));
+	sc.held = xmalloc((n ? n : 1) * sizeof(*sc.held));
+	for (size_t i = 0; i < n; i++)
+		sc.track[i] = (struct arr_track){ .state = ARR_FUTURE, .pred = pred_index(i) };
 	if (!d)
 		return errprintf(err, "cannot make a directory for the store: %s", strerror(errno));
 	log_init("herd sim", LOG_LVL_ERROR, NULL);
 	core_env = sim_env_table(&hooks, SIM_CORE_EPOCH);
 	sim_env_reset();
-	if (core_start(conf, d, err) < 0)
+	names_fictional(SIM_FIRST_ID);
+	/* the trace's users after whatever the core has (an accounts file's) */
+	if (core_start(conf, d, err) < 0 || sim_assoc_add(arr, n, err) < 0)
 		goto out;
 	for (int i = 0; i < core.nnodes; i++)
 		res->procs += core.nodes[i].cpus;
 	res->nnodes = core.nnodes;
 	size_t next = 0;
 	for (;;) {
-		uint64_t arrival = arrival_ms(next);
+		uint64_t arrival = arrival_ms(next), held = held_due();
 		/* while jobs wait, the periodic passes (backfill, the whole
 		 * queue) are events: they may start them */
 		uint64_t due = sim_env_next_due(sc.pending > 0);
 		uint64_t t = arrival < due ? arrival : due;
+		if (held < t)
+			t = held;
 		if (t == UINT64_MAX)
 			break;
 		if (t < sim_env_now_ms())
 			t = sim_env_now_ms();   /* a trace out of order: now */
 		sim_env_advance(t);
+		submit_held(t);
 		while (arrival_ms(next) <= t)
-			submit_one(next++);
+			arrive(next++);
 		settle(t);
 		res->passes++;
 		sample((int64_t)(t / 1000));
 	}
-	if (sc.pending > 0) {
-		errprintf(err, "%ld jobs never started (the configuration cannot run them)", sc.pending);
+	if (sc.pending > 0 || sc.nheld > 0) {
+		errprintf(err, "%ld jobs never started (the configuration cannot run them)",
+			  sc.pending + (long)sc.nheld);
 		goto out;
 	}
+	/* in the source's order (a held arrival was submitted later) */
 	res->jobs = xmalloc((sc.njobs ? sc.njobs : 1) * sizeof(*res->jobs));
-	for (size_t i = 0; i < sc.njobs; i++) {
-		const struct sim_job *sj = &sc.jobs[i];
-		const struct sim_arrival *a = sj->arr;
+	for (size_t i = 0; i < n; i++) {
+		const struct sim_job *sj = sc.track[i].job;
+		const struct sim_arrival *a = &arr[i];
+		if (sc.track[i].state != ARR_SUBMITTED)
+			continue;
 		res->jobs[res->njobs++] = (struct sim_outcome){
-			.id = a->id, .submit = a->submit, .start = sj->start, .end = sj->end,
-			.run = sj->end - sj->start, .estimate = a->estimate, .procs = a->procs };
+			.id = a->id, .submit = sj->submit, .start = sj->start, .end = sj->end,
+			.run = sj->ran, .estimate = a->estimate, .procs = a->procs };
 	}
 	rc = 0;
 out:
@@ -291,5 +477,8 @@ out:
 	for (size_t i = 0; i < sc.njobs; i++)
 		core_timer_close(&sc.jobs[i].end_timer);
 	free(sc.jobs);
+	free(sc.track);
+	free(sc.held);
+	names_fictional(0);
 	return rc;
 }

@@ -8,11 +8,12 @@
 #include "common/xmalloc.h"
 #include "herd/sim.h"
 
+/* From submission to end: wait + run, or more for a job that was
+ * preempted (requeued, suspended) and ran again. */
 double sim_bsld(const struct sim_outcome *job)
 {
-	int64_t wait = job->start - job->submit;
 	int64_t denom = job->run > SIM_BSLD_TAU ? job->run : SIM_BSLD_TAU;
-	double b = (double)(wait + job->run) / (double)denom;
+	double b = (double)(job->end - job->submit) / (double)denom;
 	return b > 1.0 ? b : 1.0;
 }
 

@@ -76,7 +76,7 @@ int swf_parse_line(const char *line, struct swf_job *job, struct swf_trace *trac
 		.id = (long)f[0], .submit = (int64_t)f[1], .run = (int64_t)f[3],
 		.alloc_procs = (long)f[4], .req_procs = (long)f[7], .req_time = (int64_t)f[8],
 		.user = (long)f[11], .group = (long)f[12], .queue = (long)f[14],
-		.partition = (long)f[15],
+		.partition = (long)f[15], .preceding = (long)f[16], .think = (int64_t)f[17],
 	};
 	return 1;
 }

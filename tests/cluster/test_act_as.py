@@ -381,7 +381,7 @@ def keys_read_by_daemons():
     keys = set(plain_keys())
     found = set()
     skip = {"conf_keys.c", "conf_inert.c", "conf_diff.c"}
-    for sub in ("ctld", "acct", "noded", "stepd", "restd", "common", "sched"):
+    for sub in ("core", "ctld", "acct", "noded", "stepd", "restd", "common", "sched"):
         for dirpath, _, files in os.walk(os.path.join(REPO, "src", sub)):
             for name in files:
                 if name in skip or not name.endswith((".c", ".h")):

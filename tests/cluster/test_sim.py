@@ -200,11 +200,11 @@ def test_nodes_from_conf(tmp_path):
     conf.write_text("ClusterName=t\nSlurmctldHost=localhost\nNodeName=n[1-2] CPUs=2\n"
                     "PartitionName=debug Nodes=ALL Default=YES\n")
     out_csv = str(tmp_path / "n.csv")
-    r = sim("--swf", path, "-c", str(conf), "--csv", out_csv)
+    r = sim("--swf", path, "-c", str(conf), "--policy", "easy", "--csv", out_csv)
     assert r.returncode == 0, r.stderr
     assert re.search(r"^Processors: +4 \(2 nodes\)$", r.stdout, re.M), r.stdout
     assert [int(x["start"]) for x in read_csv(out_csv)] == [0, 100, 20]
-    r = sim("--swf", path, "-c", str(conf), "--procs", "8", "--csv", out_csv)
+    r = sim("--swf", path, "-c", str(conf), "--policy", "easy", "--procs", "8", "--csv", out_csv)
     assert re.search(r"^Processors: +8 \(1 node\)$", r.stdout, re.M), r.stdout
     assert [int(x["start"]) for x in read_csv(out_csv)] == [0, 10, 20]
 
@@ -326,7 +326,8 @@ def test_node_model_feasible(tmp_path, trace):
     need_traces()
     path = os.path.join(SWF_DIR, TRACES[trace])
     out_csv = str(tmp_path / "n.csv")
-    r = sim("--swf", path, "--jobs", "2000", "--node-cpus", "4", "--csv", out_csv)
+    r = sim("--swf", path, "--jobs", "2000", "--policy", "easy", "--node-cpus", "4",
+            "--csv", out_csv)
     assert r.returncode == 0, r.stderr
     got = figures(r.stdout)
     assert re.search(r"^Processors: +\d+ \((\d+) nodes\)", r.stdout, re.M)
@@ -337,9 +338,9 @@ def test_node_model_feasible(tmp_path, trace):
 def test_csv_and_svg(tmp_path):
     path = swf(tmp_path, "b.swf", TRACE_B)
     out_csv, svg = str(tmp_path / "b.csv"), str(tmp_path / "b.svg")
-    r = sim("--swf", path, "--csv", out_csv, "--plot", svg)
+    r = sim("--swf", path, "--policy", "easy", "--csv", out_csv, "--plot", svg)
     assert r.returncode == 0, r.stderr
-    assert "Policy:                easy" in r.stdout   # the default
+    assert "Policy:                easy" in r.stdout
     with open(out_csv) as f:
         assert f.readline() == ("job_id,submit,start,end,wait,run_time,estimate,procs,"
                                 "bounded_slowdown\n")
@@ -365,7 +366,7 @@ def test_csv_and_svg(tmp_path):
     waits = {y for _, y in [tuple(map(float, p.split(","))) for p in lines[2].get("points").split()]}
     assert len(waits) >= 2
     # --chart is the same option
-    r = sim("--swf", path, "--chart", svg)
+    r = sim("--swf", path, "--policy", "easy", "--chart", svg)
     assert r.returncode == 0 and len(ET.parse(svg).getroot().findall(
         "{http://www.w3.org/2000/svg}polyline")) == 3
 
@@ -431,7 +432,7 @@ def test_easy_beats_fcfs_on_kth(tmp_path):
 @pytest.mark.parametrize("args,msg", [
     (["--swf", "/nonexistent/t.swf"], "/nonexistent/t.swf: No such file or directory"),
     ([], "--swf FILE is required"),
-    (["--swf", "X", "--policy", "sjf"], "--policy: fcfs, easy, multifactor or slurm, not 'sjf'"),
+    (["--swf", "X", "--policy", "sjf"], "--policy: slurm, fcfs, easy or multifactor, not 'sjf'"),
     (["--swf", "X", "--jobs", "ten"], "--jobs: not a positive number: 'ten'"),
     (["--swf", "X", "--jobs", "0"], "--jobs: not a positive number: '0'"),
     (["--swf", "X", "--procs", "-4"], "--procs: not a positive number"),
@@ -538,3 +539,130 @@ def test_slurm_policy_on_a_trace(tmp_path):
     rows = read_csv(out_csv)
     assert figures(r.stdout)["jobs"] == ("300", "0", "0") and len(rows) == 300
     assert check_feasible(rows, 100) > 0
+
+
+def test_slurm_is_the_default(tmp_path):
+    """Without --policy, the controller's own code: trace A's plan above."""
+    path = swf(tmp_path, "a.swf", TRACE_A)
+    out_csv = str(tmp_path / "a.csv")
+    r = sim("--swf", path, "--csv", out_csv)
+    assert r.returncode == 0, r.stderr
+    assert "Policy:                slurm" in r.stdout
+    _, starts, ends = SLURM_A["backfill"]
+    assert [int(x["start"]) for x in read_csv(out_csv)] == starts
+
+
+def slurm_conf(tmp_path, text):
+    conf = tmp_path / "herd.conf"
+    conf.write_text("ClusterName=sim\nSlurmctldHost=localhost\n" + text)
+    return str(conf)
+
+
+# Fair-share through the controller: trace FS's users (field 12) are
+# users u1 and u2, in accounts g1 and g2 (field 13) under root.  At 100
+# u1 has used all the usage: its fair-share factor drops below u2's, and
+# 3 (u2) starts before 2 (u1), under fair tree and classic alike.  With
+# 3 as u1's job too, the factors tie and 2, the older, goes first.
+@pytest.mark.parametrize("flags", ["", "PriorityFlags=NO_FAIR_TREE\n"])
+@pytest.mark.parametrize("third_user,starts", [(2, [0, 150, 100]), (1, [0, 100, 150])])
+def test_slurm_policy_fairshare(tmp_path, flags, third_user, starts):
+    text = TRACE_FS.replace(" 1 2 1 -1 -1 -1 -1 -1", f" 1 {third_user} {third_user} -1 -1 -1 -1 -1")
+    path = swf(tmp_path, "fs.swf", text)
+    conf = slurm_conf(tmp_path, "PriorityType=priority/multifactor\nPriorityWeightFairshare=1000\n"
+                      + flags + "NodeName=n1 CPUs=2\n"
+                      "PartitionName=batch Nodes=ALL Default=YES MaxTime=UNLIMITED\n")
+    out_csv = str(tmp_path / "fs.csv")
+    r = sim("--swf", path, "-c", conf, "--csv", out_csv)
+    assert r.returncode == 0, r.stderr
+    assert [int(x["start"]) for x in read_csv(out_csv)] == starts
+
+
+# Queue (15) and partition (16): N >= 1 is herd.conf's Nth partition.
+# p1 (the default, node n1) is busy with job 1 until 1000; p2 (n2) is free.
+#   2 queue 2 -> p2: starts at once     3 no queue, partition 2 -> p2
+#   4 queue 0 (SWF's "interactive"), partition 2 -> p2
+#   5 queue 3, past the last -> the default, p1: waits for 1's end
+#   6 neither -> p1: after 5
+TRACE_Q = """; MaxProcs: 2
+1  0 -1 1000 1 -1 -1 1 1000 -1 1 1 1 -1  1 -1 -1 -1
+2 10 -1   10 1 -1 -1 1   10 -1 1 1 1 -1  2 -1 -1 -1
+3 30 -1   10 1 -1 -1 1   10 -1 1 1 1 -1 -1  2 -1 -1
+4 50 -1   10 1 -1 -1 1   10 -1 1 1 1 -1  0  2 -1 -1
+5 70 -1   10 1 -1 -1 1   10 -1 1 1 1 -1  3  2 -1 -1
+6 80 -1   10 1 -1 -1 1   10 -1 1 1 1 -1 -1 -1 -1 -1
+"""
+
+
+def test_slurm_policy_queue_and_partition(tmp_path):
+    conf = slurm_conf(tmp_path, "NodeName=n1 CPUs=1\nNodeName=n2 CPUs=1\n"
+                      "PartitionName=p1 Nodes=n1 Default=YES MaxTime=UNLIMITED\n"
+                      "PartitionName=p2 Nodes=n2 MaxTime=UNLIMITED\n")
+    out_csv = str(tmp_path / "q.csv")
+    r = sim("--swf", swf(tmp_path, "q.swf", TRACE_Q), "-c", conf, "--csv", out_csv)
+    assert r.returncode == 0, r.stderr
+    assert [int(x["start"]) for x in read_csv(out_csv)] == [0, 10, 30, 50, 1000, 1010]
+
+
+# Preceding job (17) and think time (18): a job is submitted its think time
+# after its preceding job's end, and not before its own submit time.
+#   2 follows 1 (ends 100) by 20 s: submitted and started at 120
+#   3 follows 99, not in the trace: no dependency, waits for 1's CPUs
+#   4 needs 8 CPUs: refused; 5 follows it: no dependency, submitted at 40
+#   6 follows 2 (ends 150) by 0 s; 7 follows 2 by 5 s but comes at 300
+TRACE_DEP = """; MaxProcs: 2
+1   0 -1 100 2 -1 -1 2 100 -1 1 1 1 -1 -1 -1 -1 -1
+2  10 -1  30 1 -1 -1 1  30 -1 1 1 1 -1 -1 -1  1 20
+3  20 -1  30 1 -1 -1 1  30 -1 1 2 1 -1 -1 -1 99 50
+4  30 -1  10 8 -1 -1 8  10 -1 1 2 1 -1 -1 -1 -1 -1
+5  40 -1  10 1 -1 -1 1  10 -1 1 2 1 -1 -1 -1  4 10
+6  50 -1  10 1 -1 -1 1  10 -1 1 2 1 -1 -1 -1  2  0
+7 300 -1  10 1 -1 -1 1  10 -1 1 2 1 -1 -1 -1  2  5
+"""
+
+
+def test_slurm_policy_preceding_job(tmp_path):
+    out_csv = str(tmp_path / "d.csv")
+    r = sim("--swf", swf(tmp_path, "d.swf", TRACE_DEP), "--csv", out_csv)
+    assert r.returncode == 0, r.stderr
+    assert figures(r.stdout)["jobs"] == ("6", "1", "0")
+    rows = read_csv(out_csv)
+    assert [int(x["job_id"]) for x in rows] == [1, 2, 3, 5, 6, 7]
+    assert [int(x["submit"]) for x in rows] == [0, 120, 20, 40, 150, 300]
+    assert [int(x["start"]) for x in rows] == [0, 120, 100, 100, 150, 300]
+
+
+# Preemption in the replay, PreemptType=preempt/partition_prio: job 1 (p
+# "low", 2 CPUs, 100 s) runs from 0; job 2 (queue 2, "high") comes at 10
+# and takes the node until 60; job 3 (1 CPU, low) waits.
+#   REQUEUE: 1 ran 10 s, is queued again and runs 100 s from 60 (first
+#     start 0, end 160, 110 s run); 3 at 160.
+#   SUSPEND: 1 stops at 10 with 90 s left, goes on at 60, ends at 150.
+#   CANCEL: 1 ends at 10 after 10 s; 3 starts when 2 ends.
+# Utilization counts the CPU-seconds actually run: (220+100+30)/(2x190),
+# (200+100+30)/(2x180), (20+100+30)/(2x90).
+TRACE_PRE = """; MaxProcs: 2
+1  0 -1 100 2 -1 -1 2 100 -1 1 1 1 -1  1 -1 -1 -1
+2 10 -1  50 2 -1 -1 2  50 -1 1 2 2 -1  2 -1 -1 -1
+3 20 -1  30 1 -1 -1 1  30 -1 1 3 3 -1 -1  1 -1 -1
+"""
+
+
+@pytest.mark.parametrize("mode,starts,ends,runs,util", [
+    ("REQUEUE", [0, 10, 160], [160, 60, 190], [110, 50, 30], "92.1053"),
+    ("SUSPEND", [0, 10, 150], [150, 60, 180], [100, 50, 30], "91.6667"),
+    ("CANCEL", [0, 10, 60], [10, 60, 90], [10, 50, 30], "83.3333"),
+])
+def test_slurm_policy_preemption(tmp_path, mode, starts, ends, runs, util):
+    conf = slurm_conf(tmp_path, f"PreemptType=preempt/partition_prio\nPreemptMode={mode}\n"
+                      "NodeName=n1 CPUs=2\n"
+                      "PartitionName=low Nodes=ALL Default=YES MaxTime=UNLIMITED PriorityTier=1\n"
+                      "PartitionName=high Nodes=ALL MaxTime=UNLIMITED PriorityTier=2\n")
+    out_csv, svg = str(tmp_path / "p.csv"), str(tmp_path / "p.svg")
+    r = sim("--swf", swf(tmp_path, "p.swf", TRACE_PRE), "-c", conf, "--csv", out_csv,
+            "--plot", svg)
+    assert r.returncode == 0, r.stderr
+    rows = read_csv(out_csv)
+    assert [int(x["start"]) for x in rows] == starts
+    assert [int(x["end"]) for x in rows] == ends
+    assert [int(x["run_time"]) for x in rows] == runs
+    assert figures(r.stdout)["utilization"] == util

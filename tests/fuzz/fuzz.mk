@@ -16,7 +16,7 @@ FUZZ_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lmunge -ljwt -lmi
 FUZZ_LIB_SRC := $(COMMON_SRC) $(CMD_SHARED) $(wildcard src/cmd/sacctmgr/*.c) src/acct/tres.c \
                 src/herd/sim_swf.c src/stepd/pmi.c src/stepd/pmi_kvs.c src/stepd/pmix.c src/stepd/rmtree.c src/stepd/cgroup.c \
                 src/restd/route.c src/restd/submit.c src/restd/map.c src/restd/metrics.c \
-                src/ctld/depend.c src/sched/feature.c
+                src/core/depend.c src/sched/feature.c
 FUZZ_SRC    := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZERS     := $(FUZZ_SRC:tests/fuzz/%.c=$(FZ)/%)
 

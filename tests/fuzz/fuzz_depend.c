@@ -1,11 +1,11 @@
-/* Job dependency specs (ctld/depend.c): sbatch -d, scontrol update
+/* Job dependency specs (core/depend.c): sbatch -d, scontrol update
  * Dependency=.  Parsed, rendered as squeue shows it, and carried through
  * the JSON the controller stores; what is stored must load back the same.
  * The job table and the store are not part of this: the stubs below say
  * no job is known (decisions are not fuzzed, only the text). */
 #include <stdlib.h>
 #include <string.h>
-#include "ctld/ctld.h"
+#include "core/core.h"
 #include "fuzz.h"
 
 struct job *job_find(uint32_t id) { return NULL; }
