@@ -89,7 +89,7 @@ void roles_record(struct job *job, uid_t uid, enum job_act act, const char *deta
 			       detail && *detail ? " " : "", detail ? detail : "");
 	store_job_event(job->id, "TEAM_ACT", text);
 	free(text);
-	store_job_update(job);   /* the record carries "acts" (sacct) */
+	job_changed(job);   /* the record carries "acts" (sacct) */
 	log_info("job %u: team act %s by %s (uid %u) for account %s", job->id, job_act_name(act),
 		 user, (unsigned)uid, job->account ? job->account : "");
 }

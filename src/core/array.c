@@ -74,7 +74,7 @@ struct job *array_split(struct job *meta, uint32_t task_id)
 		bitmap_destroy(task->array_pending);
 		task->array_pending = NULL;
 		task->array_task_id = task_id;
-		store_job_update(meta);        /* the pending set, before the task's row */
+		job_changed(meta);   /* its pending set: in the same commit as the task's row */
 	}
 	task->array_task_id = task_id;
 	spec = store_job_spec(meta->id);
@@ -87,7 +87,7 @@ struct job *array_split(struct job *meta, uint32_t task_id)
 		snprintf(detail, sizeof(detail), "%u_%u", meta->id, task_id);
 		store_job_event(task->id, "ARRAY_TASK", detail);
 	} else {
-		store_job_update(task);
+		job_changed(task);
 	}
 	return task;
 }
@@ -152,7 +152,7 @@ struct job *array_split_set(struct job *meta, const struct bitmap *tasks)
 	rec->durable = true;
 	bitmap_destroy(rec->array_pending);
 	rec->array_pending = set;
-	store_job_update(meta);
+	job_changed(meta);
 	job_table_add(rec);
 	store_job_insert(rec, NULL);
 	return rec;

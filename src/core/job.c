@@ -368,6 +368,7 @@ struct job *job_copy(const struct job *job)
 {
 	struct job *c = xmalloc(sizeof(*c));
 	*c = *job;
+	c->changed = false;   /* a copy has no row of its own until it is added */
 	c->hash_next = c->key_next = c->array_next = NULL;
 	c->key = NULL;                  /* the submission key names the first record only */
 	c->user = dup_or_null(job->user);
@@ -409,20 +410,66 @@ struct job *job_copy(const struct job *job)
 	return c;
 }
 
+/* ---- the job row ---- */
+
+static struct {
+	uint32_t *ids;
+	size_t n, cap;
+} changed;
+
+void job_changed(struct job *job)
+{
+	if (job->changed)
+		return;
+	job->changed = true;
+	if (changed.n == changed.cap) {
+		changed.cap = changed.cap ? 2 * changed.cap : 256;
+		changed.ids = xrealloc(changed.ids, changed.cap * sizeof(*changed.ids));
+	}
+	changed.ids[changed.n++] = job->id;
+}
+
+static void write_row(struct job *job)
+{
+	job->changed = false;
+	store_job_update(job);
+}
+
+void job_write_changed(void)
+{
+	for (size_t i = 0; i < changed.n; i++) {
+		struct job *job = job_find(changed.ids[i]);
+		if (job && job->changed)
+			write_row(job);
+	}
+	changed.n = 0;
+}
+
+bool job_any_changed(void)
+{
+	return changed.n > 0;
+}
+
+/* Leaving the table: its last change is written now. */
+static void job_remove(struct job *job)
+{
+	if (job->changed)
+		write_row(job);
+	table_remove(job);
+	job_destroy(job);
+}
+
 void job_forget(struct job *job)
 {
 	limits_job_ended(job, job->lim_tres != NULL);   /* a job gone unfinished counts no more */
-	table_remove(job);
-	job_destroy(job);
+	job_remove(job);
 }
 
 static void purge_one(struct job *job, void *arg)
 {
 	time_t horizon = *(time_t *)arg;
-	if (job_state_is_final(job->state) && job->end_time < horizon) {
-		table_remove(job);
-		job_destroy(job);
-	}
+	if (job_state_is_final(job->state) && job->end_time < horizon)
+		job_remove(job);
 }
 
 /* Finished jobs stay visible to squeue for MinJobAge, then live on only in
@@ -582,7 +629,7 @@ static void watch_usage(struct job *job, enum job_state old)
 /* The row, once every watcher before has changed the job, and the log. */
 static void watch_persist(struct job *job, enum job_state old)
 {
-	store_job_update(job);
+	job_changed(job);
 	store_job_event(job->id, job_state_name(job->state), job_reason_name(job->reason));
 	log_info("job %u: %s -> %s (%s)", job->id, job_state_name(old), job_state_name(job->state),
 		 job_reason_name(job->reason));

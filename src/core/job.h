@@ -127,6 +127,7 @@ struct job {
 	enum job_state state;
 	enum job_reason reason;
 	bool durable;               /* its submission is committed: it may be scheduled */
+	bool changed;               /* its row is to be written (job_changed) */
 	bool cancel_requested;
 	/* scontrol requeue[hold] of a started job: back to PENDING (held when
 	 * requeue_hold) once the node reports the end, not to a final state. */
@@ -268,6 +269,14 @@ void job_view_store(const struct job *job, json_t *rec);
 void job_view_load(struct job *job, const json_t *rec);
 struct job *job_from_json(const json_t *rec);
 void job_destroy(struct job *job);
+/* The job's row changed: it is written once, with whatever else changed,
+ * just before the store's next commit (job_write_changed, called by the
+ * store), or when the job leaves the table.  The one place a job's row is
+ * written; a reply or launch that waits for the commit (store_after_commit,
+ * store_after_durable) finds it in. */
+void job_changed(struct job *job);
+void job_write_changed(void);
+bool job_any_changed(void);
 
 /* submit.c: a job from a submission (the SUBMIT_JOB "job" object, doc/protocol.md),
  * checked, queued and recorded: 0 with *out the job (scheduled once its row

@@ -546,7 +546,7 @@ static void over_tres_mins(struct job *job, void *arg)
 				 job->id, l->account, l->user ? "/" : "", l->user ? l->user : "",
 				 tres_name(t), (long long)l->lim.grp_tres_mins[t]);
 			job->time_limit = now - job->start_time;
-			store_job_update(job);
+			job_changed(job);
 			core_time_limit(job);
 			return;
 		}

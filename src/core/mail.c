@@ -69,7 +69,7 @@ static void mail_time_limit(struct job *job, unsigned bit, time_t now)
 	if (!(job->mail_type & bit) || (job->mail_sent & bit))
 		return;
 	job->mail_sent |= bit;
-	store_job_update(job);   /* not again after a restart */
+	job_changed(job);   /* not again after a restart */
 	mail_send(job, time_limit_words(bit), run_time(job, now, times, sizeof(times)), "");
 }
 

@@ -302,7 +302,7 @@ static void act(struct job *preemptor, struct job *v, struct victim *rec)
 			v->requeue_requested = true;
 		else
 			v->cancel_requested = true;
-		store_job_update(v);
+		job_changed(v);
 		core_signal(v, SIGCONT, "");
 		core_signal(v, sig, v->signal && v->signal_batch ? "batch" : "");
 		rec->kill_at = core_now() + grace;

@@ -616,7 +616,7 @@ static void orphan_one(struct job *job, void *arg)
 	job->hold_admin = true;
 	job->priority = 0;
 	job->reason = REASON_RESV_DELETED;
-	store_job_update(job);
+	job_changed(job);
 }
 
 struct in_use {
@@ -810,7 +810,7 @@ static void over_one(struct job *job, void *arg)
 	log_info("job %u: reservation %s ended, the job ends at %lld (ResvOverRun=%ld)", job->id,
 		 o->r->name, (long long)(job->start_time + limit), over_run);
 	job->time_limit = limit;
-	store_job_update(job);
+	job_changed(job);
 	core_time_limit(job);
 }
 

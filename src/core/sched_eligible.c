@@ -34,7 +34,7 @@ static bool dependency_met(struct job *job, time_t now, bool *per_task)
 		return false;
 	}
 	if (changed)
-		store_job_update(job);
+		job_changed(job);
 	if (r == DEPEND_NEVER)
 		job->reason = REASON_DEP_NEVER;
 	else if (r == DEPEND_WAIT)

@@ -388,7 +388,7 @@ int update_job_fields(struct job *job, json_t *fields, uid_t uid, bool admin, bo
 	else if (job->state == JOB_PENDING)
 		job->priority = job_priority(job);   /* nice, QOS, partition, size may have changed */
 	record_event(job, "UPDATE", uid, fields);
-	store_job_update(job);
+	job_changed(job);
 	log_info("job %u updated by uid %u", job->id, (unsigned)uid);
 	if (json_object_get(fields, "time_limit") && job->state == JOB_RUNNING)
 		core_time_limit(job);

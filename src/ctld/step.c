@@ -421,7 +421,7 @@ void step_create(struct net_req *req)
 	hostlist_destroy(hl);
 	s->req = req;
 	save(job, s);
-	store_job_update(job);   /* next_step_id */
+	job_changed(job);   /* next_step_id */
 	struct create_ctx *c = xmalloc(sizeof(*c));
 	*c = (struct create_ctx){ job->id, s->step_id, json_incref(spec) };
 	store_after_commit(launch_after_commit, c);

@@ -608,6 +608,7 @@ static void batch_done(uv_work_t *w, int status)
 /* Before the loop waits for I/O: everything this iteration queued goes out. */
 static void flush(uv_prepare_t *h)
 {
+	job_write_changed();   /* the rows of the jobs that changed (core/job.c) */
 	if (in_flight || !open_batch || uv_now(ctld.loop) < retry_at)
 		return;
 	struct batch *b = open_batch;
@@ -844,7 +845,7 @@ int store_load(void)
 
 bool store_quiet(void)
 {
-	return !in_flight && !open_batch;
+	return !in_flight && !open_batch && !job_any_changed();
 }
 
 /* Only when no commit is in flight (at exit, after the loop has stopped). */
