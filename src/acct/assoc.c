@@ -13,7 +13,7 @@
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "acct/assoc_impl.h"
-#include "ctld/ctld.h"
+#include "core/core.h"
 
 struct accounting accounting;
 

@@ -155,8 +155,12 @@ extern struct accounting accounting;
  * Reads AccountingStorageEnforce and PrivateData from the config. */
 void assoc_setup(void);
 void assoc_reconfigure(void);          /* the config's keys again */
-/* sacctmgr's requests (msg ACCT_MGR, doc/accounting.md). */
-void assoc_rpc(struct net_req *req);
+/* sacctmgr's requests (msg ACCT_MGR, doc/accounting.md; herdctld's
+ * ctld/rpc_acct.c answers them), by uid: 0 with *out (the answer's body, to
+ * free) and *changed (true: answer once committed), or a HERD_ERR_* rc with
+ * sacctmgr's sentence in err. */
+int assoc_mgr_request(uid_t uid, const json_t *body, json_t **out, bool *changed,
+		      struct herd_error *err);
 /* The same request made inside the controller, as uid, with no client to
  * answer (herd sim makes its trace's users so): body as ACCT_MGR's
  * (doc/protocol.md).  0, or -1 with sacctmgr's sentence in err. */
@@ -243,7 +247,8 @@ void usage_setup(void);                /* PriorityDecayHalfLife, stored usage */
 /* Each tick: running jobs' usage added (CPU-seconds x UsageFactor along the
  * job's association and its ancestors), everything decayed. */
 void usage_tick(time_t now);
-void usage_rpc(struct net_req *req);   /* SHARE_INFO (sshare) */
+/* SHARE_INFO's answer (sshare): the shares body asks for that uid may see. */
+json_t *usage_share_info(const json_t *body, uid_t uid);
 /* Every association's FairShare as sshare prints it now, by association
  * ID (*n entries, -1 for IDs without a row); caller frees (prio.c). */
 double *usage_fairshares(time_t now, uint32_t *n);

@@ -15,7 +15,7 @@
 #include "common/parse.h"
 #include "common/xmalloc.h"
 #include "acct/assoc_mgr.h"
-#include "ctld/ctld.h"
+#include "core/core.h"
 
 /* ---- cluster ---- */
 int mgr_add_cluster(struct mgr *m)

@@ -14,7 +14,7 @@
 #include "common/parse.h"
 #include "common/xmalloc.h"
 #include "acct/assoc_mgr.h"
-#include "ctld/ctld.h"
+#include "core/core.h"
 
 /* ---- rows for list ---- */
 static void obj_merge_new(json_t *o, json_t *other)
@@ -211,8 +211,8 @@ static json_t *cluster_row(const struct acct_cluster *c)
 	json_t *row = root ? assoc_row(root) : json_object();
 	bool self = !strcmp(c->name, core.cluster);
 	json_object_set_new(row, "cluster", json_string(c->name));
-	json_object_set_new(row, "control_host", json_string(self ? ctld.ctld_target.host : ""));
-	json_object_set_new(row, "control_port", json_integer(self ? ctld.ctld_target.port : 0));
+	json_object_set_new(row, "control_host", json_string(self ? conf_ctld_host(core.conf) : ""));
+	json_object_set_new(row, "control_port", json_integer(self ? conf_ctld_port(core.conf) : 0));
 	json_object_set_new(row, "rpc", json_integer(self ? 9728 : 0));   /* 22.05's protocol */
 	json_object_set_new(row, "created", json_integer(c->created));
 	return row;

@@ -13,7 +13,7 @@
 #include "common/parse.h"
 #include "common/xmalloc.h"
 #include "acct/assoc_mgr.h"
-#include "ctld/ctld.h"
+#include "core/core.h"
 
 /* One line of a flat file, as sacctmgr sends it: {type, name, attrs}. */
 struct load_ctx {

@@ -19,7 +19,7 @@
 #include "common/text.h"
 #include "common/xmalloc.h"
 #include "acct/assoc_mgr.h"
-#include "ctld/ctld.h"
+#include "core/core.h"
 
 int mgr_fail(struct mgr *m, int rc, const char *fmt, ...)
 {
@@ -613,23 +613,6 @@ static const struct mgr_op {
 	{ "load", "cluster", mgr_load_file },
 };
 
-struct mgr_reply {
-	struct net_req *req;
-	json_t *body;
-};
-
-static void mgr_reply_after_commit(void *arg, bool ok)
-{
-	struct mgr_reply *r = arg;
-	if (ok)
-		net_respond(r->req, 0, r->body, NULL);
-	else {
-		json_decref(r->body);
-		net_respond(r->req, HERD_ERR_INTERNAL, NULL, "Unable to save state (store commit failed)");
-	}
-	free(r);
-}
-
 /* Fill m from an ACCT_MGR body and run its handler: 0, or -1 with m->rc
  * and m->err.  m->out is the reply's body either way (the caller's). */
 static int mgr_run(struct mgr *m, const json_t *body, json_t *empty)
@@ -665,25 +648,28 @@ static int mgr_run(struct mgr *m, const json_t *body, json_t *empty)
 	return o->fn(m);
 }
 
-void assoc_rpc(struct net_req *req)
+int assoc_mgr_request(uid_t uid, const json_t *body, json_t **out, bool *changed,
+		      struct herd_error *err)
 {
-	struct mgr m = { .req = req, .uid = req->uid };
+	struct mgr m = { .uid = uid };
 	json_t *empty = json_object();
-	if (mgr_run(&m, req->body, empty) < 0) {
-		net_respond(req, m.rc ? m.rc : HERD_ERR_INVALID_ARG, NULL, m.err.text);
+	int rc = 0;
+
+	*changed = false;
+	if (mgr_run(&m, body, empty) < 0) {
+		rc = m.rc ? m.rc : HERD_ERR_INVALID_ARG;
+		errprintf(err, "%s", m.err.text);
 		json_decref(m.out);
+		m.out = NULL;
 	} else if (m.changed) {
 		/* a raised limit or a new association may let pending jobs start
 		 * now, not at the next periodic pass */
 		sched_request();
-		struct mgr_reply *r = xmalloc(sizeof(*r));
-		r->req = req;
-		r->body = m.out;
-		store_after_commit(mgr_reply_after_commit, r);
-	} else {
-		net_respond(req, 0, m.out, NULL);
+		*changed = true;
 	}
+	*out = m.out;
 	json_decref(empty);
+	return rc;
 }
 
 int assoc_mgr_local(uid_t uid, const json_t *body, struct herd_error *err)

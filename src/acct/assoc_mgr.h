@@ -10,14 +10,11 @@
 #include "common/error.h"
 #include "acct/assoc_impl.h"
 
-struct net_req;
-
 /* A limit or count a change does not give (ACCT_UNSET clears one). */
 #define NOT_GIVEN INT64_MIN
 
 /* One ACCT_MGR request as its handlers see it. */
 struct mgr {
-	struct net_req *req;
 	uid_t uid;
 	const char *uname;           /* the requester's user name */
 	bool oper, admin;            /* Operator or more, Administrator */

@@ -13,7 +13,7 @@
 #include "common/parse.h"
 #include "common/xmalloc.h"
 #include "acct/assoc_mgr.h"
-#include "ctld/ctld.h"
+#include "core/core.h"
 
 static const char *const qos_set_keys[] = {
 	"name", "description", "priority", "usagefactor", "preempt", "preemptmode", "flags",

@@ -10,7 +10,7 @@
 #include <string.h>
 #include "common/log.h"
 #include "common/xmalloc.h"
-#include "ctld/ctld.h"
+#include "core/core.h"
 
 static const char *const act_names[JOB_ACT_COUNT] = {
 	[JOB_ACT_CANCEL] = "cancel", [JOB_ACT_SIGNAL] = "signal", [JOB_ACT_HOLD] = "hold",

@@ -13,7 +13,7 @@
 #include "common/log.h"
 #include "common/strbuf.h"
 #include "common/xmalloc.h"
-#include "ctld/ctld.h"
+#include "core/core.h"
 #include "acct/usage.h"
 
 /* ---- the pure core (usage.h) ---- */
@@ -682,9 +682,8 @@ static struct usage_share *shares_now(time_t now, struct share_build *b, struct 
 	return rows;
 }
 
-void usage_rpc(struct net_req *req)
+json_t *usage_share_info(const json_t *body, uid_t uid)
 {
-	const json_t *body = req->body;
 	const json_t *accounts = json_object_get(body, "accounts");
 	const json_t *users = json_object_get(body, "users");
 	bool all = json_is_true(json_object_get(body, "all"));
@@ -714,11 +713,11 @@ void usage_rpc(struct net_req *req)
 
 	/* Who sees what: PrivateData=usage keeps a plain user to their own
 	 * rows and the accounts above them (and what they coordinate). */
-	bool private = accounting.private_usage && !acct_is_operator(req->uid);
-	const char *me = names_user(req->uid);
+	bool private = accounting.private_usage && !acct_is_operator(uid);
+	const char *me = names_user(uid);
 	bool *visible = xmalloc((n + 1) * sizeof(bool));
 	for (size_t r = 0; r < n; r++) {
-		if (!private || acct_is_coord(req->uid, rows[r].account))
+		if (!private || acct_is_coord(uid, rows[r].account))
 			visible[r] = true;
 		if (rows[r].user && !strcmp(rows[r].user, me))
 			for (int p = (int)r; p >= 0; p = rows[p].parent)
@@ -769,9 +768,8 @@ void usage_rpc(struct net_req *req)
 		free(grp);
 		free(runs);
 	}
-	net_respond(req, 0, json_pack("{s:o, s:b, s:s, s:I}", "shares", out, "fair_tree",
-				      usage.fair_tree, "cluster", core.cluster, "time", (json_int_t)now),
-		    NULL);
+	json_t *info = json_pack("{s:o, s:b, s:s, s:I}", "shares", out, "fair_tree", usage.fair_tree,
+				 "cluster", core.cluster, "time", (json_int_t)now);
 	free(depth);
 	free(shown);
 	free(visible);
@@ -780,6 +778,7 @@ void usage_rpc(struct net_req *req)
 	free(order);
 	free(ids);
 	free(b.assocs);
+	return info;
 }
 
 /* For prio.c: every association's FairShare as sshare would print it now

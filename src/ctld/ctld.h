@@ -58,6 +58,9 @@ int auth_jwt_configure(const struct conf *conf, struct herd_error *err);
  * req was answered (refused). */
 int auth_jwt_unwrap(struct net_req *req);
 void auth_jwt_token_rpc(struct net_req *req);   /* TOKEN_CREATE */
+/* rpc_acct.c: ACCT_MGR (sacctmgr), SHARE_INFO (sshare) */
+void assoc_rpc(struct net_req *req);
+void usage_rpc(struct net_req *req);
 /* rpc_node.c: NODE_REGISTER, UPDATE_NODE (drain, down, resume) */
 void node_register(struct net_req *req);
 void node_update(struct net_req *req);
