@@ -342,7 +342,7 @@ def test_csv_and_svg(tmp_path):
     assert "Policy:                easy" in r.stdout   # the default
     with open(out_csv) as f:
         assert f.readline() == ("job_id,submit,start,end,wait,run_time,estimate,procs,"
-                                "bounded_slowdown\n")
+                                "bounded_slowdown,jobid,jobname,user,nodelist\n")
     rows = read_csv(out_csv)
     assert len(rows) == 7
     assert rows[5]["run_time"] == "0" and rows[5]["estimate"] == "0"

@@ -225,8 +225,9 @@ static void run_trace_a(void **state)
 		assert_int_equal(sim_write_csv(f, &res), 0);
 		fclose(f);
 		assert_non_null(strstr(buf, "job_id,submit,start,end,wait,run_time,estimate,procs,"
-					    "bounded_slowdown\n1,0,0,100,0,100,100,2,1.000000\n"));
-		assert_non_null(strstr(buf, "\n3,20,150,220,130,70,70,1,2.857143\n"));
+					    "bounded_slowdown,jobid,jobname,user,nodelist\n"
+					    "1,0,0,100,0,100,100,2,1.000000,,,,\n"));
+		assert_non_null(strstr(buf, "\n3,20,150,220,130,70,70,1,2.857143,,,,\n"));
 		free(buf);
 		f = open_memstream(&buf, &len);
 		assert_int_equal(sim_write_svg(f, &res, "a <trace> & more"), 0);
