@@ -196,8 +196,10 @@ struct sim_arrival *sim_swf_arrivals(const struct swf_trace *trace, size_t *n,
 
 void sim_arrivals_free(struct sim_arrival *a, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		json_decref(a[i].spec);
+		free(a[i].origin);
+	}
 	free(a);
 }
 
@@ -213,7 +215,10 @@ static void submit_one(size_t i)
 
 	if (job_submit(a->spec, &who, false, &job, &err) != 0) {
 		sc.res->skipped_big++;   /* no partition could ever give it */
-		log_debug("job %ld refused: %s", a->id, err.text);
+		if (a->origin)
+			fprintf(stderr, "herd sim: warning: %s: job refused: %s\n", a->origin, err.text);
+		else
+			log_debug("job %ld refused: %s", a->id, err.text);
 		return;
 	}
 	sim_job_add(job->id, a);

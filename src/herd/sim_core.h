@@ -22,6 +22,8 @@ struct sim_arrival {
 	int64_t run;             /* s it runs once started (killed at its limit) */
 	int64_t estimate;        /* s it asked for, for the output (-1: none) */
 	long procs;              /* CPUs it asked for, for the output (0: those allocated) */
+	char *origin;            /* "FILE:LINE" to name in a warning when the controller
+				  * refuses it (as sbatch would say); NULL: counted only */
 };
 
 /* The arrivals of trace's jobs, in trace order: -n its size, -t its

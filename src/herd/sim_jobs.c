@@ -5,6 +5,7 @@
  * the line submits in the replay what `sbatch OPTIONS` submits on a real
  * cluster.  The script is "#!/bin/sh\nsleep <run>". */
 #include <errno.h>
+#include <getopt.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include "cmd/sbatch_opt.h"
 #include "cmd/sbatch_spec.h"
 #include "common/parse.h"
+#include "common/strbuf.h"
 #include "common/xmalloc.h"
 #include "herd/sim_core.h"
 
@@ -28,9 +30,50 @@ static int seconds(const char *s, int64_t *out)
 	return 0;
 }
 
-/* sbatch's options of one line into the job object.  sbatch's parser
- * prints its own message (on stderr) for an option it refuses; err then
- * says which line. */
+/* sbatch's parser on argv, what it says on stderr (and stdout) caught (the lines
+ * joined, without "sbatch: error: ") into err when it refuses an option,
+ * so that the refusal is one line that names the file's line.  Its
+ * return, or -1. */
+static int parse_caught(struct sbatch_opts *o, int argc, char **argv, bool *info_only,
+			struct herd_error *err)
+{
+	char *said = NULL;
+	size_t len = 0;
+	FILE *saved = stderr, *saved_out = stdout, *catch = open_memstream(&said, &len);
+	int saved_opterr = opterr;
+
+	if (catch)
+		stderr = stdout = catch;   /* stdout: --help's text, not for the output */
+	opterr = 1;   /* getopt's own words for an unknown option */
+	int next = sbatch_opts_args(o, SBATCH_FROM_ARGS, argc, argv, info_only);
+	opterr = saved_opterr;
+	stderr = saved;
+	stdout = saved_out;
+	if (catch)
+		fclose(catch);
+	if (next < 0) {
+		struct strbuf why = { 0 };
+		char *save = NULL;
+		strbuf_adds(&why, "");
+		for (char *l = strtok_r(said ? said : "", "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+			if (!strncmp(l, "Try \"sbatch --help\"", 19))
+				continue;
+			if (!strncmp(l, "sbatch: error: ", 15))
+				l += 15;
+			else if (!strncmp(l, "sbatch: ", 8))
+				l += 8;
+			strbuf_adds(&why, why.len ? "; " : "");
+			strbuf_adds(&why, l);
+		}
+		errprintf(err, "sbatch: %s", why.len ? why.s : "an option refused");
+		free(why.s);
+		next = -1;
+	}
+	free(said);
+	return next;
+}
+
+/* sbatch's options of one line into the job object; NULL with err. */
 static json_t *line_spec(char **words, size_t nwords, int64_t submit, int64_t run,
 			 struct sbatch_opts *o, struct herd_error *err)
 {
@@ -42,9 +85,11 @@ static json_t *line_spec(char **words, size_t nwords, int64_t submit, int64_t ru
 	for (size_t i = 0; i < nwords; i++)
 		argv[i + 1] = words[i];
 	o->now = SIM_CORE_EPOCH + (time_t)submit;   /* --begin=now+N: from the submission */
-	int next = sbatch_opts_args(o, SBATCH_FROM_ARGS, (int)nwords + 1, argv, &info_only);
-	if (next < 0 || info_only) {
-		errprintf(err, "sbatch options refused%s", info_only ? " (--help, --usage, --version)" : "");
+	int next = parse_caught(o, (int)nwords + 1, argv, &info_only, err);
+	if (next < 0)
+		goto out;
+	if (info_only) {
+		errprintf(err, "--help, --usage and --version submit nothing");
 		goto out;
 	}
 	if (next <= (int)nwords) {
@@ -158,7 +203,8 @@ struct sim_arrival *sim_jobs_load(const char *path, size_t *n, struct herd_error
 			*n = 0;
 			goto out;
 		}
-		a[(*n)++].id = lineno;
+		a[*n].id = lineno;
+		a[(*n)++].origin = xasprintf("%s:%ld", path, lineno);
 	}
 	if (ferror(f)) {
 		errprintf(err, "%s: %s", path, strerror(errno));
