@@ -430,7 +430,7 @@ def test_easy_beats_fcfs_on_kth(tmp_path):
 
 @pytest.mark.parametrize("args,msg", [
     (["--swf", "/nonexistent/t.swf"], "/nonexistent/t.swf: No such file or directory"),
-    ([], "--swf FILE is required"),
+    ([], "--swf FILE or --jobs FILE is required"),
     (["--swf", "X", "--policy", "sjf"], "--policy: fcfs, easy, multifactor or slurm, not 'sjf'"),
     (["--swf", "X", "--jobs", "ten"], "--jobs: not a positive number: 'ten'"),
     (["--swf", "X", "--jobs", "0"], "--jobs: not a positive number: '0'"),
