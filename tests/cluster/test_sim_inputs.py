@@ -203,8 +203,10 @@ def test_bad_line(tmp_path, users, kind, text, line, msg):
     (["--swf", "X", "--accounts", "A"], "--accounts and --reservations need --policy slurm"),
     (["--jobs", "/nonexistent/jobs"], "/nonexistent/jobs: No such file or directory"),
     ([], "--swf FILE or --jobs FILE is required (see herd sim --help)"),
+    (["--jobs", "J"], "--jobs FILE runs on herd.conf's nodes: give -c herd.conf (or --procs)"),
 ])
 def test_bad_use(tmp_path, args, msg):
+    args = [write(tmp_path, "jobs.txt", "0 herdu1 1\n") if a == "J" else a for a in args]
     r = sim(*args)
     assert r.returncode == 1
     assert r.stderr == f"herd sim: error: {msg}\n"
