@@ -403,8 +403,12 @@ int sim_core_run(const struct sim_arrival *arr, size_t n, struct conf *conf,
 		if (t < sim_env_now_ms())
 			t = sim_env_now_ms();   /* a trace out of order: now */
 		sim_env_advance(t);
-		while (arrival_ms(next) <= t)
+		/* one at a time, as a script's sbatch commands come: each is
+		 * answered, and its pass has run, before the next is sent */
+		while (arrival_ms(next) <= t) {
 			submit_one(next++);
+			settle(t);
+		}
 		settle(t);
 		res->passes++;
 		sample((int64_t)(t / 1000));

@@ -246,3 +246,22 @@ def test_times_to_the_second(tmp_path, users):
 4 herdu2 5 -J y -N1 -t 1
 """, "--reservations", resv)
     assert [(x["jobname"], x["start"]) for x in rows] == [("b", "25"), ("x", "80"), ("y", "80")]
+
+
+def test_one_submission_at_a_time(tmp_path, users):
+    # two lines of one second: lo is submitted, and its pass has run (lo
+    # holds n1), before hi comes, as with two sbatch commands in a row;
+    # hi's partition tier would put it first in a pass over both
+    path = write(tmp_path, "tier.conf", """ClusterName=simt
+SlurmctldHost=localhost
+NodeName=n1 CPUs=2
+PartitionName=low Nodes=ALL Default=YES MaxTime=UNLIMITED PriorityTier=1
+PartitionName=high Nodes=ALL MaxTime=UNLIMITED PriorityTier=2
+""")
+    out = str(tmp_path / "out.csv")
+    r = sim("--jobs", write(tmp_path, "jobs.txt", "0 herdu1 10 -J lo -p low -n2\n"
+                            "0 herdu2 10 -J hi -p high -n2\n"), "-c", path, "--csv", out)
+    assert r.returncode == 0, r.stderr
+    with open(out, newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert [(x["jobname"], x["start"]) for x in rows] == [("lo", "0"), ("hi", "10")]
