@@ -96,6 +96,10 @@ static json_t *line_spec(char **words, size_t nwords, int64_t submit, int64_t ru
 		errprintf(err, "unexpected argument '%s' (the script is \"sleep <run>\")", argv[next]);
 		goto out;
 	}
+	if (o->test_only) {
+		errprintf(err, "--test-only submits nothing");
+		goto out;
+	}
 	if (o->wrap) {
 		errprintf(err, "--wrap: the line's script is \"sleep <run>\"");
 		goto out;

@@ -173,6 +173,7 @@ reservation ReservationName=r2 StartTime=now+100 Duration=10 Nodes=n3 Users=herd
     ("jobs", "x herdu1 5\n", 1, "submit time 'x': not a whole number of seconds"),
     ("jobs", "0 herdu1 -5\n", 1, "run time '-5': not a whole number of seconds"),
     ("jobs", "0 herdu1\n", 1, "expected '<submit s> <user> <run s> [sbatch options]'"),
+    ("jobs", "0 herdu1 5 -n1 --test-only\n", 1, "--test-only submits nothing"),
     ("jobs", "0 herdu1 5 job.sh\n", 1,
      "unexpected argument 'job.sh' (the script is \"sleep <run>\")"),
     ("accounts", "Cluster - 'simt'\nbogus line\n", 2,
