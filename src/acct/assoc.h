@@ -165,6 +165,10 @@ int assoc_mgr_request(uid_t uid, const json_t *body, json_t **out, bool *changed
  * answer (herd sim makes its trace's users so): body as ACCT_MGR's
  * (doc/protocol.md).  0, or -1 with sacctmgr's sentence in err. */
 int assoc_mgr_local(uid_t uid, const json_t *body, struct herd_error *err);
+/* `sacctmgr -i load`'s records (flat file lines as sacctmgr parses them),
+ * by root, through ACCT_MGR's own handler: herd sim's --accounts.  0, or
+ * an rc with err ("Line N: ..."). */
+int assoc_load_records(const json_t *records, struct herd_error *err);
 struct acct_account *acct_account_find(const char *name);
 struct acct_user *acct_user_find(const char *name);
 struct acct_user *acct_user_by_uid(uid_t uid);

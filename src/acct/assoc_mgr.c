@@ -685,3 +685,16 @@ int assoc_mgr_local(uid_t uid, const json_t *body, struct herd_error *err)
 	json_decref(empty);
 	return rc;
 }
+
+int assoc_load_records(const json_t *records, struct herd_error *err)
+{
+	json_t *body = json_pack("{s:s, s:s, s:O}", "op", "load", "entity", "cluster", "records",
+				 (json_t *)records);
+	json_t *out = NULL;
+	bool changed;
+	int rc = assoc_mgr_request(0, body, &out, &changed, err);
+
+	json_decref(out);
+	json_decref(body);
+	return rc;
+}

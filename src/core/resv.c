@@ -36,6 +36,7 @@ static int nresvs, cap_resvs;
 static struct sched_resv *slist;
 static uint32_t next_seq = 1;   /* the N of user_N names */
 static struct core_timer resv_timer;
+static struct core_timer edge_timer;   /* the next start or end, to the second */
 static long over_run;           /* ResvOverRun, minutes; -1 = UNLIMITED */
 
 /* --- pure pieces ------------------------------------------------------ */
@@ -147,6 +148,27 @@ static void resv_release(struct resv *r)
 static bool resv_active(const struct resv *r, time_t now)
 {
 	return r->start <= now && now < r->end;
+}
+
+/* The tick again at the soonest start or end still to come (a day ahead
+ * at most), so that the scheduler hears of it at its second: the tick is
+ * a poll, which herd sim runs only when its clock moves for another
+ * reason (doc/core.md "Time in the simulator"). */
+static void edge_arm(time_t now)
+{
+	time_t next = 0;
+	if (!edge_timer.impl)
+		return;   /* before resv_setup */
+	for (int i = 0; i < nresvs; i++) {
+		const struct resv *r = &resvs[i];
+		time_t at = r->start > now ? r->start : r->end;
+		if (at > now && (!next || at < next))
+			next = at;
+	}
+	if (next)
+		core_timer_start(&edge_timer, (uint64_t)(next - now < 86400 ? next - now : 86400) * 1000, 0);
+	else
+		core_timer_stop(&edge_timer);
 }
 
 static bool resv_has_node(const struct resv *r, int idx)
@@ -505,23 +527,19 @@ int resv_create(const json_t *b, uid_t uid, char **created, struct herd_error *e
 	int count = (int)json_integer_value(json_object_get(b, "node_cnt"));
 	int rc;
 
-	if (resv_flags_parse(body_str(b, "flags"), &r.flags, err) < 0) {
+	if (resv_flags_parse(body_str(b, "flags"), &r.flags, err) < 0)
 		return HERD_ERR_INVALID_ARG;
-	}
 	r.flags &= ~RESV_SPEC_NODES;
 	if ((r.flags & RESV_DAILY) && (r.flags & RESV_WEEKLY)) {
 		errprintf(err, "Reservation flags DAILY and WEEKLY are mutually exclusive");
 		return HERD_ERR_INVALID_ARG;
 	}
-	if (name && resv_find(name)) {
+	if (name && resv_find(name))
 		return HERD_ERR_RESV_NAME_DUP;
-	}
-	if (count < 0 || count > 1000000 || (!nodes && !count)) {
+	if (count < 0 || count > 1000000 || (!nodes && !count))
 		return HERD_ERR_INVALID_NODE;
-	}
-	if (body_times(b, &r, now, false) < 0) {
+	if (body_times(b, &r, now, false) < 0)
 		return HERD_ERR_INVALID_TIME;
-	}
 	r.users = body_str(b, "users") ? xstrdup(body_str(b, "users")) : NULL;
 	r.accounts = body_str(b, "accounts") ? xstrdup(body_str(b, "accounts")) : NULL;
 	r.partition = body_str(b, "partition") ? xstrdup(body_str(b, "partition")) : NULL;
@@ -544,6 +562,7 @@ int resv_create(const json_t *b, uid_t uid, char **created, struct herd_error *e
 	r.was_active = resv_active(&r, now);
 	resvs[nresvs++] = r;
 	resv_save(&r);
+	edge_arm(now);
 	log_info("reservation %s created by uid %u", r.name, (unsigned)uid);
 	sched_request();
 	*created = xstrdup(r.name);
@@ -559,16 +578,13 @@ int resv_update(const json_t *b, char **updated, struct herd_error *err)
 	unsigned add = 0, del = 0;
 	int rc;
 
-	if (!old) {
+	if (!old)
 		return HERD_ERR_RESV_INVALID;
-	}
 	if (resv_flags_parse(body_str(b, "flags"), &add, err) < 0 ||
-	    resv_flags_parse(body_str(b, "flags_remove"), &del, err) < 0) {
+	    resv_flags_parse(body_str(b, "flags_remove"), &del, err) < 0)
 		return HERD_ERR_INVALID_ARG;
-	}
-	if (count < 0 || count > 1000000) {
+	if (count < 0 || count > 1000000)
 		return HERD_ERR_INVALID_NODE;
-	}
 	struct resv r = *old;   /* a copy to change; the old one stays until it passes */
 	r.name = xstrdup(old->name);
 	r.node = xmalloc((old->nnodes + 1) * sizeof(int));
@@ -599,6 +615,7 @@ int resv_update(const json_t *b, char **updated, struct herd_error *err)
 	resv_release(old);
 	*old = r;
 	resv_save(old);
+	edge_arm(now);
 	sched_request();
 	*updated = xstrdup(old->name);
 	return 0;
@@ -654,6 +671,7 @@ int resv_delete(const char *name, uid_t uid)
 		return HERD_ERR_RESV_BUSY;
 	log_info("reservation %s deleted by uid %u", r->name, (unsigned)uid);
 	resv_remove(r);
+	edge_arm(core_now());
 	return 0;
 }
 
@@ -850,6 +868,7 @@ static void resv_tick(struct core_timer *t)
 		}
 		i++;
 	}
+	edge_arm(now);
 }
 
 static void load_one(const char *key, const json_t *rec, void *arg)
@@ -899,6 +918,7 @@ void resv_setup(void)
 	if (!resv_timer.impl) {
 		core_timer_init(&resv_timer, resv_tick);
 		resv_timer.poll = true;
+		core_timer_init(&edge_timer, resv_tick);
 	}
 	core_timer_start(&resv_timer, 1000, 1000);
 }

@@ -12,6 +12,9 @@
  * (unknown) is 0.  The replay gives each user an association under
  * account g<G> (sim_assoc.c). */
 #define SIM_FIRST_ID 100000
+/* The replay's second 0 as the core's wall clock: a real epoch, so that no
+ * time the core sees is 0 ("never"). */
+#define SIM_CORE_EPOCH 1000000000
 
 /* One job as the replay submits it, whatever it came from (a trace line,
  * a scenario line). */
@@ -23,13 +26,15 @@ struct sim_arrival {
 	json_t *spec;            /* SUBMIT_JOB's job object (doc/protocol.md); owned */
 	int64_t run;             /* s it runs once started (killed at its limit) */
 	int64_t estimate;        /* s it asked for, for the output (-1: none) */
-	long procs;              /* CPUs it asked for, for the output */
+	long procs;              /* CPUs it asked for, for the output (0: those allocated) */
 	/* The source's number of the job this one follows (SWF's preceding
 	 * job, -1: none): it is submitted think s after that job's end, and
 	 * not before its own submit time.  A preceding job that is not
 	 * replayed (skipped, refused, or later in the source): none. */
 	long after;
 	int64_t think;
+	char *origin;            /* "FILE:LINE" to name in a warning when the controller
+				  * refuses it (as sbatch would say); NULL: counted only */
 };
 
 /* The partition of a trace line: SWF numbers queues and partitions from
@@ -53,10 +58,39 @@ void sim_arrivals_free(struct sim_arrival *a, size_t n);
  * the started core.  -1 with err when the accounting refuses one. */
 int sim_assoc_add(const struct sim_arrival *arr, size_t n, struct herd_error *err);
 
+/* The arrivals of a jobs file (`herd sim --jobs`, sim_jobs.c): one job a
+ * line, "<submit s> <user> <run s> <sbatch options>", '#' comments and
+ * blank lines ignored; the options read by sbatch's parser and made into
+ * the job object by sbatch's code; the script "sleep <run>"; id the line's
+ * number.  In submit order (one second's lines in file order).  NULL with
+ * err ("FILE:LINE: ...") on a bad line or an unknown user. */
+struct sim_arrival *sim_jobs_load(const char *path, size_t *n, struct herd_error *err);
+/* `herd sim --accounts FILE` (sacctmgr dump's flat format) as the records
+ * `sacctmgr load` sends; `--reservations FILE` (one `scontrol create
+ * reservation` line each, now+N from the replay's second 0) as
+ * [{line, body}], body what scontrol sends.  NULL with err
+ * ("FILE:LINE: ...") on a bad line (sim_inputs.c). */
+json_t *sim_accounts_load(const char *path, struct herd_error *err);
+json_t *sim_resv_load(const char *path, struct herd_error *err);
+
+/* What the controller is given at the replay's second 0, before the first
+ * arrival (NULL: nothing): the accounts' records, through sacctmgr load's
+ * handler; the reservations, through scontrol's create. */
+struct sim_core_start {
+	bool local_users;            /* a jobs file's: no association made for them */
+	json_t *accounts;
+	const char *accounts_path;
+	json_t *reservations;
+	const char *reservations_path;
+};
+
 /* Replay the n arrivals (in submit order) on conf's nodes and partitions,
- * with its priority, scheduler and preemption settings.  Takes conf (the
+ * with its priority, scheduler and preemption settings, after start's
+ * accounts and reservations (start may be NULL).  Takes conf (the
  * controller keeps it).  -1 with err when the controller cannot start on
- * conf, or some job never starts. */
+ * conf, refuses start's accounts or a reservation, or some job never
+ * starts. */
 int sim_core_run(const struct sim_arrival *arr, size_t n, struct conf *conf,
-		 struct sim_result *res, struct herd_error *err);
+		 const struct sim_core_start *start, struct sim_result *res,
+		 struct herd_error *err);
 #endif

@@ -83,7 +83,7 @@ static void requeue_counts(void **state)
 				 "PartitionName=high Nodes=ALL PriorityTier=2\n");
 	struct sim_arrival *arr = sim_swf_arrivals(&trace, c, &n, &res);
 	assert_int_equal(n, 3);
-	assert_int_equal(sim_core_run(arr, n, c, &res, &err), 0);
+	assert_int_equal(sim_core_run(arr, n, c, NULL, &res, &err), 0);
 
 	/* busy CPUs and queued jobs at each instant: never past the machine,
 	 * never below 0, the requeued job queued again */
