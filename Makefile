@@ -103,8 +103,13 @@ $(B)/tests/test_ctld_%: $(B)/obj/tests/unit/test_ctld_%.o $(CTLD_OBJS) $(LIB)
 # (all but herd.c's main).
 # `herd sim --policy slurm` runs the controller's own code: herd links the
 # controller's objects too (doc/core.md).
-HERD_OBJS := $(call obj,$(filter-out src/herd/herd.c,$(wildcard src/herd/*.c)))
-$(B)/bin/herd: $(CTLD_OBJS)
+# `herd sim --jobs/--accounts/--reservations` read their files with the
+# commands' own code (sbatch's options and job object, sacctmgr's flat
+# file, scontrol's reservation request): herd links those objects too.
+HERD_CMD_OBJS := $(call obj,$(addprefix src/cmd/,opt.c fmt.c record.c step.c sbatch_opt.c sbatch_spec.c \
+                   scontrol_resv.c sacctmgr/flat_parse.c sacctmgr/keys.c))
+HERD_OBJS := $(call obj,$(filter-out src/herd/herd.c,$(wildcard src/herd/*.c))) $(HERD_CMD_OBJS)
+$(B)/bin/herd: $(CTLD_OBJS) $(HERD_CMD_OBJS)
 $(B)/bin/herd: LDLIBS += $(LIB)   # again, after the controller's objects
 $(B)/bin/herd $(B)/tests/test_sim $(B)/tests/test_sim_%: LDLIBS += -lz $(PQ_LIBS) -ljwt
 $(B)/tests/test_sim: $(B)/obj/tests/unit/test_sim.o $(HERD_OBJS) $(CTLD_OBJS) $(LIB)

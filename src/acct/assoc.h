@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
+#include "common/error.h"
 #include "common/state.h"
 
 struct job;
@@ -156,6 +157,10 @@ void assoc_setup(void);
 void assoc_reconfigure(void);          /* the config's keys again */
 /* sacctmgr's requests (msg ACCT_MGR, doc/accounting.md). */
 void assoc_rpc(struct net_req *req);
+/* `sacctmgr -i load`'s records (flat file lines as sacctmgr parses them),
+ * by an administrator, through ACCT_MGR's own handler: herd sim's
+ * --accounts.  0, or an rc with err ("Line N: ..."). */
+int assoc_load_records(const json_t *records, struct herd_error *err);
 struct acct_account *acct_account_find(const char *name);
 struct acct_user *acct_user_find(const char *name);
 struct acct_user *acct_user_by_uid(uid_t uid);

@@ -630,6 +630,22 @@ static void mgr_reply_after_commit(void *arg, bool ok)
 	free(r);
 }
 
+int assoc_load_records(const json_t *records, struct herd_error *err)
+{
+	json_t *empty = json_object();
+	struct mgr m = { .uid = 0, .uname = "root", .admin = true, .oper = true,
+			 .where = empty, .set = empty, .records = records, .out = json_object() };
+	int rc = mgr_load_file(&m) < 0 ? (m.rc ? m.rc : HERD_ERR_INVALID_ARG) : 0;
+
+	if (rc)
+		errprintf(err, "%s", m.err.text);
+	else if (m.changed)
+		sched_request();
+	json_decref(m.out);
+	json_decref(empty);
+	return rc;
+}
+
 void assoc_rpc(struct net_req *req)
 {
 	struct mgr m = { .req = req, .uid = req->uid };

@@ -263,6 +263,17 @@ char **opt_script_directives(const char *script, const char *prefix, size_t *cou
 	return v;
 }
 
+char **opt_words(const char *line, size_t *count)
+{
+	char **v = xmalloc(sizeof(*v));
+	size_t n = 0;
+
+	directive_words(line, line + strlen(line), &v, &n);
+	if (count)
+		*count = n;
+	return v;
+}
+
 static const char *env_lookup(char *const *environ, const char *name, size_t len)
 {
 	for (size_t i = 0; environ && environ[i]; i++)

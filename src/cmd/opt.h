@@ -87,6 +87,9 @@ int opt_user_parse(const char *s, uid_t *uid);
  * comment.  Words split on blanks; quotes group and are removed; a word
  * starting with '#' ends the line.  Returns a NULL-terminated vector. */
 char **opt_script_directives(const char *script, const char *prefix, size_t *count);
+/* The words of one line as a directive's are split (herd sim's jobs file):
+ * NULL-terminated. */
+char **opt_words(const char *line, size_t *count);
 
 /* The job environment for --export=spec ("ALL" or NULL, "NONE",
  * "ALL,A=1,B", "A,B=x") from environ.  -1 with err for a spec sbatch refuses. */

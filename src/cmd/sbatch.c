@@ -1,9 +1,10 @@
 /* sbatch: submit a batch script.  Options (sbatch_opt.c) come from #SBATCH
  * lines, then SBATCH_* variables, then the command line, each overriding the
- * one before, as in Slurm.  This file reads the script, builds the job and
- * submits it.  The submission carries a random key made once per run and is
- * retried with the same key when no reply came, so a lost reply or a
- * controller restart never makes a second job. */
+ * one before, as in Slurm.  This file reads the script, builds the job
+ * (sbatch_spec.c: the options into the job object) and submits it.  The
+ * submission carries a random key made once per run and is retried with
+ * the same key when no reply came, so a lost reply or a controller restart
+ * never makes a second job. */
 #include <errno.h>
 #include <libgen.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 #include <unistd.h>
 #include "cmd/opt.h"
 #include "cmd/sbatch_opt.h"
+#include "cmd/sbatch_spec.h"
 #include "common/msg.h"
 #include "common/parse.h"
 #include "common/state.h"
@@ -88,14 +90,6 @@ static void make_key(char *key, size_t size)
 	}
 	for (size_t i = 0; i < sizeof(raw); i++)
 		snprintf(key + 2 * i, size - 2 * i, "%02x", raw[i]);
-}
-
-static json_t *strv_json(char *const *v)
-{
-	json_t *a = json_array();
-	for (size_t i = 0; v && v[i]; i++)
-		json_array_append_new(a, json_string(v[i]));
-	return a;
 }
 
 static double now_s(void)
@@ -199,51 +193,6 @@ static int submit(const struct sbatch_opts *o, json_t *body)
 	return status;
 }
 
-/* The JOBSPEC keys added after the first protocol version: only those the
- * user gave, so what an older controller never knew is not sent. */
-static int add_new_fields(json_t *job, const struct sbatch_opts *o)
-{
-	char mail[256];
-	const struct {
-		const char *key;
-		const char *value;
-	} strs[] = {
-		{ "qos", o->qos }, { "constraint", o->constraint }, { "req_nodelist", o->nodelist },
-		{ "reservation", o->reservation },
-		{ "exc_nodelist", o->exclude }, { "mail_user", o->mail_user },
-		{ "mail_type", o->mail_type_set ? fmt_mail_type(o->mail_type, mail, sizeof(mail)) : NULL },
-		{ "open_mode", o->open_mode == 'a' ? "append" : o->open_mode == 't' ? "truncate" : NULL },
-	};
-	int rc = 0;
-
-	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
-		if (strs[i].value) {
-			json_t *v = json_string(strs[i].value);
-			if (!v)
-				rc = -1;
-			json_object_set_new(job, strs[i].key, v ? v : json_null());
-		}
-	if (o->nice_set)
-		json_object_set_new(job, "nice", json_integer(o->nice));
-	if (o->requeue >= 0)
-		json_object_set_new(job, "requeue", json_boolean(o->requeue));
-	if (o->mem_per_cpu)
-		json_object_set_new(job, "mem_per_cpu", json_integer((json_int_t)o->mem_per_cpu));
-	if (o->ntasks_per_node)
-		json_object_set_new(job, "ntasks_per_node", json_integer(o->ntasks_per_node));
-	if (o->time_min != TIME_NOT_GIVEN)
-		json_object_set_new(job, "time_min", json_integer(o->time_min));
-	if (o->signal) {
-		char flag[2] = { o->signal_flag, 0 };
-		json_object_set_new(job, "signal", json_integer(o->signal));
-		json_object_set_new(job, "signal_time", json_integer(o->signal_time));
-		json_object_set_new(job, "signal_flags", json_string(flag));
-	}
-	if (o->test_only)
-		json_object_set_new(job, "test_only", json_true());
-	return rc;
-}
-
 /* Set "KEY=value" in env (steals entry), over an entry of the same key. */
 static void env_replace(char ***env, size_t *n, char *entry)
 {
@@ -342,9 +291,8 @@ int main(int argc, char **argv)
 	}
 	char *work_dir = o.chdir ? abs_path(o.chdir, cwd) : xstrdup(cwd);
 
-	if (o.job_name)
-		name = xstrdup(o.job_name);
-	else if (o.wrap)
+	/* the name without -J (sbatch_spec_job prefers -J's) */
+	if (o.wrap)
 		name = xstrdup("wrap");
 	else if (script_path) {
 		char *copy = xstrdup(script_path);
@@ -381,48 +329,16 @@ int main(int argc, char **argv)
 	char key[64];
 	make_key(key, sizeof(key));
 
-	json_t *job = json_pack("{s:s, s:s, s:o, s:o, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I,"
-				" s:I, s:b, s:I, s:b, s:s, s:I, s:s, s:s}",
-				"name", name, "script", script,
-				"argv", strv_json(script_args), "env", strv_json(env),
-				"cwd", work_dir,
-				"stdout", o.output ? o.output : "",
-				"stderr", o.error ? o.error : "",
-				"stdin", o.input ? o.input : "",
-				"partition", o.partition ? o.partition : "",
-				"nodes", (json_int_t)o.nodes, "ntasks", (json_int_t)o.ntasks,
-				"cpus_per_task", (json_int_t)o.cpus_per_task,
-				"mem_mb", (json_int_t)o.mem_mb, "exclusive", o.exclusive,
-				"time_limit", (json_int_t)o.time_limit, "hold", o.hold,
-				"submit_host", host, "umask", (json_int_t)mask,
-				"account", o.account ? o.account : "",
-				"comment", o.comment ? o.comment : "");
+	char *command = script_path && !o.wrap ? abs_path(script_path, cwd) : NULL;
+	/* Command= shows the script's absolute path; --wrap and stdin show "(null)". */
+	struct sbatch_spec_ctx ctx = { .script = script, .args = script_args, .env = env,
+				       .cwd = work_dir, .name = name, .command = command,
+				       .host = host, .umask = mask };
+	json_t *job = sbatch_spec_job(&o, &ctx);
+	free(command);
 	free(work_dir);
-	if (job && script_path && !o.wrap) {
-		/* Command= shows the script's absolute path; --wrap and stdin show "(null)". */
-		char *command = abs_path(script_path, cwd);
-		json_object_set_new(job, "command", json_string(command));
-		free(command);
-	}
-	if (job && o.array)
-		json_object_set_new(job, "array", json_string(o.array));
-	if (job && o.dependency && json_object_set_new(job, "dependency", json_string(o.dependency))) {
-		json_decref(job);   /* not UTF-8 */
-		job = NULL;
-	}
-	if (job && o.begin)
-		json_object_set_new(job, "begin_time", json_integer(o.begin));
-	if (job && o.deadline)
-		json_object_set_new(job, "deadline", json_integer(o.deadline));
-	if (job && o.kill_on_invalid_dep >= 0)
-		json_object_set_new(job, "kill_on_invalid_dep", json_boolean(o.kill_on_invalid_dep));
 	if (!job) {
 		fprintf(stderr, "sbatch: error: the script or an option is not valid UTF-8\n");
-		goto out_first;
-	}
-	if (add_new_fields(job, &o) < 0) {
-		json_decref(job);
-		fprintf(stderr, "sbatch: error: an option is not valid UTF-8\n");
 		goto out_first;
 	}
 	body = json_pack("{s:s, s:o}", "key", key, "job", job);

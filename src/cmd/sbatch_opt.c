@@ -275,7 +275,7 @@ static int apply_option(struct sbatch_opts *o, int opt, const char *arg)
 	case OPT_DEADLINE: {
 		/* Local time here, relative to now: the controller gets seconds. */
 		time_t t;
-		if (opt_time_parse(arg, time(NULL), false, &t) < 0) {
+		if (opt_time_parse(arg, o->now ? o->now : time(NULL), false, &t) < 0) {
 			/* Slurm's time parser says where, unprefixed, first (not for "") */
 			if (*arg)
 				fprintf(stderr, "Invalid time specification (pos=%d): %s\n",

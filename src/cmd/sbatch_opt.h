@@ -18,6 +18,8 @@ struct sbatch_opts {
 	char *job_name, *partition, *output, *error, *input, *chdir, *export_spec;
 	char *account, *comment, *wrap, *array, *dependency;
 	time_t begin, deadline;     /* 0 = not given */
+	time_t now;                 /* what --begin/--deadline are relative to (0: the clock);
+				     * herd sim's virtual time */
 	int kill_on_invalid_dep;    /* 1 yes, 0 no, -1 not given */
 	char *qos, *constraint, *nodelist, *exclude, *mail_user;
 	char *reservation;

@@ -4,7 +4,7 @@
 #define HERD_ERROR_H
 
 struct herd_error {
-	char text[160];
+	char text[256];
 };
 
 /* Fill err->text (err may be NULL) and return -1. */

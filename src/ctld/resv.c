@@ -521,55 +521,41 @@ static bool may_manage(uid_t uid)
 	return uid == 0 || uid == ctld.slurm_uid || acct_is_operator(uid);
 }
 
-void resv_create_rpc(struct net_req *req)
+int resv_create(const json_t *b, uid_t uid, char **name_out, struct herd_error *err)
 {
-	const json_t *b = req->body;
-	struct herd_error err = { "" };
 	struct resv r = { 0 };
 	time_t now = core_now();
 	const char *name = body_str(b, "name"), *nodes = body_str(b, "nodes");
 	int count = (int)json_integer_value(json_object_get(b, "node_cnt"));
 	int rc;
 
-	if (!may_manage(req->uid)) {
-		net_respond(req, HERD_ERR_ACCESS, NULL, NULL);
-		return;
-	}
-	if (resv_flags_parse(body_str(b, "flags"), &r.flags, &err) < 0) {
-		net_respond(req, HERD_ERR_INVALID_ARG, NULL, err.text);
-		return;
-	}
+	if (!may_manage(uid))
+		return HERD_ERR_ACCESS;
+	if (resv_flags_parse(body_str(b, "flags"), &r.flags, err) < 0)
+		return HERD_ERR_INVALID_ARG;
 	r.flags &= ~RESV_SPEC_NODES;
 	if ((r.flags & RESV_DAILY) && (r.flags & RESV_WEEKLY)) {
-		net_respond(req, HERD_ERR_INVALID_ARG, NULL, "Reservation flags DAILY and WEEKLY "
-			    "are mutually exclusive");
-		return;
+		errprintf(err, "Reservation flags DAILY and WEEKLY are mutually exclusive");
+		return HERD_ERR_INVALID_ARG;
 	}
-	if (name && resv_find(name)) {
-		net_respond(req, HERD_ERR_RESV_NAME_DUP, NULL, NULL);
-		return;
-	}
-	if (count < 0 || count > 1000000 || (!nodes && !count)) {
-		net_respond(req, HERD_ERR_INVALID_NODE, NULL, NULL);
-		return;
-	}
-	if (body_times(b, &r, now, false) < 0) {
-		net_respond(req, HERD_ERR_INVALID_TIME, NULL, NULL);
-		return;
-	}
+	if (name && resv_find(name))
+		return HERD_ERR_RESV_NAME_DUP;
+	if (count < 0 || count > 1000000 || (!nodes && !count))
+		return HERD_ERR_INVALID_NODE;
+	if (body_times(b, &r, now, false) < 0)
+		return HERD_ERR_INVALID_TIME;
 	r.users = body_str(b, "users") ? xstrdup(body_str(b, "users")) : NULL;
 	r.accounts = body_str(b, "accounts") ? xstrdup(body_str(b, "accounts")) : NULL;
 	r.partition = body_str(b, "partition") ? xstrdup(body_str(b, "partition")) : NULL;
-	if ((rc = resv_validate(&r, NULL, nodes, count, now, &err)) != 0) {
+	if ((rc = resv_validate(&r, NULL, nodes, count, now, err)) != 0) {
 		resv_release(&r);
-		net_respond(req, rc, NULL, err.text);
-		return;
+		return rc;
 	}
 	/* Slurm's name: the creator's user name and a sequence number */
-	r.name = name ? xstrdup(name) : xasprintf("%s_%u", names_user(req->uid), next_seq);
+	r.name = name ? xstrdup(name) : xasprintf("%s_%u", names_user(uid), next_seq);
 	while (!name && resv_find(r.name)) {
 		free(r.name);
-		r.name = xasprintf("%s_%u", names_user(req->uid), ++next_seq);
+		r.name = xasprintf("%s_%u", names_user(uid), ++next_seq);
 	}
 	next_seq++;
 	save_seq();
@@ -580,9 +566,22 @@ void resv_create_rpc(struct net_req *req)
 	r.was_active = resv_active(&r, now);
 	resvs[nresvs++] = r;
 	resv_save(&r);
-	log_info("reservation %s created by uid %u", r.name, (unsigned)req->uid);
+	log_info("reservation %s created by uid %u", r.name, (unsigned)uid);
 	sched_request();
-	reply_after_commit(req, r.name);
+	*name_out = r.name;
+	return 0;
+}
+
+void resv_create_rpc(struct net_req *req)
+{
+	struct herd_error err = { "" };
+	char *name;
+	int rc = resv_create(req->body, req->uid, &name, &err);
+
+	if (rc != 0)
+		net_respond(req, rc, NULL, *err.text ? err.text : NULL);
+	else
+		reply_after_commit(req, name);
 }
 
 void resv_update_rpc(struct net_req *req)

@@ -57,6 +57,10 @@ bool resv_next_occurrence(unsigned flags, time_t now, time_t *start, time_t *end
 bool resv_windows_overlap(time_t s1, time_t e1, time_t s2, time_t e2);
 
 /* RESV_CREATE, RESV_UPDATE, RESV_DELETE, RESV_INFO (doc/protocol.md). */
+/* RESV_CREATE's body (scontrol create reservation) by uid: 0 and the
+ * reservation's name in *name (the reservation's own string), or an rc,
+ * with err's sentence where there is one.  herd sim calls it too. */
+int resv_create(const json_t *body, uid_t uid, char **name, struct herd_error *err);
 void resv_create_rpc(struct net_req *req);
 void resv_update_rpc(struct net_req *req);
 void resv_delete_rpc(struct net_req *req);

@@ -24,10 +24,19 @@ static void sim_usage(FILE *f)
 	fputs("Usage: herd sim --swf FILE [--jobs N] [--procs P] [--node-cpus C]\n"
 	      "                [--policy fcfs|easy|multifactor|slurm] [-c herd.conf]\n"
 	      "                [--csv FILE] [--plot FILE.svg]\n"
-	      "Replay a Standard Workload Format trace (plain or .gz) through Herd's scheduler\n"
-	      "in virtual time and print utilization, waits, bounded slowdown and makespan.\n"
+	      "       herd sim --jobs FILE [-c herd.conf] [--accounts FILE] [--reservations FILE]\n"
+	      "                [--procs P] [--node-cpus C] [--csv FILE] [--plot FILE.svg]\n"
+	      "Replay a Standard Workload Format trace (plain or .gz), or a list of sbatch\n"
+	      "submissions, through Herd's scheduler in virtual time and print utilization,\n"
+	      "waits, bounded slowdown and makespan.\n"
 	      "  --swf FILE        the trace\n"
-	      "  --jobs N          the first N jobs of it (default: all)\n"
+	      "  --jobs N          with --swf: the first N jobs of it (default: all)\n"
+	      "  --jobs FILE       without --swf: one job a line, \"<submit s> <user> <run s>\n"
+	      "                    <sbatch options>\" ('#' comments), replayed by --policy slurm\n"
+	      "  --accounts FILE   (slurm) associations and QOS in sacctmgr dump's flat format,\n"
+	      "                    loaded as by sacctmgr load before the first job\n"
+	      "  --reservations FILE (slurm) one 'scontrol create reservation' spec a line,\n"
+	      "                    created at second 0 (StartTime=now+N: N s after it)\n"
 	      "  --procs P         the machine's processors (default: the header's MaxProcs,\n"
 	      "                    else MaxNodes, else the CPUs of herd.conf's nodes)\n"
 	      "  --node-cpus C     model the P processors as nodes of C CPUs (default: one node)\n"
@@ -36,7 +45,8 @@ static void sim_usage(FILE *f)
 	      "                    or slurm (the controller's own code on herd.conf's nodes,\n"
 	      "                    partitions, priority and scheduler settings)\n"
 	      "  -c, --conf FILE   herd.conf (default: $HERD_CONF; none: Slurm's defaults)\n"
-	      "  --csv FILE        per-job CSV: job_id,submit,start,end,wait,run_time,...\n"
+	      "  --csv FILE        per-job CSV: job_id,submit,start,end,wait,run_time,estimate,\n"
+	      "                    procs,bounded_slowdown,jobid,jobname,user,nodelist\n"
 	      "  --plot FILE.svg   utilization, queue length and wait over time (also --chart)\n",
 	      f);
 }
@@ -207,6 +217,8 @@ int herd_sim_main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "swf", required_argument, NULL, 's' },
 		{ "jobs", required_argument, NULL, 'j' },
+		{ "accounts", required_argument, NULL, 'a' },
+		{ "reservations", required_argument, NULL, 'r' },
 		{ "procs", required_argument, NULL, 'p' },
 		{ "node-cpus", required_argument, NULL, 'n' },
 		{ "policy", required_argument, NULL, 'P' },
@@ -218,7 +230,12 @@ int herd_sim_main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *swf = NULL, *conf_path = NULL, *csv = NULL, *chart = NULL;
+	const char *jobs_arg = NULL, *accounts = NULL, *resvs = NULL;
 	long jobs = 0, procs = 0, node_cpus = 0;
+	bool policy_given = false;
+	struct sim_arrival *arr = NULL;
+	size_t narr = 0;
+	struct sim_core_start start = { 0 };
 	struct sim_opts opts = { .policy = SIM_EASY };
 	struct swf_trace trace = { 0 };
 	struct sim_result res = { 0 };
@@ -235,10 +252,9 @@ int herd_sim_main(int argc, char **argv)
 		case 'c': conf_path = optarg; break;
 		case 'C': csv = optarg; break;
 		case 'g': chart = optarg; break;
-		case 'j':
-			if (parse_count(optarg, LONG_MAX, &jobs))
-				return fail("--jobs: not a positive number: '%s'", optarg);
-			break;
+		case 'j': jobs_arg = optarg; break;
+		case 'a': accounts = optarg; break;
+		case 'r': resvs = optarg; break;
 		case 'p':
 			if (parse_count(optarg, 1 << 24, &procs))
 				return fail("--procs: not a positive number (at most 16777216): '%s'", optarg);
@@ -248,6 +264,7 @@ int herd_sim_main(int argc, char **argv)
 				return fail("--node-cpus: not a positive number: '%s'", optarg);
 			break;
 		case 'P':
+			policy_given = true;
 			if (!strcmp(optarg, "fcfs"))
 				opts.policy = SIM_FCFS;
 			else if (!strcmp(optarg, "easy"))
@@ -270,14 +287,33 @@ int herd_sim_main(int argc, char **argv)
 	}
 	if (optind < argc)
 		return fail("unexpected argument '%s'", argv[optind]);
-	if (!swf)
-		return fail("%s", "--swf FILE is required (see herd sim --help)");
+	/* --jobs: how many of the trace's jobs with --swf, else the jobs file */
+	if (swf && jobs_arg && parse_count(jobs_arg, LONG_MAX, &jobs))
+		return fail("--jobs: not a positive number: '%s'", jobs_arg);
+	if (!swf && !jobs_arg)
+		return fail("%s", "--swf FILE or --jobs FILE is required (see herd sim --help)");
+	if (!swf) {
+		if (policy_given && opts.policy != SIM_SLURM)
+			return fail("--jobs FILE: replayed by --policy slurm, not '%s'",
+				    policy_name(opts.policy));
+		opts.policy = SIM_SLURM;
+	}
+	if ((accounts || resvs) && opts.policy != SIM_SLURM)
+		return fail("%s", "--accounts and --reservations need --policy slurm");
 	if (!conf_path)
 		conf_path = getenv("HERD_CONF");
 	if (conf_path && *conf_path && !(conf = conf_load(conf_path, &err)))
 		goto error;
-	if (swf_load(swf, (size_t)jobs, &trace, &err))
+	if (swf && swf_load(swf, (size_t)jobs, &trace, &err))
 		goto error;
+	if (!swf && !(arr = sim_jobs_load(jobs_arg, &narr, &err)))
+		goto error;
+	if (accounts && !(start.accounts = sim_accounts_load(accounts, &err)))
+		goto error;
+	if (resvs && !(start.reservations = sim_resv_load(resvs, &err)))
+		goto error;
+	start.accounts_path = accounts;
+	start.reservations_path = resvs;
 	if (csv && !(csv_f = fopen(csv, "w"))) {
 		errprintf(&err, "%s: %s", csv, strerror(errno));
 		goto error;
@@ -313,10 +349,9 @@ int herd_sim_main(int argc, char **argv)
 		 * (or the machine above as one partition); it keeps conf */
 		if (!conf && !(conf = machine_conf(&opts.machine, &err)))
 			goto error;
-		size_t narr;
-		struct sim_arrival *arr = sim_swf_arrivals(&trace, &narr, &res);
-		int bad = sim_core_run(arr, narr, conf, &res, &err);
-		sim_arrivals_free(arr, narr);
+		if (swf)
+			arr = sim_swf_arrivals(&trace, &narr, &res);
+		int bad = sim_core_run(arr, narr, conf, &start, &res, &err);
 		conf = NULL;
 		if (bad)
 			goto error;
@@ -327,7 +362,10 @@ int herd_sim_main(int argc, char **argv)
 
 	struct sim_metrics m;
 	sim_metrics_compute(res.jobs, res.njobs, res.procs, &m);
-	printf("Trace:                 %s (%zu jobs read)\n", swf, trace.njobs);
+	if (swf)
+		printf("Trace:                 %s (%zu jobs read)\n", swf, trace.njobs);
+	else
+		printf("Jobs file:             %s (%zu jobs read)\n", jobs_arg, narr);
 	printf("Policy:                %s\n", policy_name(opts.policy));
 	printf("Processors:            %ld (%d node%s)\n", res.procs, res.nnodes,
 	       res.nnodes == 1 ? "" : "s");
@@ -341,8 +379,8 @@ int herd_sim_main(int argc, char **argv)
 	fflush(stdout);
 
 	char title[200];
-	const char *base = strrchr(swf, '/');
-	snprintf(title, sizeof(title), "%s, %s, %ld processors", base ? base + 1 : swf,
+	const char *src = swf ? swf : jobs_arg, *base = strrchr(src, '/');
+	snprintf(title, sizeof(title), "%s, %s, %ld processors", base ? base + 1 : src,
 		 policy_name(opts.policy), res.procs);
 	if (csv_f) {
 		int bad = finish_file(csv_f, &res, title, false);
@@ -370,6 +408,9 @@ out:
 	if (chart_f)
 		fclose(chart_f);
 	sim_result_free(&res);
+	sim_arrivals_free(arr, narr);
+	json_decref(start.accounts);
+	json_decref(start.reservations);
 	swf_trace_free(&trace);
 	free(opts.machine.cpus);
 	conf_destroy(conf);

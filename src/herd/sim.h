@@ -67,12 +67,16 @@ struct sim_opts {
 	struct sim_prio_conf prio;   /* multifactor */
 };
 
-/* One simulated job's outcome (times in the trace's seconds). */
+/* One simulated job's outcome (times in the trace's seconds: from the
+ * replay's start).  The controller's view of it (jobid, name, user, nodes)
+ * only under --policy slurm: empty otherwise; owned by the result. */
 struct sim_outcome {
-	long id;
+	long id;                     /* the source's number (SWF job, jobs file line) */
 	int64_t submit, start, end;
 	int64_t run, estimate;
 	long procs;
+	char jobid[32];              /* as squeue shows it: "12", "10_3" */
+	char *name, *user, *nodes;   /* job name, user name, allocated nodes ("n[1-2]") */
 };
 
 /* Utilization and queue length after each batch of events. */

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "common/bitmap.h"
 #include "common/fs.h"
 #include "common/log.h"
 #include "common/xmalloc.h"
@@ -26,45 +27,100 @@
 
 struct ctld ctld;   /* herdctld's main.c has the daemon's */
 
-/* The trace's second 0 as the core's wall clock: a real epoch, so that no
- * time the core sees is 0 ("never"). */
-#define SIM_CORE_EPOCH 1000000000
+/* How long jobs may wait with nothing but the periodic passes to come
+ * (no arrival, no end, no timer of its own) before the replay gives up on
+ * them: a dependency never satisfied, a hold. */
+#define SIM_STALL_MS (7ULL * 86400 * 1000)
 
+/* One job of the controller's that ran: a submitted job, or an array
+ * task split off its array's record (a job ID of its own). */
 struct sim_job {
 	const struct sim_arrival *arr;
+	uint32_t id;                 /* the controller's job ID */
 	long procs;                  /* CPUs it holds while it runs */
 	int64_t run;                 /* s */
 	int64_t start, end;          /* virtual s, -1 until known */
 	bool killed;                 /* terminated by the core (cancel, preemption) */
 	bool timed_out;
+	char jobid[32];              /* as squeue shows it */
+	char *name, *user, *nodes;   /* at its start (the record may be purged by the end) */
 	struct core_timer end_timer;
 };
 
 static struct {
 	const struct sim_arrival *arr;
 	size_t narr;
-	struct sim_job *jobs;        /* by job ID - 1; never moved (their timers) */
-	size_t njobs;
+	struct sim_job **by_id;      /* by job ID; each never moved (its timer) */
+	size_t cap_ids;
 	long busy;                   /* CPUs of the running jobs */
-	long pending;
+	long pending;                /* jobs and array tasks waiting */
 	struct sim_result *res;
 	size_t samples_cap;
 } sc;
 
+static void job_end_fired(struct core_timer *t);
+
+static struct sim_job *sim_job_by_id(uint32_t id)
+{
+	return id < sc.cap_ids ? sc.by_id[id] : NULL;
+}
+
+/* A new record for job ID id of arrival a. */
+static struct sim_job *sim_job_add(uint32_t id, const struct sim_arrival *a)
+{
+	if (id >= sc.cap_ids) {
+		size_t cap = sc.cap_ids ? sc.cap_ids : 1024;
+		while (cap <= id)
+			cap *= 2;
+		sc.by_id = xrealloc(sc.by_id, cap * sizeof(*sc.by_id));
+		memset(sc.by_id + sc.cap_ids, 0, (cap - sc.cap_ids) * sizeof(*sc.by_id));
+		sc.cap_ids = cap;
+	}
+	struct sim_job *sj = xmalloc(sizeof(*sj));
+	*sj = (struct sim_job){ .arr = a, .id = id, .run = a->run, .start = -1, .end = -1 };
+	core_timer_init(&sj->end_timer, job_end_fired);
+	sj->end_timer.data = sj;
+	sc.by_id[id] = sj;
+	return sj;
+}
+
+/* The job's record; an array task started under an ID of its own gets
+ * one, of its array's arrival. */
 static struct sim_job *sim_job_of(const struct job *job)
 {
-	return job->id >= 1 && job->id <= sc.njobs ? &sc.jobs[job->id - 1] : NULL;
+	struct sim_job *sj = sim_job_by_id(job->id);
+	if (!sj && job->array_job_id) {
+		const struct sim_job *array = sim_job_by_id(job->array_job_id);
+		if (array)
+			sj = sim_job_add(job->id, array->arr);
+	}
+	return sj;
 }
 
 static void job_end_fired(struct core_timer *t)
 {
 	struct sim_job *sj = t->data;
-	struct job_end end = { .id = (uint32_t)(sj - sc.jobs) + 1,
-			       .status = sj->killed ? 9 : 0, .timed_out = sj->timed_out };
+	struct job_end end = { .id = sj->id, .status = sj->killed ? 9 : 0,
+			       .timed_out = sj->timed_out };
 
 	sj->end = core_now() - SIM_CORE_EPOCH;
 	sc.busy -= sj->procs;
 	job_ended(&end);
+}
+
+/* What the output says of the job, as the controller has it at its start. */
+static void sim_job_names(struct sim_job *sj, const struct job *job)
+{
+	if (job->array_job_id)
+		snprintf(sj->jobid, sizeof(sj->jobid), "%u_%u", job->array_job_id, job->array_task_id);
+	else
+		snprintf(sj->jobid, sizeof(sj->jobid), "%u", job->id);
+	free(sj->name);
+	free(sj->user);
+	free(sj->nodes);
+	sj->name = xstrdup(job->name ? job->name : "");
+	sj->user = xstrdup(job->user ? job->user : "");
+	sj->nodes = xstrdup(job->nodes_str ? job->nodes_str : "");
 }
 
 /* The core started the job: its end is known now. */
@@ -82,6 +138,7 @@ static void sim_launch(struct job *job)
 	sj->procs = 0;
 	for (int i = 0; i < job->nalloc; i++)
 		sj->procs += job->alloc_cpus[i];
+	sim_job_names(sj, job);
 	sc.busy += sj->procs;
 	sc.pending--;
 	core_timer_start(&sj->end_timer, (uint64_t)run * 1000, 0);
@@ -89,7 +146,7 @@ static void sim_launch(struct job *job)
 
 static void sim_terminate(struct job *job)
 {
-	struct sim_job *sj = sim_job_of(job);
+	struct sim_job *sj = sim_job_by_id(job->id);
 	if (!sj || !core_timer_active(&sj->end_timer))
 		return;
 	sj->killed = true;
@@ -139,12 +196,16 @@ struct sim_arrival *sim_swf_arrivals(const struct swf_trace *trace, size_t *n,
 
 void sim_arrivals_free(struct sim_arrival *a, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		json_decref(a[i].spec);
+		free(a[i].origin);
+	}
 	free(a);
 }
 
-/* Submit arrival i as its user. */
+/* Submit arrival i as its user.  The controller numbers the jobs, from 1
+ * in submission order (as a fresh cluster does); an array's tasks that
+ * start apart from their array take IDs of their own then. */
 static void submit_one(size_t i)
 {
 	const struct sim_arrival *a = &sc.arr[i];
@@ -154,16 +215,14 @@ static void submit_one(size_t i)
 
 	if (job_submit(a->spec, &who, false, &job, &err) != 0) {
 		sc.res->skipped_big++;   /* no partition could ever give it */
-		log_debug("job %ld refused: %s", a->id, err.text);
+		if (a->origin)
+			fprintf(stderr, "herd sim: warning: %s: job refused: %s\n", a->origin, err.text);
+		else
+			log_debug("job %ld refused: %s", a->id, err.text);
 		return;
 	}
-	if (job->id != sc.njobs + 1)
-		log_error("sim: job ID %u out of order", job->id);
-	struct sim_job *sj = &sc.jobs[sc.njobs++];
-	*sj = (struct sim_job){ .arr = a, .run = a->run, .start = -1, .end = -1 };
-	core_timer_init(&sj->end_timer, job_end_fired);
-	sj->end_timer.data = sj;
-	sc.pending++;
+	sim_job_add(job->id, a);
+	sc.pending += job->array_pending ? (long)bitmap_count(job->array_pending) : 1;
 }
 
 /* Everything due by now: timers, then the store's commits and what waits
@@ -186,6 +245,20 @@ static void sample(int64_t t)
 		r->samples = xrealloc(r->samples, sc.samples_cap * sizeof(*r->samples));
 	}
 	r->samples[r->nsamples++] = (struct sim_sample){ t, sc.busy, sc.pending };
+}
+
+/* Jobs and array tasks that wait, as the job table has them. */
+static void count_pending(struct job *job, void *arg)
+{
+	if (job->state == JOB_PENDING)
+		*(long *)arg += job->array_pending ? (long)bitmap_count(job->array_pending) : 1;
+}
+
+static long pending_in_table(void)
+{
+	long n = 0;
+	job_foreach(count_pending, &n);
+	return n;
 }
 
 /* When arrival i comes (virtual ms), or UINT64_MAX past the last. */
@@ -232,8 +305,40 @@ static int core_start(struct conf *conf, const char *dir, struct herd_error *err
 	return 0;
 }
 
+/* The accounts and reservations, as sacctmgr load and scontrol create
+ * reservation give them to a real controller (by root), each made durable
+ * as there. */
+static int load_start(const struct sim_core_start *st, struct herd_error *err)
+{
+	struct herd_error e = { "" };
+	size_t i;
+	json_t *r;
+
+	if (!st)
+		return 0;
+	if (st->accounts && assoc_load_records(st->accounts, &e) != 0) {
+		long line;
+		int at = 0;
+		/* the handler names the line as sacctmgr shows it: "Line N: ..." */
+		if (sscanf(e.text, "Line %ld: %n", &line, &at) == 1 && at > 0)
+			return errprintf(err, "%s:%ld: %s", st->accounts_path, line, e.text + at);
+		return errprintf(err, "%s: %s", st->accounts_path, e.text);
+	}
+	json_array_foreach(st->reservations, i, r) {
+		char *name;
+		int rc = resv_create(json_object_get(r, "body"), 0, &name, &e);
+		if (rc != 0)
+			return errprintf(err, "%s:%lld: %s", st->reservations_path,
+					 (long long)json_integer_value(json_object_get(r, "line")),
+					 *e.text ? e.text : herd_strerror(rc));
+	}
+	settle(0);
+	return 0;
+}
+
 int sim_core_run(const struct sim_arrival *arr, size_t n, struct conf *conf,
-		 struct sim_result *res, struct herd_error *err)
+		 const struct sim_core_start *start, struct sim_result *res,
+		 struct herd_error *err)
 {
 	char dir[] = "/dev/shm/herd-sim-XXXXXX", tmpdir[] = "/tmp/herd-sim-XXXXXX";
 	const char *d = mkdtemp(dir) ? dir : mkdtemp(tmpdir);
@@ -243,20 +348,31 @@ int sim_core_run(const struct sim_arrival *arr, size_t n, struct conf *conf,
 	sc.arr = arr;
 	sc.narr = n;
 	sc.res = res;
-	sc.jobs = xmalloc((n ? n : 1) * sizeof(*sc.jobs));
 	if (!d)
 		return errprintf(err, "cannot make a directory for the store: %s", strerror(errno));
 	log_init("herd sim", LOG_LVL_ERROR, NULL);
 	core_env = sim_env_table(&hooks, SIM_CORE_EPOCH);
 	sim_env_reset();
-	if (core_start(conf, d, err) < 0)
+	if (core_start(conf, d, err) < 0 || load_start(start, err) < 0)
 		goto out;
 	for (int i = 0; i < ctld.nnodes; i++)
 		res->procs += ctld.nodes[i].cpus;
 	res->nnodes = ctld.nnodes;
 	size_t next = 0;
+	uint64_t idle_since = UINT64_MAX;
 	for (;;) {
 		uint64_t arrival = arrival_ms(next);
+		if (sc.pending > 0 && arrival == UINT64_MAX && sim_env_next_due(false) == UINT64_MAX) {
+			/* only the periodic passes are left: a job may have stopped
+			 * waiting without starting (cancelled), or wait for good */
+			sc.pending = pending_in_table();
+			if (idle_since == UINT64_MAX)
+				idle_since = sim_env_now_ms();
+			else if (sim_env_now_ms() - idle_since > SIM_STALL_MS)
+				break;
+		} else {
+			idle_since = UINT64_MAX;
+		}
 		/* while jobs wait, the periodic passes (backfill, the whole
 		 * queue) are events: they may start them */
 		uint64_t due = sim_env_next_due(sc.pending > 0);
@@ -276,20 +392,38 @@ int sim_core_run(const struct sim_arrival *arr, size_t n, struct conf *conf,
 		errprintf(err, "%ld jobs never started (the configuration cannot run them)", sc.pending);
 		goto out;
 	}
-	res->jobs = xmalloc((sc.njobs ? sc.njobs : 1) * sizeof(*res->jobs));
-	for (size_t i = 0; i < sc.njobs; i++) {
-		const struct sim_job *sj = &sc.jobs[i];
+	size_t nran = 0;
+	for (size_t id = 0; id < sc.cap_ids; id++)
+		nran += sc.by_id[id] && sc.by_id[id]->start >= 0;
+	res->jobs = xmalloc((nran ? nran : 1) * sizeof(*res->jobs));
+	for (size_t id = 0; id < sc.cap_ids; id++) {   /* by job ID */
+		struct sim_job *sj = sc.by_id[id];
+		if (!sj || sj->start < 0)
+			continue;
 		const struct sim_arrival *a = sj->arr;
-		res->jobs[res->njobs++] = (struct sim_outcome){
+		struct sim_outcome *o = &res->jobs[res->njobs++];
+		*o = (struct sim_outcome){
 			.id = a->id, .submit = a->submit, .start = sj->start, .end = sj->end,
-			.run = sj->end - sj->start, .estimate = a->estimate, .procs = a->procs };
+			.run = sj->end - sj->start, .estimate = a->estimate,
+			.procs = a->procs > 0 ? a->procs : sj->procs,
+			.name = sj->name, .user = sj->user, .nodes = sj->nodes };
+		memcpy(o->jobid, sj->jobid, sizeof(o->jobid));
+		sj->name = sj->user = sj->nodes = NULL;   /* the result's now */
 	}
 	rc = 0;
 out:
 	store_close();
 	fs_remove_flat_dir(d);   /* the store's files */
-	for (size_t i = 0; i < sc.njobs; i++)
-		core_timer_close(&sc.jobs[i].end_timer);
-	free(sc.jobs);
+	for (size_t id = 0; id < sc.cap_ids; id++) {
+		struct sim_job *sj = sc.by_id[id];
+		if (!sj)
+			continue;
+		core_timer_close(&sj->end_timer);
+		free(sj->name);
+		free(sj->user);
+		free(sj->nodes);
+		free(sj);
+	}
+	free(sc.by_id);
 	return rc;
 }

@@ -49,14 +49,42 @@ void sim_metrics_compute(const struct sim_outcome *jobs, size_t n, long procs,
 				 ? (double)area / ((double)procs * (double)m->makespan) : 0;
 }
 
+/* One CSV field, quoted (RFC 4180) when it holds a comma, a quote or a
+ * line break: a node list "n[1,3]" does. */
+static void csv_field(FILE *f, const char *s)
+{
+	if (!s)
+		s = "";
+	if (!s[strcspn(s, ",\"\r\n")]) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
 int sim_write_csv(FILE *f, const struct sim_result *res)
 {
-	fputs("job_id,submit,start,end,wait,run_time,estimate,procs,bounded_slowdown\n", f);
+	fputs("job_id,submit,start,end,wait,run_time,estimate,procs,bounded_slowdown,"
+	      "jobid,jobname,user,nodelist\n", f);
 	for (size_t i = 0; i < res->njobs; i++) {
 		const struct sim_outcome *j = &res->jobs[i];
-		fprintf(f, "%ld,%lld,%lld,%lld,%lld,%lld,%lld,%ld,%.6f\n", j->id, (long long)j->submit,
+		fprintf(f, "%ld,%lld,%lld,%lld,%lld,%lld,%lld,%ld,%.6f,", j->id, (long long)j->submit,
 			(long long)j->start, (long long)j->end, (long long)(j->start - j->submit),
 			(long long)j->run, (long long)j->estimate, j->procs, sim_bsld(j));
+		csv_field(f, j->jobid);
+		fputc(',', f);
+		csv_field(f, j->name);
+		fputc(',', f);
+		csv_field(f, j->user);
+		fputc(',', f);
+		csv_field(f, j->nodes);
+		fputc('\n', f);
 	}
 	return ferror(f) ? -1 : 0;
 }

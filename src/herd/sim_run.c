@@ -444,6 +444,11 @@ void sim_result_free(struct sim_result *res)
 {
 	if (!res)
 		return;
+	for (size_t i = 0; i < res->njobs; i++) {
+		free(res->jobs[i].name);
+		free(res->jobs[i].user);
+		free(res->jobs[i].nodes);
+	}
 	free(res->jobs);
 	free(res->samples);
 	res->jobs = NULL;

@@ -134,7 +134,7 @@ static json_t *ctld_call(struct restd *restd, const struct caller *who, int type
 	int rc;
 
 	if (ctld_send(restd, who, type, body, &reply, &err) < 0) {
-		char text[200];
+		char text[sizeof(err.text) + 40];
 		snprintf(text, sizeof(text), "Unable to contact the controller: %s", err.text);
 		log_error("%s", text);
 		fail(a, 503, HERD_ERR_INTERNAL, text, key);

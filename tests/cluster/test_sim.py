@@ -342,7 +342,7 @@ def test_csv_and_svg(tmp_path):
     assert "Policy:                easy" in r.stdout   # the default
     with open(out_csv) as f:
         assert f.readline() == ("job_id,submit,start,end,wait,run_time,estimate,procs,"
-                                "bounded_slowdown\n")
+                                "bounded_slowdown,jobid,jobname,user,nodelist\n")
     rows = read_csv(out_csv)
     assert len(rows) == 7
     assert rows[5]["run_time"] == "0" and rows[5]["estimate"] == "0"
@@ -430,7 +430,7 @@ def test_easy_beats_fcfs_on_kth(tmp_path):
 
 @pytest.mark.parametrize("args,msg", [
     (["--swf", "/nonexistent/t.swf"], "/nonexistent/t.swf: No such file or directory"),
-    ([], "--swf FILE is required"),
+    ([], "--swf FILE or --jobs FILE is required"),
     (["--swf", "X", "--policy", "sjf"], "--policy: fcfs, easy, multifactor or slurm, not 'sjf'"),
     (["--swf", "X", "--jobs", "ten"], "--jobs: not a positive number: 'ten'"),
     (["--swf", "X", "--jobs", "0"], "--jobs: not a positive number: '0'"),

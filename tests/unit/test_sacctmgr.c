@@ -14,6 +14,7 @@
 #include "cmd/sacctmgr/keys.c"
 #include "cmd/sacctmgr/print.c"
 #include "cmd/sacctmgr/flat.c"
+#include "cmd/sacctmgr/flat_parse.c"
 
 struct sacctmgr_opts opts;   /* sacctmgr.c's, which this test does not compile in */
 

@@ -1,6 +1,6 @@
 /* Between sacctmgr's pieces: sacctmgr.c (the command line, the calls,
- * the reports), keys.c (words), print.c (lists), flat.c (dump/load's
- * file).  Linked into sacctmgr only. */
+ * the reports), keys.c (words), print.c (lists), flat.c and
+ * flat_parse.c (dump/load's file).  Linked into sacctmgr (herd sim: keys.c, flat_parse.c). */
 #ifndef HERD_CMD_SACCTMGR_H
 #define HERD_CMD_SACCTMGR_H
 #include <jansson.h>
@@ -82,6 +82,7 @@ void print_table(const struct col *c, size_t nc, const json_t *rows, bool tree);
 /* flat.c */
 /* The flat file of cluster from dump's rows (tree order); caller frees. */
 char *flat_dump(const char *cluster, const json_t *rows);
+/* flat_parse.c */
 /* One line into {type, name, attrs}; NULL for a blank or comment line,
  * or (with *bad) a malformed one. */
 json_t *flat_parse_line(const char *line, bool *bad);
