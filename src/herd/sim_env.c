@@ -4,6 +4,7 @@
  * them. */
 #include <stdlib.h>
 #include "common/xmalloc.h"
+#include "ctld/job.h"
 #include "herd/sim_env.h"
 
 struct sim_timer {
@@ -148,8 +149,13 @@ static int sim_work(struct core_work *w)
 	return 0;
 }
 
+/* The simulated node takes every launch at once: the job is launched, as
+ * launch.c marks it when the node replies.  Without it a preemption or a
+ * cancel would take the job for one never started (LAUNCH_NONE), end it
+ * without a terminate, and the replay would keep it running. */
 static void sim_launch(struct job *job)
 {
+	job->launch = LAUNCH_DONE;
 	if (env.hooks && env.hooks->launch)
 		env.hooks->launch(job);
 }
