@@ -112,12 +112,23 @@ static void sim_timer_stop(struct core_timer *t)
 		heap_remove(st);
 }
 
+/* A periodic timer of whole seconds (the scheduler's and backfill's
+ * passes, the ticks) runs in the middle of its second.  In herdctld its
+ * phase is that of the daemon's start, unrelated to when requests and job
+ * ends come; here those come on whole seconds (a trace's times).  At the
+ * top of the second, a pass would run before that second's arrivals and
+ * ends, and what it could start then would wait a whole period; in the
+ * middle it sees them, in the same second of core_now(). */
+#define SIM_PHASE_MS 500
+
 static void sim_timer_start(struct core_timer *t, uint64_t ms, uint64_t repeat_ms)
 {
 	struct sim_timer *st = t->impl;
 
 	sim_timer_stop(t);
 	st->due = env.now + ms;
+	if (repeat_ms && repeat_ms % 1000 == 0 && ms >= 1000)
+		st->due = st->due / 1000 * 1000 + SIM_PHASE_MS;
 	st->repeat = repeat_ms;
 	heap_push(st);
 }
@@ -242,9 +253,11 @@ void sim_env_advance(uint64_t to)
 		heap_remove(t);
 		if (t->due > env.now)
 			env.now = t->due;
-		if (t->repeat) {   /* once, however many periods passed */
-			uint64_t next = t->due + t->repeat;
-			t->due = next > to ? next : to + t->repeat;
+		if (t->repeat) {   /* once, however many periods passed, */
+			uint64_t next = t->due + t->repeat;   /* in its phase */
+			if (next <= to)
+				next += ((to - next) / t->repeat + 1) * t->repeat;
+			t->due = next;
 			heap_push(t);
 		}
 		t->owner->cb(t->owner);   /* may arm or stop timers, this one too */

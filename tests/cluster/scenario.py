@@ -205,9 +205,15 @@ def run_sim(sc, conf_text, workdir):
     conf = os.path.join(workdir, "herd.conf")
     with open(conf, "w") as f:
         f.write(conf_text)
+    # the accounts into herd.conf's cluster, as the real side's
+    # `sacctmgr load file=F cluster=NAME` does
+    name = re.search(r"^ClusterName=(\S+)", conf_text, re.M).group(1)
+    accounts = os.path.join(workdir, "accounts")
+    with open(sc.accounts) as f, open(accounts, "w") as g:
+        g.write(re.sub(r"^Cluster - '[^']*'", f"Cluster - '{name}'", f.read(), flags=re.M))
     out = os.path.join(workdir, "sim.csv")
     argv = [os.path.join(BIN, "herd"), "sim", "--policy", "slurm", "-c", conf,
-            "--jobs", os.path.join(sc.dir, "jobs"), "--accounts", sc.accounts, "--csv", out]
+            "--jobs", os.path.join(sc.dir, "jobs"), "--accounts", accounts, "--csv", out]
     if sc.reservations:
         argv += ["--reservations", sc.reservations]
     p = subprocess.run(argv, capture_output=True, text=True, timeout=120)
@@ -216,18 +222,16 @@ def run_sim(sc, conf_text, workdir):
 
 
 def read_sim_csv(path):
-    """The simulator's CSV: its last six columns are the job ID as squeue
-    shows it, name, user, start, end and the allocated nodes."""
+    """The simulator's CSV, by its header's names: jobid (as squeue shows
+    it), jobname, user, start, end (s from second 0), nodelist."""
     rows = {}
     with open(path) as f:
-        for rec in csv.reader(f):
-            if not rec or not re.match(r"\d", rec[0]):
-                continue   # the header
-            jid, name, user, start, end, nodes = rec[-6:]
-            rows[jid] = {"id": jid, "name": name, "user": user,
-                         "start": int(float(start)) if start not in ("", "-1") else None,
-                         "end": int(float(end)) if end not in ("", "-1") else None,
-                         "nodes": expand(nodes)}
+        for rec in csv.DictReader(f):
+            start, end = int(rec["start"]), int(rec["end"])
+            rows[rec["jobid"]] = {"id": rec["jobid"], "name": rec["jobname"], "user": rec["user"],
+                                  "start": start if start >= 0 else None,
+                                  "end": end if end >= 0 else None,
+                                  "nodes": expand(rec["nodelist"])}
     return rows
 
 
@@ -297,3 +301,17 @@ def table(real, sim):
                      f"{str(b.get('start')):>9} {str(b.get('end')):>4} "
                      f"{','.join(b.get('nodes', ())):<12}")
     return "\n".join(lines)
+
+
+def races(rows):
+    """Seconds at which two or more jobs end and a job starts: which of the
+    ends a real cluster hears first may decide where (or whether) that job
+    starts, where the simulator hears them all at once.  A scenario should
+    have none (its jobs file is then to be changed, not the test)."""
+    found = []
+    for t in sorted({r["end"] for r in rows.values() if r["end"] is not None}):
+        ends = sorted(j for j, r in rows.items() if r["end"] == t)
+        starts = sorted(j for j, r in rows.items() if r["start"] == t)
+        if len(ends) > 1 and starts:
+            found.append(f"second {t}: {ends} end, {starts} start")
+    return found
