@@ -9,11 +9,14 @@ side is held to whole seconds: scenario.py."""
 import pytest
 
 import scenario
+from conftest import ensure_user
 
 
 @pytest.mark.parametrize("name", scenario.scenario_names())
-def test_scenario(name, users, tmp_path):
+def test_scenario(name, tmp_path):
     sc = scenario.Scenario(name)
+    for user in {j.user for j in sc.jobs}:   # both sides need them (herdu3 too)
+        ensure_user(user)
     real, conf = scenario.run_real(sc)
     sim = scenario.run_sim(sc, conf, str(tmp_path))
     both = scenario.table(real, sim)
