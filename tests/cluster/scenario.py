@@ -83,8 +83,14 @@ class Scenario:
         self.jobs.sort(key=lambda j: j.submit)   # stable: the file's order within a second
 
     def nodes(self):
-        i = self.up_args.index("--nodes") if "--nodes" in self.up_args else -1
-        return int(self.up_args[i + 1]) if i >= 0 else 4
+        """herd up's --nodes (Cluster takes it apart from the other options)."""
+        a = self.up_args
+        return int(a[a.index("--nodes") + 1]) if "--nodes" in a else 4
+
+    def other_up_args(self):
+        a = self.up_args
+        i = a.index("--nodes") if "--nodes" in a else len(a)
+        return a[:i] + a[i + 2:]
 
 
 def read_lines(path):
@@ -148,7 +154,7 @@ def run_real(sc, timeout=60):
     herd.conf it ran with); rows as read_sim_csv's."""
     c = Cluster(make_root(), sc.nodes())
     try:
-        c.up(*sc.up_args[2:] if sc.up_args[:1] == ["--nodes"] else sc.up_args)
+        c.up(*sc.other_up_args())
         check(c.run(["sacctmgr", "-i", "load", f"file={sc.accounts}", f"cluster={c.name}"]),
               "sacctmgr load")
         with open(c.conf) as f:
@@ -166,10 +172,9 @@ def run_real(sc, timeout=60):
             c.workdir(u)
         t0 = int(time.time()) + 2
         for line in read_lines(sc.reservations) if sc.reservations else []:
-            spec = shlex.split(line, comments=True)
+            spec = shlex.split(resv_spec(line, t0), comments=True)
             if spec:
-                check(c.run(["scontrol", "create", "reservation", *resv_spec(" ".join(spec), t0)
-                             .split()]), f"reservation {line}")
+                check(c.run(["scontrol", "create", "reservation", *spec]), f"reservation {line}")
         late = []
         for j in sc.jobs:
             sleep_until(t0 + j.submit + SUBMIT_AT)
