@@ -27,10 +27,12 @@
 
 struct ctld ctld;   /* herdctld's main.c has the daemon's */
 
-/* How long jobs may wait with nothing but the periodic passes to come
- * (no arrival, no end, no timer of its own) before the replay gives up on
- * them: a dependency never satisfied, a hold. */
-#define SIM_STALL_MS (7ULL * 86400 * 1000)
+/* How long jobs may wait with nothing running and nothing to arrive,
+ * after the last start, end or submission and the last --begin, before the
+ * replay gives up on them: a dependency never satisfied, a hold.  (A
+ * reservation longer than that on the only nodes they fit would be taken
+ * for one.) */
+#define SIM_STALL_MS (86400ULL * 1000)
 
 /* One job of the controller's that ran: a submitted job, or an array
  * task split off its array's record (a job ID of its own). */
@@ -54,6 +56,8 @@ static struct {
 	size_t cap_ids;
 	long busy;                   /* CPUs of the running jobs */
 	long pending;                /* jobs and array tasks waiting */
+	long running;
+	uint64_t progress_ms;        /* virtual ms of the last submission, start or end */
 	struct sim_result *res;
 	size_t samples_cap;
 } sc;
@@ -105,6 +109,8 @@ static void job_end_fired(struct core_timer *t)
 
 	sj->end = core_now() - SIM_CORE_EPOCH;
 	sc.busy -= sj->procs;
+	sc.running--;
+	sc.progress_ms = sim_env_now_ms();
 	job_ended(&end);
 }
 
@@ -141,6 +147,8 @@ static void sim_launch(struct job *job)
 	sim_job_names(sj, job);
 	sc.busy += sj->procs;
 	sc.pending--;
+	sc.running++;
+	sc.progress_ms = sim_env_now_ms();
 	core_timer_start(&sj->end_timer, (uint64_t)run * 1000, 0);
 }
 
@@ -222,6 +230,7 @@ static void submit_one(size_t i)
 		return;
 	}
 	sim_job_add(job->id, a);
+	sc.progress_ms = sim_env_now_ms();
 	sc.pending += job->array_pending ? (long)bitmap_count(job->array_pending) : 1;
 }
 
@@ -247,18 +256,36 @@ static void sample(int64_t t)
 	r->samples[r->nsamples++] = (struct sim_sample){ t, sc.busy, sc.pending };
 }
 
-/* Jobs and array tasks that wait, as the job table has them. */
+/* Jobs and array tasks that wait, as the job table has them, and the
+ * latest time one of them may start (--begin). */
+struct pending_count {
+	long n;
+	time_t eligible;
+};
+
 static void count_pending(struct job *job, void *arg)
 {
-	if (job->state == JOB_PENDING)
-		*(long *)arg += job->array_pending ? (long)bitmap_count(job->array_pending) : 1;
+	struct pending_count *c = arg;
+	if (job->state != JOB_PENDING)
+		return;
+	c->n += job->array_pending ? (long)bitmap_count(job->array_pending) : 1;
+	if (job->eligible_time > c->eligible)
+		c->eligible = job->eligible_time;
 }
 
-static long pending_in_table(void)
+/* Whether the replay should stop waiting: nothing runs, nothing is to
+ * arrive, and the jobs that wait (recounted: some may have been cancelled
+ * without starting) have waited SIM_STALL_MS past the last event. */
+static bool stalled(void)
 {
-	long n = 0;
-	job_foreach(count_pending, &n);
-	return n;
+	struct pending_count c = { 0, 0 };
+
+	job_foreach(count_pending, &c);
+	sc.pending = c.n;
+	uint64_t since = sc.progress_ms;
+	if (c.eligible > SIM_CORE_EPOCH && (uint64_t)(c.eligible - SIM_CORE_EPOCH) * 1000 > since)
+		since = (uint64_t)(c.eligible - SIM_CORE_EPOCH) * 1000;
+	return sc.pending > 0 && sim_env_now_ms() > since + SIM_STALL_MS;
 }
 
 /* When arrival i comes (virtual ms), or UINT64_MAX past the last. */
@@ -359,20 +386,10 @@ int sim_core_run(const struct sim_arrival *arr, size_t n, struct conf *conf,
 		res->procs += ctld.nodes[i].cpus;
 	res->nnodes = ctld.nnodes;
 	size_t next = 0;
-	uint64_t idle_since = UINT64_MAX;
 	for (;;) {
 		uint64_t arrival = arrival_ms(next);
-		if (sc.pending > 0 && arrival == UINT64_MAX && sim_env_next_due(false) == UINT64_MAX) {
-			/* only the periodic passes are left: a job may have stopped
-			 * waiting without starting (cancelled), or wait for good */
-			sc.pending = pending_in_table();
-			if (idle_since == UINT64_MAX)
-				idle_since = sim_env_now_ms();
-			else if (sim_env_now_ms() - idle_since > SIM_STALL_MS)
-				break;
-		} else {
-			idle_since = UINT64_MAX;
-		}
+		if (sc.pending > 0 && sc.running == 0 && arrival == UINT64_MAX && stalled())
+			break;
 		/* while jobs wait, the periodic passes (backfill, the whole
 		 * queue) are events: they may start them */
 		uint64_t due = sim_env_next_due(sc.pending > 0);

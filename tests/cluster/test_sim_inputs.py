@@ -216,3 +216,17 @@ def test_help_names_the_inputs():
     for word in ("--jobs FILE", "--accounts FILE", "--reservations FILE",
                  "jobid,jobname,user,nodelist"):
         assert word in r.stdout
+
+
+def test_job_that_never_starts(tmp_path, users):
+    # a dependency never satisfied (a's end at its time limit is a
+    # failure) and a held job: the replay gives up on them (a virtual day
+    # with nothing running) instead of running forever; the one that
+    # --kill-on-invalid-dep cancels is not counted
+    r = sim("--jobs", write(tmp_path, "jobs.txt", """0 herdu1 100 -J a -n1 -t 1
+0 herdu1 5 -J b -n1 --dependency=afterok:1
+0 herdu1 5 -J c -n1 --dependency=afterok:1 --kill-on-invalid-dep=yes
+"""), "-c", conf(tmp_path))
+    assert r.returncode == 1
+    assert r.stderr == ("herd sim: error: 1 jobs never started (the configuration cannot "
+                        "run them)\n")
