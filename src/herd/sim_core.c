@@ -149,7 +149,12 @@ static void sim_launch(struct job *job)
 	sc.pending--;
 	sc.running++;
 	sc.progress_ms = sim_env_now_ms();
-	core_timer_start(&sj->end_timer, (uint64_t)run * 1000, 0);
+	/* Its run counts from the second the controller records as its start
+	 * (start_time), as its time limit does: started by a pass in mid-second
+	 * (sim_env.c), it still ends on a whole second, before that second's
+	 * arrivals, as a job whose end herdctld hears early in its second. */
+	uint64_t into = core_now_ms() % 1000, ms = (uint64_t)run * 1000;
+	core_timer_start(&sj->end_timer, ms > into ? ms - into : 0, 0);
 }
 
 static void sim_terminate(struct job *job)

@@ -234,6 +234,7 @@ def read_sim_csv(path):
         for rec in csv.DictReader(f):
             start, end = int(rec["start"]), int(rec["end"])
             rows[rec["jobid"]] = {"id": rec["jobid"], "name": rec["jobname"], "user": rec["user"],
+                                  "submit": int(rec["submit"]),
                                   "start": start if start >= 0 else None,
                                   "end": end if end >= 0 else None,
                                   "nodes": expand(rec["nodelist"])}
@@ -309,14 +310,17 @@ def table(real, sim):
 
 
 def races(rows):
-    """Seconds at which two or more jobs end and a job starts: which of the
-    ends a real cluster hears first may decide where (or whether) that job
-    starts, where the simulator hears them all at once.  A scenario should
-    have none (its jobs file is then to be changed, not the test)."""
+    """Seconds at which two or more jobs end and a job that was waiting
+    starts (the simulator's rows): which of the ends a real cluster hears
+    first may decide where (or whether) that job starts, where the
+    simulator hears them all at once.  A job submitted in that second is
+    not at stake: the ends come before the second's submissions on both
+    sides.  A scenario should have none (its jobs file is then to be
+    changed, not the test)."""
     found = []
     for t in sorted({r["end"] for r in rows.values() if r["end"] is not None}):
         ends = sorted(j for j, r in rows.items() if r["end"] == t)
-        starts = sorted(j for j, r in rows.items() if r["start"] == t)
+        starts = sorted(j for j, r in rows.items() if r["start"] == t and r["submit"] < t)
         if len(ends) > 1 and starts:
             found.append(f"second {t}: {ends} end, {starts} start")
     return found
