@@ -404,8 +404,13 @@ int sim_core_run(const struct sim_arrival *arr, size_t n, struct conf *conf,
 		if (t < sim_env_now_ms())
 			t = sim_env_now_ms();   /* a trace out of order: now */
 		sim_env_advance(t);
-		while (arrival_ms(next) <= t)
+		/* each arrival its own pass, as herdctld runs one after each
+		 * submission: those of one second are not placed together in
+		 * priority order, but one after the other as they come */
+		while (arrival_ms(next) <= t) {
 			submit_one(next++);
+			settle(t);
+		}
 		settle(t);
 		res->passes++;
 		sample((int64_t)(t / 1000));
