@@ -36,6 +36,7 @@ static int nresvs, cap_resvs;
 static struct sched_resv *slist;
 static uint32_t next_seq = 1;   /* the N of user_N names */
 static struct core_timer resv_timer;
+static struct core_timer edge_timer;   /* the next start or end, to the second */
 static long over_run;           /* ResvOverRun, minutes; -1 = UNLIMITED */
 
 /* --- pure pieces ------------------------------------------------------ */
@@ -147,6 +148,27 @@ static void resv_release(struct resv *r)
 static bool resv_active(const struct resv *r, time_t now)
 {
 	return r->start <= now && now < r->end;
+}
+
+/* The tick again at the soonest start or end still to come (a day ahead
+ * at most), so that the scheduler hears of it at its second: the tick is
+ * a poll, which herd sim runs only when its clock moves for another
+ * reason (doc/core.md "Time in the simulator"). */
+static void edge_arm(time_t now)
+{
+	time_t next = 0;
+	if (!edge_timer.impl)
+		return;   /* before resv_setup */
+	for (int i = 0; i < nresvs; i++) {
+		const struct resv *r = &resvs[i];
+		time_t at = r->start > now ? r->start : r->end;
+		if (at > now && (!next || at < next))
+			next = at;
+	}
+	if (next)
+		core_timer_start(&edge_timer, (uint64_t)(next - now < 86400 ? next - now : 86400) * 1000, 0);
+	else
+		core_timer_stop(&edge_timer);
 }
 
 static bool resv_has_node(const struct resv *r, int idx)
@@ -566,6 +588,7 @@ int resv_create(const json_t *b, uid_t uid, char **name_out, struct herd_error *
 	r.was_active = resv_active(&r, now);
 	resvs[nresvs++] = r;
 	resv_save(&r);
+	edge_arm(now);
 	log_info("reservation %s created by uid %u", r.name, (unsigned)uid);
 	sched_request();
 	*name_out = r.name;
@@ -644,6 +667,7 @@ void resv_update_rpc(struct net_req *req)
 	resv_release(old);
 	*old = r;
 	resv_save(old);
+	edge_arm(now);
 	sched_request();
 	reply_after_commit(req, old->name);
 }
@@ -707,6 +731,7 @@ void resv_delete_rpc(struct net_req *req)
 	log_info("reservation %s deleted by uid %u", r->name, (unsigned)req->uid);
 	char *name = xstrdup(r->name);
 	resv_remove(r);
+	edge_arm(core_now());
 	reply_after_commit(req, name);
 	free(name);
 }
@@ -907,6 +932,7 @@ static void resv_tick(struct core_timer *t)
 		}
 		i++;
 	}
+	edge_arm(now);
 }
 
 static void load_one(const char *key, const json_t *rec, void *arg)
@@ -956,6 +982,7 @@ void resv_setup(void)
 	if (!resv_timer.impl) {
 		core_timer_init(&resv_timer, resv_tick);
 		resv_timer.poll = true;
+		core_timer_init(&edge_timer, resv_tick);
 	}
 	core_timer_start(&resv_timer, 1000, 1000);
 }

@@ -373,9 +373,12 @@ void sched_main_pass(bool whole)
 		stats.main_max_ms = ms;
 	log_debug("sched: main pass (%s): %d jobs, %d started, pass %.3f ms, total %.3f ms",
 		  whole ? "whole queue" : "depth", s->njobs, started, s->ms, ms);
-	/* A --begin due before the next tick (every 10 s) gets a pass of its own. */
-	if (s->wake && s->wake - now < 10)
-		sched_request_later((unsigned)(s->wake - now) * 1000 + 100);
+	/* A --begin gets a pass of its own at its second, not at the tick's
+	 * pass (every 10 s; in herd sim the tick runs only when the clock
+	 * moves for another reason, doc/core.md "Time in the simulator").  A
+	 * day ahead at most: that pass sets the next. */
+	if (s->wake > now)
+		sched_request_later((unsigned)(s->wake - now < 86400 ? s->wake - now : 86400) * 1000 + 100);
 	snap_destroy(s);
 	backfill_poke();
 }

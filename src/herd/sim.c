@@ -328,6 +328,10 @@ int herd_sim_main(int argc, char **argv)
 		errprintf(&err, "%s: MaxProcs %ld is too big (give --procs)", swf, procs);
 		goto error;
 	}
+	if (!swf && !conf && procs == 0) {
+		errprintf(&err, "--jobs FILE runs on herd.conf's nodes: give -c herd.conf (or --procs)");
+		goto error;
+	}
 	if (build_machine(procs, node_cpus, conf, &opts.machine, &err))
 		goto error;
 	switch (opts.policy) {

@@ -1,12 +1,16 @@
 /* `herd sim --policy slurm`: the trace replayed through the controller's
- * own code in virtual time (doc/core.md step 5).  Each trace job is
- * submitted with job_submit at its submit time.  The controller's
+ * own code in virtual time (doc/core.md step 5).  The accounts and
+ * reservations (--accounts, --reservations) go in first, through the
+ * handlers of sacctmgr load and scontrol create reservation.  Each
+ * arrival (a trace job, a jobs file's line) is submitted with job_submit
+ * at its submit time; the controller numbers it.  The controller's
  * scheduler passes, priority and backfill start it, on the core's timers
  * (herd/sim_env.c).  Its "launch" arms an end timer at start + min(run
  * time, time limit), whose job_ended is the batch host's report.  The
  * store is the real one, in a private directory, drained after each
  * simulated instant.  What the pass decides is the controller's business,
- * not this file's; this file only feeds it and records what happened. */
+ * not this file's; this file only feeds it and records what happened, by
+ * job ID (an array task that runs is a job of its own). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

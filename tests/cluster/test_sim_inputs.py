@@ -203,8 +203,10 @@ def test_bad_line(tmp_path, users, kind, text, line, msg):
     (["--swf", "X", "--accounts", "A"], "--accounts and --reservations need --policy slurm"),
     (["--jobs", "/nonexistent/jobs"], "/nonexistent/jobs: No such file or directory"),
     ([], "--swf FILE or --jobs FILE is required (see herd sim --help)"),
+    (["--jobs", "J"], "--jobs FILE runs on herd.conf's nodes: give -c herd.conf (or --procs)"),
 ])
 def test_bad_use(tmp_path, args, msg):
+    args = [write(tmp_path, "jobs.txt", "0 herdu1 1\n") if a == "J" else a for a in args]
     r = sim(*args)
     assert r.returncode == 1
     assert r.stderr == f"herd sim: error: {msg}\n"
@@ -230,3 +232,17 @@ def test_job_that_never_starts(tmp_path, users):
     assert r.returncode == 1
     assert r.stderr == ("herd sim: error: 1 jobs never started (the configuration cannot "
                         "run them)\n")
+
+
+def test_times_to_the_second(tmp_path, users):
+    # a --begin and a reservation's end wake the scheduler at their second
+    # (one-shot timers), as herdctld does, not at the next periodic pass:
+    # b (in r1) starts at 25; x and y, whose minute would run into r1 (3
+    # to 80 s, on every node), start when it ends
+    resv = write(tmp_path, "resv.txt",
+                 "ReservationName=r1 StartTime=now+3 Duration=1:17 Nodes=n[1-4] Users=herdu1\n")
+    _, rows = replay(tmp_path, """0 herdu1 1 -J b --begin=now+25 -t 1 --reservation=r1
+0 herdu2 5 -J x -N1 -t 1
+4 herdu2 5 -J y -N1 -t 1
+""", "--reservations", resv)
+    assert [(x["jobname"], x["start"]) for x in rows] == [("b", "25"), ("x", "80"), ("y", "80")]

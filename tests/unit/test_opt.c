@@ -65,6 +65,29 @@ static void test_directives(void **state)
 	}
 }
 
+/* One line's words as a directive's (herd sim's jobs file). */
+static void test_words(void **state)
+{
+	static const struct {
+		const char *line, *words;
+	} cases[] = {
+		{ "3 herdu1 5 -J b --array=0-2", "3|herdu1|5|-J|b|--array=0-2" },
+		{ "  0 u 1 --comment='a b' -J \"x y\"  ", "0|u|1|--comment=a b|-J|x y" },
+		{ "0 u 1 -n1 # the rest is a comment", "0|u|1|-n1" },
+		{ "", "" },
+	};
+	for (size_t i = 0; i < N(cases); i++) {
+		size_t n;
+		char **v = opt_words(cases[i].line, &n);
+		char *s = joined(v);
+		if (strcmp(s, cases[i].words))
+			fail_msg("line %zu: '%s', want '%s'", i, s, cases[i].words);
+		assert_int_equal(n, opt_strv_len(v));
+		free(s);
+		opt_strv_free(v);
+	}
+}
+
 static char *const environ_in[] = {
 	"HOME=/root", "PATH=/bin", "EDITOR=vi", "SLURM_CONF=/x", "SLURMD=no", "EMPTY=", NULL,
 };
@@ -341,6 +364,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_directives),
+		cmocka_unit_test(test_words),
 		cmocka_unit_test(test_export),
 		cmocka_unit_test(test_signals),
 		cmocka_unit_test(test_signal_spec),
