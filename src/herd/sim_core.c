@@ -140,6 +140,10 @@ static void sim_launch(struct job *job)
 	if (!sj)
 		return;
 	int64_t run = sj->run;
+	/* a requeued job runs again from the start: how its last run was
+	 * ended (preempted) is not this one's */
+	sj->killed = false;
+	sj->timed_out = false;
 	if (job->time_limit >= 0 && run > job->time_limit) {
 		run = job->time_limit;   /* killed at its limit */
 		sj->timed_out = true;
