@@ -356,6 +356,12 @@ static int load_start(const struct sim_core_start *st, struct herd_error *err)
 
 	if (!st)
 		return 0;
+	/* the file's tree for herd.conf's cluster, as `sacctmgr load file=F
+	 * cluster=NAME` loads a dump made on another cluster */
+	json_t *first = st->accounts ? json_array_get(st->accounts, 0) : NULL;
+	const char *type = first ? json_string_value(json_object_get(first, "type")) : NULL;
+	if (type && !strcmp(type, "cluster"))
+		json_object_set_new(first, "name", json_string(ctld.cluster));
 	if (st->accounts && assoc_load_records(st->accounts, &e) != 0) {
 		long line;
 		int at = 0;

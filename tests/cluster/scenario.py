@@ -210,15 +210,11 @@ def run_sim(sc, conf_text, workdir):
     conf = os.path.join(workdir, "herd.conf")
     with open(conf, "w") as f:
         f.write(conf_text)
-    # the accounts into herd.conf's cluster, as the real side's
-    # `sacctmgr load file=F cluster=NAME` does
-    name = re.search(r"^ClusterName=(\S+)", conf_text, re.M).group(1)
-    accounts = os.path.join(workdir, "accounts")
-    with open(sc.accounts) as f, open(accounts, "w") as g:
-        g.write(re.sub(r"^Cluster - '[^']*'", f"Cluster - '{name}'", f.read(), flags=re.M))
     out = os.path.join(workdir, "sim.csv")
+    # (the file's Cluster line names no cluster of either side: herd sim
+    # loads it into herd.conf's, as `sacctmgr load ... cluster=NAME` does)
     argv = [os.path.join(BIN, "herd"), "sim", "--policy", "slurm", "-c", conf,
-            "--jobs", os.path.join(sc.dir, "jobs"), "--accounts", accounts, "--csv", out]
+            "--jobs", os.path.join(sc.dir, "jobs"), "--accounts", sc.accounts, "--csv", out]
     if sc.reservations:
         argv += ["--reservations", sc.reservations]
     p = subprocess.run(argv, capture_output=True, text=True, timeout=120)
