@@ -52,7 +52,8 @@ static void sim_usage(FILE *f)
 	      "                    configured priority and backfill on the trace alone)\n"
 	      "  -c, --conf FILE   herd.conf (default: $HERD_CONF; none: Slurm's defaults)\n"
 	      "  --csv FILE        per-job CSV: job_id,submit,start,end,wait,run_time,estimate,\n"
-	      "                    procs,bounded_slowdown,jobid,jobname,user,nodelist\n"
+	      "                    procs,bounded_slowdown,\n"
+	      "                    jobid,jobname,user,nodelist,last_start\n"
 	      "  --plot FILE.svg   utilization, queue length and wait over time (also --chart)\n",
 	      f);
 }

@@ -81,6 +81,7 @@ struct sim_outcome {
 	long procs;
 	char jobid[32];              /* as squeue shows it: "12", "10_3" */
 	char *name, *user, *nodes;   /* job name, user name, allocated nodes ("n[1-2]") */
+	int64_t last_start;          /* its last run's start (sacct's Start); 0 with no jobid */
 };
 
 /* Utilization and queue length after each batch of events. */

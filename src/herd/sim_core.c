@@ -184,6 +184,9 @@ static void sim_launch(struct job *job)
 	 * when the node answers): a cancel or a preemption now terminates it */
 	job->launch = LAUNCH_DONE;
 	int64_t run = sj->run;
+	/* a requeued job runs again from the start: how its last run was
+	 * ended (preempted) is not this one's */
+	sj->killed = false;
 	sj->timed_out = false;
 	if (job->time_limit >= 0 && run > job->time_limit) {
 		run = job->time_limit;   /* killed at its limit */
@@ -201,7 +204,12 @@ static void sim_launch(struct job *job)
 	sc.pending--;
 	sc.running++;
 	sc.progress_ms = sim_env_now_ms();
-	core_timer_start(&sj->end_timer, (uint64_t)run * 1000, 0);
+	/* Its run counts from the second the controller records as its start
+	 * (start_time), as its time limit does: started by a pass in mid-second
+	 * (sim_env.c), it still ends on a whole second, before that second's
+	 * arrivals, as a job whose end herdctld hears early in its second. */
+	uint64_t into = core_now_ms() % 1000, ms = (uint64_t)run * 1000;
+	core_timer_start(&sj->end_timer, ms > into ? ms - into : 0, 0);
 }
 
 static void sim_terminate(struct job *job)
@@ -526,6 +534,12 @@ static int load_start(const struct sim_core_start *st, struct herd_error *err)
 
 	if (!st)
 		return 0;
+	/* the file's tree for herd.conf's cluster, as `sacctmgr load file=F
+	 * cluster=NAME` loads a dump made on another cluster */
+	json_t *first = st->accounts ? json_array_get(st->accounts, 0) : NULL;
+	const char *type = first ? json_string_value(json_object_get(first, "type")) : NULL;
+	if (type && !strcmp(type, "cluster"))
+		json_object_set_new(first, "name", json_string(core.cluster));
 	if (st->accounts && assoc_load_records(st->accounts, &e) != 0) {
 		long line;
 		int at = 0;
@@ -575,7 +589,8 @@ static void outcomes(struct sim_result *res)
 			.id = a->id, .submit = sj->submit, .start = sj->start, .end = sj->end,
 			.run = sj->ran, .estimate = a->estimate,
 			.procs = a->procs > 0 ? a->procs : sj->procs,
-			.name = sj->name, .user = sj->user, .nodes = sj->nodes };
+			.name = sj->name, .user = sj->user, .nodes = sj->nodes,
+			.last_start = sj->run_start };
 		memcpy(o->jobid, sj->jobid, sizeof(o->jobid));
 		sj->name = sj->user = sj->nodes = NULL;   /* the result's now */
 	}
@@ -630,8 +645,9 @@ int sim_core_run(const struct sim_arrival *arr, size_t n, struct conf *conf,
 			t = sim_env_now_ms();   /* a trace out of order: now */
 		sim_env_advance(t);
 		submit_held(t);
-		/* one at a time, as a script's sbatch commands come: each is
-		 * answered, and its pass has run, before the next is sent */
+		/* each arrival its own pass, as herdctld runs one after each
+		 * submission: those of one second are not placed together in
+		 * priority order, but one after the other as they come */
 		while (arrival_ms(next) <= t) {
 			arrive(next++);
 			settle(t);

@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <stdlib.h>
 #include "common/xmalloc.h"
+#include "core/job.h"
 #include "herd/sim_env.h"
 
 struct sim_timer {
@@ -112,12 +113,23 @@ static void sim_timer_stop(struct core_timer *t)
 		heap_remove(st);
 }
 
+/* A periodic timer of whole seconds (the scheduler's and backfill's
+ * passes, the ticks) runs in the middle of its second.  In herdctld its
+ * phase is that of the daemon's start, unrelated to when requests and job
+ * ends come; here those come on whole seconds (a trace's times).  At the
+ * top of the second, a pass would run before that second's arrivals and
+ * ends, and what it could start then would wait a whole period; in the
+ * middle it sees them, in the same second of core_now(). */
+#define SIM_PHASE_MS 500
+
 static void sim_timer_start(struct core_timer *t, uint64_t ms, uint64_t repeat_ms)
 {
 	struct sim_timer *st = t->impl;
 
 	sim_timer_stop(t);
 	st->due = env.now + ms;
+	if (repeat_ms && repeat_ms % 1000 == 0 && ms >= 1000)
+		st->due = st->due / 1000 * 1000 + SIM_PHASE_MS;
 	st->repeat = repeat_ms;
 	heap_push(st);
 }
@@ -149,8 +161,13 @@ static int sim_work(struct core_work *w)
 	return 0;
 }
 
+/* The simulated node takes every launch at once: the job is launched, as
+ * launch.c marks it when the node replies.  Without it a preemption or a
+ * cancel would take the job for one never started (LAUNCH_NONE), end it
+ * without a terminate, and the replay would keep it running. */
 static void sim_launch(struct job *job)
 {
+	job->launch = LAUNCH_DONE;
 	if (env.hooks && env.hooks->launch)
 		env.hooks->launch(job);
 }
@@ -280,9 +297,11 @@ void sim_env_advance(uint64_t to)
 		heap_remove(t);
 		if (t->due > env.now)
 			env.now = t->due;
-		if (t->repeat) {   /* once, however many periods passed */
-			uint64_t next = t->due + t->repeat;
-			t->due = next > to ? next : to + t->repeat;
+		if (t->repeat) {   /* once, however many periods passed, */
+			uint64_t next = t->due + t->repeat;   /* in its phase */
+			if (next <= to)
+				next += ((to - next) / t->repeat + 1) * t->repeat;
+			t->due = next;
 			heap_push(t);
 		}
 		t->owner->cb(t->owner);   /* may arm or stop timers, this one too */

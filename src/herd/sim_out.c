@@ -72,7 +72,7 @@ static void csv_field(FILE *f, const char *s)
 int sim_write_csv(FILE *f, const struct sim_result *res)
 {
 	fputs("job_id,submit,start,end,wait,run_time,estimate,procs,bounded_slowdown,"
-	      "jobid,jobname,user,nodelist\n", f);
+	      "jobid,jobname,user,nodelist,last_start\n", f);
 	for (size_t i = 0; i < res->njobs; i++) {
 		const struct sim_outcome *j = &res->jobs[i];
 		fprintf(f, "%ld,%lld,%lld,%lld,%lld,%lld,%lld,%ld,%.6f,", j->id, (long long)j->submit,
@@ -85,7 +85,10 @@ int sim_write_csv(FILE *f, const struct sim_result *res)
 		csv_field(f, j->user);
 		fputc(',', f);
 		csv_field(f, j->nodes);
-		fputc('\n', f);
+		if (*j->jobid)
+			fprintf(f, ",%lld\n", (long long)j->last_start);
+		else
+			fputs(",\n", f);
 	}
 	return ferror(f) ? -1 : 0;
 }

@@ -343,7 +343,7 @@ def test_csv_and_svg(tmp_path):
     assert "Policy:                easy" in r.stdout
     with open(out_csv) as f:
         assert f.readline() == ("job_id,submit,start,end,wait,run_time,estimate,procs,"
-                                "bounded_slowdown,jobid,jobname,user,nodelist\n")
+                                "bounded_slowdown,jobid,jobname,user,nodelist,last_start\n")
     rows = read_csv(out_csv)
     assert len(rows) == 7
     assert rows[5]["run_time"] == "0" and rows[5]["estimate"] == "0"
@@ -493,13 +493,14 @@ def test_help():
 # The limits are the estimates rounded up to whole minutes, as Slurm keeps
 # them: 1 120 s, 2 60 s, 3 120 s, 4 (no estimate: its run time) 60 s,
 # 5 120 s.  Priorities by age: 2 goes first, and waits for 4 CPUs.
-# sched/backfill: the backfill pass (every 30 s) at 60 plans 2 at 120 (1's
-# limit); 4 (60 s) fits before that and starts, 3 (120 s) does not.  1 ends
-# at 100: 2 starts, ends at 150; then 3 and 5.
+# sched/backfill: the backfill pass (every 30 s, in the middle of its
+# second: herd/sim_env.c) at 30.5 sees 4, which came at 30, and plans 2 at
+# 120 (1's limit); 4 (60 s) fits before that and starts at 30, 3 (120 s)
+# does not.  1 ends at 100: 2 starts, ends at 150; then 3 and 5.
 # sched/builtin: no backfill: 3, 4, 5 wait for 2 and start at 150.
 # Nodes from herd.conf: the same machine as 4 one-CPU nodes, the same plan.
 SLURM_A = {
-    "backfill": ("", [0, 100, 150, 60, 150], [100, 150, 220, 100, 180]),
+    "backfill": ("", [0, 100, 150, 30, 150], [100, 150, 220, 70, 180]),
     "builtin": ("SchedulerType=sched/builtin\n", [0, 100, 150, 150, 150],
                 [100, 150, 220, 190, 180]),
 }

@@ -98,7 +98,7 @@ def test_nodelist_is_quoted(tmp_path, users):
     _, rows = replay(tmp_path, "0 herdu1 1 -J w -N2 -w n1,n3\n")
     assert rows[0]["nodelist"] == "n[1,3]"
     with open(tmp_path / "out.csv") as f:
-        assert f.read().splitlines()[1].endswith(',w,herdu1,"n[1,3]"')
+        assert f.read().splitlines()[1].endswith(',w,herdu1,"n[1,3]",0')
 
 
 ACCOUNTS = """# sacctmgr dump simt
@@ -218,7 +218,7 @@ def test_help_names_the_inputs():
     r = sim("--help")
     assert r.returncode == 0
     for word in ("--jobs FILE", "--accounts FILE", "--reservations FILE",
-                 "jobid,jobname,user,nodelist"):
+                 "jobid,jobname,user,nodelist,last_start"):
         assert word in r.stdout
 
 

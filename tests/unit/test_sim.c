@@ -146,11 +146,11 @@ static void metrics(void **state)
 {
 	/* Trace A under EASY (worked out in run_trace_a below). */
 	const struct sim_outcome jobs[] = {
-		{ 1, 0, 0, 100, 100, 100, 2, "", NULL, NULL, NULL },
-		{ 2, 10, 100, 150, 50, 60, 4, "", NULL, NULL, NULL },
-		{ 3, 20, 20, 90, 70, 70, 1, "", NULL, NULL, NULL },
-		{ 4, 30, 30, 70, 40, 40, 1, "", NULL, NULL, NULL },
-		{ 5, 75, 150, 180, 30, 100, 1, "", NULL, NULL, NULL },
+		{ 1, 0, 0, 100, 100, 100, 2, "", NULL, NULL, NULL, 0 },
+		{ 2, 10, 100, 150, 50, 60, 4, "", NULL, NULL, NULL, 0 },
+		{ 3, 20, 20, 90, 70, 70, 1, "", NULL, NULL, NULL, 0 },
+		{ 4, 30, 30, 70, 40, 40, 1, "", NULL, NULL, NULL, 0 },
+		{ 5, 75, 150, 180, 30, 100, 1, "", NULL, NULL, NULL, 0 },
 	};
 	struct sim_metrics m;
 	sim_metrics_compute(jobs, 5, 4, &m);
@@ -161,9 +161,9 @@ static void metrics(void **state)
 	assert_true(m.utilization == 540.0 / 720.0);
 	assert_true(m.mean_bsld > 1.86 - 1e-12 && m.mean_bsld < 1.86 + 1e-12);
 	/* bounded slowdown: short jobs count as tau, never below 1 */
-	const struct sim_outcome shorty = { 9, 0, 15, 20, 5, 5, 1, "", NULL, NULL, NULL };
+	const struct sim_outcome shorty = { 9, 0, 15, 20, 5, 5, 1, "", NULL, NULL, NULL, 0 };
 	assert_true(sim_bsld(&shorty) == 2.0);   /* (15 + 5) / 10 */
-	const struct sim_outcome zero = { 9, 0, 3, 3, 0, 0, 1, "", NULL, NULL, NULL };
+	const struct sim_outcome zero = { 9, 0, 3, 3, 0, 0, 1, "", NULL, NULL, NULL, 0 };
 	assert_true(sim_bsld(&zero) == 1.0);
 	sim_metrics_compute(jobs, 0, 4, &m);
 	assert_int_equal(m.njobs, 0);
@@ -225,9 +225,9 @@ static void run_trace_a(void **state)
 		assert_int_equal(sim_write_csv(f, &res), 0);
 		fclose(f);
 		assert_non_null(strstr(buf, "job_id,submit,start,end,wait,run_time,estimate,procs,"
-					    "bounded_slowdown,jobid,jobname,user,nodelist\n"
-					    "1,0,0,100,0,100,100,2,1.000000,,,,\n"));
-		assert_non_null(strstr(buf, "\n3,20,150,220,130,70,70,1,2.857143,,,,\n"));
+					    "bounded_slowdown,jobid,jobname,user,nodelist,last_start\n"
+					    "1,0,0,100,0,100,100,2,1.000000,,,,,\n"));
+		assert_non_null(strstr(buf, "\n3,20,150,220,130,70,70,1,2.857143,,,,,\n"));
 		free(buf);
 		f = open_memstream(&buf, &len);
 		assert_int_equal(sim_write_svg(f, &res, "a <trace> & more"), 0);

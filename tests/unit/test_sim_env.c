@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <string.h>
+#include "core/job.h"
 #include "herd/sim_env.h"
 
 
@@ -82,16 +83,34 @@ static void repeating_timers_coalesce(void **state)
 	core_timer_start(&b, 60 * 1000, 60 * 1000);   /* a periodic pass */
 	/* the tick does not make the next event: an hour's replay is not
 	 * 3,600 stops; the pass does when asked for */
-	assert_int_equal(sim_env_next_due(true), 60 * 1000);
+	assert_int_equal(sim_env_next_due(true), 60 * 1000 + 500);   /* mid-second */
 	core_timer_stop(&b);
 	assert_int_equal(sim_env_next_due(true), 3600 * 1000);
 	sim_env_advance(3600 * 1000);
 	assert_string_equal(fired, "ta");   /* once, at its first due time */
-	assert_int_equal(fired_at[0], 1000);
-	assert_int_equal(core_timer_due_in(&tick), 1000);   /* a period after the move */
+	assert_int_equal(fired_at[0], 1500);
+	assert_int_equal(core_timer_due_in(&tick), 500);   /* its next, in its phase */
 	sim_env_advance(3600 * 1000 + 2500);
 	assert_string_equal(fired, "tat");
-	assert_int_equal(fired_at[2], 3601 * 1000);
+	assert_int_equal(fired_at[2], 3600 * 1000 + 500);
+}
+
+/* Armed in mid-second (a reconfigure after an arrival), a periodic timer
+ * still runs in the middle of its seconds; one-shot timers keep their ms. */
+static void periodic_phase(void **state)
+{
+	sim_env_advance(7000);
+	core_timer_start(&a, 50, 0);
+	core_timer_start(&tick, 1000, 1000);
+	assert_int_equal(core_timer_due_in(&a), 50);
+	assert_int_equal(core_timer_due_in(&tick), 1500);
+	sim_env_advance(7200);
+	core_timer_start(&b, 1000, 1000);
+	assert_int_equal(core_timer_due_in(&b), 1300);
+	sim_env_advance(9000);
+	assert_string_equal(fired, "atb");
+	assert_int_equal(fired_at[1], 8500);
+	assert_int_equal(fired_at[2], 8500);
 }
 
 static void armed_while_firing(void **state)
@@ -139,8 +158,10 @@ static void work_and_effects(void **state)
 	static const struct sim_env_hooks hooks = { .launch = hook_launch,
 						    .terminate = hook_terminate };
 	core_env = sim_env_table(&hooks, 0);
-	struct job *job = (struct job *)&w;   /* only passed through */
+	static struct job j;
+	struct job *job = &j;
 	core_launch(job);
+	assert_int_equal(job->launch, LAUNCH_DONE);   /* the node took it */
 	core_terminate(job);
 	core_signal(job, 10, "");   /* no hook: ignored */
 	core_env->mail(job, "u", "s", "Began", "");
@@ -156,6 +177,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(due_order_and_ties, setup, teardown),
 		cmocka_unit_test_setup_teardown(repeating_timers_coalesce, setup, teardown),
+		cmocka_unit_test_setup_teardown(periodic_phase, setup, teardown),
 		cmocka_unit_test_setup_teardown(armed_while_firing, setup, teardown),
 		cmocka_unit_test_setup_teardown(work_and_effects, setup, teardown),
 	};
