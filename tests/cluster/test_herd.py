@@ -205,6 +205,7 @@ def test_usage_errors():
     r = subprocess.run([HERD, "down"], capture_output=True, text=True)
     assert r.returncode == 2
     r = subprocess.run([HERD, "sim"], capture_output=True, text=True)
-    assert r.returncode == 1 and r.stderr.startswith("herd sim: error: --swf FILE is required")
+    assert r.returncode == 1 and \
+        r.stderr.startswith("herd sim: error: --swf FILE or --jobs FILE is required")
     r = subprocess.run([HERD, "bogus"], capture_output=True, text=True)
     assert r.returncode == 2
