@@ -3,8 +3,10 @@
  * MailProg as anything but an address.  Not a full RFC 5322 parser:
  * addresses a site really uses pass, anything a shell or getopt would
  * read as syntax does not. */
+#include <ctype.h>
 #include <string.h>
 #include "common/text.h"
+#include "common/xmalloc.h"
 
 #define TEXT_MAIL_USER_MAX 256
 
@@ -14,6 +16,15 @@ bool text_has_control(const char *s)
 		if (*p < 0x20 || *p == 0x7f)
 			return true;
 	return false;
+}
+
+char *text_lower(const char *s)
+{
+	char *l = xstrdup(s);
+	for (char *p = l; *p; p++)
+		if ((unsigned char)*p < 0x80)
+			*p = (char)tolower((unsigned char)*p);
+	return l;
 }
 
 int text_check_plain(const char *s, const char *what, struct herd_error *err)

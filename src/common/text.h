@@ -10,6 +10,9 @@
 /* A control character (0x00-0x1f, 0x7f) anywhere in s: a newline or a
  * tab in a stored name breaks every line-based output that shows it. */
 bool text_has_control(const char *s);
+/* s in lower case (ASCII), a new string: Slurm keeps account, QOS, user and
+ * cluster names so and matches what a user types against them so. */
+char *text_lower(const char *s);
 
 /* 0 when s (what was given for `what`, e.g. "job name") holds no control
  * character, else -1 with err saying which field. */

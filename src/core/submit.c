@@ -6,6 +6,7 @@
 #include <string.h>
 #include "common/log.h"
 #include "common/parse.h"
+#include "common/text.h"
 #include "common/xmalloc.h"
 #include "core/core.h"
 #include "core/part_limits.h"
@@ -84,7 +85,8 @@ int job_submit(const json_t *spec, const struct submitter *who, bool test_only,
 	job->user = xstrdup(names_user(who->uid));
 	job->name = xstrdup(msg_str(spec, "name"));
 	job->part = part;
-	job->account = *msg_str(spec, "account") ? xstrdup(msg_str(spec, "account")) : NULL;
+	/* Slurm keeps account and QOS names in lower case: -A TeamA is teama */
+	job->account = *msg_str(spec, "account") ? text_lower(msg_str(spec, "account")) : NULL;
 	job->comment = *msg_str(spec, "comment") ? xstrdup(msg_str(spec, "comment")) : NULL;
 	job->work_dir = xstrdup(msg_str(spec, "cwd"));
 	job->submit_host = xstrdup(msg_str(spec, "submit_host"));
@@ -108,7 +110,7 @@ int job_submit(const json_t *spec, const struct submitter *who, bool test_only,
 	job->signal = sig;
 	job->signal_time = sig ? sig_time : 0;
 	job->signal_batch = sig && !strcmp(msg_str_or(spec, "signal_flags"), "B");
-	job->qos = *msg_str_or(spec, "qos") ? xstrdup(msg_str_or(spec, "qos")) : NULL;
+	job->qos = *msg_str_or(spec, "qos") ? text_lower(msg_str_or(spec, "qos")) : NULL;
 	job->features = *msg_str_or(spec, "constraint") ? xstrdup(msg_str_or(spec, "constraint")) : NULL;
 	job->req_nodelist = *msg_str_or(spec, "req_nodelist") ? xstrdup(msg_str_or(spec, "req_nodelist")) : NULL;
 	job->exc_nodelist = *msg_str_or(spec, "exc_nodelist") ? xstrdup(msg_str_or(spec, "exc_nodelist")) : NULL;

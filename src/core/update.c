@@ -6,6 +6,7 @@
 #include <string.h>
 #include "common/log.h"
 #include "common/parse.h"
+#include "common/text.h"
 #include "common/xmalloc.h"
 #include "core/core.h"
 #include "core/part_limits.h"
@@ -354,20 +355,32 @@ static void set_priority(struct job *job, uint32_t p, bool admin)
 	job->priority = job_priority(job);
 }
 
+/* Slurm keeps account and QOS names in lower case: Account=TeamA is teama. */
+static void lower_names(json_t *fields)
+{
+	static const char *const keys[] = { "account", "qos" };
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		const char *v = json_string_value(json_object_get(fields, keys[i]));
+		if (!v)
+			continue;
+		char *l = text_lower(v);
+		json_object_set_new(fields, keys[i], json_string(l));
+		free(l);
+	}
+}
+
 int update_job_fields(struct job *job, json_t *fields, uid_t uid, bool admin, bool team,
 		      struct herd_error *err)
 {
 	int rc;
 
-	if (job_state_is_final(job->state) || job->state == JOB_COMPLETING) {
+	if (job_state_is_final(job->state) || job->state == JOB_COMPLETING)
 		return HERD_ERR_JOB_FINISHED;
-	}
-	if (team && (rc = check_team(job, fields)) != 0) {
+	if (team && (rc = check_team(job, fields)) != 0)
 		return rc;
-	}
-	if ((rc = check_fields(job, fields, admin, err)) != 0) {
+	if ((rc = check_fields(job, fields, admin, err)) != 0)
 		return rc;
-	}
+	lower_names(fields);
 	if (job->state == JOB_PENDING && (rc = check_accounting(job, fields, err)) != 0) {
 		limits_job_submitted(job);   /* counted again as it was */
 		return rc;

@@ -789,3 +789,27 @@ def test_restart_keeps_everything(cluster):
     ok(cluster, "add", "qos", "afterrestart")
     ids = [int(f[1]) for f in rows(cluster, "qos", "format=name,id")]
     assert len(set(ids)) == len(ids)
+
+
+def test_account_and_qos_names_any_case(cluster, users):
+    """Slurm keeps account and QOS names in lower case and matches what a
+    user types against them so: sbatch -A TeamA --qos=Normal runs under
+    teama and normal (a launcher that writes the account as the user knows
+    it must not be refused), and scontrol update Account=TEAMA the same."""
+    ok(cluster, "add", "account", "TeamA")
+    assert rows(cluster, "account", "teama", "format=account") == [["teama"]]
+    ok(cluster, "add", "user", "herdu1", "account=teama")
+    try:
+        job = cluster.sbatch("-A", "TeamA", "--qos=Normal", "-H", "--wrap", "true",
+                             user="herdu1")
+        r = cluster.run(["squeue", "-h", "-j", str(job), "-o", "%a %q"])
+        assert r.out == "teama normal\n", r
+        r = cluster.run(["scontrol", "update", f"JobId={job}", "Account=TEAMA"],
+                        user="herdu1")
+        assert r.rc == 0, r
+        assert "Account=teama " in cluster.run(["scontrol", "show", "job", str(job)]).out
+        assert cluster.run(["scancel", str(job)]).rc == 0
+        cluster.wait_state(job, ("CANCELLED",))
+    finally:
+        ok(cluster, "delete", "user", "herdu1", "where", "account=teama")
+        ok(cluster, "delete", "account", "teama")

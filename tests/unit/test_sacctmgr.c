@@ -80,7 +80,7 @@ static void put_values(void **state)
 	assert_string_equal(json_string_value(json_object_get(o, "maxtresperjob")), "cpu=-1");
 	json_decref(o);
 	/* only ASCII letters are lowered */
-	char *l = keys_lower("ÜnïCODE-Ab");
+	char *l = text_lower("ÜnïCODE-Ab");
 	assert_string_equal(l, "Ünïcode-ab");
 	free(l);
 	json_t *names = json_array();

@@ -117,7 +117,7 @@ json_t *flat_parse_line(const char *line, bool *bad)
 		p++;
 	if (*p)
 		*bad = true;
-	char *ltype = keys_lower(type), *lname = keys_lower(name);
+	char *ltype = text_lower(type), *lname = text_lower(name);
 	json_t *rec = json_pack("{s:s, s:s, s:o}", "type", ltype, "name", lname, "attrs", attrs);
 	if (!rec)
 		*bad = true;   /* never dropped without a word */

@@ -80,15 +80,6 @@ const struct key_def *keys_find(const char *key, size_t len)
 	return NULL;
 }
 
-/* Names Slurm keeps in lower case (clusters, accounts, users, QOS). */
-char *keys_lower(const char *s)
-{
-	char *r = xstrdup(s);
-	for (char *p = r; *p; p++)
-		if ((unsigned char)*p < 0x80)
-			*p = tolower((unsigned char)*p);
-	return r;
-}
 
 static bool lowered_key(const char *canon)
 {
@@ -105,7 +96,7 @@ static bool lowered_key(const char *canon)
 /* Put key=value (op '+' / '-' for += and -=) into obj, Slurm's way. */
 int keys_put(json_t *obj, const struct key_def *k, const char *value, char op)
 {
-	char *v = lowered_key(k->canon) ? keys_lower(value) : xstrdup(value);
+	char *v = lowered_key(k->canon) ? text_lower(value) : xstrdup(value);
 	char *full;
 	if (k->tres) {
 		/* GrpCPUs=10: one TRES of the TRES limit; -1 clears it */
@@ -130,7 +121,7 @@ int keys_put(json_t *obj, const struct key_def *k, const char *value, char op)
 
 void keys_names_add(json_t *names, const char *list)
 {
-	char *l = keys_lower(list);
+	char *l = text_lower(list);
 	char **v = opt_split(l, ',', NULL);
 	for (char **p = v; p && *p; p++)
 		json_array_append_new(names, json_string(*p));

@@ -97,7 +97,7 @@ static const struct col_def *col_find(const struct col_def *defs, size_t n, cons
 	/* exact title or alias first, then a prefix of an alias */
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < n; i++) {
-			char *title = keys_lower(defs[i].title);
+			char *title = text_lower(defs[i].title);
 			char *sp;
 			while ((sp = strchr(title, ' ')))
 				memmove(sp, sp + 1, strlen(sp));

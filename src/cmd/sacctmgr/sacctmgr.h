@@ -6,6 +6,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include "common/text.h"   /* text_lower: the names Slurm keeps in lower case */
 
 struct strbuf;
 
@@ -39,7 +40,6 @@ struct key_def {
 	const char *tres;            /* "cpu": the value is that TRES' count */
 };
 const struct key_def *keys_find(const char *key, size_t len);
-char *keys_lower(const char *s);               /* ASCII letters lowered; caller frees */
 /* key=value (op '+' or '-' for += and -=) into obj under the key's
  * canonical name, lowered where Slurm lowers it; 0. */
 int keys_put(json_t *obj, const struct key_def *k, const char *value, char op);
