@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include "common/auth.h"
 #include "common/conf.h"
+#include "common/fs.h"
 #include "common/log.h"
 #include "common/msg.h"
 #include "common/net.h"
@@ -340,5 +341,13 @@ int main(int argc, char **argv)
 	line(what, pct(lat[1], n1, 0.99), LATENCY_TARGET_MS);
 	printf("%-44s %10.1f ms   (p50 %.1f ms)\n", "  JOB_INFO p99 otherwise", pct(lat[0], n0, 0.99),
 	       pct(lat[0], n0, 0.5));
+	/* what setup made: the store's files, the config, the directory */
+	char path[sizeof(dir) + 16];
+	store_close();
+	snprintf(path, sizeof(path), "%s/state", dir);
+	fs_remove_flat_dir(path);
+	snprintf(path, sizeof(path), "%s/herd.conf", dir);
+	unlink(path);
+	rmdir(dir);
 	return 0;
 }
