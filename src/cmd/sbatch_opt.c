@@ -16,7 +16,7 @@
 enum { OPT_MEM = 256, OPT_EXCLUSIVE, OPT_PARSABLE, OPT_EXPORT, OPT_COMMENT, OPT_WRAP,
        OPT_USAGE, OPT_DEADLINE, OPT_KILL_INVALID_DEP, OPT_NICE, OPT_REQUEUE, OPT_NO_REQUEUE,
        OPT_MAIL_TYPE, OPT_MAIL_USER, OPT_MEM_PER_CPU, OPT_NTASKS_PER_NODE, OPT_OPEN_MODE,
-       OPT_TIME_MIN, OPT_SIGNAL, OPT_TEST_ONLY, OPT_RESERVATION, OPT_UNSUPPORTED };
+       OPT_TIME_MIN, OPT_SIGNAL, OPT_TEST_ONLY, OPT_RESERVATION, OPT_WCKEY, OPT_UNSUPPORTED };
 
 /* Slurm's own short options that Herd does not implement (see below). */
 #define UNSUPPORTED_SHORT "B:F:G:kL:m:M:Os"
@@ -123,7 +123,7 @@ static const struct option long_opts[] = {
 	{ "uid", required_argument, NULL, OPT_UNSUPPORTED },
 	{ "use-min-nodes", no_argument, NULL, OPT_UNSUPPORTED },
 	{ "wait-all-nodes", required_argument, NULL, OPT_UNSUPPORTED },
-	{ "wckey", required_argument, NULL, OPT_UNSUPPORTED },
+	{ "wckey", required_argument, NULL, OPT_WCKEY },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -154,6 +154,7 @@ static const struct {
 	{ "SBATCH_NO_REQUEUE", OPT_NO_REQUEUE }, { "SBATCH_REQUEUE", OPT_REQUEUE },
 	{ "SBATCH_OPEN_MODE", OPT_OPEN_MODE }, { "SBATCH_QOS", 'q' },
 	{ "SBATCH_SIGNAL", OPT_SIGNAL },  { "SBATCH_RESERVATION", OPT_RESERVATION },
+	{ "SBATCH_WCKEY", OPT_WCKEY },
 };
 
 static void usage(FILE *out)
@@ -208,6 +209,7 @@ static void help(void)
 	       "      --parsable              outputs only the jobid\n"
 	       "  -q, --qos=qos               quality of service\n"
 	       "      --reservation=name      allocate resources from named reservation\n"
+	       "      --wckey=wckey           wckey to run job under (ignored: TrackWCKey is off)\n"
 	       "  -Q, --quiet                 quiet mode (suppress informational messages)\n"
 	       "      --requeue               if set, permit the job to be requeued\n"
 	       "      --signal=[[R|B]:]num[@time] send signal when time limit within time seconds\n"
@@ -385,6 +387,9 @@ static int apply_option(struct sbatch_opts *o, int opt, const char *arg)
 	}
 	case 'q': set_str(&o->qos, arg); break;
 	case OPT_RESERVATION: set_str(&o->reservation, arg); break;
+	/* Slurm ignores --wckey unless TrackWCKey=yes, which Herd does not act
+	 * on yet (conf_inert.c): accepted, so that generated scripts run */
+	case OPT_WCKEY: break;
 	case 'C': set_str(&o->constraint, arg); break;
 	case OPT_MAIL_USER: set_str(&o->mail_user, arg); break;
 	case 'w':

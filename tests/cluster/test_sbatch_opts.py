@@ -642,3 +642,26 @@ def test_options_survive_a_controller_restart(clean):
     assert c.run(["scontrol", "release", str(jid)], user=USER).rc == 0
     assert c.wait_done(jid) == "COMPLETED"
     assert squeue_field(c, jid, "%N %P") == "n[1-2] debug"
+
+
+def test_wckey_is_accepted_and_ignored(clean):
+    """A job launcher writes `#SBATCH --wckey=...` into every script it
+    makes.  With TrackWCKey off (Slurm's default; Herd does not act on it
+    yet) Slurm takes the option and ignores it: so do sbatch, srun and
+    salloc, from the command line, a script and their input variables."""
+    c = clean
+    jid = job_id(submit(c, "--wckey=proj", "-o", "/dev/null", "--wrap", "true"))
+    assert c.wait_done(jid) == "COMPLETED"
+    script = "#!/bin/sh\n#SBATCH --wckey=fromscript\n#SBATCH -o /dev/null\ntrue\n"
+    jid = job_id(submit(c, input=script))
+    assert c.wait_done(jid) == "COMPLETED"
+    jid = job_id(submit(c, "-o", "/dev/null", "--wrap", "true", env={"SBATCH_WCKEY": "env"}))
+    assert c.wait_done(jid) == "COMPLETED"
+    r = c.run(["srun", "--wckey=proj", "true"], user=USER)
+    assert r.rc == 0 and r.err == "", r
+    r = run_env(c, {"SLURM_WCKEY": "env"}, ["srun", "true"], user=USER)
+    assert r.rc == 0 and r.err == "", r
+    r = c.run(["salloc", "--wckey=proj", "true"], user=USER)
+    assert r.rc == 0, r
+    for cmd in ("sbatch", "srun", "salloc"):
+        assert "--wckey" in c.run([cmd, "--help"]).out, cmd
