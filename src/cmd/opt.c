@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 #include "cmd/opt.h"
+#include "common/text.h"
 #include <time.h>
 #include "common/parse.h"
 #include "common/strbuf.h"
@@ -135,6 +136,14 @@ char **opt_split(const char *s, char sep, size_t *count)
 	}
 	if (count)
 		*count = n;
+	return v;
+}
+
+char **opt_split_lower(const char *s, char sep, size_t *count)
+{
+	char *l = s ? text_lower(s) : NULL;
+	char **v = opt_split(l, sep, count);
+	free(l);
 	return v;
 }
 

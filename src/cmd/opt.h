@@ -71,6 +71,9 @@ char **cmd_job_ids_split(const char *s, size_t *count);
 
 /* Split "a,b,,c" on sep into a NULL-terminated vector (empty items dropped). */
 char **opt_split(const char *s, char sep, size_t *count);
+/* The same for names Slurm keeps in lower case (accounts, QOS, users and
+ * wckeys in the accounting database): -A TeamA matches account teama. */
+char **opt_split_lower(const char *s, char sep, size_t *count);
 void opt_strv_free(char **v);
 size_t opt_strv_len(char *const *v);
 void opt_strv_push(char ***v, size_t *n, char *item);   /* steals item */

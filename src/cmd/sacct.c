@@ -459,7 +459,7 @@ int main(int argc, char **argv)
 		parts = opt_split(parts_arg, ',', NULL);
 	if (accounts_arg) {
 		size_t n;
-		accounts = opt_split(accounts_arg, ',', &n);
+		accounts = opt_split_lower(accounts_arg, ',', &n);
 		json_t *v = json_array();
 		for (size_t i = 0; i < n; i++)
 			json_array_append_new(v, json_string(accounts[i]));

@@ -288,12 +288,12 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'A':
 			opt_strv_free(o.accounts);
-			o.accounts = opt_split(optarg, ',', NULL);
+			o.accounts = opt_split_lower(optarg, ',', NULL);
 			filters = true;
 			break;
 		case 'q':
 			opt_strv_free(o.qoses);
-			o.qoses = opt_split(optarg, ',', NULL);
+			o.qoses = opt_split_lower(optarg, ',', NULL);
 			filters = true;
 			break;
 		case 'w':

@@ -687,9 +687,9 @@ int main(int argc, char **argv)
 	if (names_arg)
 		names = opt_split(names_arg, ',', NULL);
 	if (accounts_arg)
-		accounts = opt_split(accounts_arg, ',', NULL);
+		accounts = opt_split_lower(accounts_arg, ',', NULL);
 	if (qos_arg)
-		qoses = opt_split(qos_arg, ',', NULL);
+		qoses = opt_split_lower(qos_arg, ',', NULL);
 	if (nodes_arg && !(want_nodes = hostlist_create(nodes_arg))) {
 		fprintf(stderr, "squeue: error: Invalid node name specified: %s\n", nodes_arg);
 		goto out;

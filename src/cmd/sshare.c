@@ -282,7 +282,7 @@ int main(int argc, char **argv)
 
 	if (accounts_arg) {
 		json_t *a = json_array();
-		char **v = opt_split(accounts_arg, ',', NULL);
+		char **v = opt_split_lower(accounts_arg, ',', NULL);
 		for (char **s = v; s && *s; s++)
 			json_array_append_new(a, json_string(*s));
 		opt_strv_free(v);

@@ -85,7 +85,7 @@ static bool lowered_key(const char *canon)
 {
 	static const char *const keys[] = { "name", "account", "cluster", "user", "parent",
 					    "defaultaccount", "qos", "defaultqos", "preempt",
-					    "coordinators", NULL };
+					    "coordinators", "partition", NULL };
 	for (size_t i = 0; keys[i]; i++)
 		if (!strcmp(keys[i], canon))
 			return true;
