@@ -258,6 +258,7 @@ static const struct msg_decl decls[] = {
 	{ MSG_JWT_REQUEST, f_jwt_request },
 	{ MSG_TOKEN_CREATE, f_token_create },
 	{ MSG_JOB_COUNTS, f_empty },
+	{ MSG_CLUSTER_INFO, f_empty },
 };
 
 /* Every type in MSG_TABLE has an entry here; the msg tests check it. */
