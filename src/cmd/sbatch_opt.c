@@ -16,7 +16,7 @@
 enum { OPT_MEM = 256, OPT_EXCLUSIVE, OPT_PARSABLE, OPT_EXPORT, OPT_COMMENT, OPT_WRAP,
        OPT_USAGE, OPT_DEADLINE, OPT_KILL_INVALID_DEP, OPT_NICE, OPT_REQUEUE, OPT_NO_REQUEUE,
        OPT_MAIL_TYPE, OPT_MAIL_USER, OPT_MEM_PER_CPU, OPT_NTASKS_PER_NODE, OPT_OPEN_MODE,
-       OPT_TIME_MIN, OPT_SIGNAL, OPT_TEST_ONLY, OPT_RESERVATION, OPT_WCKEY, OPT_UNSUPPORTED };
+       OPT_TIME_MIN, OPT_SIGNAL, OPT_TEST_ONLY, OPT_RESERVATION, OPT_WCKEY, OPT_CONTAINER, OPT_UNSUPPORTED };
 
 /* Slurm's own short options that Herd does not implement (see below). */
 #define UNSUPPORTED_SHORT "B:F:G:kL:m:M:Os"
@@ -82,7 +82,7 @@ static const struct option long_opts[] = {
 	{ "batch", required_argument, NULL, OPT_UNSUPPORTED },
 	{ "bb", required_argument, NULL, OPT_UNSUPPORTED },
 	{ "bbf", required_argument, NULL, OPT_UNSUPPORTED },
-	{ "container", required_argument, NULL, OPT_UNSUPPORTED },
+	{ "container", required_argument, NULL, OPT_CONTAINER },
 	{ "core-spec", required_argument, NULL, OPT_UNSUPPORTED },
 	{ "cores-per-socket", required_argument, NULL, OPT_UNSUPPORTED },
 	{ "cpu-freq", required_argument, NULL, OPT_UNSUPPORTED },
@@ -154,7 +154,7 @@ static const struct {
 	{ "SBATCH_NO_REQUEUE", OPT_NO_REQUEUE }, { "SBATCH_REQUEUE", OPT_REQUEUE },
 	{ "SBATCH_OPEN_MODE", OPT_OPEN_MODE }, { "SBATCH_QOS", 'q' },
 	{ "SBATCH_SIGNAL", OPT_SIGNAL },  { "SBATCH_RESERVATION", OPT_RESERVATION },
-	{ "SBATCH_WCKEY", OPT_WCKEY },
+	{ "SBATCH_WCKEY", OPT_WCKEY }, { "SBATCH_CONTAINER", OPT_CONTAINER },
 };
 
 static void usage(FILE *out)
@@ -185,6 +185,7 @@ static void help(void)
 	       "      --comment=name          arbitrary comment\n"
 	       "  -c, --cpus-per-task=ncpus   number of cpus required per task\n"
 	       "  -C, --constraint=list       specify a list of constraints\n"
+	       "      --container             Path to OCI container bundle\n"
 	       "  -d, --dependency=type:jobid[:time] defer job until condition on jobid is satisfied\n"
 	       "      --deadline=time         remove the job if no ending possible before\n"
 	       "                              this deadline (start > (deadline - time[-min]))\n"
@@ -387,6 +388,7 @@ static int apply_option(struct sbatch_opts *o, int opt, const char *arg)
 	}
 	case 'q': set_str(&o->qos, arg); break;
 	case OPT_RESERVATION: set_str(&o->reservation, arg); break;
+	case OPT_CONTAINER: set_str(&o->container, arg); break;
 	/* Slurm ignores --wckey unless TrackWCKey=yes, which Herd does not act
 	 * on yet (conf_inert.c): accepted, so that generated scripts run */
 	case OPT_WCKEY: break;
@@ -566,6 +568,7 @@ void sbatch_opts_free(struct sbatch_opts *o)
 	free(o->chdir); free(o->export_spec); free(o->account); free(o->comment); free(o->wrap);
 	free(o->array); free(o->dependency);
 	free(o->reservation);
+	free(o->container);
 	free(o->qos); free(o->constraint); free(o->nodelist); free(o->exclude); free(o->mail_user);
 }
 

@@ -23,6 +23,7 @@ struct sbatch_opts {
 	int kill_on_invalid_dep;    /* 1 yes, 0 no, -1 not given */
 	char *qos, *constraint, *nodelist, *exclude, *mail_user;
 	char *reservation;
+	char *container;             /* --container: OCI bundle path */
 	long nodes, ntasks, cpus_per_task, ntasks_per_node;
 	uint64_t mem_mb, mem_per_cpu;
 	int mem_pass, mem_per_cpu_pass;   /* which pass set them (mutually exclusive in one) */

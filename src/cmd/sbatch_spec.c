@@ -20,7 +20,7 @@ static int add_new_fields(json_t *job, const struct sbatch_opts *o)
 		const char *value;
 	} strs[] = {
 		{ "qos", o->qos }, { "constraint", o->constraint }, { "req_nodelist", o->nodelist },
-		{ "reservation", o->reservation },
+		{ "reservation", o->reservation }, { "container", o->container },
 		{ "exc_nodelist", o->exclude }, { "mail_user", o->mail_user },
 		{ "mail_type", o->mail_type_set ? fmt_mail_type(o->mail_type, mail, sizeof(mail)) : NULL },
 		{ "open_mode", o->open_mode == 'a' ? "append" : o->open_mode == 't' ? "truncate" : NULL },

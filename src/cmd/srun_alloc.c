@@ -104,6 +104,7 @@ json_t *srun_alloc_body(const struct srun_opts *o, const char *name, char *const
 	} strs[] = {
 		{ "qos", o->qos }, { "constraint", o->constraint }, { "req_nodelist", o->nodelist },
 		{ "exc_nodelist", o->exclude }, { "reservation", o->reservation },
+		{ "container", o->container },
 		{ "mail_type", o->mail_type }, { "mail_user", o->mail_user },
 	};
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
@@ -156,6 +157,8 @@ json_t *srun_step_body(const struct srun_opts *o, const char *name, char *const 
 		"launch_addr", host, "srun_pid", (int)getpid());
 	if (step && multi_prog)
 		json_object_set_new(step, "multi_prog", strv_json(multi_prog));
+	if (step && o->container && *o->container)
+		json_object_set_new(step, "container", json_string(o->container));
 	return step;
 }
 

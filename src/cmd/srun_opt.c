@@ -18,7 +18,7 @@ enum {
 	OPT_MEM = 256, OPT_MEM_PER_CPU, OPT_NTASKS_PER_NODE, OPT_EXCLUSIVE, OPT_EXPORT,
 	OPT_CPU_BIND, OPT_MPI, OPT_OVERLAP, OPT_EXACT, OPT_MULTI_PROG, OPT_PTY, OPT_SIGNAL,
 	OPT_JOBID, OPT_USAGE, OPT_COMMENT, OPT_RESERVATION, OPT_BEGIN, OPT_NO_SHELL, OPT_KILL_CMD,
-	OPT_MAIL_TYPE, OPT_MAIL_USER, OPT_WCKEY, OPT_UNSUPPORTED,
+	OPT_MAIL_TYPE, OPT_MAIL_USER, OPT_WCKEY, OPT_CONTAINER, OPT_UNSUPPORTED,
 };
 
 static const struct option srun_long[] = {
@@ -76,7 +76,7 @@ static const struct option srun_long[] = {
 	{ "licenses", required_argument, NULL, OPT_UNSUPPORTED },
 	{ "nodefile", required_argument, NULL, OPT_UNSUPPORTED },
 	{ "mem-bind", required_argument, NULL, OPT_UNSUPPORTED },
-	{ "container", required_argument, NULL, OPT_UNSUPPORTED },
+	{ "container", required_argument, NULL, OPT_CONTAINER },
 	{ NULL, 0, NULL, 0 },
 };
 static const char srun_short[] = "+A:b:c:C:D:e:hi:I::J:K::lm:n:N:o:p:q:Qt:uvVw:W:x:X";
@@ -117,6 +117,7 @@ static const struct option salloc_long[] = {
 	{ "gpus", required_argument, NULL, OPT_UNSUPPORTED },
 	{ "reservation", required_argument, NULL, OPT_RESERVATION },
 	{ "wckey", required_argument, NULL, OPT_WCKEY },
+	{ "container", required_argument, NULL, OPT_CONTAINER },
 	{ "licenses", required_argument, NULL, OPT_UNSUPPORTED },
 	{ NULL, 0, NULL, 0 },
 };
@@ -142,7 +143,7 @@ static const struct env_opt srun_env[] = {
 	{ "SLURM_PARTITION", 'p' }, { "SLURM_QOS", 'q' }, { "SLURM_RESERVATION", OPT_RESERVATION }, { "SLURM_SIGNAL", OPT_SIGNAL },
 	{ "SLURM_STDERRMODE", 'e' }, { "SLURM_STDINMODE", 'i' }, { "SLURM_STDOUTMODE", 'o' },
 	{ "SLURM_TIMELIMIT", 't' }, { "SLURM_UNBUFFEREDIO", 'u' }, { "SLURM_WAIT", 'W' },
-	{ "SLURM_WCKEY", OPT_WCKEY },
+	{ "SLURM_WCKEY", OPT_WCKEY }, { "SLURM_CONTAINER", OPT_CONTAINER },
 	{ "SLURM_WORKING_DIR", 'D' }, { "SLURM_DISABLE_STATUS", 'X' },
 	{ NULL, 0 },
 };
@@ -152,7 +153,7 @@ static const struct env_opt salloc_env[] = {
 	{ "SALLOC_JOB_NAME", 'J' }, { "SALLOC_KILL_CMD", 'K' },
 	{ "SALLOC_MEM_PER_CPU", OPT_MEM_PER_CPU }, { "SALLOC_MEM_PER_NODE", OPT_MEM },
 	{ "SALLOC_NO_SHELL", OPT_NO_SHELL }, { "SALLOC_PARTITION", 'p' }, { "SALLOC_QOS", 'q' }, { "SALLOC_RESERVATION", OPT_RESERVATION },
-	{ "SALLOC_WCKEY", OPT_WCKEY },
+	{ "SALLOC_WCKEY", OPT_WCKEY }, { "SALLOC_CONTAINER", OPT_CONTAINER },
 	{ "SALLOC_SIGNAL", OPT_SIGNAL }, { "SALLOC_TIMELIMIT", 't' },
 	{ NULL, 0 },
 };
@@ -204,6 +205,7 @@ static void help(const struct srun_opts *o, FILE *out)
 		"  -c, --cpus-per-task=ncpus   number of cpus required per task\n"
 		"      --comment=name          arbitrary comment\n"
 		"  -C, --constraint=list       specify a list of constraints\n"
+		"      --container             Path to OCI container bundle\n"
 		"  -D, --chdir=path            change remote current working directory\n"
 		"      --mail-type=type        notify on state change: BEGIN, END, FAIL or ALL\n"
 		"      --mail-user=user        who to send email notification for job state\n"
@@ -304,6 +306,7 @@ static int apply(struct srun_opts *o, int opt, const char *arg, bool from_env, F
 		break;
 	}
 	case OPT_RESERVATION: set_str(&o->reservation, arg); break;
+	case OPT_CONTAINER: set_str(&o->container, arg); break;
 	/* Slurm ignores --wckey unless TrackWCKey=yes, which Herd does not act
 	 * on yet (conf_inert.c): accepted, so that generated scripts run */
 	case OPT_WCKEY: break;
@@ -571,7 +574,7 @@ void srun_opts_free(struct srun_opts *o)
 	char **fields[] = { &o->job_name, &o->partition, &o->account, &o->qos, &o->constraint,
 			    &o->nodelist, &o->exclude, &o->output, &o->error, &o->input,
 			    &o->chdir, &o->export_spec, &o->cpu_bind, &o->distribution, &o->mpi,
-			    &o->comment, &o->reservation, &o->mail_type, &o->mail_user };
+			    &o->comment, &o->reservation, &o->mail_type, &o->mail_user, &o->container };
 	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
 		free(*fields[i]);
 		*fields[i] = NULL;

@@ -21,6 +21,7 @@ struct srun_opts {
 	enum srun_cmd cmd;
 	char *job_name, *partition, *account, *qos, *constraint, *nodelist, *exclude;
 	char *reservation;           /* --reservation */
+	char *container;             /* --container: OCI bundle path */
 	char *mail_type, *mail_user; /* --mail-type (checked), --mail-user */
 	char *output, *error, *input;    /* -o/-e/-i patterns for herdstepd ("" / NULL = stream) */
 	char *chdir, *export_spec, *cpu_bind, *distribution, *mpi, *comment;

@@ -88,6 +88,9 @@ int job_submit(const json_t *spec, const struct submitter *who, bool test_only,
 	/* Slurm keeps account and QOS names in lower case: -A TeamA is teama */
 	job->account = *msg_str(spec, "account") ? text_lower(msg_str(spec, "account")) : NULL;
 	job->comment = *msg_str(spec, "comment") ? xstrdup(msg_str(spec, "comment")) : NULL;
+	/* --container: the bundle as given; herdstepd checks it on the node */
+	const char *bundle = json_string_value(json_object_get(spec, "container"));
+	job->container = bundle && *bundle ? xstrdup(bundle) : NULL;
 	job->work_dir = xstrdup(msg_str(spec, "cwd"));
 	job->submit_host = xstrdup(msg_str(spec, "submit_host"));
 	job->origin = who->origin;
