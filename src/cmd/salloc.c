@@ -100,6 +100,8 @@ static void set_job_env(const struct srun_opts *o, const json_t *job, const char
 		setenv("SLURM_JOB_QOS", cmd_jstr(job, "qos"), 1);
 	if (*cmd_jstr(job, "reservation"))
 		setenv("SLURM_JOB_RESERVATION", cmd_jstr(job, "reservation"), 1);
+	if (*cmd_jstr(job, "container"))   /* the job's steps run in it (srun reads it) */
+		setenv("SLURM_CONTAINER", cmd_jstr(job, "container"), 1);
 	setenv("SLURM_SUBMIT_DIR", submit_dir, 1);
 	gethostname(buf, sizeof(buf) - 1);
 	setenv("SLURM_SUBMIT_HOST", buf, 1);
@@ -281,6 +283,12 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	have_client = true;
+	/* Slurm runs a container job's commands in an interactive step only */
+	const char *launch_params = conf_get(client.conf, "LaunchParameters");
+	if (o.container && (!launch_params || !strstr(launch_params, "use_interactive_step"))) {
+		fprintf(stderr, "salloc: error: --container requires LaunchParameters=use_interactive_step\n");
+		goto out;
+	}
 	srun_alloc_catch_signals();
 
 	json_t *body = srun_alloc_body(&o, name, env, cwd);

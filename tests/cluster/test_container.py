@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from conftest import start_cluster, stop_cluster
+from conftest import BIN, start_cluster, stop_cluster
 
 USER = "herdu1"
 OTHER = "herdu2"
@@ -285,3 +285,71 @@ def test_a_broken_oci_conf_names_the_line(oci):
     finally:
         with open(oci.oci_conf, "w") as f:
             f.write(oci.oci_text)
+
+
+def create_start_conf(runtime, state, container_path):
+    """oci.conf in RunTimeCreate/RunTimeStart mode (RunTimeQuery polls the
+    end), with ContainerPath and an environment file the create command
+    checks."""
+    flags = "--rootless=true" + (" --cgroup-manager=disabled" if "crun" in runtime else "")
+    rt = f"{runtime} {flags} --root={state}/%U"
+    ident = "%n.%u.%j.%s.%t"
+    return "\n".join([
+        f"ContainerPath={container_path}/%u/%j.%s.%t",
+        "CreateEnvFile=newline",
+        "DisableHooks=prestart,poststart",
+        f'RunTimeQuery="{rt} state {ident}"',
+        # the environment file is there, with the task's variables
+        f'RunTimeCreate="grep -q ^SLURM_PROCID= %e && {rt} create --bundle %b {ident}"',
+        f'RunTimeStart="{rt} start {ident}"',
+        f'RunTimeKill="{rt} kill -a {ident}"',
+        f'RunTimeDelete="{rt} delete --force {ident}"',
+        "",
+    ])
+
+
+def test_create_start_mode_and_container_path(oci):
+    """RunTimeCreate + RunTimeStart (instead of RunTimeRun): the task's
+    output still comes back; the generated bundle goes where ContainerPath
+    says, made by the user, and is removed when the task ends."""
+    runtime = oci.oci_text.split('RunTimeQuery="', 1)[1].split()[0]
+    state = os.path.join(oci.tmp, "state")
+    where = os.path.join(oci.tmp, "generated")
+    os.makedirs(where, exist_ok=True)
+    os.chmod(where, 0o1777)
+    try:
+        with open(oci.oci_conf, "w") as f:
+            f.write(create_start_conf(runtime, state, where))
+        r = oci.run(["srun", f"--container={oci.bundle}", "sh", "-c",
+                     "cat /etc/herd-marker; echo $SLURM_JOB_ID"], user=USER)
+        assert r.rc == 0, r
+        lines = r.out.split()
+        assert lines[0] == MARKER and lines[1].isdigit(), r
+        mine = os.path.join(where, USER)
+        assert os.path.isdir(mine) and os.stat(mine).st_uid == pwd.getpwnam(USER).pw_uid
+        assert os.listdir(mine) == [], os.listdir(mine)   # its task's bundle went
+    finally:
+        with open(oci.oci_conf, "w") as f:
+            f.write(oci.oci_text)
+
+
+def test_salloc_container(oci):
+    """salloc --container: as Slurm, only with
+    LaunchParameters=use_interactive_step; then the job has the container
+    and its steps run in it (SLURM_CONTAINER, which srun reads)."""
+    r = oci.run(["salloc", f"--container={oci.bundle}", "true"], user=USER)
+    assert r.rc == 1, r
+    assert r.err == "salloc: error: --container requires LaunchParameters=use_interactive_step\n", r
+    with open(oci.conf) as f:
+        saved = f.read()
+    try:
+        with open(oci.conf, "a") as f:
+            f.write("LaunchParameters=use_interactive_step\n")
+        r = oci.run(["salloc", "-Q", f"--container={oci.bundle}", "sh", "-c",
+                     f'echo "env=$SLURM_CONTAINER"; {os.path.join(BIN, "srun")} cat /etc/herd-marker'],
+                    user=USER)
+        assert r.rc == 0, r
+        assert r.out == f"env={oci.bundle}\n{MARKER}\n", r
+    finally:
+        with open(oci.conf, "w") as f:
+            f.write(saved)
