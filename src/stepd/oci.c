@@ -617,6 +617,10 @@ void oci_free(struct stepd *sd)
 		return;
 	for (size_t i = 0; i < o->ntasks; i++) {
 		struct oci_task *t = &o->tasks[i];
+		/* a task that never ran leaves its empty directory: herdd's
+		 * clean-up of the spool removes files only */
+		if (t->dir_name && !o->conf.disable_cleanup && sd->job_dir_fd >= 0)
+			unlinkat(sd->job_dir_fd, t->dir_name, AT_REMOVEDIR);
 		free(t->dir);
 		free(t->dir_name);
 		free(t->env_file);
