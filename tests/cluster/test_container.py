@@ -336,7 +336,9 @@ def test_create_start_mode_and_container_path(oci):
 def test_salloc_container(oci):
     """salloc --container: as Slurm, only with
     LaunchParameters=use_interactive_step; then the job has the container
-    and its steps run in it (SLURM_CONTAINER, which srun reads)."""
+    and the command's steps run in it (Slurm runs the command as an
+    interactive step in the container; Herd runs it on the submit host
+    with SLURM_CONTAINER and SRUN_CONTAINER, which srun reads)."""
     r = oci.run(["salloc", f"--container={oci.bundle}", "true"], user=USER)
     assert r.rc == 1, r
     assert r.err == "salloc: error: --container requires LaunchParameters=use_interactive_step\n", r
