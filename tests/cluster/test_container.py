@@ -355,3 +355,28 @@ def test_salloc_container(oci):
     finally:
         with open(oci.conf, "w") as f:
             f.write(saved)
+
+
+def test_step_container_in_sacct_and_batch_refusal(oci):
+    """sacct shows a step's own container; a batch job whose bundle is
+    another user's fails, with herdstepd's reason in its output file, and
+    its script never runs (on the host or in the bundle)."""
+    r = oci.run(["srun", "-J", "ctrstep", f"--container={oci.bundle}", "true"], user=USER)
+    assert r.rc == 0, r
+    r = oci.run(["sacct", "-u", USER, "-n", "-P", "-o", "JobID,JobName,Container"])
+    rows = [line.split("|") for line in r.out.splitlines()]
+    steps = [row for row in rows if row[1] == "ctrstep" and row[0].endswith(".0")]
+    assert steps and steps[-1][2] == oci.bundle, r
+
+    other = os.path.join(oci.tmp, "other-batch")
+    if not os.path.exists(other):
+        make_bundle(other, OTHER)
+    work = oci.workdir(USER)
+    out = os.path.join(work, "refused.out")
+    flag = os.path.join(work, "refused.ran")
+    job = oci.sbatch(f"--container={other}", "-o", out, "--wrap", f"touch {flag}", user=USER)
+    assert oci.wait_done(job) == "FAILED"
+    with open(out) as f:
+        text = f.read()
+    assert f"slurmstepd: error: container bundle {other} is owned by uid" in text, text
+    assert not os.path.exists(flag)
