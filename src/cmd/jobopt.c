@@ -2,6 +2,7 @@
  * usage texts, and the one encoder of the SUBMIT_JOB job object: see
  * jobopt.h. */
 #include <errno.h>
+#include <stdbool.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,8 +70,9 @@ static const struct jobopt_row *row_of(const struct jobopt *o, int c)
 	return NULL;
 }
 
-int jobopt_args(struct jobopt *o, enum jobopt_src pass, int argc, char **argv, int *next,
-		struct herd_error *err)
+/* One component's options from argv[0] (its program name or the ":"). */
+static int read_args(struct jobopt *o, enum jobopt_src pass, int argc, char **argv, int *next,
+		     struct herd_error *err)
 {
 	size_t nrows = 0;
 	for (const struct jobopt_row *r = jobopt_table; r->name; r++)
@@ -116,6 +118,56 @@ int jobopt_args(struct jobopt *o, enum jobopt_src pass, int argc, char **argv, i
 	return rc;
 }
 
+static int env_one(struct jobopt *o, jobopt_getenv_f getenv_f, struct herd_error *err);
+
+/* The component after o, made when missing (with the variables o read). */
+static struct jobopt *next_component(struct jobopt *o, struct herd_error *err, int *rc)
+{
+	if (!o->het_next) {
+		o->het_next = xmalloc(sizeof(*o->het_next));
+		jobopt_init(o->het_next, o->cmd);
+		o->het_next->now = o->now;
+		if (o->getenv_f) {
+			struct jobopt *after = o->het_next;
+			*rc = jobopt_env(after, o->getenv_f, err);
+		}
+	}
+	return o->het_next;
+}
+
+int jobopt_args(struct jobopt *o, enum jobopt_src pass, int argc, char **argv, int *next,
+		struct herd_error *err)
+{
+	struct jobopt *part = o;
+	int start = 0, rc = JOBOPT_OK;
+	for (;;) {
+		int n;
+		char *arg0 = argv[start];
+		argv[start] = (char *)jobopt_prog(o->cmd);   /* getopt's messages name it */
+		rc = read_args(part, pass, argc - start, argv + start, &n, err);
+		argv[start] = arg0;
+		if (rc != JOBOPT_OK)
+			return rc;
+		int at = start + n;
+		if (o->cmd == JOBOPT_SRUN) {   /* srun: each component's own command */
+			int end = at;
+			while (end < argc && strcmp(argv[end], ":"))
+				end++;
+			part->argv = argv + at;
+			part->argc = end - at;
+			at = end;
+		}
+		if (at >= argc || strcmp(argv[at], ":")) {
+			*next = at;
+			return JOBOPT_OK;
+		}
+		part = next_component(part, err, &rc);
+		if (rc != JOBOPT_OK)
+			return rc;
+		start = at;
+	}
+}
+
 /* Does input variable var belong to cmd? */
 static bool var_of(const char *var, enum jobopt_cmd cmd)
 {
@@ -130,6 +182,17 @@ int jobopt_env(struct jobopt *o, jobopt_getenv_f getenv_f, struct herd_error *er
 {
 	if (!getenv_f)
 		getenv_f = (jobopt_getenv_f)getenv;
+	for (; o; o = o->het_next) {
+		int rc = env_one(o, getenv_f, err);
+		if (rc != JOBOPT_OK)
+			return rc;
+	}
+	return JOBOPT_OK;
+}
+
+static int env_one(struct jobopt *o, jobopt_getenv_f getenv_f, struct herd_error *err)
+{
+	o->getenv_f = getenv_f;
 	o->pass = JOBOPT_ENV;
 	for (const struct jobopt_row *r = jobopt_table; r->name; r++) {
 		if (!(r->cmds & o->cmd) || !r->vars)
@@ -165,12 +228,22 @@ int jobopt_env(struct jobopt *o, jobopt_getenv_f getenv_f, struct herd_error *er
 int jobopt_words(struct jobopt *o, char **words, size_t nwords, struct herd_error *err)
 {
 	char **argv = xmalloc((nwords + 2) * sizeof(*argv));
-	int next;
+	int next, rc = JOBOPT_OK;
+	size_t first = 0;
 	argv[0] = (char *)jobopt_prog(o->cmd);
-	for (size_t i = 0; i < nwords; i++)
-		argv[i + 1] = words[i];
-	argv[nwords + 1] = NULL;
-	int rc = jobopt_args(o, JOBOPT_SCRIPT, (int)nwords + 1, argv, &next, err);
+	for (size_t i = 0; i <= nwords && rc == JOBOPT_OK; i++) {
+		bool sep = i < nwords && (!strcmp(words[i], "hetjob") || !strcmp(words[i], "packjob"));
+		if (i < nwords && !sep)
+			continue;
+		/* words[first..i): one component's */
+		for (size_t w = first; w < i; w++)
+			argv[w - first + 1] = words[w];
+		argv[i - first + 1] = NULL;
+		rc = read_args(o, JOBOPT_SCRIPT, (int)(i - first) + 1, argv, &next, err);
+		if (rc == JOBOPT_OK && sep)
+			o = next_component(o, err, &rc);
+		first = i + 1;
+	}
 	free(argv);
 	return rc;
 }

@@ -843,6 +843,10 @@ const struct jobopt_row jobopt_table[] = {
 	  "generic resources (none here)" },
 	{ "gres-flags", 0, REQ, ALL, "SBATCH_GRES_FLAGS SALLOC_GRES_FLAGS SLURM_GRES_FLAGS", NULL,
 	  p_gres, "=opts", "generic resource flags (none here)" },
+	/* --het-group: which components of a heterogeneous allocation a step
+	 * runs in; outside one Slurm runs the step as if not given */
+	{ "het-group", 0, REQ, R, NULL, NULL, p_str, "=value,...",
+	  "the heterogeneous job's components to run in" },
 	{ "help", 'h', NO, ALL, NULL, NULL, p_info, "", "show this help message" },
 	{ "hint", 0, REQ, ALL, "SBATCH_HINT SALLOC_HINT SLURM_HINT", "hint", p_hint, "=hint",
 	  "application hint: compute_bound, memory_bound,\nmultithread, nomultithread" },

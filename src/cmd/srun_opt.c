@@ -35,10 +35,13 @@ int srun_opts_parse(struct jobopt *o, enum jobopt_cmd cmd, int argc, char **argv
 	}
 	if (rc < 0)
 		return SRUN_PARSE_ERROR;
-	o->argv = argv + next;
-	o->argc = argc - next;
-	if (cmd == JOBOPT_SRUN && o->argc == 0)
-		return errprintf(err, "No executable name specified"), SRUN_PARSE_ERROR;
+	if (cmd == JOBOPT_SALLOC) {   /* srun's: each component's, by jobopt_args */
+		o->argv = argv + next;
+		o->argc = argc - next;
+	}
+	for (struct jobopt *part = o; cmd == JOBOPT_SRUN && part; part = part->het_next)
+		if (part->argc == 0)
+			return errprintf(err, "No executable name specified"), SRUN_PARSE_ERROR;
 	if (jobopt_flag(o, "pty") && jobopt_flag(o, "multi-prog"))
 		return errprintf(err, "--pty and --multi-prog are incompatible"), SRUN_PARSE_ERROR;
 	if (cmd == JOBOPT_SRUN && jobopt_flag(o, "overlap") && jobopt_flag(o, "exclusive"))
