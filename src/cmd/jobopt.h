@@ -90,6 +90,11 @@ int jobopt_env(struct jobopt *o, jobopt_getenv_f getenv_f, struct herd_error *er
  * "packjob") word starts the next component of a heterogeneous job. */
 int jobopt_words(struct jobopt *o, char **words, size_t nwords, struct herd_error *err);
 
+/* #PBS directive words (after opt_script_directives) as sbatch's option
+ * words (jobopt_pbs.c): what Slurm's sbatch reads of them.  NULL-terminated,
+ * *count of them; the caller frees with opt_strv_free. */
+char **jobopt_pbs_words(char **words, size_t nwords, size_t *count);
+
 /* What the options gave: a JOBSPEC key or an option's own value. */
 bool jobopt_given(const struct jobopt *o, const char *name);
 const char *jobopt_str(const struct jobopt *o, const char *name);   /* NULL: not given */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 #include "cmd/jobopt.h"
 #include "cmd/opt.h"
 #include "cmd/srun_opt.h"
@@ -634,11 +635,13 @@ static int p_priority(struct jobopt *o, const struct jobopt_row *r, const char *
 }
 
 /* --uid/--gid: a name or a number.  Slurm lets only root submit for
- * another user (the controller checks the submitter). */
+ * another user (the controller checks the submitter too). */
 static int p_uid(struct jobopt *o, const struct jobopt_row *r, const char *arg,
 		 struct herd_error *err)
 {
 	uid_t uid;
+	if (getuid() != 0)
+		return errprintf(err, "--uid only permitted by root user");
 	if (opt_user_parse(arg, &uid) < 0)
 		return errprintf(err, "Invalid --uid specification");
 	return put(o, r, json_integer(uid), err);
@@ -648,6 +651,8 @@ static int p_gid(struct jobopt *o, const struct jobopt_row *r, const char *arg,
 		 struct herd_error *err)
 {
 	long n;
+	if (getuid() != 0)
+		return errprintf(err, "--gid only permitted by root user");
 	struct group *g = getgrnam(arg);
 	if (g)
 		return put(o, r, json_integer(g->gr_gid), err);
