@@ -731,12 +731,17 @@ static int p_bbf(struct jobopt *o, const struct jobopt_row *r, const char *arg,
 	return put(o, r, json_string(buf), err);
 }
 
-/* --x11: Herd forwards no X11 connections (PrologFlags=X11 unset). */
+/* --x11: Herd forwards no X11 connections: Slurm's words without a
+ * display, else those of a cluster without PrologFlags=X11. */
 static int p_x11(struct jobopt *o, const struct jobopt_row *r, const char *arg,
 		 struct herd_error *err)
 {
-	errprintf(err, "X11 forwarding not available");
-	return JOBOPT_FATAL;
+	if (!getenv("DISPLAY"))
+		errprintf(err, "No DISPLAY variable set, cannot setup x11 forwarding.");
+	else
+		errprintf(err, "X11 forwarding not enabled by the cluster's configuration "
+			  "(PrologFlags=X11)");
+	return JOBOPT_ERROR;
 }
 
 /* ---- the table ---------------------------------------------------------- */

@@ -123,6 +123,10 @@ static int submit(const struct jobopt *o, json_t *body)
 		fprintf(stderr, "sbatch: error: %s\n", err.text);
 		return 1;
 	}
+	if (jobopt_check_clusters(o, conf_cluster_name(client.conf)) < 0) {
+		cmd_client_fini(&client);
+		return 1;
+	}
 	double start = now_s(), delay = 0.2;
 	int rc;
 	for (;;) {
