@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 #include "cmd/jobopt.h"
 #include "cmd/opt.h"
 #include "cmd/srun_opt.h"
@@ -634,11 +635,13 @@ static int p_priority(struct jobopt *o, const struct jobopt_row *r, const char *
 }
 
 /* --uid/--gid: a name or a number.  Slurm lets only root submit for
- * another user (the controller checks the submitter). */
+ * another user (the controller checks the submitter too). */
 static int p_uid(struct jobopt *o, const struct jobopt_row *r, const char *arg,
 		 struct herd_error *err)
 {
 	uid_t uid;
+	if (getuid() != 0)
+		return errprintf(err, "--uid only permitted by root user");
 	if (opt_user_parse(arg, &uid) < 0)
 		return errprintf(err, "Invalid --uid specification");
 	return put(o, r, json_integer(uid), err);
@@ -648,6 +651,8 @@ static int p_gid(struct jobopt *o, const struct jobopt_row *r, const char *arg,
 		 struct herd_error *err)
 {
 	long n;
+	if (getuid() != 0)
+		return errprintf(err, "--gid only permitted by root user");
 	struct group *g = getgrnam(arg);
 	if (g)
 		return put(o, r, json_integer(g->gr_gid), err);
@@ -726,12 +731,17 @@ static int p_bbf(struct jobopt *o, const struct jobopt_row *r, const char *arg,
 	return put(o, r, json_string(buf), err);
 }
 
-/* --x11: Herd forwards no X11 connections (PrologFlags=X11 unset). */
+/* --x11: Herd forwards no X11 connections: Slurm's words without a
+ * display, else those of a cluster without PrologFlags=X11. */
 static int p_x11(struct jobopt *o, const struct jobopt_row *r, const char *arg,
 		 struct herd_error *err)
 {
-	errprintf(err, "X11 forwarding not available");
-	return JOBOPT_FATAL;
+	if (!getenv("DISPLAY"))
+		errprintf(err, "No DISPLAY variable set, cannot setup x11 forwarding.");
+	else
+		errprintf(err, "X11 forwarding not enabled by the cluster's configuration "
+			  "(PrologFlags=X11)");
+	return JOBOPT_ERROR;
 }
 
 /* ---- the table ---------------------------------------------------------- */
@@ -843,6 +853,10 @@ const struct jobopt_row jobopt_table[] = {
 	  "generic resources (none here)" },
 	{ "gres-flags", 0, REQ, ALL, "SBATCH_GRES_FLAGS SALLOC_GRES_FLAGS SLURM_GRES_FLAGS", NULL,
 	  p_gres, "=opts", "generic resource flags (none here)" },
+	/* --het-group: which components of a heterogeneous allocation a step
+	 * runs in; outside one Slurm runs the step as if not given */
+	{ "het-group", 0, REQ, R, NULL, NULL, p_str, "=value,...",
+	  "the heterogeneous job's components to run in" },
 	{ "help", 'h', NO, ALL, NULL, NULL, p_info, "", "show this help message" },
 	{ "hint", 0, REQ, ALL, "SBATCH_HINT SALLOC_HINT SLURM_HINT", "hint", p_hint, "=hint",
 	  "application hint: compute_bound, memory_bound,\nmultithread, nomultithread" },

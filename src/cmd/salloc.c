@@ -289,6 +289,8 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	have_client = true;
+	if (jobopt_check_clusters(&o, conf_cluster_name(client.conf)) < 0)
+		goto out;
 	/* Slurm runs a container job's commands in an interactive step only */
 	const char *launch_params = conf_get(client.conf, "LaunchParameters");
 	if (jobopt_str(&o, "container") &&
@@ -315,6 +317,8 @@ int main(int argc, char **argv)
 		goto out;
 	if (!jobopt_flag(&o, "quiet"))
 		fprintf(stderr, "salloc: Granted job allocation %lld\n", job_id);
+	if (jobopt_flag(&o, "bell") && !jobopt_flag(&o, "no-bell"))
+		fputc('\a', stderr);   /* --bell: the terminal's bell on the grant */
 	if (jobopt_flag(&o, "no-shell")) {
 		status = 0;
 		goto out;
