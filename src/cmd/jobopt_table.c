@@ -786,7 +786,7 @@ const struct jobopt_row jobopt_table[] = {
 	{ "constraint", 'C', REQ, ALL, "SBATCH_CONSTRAINT SALLOC_CONSTRAINT SLURM_CONSTRAINT",
 	  "constraint", p_str, "=list", "specify a list of constraints" },
 	{ "container", 0, REQ, ALL, "SBATCH_CONTAINER SALLOC_CONTAINER SRUN_CONTAINER", "container",
-	  p_str, "", "Path to OCI container bundle" },   /* Slurm's line */
+	  p_str, "=path", "Path to OCI container bundle" },
 	{ "contiguous", 0, NO, ALL, NULL, "contiguous", p_flag, "",
 	  "nodes next to each other in the node list" },
 	{ "core-spec", 'S', REQ, ALL, "SBATCH_CORE_SPEC SALLOC_CORE_SPEC SLURM_CORE_SPEC", NULL,
