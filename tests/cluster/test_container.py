@@ -58,6 +58,8 @@ def make_bundle(path, owner):
             {"destination": "/dev", "type": "tmpfs", "source": "tmpfs",
              "options": ["nosuid", "strictatime", "mode=755", "size=65536k"]},
             {"destination": "/tmp", "type": "tmpfs", "source": "tmpfs", "options": ["nosuid"]},
+            {"destination": "/dev/pts", "type": "devpts", "source": "devpts",
+             "options": ["nosuid", "noexec", "newinstance", "ptmxmode=0666", "mode=0620"]},
         ],
         "linux": {
             # made by someone else: herdstepd maps the job's user itself
@@ -380,3 +382,14 @@ def test_step_container_in_sacct_and_batch_refusal(oci):
         text = f.read()
     assert f"slurmstepd: error: container bundle {other} is owned by uid" in text, text
     assert not os.path.exists(flag)
+
+
+@pytest.mark.skipif(not shutil.which("script"), reason="no script(1) to give srun a terminal")
+def test_pty_in_the_container(oci):
+    """srun --pty --container: task 0 gets a terminal inside the container
+    (process.terminal: the runtime's pty over herdstepd's), and its exit
+    code comes back."""
+    r = oci.run(["script", "-qec", f"{os.path.join(BIN, 'srun')} --pty --container={oci.bundle} "
+                 "sh -c 'tty; cat /etc/herd-marker; exit 3'", "/dev/null"], user=USER)
+    assert r.rc == 3, r
+    assert "/dev/pts/" in r.out and MARKER in r.out, r
