@@ -263,6 +263,8 @@ void record_job(const json_t *job, time_t now, int details, struct record *r)
 	const char *mail_type = cmd_jstr(job, "mail_type");
 	if (*mail_type && strcmp(mail_type, "NONE") && *cmd_jstr(job, "mail_user"))
 		record_add(r, "MailUser=%s MailType=%s", cmd_jstr(job, "mail_user"), mail_type);
+	if (*cmd_jstr(job, "container"))   /* as Slurm: only for a job with one */
+		record_add(r, "Container=%s", cmd_jstr(job, "container"));
 	/* -dd: the script, unindented after its key, as Slurm prints it */
 	const json_t *script = json_object_get(job, "script");
 	if (script) {

@@ -33,7 +33,7 @@ static const struct field fields[] = {
 	{ "AveVMSize", 10, F_BLANK, K_STR }, { "BlockID", 16, F_BLANK, K_STR },
 	{ "Cluster", 10, F_CLUSTER, K_STR }, { "Comment", 14, F_COMMENT, K_STR },
 	{ "Constraints", 19, F_CONSTRAINTS, K_STR }, { "ConsumedEnergy", 14, F_BLANK, K_STR },
-	{ "ConsumedEnergyRaw", 17, F_BLANK, K_NUM }, { "Container", 19, F_BLANK, K_STR },
+	{ "ConsumedEnergyRaw", 17, F_BLANK, K_NUM }, { "Container", 19, F_CONTAINER, K_STR },
 	{ "CPUTime", 10, F_CPU_TIME, K_TIME }, { "CPUTimeRAW", 10, F_CPU_TIME_RAW, K_NUM },
 	{ "DBIndex", -10, F_BLANK, K_NUM }, { "DerivedExitCode", 15, F_DERIVED_EXIT, K_STR },
 	{ "Elapsed", 10, F_ELAPSED, K_TIME }, { "ElapsedRaw", 10, F_ELAPSED_RAW, K_NUM },
@@ -445,6 +445,7 @@ static const char *step_value(const struct column *c, const struct row *r, char 
 		snprintf(buf, len, "%lld.%s", cmd_jint(job, "job_id"), cmd_step_name(id, name, sizeof(name)));
 		return buf;
 	case F_JOBNAME: return cmd_jstr(step, "name");
+	case F_CONTAINER: return cmd_jstr(step, "container");
 	case F_ALLOC_CPUS: case F_REQ_CPUS:
 		snprintf(buf, len, "%lld", cpus);
 		return buf;
@@ -536,6 +537,7 @@ const char *sacct_value(const struct column *c, const struct row *r, char *buf, 
 	case F_ACCOUNT: return cmd_jstr(job, "account");
 	case F_CLUSTER: return sacct_cluster_of(r);
 	case F_COMMENT: return batch ? NULL : cmd_jstr(job, "comment");
+	case F_CONTAINER: return cmd_jstr(job, "container");   /* the batch step's too */
 	case F_CONSTRAINTS: return batch ? NULL : cmd_jstr(job, "features");
 	case F_QOS: return batch ? NULL : cmd_jstr(job, "qos");
 	case F_JOBID: {

@@ -83,6 +83,7 @@ enum {
 	X(qos, STR, JF_KEPT, 'q', "QOS", "QOS", "QOS", "QOS", NULL) \
 	X(features, STR, JF_KEPT, 'f', "Feature", "FEATURES", "Features", "Constraints", "features") \
 	X(reservation, STR, JF_KEPT | JF_SPARSE, 'v', "Reservation", "RESERVATION", "Reservation", NULL, NULL) \
+	X(container, STR, JF_KEPT | JF_SPARSE, 0, "Container", "CONTAINER", "Container", "Container", "container") \
 	X(req_nodelist, STR, JF_KEPT, 'n', "ReqNodes", "REQ_NODES", "ReqNodeList", NULL, "required_nodes") \
 	X(exc_nodelist, STR, JF_KEPT, 'x', "ExcNodes", "EXC_NODES", "ExcNodeList", NULL, "excluded_nodes") \
 	X(dependency, STR, JF_SHOWN, 'E', "Dependency", "DEPENDENCY", "Dependency", NULL, NULL) \

@@ -181,6 +181,7 @@ void job_destroy(struct job *job)
 	free(job->name);
 	free(job->account);
 	free(job->comment);
+	free(job->container);
 	free(job->work_dir);
 	free(job->std_out);
 	free(job->std_err);
@@ -375,6 +376,7 @@ struct job *job_copy(const struct job *job)
 	c->name = dup_or_null(job->name);
 	c->account = dup_or_null(job->account);
 	c->comment = dup_or_null(job->comment);
+	c->container = dup_or_null(job->container);
 	c->work_dir = dup_or_null(job->work_dir);
 	c->std_out = dup_or_null(job->std_out);
 	c->std_err = dup_or_null(job->std_err);

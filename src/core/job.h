@@ -143,6 +143,7 @@ struct job {
 	char *name;
 	struct part *part;
 	char *account, *comment;
+	char *container;            /* --container: the OCI bundle path, or NULL */
 	char *work_dir, *std_out, *std_err, *std_in, *command, *submit_host;
 	struct in_addr origin;      /* the submission's MUNGE origin address (AllocNodes) */
 	char *std_out_task, *std_err_task;   /* an array's meta record: the paths, %a left */
