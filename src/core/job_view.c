@@ -184,6 +184,8 @@ GET(qos, v->s = job->qos ? job->qos : "normal")
 LOAD(qos, job->qos = str_of(v))
 STR_MEMBER(features, features)
 STR_MEMBER(reservation, reservation)
+STR_MEMBER(wckey, wckey)
+INT_MEMBER(wckey_id, wckey_id)
 STR_MEMBER(req_nodelist, req_nodelist)
 STR_MEMBER(exc_nodelist, exc_nodelist)
 SHOWN(dependency, v->owned = depend_render(job->depend))   /* the record has "depend" */
