@@ -5,13 +5,15 @@ user WCKeys=, list wckeys with its columns, names in lower case); a job's
 stored, shown by scontrol, squeue and sacct (-W), changed by scontrol
 update while pending, refused under AccountingStorageEnforce=wckeys with
 Slurm's sentence; kept over a controller restart; and sreport's
-WCKeyUtilizationByUser and SizesByWckey over jobs that ran."""
+WCKeyUtilizationByUser and SizesByWckey over jobs that ran; the job
+records on PostgreSQL too."""
 import os
 import signal
 import time
 
 import pytest
 
+import pg
 from conftest import start_cluster, stop_cluster
 
 INVALID = "sbatch: error: Batch job submission failed: Invalid wckey specification\n"
@@ -253,3 +255,29 @@ def test_sreport_wckey_reports(c):
     assert r[1]["% of cluster"] == "%.2f%%" % (secs["gamma"] * 100.0 / total), r
     out = ok(c, "sreport", "job", "SizesByWckey", *window)
     assert out.splitlines()[1].startswith("Job Sizes by Wckey "), out
+
+
+@pytest.mark.skipif(not pg.available(), reason="PostgreSQL 15's server binaries are not installed")
+def test_wckey_records_on_postgresql(users):
+    """With the records on PostgreSQL, a job's wckey and its ID are in its
+    record: sacct shows and selects them, sreport counts them."""
+    cl = start_cluster(2)
+    try:
+        server = pg.session_server()
+        db = server.create_db(f"herd_wckey_{os.getpid()}")
+        pg.set_conf_keys(cl, {**server.conf(db), "TrackWCKey": "yes"})
+        ok(cl, "sacctmgr", "-i", "add", "user", "herdu1", "account=root", "WCKeys=pgkey")
+        j = submit(cl, "herdu1", "--wrap", "sleep 1")
+        assert cl.wait_done(j) == "COMPLETED"
+        [[wid]] = rows(cl, "wckeys", "format=ID")
+
+        def arrived():
+            out = ok(cl, "sacct", "-X", "-n", "-P", "-j", j, "-o", "WCKey,WCKeyID,State")
+            return out == f"*pgkey|{wid}|COMPLETED\n"
+        cl.wait_until("the job's record on PostgreSQL", arrived, timeout=30)
+        out = ok(cl, "sacct", "-X", "-n", "-P", "-a", "-j", j, "-o", "JobID", "-W", "*PGKEY")
+        assert out == f"{j}\n", out
+        recs = server.psql(f"SELECT rec FROM acct_job WHERE job_id={int(j)}", db)
+        assert recs and '"wckey":"*pgkey"' in recs[-1][0], recs
+    finally:
+        stop_cluster(cl)
