@@ -130,5 +130,7 @@ void mgr_wckeys_add(struct mgr *m, const char *user, const struct strv *clusters
 int mgr_default_wckey_check(struct mgr *m, const struct strv *users, const char *wckey,
 			    const struct strv *clusters);
 int mgr_delete_user_wckeys(struct mgr *m, const struct strv *users);
+/* The names of user's wckeys on cluster, sorted (dump's WCKeys=). */
+json_t *wckey_names_of(const char *user, const char *cluster);
 
 #endif

@@ -121,6 +121,11 @@ void wckey_drop_user(const char *user)
 
 /* ---- sacctmgr ---- */
 
+static int cmp_str(const void *x, const void *y)
+{
+	return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
 /* sacctmgr's " WCKeys =" lines: {user, wckey, cluster} */
 static json_t *wckey_ref(const char *cluster, const char *name, const char *user)
 {
@@ -149,6 +154,24 @@ void mgr_wckeys_add(struct mgr *m, const char *user, const struct strv *clusters
 			wckey_save(wckey_new(0, clusters->v[c], wckeys->v[i], user));
 			m->changed = true;
 		}
+}
+
+json_t *wckey_names_of(const char *user, const char *cluster)
+{
+	size_t n = 0, k = 0;
+	for (struct acct_wckey *w = accounting.wckeys; w; w = w->next)
+		n++;
+	const char **v = xmalloc((n + 1) * sizeof(*v));
+	for (struct acct_wckey *w = accounting.wckeys; w; w = w->next)
+		if (!strcmp(w->user, user) && !strcmp(w->cluster, cluster))
+			v[k++] = w->name;
+	if (k)
+		qsort(v, k, sizeof(*v), cmp_str);
+	json_t *a = json_array();
+	for (size_t i = 0; i < k; i++)
+		json_array_append_new(a, json_string(v[i]));
+	free(v);
+	return a;
 }
 
 /* Has user the wckey on every cluster of clusters (this one when none)? */

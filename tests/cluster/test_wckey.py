@@ -113,6 +113,21 @@ def test_sacctmgr_wckeys(c):
     assert rows(c, "wckeys") == [["alpha", c.name, "herdu1"], ["gamma", c.name, "herdu1"]]
 
 
+def test_dump_and_load_wckeys(c):
+    """dump writes a user's DefaultWCKey and WCKeys as Slurm's flat file
+    does; load makes them again."""
+    path = os.path.join(c.workdir(), "wckeys.cfg")
+    ok(c, "sacctmgr", "dump", c.name, f"file={path}")
+    with open(path) as f:
+        users = [line for line in f if line.startswith("User - 'herdu1'")]
+    assert users == ["User - 'herdu1':DefaultAccount='wk_acct':DefaultWCKey='alpha':"
+                     "WCKeys='alpha,gamma':Fairshare=1\n"], users
+    ok(c, "sacctmgr", "-i", "delete", "user", "herdu1", "WCKeys=gamma")
+    ok(c, "sacctmgr", "-i", "load", f"file={path}")
+    assert rows(c, "wckeys", "user=herdu1", "format=WCKey") == [["alpha"], ["gamma"]]
+    assert rows(c, "user", "herdu1", "format=DefaultWCKey") == [["alpha"]]
+
+
 def test_wckey_ignored_without_track(c):
     """TrackWCKey=no (the default): --wckey is taken and ignored, the job
     has no wckey anywhere, as in Slurm."""
