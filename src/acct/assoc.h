@@ -278,6 +278,7 @@ void usage_save(time_t now);
 void wckey_load(void);
 void wckey_free_all(void);
 void wckey_drop_user(const char *user);   /* every wckey of a user that goes */
+void wckey_drop_cluster(const char *cluster);   /* of a cluster that goes */
 struct acct_wckey *acct_wckey_find(const char *cluster, const char *name, const char *user);
 /* At submission, given the spec's "wckey" (NULL or "" when not given):
  * with TrackWCKey the job's wckey (lower case; "*default" or "*" when none

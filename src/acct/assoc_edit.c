@@ -137,6 +137,7 @@ int mgr_delete_cluster(struct mgr *m)
 					mgr_strv_push(&users, a->user);
 				assoc_remove(a);
 			}
+		wckey_drop_cluster(c->name);
 		acct_cluster_remove(c);
 		/* a user whose default account was there gets one it still has */
 		for (size_t j = 0; j < users.n; j++)

@@ -119,6 +119,15 @@ void wckey_drop_user(const char *user)
 	}
 }
 
+void wckey_drop_cluster(const char *cluster)
+{
+	for (struct acct_wckey *w = accounting.wckeys, *n; w; w = n) {
+		n = w->next;
+		if (!strcmp(w->cluster, cluster))
+			wckey_remove(w);
+	}
+}
+
 /* ---- sacctmgr ---- */
 
 static int cmp_str(const void *x, const void *y)

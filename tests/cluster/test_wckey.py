@@ -110,6 +110,11 @@ def test_sacctmgr_wckeys(c):
     r = c.run(["sacctmgr", "-i", "add", "user", "herdu2", "WCKeys=mine"], user="herdu2")
     assert r.rc == 1, r
     ok(c, "sacctmgr", "-i", "delete", "user", "wckuser")
+    # another cluster's wckeys are its own, and go with it
+    ok(c, "sacctmgr", "-i", "add", "cluster", "wkother")
+    ok(c, "sacctmgr", "-i", "add", "user", "herdu1", "WCKeys=alpha", "cluster=wkother")
+    assert rows(c, "wckeys", "cluster=wkother") == [["alpha", "wkother", "herdu1"]]
+    ok(c, "sacctmgr", "-i", "delete", "cluster", "wkother")
     assert rows(c, "wckeys") == [["alpha", c.name, "herdu1"], ["gamma", c.name, "herdu1"]]
 
 
@@ -169,6 +174,11 @@ def test_job_wckey_given_and_default(c):
     assert sel.split() == [dflt], sel
     for j in (dflt, given, unknown, none):
         ok(c, "scancel", j)
+    # srun's and salloc's jobs take it the same way
+    out = ok(c, "srun", "--wckey=Gamma", "sh", "-c", "scontrol show job $SLURM_JOB_ID", user="herdu1")
+    assert " WCKey=gamma" in out, out
+    out = ok(c, "salloc", "sh", "-c", "scontrol show job $SLURM_JOB_ID", user="herdu1")
+    assert " WCKey=*alpha" in out, out
 
 
 def test_update_wckey(c):
