@@ -287,7 +287,7 @@ struct acct_wckey *acct_wckey_find(const char *cluster, const char *name, const 
  * TrackWCKey the job gets none.  0, or an rc with err. */
 int wckey_job_submit(struct job *job, const char *given, struct herd_error *err);
 /* scontrol update job WCKey= (a pending job): the job's new wckey and ID
- * (*wckey to free; the job's own without TrackWCKey), checked likewise; an
+ * (*wckey to free, NULL on error; the job's own without TrackWCKey), checked likewise; an
  * unknown one without enforcement becomes the user's default.  The job is
  * not changed.  0, or an rc with err. */
 int wckey_job_update(const struct job *job, const char *value, char **wckey, uint32_t *id,

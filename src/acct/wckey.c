@@ -20,10 +20,12 @@ static void id_key(uint32_t id, char *buf, size_t len)
 	snprintf(buf, len, "%u", id);
 }
 
-static struct acct_wckey *wckey_new(uint32_t id, const char *cluster, const char *name,
+struct acct_wckey *acct_wckey_new(uint32_t id, const char *cluster, const char *name,
 				    const char *user)
 {
 	struct acct_wckey *w = xmalloc(sizeof(*w));
+	if (!accounting.next_wckey_id)
+		accounting.next_wckey_id = 1;
 	w->id = id ? id : accounting.next_wckey_id;
 	if (w->id >= accounting.next_wckey_id)
 		accounting.next_wckey_id = w->id + 1;
@@ -90,7 +92,7 @@ static void load_wckey(const char *key, const json_t *rec, void *arg)
 	if (!name || !cluster || !user || id <= 0 || id > UINT32_MAX - 1 ||
 	    acct_wckey_find(cluster, name, user))
 		return;
-	wckey_new((uint32_t)id, cluster, name, user);
+	acct_wckey_new((uint32_t)id, cluster, name, user);
 }
 
 void wckey_load(void)
@@ -160,7 +162,7 @@ void mgr_wckeys_add(struct mgr *m, const char *user, const struct strv *clusters
 			json_array_append_new(added, wckey_ref(clusters->v[c], wckeys->v[i], user));
 			if (m->dry_run)
 				continue;
-			wckey_save(wckey_new(0, clusters->v[c], wckeys->v[i], user));
+			wckey_save(acct_wckey_new(0, clusters->v[c], wckeys->v[i], user));
 			m->changed = true;
 		}
 }
@@ -354,6 +356,8 @@ int wckey_job_update(const struct job *job, const char *value, char **wckey, uin
 	const struct acct_wckey *w = *name ? acct_wckey_find(core.cluster, name, job->user) : NULL;
 	if (!w && accounting.enforce_wckeys) {
 		free(name);
+		free(*wckey);
+		*wckey = NULL;
 		errprintf(err, "%s", herd_strerror(HERD_ERR_INVALID_WCKEY));
 		return HERD_ERR_INVALID_WCKEY;
 	}
