@@ -213,6 +213,11 @@ def test_enforce_wckeys(c):
         r = c.run(["sbatch", "-o", "/dev/null", "--wrap", "true"], user="herdu2",
                   cwd=c.workdir("herdu2"))
         assert r.rc == 1 and r.err == INVALID, r
+        for cmd, says in (("srun", "Unable to allocate resources"),
+                          ("salloc", "Job submit/allocate failed")):
+            r = c.run([cmd, "--wckey=zzz", "true"], user="herdu1", cwd=c.workdir("herdu1"))
+            assert r.rc == 1 and r.err == \
+                f"{cmd}: error: {says}: Invalid wckey specification\n", r
         j = submit(c, "herdu1", "-H", "--wckey=ALPHA", "--wrap", "true")
         assert show_wckey(c, j) == "alpha"
         r = c.run(["scontrol", "update", f"jobid={j}", "WCKey=zzz"])
