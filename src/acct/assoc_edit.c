@@ -537,14 +537,8 @@ int mgr_add_user(struct mgr *m)
 	/* WCKeys=a,b: the user's wckeys on the clusters; the first is a new
 	 * user's default unless DefaultWCKey= says (and is one of them) */
 	mgr_strv_split(&wckeys, mgr_set(m, "wckey"));
-	if (wckey && *wckey && wckeys.n && !mgr_strv_has(&wckeys, wckey)) {
-		struct strv t = { 0 };
-		mgr_strv_push(&t, wckey);
-		for (size_t i = 0; i < wckeys.n; i++)
-			mgr_strv_push(&t, wckeys.v[i]);
-		mgr_strv_free(&wckeys);
-		wckeys = t;
-	}
+	if (wckey && *wckey && wckeys.n && !mgr_strv_has(&wckeys, wckey))
+		mgr_strv_push(&wckeys, wckey);   /* Slurm adds it after the others */
 	if (!wckey && wckeys.n)
 		wckey = wckeys.v[0];
 	if (mgr_check_keys(m, m->set, keys, "user") < 0 || mgr_change_parse(m, m->set, &chg) < 0)
@@ -644,6 +638,13 @@ int mgr_add_user(struct mgr *m)
 					m->changed = true;
 				}
 		mgr_wckeys_add(m, names.v[i], &clusters, &wckeys, wckeys_added);
+		/* Slurm: a user without a default wckey gets the first it is given */
+		if (!m->dry_run && u && wckeys.n && (!u->default_wckey || !*u->default_wckey)) {
+			free(u->default_wckey);
+			u->default_wckey = xstrdup(wckey);
+			acct_user_save(u);
+			m->changed = true;
+		}
 		if (!m->dry_run && u && !u->default_account && accounts.n) {
 			fix_default_account(u->name);
 			m->changed = true;

@@ -373,10 +373,13 @@ static int report_add(const struct request *r, const json_t *reply)
 			printf(" Adding User(s)\n");
 			print_strs(added);
 			/* Slurm shows only what was given */
-			if (json_object_get(s, "defaultaccount") || json_object_get(s, "adminlevel"))
+			if (json_object_get(s, "defaultaccount") || json_object_get(s, "adminlevel") ||
+			    json_object_get(s, "defaultwckey"))
 				printf(" Settings =\n");
 			if (json_object_get(s, "defaultaccount"))
 				printf("  Default Account = %s\n", cmd_jstr(s, "defaultaccount"));
+			if (json_object_get(s, "defaultwckey"))
+				printf("  Default WCKey   = %s\n", cmd_jstr(s, "defaultwckey"));
 			if (json_object_get(s, "adminlevel"))
 				printf("  Admin Level     = %s\n", cmd_jstr(reply, "admin_level"));
 		}

@@ -102,6 +102,19 @@ def test_sacctmgr_wckeys(c):
     assert out == (" Deleting user WCKeys...\n"
                    f"  C = {c.name[:10]:<10} W = {'beta':<20} U = wckuser  \n"), out
     assert rows(c, "user", "wckuser", "format=DefaultWCKey") == [[""]]
+    # a user without a default gets the first wckey added; one with keeps it
+    ok(c, "sacctmgr", "-i", "add", "user", "wckuser", "WCKeys=Omega")
+    assert rows(c, "user", "wckuser", "format=DefaultWCKey") == [["omega"]]
+    ok(c, "sacctmgr", "-i", "add", "user", "wckuser", "WCKeys=beta")
+    assert rows(c, "user", "wckuser", "format=DefaultWCKey") == [["omega"]]
+    ok(c, "sacctmgr", "-i", "delete", "user", "wckuser", "WCKeys=omega,beta")
+    # DefaultWCKey= not among WCKeys= is added after them, and is the default
+    out = ok(c, "sacctmgr", "-i", "add", "user", "wckuser2", "WCKeys=k1", "DefaultWCKey=K9")
+    assert out == (" Adding User(s)\n  wckuser2\n Settings =\n  Default WCKey   = k9\n"
+                   f" WCKeys =\n  U = wckuser2  W = k1         C = {c.name[:10]:<10}\n"
+                   f"  U = wckuser2  W = k9         C = {c.name[:10]:<10}\n"), out
+    assert rows(c, "user", "wckuser2", "format=DefaultWCKey") == [["k9"]]
+    ok(c, "sacctmgr", "-i", "delete", "user", "wckuser2")
     r = c.run(["sacctmgr", "-i", "delete", "user", "wckuser", "WCKeys=nope"])
     assert r.rc == 1 and r.out == " Nothing deleted\n", r
     r = c.run(["sacctmgr", "-i", "delete", "wckey", "where", "name=zeta"])
