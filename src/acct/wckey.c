@@ -199,7 +199,8 @@ static bool user_has_wckey(const char *user, const char *name, const struct strv
 int mgr_default_wckey_check(struct mgr *m, const struct strv *users, const char *wckey,
 			    const struct strv *clusters)
 {
-	for (size_t i = 0; wckey && *wckey && i < users->n; i++)
+	/* an empty one too (Slurm: "... new default wckey ''...") */
+	for (size_t i = 0; wckey && i < users->n; i++)
 		if (acct_user_find(users->v[i]) && !user_has_wckey(users->v[i], wckey, clusters))
 			return mgr_fail(m, HERD_ERR_INVALID_ARG,
 					"Can't modify because these users aren't associated with new "

@@ -95,6 +95,8 @@ def test_sacctmgr_wckeys(c):
 
     r = c.run(["sacctmgr", "-i", "modify", "user", "wckuser", "set", "DefaultWCKey=alpha"])
     assert r.rc == 1 and "aren't associated with new default wckey 'alpha'" in r.err, r
+    r = c.run(["sacctmgr", "-i", "modify", "user", "wckuser", "set", "DefaultWCKey="])
+    assert r.rc == 1 and "aren't associated with new default wckey ''" in r.err, r
     ok(c, "sacctmgr", "-i", "modify", "user", "wckuser", "set", "DefaultWCKey=BETA")
     assert rows(c, "user", "wckuser", "format=DefaultWCKey") == [["beta"]]
 
