@@ -574,6 +574,11 @@ int mgr_add_user(struct mgr *m)
 	}
 	if (mgr_wckeys_check(m, &wckeys) < 0)
 		goto out;
+	for (size_t c = 0; wckeys.n && c < clusters.n; c++)
+		if (!acct_cluster_find(clusters.v[c])) {
+			mgr_fail(m, HERD_ERR_INVALID_ARG, "Cluster '%.60s' doesn't exist", clusters.v[c]);
+			goto out;
+		}
 	if (admin_s && check_admin_change(m, NULL, admin) < 0)
 		goto out;
 	for (size_t c = 0; c < clusters.n; c++)

@@ -125,6 +125,8 @@ def test_sacctmgr_wckeys(c):
     r = c.run(["sacctmgr", "-i", "add", "user", "herdu2", "WCKeys=mine"], user="herdu2")
     assert r.rc == 1, r
     ok(c, "sacctmgr", "-i", "delete", "user", "wckuser")
+    r = c.run(["sacctmgr", "-i", "add", "user", "herdu1", "WCKeys=x", "cluster=nosuch"])
+    assert r.rc == 1 and "Cluster 'nosuch' doesn't exist" in r.err, r
     # another cluster's wckeys are its own, and go with it
     ok(c, "sacctmgr", "-i", "add", "cluster", "wkother")
     ok(c, "sacctmgr", "-i", "add", "user", "herdu1", "WCKeys=alpha", "cluster=wkother")
