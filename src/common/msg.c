@@ -42,7 +42,7 @@ static const struct msg_field f_update_fields[] = {
 	OPT("deadline", MF_INT), OPT("exc_nodelist", MF_STR), OPT("req_nodelist", MF_STR),
 	OPT("features", MF_STR), OPT("array_throttle", MF_INT), OPT("num_tasks", MF_INT),
 	OPT("min_mem_node", MF_INT), OPT("min_mem_cpu", MF_INT), OPT("cpus_per_task", MF_INT),
-	OPT("priority", MF_INT), OPT("reservation", MF_STR), END
+	OPT("priority", MF_INT), OPT("reservation", MF_STR), OPT("wckey", MF_STR), END
 };
 
 static const struct msg_field f_update[] = {

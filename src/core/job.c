@@ -198,6 +198,7 @@ void job_destroy(struct job *job)
 	free(job->qos);
 	free(job->features);
 	free(job->reservation);
+	free(job->wckey);
 	free(job->req_nodelist);
 	free(job->exc_nodelist);
 	free(job->sched_nodes);
@@ -392,6 +393,7 @@ struct job *job_copy(const struct job *job)
 	c->qos = dup_or_null(job->qos);
 	c->features = dup_or_null(job->features);
 	c->reservation = dup_or_null(job->reservation);
+	c->wckey = dup_or_null(job->wckey);
 	c->req_nodelist = dup_or_null(job->req_nodelist);
 	c->exc_nodelist = dup_or_null(job->exc_nodelist);
 	c->partitions = dup_or_null(job->partitions);

@@ -185,6 +185,8 @@ LOAD(qos, job->qos = str_of(v))
 STR_MEMBER(features, features)
 STR_MEMBER(reservation, reservation)
 STR_MEMBER(container, container)
+STR_MEMBER(wckey, wckey)
+INT_MEMBER(wckey_id, wckey_id)
 STR_MEMBER(req_nodelist, req_nodelist)
 STR_MEMBER(exc_nodelist, exc_nodelist)
 SHOWN(dependency, v->owned = depend_render(job->depend))   /* the record has "depend" */

@@ -156,6 +156,9 @@ int job_submit(const json_t *spec, const struct submitter *who, bool test_only,
 	 * default account and QOS; MaxWall as the limit of a job without --time */
 	if ((rc = limits_check_submit(job, err)) != 0)
 		goto refuse;
+	/* TrackWCKey: --wckey checked (AccountingStorageEnforce=wckeys), or the default */
+	if ((rc = wckey_job_submit(job, msg_str_or(spec, "wckey"), err)) != 0)
+		goto refuse;
 	if (job->time_limit == TIME_NOT_GIVEN)
 		job->time_limit = part->conf->default_time != TIME_INFINITE ? part->conf->default_time
 									    : part->conf->max_time;
