@@ -28,7 +28,11 @@ static const struct msg_field f_jobspec[] = {
 	OPT("open_mode", MF_STR), OPT("time_min", MF_INT), OPT("signal", MF_INT),
 	OPT("signal_time", MF_INT), OPT("signal_flags", MF_STR), OPT("qos", MF_STR),
 	OPT("constraint", MF_STR), OPT("req_nodelist", MF_STR), OPT("exc_nodelist", MF_STR),
-	OPT("test_only", MF_BOOL), OPT("alloc", MF_BOOL), OPT("reservation", MF_STR), END
+	OPT("test_only", MF_BOOL), OPT("alloc", MF_BOOL), OPT("reservation", MF_STR),
+	/* task placement and environment (doc/steps.md): absent = not given */
+	OPT("distribution", MF_STR), OPT("ntasks_per_socket", MF_INT),
+	OPT("ntasks_per_core", MF_INT), OPT("hint", MF_STR), OPT("mem_bind", MF_STR),
+	OPT("propagate", MF_STR), OPT("rlimits", MF_OBJ), OPT("get_user_env", MF_STR), END
 };
 
 static const struct msg_field f_submit[] = {
@@ -100,7 +104,9 @@ static const struct msg_field f_stepspec[] = {
 	REQ("io_port", MF_INT), REQ("io_key", MF_STR), REQ("stdout", MF_STR),
 	REQ("stderr", MF_STR), REQ("stdin", MF_STR), REQ("stdin_task", MF_INT),
 	REQ("pty", MF_BOOL), REQ("mpi", MF_STR), REQ("signal", MF_INT), REQ("signal_time", MF_INT),
-	REQ("launch_addr", MF_STR), OPT("multi_prog", MF_ARR_STR), OPT("srun_pid", MF_INT), END
+	REQ("launch_addr", MF_STR), OPT("multi_prog", MF_ARR_STR), OPT("srun_pid", MF_INT),
+	OPT("ntasks_per_socket", MF_INT), OPT("ntasks_per_core", MF_INT), OPT("hint", MF_STR),
+	OPT("mem_bind", MF_STR), OPT("propagate", MF_STR), OPT("rlimits", MF_OBJ), END
 };
 
 static const struct msg_field f_step_create[] = {
@@ -187,7 +193,9 @@ static const struct msg_field f_launch_spec[] = {
 	OPT("cpus_per_node", MF_STR), OPT("mem_per_cpu", MF_INT), OPT("ntasks_per_node", MF_INT),
 	OPT("open_mode", MF_STR), OPT("signal", MF_INT), OPT("signal_time", MF_INT),
 	OPT("signal_flags", MF_STR), OPT("step", MF_OBJ), OPT("cpu_ids", MF_STR),
-	OPT("reservation", MF_STR), END
+	OPT("reservation", MF_STR), OPT("distribution", MF_STR), OPT("ntasks_per_socket", MF_INT),
+	OPT("ntasks_per_core", MF_INT), OPT("hint", MF_STR), OPT("mem_bind", MF_STR),
+	OPT("propagate", MF_STR), OPT("rlimits", MF_OBJ), OPT("get_user_env", MF_STR), END
 };
 
 static const struct msg_field f_launch[] = {

@@ -8,7 +8,9 @@
 #include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include "common/conf.h"
 #include "common/error.h"
+#include "common/taskopt.h"
 
 enum bind_type {
 	BIND_DEFAULT,   /* "": cores when the step holds CPUs, else nothing */
@@ -59,5 +61,21 @@ void bind_env(const struct bind *b, const int *cpus, size_t ncpus, int cpus_per_
 /* The line "verbose" prints on the task's stderr before exec. */
 void bind_verbose_line(const struct bind *b, const cpu_set_t *mask, const char *node,
 		       unsigned task, unsigned local, int pid, char *buf, size_t size);
+
+/* bind_dist.c: the node's topology, and the order in which its tasks take
+ * the step's CPUs (-m's socket and core parts, --hint). */
+struct bind_topo {
+	int sockets, cores, threads;   /* sockets, cores per socket, threads per core */
+};
+/* From herd.conf's node line (NULL: cpus CPUs, one per socket). */
+void bind_topo_of(const struct conf_node *cn, int cpus, struct bind_topo *t);
+/* The step's CPUs (sorted IDs) reordered so that local task k takes
+ * out[k*cpt .. k*cpt+cpt-1]: socket block|cyclic|fcyclic, core fcyclic,
+ * one_thread (one thread per core).  *nout entries; caller frees. */
+int *bind_dist_order(const struct bind_topo *t, enum dist_cpu socket, enum dist_cpu core,
+		     bool one_thread, const int *cpus, size_t ncpus, int cpt, size_t ntasks,
+		     size_t *nout);
+/* Binding to cores: add to mask the other threads (among cpus) of its cores. */
+void bind_cores_expand(const struct bind_topo *t, const int *cpus, size_t ncpus, cpu_set_t *mask);
 
 #endif
