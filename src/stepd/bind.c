@@ -138,6 +138,7 @@ void bind_free(struct bind *b)
 {
 	free(b->list);
 	free(b->entries);
+	free(b->all_cpus);
 	memset(b, 0, sizeof(*b));
 }
 
@@ -216,6 +217,8 @@ int bind_task_mask(const struct bind *b, const int *cpus, size_t ncpus, int cpus
 	 * held) wrap around, as Slurm's block distribution of CPUs does. */
 	for (int i = 0; i < cpus_per_task; i++)
 		CPU_SET(cpus[((size_t)local * cpus_per_task + i) % ncpus], mask);
+	if (b->type == BIND_CORES && b->expand_cores)
+		bind_cores_expand(&b->topo, b->all_cpus, b->nall, mask);
 	return 1;
 }
 

@@ -24,12 +24,23 @@ enum bind_type {
 
 #define BIND_MAX_CPUS CPU_SETSIZE
 
+/* A node's topology (bind_dist.c). */
+struct bind_topo {
+	int sockets, cores, threads;   /* sockets, cores per socket, threads per core */
+};
+
 struct bind {
 	enum bind_type type;
 	bool verbose;
 	char *list;          /* map_cpu/mask_cpu: the list as given */
 	cpu_set_t *entries;  /* map/mask: one set per list entry */
 	size_t nentries;
+	/* binding to cores on a node with threads: a task's mask takes every
+	 * thread (among all_cpus) of the cores it was given */
+	bool expand_cores;
+	struct bind_topo topo;
+	int *all_cpus;
+	size_t nall;
 };
 
 /* Parse --cpu-bind ("", "none", "cores", "verbose,map_cpu:0,1", "q,mask_cpu:0x3").
@@ -64,9 +75,6 @@ void bind_verbose_line(const struct bind *b, const cpu_set_t *mask, const char *
 
 /* bind_dist.c: the node's topology, and the order in which its tasks take
  * the step's CPUs (-m's socket and core parts, --hint). */
-struct bind_topo {
-	int sockets, cores, threads;   /* sockets, cores per socket, threads per core */
-};
 /* From herd.conf's node line (NULL: cpus CPUs, one per socket). */
 void bind_topo_of(const struct conf_node *cn, int cpus, struct bind_topo *t);
 /* The step's CPUs (sorted IDs) reordered so that local task k takes

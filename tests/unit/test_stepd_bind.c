@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "stepd/bind.c"
+#include "stepd/bind_dist.c"
 
 static char *mask_of(const struct bind *b, const char *cpus, int cpt, int local)
 {
