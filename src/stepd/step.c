@@ -663,6 +663,8 @@ static int step_prepare_task(struct stepd *sd, struct step *st, size_t i, struct
 			t->err_trunc = false;
 	}
 	t->bound = bind_task_mask(&st->bind, st->cpus, st->ncpus, s->cpus_per_task, i, &t->mask) > 0;
+	if (membind_prepare(s->opts.mem_bind, (int)i, &t->mem, err) < 0)
+		return -1;
 
 	struct env_node node = {
 		.node = sd->node, .conf_path = sd->conf_path, .home = sd->home, .shell = sd->shell,
@@ -751,6 +753,7 @@ int step_start(struct stepd *sd, struct herd_error *err)
 	if (bind_cpu_list(s->cpus, &avail, &st->cpus, &st->ncpus) < 0)
 		return errprintf(err, "launch: step.cpus: invalid CPU list '%.40s'", s->cpus);
 	step_bind_order(sd, st, s);
+	rlimits_plan(&s->opts.rlimits, s->opts.propagate, sd->conf, sd->launch.job_id, &st->rlimits);
 	/* The default binds only a step that holds CPUs. */
 	/* "" = not given: MpiDefault, else none, as Slurm */
 	const char *mpi = s->mpi[0] ? s->mpi : conf_get(sd->conf, "MpiDefault");
