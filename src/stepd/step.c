@@ -724,7 +724,7 @@ static void step_bind_order(struct stepd *sd, struct step *st, const struct laun
 		free(order);
 		return;
 	}
-	if (st->bind.type == BIND_CORES || (st->bind.type == BIND_DEFAULT && !one_thread)) {
+	if (st->bind.type == BIND_CORES) {
 		st->bind.expand_cores = st->bind.topo.threads > 1;
 		st->bind.all_cpus = st->cpus;
 		st->bind.nall = st->ncpus;
