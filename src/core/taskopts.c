@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common/taskopt.h"
+#include "common/xmalloc.h"
 #include "core/core.h"
 #include "core/taskopts.h"
 
@@ -66,7 +67,7 @@ int taskopts_check_submit(const json_t *spec, struct job *job, struct herd_error
 	 * --ntasks-per-socket, and -N nodes (or all) the job's tasks. */
 	const struct part *part = job->part;
 	int cpt = job->cpus_per_task > 0 ? (int)job->cpus_per_task : 1;
-	int *caps = calloc(part->nnodes + 1, sizeof(int)), ncaps = 0;
+	int *caps = xmalloc((part->nnodes + 1) * sizeof(int)), ncaps = 0;
 	bool socket_fits = !nps;
 	for (int i = 0; i < part->nnodes; i++) {
 		const struct node *n = &core.nodes[part->node_idx[i]];
