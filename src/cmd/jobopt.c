@@ -319,7 +319,7 @@ void jobopt_report(struct jobopt *o, int rc, const struct herd_error *err)
 /* ---- the job object ----------------------------------------------------- */
 
 /* This process's limits, which --propagate hands to the job (-1: unlimited). */
-static json_t *rlimits_json(void)
+json_t *jobopt_rlimits(void)
 {
 	static const struct {
 		const char *name;
@@ -363,7 +363,7 @@ json_t *jobopt_job(const struct jobopt *o, const struct jobopt_ctx *c)
 	if (c->alloc)
 		json_object_set_new(job, "alloc", json_true());
 	if (c->rlimits)
-		json_object_set_new(job, "rlimits", rlimits_json());
+		json_object_set_new(job, "rlimits", jobopt_rlimits());
 	/* --ntasks-per-node with -N gives the task count (sbatch(1)); with -n
 	 * alone it gives the node count; alone, one node with that many tasks. */
 	json_int_t tpn = json_integer_value(json_object_get(job, "ntasks_per_node"));

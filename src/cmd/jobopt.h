@@ -117,6 +117,8 @@ struct jobopt_ctx {
 
 /* The SUBMIT_JOB job object of o and c; NULL when a value is not UTF-8. */
 json_t *jobopt_job(const struct jobopt *o, const struct jobopt_ctx *c);
+/* JOBSPEC/STEPSPEC "rlimits": this process's resource limits (-1 unlimited). */
+json_t *jobopt_rlimits(void);
 /* The SUBMIT_JOB body {"key", "job", "het"?}: every component of o by
  * jobopt_job (c for each), with a fresh request key.  NULL as above. */
 json_t *jobopt_submit_body(const struct jobopt *o, const struct jobopt_ctx *c);

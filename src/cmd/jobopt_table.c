@@ -355,7 +355,14 @@ static int p_info(struct jobopt *o, const struct jobopt_row *r, const char *arg,
 static int p_distribution(struct jobopt *o, const struct jobopt_row *r, const char *arg,
 			  struct herd_error *err)
 {
-	char node[32];
+	char node[32], plane[48];
+	/* Slurm writes -m plane=N into the job's environment as
+	 * SLURM_DISTRIBUTION=plane and SLURM_DIST_PLANESIZE=N; srun reads it back */
+	const char *size = getenv("SLURM_DIST_PLANESIZE");
+	if (!strcasecmp(arg, "plane") && size && strlen(size) < 16) {
+		snprintf(plane, sizeof(plane), "plane=%s", size);
+		arg = plane;
+	}
 	if (srun_dist_parse(arg, node, sizeof(node), err) < 0)
 		return JOBOPT_ERROR;
 	return put(o, r, json_string(arg), err);

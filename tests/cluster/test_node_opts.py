@@ -104,10 +104,9 @@ def test_distribution_env_and_cyclic_steps(c, wire):
 def test_distribution_plane(c, wire):
     """-m plane=2: SLURM_DISTRIBUTION=plane and SLURM_DIST_PLANESIZE=2; tasks
     go to the nodes two at a time."""
-    # the step takes the job's -m from the controller (srun reading
-    # SLURM_DISTRIBUTION=plane with SLURM_DIST_PLANESIZE is the client's part)
+    # srun reads SLURM_DISTRIBUTION=plane and SLURM_DIST_PLANESIZE back
     out = run_job(c, wire, "env | grep -E '^SLURM_DIST'\n"
-                  "env -u SLURM_DISTRIBUTION srun -l printenv SLURMD_NODENAME | sed 's/^/S /'\n",
+                  "srun -l printenv SLURMD_NODENAME | sed 's/^/S /'\n",
                   distribution="plane=2", nodes=2, ntasks=6)
     env = env_of(out)
     assert (env["SLURM_DISTRIBUTION"], env["SLURM_DIST_PLANESIZE"]) == ("plane", "2"), out
@@ -128,7 +127,7 @@ def test_distribution_block_default(c, wire):
 def test_distribution_arbitrary(c, wire):
     """-m arbitrary: task i runs on the i-th name of the node list (srun -w
     n2,n1,n1, what SLURM_HOSTFILE gives srun)."""
-    out = run_job(c, wire, "env -u SLURM_DISTRIBUTION srun -l -n3 -w n2,n1,n1 printenv SLURMD_NODENAME SLURM_STEP_TASKS_PER_NODE"
+    out = run_job(c, wire, "srun -l -n3 -w n2,n1,n1 printenv SLURMD_NODENAME SLURM_STEP_TASKS_PER_NODE"
                   " | sed 's/^/S /'\n",
                   distribution="arbitrary", nodes=2, ntasks=3, req_nodelist="n[1-2]")
     names = {}
@@ -155,7 +154,7 @@ def test_arbitrary_needs_a_node_list(c, wire):
 def test_socket_distribution_binds(c, wire, dist, cpt, masks):
     """The socket part of -m decides each task's CPUs on a node of 2 sockets
     (SLURM_CPU_BIND_LIST: the masks, local task by local task)."""
-    out = run_job(c, wire, "env -u SLURM_DISTRIBUTION srun -l printenv SLURM_CPU_BIND_LIST\n",
+    out = run_job(c, wire, "srun -l printenv SLURM_CPU_BIND_LIST\n",
                   distribution=dist, nodes=1,
                   ntasks=2, cpus_per_task=cpt, exclusive=True)
     assert set(labelled(out).values()) == {masks}, out

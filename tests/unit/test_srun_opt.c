@@ -248,10 +248,11 @@ static void test_distribution(void **state)
 		const char *in, *out;   /* out NULL: refused */
 	} cases[] = {
 		{ "block", "block" }, { "cyclic", "cyclic" }, { "plane=4", "plane=4" },
-		{ "*", "" }, { "*:cyclic", "" }, { "block:cyclic", "block" },
+		{ "*", "" }, { "*:cyclic", "block" }, { "block:cyclic", "block" },
 		{ "cyclic:block:fcyclic", "cyclic" }, { "block,Pack", "block" },
 		{ "cyclic:*,NoPack", "cyclic" }, { "Cyclic", "cyclic" },
-		{ "plane", NULL }, { "plane=0", NULL }, { "plane=x", NULL }, { "arbitrary", NULL },
+		{ "plane", NULL }, { "plane=0", NULL }, { "plane=x", NULL }, { "arbitrary", "arbitrary" },
+		{ "plane=2:block", NULL },
 		{ "block:sideways", NULL }, { "block,Tight", NULL }, { "a:b:c:d", NULL }, { "", NULL },
 	};
 	for (size_t i = 0; i < N(cases); i++) {
