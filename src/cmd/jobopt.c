@@ -15,6 +15,7 @@
 #include "common/msg.h"
 #include "common/parse.h"
 #include "common/secret.h"
+#include "common/taskopt.h"
 #include "common/xmalloc.h"
 
 #define LONG_BASE 256   /* getopt's value of table row i: LONG_BASE + i */
@@ -302,6 +303,8 @@ void jobopt_info(const struct jobopt *o, FILE *out)
 			"  memory_bound    one core of each socket\n"
 			"  multithread     the cores' extra hardware threads too\n"
 			"  nomultithread   one thread of each core\n");
+	else if (!strcmp(o->info, "mem-bind-help"))
+		fputs(mem_bind_help_text, out);
 }
 
 void jobopt_report(struct jobopt *o, int rc, const struct herd_error *err)

@@ -13,6 +13,7 @@
 #include "cmd/opt.h"
 #include "cmd/srun_opt.h"
 #include "common/bitmap.h"
+#include "common/taskopt.h"
 #include "common/parse.h"
 #include "common/xmalloc.h"
 
@@ -500,15 +501,17 @@ static int p_hint(struct jobopt *o, const struct jobopt_row *r, const char *arg,
 	return put(o, r, json_string(arg), err);
 }
 
+/* --mem-bind: Slurm's reading (common/taskopt.c); help prints the words. */
 static int p_mem_bind(struct jobopt *o, const struct jobopt_row *r, const char *arg,
 		      struct herd_error *err)
 {
-	static const char *const words[] = { "none", "no", "rank", "local", "map_mem:", "mask_mem:",
-					     "quiet", "q", "verbose", "v", "prefer", "sort",
-					     "nosort", NULL };
-	char bad[128];
-	if (!words_ok(arg, words, bad, sizeof(bad)))
-		return errprintf(err, "unrecognized --mem-bind argument \"%s\"", bad);
+	struct mem_bind m;
+	if (mem_bind_parse(arg, &m, err) < 0)
+		return JOBOPT_ERROR;
+	if (m.help) {
+		o->info = "mem-bind-help";
+		return JOBOPT_INFO;
+	}
 	return put(o, r, json_string(arg), err);
 }
 
@@ -573,15 +576,14 @@ static int p_profile(struct jobopt *o, const struct jobopt_row *r, const char *a
 	return put(o, r, json_string(arg), err);
 }
 
-/* --propagate[=list]: "" (bare) is every limit. */
+/* --propagate[=list]: "" (bare) is every limit; names in upper case, as Slurm. */
 static int p_propagate(struct jobopt *o, const struct jobopt_row *r, const char *arg,
 		       struct herd_error *err)
 {
-	static const char *const words[] = { "ALL", "NONE", "AS", "CORE", "CPU", "DATA", "FSIZE",
-					     "MEMLOCK", "NOFILE", "NPROC", "RSS", "STACK", NULL };
-	char bad[128];
-	if (arg && *arg && !words_ok(arg, words, bad, sizeof(bad))) {
-		note(o, "Bad rlimit name: %s", bad);
+	unsigned mask;
+	struct herd_error why;
+	if (arg && *arg && rlimit_list_parse(arg, &mask, &why) < 0) {
+		note(o, "%s", why.text);
 		errprintf(err, "--propagate=%s is not valid.", arg);
 		return JOBOPT_FATAL;
 	}
@@ -593,9 +595,10 @@ static int p_get_user_env(struct jobopt *o, const struct jobopt_row *r, const ch
 			  struct herd_error *err)
 {
 	const char *s = arg ? arg : "";
-	size_t digits = strspn(s, "0123456789");
-	if (s[digits] && (strchr("SL", s[digits]) == NULL || s[digits + 1]))
-		return errprintf(err, "Invalid --get-user-env specification");
+	int timeout;
+	char mode;
+	if (get_user_env_parse(s, &timeout, &mode, err) < 0)
+		return JOBOPT_ERROR;
 	return put(o, r, json_string(s), err);
 }
 

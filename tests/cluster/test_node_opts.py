@@ -375,3 +375,112 @@ def test_options_survive_a_controller_restart(c, wire):
     env = env_of(out)
     assert (env["SLURM_DISTRIBUTION"], env["SLURM_MEM_BIND"]) == ("cyclic", "local"), out
     assert "N 300" in out, out
+
+
+# ---- the same from the command line (sbatch, srun) ----
+
+def batch(c, *args, script, user=USER):
+    """sbatch ARGS with the script; the job's output once it ended."""
+    wd = c.workdir(user)
+    path = os.path.join(wd, f"job-{os.urandom(4).hex()}.sh")
+    with open(path, "w") as f:
+        f.write("#!/bin/sh\n" + script)
+    pw = pwd.getpwnam(user)
+    os.chown(path, pw.pw_uid, pw.pw_gid)
+    out = path + ".out"
+    job = c.sbatch("-o", out, *args, path, user=user)
+    state = c.wait_done(job)
+    with open(out) as f:
+        text = f.read()
+    assert state == "COMPLETED", (state, text)
+    return text
+
+
+def test_cli_sbatch_distribution_and_srun_layout(c):
+    """sbatch -m plane=2: the job's environment as Slurm's; srun inside
+    reads it back (SLURM_DISTRIBUTION=plane, SLURM_DIST_PLANESIZE=2)."""
+    out = batch(c, "-N2", "-n6", "-m", "plane=2", script=(
+        "env | grep -E '^SLURM_DIST'\nsrun -l printenv SLURMD_NODENAME | sed 's/^/S /'\n"))
+    env = env_of(out)
+    assert (env["SLURM_DISTRIBUTION"], env["SLURM_DIST_PLANESIZE"]) == ("plane", "2"), out
+    tasks = {int(m.group(1)): m.group(2) for m in re.finditer(r"^S (\d+): (\S+)$", out, re.M)}
+    assert tasks == {0: "n1", 1: "n1", 2: "n2", 3: "n2", 4: "n1", 5: "n2"}, out
+
+
+def test_cli_srun_distribution_forms(c):
+    """srun -m inside a job: cyclic over the nodes, the socket part in the
+    masks, arbitrary from -w and from SLURM_HOSTFILE."""
+    wd = c.workdir(USER)
+    hostfile = os.path.join(wd, "hosts")
+    with open(hostfile, "w") as f:
+        f.write("n2\nn2\nn1\n")
+    out = batch(c, "-N2", "-n4", "--exclusive", script=(
+        "srun -l -m cyclic printenv SLURMD_NODENAME | sed 's/^/C /'\n"
+        "srun -l -N1 -n2 -m block:block printenv SLURM_CPU_BIND_LIST | sed 's/^/B /'\n"
+        "srun -l -N1 -n2 -m block:cyclic printenv SLURM_CPU_BIND_LIST | sed 's/^/Y /'\n"
+        "srun -l -n3 -m arbitrary -w n2,n1,n1 printenv SLURMD_NODENAME | sed 's/^/A /'\n"
+        f"SLURM_HOSTFILE={hostfile} srun -l -n3 -m arbitrary printenv SLURMD_NODENAME"
+        " | sed 's/^/H /'\n"))
+
+    def by(tag):
+        return {int(m.group(1)): m.group(2) for m in re.finditer(rf"^{tag} (\d+): (\S+)$", out, re.M)}
+    assert by("C") == {0: "n1", 1: "n2", 2: "n1", 3: "n2"}, out
+    assert set(by("B").values()) == {"0x1,0x2"}, out
+    assert set(by("Y").values()) == {"0x1,0x4"}, out
+    assert by("A") == {0: "n2", 1: "n1", 2: "n1"}, out
+    assert by("H") == {0: "n2", 1: "n2", 2: "n1"}, out
+
+
+def test_cli_srun_mem_bind_and_hint(c):
+    out = batch(c, "-n2", "-N1", script=(
+        "srun -l --mem-bind=v,map_mem:0 sh -c 'grep -m1 -E \" (bind|default|prefer|local)\" "
+        "/proc/self/numa_maps | cut -d\" \" -f2' 2>&1 | sort\n"
+        "srun -l --hint=compute_bound printenv SLURM_CPU_BIND_TYPE SLURM_THREADS_PER_CORE"
+        " | sed 's/^/T /'\n"))
+    assert re.search(r"^0: bind:0$", out, re.M) and re.search(r"^1: bind:0$", out, re.M), out
+    assert re.search(r"^0: mem-bind=MAP - n1, task  0  0 \[\d+\]: mask 0x1 set$", out, re.M), out
+    assert re.findall(r"^T 0: (\S+)$", out, re.M) == ["mask_cpu:", "1"], out
+
+
+def test_cli_propagate(c):
+    """The submitting shell's limits reach the batch shell (sbatch sends
+    them all, PropagateResourceLimits=ALL) and srun's reach its tasks;
+    --propagate=CORE keeps NOFILE the node's."""
+    wd = c.workdir(USER)
+    path = os.path.join(wd, "limits.sh")
+    with open(path, "w") as f:
+        f.write("#!/bin/sh\necho B $(ulimit -Sn)\nulimit -Sn 300\nsrun sh -c 'echo S $(ulimit -Sn)'\n"
+                "srun --propagate=CORE sh -c 'echo P $(ulimit -Sn)'\n")
+    pw = pwd.getpwnam(USER)
+    os.chown(path, pw.pw_uid, pw.pw_gid)
+    r = c.run(f"ulimit -Sn 256; sbatch --parsable -o {path}.out {path}", user=USER)
+    assert r.rc == 0, r
+    assert c.wait_done(int(r.out.strip().split(";")[0])) == "COMPLETED"
+    with open(path + ".out") as f:
+        out = f.read()
+    assert "B 256" in out and "S 300" in out, out
+    p = re.search(r"^P (\d+)$", out, re.M)
+    assert p and p.group(1) not in ("256", "300"), out
+
+
+def test_cli_get_user_env(c):
+    path = write_profile("export NODEOPT_LOGIN=yes\n")
+    try:
+        out = batch(c, "--get-user-env", script="echo LOGIN=${NODEOPT_LOGIN-unset}\n")
+        assert out.strip() == "LOGIN=yes", out
+    finally:
+        os.unlink(path)
+
+
+def test_cli_refusals(c):
+    """The client's sentences and exit codes (Slurm's), and what no node can give."""
+    for args, rc, err in [
+            (["-m", "sideways"], 255, "sbatch: error: Invalid --distribution specification\n"),
+            (["--hint=foo"], 1, 'sbatch: error: unrecognized --hint argument "foo", see '
+             "--hint=help\n"),
+            (["--mem-bind=map_mem:"], 255, 'sbatch: error: missing list for '
+             '"--mem-bind=map_mem:<list>"\n'),
+            (["-n4", "-N1", "--ntasks-per-socket=1"], 1, "sbatch: error: Batch job submission "
+             "failed: Requested node configuration is not available\n")]:
+        r = c.run(["sbatch", *args, "--wrap", "true"], user=USER)
+        assert (r.rc, r.err) == (rc, err), (args, r)
