@@ -310,13 +310,28 @@ def test_propagate_except_in_conf(c, wire):
 
 # ---- --get-user-env ----
 
-def write_profile(text):
-    pw = pwd.getpwnam(USER)
-    path = os.path.join(pw.pw_dir, ".profile")
-    with open(path, "w") as f:
-        f.write(text)
-    os.chown(path, pw.pw_uid, pw.pw_gid)
-    return path
+class profile:
+    """The test user's ~/.profile replaced by text while in the block, then
+    put back as it was (or removed when there was none)."""
+
+    def __init__(self, text):
+        pw = pwd.getpwnam(USER)
+        self.path = os.path.join(pw.pw_dir, ".profile")
+        self.text, self.uid, self.gid = text, pw.pw_uid, pw.pw_gid
+
+    def __enter__(self):
+        self.saved = open(self.path).read() if os.path.exists(self.path) else None
+        with open(self.path, "w") as f:
+            f.write(self.text)
+        os.chown(self.path, self.uid, self.gid)
+        return self.path
+
+    def __exit__(self, *exc):
+        if self.saved is None:
+            os.unlink(self.path)
+        else:
+            with open(self.path, "w") as f:
+                f.write(self.saved)
 
 
 def test_get_user_env(c, wire):
@@ -325,9 +340,8 @@ def test_get_user_env(c, wire):
     pw = pwd.getpwnam(USER)
     for name in (".bash_profile", ".bash_login"):
         assert not os.path.exists(os.path.join(pw.pw_dir, name))
-    path = write_profile("export NODEOPT_LOGIN=yes\nexport NODEOPT_BOTH=login\n"
-                         "export NODEOPT_UID=$(id -u)\n")
-    try:
+    with profile("export NODEOPT_LOGIN=yes\nexport NODEOPT_BOTH=login\n"
+                 "export NODEOPT_UID=$(id -u)\n"):
         out = run_job(c, wire, "env | grep ^NODEOPT_ | sort\n", get_user_env="",
                       env=[f"PATH={BIN}:/usr/bin:/bin", "NODEOPT_BOTH=submitted"])
         assert out.split() == ["NODEOPT_BOTH=submitted", "NODEOPT_LOGIN=yes",
@@ -335,22 +349,17 @@ def test_get_user_env(c, wire):
         # without the option, nothing of the login
         out = run_job(c, wire, "env | grep ^NODEOPT_ | sort\n")
         assert out == "", out
-    finally:
-        os.unlink(path)
 
 
 def test_get_user_env_timeout(c, wire):
     """A login that takes longer than the time out: the job runs with what
     was submitted, and the node's log says why."""
-    path = write_profile("export NODEOPT_LOGIN=yes\nsleep 30\n")
-    try:
+    with profile("export NODEOPT_LOGIN=yes\nsleep 30\n"):
         out = run_job(c, wire, "echo LOGIN=${NODEOPT_LOGIN-unset}\n", get_user_env="1L")
         assert out.strip() == "LOGIN=unset", out
         with open(os.path.join(c.dir, "log", "herdd-n1.log")) as f:
             log = f.read()
         assert "Unable to get user's local environment, running only with passed environment" in log
-    finally:
-        os.unlink(path)
     reply = submit(c, wire, "#!/bin/sh\ntrue\n", get_user_env="10X")
     assert (reply["rc"], reply.get("error")) == (2072, "Invalid --get-user-env specification"), reply
 
@@ -464,12 +473,9 @@ def test_cli_propagate(c):
 
 
 def test_cli_get_user_env(c):
-    path = write_profile("export NODEOPT_LOGIN=yes\n")
-    try:
+    with profile("export NODEOPT_LOGIN=yes\n"):
         out = batch(c, "--get-user-env", script="echo LOGIN=${NODEOPT_LOGIN-unset}\n")
         assert out.strip() == "LOGIN=yes", out
-    finally:
-        os.unlink(path)
 
 
 def test_cli_refusals(c):
