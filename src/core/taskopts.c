@@ -61,6 +61,8 @@ int taskopts_check_submit(const json_t *spec, struct job *job, struct herd_error
 			  nps_j && (nps < 1 || nps > 0xffff) ? "socket" : "core");
 		return HERD_ERR_INVALID_ARG;
 	}
+	job->ntasks_per_socket = nps;   /* scontrol show job's NtasksPerN:B:S:C */
+	job->ntasks_per_core = npc;
 	if (!nps && !npc)
 		return 0;
 	/* Some node of the partition must take the tasks: a socket their

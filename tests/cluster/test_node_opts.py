@@ -183,6 +183,17 @@ def test_ntasks_per_socket(c, wire):
     assert sorted(tasks.values()) == ["n1", "n1", "n2", "n2"], out
 
 
+def test_ntasks_per_socket_in_scontrol(c):
+    """scontrol show job: NtasksPerN:B:S:C=0:0:S:C, as Slurm shows them."""
+    job = c.sbatch("-H", "-n2", "--ntasks-per-socket=1", "--ntasks-per-core=1", "--wrap", "true",
+                   user=USER)
+    try:
+        r = c.run(["scontrol", "show", "job", str(job)])
+        assert "NtasksPerN:B:S:C=0:0:1:1 " in r.out, r
+    finally:
+        c.run(["scancel", str(job)])
+
+
 def test_ntasks_per_core_and_socket_refused_when_no_node_fits(c, wire):
     """As Slurm: what no node can give is refused at submission."""
     for keys in ({"ntasks": 4, "nodes": 1, "ntasks_per_socket": 1},
