@@ -501,3 +501,18 @@ def test_cli_refusals(c):
              "failed: Requested node configuration is not available\n")]:
         r = c.run(["sbatch", *args, "--wrap", "true"], user=USER)
         assert (r.rc, r.err) == (rc, err), (args, r)
+
+
+def test_cli_srun_arbitrary_allocation(c):
+    """srun -m arbitrary outside a job: the job gets each named node once
+    and a task per name; task i runs on the i-th name (-w, SLURM_HOSTFILE)."""
+    r = c.run(["srun", "-l", "-m", "arbitrary", "-w", "n2,n1,n1", "printenv", "SLURMD_NODENAME"],
+              user=USER)
+    assert r.rc == 0, r
+    assert labelled(r.out) == {0: "n2", 1: "n1", 2: "n1"}, r
+    hostfile = os.path.join(c.workdir(USER), "hosts2")
+    with open(hostfile, "w") as f:
+        f.write("n2\nn1\nn2\n")
+    r = c.run(f"SLURM_HOSTFILE={hostfile} srun -l -m arbitrary printenv SLURMD_NODENAME", user=USER)
+    assert r.rc == 0, r
+    assert labelled(r.out) == {0: "n2", 1: "n1", 2: "n2"}, r
