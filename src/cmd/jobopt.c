@@ -15,6 +15,7 @@
 #include "common/msg.h"
 #include "common/parse.h"
 #include "common/secret.h"
+#include "common/hostlist.h"
 #include "common/taskopt.h"
 #include "common/xmalloc.h"
 
@@ -320,6 +321,44 @@ void jobopt_report(struct jobopt *o, int rc, const struct herd_error *err)
 }
 
 /* ---- the job object ----------------------------------------------------- */
+
+char *jobopt_arbitrary_list(const struct jobopt *o)
+{
+	struct dist d;
+	const char *dist = jobopt_str(o, "distribution");
+	const char *hostfile = getenv("SLURM_HOSTFILE");
+
+	if (!dist || dist_parse(dist, &d, NULL) < 0 || d.node != DIST_NODE_ARBITRARY)
+		return NULL;
+	if (jobopt_str(o, "req_nodelist"))
+		return xstrdup(jobopt_str(o, "req_nodelist"));
+	if (!hostfile || !*hostfile)
+		return NULL;
+	char *path = strchr(hostfile, '/') ? xstrdup(hostfile) : xasprintf("./%s", hostfile);
+	char *list = opt_nodelist_arg(path);   /* a value with '/' is read as a file */
+	free(path);
+	return list;
+}
+
+void jobopt_arbitrary_job(const struct jobopt *o, json_t *job)
+{
+	char *list = jobopt_arbitrary_list(o);
+	struct hostlist *hl = list && job ? hostlist_create(list) : NULL;
+
+	if (hl && hostlist_count(hl)) {
+		size_t tasks = hostlist_count(hl);
+		hostlist_uniq(hl);
+		char *nodes = hostlist_ranged_string(hl);
+		json_object_set_new(job, "req_nodelist", json_string(nodes));
+		if (!jobopt_int(o, "ntasks", 0))
+			json_object_set_new(job, "ntasks", json_integer((json_int_t)tasks));
+		if (!jobopt_int(o, "nodes", 0))
+			json_object_set_new(job, "nodes", json_integer((json_int_t)hostlist_count(hl)));
+		free(nodes);
+	}
+	hostlist_destroy(hl);
+	free(list);
+}
 
 /* This process's limits, which --propagate hands to the job (-1: unlimited). */
 json_t *jobopt_rlimits(void)

@@ -117,6 +117,11 @@ struct jobopt_ctx {
 
 /* The SUBMIT_JOB job object of o and c; NULL when a value is not UTF-8. */
 json_t *jobopt_job(const struct jobopt *o, const struct jobopt_ctx *c);
+/* -m arbitrary: each task's node in order, from -w or else the file
+ * SLURM_HOSTFILE names (srun(1), sbatch(1)); NULL for another distribution. */
+char *jobopt_arbitrary_list(const struct jobopt *o);
+/* -m arbitrary: the JOBSPEC asks each named node once and a task per name. */
+void jobopt_arbitrary_job(const struct jobopt *o, json_t *job);
 /* JOBSPEC/STEPSPEC "rlimits": this process's resource limits (-1 unlimited). */
 json_t *jobopt_rlimits(void);
 /* The SUBMIT_JOB body {"key", "job", "het"?}: every component of o by

@@ -317,6 +317,7 @@ int main(int argc, char **argv)
 				  .cwd = work_dir, .name = name, .command = command,
 				  .host = host, .umask = mask, .rlimits = true };
 	body = jobopt_submit_body(&o, &ctx);
+	jobopt_arbitrary_job(&o, json_object_get(body, "job"));   /* -m arbitrary, SLURM_HOSTFILE */
 	free(command);
 	free(work_dir);
 	if (!body) {

@@ -14,7 +14,6 @@
 #include "common/msg.h"
 #include "common/parse.h"
 #include "common/state.h"
-#include "common/hostlist.h"
 #include "common/xmalloc.h"
 
 #define SUBMIT_RETRY_S 60
@@ -50,27 +49,6 @@ static void nap(double seconds)
 	nanosleep(&ts, NULL);
 }
 
-/* -m arbitrary: each task's node in order, from -w or else the file
- * SLURM_HOSTFILE names (srun(1)); NULL for another distribution. */
-static char *srun_arbitrary_list(const struct jobopt *o)
-{
-	char node[32] = "";
-	struct herd_error err;
-	const char *dist = jobopt_str(o, "distribution");
-	const char *hostfile = getenv("SLURM_HOSTFILE");
-
-	if (!dist || srun_dist_parse(dist, node, sizeof(node), &err) < 0 || strcmp(node, "arbitrary"))
-		return NULL;
-	if (jobopt_str(o, "req_nodelist"))
-		return xstrdup(jobopt_str(o, "req_nodelist"));
-	if (!hostfile || !*hostfile)
-		return NULL;
-	char *path = strchr(hostfile, '/') ? xstrdup(hostfile) : xasprintf("./%s", hostfile);
-	char *list = opt_nodelist_arg(path);   /* a value with '/' is read as a file */
-	free(path);
-	return list;
-}
-
 json_t *srun_alloc_body(const struct jobopt *o, const char *name, char *const *env,
 			const char *cwd)
 {
@@ -81,23 +59,7 @@ json_t *srun_alloc_body(const struct jobopt *o, const char *name, char *const *e
 	struct jobopt_ctx ctx = { .script = "", .env = env, .cwd = cwd, .name = name,
 				  .host = host, .umask = mask, .alloc = true, .rlimits = true };
 	json_t *body = jobopt_submit_body(o, &ctx);
-	/* -m arbitrary: the job has each named node once, a task per name */
-	char *arb = srun_arbitrary_list(o);
-	struct hostlist *hl = arb ? hostlist_create(arb) : NULL;
-	json_t *job = json_object_get(body, "job");
-	if (hl && hostlist_count(hl) && job) {
-		size_t tasks = hostlist_count(hl);
-		hostlist_uniq(hl);
-		char *nodes = hostlist_ranged_string(hl);
-		json_object_set_new(job, "req_nodelist", json_string(nodes));
-		if (!jobopt_int(o, "ntasks", 0))
-			json_object_set_new(job, "ntasks", json_integer((json_int_t)tasks));
-		if (!jobopt_int(o, "nodes", 0))
-			json_object_set_new(job, "nodes", json_integer((json_int_t)hostlist_count(hl)));
-		free(nodes);
-	}
-	hostlist_destroy(hl);
-	free(arb);
+	jobopt_arbitrary_job(o, json_object_get(body, "job"));
 	return body;
 }
 
@@ -114,7 +76,7 @@ json_t *srun_step_body(const struct jobopt *o, const char *name, char *const *en
 	if (dist && srun_dist_parse(dist, node_dist, sizeof(node_dist), &err) < 0)
 		node_dist[0] = '\0';   /* checked when read */
 	/* -m arbitrary without -w: SLURM_HOSTFILE names each task's node, in order (srun(1)) */
-	char *hostfile_list = srun_arbitrary_list(o);
+	char *hostfile_list = jobopt_arbitrary_list(o);
 	json_t *argv = json_array();
 	for (int i = 0; i < o->argc; i++)
 		json_array_append_new(argv, json_string(o->argv[i]));

@@ -516,3 +516,27 @@ def test_cli_srun_arbitrary_allocation(c):
     r = c.run(f"SLURM_HOSTFILE={hostfile} srun -l -m arbitrary printenv SLURMD_NODENAME", user=USER)
     assert r.rc == 0, r
     assert labelled(r.out) == {0: "n2", 1: "n1", 2: "n2"}, r
+
+
+def test_cli_sbatch_arbitrary(c):
+    """sbatch -m arbitrary with SLURM_HOSTFILE: the job gets those nodes;
+    srun inside puts task i on the file's i-th line."""
+    wd = c.workdir(USER)
+    hostfile = os.path.join(wd, "hosts3")
+    with open(hostfile, "w") as f:
+        f.write("n2\nn1\nn1\n")
+    path = os.path.join(wd, "arb.sh")
+    with open(path, "w") as f:
+        f.write("#!/bin/sh\necho DIST=$SLURM_DISTRIBUTION\n"
+                "srun -l printenv SLURMD_NODENAME | sed 's/^/S /'\n")
+    pw = pwd.getpwnam(USER)
+    os.chown(path, pw.pw_uid, pw.pw_gid)
+    r = c.run(f"SLURM_HOSTFILE={hostfile} sbatch --parsable -m arbitrary -o {path}.out {path}",
+              user=USER)
+    assert r.rc == 0, r
+    assert c.wait_done(int(r.out.strip().split(";")[0])) == "COMPLETED"
+    with open(path + ".out") as f:
+        out = f.read()
+    assert "DIST=arbitrary" in out, out
+    tasks = {int(m.group(1)): m.group(2) for m in re.finditer(r"^S (\d+): (\S+)$", out, re.M)}
+    assert tasks == {0: "n2", 1: "n1", 2: "n1"}, out
