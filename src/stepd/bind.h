@@ -38,6 +38,9 @@ struct bind {
 	/* binding to cores on a node with threads: a task's mask takes every
 	 * thread (among all_cpus) of the cores it was given */
 	bool expand_cores;
+	/* binding to sockets (--cpu-bind=sockets|ldoms, --ntasks-per-socket):
+	 * every CPU (among all_cpus) of the sockets it was given */
+	bool sockets, expand_sockets;
 	struct bind_topo topo;
 	int *all_cpus;
 	size_t nall;
@@ -85,5 +88,7 @@ int *bind_dist_order(const struct bind_topo *t, enum dist_cpu socket, enum dist_
 		     size_t *nout);
 /* Binding to cores: add to mask the other threads (among cpus) of its cores. */
 void bind_cores_expand(const struct bind_topo *t, const int *cpus, size_t ncpus, cpu_set_t *mask);
+/* Binding to sockets: add to mask the other CPUs (among cpus) of its sockets. */
+void bind_sockets_expand(const struct bind_topo *t, const int *cpus, size_t ncpus, cpu_set_t *mask);
 
 #endif

@@ -169,3 +169,15 @@ void bind_cores_expand(const struct bind_topo *t, const int *cpus, size_t ncpus,
 				CPU_SET(cpus[i], &add);
 	CPU_OR(mask, mask, &add);
 }
+
+void bind_sockets_expand(const struct bind_topo *t, const int *cpus, size_t ncpus, cpu_set_t *mask)
+{
+	cpu_set_t add;
+
+	CPU_ZERO(&add);
+	for (size_t i = 0; i < ncpus; i++)
+		for (size_t j = 0; j < ncpus; j++)
+			if (CPU_ISSET(cpus[j], mask) && topo_socket(t, cpus[i]) == topo_socket(t, cpus[j]))
+				CPU_SET(cpus[i], &add);
+	CPU_OR(mask, mask, &add);
+}

@@ -710,6 +710,14 @@ static void step_bind_order(struct stepd *sd, struct step *st, const struct laun
 		st->bind.type = BIND_THREADS;
 	else if (hint & (HINT_COMPUTE_BOUND | HINT_MEMORY_BOUND))
 		st->bind.type = BIND_CORES;
+	/* As Slurm: --ntasks-per-core binds to cores, --ntasks-per-socket to
+	 * sockets, unless a --cpu-bind type says otherwise */
+	else if (st->bind.type == BIND_DEFAULT && s->opts.ntasks_per_core > 0)
+		st->bind.type = BIND_CORES;
+	else if (st->bind.type == BIND_DEFAULT && s->opts.ntasks_per_socket > 0) {
+		st->bind.type = BIND_CORES;
+		st->bind.sockets = true;
+	}
 	if ((st->bind.type != BIND_DEFAULT && st->bind.type != BIND_CORES &&
 	     st->bind.type != BIND_THREADS) || st->ncpus == 0)
 		return;
@@ -726,6 +734,7 @@ static void step_bind_order(struct stepd *sd, struct step *st, const struct laun
 	}
 	if (st->bind.type == BIND_CORES) {
 		st->bind.expand_cores = st->bind.topo.threads > 1;
+		st->bind.expand_sockets = st->bind.sockets;
 		st->bind.all_cpus = st->cpus;
 		st->bind.nall = st->ncpus;
 	} else {

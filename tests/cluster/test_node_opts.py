@@ -183,6 +183,19 @@ def test_ntasks_per_socket(c, wire):
     assert sorted(tasks.values()) == ["n1", "n1", "n2", "n2"], out
 
 
+def test_ntasks_per_socket_and_core_bind(c):
+    """As Slurm: --ntasks-per-socket binds each task to its socket (both of
+    the step's CPUs there), --ntasks-per-core to its core, --cpu-bind=sockets
+    to the socket as well."""
+    out = batch(c, "-N1", "-n2", "--exclusive", script=(
+        "srun -l --ntasks-per-socket=1 printenv SLURM_CPU_BIND_LIST | sed 's/^/S /'\n"
+        "srun -l --ntasks-per-core=1 printenv SLURM_CPU_BIND_LIST | sed 's/^/C /'\n"
+        "srun -l --cpu-bind=sockets printenv SLURM_CPU_BIND_LIST | sed 's/^/B /'\n"))
+    assert set(re.findall(r"^S \d+: (\S+)$", out, re.M)) == {"0x3,0xc"}, out
+    assert set(re.findall(r"^C \d+: (\S+)$", out, re.M)) == {"0x1,0x4"}, out
+    assert set(re.findall(r"^B \d+: (\S+)$", out, re.M)) == {"0x3,0xc"}, out
+
+
 def test_ntasks_per_socket_in_scontrol(c):
     """scontrol show job: NtasksPerN:B:S:C=0:0:S:C, as Slurm shows them."""
     job = c.sbatch("-H", "-n2", "--ntasks-per-socket=1", "--ntasks-per-core=1", "--wrap", "true",

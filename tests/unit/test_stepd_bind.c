@@ -194,6 +194,12 @@ static void test_dist_order(void **state)
 	CPU_SET(2, &set);
 	bind_cores_expand(&t, all, 4, &set);
 	assert_true(CPU_ISSET(3, &set) && CPU_ISSET(2, &set) && !CPU_ISSET(0, &set));
+	/* binding to sockets takes the socket's other CPUs */
+	struct bind_topo two = { 2, 2, 1 };
+	CPU_ZERO(&set);
+	CPU_SET(2, &set);
+	bind_sockets_expand(&two, all, 4, &set);
+	assert_true(CPU_ISSET(2, &set) && CPU_ISSET(3, &set) && !CPU_ISSET(1, &set));
 	(void)state;
 }
 
