@@ -2,10 +2,12 @@
  * usage texts, and the one encoder of the SUBMIT_JOB job object: see
  * jobopt.h. */
 #include <errno.h>
+#include <stdbool.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
@@ -71,8 +73,9 @@ static const struct jobopt_row *row_of(const struct jobopt *o, int c)
 	return NULL;
 }
 
-int jobopt_args(struct jobopt *o, enum jobopt_src pass, int argc, char **argv, int *next,
-		struct herd_error *err)
+/* One component's options from argv[0] (its program name or the ":"). */
+static int read_args(struct jobopt *o, enum jobopt_src pass, int argc, char **argv, int *next,
+		     struct herd_error *err)
 {
 	size_t nrows = 0;
 	for (const struct jobopt_row *r = jobopt_table; r->name; r++)
@@ -118,6 +121,56 @@ int jobopt_args(struct jobopt *o, enum jobopt_src pass, int argc, char **argv, i
 	return rc;
 }
 
+static int env_one(struct jobopt *o, jobopt_getenv_f getenv_f, struct herd_error *err);
+
+/* The component after o, made when missing (with the variables o read). */
+static struct jobopt *next_component(struct jobopt *o, struct herd_error *err, int *rc)
+{
+	if (!o->het_next) {
+		o->het_next = xmalloc(sizeof(*o->het_next));
+		jobopt_init(o->het_next, o->cmd);
+		o->het_next->now = o->now;
+		if (o->getenv_f) {
+			struct jobopt *after = o->het_next;
+			*rc = jobopt_env(after, o->getenv_f, err);
+		}
+	}
+	return o->het_next;
+}
+
+int jobopt_args(struct jobopt *o, enum jobopt_src pass, int argc, char **argv, int *next,
+		struct herd_error *err)
+{
+	struct jobopt *part = o;
+	int start = 0, rc = JOBOPT_OK;
+	for (;;) {
+		int n;
+		char *arg0 = argv[start];
+		argv[start] = (char *)jobopt_prog(o->cmd);   /* getopt's messages name it */
+		rc = read_args(part, pass, argc - start, argv + start, &n, err);
+		argv[start] = arg0;
+		if (rc != JOBOPT_OK)
+			return rc;
+		int at = start + n;
+		if (o->cmd == JOBOPT_SRUN) {   /* srun: each component's own command */
+			int end = at;
+			while (end < argc && strcmp(argv[end], ":"))
+				end++;
+			part->argv = argv + at;
+			part->argc = end - at;
+			at = end;
+		}
+		if (at >= argc || strcmp(argv[at], ":")) {
+			*next = at;
+			return JOBOPT_OK;
+		}
+		part = next_component(part, err, &rc);
+		if (rc != JOBOPT_OK)
+			return rc;
+		start = at;
+	}
+}
+
 /* Does input variable var belong to cmd? */
 static bool var_of(const char *var, enum jobopt_cmd cmd)
 {
@@ -132,6 +185,17 @@ int jobopt_env(struct jobopt *o, jobopt_getenv_f getenv_f, struct herd_error *er
 {
 	if (!getenv_f)
 		getenv_f = (jobopt_getenv_f)getenv;
+	for (; o; o = o->het_next) {
+		int rc = env_one(o, getenv_f, err);
+		if (rc != JOBOPT_OK)
+			return rc;
+	}
+	return JOBOPT_OK;
+}
+
+static int env_one(struct jobopt *o, jobopt_getenv_f getenv_f, struct herd_error *err)
+{
+	o->getenv_f = getenv_f;
 	o->pass = JOBOPT_ENV;
 	for (const struct jobopt_row *r = jobopt_table; r->name; r++) {
 		if (!(r->cmds & o->cmd) || !r->vars)
@@ -167,22 +231,38 @@ int jobopt_env(struct jobopt *o, jobopt_getenv_f getenv_f, struct herd_error *er
 int jobopt_words(struct jobopt *o, char **words, size_t nwords, struct herd_error *err)
 {
 	char **argv = xmalloc((nwords + 2) * sizeof(*argv));
-	int next;
+	int next, rc = JOBOPT_OK;
+	size_t first = 0;
 	argv[0] = (char *)jobopt_prog(o->cmd);
-	for (size_t i = 0; i < nwords; i++)
-		argv[i + 1] = words[i];
-	argv[nwords + 1] = NULL;
-	int rc = jobopt_args(o, JOBOPT_SCRIPT, (int)nwords + 1, argv, &next, err);
+	for (size_t i = 0; i <= nwords && rc == JOBOPT_OK; i++) {
+		bool sep = i < nwords && (!strcmp(words[i], "hetjob") || !strcmp(words[i], "packjob"));
+		if (i < nwords && !sep)
+			continue;
+		/* words[first..i): one component's */
+		for (size_t w = first; w < i; w++)
+			argv[w - first + 1] = words[w];
+		argv[i - first + 1] = NULL;
+		rc = read_args(o, JOBOPT_SCRIPT, (int)(i - first) + 1, argv, &next, err);
+		if (rc == JOBOPT_OK && sep)
+			o = next_component(o, err, &rc);
+		first = i + 1;
+	}
 	free(argv);
 	return rc;
 }
 
 /* ---- what was given ----------------------------------------------------- */
 
+/* A JOBSPEC key is each component's; a command's own value is the
+ * command's, whichever component gave it (sbatch -N1 : -N2 --wrap=...). */
 static json_t *value(const struct jobopt *o, const char *name)
 {
 	json_t *v = json_object_get(o->local, name);
-	return v ? v : json_object_get(o->spec, name);
+	if (!v)
+		v = json_object_get(o->spec, name);
+	for (const struct jobopt *h = o->het_next; !v && h; h = h->het_next)
+		v = json_object_get(h->local, name);
+	return v;
 }
 
 bool jobopt_given(const struct jobopt *o, const char *name)
@@ -448,4 +528,28 @@ json_t *jobopt_submit_body(const struct jobopt *o, const struct jobopt_ctx *c)
 		json_object_set_new(body, "het", het);
 	}
 	return body;
+}
+
+int jobopt_check_clusters(const struct jobopt *o, const char *cluster)
+{
+	const char *want = jobopt_str(o, "clusters");
+	const char *prog = jobopt_prog(o->cmd);
+	size_t n;
+	if (!want)
+		want = jobopt_str(o, "cluster");
+	if (!want)
+		return 0;
+	char **names = opt_split(want, ',', &n);
+	bool ours = false;
+	for (size_t i = 0; i < n && !ours; i++)
+		ours = !strcasecmp(names[i], cluster) || !strcasecmp(names[i], "all");
+	if (!ours) {
+		const char *name = n ? names[0] : want;
+		fprintf(stderr, "%s: error: No cluster '%s' known by database.\n", prog, name);
+		fprintf(stderr, "%s: error: '%s' can't be reached now, or it is an invalid entry for "
+			"--cluster.  Use 'sacctmgr list clusters' to see available clusters.\n",
+			prog, name);
+	}
+	opt_strv_free(names);
+	return ours ? 0 : -1;
 }

@@ -47,6 +47,7 @@ struct jobopt {
 	char **argv;                /* what follows the options (borrowed) */
 	int argc;
 	struct jobopt *het_next;    /* the next component of a heterogeneous job */
+	const char *(*getenv_f)(const char *name);   /* how variables were read (NULL: not yet) */
 };
 
 struct jobopt_row;
@@ -74,16 +75,25 @@ const char *jobopt_prog(enum jobopt_cmd cmd);   /* "sbatch", "salloc", "srun" */
 void jobopt_init(struct jobopt *o, enum jobopt_cmd cmd);
 void jobopt_free(struct jobopt *o);   /* and its het components */
 
-/* The command line (argv[0] the program) from argv[0]: *next is where the
- * options ended (the script or command, or a ":" between components). */
+/* The command line (argv[0] the program): *next is where the options
+ * ended (the script or command).  A ":" after a component's options (after
+ * its command, for srun) starts the next component of a heterogeneous job
+ * (o->het_next, made with the variables read as o's were); srun's command
+ * of each component is its argv/argc. */
 int jobopt_args(struct jobopt *o, enum jobopt_src pass, int argc, char **argv, int *next,
 		struct herd_error *err);
-/* The input variables, by getenv_f (NULL: getenv). */
+/* The input variables, by getenv_f (NULL: getenv), into every component. */
 typedef const char *(*jobopt_getenv_f)(const char *name);
 int jobopt_env(struct jobopt *o, jobopt_getenv_f getenv_f, struct herd_error *err);
-/* Directive words (#SBATCH, or #PBS translated): read as a command line
- * from argv[0]; words left after the options are ignored, as Slurm does. */
+/* Directive words (#SBATCH, or #PBS translated): read as a command line;
+ * words left after the options are ignored, as Slurm does.  A "hetjob" (or
+ * "packjob") word starts the next component of a heterogeneous job. */
 int jobopt_words(struct jobopt *o, char **words, size_t nwords, struct herd_error *err);
+
+/* #PBS directive words (after opt_script_directives) as sbatch's option
+ * words (jobopt_pbs.c): what Slurm's sbatch reads of them.  NULL-terminated,
+ * *count of them; the caller frees with opt_strv_free. */
+char **jobopt_pbs_words(char **words, size_t nwords, size_t *count);
 
 /* What the options gave: a JOBSPEC key or an option's own value. */
 bool jobopt_given(const struct jobopt *o, const char *name);
@@ -100,6 +110,11 @@ void jobopt_usage(enum jobopt_cmd cmd, FILE *out);
 void jobopt_info(const struct jobopt *o, FILE *out);
 /* Print the notes, then (rc < 0) err as "PROG: error: ..." (or fatal). */
 void jobopt_report(struct jobopt *o, int rc, const struct herd_error *err);
+
+/* -M/--clusters: this cluster (cluster, ClusterName) among those named (or
+ * "all"): 0; else -1 after Slurm's sentences for a cluster it cannot reach.
+ * Submitting to another cluster is the lead's (issue 15). */
+int jobopt_check_clusters(const struct jobopt *o, const char *cluster);
 
 /* What the job object takes from outside the options. */
 struct jobopt_ctx {
