@@ -94,6 +94,8 @@ int jobopt_words(struct jobopt *o, char **words, size_t nwords, struct herd_erro
  * words (jobopt_pbs.c): what Slurm's sbatch reads of them.  NULL-terminated,
  * *count of them; the caller frees with opt_strv_free. */
 char **jobopt_pbs_words(char **words, size_t nwords, size_t *count);
+/* #BSUB words the same way; NULL with *bad the letter Slurm does not take. */
+char **jobopt_bsub_words(char **words, size_t nwords, size_t *count, char *bad);
 
 /* What the options gave: a JOBSPEC key or an option's own value. */
 bool jobopt_given(const struct jobopt *o, const char *name);
