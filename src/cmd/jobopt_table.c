@@ -39,12 +39,19 @@ static int put(struct jobopt *o, const struct jobopt_row *r, json_t *v, struct h
 	return JOBOPT_OK;
 }
 
+/* A line to print before going on (a value not UTF-8 prints as "?"). */
+static void note_line(struct jobopt *o, const char *line)
+{
+	json_t *v = json_string(line);
+	json_array_append_new(o->notes, v ? v : json_string("?"));
+}
+
 static void note(struct jobopt *o, const char *fmt, const char *arg)
 {
 	char line[512];
 	int n = snprintf(line, sizeof(line), "%s: error: ", jobopt_prog(o->cmd));
 	snprintf(line + n, sizeof(line) - n, fmt, arg);
-	json_array_append_new(o->notes, json_string(line) ? json_string(line) : json_string("?"));
+	note_line(o, line);
 }
 
 /* A boolean input variable: set unless "0"/"no"/"false" (Slurm takes any
@@ -199,8 +206,7 @@ static int p_when(struct jobopt *o, const struct jobopt_row *r, const char *arg,
 			char line[512];
 			snprintf(line, sizeof(line), "Invalid time specification (pos=%d): %s",
 				 opt_time_error_pos(arg), arg);
-			json_array_append_new(o->notes, json_string(line) ? json_string(line)
-									  : json_string("?"));
+			note_line(o, line);
 		}
 		return errprintf(err, "Invalid --%s specification", r->name);
 	}
