@@ -60,7 +60,8 @@ struct jobopt_row {
 	int has_arg;            /* getopt's no_argument, required_argument, optional_argument */
 	unsigned cmds;          /* JOBOPT_* of the commands that take it */
 	const char *vars;       /* input variables, blank separated: SBATCH_* are sbatch's,
-				 * SALLOC_* salloc's, SLURM_* and SRUN_* srun's */
+				 * SALLOC_* salloc's, SLURM_* and SRUN_* srun's
+				 * (SLURM_HINT, SLURM_CLUSTERS: every command's) */
 	const char *key;        /* the JOBSPEC key it lands in; NULL: the command's own */
 	jobopt_parse_f parse;   /* reads the value into key (or local[name]) */
 	const char *arg;        /* the argument in help and usage ("=name") */

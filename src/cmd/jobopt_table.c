@@ -801,7 +801,7 @@ const struct jobopt_row jobopt_table[] = {
 	{ "chdir", 'D', REQ, ALL, "SLURM_WORKING_DIR", NULL, p_str, "=directory",
 	  "working directory of the job (salloc: of the command)" },
 	/* -M: the cluster this one is; another is the lead's (issue 15) */
-	{ "clusters", 'M', REQ, ALL, "SBATCH_CLUSTERS SALLOC_CLUSTERS SLURM_CLUSTERS", NULL, p_str,
+	{ "clusters", 'M', REQ, ALL, "SLURM_CLUSTERS SBATCH_CLUSTERS SALLOC_CLUSTERS", NULL, p_str,
 	  "=names", "clusters to submit to (this cluster only here)" },
 	{ "cluster", 0, REQ, ALL, NULL, NULL, p_str, "=names", NULL },
 	/* one cluster, no federation: Slurm keeps and ignores it there */
@@ -893,7 +893,7 @@ const struct jobopt_row jobopt_table[] = {
 	{ "het-group", 0, REQ, R, NULL, NULL, p_str, "=value,...",
 	  "the heterogeneous job's components to run in" },
 	{ "help", 'h', NO, ALL, NULL, NULL, p_info, "", "show this help message" },
-	{ "hint", 0, REQ, ALL, "SBATCH_HINT SALLOC_HINT SLURM_HINT", "hint", p_hint, "=hint",
+	{ "hint", 0, REQ, ALL, "SLURM_HINT SBATCH_HINT SALLOC_HINT", "hint", p_hint, "=hint",
 	  "application hint: compute_bound, memory_bound,\nmultithread, nomultithread" },
 	{ "hold", 'H', NO, ALL, NULL, "hold", p_flag, "", "submit job in held state" },
 	{ "ignore-pbs", 0, NO, B, "SBATCH_IGNORE_PBS", NULL, p_flag, "",

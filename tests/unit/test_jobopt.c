@@ -210,6 +210,7 @@ static void test_precedence(void **state)
 	fake_env[1] = "SBATCH_MEM_PER_CPU=100";
 	fake_env[2] = "SLURM_WCKEY=srun-only";   /* not sbatch's variable */
 	fake_env[3] = "SBATCH_TIMELIMIT=10";
+	fake_env[4] = "SLURM_HINT=compute_bound";   /* every command's */
 	jobopt_init(&o, JOBOPT_SBATCH);
 	assert_int_equal(jobopt_words(&o, words, 6, &err), JOBOPT_OK);
 	assert_int_equal(jobopt_env(&o, fake_getenv, &err), JOBOPT_OK);
@@ -219,6 +220,7 @@ static void test_precedence(void **state)
 	assert_false(jobopt_given(&o, "mem_mb"));
 	assert_string_equal(jobopt_str(&o, "wckey"), "s");
 	assert_int_equal(jobopt_int(&o, "time_limit", 0), 1200);
+	assert_string_equal(jobopt_str(&o, "hint"), "compute_bound");
 	jobopt_free(&o);
 
 	/* both from one source: Slurm's fatal() */
