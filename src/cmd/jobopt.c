@@ -171,9 +171,12 @@ int jobopt_args(struct jobopt *o, enum jobopt_src pass, int argc, char **argv, i
 	}
 }
 
-/* Does input variable var belong to cmd? */
+/* Does input variable var belong to cmd?  SLURM_HINT and SLURM_CLUSTERS
+ * are every command's (sbatch(1), salloc(1)). */
 static bool var_of(const char *var, enum jobopt_cmd cmd)
 {
+	if (!strcmp(var, "SLURM_HINT") || !strcmp(var, "SLURM_CLUSTERS"))
+		return true;
 	if (!strncmp(var, "SBATCH_", 7))
 		return cmd == JOBOPT_SBATCH;
 	if (!strncmp(var, "SALLOC_", 7))

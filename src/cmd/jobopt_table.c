@@ -40,12 +40,19 @@ static int put(struct jobopt *o, const struct jobopt_row *r, json_t *v, struct h
 	return JOBOPT_OK;
 }
 
+/* A line to print before going on (a value not UTF-8 prints as "?"). */
+static void note_line(struct jobopt *o, const char *line)
+{
+	json_t *v = json_string(line);
+	json_array_append_new(o->notes, v ? v : json_string("?"));
+}
+
 static void note(struct jobopt *o, const char *fmt, const char *arg)
 {
 	char line[512];
 	int n = snprintf(line, sizeof(line), "%s: error: ", jobopt_prog(o->cmd));
 	snprintf(line + n, sizeof(line) - n, fmt, arg);
-	json_array_append_new(o->notes, json_string(line) ? json_string(line) : json_string("?"));
+	note_line(o, line);
 }
 
 /* A boolean input variable: set unless "0"/"no"/"false" (Slurm takes any
@@ -200,8 +207,7 @@ static int p_when(struct jobopt *o, const struct jobopt_row *r, const char *arg,
 			char line[512];
 			snprintf(line, sizeof(line), "Invalid time specification (pos=%d): %s",
 				 opt_time_error_pos(arg), arg);
-			json_array_append_new(o->notes, json_string(line) ? json_string(line)
-									  : json_string("?"));
+			note_line(o, line);
 		}
 		return errprintf(err, "Invalid --%s specification", r->name);
 	}
@@ -805,7 +811,7 @@ const struct jobopt_row jobopt_table[] = {
 	{ "chdir", 'D', REQ, ALL, "SLURM_WORKING_DIR", NULL, p_str, "=directory",
 	  "working directory of the job (salloc: of the command)" },
 	/* -M: the cluster this one is; another is the lead's (issue 15) */
-	{ "clusters", 'M', REQ, ALL, "SBATCH_CLUSTERS SALLOC_CLUSTERS SLURM_CLUSTERS", NULL, p_str,
+	{ "clusters", 'M', REQ, ALL, "SLURM_CLUSTERS SBATCH_CLUSTERS SALLOC_CLUSTERS", NULL, p_str,
 	  "=names", "clusters to submit to (this cluster only here)" },
 	{ "cluster", 0, REQ, ALL, NULL, NULL, p_str, "=names", NULL },
 	/* one cluster, no federation: Slurm keeps and ignores it there */
@@ -897,7 +903,7 @@ const struct jobopt_row jobopt_table[] = {
 	{ "het-group", 0, REQ, R, NULL, NULL, p_str, "=value,...",
 	  "the heterogeneous job's components to run in" },
 	{ "help", 'h', NO, ALL, NULL, NULL, p_info, "", "show this help message" },
-	{ "hint", 0, REQ, ALL, "SBATCH_HINT SALLOC_HINT SLURM_HINT", "hint", p_hint, "=hint",
+	{ "hint", 0, REQ, ALL, "SLURM_HINT SBATCH_HINT SALLOC_HINT", "hint", p_hint, "=hint",
 	  "application hint: compute_bound, memory_bound,\nmultithread, nomultithread" },
 	{ "hold", 'H', NO, ALL, NULL, "hold", p_flag, "", "submit job in held state" },
 	{ "ignore-pbs", 0, NO, B, "SBATCH_IGNORE_PBS", NULL, p_flag, "",
