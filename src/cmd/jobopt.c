@@ -17,6 +17,8 @@
 #include "common/msg.h"
 #include "common/parse.h"
 #include "common/secret.h"
+#include "common/hostlist.h"
+#include "common/taskopt.h"
 #include "common/xmalloc.h"
 
 #define LONG_BASE 256   /* getopt's value of table row i: LONG_BASE + i */
@@ -169,9 +171,12 @@ int jobopt_args(struct jobopt *o, enum jobopt_src pass, int argc, char **argv, i
 	}
 }
 
-/* Does input variable var belong to cmd? */
+/* Does input variable var belong to cmd?  SLURM_HINT and SLURM_CLUSTERS
+ * are every command's (sbatch(1), salloc(1)). */
 static bool var_of(const char *var, enum jobopt_cmd cmd)
 {
+	if (!strcmp(var, "SLURM_HINT") || !strcmp(var, "SLURM_CLUSTERS"))
+		return true;
 	if (!strncmp(var, "SBATCH_", 7))
 		return cmd == JOBOPT_SBATCH;
 	if (!strncmp(var, "SALLOC_", 7))
@@ -382,6 +387,8 @@ void jobopt_info(const struct jobopt *o, FILE *out)
 			"  memory_bound    one core of each socket\n"
 			"  multithread     the cores' extra hardware threads too\n"
 			"  nomultithread   one thread of each core\n");
+	else if (!strcmp(o->info, "mem-bind-help"))
+		fputs(mem_bind_help_text, out);
 }
 
 void jobopt_report(struct jobopt *o, int rc, const struct herd_error *err)
@@ -398,8 +405,46 @@ void jobopt_report(struct jobopt *o, int rc, const struct herd_error *err)
 
 /* ---- the job object ----------------------------------------------------- */
 
+char *jobopt_arbitrary_list(const struct jobopt *o)
+{
+	struct dist d;
+	const char *dist = jobopt_str(o, "distribution");
+	const char *hostfile = getenv("SLURM_HOSTFILE");
+
+	if (!dist || dist_parse(dist, &d, NULL) < 0 || d.node != DIST_NODE_ARBITRARY)
+		return NULL;
+	if (jobopt_str(o, "req_nodelist"))
+		return xstrdup(jobopt_str(o, "req_nodelist"));
+	if (!hostfile || !*hostfile)
+		return NULL;
+	char *path = strchr(hostfile, '/') ? xstrdup(hostfile) : xasprintf("./%s", hostfile);
+	char *list = opt_nodelist_arg(path);   /* a value with '/' is read as a file */
+	free(path);
+	return list;
+}
+
+void jobopt_arbitrary_job(const struct jobopt *o, json_t *job)
+{
+	char *list = jobopt_arbitrary_list(o);
+	struct hostlist *hl = list && job ? hostlist_create(list) : NULL;
+
+	if (hl && hostlist_count(hl)) {
+		size_t tasks = hostlist_count(hl);
+		hostlist_uniq(hl);
+		char *nodes = hostlist_ranged_string(hl);
+		json_object_set_new(job, "req_nodelist", json_string(nodes));
+		if (!jobopt_int(o, "ntasks", 0))
+			json_object_set_new(job, "ntasks", json_integer((json_int_t)tasks));
+		if (!jobopt_int(o, "nodes", 0))
+			json_object_set_new(job, "nodes", json_integer((json_int_t)hostlist_count(hl)));
+		free(nodes);
+	}
+	hostlist_destroy(hl);
+	free(list);
+}
+
 /* This process's limits, which --propagate hands to the job (-1: unlimited). */
-static json_t *rlimits_json(void)
+json_t *jobopt_rlimits(void)
 {
 	static const struct {
 		const char *name;
@@ -443,7 +488,7 @@ json_t *jobopt_job(const struct jobopt *o, const struct jobopt_ctx *c)
 	if (c->alloc)
 		json_object_set_new(job, "alloc", json_true());
 	if (c->rlimits)
-		json_object_set_new(job, "rlimits", rlimits_json());
+		json_object_set_new(job, "rlimits", jobopt_rlimits());
 	/* --ntasks-per-node with -N gives the task count (sbatch(1)); with -n
 	 * alone it gives the node count; alone, one node with that many tasks. */
 	json_int_t tpn = json_integer_value(json_object_get(job, "ntasks_per_node"));

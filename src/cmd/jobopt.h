@@ -60,7 +60,8 @@ struct jobopt_row {
 	int has_arg;            /* getopt's no_argument, required_argument, optional_argument */
 	unsigned cmds;          /* JOBOPT_* of the commands that take it */
 	const char *vars;       /* input variables, blank separated: SBATCH_* are sbatch's,
-				 * SALLOC_* salloc's, SLURM_* and SRUN_* srun's */
+				 * SALLOC_* salloc's, SLURM_* and SRUN_* srun's
+				 * (SLURM_HINT, SLURM_CLUSTERS: every command's) */
 	const char *key;        /* the JOBSPEC key it lands in; NULL: the command's own */
 	jobopt_parse_f parse;   /* reads the value into key (or local[name]) */
 	const char *arg;        /* the argument in help and usage ("=name") */
@@ -94,6 +95,8 @@ int jobopt_words(struct jobopt *o, char **words, size_t nwords, struct herd_erro
  * words (jobopt_pbs.c): what Slurm's sbatch reads of them.  NULL-terminated,
  * *count of them; the caller frees with opt_strv_free. */
 char **jobopt_pbs_words(char **words, size_t nwords, size_t *count);
+/* #BSUB words the same way; NULL with *bad the letter Slurm does not take. */
+char **jobopt_bsub_words(char **words, size_t nwords, size_t *count, char *bad);
 
 /* What the options gave: a JOBSPEC key or an option's own value. */
 bool jobopt_given(const struct jobopt *o, const char *name);
@@ -132,6 +135,13 @@ struct jobopt_ctx {
 
 /* The SUBMIT_JOB job object of o and c; NULL when a value is not UTF-8. */
 json_t *jobopt_job(const struct jobopt *o, const struct jobopt_ctx *c);
+/* -m arbitrary: each task's node in order, from -w or else the file
+ * SLURM_HOSTFILE names (srun(1), sbatch(1)); NULL for another distribution. */
+char *jobopt_arbitrary_list(const struct jobopt *o);
+/* -m arbitrary: the JOBSPEC asks each named node once and a task per name. */
+void jobopt_arbitrary_job(const struct jobopt *o, json_t *job);
+/* JOBSPEC/STEPSPEC "rlimits": this process's resource limits (-1 unlimited). */
+json_t *jobopt_rlimits(void);
 /* The SUBMIT_JOB body {"key", "job", "het"?}: every component of o by
  * jobopt_job (c for each), with a fresh request key.  NULL as above. */
 json_t *jobopt_submit_body(const struct jobopt *o, const struct jobopt_ctx *c);

@@ -235,8 +235,13 @@ void record_job(const json_t *job, time_t now, int details, struct record *r)
 			fmt_size_mb(mem * (nodes > 0 ? nodes : 1), c, sizeof(c)), nodes, cpus);
 	else
 		record_add(r, "TRES=cpu=%lld,node=%lld,billing=%lld", cpus, nodes, cpus);
-	record_add(r, "Socks/Node=* NtasksPerN:B:S:C=%lld:0:*:* CoreSpec=*",
-		cmd_jint(job, "ntasks_per_node"));
+	char per_socket[24] = "*", per_core[24] = "*";
+	if (cmd_jint(job, "ntasks_per_socket") > 0)
+		snprintf(per_socket, sizeof(per_socket), "%lld", cmd_jint(job, "ntasks_per_socket"));
+	if (cmd_jint(job, "ntasks_per_core") > 0)
+		snprintf(per_core, sizeof(per_core), "%lld", cmd_jint(job, "ntasks_per_core"));
+	record_add(r, "Socks/Node=* NtasksPerN:B:S:C=%lld:0:%s:%s CoreSpec=*",
+		cmd_jint(job, "ntasks_per_node"), per_socket, per_core);
 	if (details && json_array_size(json_object_get(job, "node_alloc"))) {
 		record_add(r, "JOB_GRES=(null)");
 		node_alloc_lines(job, r);

@@ -58,7 +58,9 @@ json_t *srun_alloc_body(const struct jobopt *o, const char *name, char *const *e
 	umask(mask);
 	struct jobopt_ctx ctx = { .script = "", .env = env, .cwd = cwd, .name = name,
 				  .host = host, .umask = mask, .alloc = true, .rlimits = true };
-	return jobopt_submit_body(o, &ctx);
+	json_t *body = jobopt_submit_body(o, &ctx);
+	jobopt_arbitrary_job(o, json_object_get(body, "job"));
+	return body;
 }
 
 /* STEPSPEC (src/common/msg.c): 0 / "" for what was not given, so the
@@ -73,6 +75,8 @@ json_t *srun_step_body(const struct jobopt *o, const char *name, char *const *en
 	const char *dist = jobopt_str(o, "distribution");
 	if (dist && srun_dist_parse(dist, node_dist, sizeof(node_dist), &err) < 0)
 		node_dist[0] = '\0';   /* checked when read */
+	/* -m arbitrary without -w: SLURM_HOSTFILE names each task's node, in order (srun(1)) */
+	char *hostfile_list = jobopt_arbitrary_list(o);
 	json_t *argv = json_array();
 	for (int i = 0; i < o->argc; i++)
 		json_array_append_new(argv, json_string(o->argv[i]));
@@ -87,10 +91,11 @@ json_t *srun_step_body(const struct jobopt *o, const char *name, char *const *en
 		"ntasks_per_node", (json_int_t)jobopt_int(o, "ntasks_per_node", 0),
 		"mem_mb", (json_int_t)jobopt_int(o, "mem_mb", 0),
 		"mem_per_cpu", (json_int_t)jobopt_int(o, "mem_per_cpu", 0),
-		"distribution", node_dist,
+		"distribution", dist && node_dist[0] ? dist : "",   /* as typed: the socket and core parts bind */
 		"overlap", jobopt_flag(o, "overlap"), "exact", jobopt_flag(o, "exact"),
 		"exclusive", jobopt_flag(o, "exclusive"),
-		"req_nodelist", S("req_nodelist"), "exc_nodelist", S("exc_nodelist"),
+		"req_nodelist", hostfile_list ? hostfile_list : S("req_nodelist"),
+		"exc_nodelist", S("exc_nodelist"),
 		"time_limit", (json_int_t)(limit == TIME_NOT_GIVEN ? 0 : limit),
 		"cpu_bind", S("cpu-bind"),
 		"io_host", host, "io_port", io_port, "io_key", io_key,
@@ -100,6 +105,20 @@ json_t *srun_step_body(const struct jobopt *o, const char *name, char *const *en
 		"signal_time", (int)jobopt_int(o, "signal_time", 0),
 		"launch_addr", host, "srun_pid", (int)getpid());
 #undef S
+	free(hostfile_list);
+	/* the task options, keyed as the job's (doc/protocol.md), and this
+	 * process's limits for --propagate */
+	static const char *task_keys[] = { "hint", "mem_bind", "propagate" };
+	for (size_t k = 0; step && k < sizeof(task_keys) / sizeof(task_keys[0]); k++)
+		if (jobopt_str(o, task_keys[k]))
+			json_object_set_new(step, task_keys[k], json_string(jobopt_str(o, task_keys[k])));
+	static const char *count_keys[] = { "ntasks_per_socket", "ntasks_per_core" };
+	for (size_t k = 0; step && k < sizeof(count_keys) / sizeof(count_keys[0]); k++)
+		if (jobopt_int(o, count_keys[k], 0) > 0)
+			json_object_set_new(step, count_keys[k],
+					    json_integer((json_int_t)jobopt_int(o, count_keys[k], 0)));
+	if (step)
+		json_object_set_new(step, "rlimits", jobopt_rlimits());
 	if (step && multi_prog)
 		json_object_set_new(step, "multi_prog", msg_strv(multi_prog));
 	if (step && jobopt_str(o, "container") && *jobopt_str(o, "container"))   /* doc/containers.md */

@@ -11,58 +11,20 @@
 #include <sys/wait.h>
 #include "cmd/opt.h"
 #include "cmd/srun_opt.h"
+#include "common/taskopt.h"
 #include "common/xmalloc.h"
 
 int srun_dist_parse(const char *s, char *out, size_t len, struct herd_error *err)
 {
-	char buf[128];
-	if (!s || !*s || strlen(s) >= sizeof(buf))
-		return errprintf(err, "Invalid --distribution specification");
-	snprintf(buf, sizeof(buf), "%s", s);
-	/* ",Pack" / ",NoPack" ask how to fill nodes; Herd packs either way. */
-	char *comma = strchr(buf, ',');
-	if (comma) {
-		if (strcasecmp(comma + 1, "Pack") && strcasecmp(comma + 1, "NoPack"))
-			return errprintf(err, "Invalid --distribution specification");
-		*comma = '\0';
-	}
-	/* node[:socket[:core]]: the socket and core parts must be Slurm words;
-	 * Herd lays out by the node part only. */
-	char *parts[4] = { buf, NULL, NULL, NULL };
-	int n = 1;
-	for (char *p = buf; *p && n < 4; p++)
-		if (*p == ':') {
-			*p = '\0';
-			parts[n++] = p + 1;
-		}
-	if (n > 3)
-		return errprintf(err, "Invalid --distribution specification");
-	for (int i = 1; i < n; i++) {
-		static const char *words[] = { "*", "block", "cyclic", "fcyclic" };
-		bool ok = false;
-		for (size_t w = 0; w < 4; w++)
-			ok |= !strcasecmp(parts[i], words[w]);
-		if (!ok)
-			return errprintf(err, "Invalid --distribution specification");
-	}
-	const char *node = parts[0];
-	if (!strcmp(node, "*")) {
-		snprintf(out, len, "%s", "");
-	} else if (!strcasecmp(node, "block") || !strcasecmp(node, "cyclic")) {
-		snprintf(out, len, "%s", !strcasecmp(node, "block") ? "block" : "cyclic");
-	} else if (!strncasecmp(node, "plane=", 6)) {
-		long size;
-		if (opt_count(node + 6, &size) < 0 || size < 1)
-			return errprintf(err, "Invalid --distribution specification");
-		snprintf(out, len, "plane=%ld", size);
-	} else if (!strncasecmp(node, "plane", 5) && !node[5]) {
-		return errprintf(err, "Invalid --distribution specification");
-	} else if (!strcasecmp(node, "arbitrary")) {
-		return errprintf(err, "--distribution=arbitrary is not supported by this cluster "
-				 "(herd) yet");
-	} else {
-		return errprintf(err, "Invalid --distribution specification");
-	}
+	/* Slurm's reading and sentences (common/taskopt.c); out: the node part */
+	static const char *nodes[] = { "", "block", "cyclic", "plane", "arbitrary" };
+	struct dist d;
+	if (dist_parse(s, &d, err) < 0)
+		return -1;
+	if (d.node == DIST_NODE_PLANE)
+		snprintf(out, len, "plane=%d", d.plane);
+	else
+		snprintf(out, len, "%s", nodes[d.node]);
 	return 0;
 }
 

@@ -112,7 +112,10 @@ const char *cmd_step_dist(const json_t *step)
 	const char *d = cmd_jstr(step, "distribution");
 	if (!strncmp(d, "plane", 5))
 		return "Plane";
-	if (!strcmp(d, "cyclic") || cmd_jint(step, "num_tasks") <= cmd_jint(step, "num_nodes"))
+	if (!strncmp(d, "arbitrary", 9))
+		return "Arbitrary";
+	/* "cyclic:fcyclic,pack": sacct names the node part */
+	if (!strncmp(d, "cyclic", 6) || cmd_jint(step, "num_tasks") <= cmd_jint(step, "num_nodes"))
 		return "Cyclic";
 	return "Block";
 }

@@ -135,8 +135,6 @@ static const struct inert_key inert_plain[] = {
 	{ "PrologEpilogTimeout", NULL },
 	{ "PrologSlurmctld", NULL },
 	{ "PropagatePrioProcess", NULL },
-	{ "PropagateResourceLimits", NULL },
-	{ "PropagateResourceLimitsExcept", NULL },
 	{ "RebootProgram", NULL },
 	{ "ReconfigFlags", NULL },
 	{ "RequeueExit", NULL },

@@ -57,6 +57,8 @@ enum {
 	X(mem_per_node, INT, JF_KEPT, 'm', "MinMemory", "MIN_MEMORY", "MinMemoryNode", NULL, "memory_per_node") \
 	X(mem_per_cpu, INT, JF_KEPT, 0, NULL, NULL, "MinMemoryCPU", NULL, "memory_per_cpu") \
 	X(ntasks_per_node, INT, JF_KEPT, 0, NULL, NULL, "NtasksPerN:B:S:C", NULL, "tasks_per_node") \
+	X(ntasks_per_socket, INT, JF_KEPT | JF_SPARSE, 0, NULL, NULL, NULL, NULL, "tasks_per_socket") \
+	X(ntasks_per_core, INT, JF_KEPT | JF_SPARSE, 0, NULL, NULL, NULL, NULL, "tasks_per_core") \
 	X(exclusive, BOOL, JF_KEPT, 'h', "OverSubscribe", "OVER_SUBSCRIBE", "OverSubscribe", NULL, NULL) \
 	X(time_limit, INT, JF_KEPT, 'l', "TimeLimit", "TIME_LIMIT", "TimeLimit", "Timelimit", NULL) \
 	X(time_min, INT, JF_KEPT, 0, NULL, NULL, "TimeMin", NULL, NULL) \

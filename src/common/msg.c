@@ -82,7 +82,9 @@ static const struct msg_field f_stepspec[] = {
 	REQ("stderr", MF_STR), REQ("stdin", MF_STR), REQ("stdin_task", MF_INT),
 	REQ("pty", MF_BOOL), REQ("mpi", MF_STR), REQ("signal", MF_INT), REQ("signal_time", MF_INT),
 	REQ("launch_addr", MF_STR), OPT("multi_prog", MF_ARR_STR), OPT("srun_pid", MF_INT),
-	OPT("container", MF_STR), END
+	OPT("container", MF_STR),
+	OPT("ntasks_per_socket", MF_INT), OPT("ntasks_per_core", MF_INT), OPT("hint", MF_STR),
+	OPT("mem_bind", MF_STR), OPT("propagate", MF_STR), OPT("rlimits", MF_OBJ), END
 };
 
 static const struct msg_field f_step_create[] = {
@@ -169,7 +171,10 @@ static const struct msg_field f_launch_spec[] = {
 	OPT("cpus_per_node", MF_STR), OPT("mem_per_cpu", MF_INT), OPT("ntasks_per_node", MF_INT),
 	OPT("open_mode", MF_STR), OPT("signal", MF_INT), OPT("signal_time", MF_INT),
 	OPT("signal_flags", MF_STR), OPT("step", MF_OBJ), OPT("cpu_ids", MF_STR),
-	OPT("reservation", MF_STR), OPT("container", MF_STR), END
+	OPT("reservation", MF_STR), OPT("container", MF_STR), OPT("distribution", MF_STR),
+	OPT("ntasks_per_socket", MF_INT),
+	OPT("ntasks_per_core", MF_INT), OPT("hint", MF_STR), OPT("mem_bind", MF_STR),
+	OPT("propagate", MF_STR), OPT("rlimits", MF_OBJ), OPT("get_user_env", MF_STR), END
 };
 
 static const struct msg_field f_launch[] = {

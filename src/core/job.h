@@ -159,6 +159,7 @@ struct job {
 	char *mail_user;            /* default: the user */
 	uint64_t mem_per_cpu;       /* MB, 0 = not asked (then mem_mb per node) */
 	uint32_t ntasks_per_node;   /* 0 = not asked */
+	uint32_t ntasks_per_socket, ntasks_per_core;   /* 0 = not asked (taskopts.c) */
 	bool open_append;           /* --open-mode=append */
 	int signal, signal_time;    /* --signal: 0 = none; seconds before the limit */
 	bool signal_batch;          /* B: the batch shell only */

@@ -145,6 +145,8 @@ LOAD(mem_per_node, if (job->state == JOB_RUNNING || job->state == JOB_COMPLETING
 			   job->alloc_mem = json_integer_value(v))
 INT_MEMBER(mem_per_cpu, mem_per_cpu)
 INT_MEMBER(ntasks_per_node, ntasks_per_node)
+INT_MEMBER(ntasks_per_socket, ntasks_per_socket)
+INT_MEMBER(ntasks_per_core, ntasks_per_core)
 BOOL_MEMBER(exclusive, exclusive)
 INT_MEMBER(time_limit, time_limit)
 GET(time_min, v->i = job->time_min)

@@ -13,6 +13,7 @@
 #include "core/part_limits.h"
 #include "core/prio.h"
 #include "core/resv.h"
+#include "core/taskopts.h"
 
 /* Once its row is durable a job may be scheduled; a submission that never
  * reached the disk never happened. */
@@ -119,6 +120,8 @@ int job_submit(const json_t *spec, const struct submitter *who, bool test_only,
 	job->exc_nodelist = *msg_str_or(spec, "exc_nodelist") ? xstrdup(msg_str_or(spec, "exc_nodelist")) : NULL;
 	job->partitions = multi ? xstrdup(pname) : NULL;
 	if ((rc = job_check_placement(job, err)) != 0)
+		goto refuse;
+	if ((rc = taskopts_check_submit(spec, job, err)) != 0)   /* -m, --hint, --mem-bind ... */
 		goto refuse;
 	job->reservation = *msg_str_or(spec, "reservation") ? xstrdup(msg_str_or(spec, "reservation")) : NULL;
 	if ((rc = resv_check_job(job, err)) != 0)   /* --reservation: known, and open to the job */

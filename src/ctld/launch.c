@@ -125,6 +125,13 @@ json_t *launch_object(const struct job *job, const json_t *spec)
 	const char *from_spec[] = { "umask", "script", "argv", "env", "cwd", "stdout", "stderr", "stdin" };
 	for (size_t k = 0; k < sizeof(from_spec) / sizeof(from_spec[0]); k++)
 		json_object_set(launch, from_spec[k], json_object_get(spec, from_spec[k]));
+	/* Task placement and environment options, when given (doc/steps.md):
+	 * the batch step acts on them, and a step takes the job's by default. */
+	const char *task_opts[] = { "distribution", "ntasks_per_socket", "ntasks_per_core", "hint",
+				    "mem_bind", "propagate", "rlimits", "get_user_env" };
+	for (size_t k = 0; k < sizeof(task_opts) / sizeof(task_opts[0]); k++)
+		if (json_object_get(spec, task_opts[k]))
+			json_object_set(launch, task_opts[k], json_object_get(spec, task_opts[k]));
 	/* SLURM_JOB_DEPENDENCY: the --dependency given at submit */
 	const char *dep = json_string_value(json_object_get(spec, "dependency"));
 	if (dep && *dep)

@@ -16,6 +16,7 @@
 #include "common/hostlist.h"
 #include "common/log.h"
 #include "common/strbuf.h"
+#include "common/taskopt.h"
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
 #include "ctld/step_impl.h"
@@ -49,6 +50,7 @@ static void step_free(struct step *s)
 	free(s->nodes_str);
 	free(s->tasks_per_node);
 	free(s->distribution);
+	free(s->task_node);
 	free(s->failed_node);
 	free(s->srun_host);
 	free(s->container);
@@ -329,10 +331,34 @@ static char *base_name(const json_t *argv)
 	return xstrdup(slash ? slash + 1 : a ? a : "");
 }
 
-static bool valid_distribution(const char *d)
+/* What the step does not say it takes from the job's submission, as srun
+ * does from SLURM_DISTRIBUTION, SLURM_HINT, SLURM_MEM_BIND... in Slurm:
+ * -m, --hint, --mem-bind, --ntasks-per-socket, --ntasks-per-core. */
+static void step_inherit(const struct job *job, json_t *spec)
 {
-	return !strcmp(d, "block") || !strcmp(d, "cyclic") ||
-	       (!strncmp(d, "plane=", 6) && atoi(d + 6) > 0);
+	static const char *keys[] = { "distribution", "hint", "mem_bind", "ntasks_per_socket",
+				      "ntasks_per_core" };
+	json_t *jspec = store_job_spec(job->array_job_id ? job->array_job_id : job->id);
+
+	for (size_t k = 0; jspec && k < sizeof(keys) / sizeof(keys[0]); k++) {
+		json_t *mine = json_object_get(spec, keys[k]), *theirs = json_object_get(jspec, keys[k]);
+		if (theirs && (!mine || (json_is_string(mine) && !*json_string_value(mine))))
+			json_object_set(spec, keys[k], theirs);
+	}
+	json_decref(jspec);
+}
+
+/* The step's -m as it is kept ("" and "*": block); NULL with err when it
+ * does not parse. */
+static char *step_distribution(const char *dist, struct herd_error *err)
+{
+	struct dist d;
+
+	if (!dist || !*dist)
+		return xstrdup("block");
+	if (dist_parse(dist, &d, err) < 0)
+		return NULL;
+	return xstrdup(d.node == DIST_NODE_DEFAULT ? "block" : dist);
 }
 
 void step_create(struct net_req *req)
@@ -372,17 +398,34 @@ void step_create(struct net_req *req)
 			    NULL, NULL);
 		return;
 	}
-	if (!*dist)
-		dist = "block";
-	if (!valid_distribution(dist) || json_array_size(json_object_get(spec, "argv")) == 0 ||
+	if (json_array_size(json_object_get(spec, "argv")) == 0 ||
 	    !step_layout_count_ok(spec, "num_tasks") || !step_layout_count_ok(spec, "num_nodes") ||
-	    !step_layout_count_ok(spec, "cpus_per_task") || !step_layout_count_ok(spec, "ntasks_per_node")) {
+	    !step_layout_count_ok(spec, "cpus_per_task") || !step_layout_count_ok(spec, "ntasks_per_node") ||
+	    !step_layout_count_ok(spec, "ntasks_per_socket") || !step_layout_count_ok(spec, "ntasks_per_core")) {
 		net_respond(req, HERD_ERR_INVALID_ARG, NULL, NULL);
+		return;
+	}
+	step_inherit(job, spec);
+	dist = json_string_value(json_object_get(spec, "distribution"));
+	char *distribution = step_distribution(dist, &err);
+	const char *hint = json_string_value(json_object_get(spec, "hint"));
+	const char *membind = json_string_value(json_object_get(spec, "mem_bind"));
+	const char *prop = json_string_value(json_object_get(spec, "propagate"));
+	struct mem_bind mb;
+	unsigned flags;
+	if (distribution && ((hint && hint_parse(hint, &flags, &err) < 0) ||
+			     (membind && mem_bind_parse(membind, &mb, &err) < 0) ||
+			     (prop && rlimit_list_parse(prop, &flags, &err) < 0))) {
+		free(distribution);
+		distribution = NULL;
+	}
+	if (!distribution) {
+		net_respond(req, HERD_ERR_INVALID_ARG, NULL, err.text);
 		return;
 	}
 	struct step *s = xmalloc(sizeof(*s));
 	s->job_id = job->id;
-	s->distribution = xstrdup(dist);
+	s->distribution = distribution;
 	if ((rc = step_layout(job, spec, s, &err))) {
 		step_free(s);
 		net_respond(req, rc, NULL, err.text);

@@ -24,6 +24,7 @@ struct step {
 	uint32_t num_tasks, cpus_per_task;
 	int64_t time_limit;         /* seconds, -1 = the job's */
 	char *nodes_str, *tasks_per_node, *distribution;
+	int *task_node;             /* -m arbitrary: each task's step node; NULL otherwise */
 	int exit_status;            /* the highest raw status of its tasks */
 	bool *node_done;
 	int nodes_done;

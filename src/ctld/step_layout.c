@@ -1,6 +1,7 @@
 /* Where a step's tasks and CPUs go inside its job's allocation (doc/steps.md):
  * the nodes (-w, -x, -N), the tasks on each, the CPU IDs each node gives
- * it (--exact, --overlap), and the task IDs of each node (--distribution).
+ * it (--exact, --overlap), and the task IDs of each node (-m block, cyclic,
+ * plane=N, arbitrary; --ntasks-per-socket/--ntasks-per-core cap a node).
  * It changes nothing but the job's record of the CPUs its steps hold;
  * the step's life (launch, reports, end) is step.c's business. */
 #include <limits.h>
@@ -8,7 +9,9 @@
 #include <string.h>
 #include "common/bitmap.h"
 #include "common/hostlist.h"
+#include "common/taskopt.h"
 #include "common/xmalloc.h"
+#include "core/taskopts.h"
 #include "ctld/ctld.h"
 #include "ctld/step_impl.h"
 #include "sched/select.h"
@@ -85,10 +88,10 @@ bool step_layout_count_ok(const json_t *spec, const char *key)
 }
 
 /* A hostlist of the job's node names into node indexes; -1 on a name that
- * is not configured. */
-static int names_to_idx(const char *list, int **idx, int *n)
+ * is not configured.  At most max names (-m arbitrary repeats them). */
+static int names_to_idx(const char *list, size_t max, int **idx, int *n)
 {
-	struct hostlist *hl = hostlist_create_max(list, (size_t)core.nnodes);   /* bounded */
+	struct hostlist *hl = hostlist_create_max(list, max);   /* bounded */
 	*n = 0;
 	*idx = NULL;
 	if (!hl)
@@ -119,16 +122,68 @@ int step_layout(struct job *job, const json_t *spec, struct step *s, struct herd
 		     json_is_true(json_object_get(spec, "exclusive")) || cpt > 0;
 	const char *req = json_string_value(json_object_get(spec, "req_nodelist"));
 	const char *exc = json_string_value(json_object_get(spec, "exc_nodelist"));
+	int nps = json_integer_value(json_object_get(spec, "ntasks_per_socket"));
+	int npc = json_integer_value(json_object_get(spec, "ntasks_per_core"));
 	int *req_idx = NULL, nreq = 0, *exc_idx = NULL, nexc = 0, rc = 0;
 	int *pick = xmalloc(job->nalloc * sizeof(int)), npick = 0;
 	struct bitmap **sets = xmalloc(job->nalloc * sizeof(*sets));
+	int *arb = NULL, *arb_list = NULL, narb = 0;   /* -m arbitrary: tasks per job node, the list */
 	bool busy = false;
+	struct dist dist;
+	int64_t job_cpus = 0;
 
-	if ((*req && names_to_idx(req, &req_idx, &nreq) < 0) ||
-	    (*exc && names_to_idx(exc, &exc_idx, &nexc) < 0)) {
+	for (int j = 0; j < job->nalloc; j++)
+		job_cpus += job->alloc_cpus[j];
+	if (dist_parse(s->distribution, &dist, NULL) < 0)
+		dist.node = DIST_NODE_BLOCK;
+	if (dist.node == DIST_NODE_ARBITRARY) {
+		/* task i runs on the i-th name of -w (srun reads SLURM_HOSTFILE into it) */
+		if (!*req) {
+			rc = HERD_ERR_INVALID_ARG;
+			errprintf(err, "With Arbitrary distribution you need to specify a nodelist or "
+				  "hostfile with the -w option");
+			goto out;
+		}
+		if (names_to_idx(req, (size_t)(job_cpus > 0 ? job_cpus : 1), &arb_list, &narb) < 0) {
+			rc = HERD_ERR_INVALID_NODE;
+			errprintf(err, "%s", herd_strerror(rc));
+			goto out;
+		}
+		arb = xmalloc(job->nalloc * sizeof(int));
+		memset(arb, 0, job->nalloc * sizeof(int));
+		for (int i = 0; i < narb; i++) {
+			int j = 0;
+			while (j < job->nalloc && job->alloc_node[j] != arb_list[i])
+				j++;
+			if (j == job->nalloc) {
+				rc = HERD_ERR_NODE_CONFIG;
+				errprintf(err, "%s", herd_strerror(rc));
+				goto out;
+			}
+			arb[j]++;
+		}
+		if (ntasks && ntasks != narb) {
+			rc = HERD_ERR_NODE_CONFIG;
+			errprintf(err, "%s", herd_strerror(rc));
+			goto out;
+		}
+		ntasks = narb;
+		want_nodes = 0;
+		for (int j = 0; j < job->nalloc; j++)
+			want_nodes += arb[j] > 0;
+		per_node = 0;
+	}
+	if ((!arb && *req && names_to_idx(req, (size_t)core.nnodes, &req_idx, &nreq) < 0) ||
+	    (*exc && names_to_idx(exc, (size_t)core.nnodes, &exc_idx, &nexc) < 0)) {
 		rc = HERD_ERR_INVALID_NODE;
 		errprintf(err, "%s", herd_strerror(rc));
 		goto out;
+	}
+	if (arb) {   /* every node of the list is required */
+		req_idx = xmalloc((job->nalloc + 1) * sizeof(int));
+		for (int j = 0; j < job->nalloc; j++)
+			if (arb[j])
+				req_idx[nreq++] = job->alloc_node[j];
 	}
 	if (cpt <= 0)
 		cpt = job->cpus_per_task ? job->cpus_per_task : 1;
@@ -141,9 +196,23 @@ int step_layout(struct job *job, const json_t *spec, struct step *s, struct herd
 		want_nodes = nreq > 0 ? nreq : ntasks < job->nalloc ? ntasks : job->nalloc;
 	if (per_node && sched_mul(want_nodes, per_node) < ntasks)
 		want_nodes = (ntasks + per_node - 1) / per_node;
-	int64_t job_cpus = 0;
-	for (int j = 0; j < job->nalloc; j++)
-		job_cpus += job->alloc_cpus[j];
+	/* --ntasks-per-socket/--ntasks-per-core cap each node as -N's spread
+	 * does (the fewest tasks any node of the job takes with them) */
+	if ((nps > 0 || npc > 0) && !arb) {
+		int cap = INT_MAX;
+		for (int j = 0; j < job->nalloc; j++) {
+			int c = taskopts_node_cap(&core.nodes[job->alloc_node[j]], cpt, nps, npc);
+			if (c < cap)
+				cap = c;
+		}
+		if (cap < 1 || want_nodes == 0) {
+			rc = HERD_ERR_NODE_CONFIG;
+			errprintf(err, "%s", herd_strerror(rc));
+			goto out;
+		}
+		if (sched_mul(want_nodes, cap) < ntasks)
+			want_nodes = (ntasks + cap - 1) / cap;
+	}
 	/* No more tasks than the job has CPUs for (Slurm without --overcommit);
 	 * this also bounds what a hostile request can make the controller build. */
 	if (want_nodes > ntasks || want_nodes > job->nalloc || want_nodes < nreq || ntasks < 1 ||
@@ -176,6 +245,8 @@ int step_layout(struct job *job, const json_t *spec, struct step *s, struct herd
 			bool required = in_list(req_idx, nreq, node);
 			if ((pass == 0) != required || in_list(exc_idx, nexc, node) || in_list(pick, npick, j))
 				continue;
+			if (arb)
+				tasks[npick] = arb[j];
 			int64_t need = (int64_t)tasks[npick] * cpt, have = job->alloc_cpus[j];
 			if (need > have)
 				continue;   /* never fits here */
@@ -208,9 +279,19 @@ int step_layout(struct job *job, const json_t *spec, struct step *s, struct herd
 	s->holds = !overlap;
 	s->num_tasks = ntasks;
 	s->cpus_per_task = cpt;
+	if (arb) {
+		/* each task's step node, from its place in the list */
+		s->task_node = xmalloc(narb * sizeof(int));
+		for (int t = 0; t < narb; t++)
+			for (int i = 0; i < s->nnodes; i++)
+				if (job->alloc_node[s->job_node[i]] == arb_list[t])
+					s->task_node[t] = i;
+	}
 	pick = NULL;
 	sets = NULL;
 out:
+	free(arb);
+	free(arb_list);
 	free(pick);
 	free(sets);
 	free(req_idx);
@@ -222,12 +303,19 @@ out:
 json_t *step_layout_task_ids(const struct step *s, int i)
 {
 	json_t *ids = json_array();
-	const char *d = s->distribution;
-	int plane = !strncmp(d, "plane=", 6) ? atoi(d + 6) : 0;
-	int n = s->nnodes, *left = xmalloc(n * sizeof(int)), node = 0;
+	struct dist d;
+	int n = s->nnodes, *left, node = 0, plane;
 
-	if (plane <= 0 && strncmp(d, "cyclic", 6))
-		plane = -1;   /* block */
+	if (s->task_node) {   /* -m arbitrary */
+		for (uint32_t t = 0; t < s->num_tasks; t++)
+			if (s->task_node[t] == i)
+				json_array_append_new(ids, json_integer(t));
+		return ids;
+	}
+	if (dist_parse(s->distribution, &d, NULL) < 0)
+		d.node = DIST_NODE_BLOCK;
+	plane = d.node == DIST_NODE_PLANE ? d.plane : d.node == DIST_NODE_CYCLIC ? 0 : -1;
+	left = xmalloc(n * sizeof(int));
 	for (int k = 0; k < n; k++)
 		left[k] = s->ntasks[k];
 	if (plane < 0) {

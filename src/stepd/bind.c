@@ -112,8 +112,10 @@ int bind_parse(const char *spec, struct bind *b, struct herd_error *err)
 		else if (!strcmp(word, "none") || !strcmp(word, "no"))
 			b->type = BIND_NONE;
 		else if (!strcmp(word, "cores") || !strcmp(word, "sockets") || !strcmp(word, "ldoms") ||
-			 !strcmp(word, "boards"))
+			 !strcmp(word, "boards")) {
 			b->type = BIND_CORES;
+			b->sockets = !strcmp(word, "sockets") || !strcmp(word, "ldoms");
+		}
 		else if (!strcmp(word, "rank"))
 			b->type = BIND_RANK;
 		else if (!strcmp(word, "threads"))
@@ -138,6 +140,7 @@ void bind_free(struct bind *b)
 {
 	free(b->list);
 	free(b->entries);
+	free(b->all_cpus);
 	memset(b, 0, sizeof(*b));
 }
 
@@ -216,6 +219,10 @@ int bind_task_mask(const struct bind *b, const int *cpus, size_t ncpus, int cpus
 	 * held) wrap around, as Slurm's block distribution of CPUs does. */
 	for (int i = 0; i < cpus_per_task; i++)
 		CPU_SET(cpus[((size_t)local * cpus_per_task + i) % ncpus], mask);
+	if (b->type == BIND_CORES && b->expand_sockets)
+		bind_sockets_expand(&b->topo, b->all_cpus, b->nall, mask);
+	else if (b->type == BIND_CORES && b->expand_cores)
+		bind_cores_expand(&b->topo, b->all_cpus, b->nall, mask);
 	return 1;
 }
 

@@ -8,7 +8,9 @@
 #include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include "common/conf.h"
 #include "common/error.h"
+#include "common/taskopt.h"
 
 enum bind_type {
 	BIND_DEFAULT,   /* "": cores when the step holds CPUs, else nothing */
@@ -22,12 +24,26 @@ enum bind_type {
 
 #define BIND_MAX_CPUS CPU_SETSIZE
 
+/* A node's topology (bind_dist.c). */
+struct bind_topo {
+	int sockets, cores, threads;   /* sockets, cores per socket, threads per core */
+};
+
 struct bind {
 	enum bind_type type;
 	bool verbose;
 	char *list;          /* map_cpu/mask_cpu: the list as given */
 	cpu_set_t *entries;  /* map/mask: one set per list entry */
 	size_t nentries;
+	/* binding to cores on a node with threads: a task's mask takes every
+	 * thread (among all_cpus) of the cores it was given */
+	bool expand_cores;
+	/* binding to sockets (--cpu-bind=sockets|ldoms, --ntasks-per-socket):
+	 * every CPU (among all_cpus) of the sockets it was given */
+	bool sockets, expand_sockets;
+	struct bind_topo topo;
+	int *all_cpus;
+	size_t nall;
 };
 
 /* Parse --cpu-bind ("", "none", "cores", "verbose,map_cpu:0,1", "q,mask_cpu:0x3").
@@ -59,5 +75,20 @@ void bind_env(const struct bind *b, const int *cpus, size_t ncpus, int cpus_per_
 /* The line "verbose" prints on the task's stderr before exec. */
 void bind_verbose_line(const struct bind *b, const cpu_set_t *mask, const char *node,
 		       unsigned task, unsigned local, int pid, char *buf, size_t size);
+
+/* bind_dist.c: the node's topology, and the order in which its tasks take
+ * the step's CPUs (-m's socket and core parts, --hint). */
+/* From herd.conf's node line (NULL: cpus CPUs, one per socket). */
+void bind_topo_of(const struct conf_node *cn, int cpus, struct bind_topo *t);
+/* The step's CPUs (sorted IDs) reordered so that local task k takes
+ * out[k*cpt .. k*cpt+cpt-1]: socket block|cyclic|fcyclic, core fcyclic,
+ * one_thread (one thread per core).  *nout entries; caller frees. */
+int *bind_dist_order(const struct bind_topo *t, enum dist_cpu socket, enum dist_cpu core,
+		     bool one_thread, const int *cpus, size_t ncpus, int cpt, size_t ntasks,
+		     size_t *nout);
+/* Binding to cores: add to mask the other threads (among cpus) of its cores. */
+void bind_cores_expand(const struct bind_topo *t, const int *cpus, size_t ncpus, cpu_set_t *mask);
+/* Binding to sockets: add to mask the other CPUs (among cpus) of its sockets. */
+void bind_sockets_expand(const struct bind_topo *t, const int *cpus, size_t ncpus, cpu_set_t *mask);
 
 #endif

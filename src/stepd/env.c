@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/types.h>
 #include "common/strbuf.h"
+#include "common/taskopt.h"
 #include "common/xmalloc.h"
 #include "stepd/env.h"
 
@@ -157,6 +158,63 @@ static void env_job(struct env *e, const struct launch *l, const struct env_node
 	}
 }
 
+/* SLURM_DISTRIBUTION as Slurm writes it ("plane" and SLURM_DIST_PLANESIZE). */
+static void env_distribution(struct env *e, const char *given)
+{
+	struct dist d;
+	char value[96];
+
+	if (!given || !*given || dist_parse(given, &d, NULL) < 0)
+		return;
+	dist_env(&d, value, sizeof(value));
+	if (!value[0])
+		return;   /* "*" */
+	env_set(e, "SLURM_DISTRIBUTION", value);
+	if (d.node == DIST_NODE_PLANE)
+		env_setf(e, "SLURM_DIST_PLANESIZE", "%d", d.plane);
+}
+
+/* -m, --ntasks-per-socket/core, --hint, --mem-bind: the batch shell gets
+ * them as sbatch(1) lists (--mem-bind as typed); a step's tasks as srun(1)
+ * does (--mem-bind as SLURM_MEM_BIND and its parts). */
+static void env_taskopts(struct env *e, const struct launch_taskopts *o, const char *dist, bool step)
+{
+	unsigned hint = 0;
+	struct mem_bind mb;
+	char value[sizeof(mb.list) + 64];
+
+	env_distribution(e, dist);
+	if (o->ntasks_per_socket > 0)
+		env_setf(e, "SLURM_NTASKS_PER_SOCKET", "%d", o->ntasks_per_socket);
+	if (o->ntasks_per_core > 0)
+		env_setf(e, "SLURM_NTASKS_PER_CORE", "%d", o->ntasks_per_core);
+	if (o->hint && hint_parse(o->hint, &hint, NULL) == 0) {
+		env_set(e, "SLURM_HINT", o->hint);
+		/* Slurm: these hints run one thread per core */
+		if (hint & (HINT_NOMULTITHREAD | HINT_COMPUTE_BOUND | HINT_MEMORY_BOUND) &&
+		    !(hint & HINT_MULTITHREAD))
+			env_set(e, "SLURM_THREADS_PER_CORE", "1");
+	}
+	if (!o->mem_bind || mem_bind_parse(o->mem_bind, &mb, NULL) < 0)
+		return;
+	if (!step) {
+		env_set(e, "SLURM_MEM_BIND", o->mem_bind);
+		env_set(e, "SLURM_MEM_BIND_VERBOSE", mb.verbose ? "verbose" : "quiet");
+		return;
+	}
+	mem_bind_env(&mb, value, sizeof(value));
+	env_set(e, "SLURM_MEM_BIND", value);
+	env_set(e, "SLURM_MEM_BIND_LIST", mb.type == MEM_BIND_MAP || mb.type == MEM_BIND_MASK ? mb.list : "");
+	env_set(e, "SLURM_MEM_BIND_TYPE", mem_bind_type_name(&mb));
+	env_set(e, "SLURM_MEM_BIND_VERBOSE", mb.verbose ? "verbose" : "quiet");
+	if (mb.prefer)
+		env_set(e, "SLURM_MEM_BIND_PREFER", "prefer");
+	if (mb.sort)
+		env_set(e, "SLURM_MEM_BIND_SORT", "sort");
+	else if (mb.nosort)
+		env_set(e, "SLURM_MEM_BIND_SORT", "nosort");
+}
+
 /* The login variables come from passwd only when the submitter's
  * environment lacks them (e.g. sbatch --export=NONE). */
 static void env_login(struct env *e, const struct launch *l, const struct env_node *node)
@@ -181,6 +239,7 @@ void env_batch(struct env *e, const struct launch *l, const struct env_node *nod
 	env_set(e, "SLURM_LOCALID", "0");
 	env_set(e, "SLURM_GTIDS", "0");
 	env_set(e, "ENVIRONMENT", "BATCH");
+	env_taskopts(e, &l->opts, l->opts.distribution, false);
 	env_login(e, l, node);
 }
 
@@ -220,6 +279,7 @@ void env_step(struct env *e, const struct launch *l, const struct env_node *node
 	if (s->mem_mb > 0 && l->mem_per_cpu <= 0)
 		env_setf(e, "SLURM_MEM_PER_NODE", "%lld", (long long)s->mem_mb);
 	env_set(e, "SLURM_DISTRIBUTION", s->distribution);
+	env_taskopts(e, &s->opts, s->distribution, true);
 	if (s->launch_addr[0])
 		env_set(e, "SLURM_LAUNCH_NODE_IPADDR", s->launch_addr);
 	env_set(e, "SLURM_SRUN_COMM_HOST", s->launch_addr[0] ? s->launch_addr : s->io_host);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/taskopt.h"
 #include "common/xmalloc.h"
 #include "stepd/launch.h"
 
@@ -74,6 +75,49 @@ static int launch_step_str(const json_t *obj, const char *key, const char *dflt,
 
 static void launch_free_strv(char **v, size_t n);
 
+static void launch_taskopts_free(struct launch_taskopts *o)
+{
+	free(o->distribution);
+	free(o->hint);
+	free(o->mem_bind);
+	free(o->propagate);
+}
+
+/* distribution, hint, mem_bind, propagate, ntasks_per_socket/core, rlimits:
+ * each optional.  The strings are checked where they are used. */
+static int launch_taskopts(const json_t *obj, struct launch_taskopts *o, bool distribution,
+			   struct herd_error *err)
+{
+	int64_t nps = 0, npc = 0;
+	json_t *rl = json_object_get(obj, "rlimits");
+
+	if ((distribution && launch_str(obj, "distribution", true, &o->distribution, err) < 0) ||
+	    launch_str(obj, "hint", true, &o->hint, err) < 0 ||
+	    launch_str(obj, "mem_bind", true, &o->mem_bind, err) < 0 ||
+	    launch_str(obj, "propagate", true, &o->propagate, err) < 0 ||
+	    launch_int(obj, "ntasks_per_socket", true, &nps, err) < 0 ||
+	    launch_int(obj, "ntasks_per_core", true, &npc, err) < 0)
+		return -1;
+	if (nps < 0 || nps > 0xffff || npc < 0 || npc > 0xffff)
+		return errprintf(err, "launch: ntasks_per_socket/ntasks_per_core: out of range");
+	o->ntasks_per_socket = nps;
+	o->ntasks_per_core = npc;
+	if (rl && !json_is_object(rl))
+		return errprintf(err, "launch: rlimits: expected an object");
+	for (int i = 0; rl && i < RLIMIT_NAMES; i++) {
+		json_t *v = json_object_get(rl, rlimit_names[i]);
+		if (!v)
+			continue;
+		if (!json_is_array(v) || json_array_size(v) != 2 ||
+		    !json_is_integer(json_array_get(v, 0)) || !json_is_integer(json_array_get(v, 1)))
+			return errprintf(err, "launch: rlimits.%s: expected [soft, hard]", rlimit_names[i]);
+		o->rlimits.given[i] = true;
+		o->rlimits.soft[i] = json_integer_value(json_array_get(v, 0));
+		o->rlimits.hard[i] = json_integer_value(json_array_get(v, 1));
+	}
+	return 0;
+}
+
 static void launch_step_free(struct launch_step *s)
 {
 	if (!s)
@@ -97,6 +141,7 @@ static void launch_step_free(struct launch_step *s)
 	free(s->mpi);
 	free(s->launch_addr);
 	free(s->container);
+	launch_taskopts_free(&s->opts);
 	free(s);
 }
 
@@ -144,6 +189,8 @@ static struct launch_step *launch_step_parse(const json_t *obj, const struct lau
 	    launch_step_str(obj, "launch_addr", "", &s->launch_addr, err) < 0 ||
 	    launch_step_int(obj, "srun_pid", true, 0, 0, INT32_MAX, &s->srun_pid, err) < 0 ||
 	    launch_str(obj, "container", true, &s->container, err) < 0)
+		goto error;
+	if (launch_taskopts(obj, &s->opts, false, err) < 0)
 		goto error;
 	if (!s->env)
 		s->env = xmalloc(sizeof(char *));   /* none given: an empty environment from srun */
@@ -257,7 +304,9 @@ int launch_parse(const json_t *obj, struct launch *l, struct herd_error *err)
 	    launch_int(obj, "signal", true, &sig, err) < 0 ||
 	    launch_int(obj, "signal_time", true, &sig_time, err) < 0 ||
 	    launch_str(obj, "signal_flags", true, &sig_flags, err) < 0 ||
-	    launch_str(obj, "cpu_ids", true, &l->cpu_ids, err) < 0)
+	    launch_str(obj, "cpu_ids", true, &l->cpu_ids, err) < 0 ||
+	    launch_str(obj, "get_user_env", true, &l->get_user_env, err) < 0 ||
+	    launch_taskopts(obj, &l->opts, true, err) < 0)
 		goto error;
 	l->open_append = open_mode && !strcmp(open_mode, "append");
 	l->signal_batch = sig_flags && !strcmp(sig_flags, "B");
@@ -350,6 +399,8 @@ void launch_free(struct launch *l)
 	free(l->tasks_per_node);
 	free(l->cpus_per_node);
 	free(l->cpu_ids);
+	free(l->get_user_env);
+	launch_taskopts_free(&l->opts);
 	launch_step_free(l->step);
 	memset(l, 0, sizeof(*l));
 	errno = saved;

@@ -7,9 +7,24 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "common/error.h"
+#include "common/taskopt.h"
 
 /* Slurm's step ID of the batch step (SLURM_BATCH_SCRIPT). */
 #define LAUNCH_BATCH_STEP 4294967291u
+
+/* The submitter's resource limits (JOBSPEC/STEPSPEC "rlimits"), by
+ * rlimit_names' index (common/taskopt.h); -1 = unlimited. */
+struct launch_rlimits {
+	bool given[RLIMIT_NAMES];
+	int64_t soft[RLIMIT_NAMES], hard[RLIMIT_NAMES];
+};
+
+/* Task placement and environment options (doc/steps.md); NULL/0 = not given. */
+struct launch_taskopts {
+	char *distribution, *hint, *mem_bind, *propagate;
+	int ntasks_per_socket, ntasks_per_core;
+	struct launch_rlimits rlimits;
+};
 
 /* LAUNCH_STEP's "step" object (doc/steps.md): one job step on this node. */
 struct launch_step {
@@ -37,6 +52,7 @@ struct launch_step {
 	char *launch_addr;
 	int64_t srun_pid;
 	char *container;                      /* srun --container: OCI bundle, NULL none */
+	struct launch_taskopts opts;          /* srun's own (distribution is above) */
 };
 
 struct launch {
@@ -69,6 +85,8 @@ struct launch {
 	int signal, signal_time;  /* optional --signal: 0 = none; seconds before the limit */
 	bool signal_batch;        /* signal_flags "B": the batch shell only */
 	char *cpu_ids;            /* optional: the job's CPUs here ("0-3"); NULL = all */
+	struct launch_taskopts opts;  /* the job's, as submitted */
+	char *get_user_env;       /* optional sbatch --get-user-env ("" bare), NULL not given */
 	struct launch_step *step; /* LAUNCH_STEP; NULL for the batch step */
 };
 

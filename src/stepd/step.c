@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include "common/log.h"
 #include "common/stepio.h"
+#include "common/taskopt.h"
 #include "common/xmalloc.h"
 #include "stepd/io.h"
 #include "stepd/multiprog.h"
@@ -665,6 +666,8 @@ static int step_prepare_task(struct stepd *sd, struct step *st, size_t i, struct
 			t->err_trunc = false;
 	}
 	t->bound = bind_task_mask(&st->bind, st->cpus, st->ncpus, s->cpus_per_task, i, &t->mask) > 0;
+	if (membind_prepare(s->opts.mem_bind, (int)i, &t->mem, err) < 0)
+		return -1;
 
 	struct env_node node = {
 		.node = sd->node, .conf_path = sd->conf_path, .home = sd->home, .shell = sd->shell,
@@ -694,6 +697,59 @@ static int step_prepare_task(struct stepd *sd, struct step *st, size_t i, struct
 	return 0;
 }
 
+/* Which of the step's CPUs each task takes: -m's socket and core parts,
+ * --hint and the node's topology in herd.conf (bind_dist.c).  As Slurm,
+ * --hint gives the binding's default (threads for [no]multithread, cores
+ * for compute_bound and memory_bound) and is ignored beside
+ * --ntasks-per-core or a --cpu-bind type. */
+static void step_bind_order(struct stepd *sd, struct step *st, const struct launch_step *s)
+{
+	const struct conf_node *cn = conf_node_find(sd->conf, sd->node);
+	unsigned hint = 0;
+	struct dist d;
+	size_t n;
+
+	if (!s->opts.hint || hint_parse(s->opts.hint, &hint, NULL) < 0 ||
+	    s->opts.ntasks_per_core > 0 || st->bind.type != BIND_DEFAULT)
+		hint = 0;
+	if (hint & (HINT_NOMULTITHREAD | HINT_MULTITHREAD))
+		st->bind.type = BIND_THREADS;
+	else if (hint & (HINT_COMPUTE_BOUND | HINT_MEMORY_BOUND))
+		st->bind.type = BIND_CORES;
+	/* As Slurm: --ntasks-per-core binds to cores, --ntasks-per-socket to
+	 * sockets, unless a --cpu-bind type says otherwise */
+	else if (st->bind.type == BIND_DEFAULT && s->opts.ntasks_per_core > 0)
+		st->bind.type = BIND_CORES;
+	else if (st->bind.type == BIND_DEFAULT && s->opts.ntasks_per_socket > 0) {
+		st->bind.type = BIND_CORES;
+		st->bind.sockets = true;
+	}
+	if ((st->bind.type != BIND_DEFAULT && st->bind.type != BIND_CORES &&
+	     st->bind.type != BIND_THREADS) || st->ncpus == 0)
+		return;
+	if (dist_parse(s->distribution, &d, NULL) < 0)
+		dist_parse("block", &d, NULL);
+	bind_topo_of(cn, (int)st->ncpus, &st->bind.topo);
+	bool one_thread = (hint & (HINT_NOMULTITHREAD | HINT_COMPUTE_BOUND | HINT_MEMORY_BOUND)) &&
+			  !(hint & HINT_MULTITHREAD);
+	int *order = bind_dist_order(&st->bind.topo, dist_socket(&d), dist_core(&d), one_thread,
+				     st->cpus, st->ncpus, s->cpus_per_task, st->ntasks, &n);
+	if (n == 0) {
+		free(order);
+		return;
+	}
+	if (st->bind.type == BIND_CORES) {
+		st->bind.expand_cores = st->bind.topo.threads > 1;
+		st->bind.expand_sockets = st->bind.sockets;
+		st->bind.all_cpus = st->cpus;
+		st->bind.nall = st->ncpus;
+	} else {
+		free(st->cpus);
+	}
+	st->cpus = order;
+	st->ncpus = n;
+}
+
 int step_start(struct stepd *sd, struct herd_error *err)
 {
 	const struct launch_step *s = sd->launch.step;
@@ -711,6 +767,8 @@ int step_start(struct stepd *sd, struct herd_error *err)
 		return errprintf(err, "sched_getaffinity: %s", strerror(errno));
 	if (bind_cpu_list(s->cpus, &avail, &st->cpus, &st->ncpus) < 0)
 		return errprintf(err, "launch: step.cpus: invalid CPU list '%.40s'", s->cpus);
+	step_bind_order(sd, st, s);
+	rlimits_plan(&s->opts.rlimits, s->opts.propagate, sd->conf, sd->launch.job_id, &st->rlimits);
 	/* The default binds only a step that holds CPUs. */
 	/* "" = not given: MpiDefault, else none, as Slurm */
 	const char *mpi = s->mpi[0] ? s->mpi : conf_get(sd->conf, "MpiDefault");

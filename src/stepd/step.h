@@ -11,6 +11,8 @@
 #include "stepd/bind.h"
 #include "stepd/cgroup.h"
 #include "stepd/env.h"
+#include "stepd/membind.h"
+#include "stepd/rlimits.h"
 
 struct stepd;
 struct step;
@@ -35,6 +37,7 @@ struct step_task {
 	bool pty;                  /* task 0 with --pty */
 	bool bound;
 	cpu_set_t mask;
+	struct membind_task mem;   /* --mem-bind */
 
 	/* the parent's ends */
 	uv_pipe_t out, err, in;
@@ -52,6 +55,7 @@ struct step {
 	int *cpus;
 	size_t ncpus;
 	char *bind_env[4];         /* SLURM_CPU_BIND, _TYPE, _LIST, _VERBOSE */
+	struct rlimits_plan rlimits;   /* --propagate */
 
 	bool launched;             /* tasks forked, herdd told */
 	bool ending;               /* a terminate, the time limit or a lost srun began the kill */

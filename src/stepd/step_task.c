@@ -209,6 +209,15 @@ static void step_task_child(struct stepd *sd, struct step_task *t, const struct 
 				  (int)getpid(), line, sizeof(line));
 		step_task_stderr(line);
 	}
+	if (membind_apply(&t->mem) < 0)
+		dprintf(2, "slurmstepd-%s: error: --mem-bind: set_mempolicy: %s\n", sd->node,
+			strerror(errno));
+	else if (t->mem.verbose) {
+		membind_verbose_line(&t->mem, sd->node, t->task_id, t->local, (int)getpid(), line,
+				     sizeof(line));
+		step_task_stderr(line);
+	}
+	rlimits_apply(&sd->step->rlimits);   /* --propagate: the user's soft limits */
 	snprintf(pidbuf, sizeof(pidbuf), "%d", (int)getpid());
 	env_set(&t->env, "SLURM_TASK_PID", pidbuf);
 

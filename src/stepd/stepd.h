@@ -109,6 +109,13 @@ void task_reset_signals(void);
  * failed chdir, 0 when it worked. */
 int task_chdir(const char *cwd);
 
+/* user_env.c: sbatch --get-user-env: the user's login environment (read
+ * by the user's shell, run as the user, at most timeout_s seconds; mode 'S'
+ * a plain shell, else a login one) put into out.  -1 when it could not be
+ * had (logged): the job runs with what was submitted. */
+struct env;
+int user_env_get(struct stepd *sd, int timeout_s, char mode, struct env *out);
+
 /* ctl.c: the control socket herdd talks to. */
 struct ctl_server *ctl_start(struct stepd *sd, struct herd_error *err);
 void ctl_stop(struct ctl_server *ctl);

@@ -19,6 +19,7 @@
 #include "common/xmalloc.h"
 #include "stepd/env.h"
 #include "stepd/oci.h"
+#include "stepd/rlimits.h"
 #include "stepd/stepd.h"
 
 void task_fail(int errfd, const char *fmt, ...)
@@ -91,7 +92,7 @@ static void task_close_other_fds(int keep1, int keep2)
 }
 
 static void task_child(struct stepd *sd, char **argv, struct env *env, int errfd, int go_r,
-		       int go_w)
+		       int go_w, const struct rlimits_plan *limits)
 {
 	const struct launch *l = &sd->launch;
 	char pidbuf[32];
@@ -116,6 +117,7 @@ static void task_child(struct stepd *sd, char **argv, struct env *env, int errfd
 		task_fail(errfd, "cannot become uid %d gid %d: %s", l->uid, l->gid, strerror(errno));
 		_exit(1);
 	}
+	rlimits_apply(limits);   /* --propagate: the submitter's soft limits */
 	umask(l->umask);
 	chdir_errno = task_chdir(l->cwd);
 
@@ -198,7 +200,15 @@ pid_t task_spawn(struct stepd *sd, struct herd_error *err)
 	struct env_node node = {
 		.node = sd->node, .conf_path = sd->conf_path, .home = sd->home, .shell = sd->shell,
 	};
+	struct rlimits_plan limits;
+	rlimits_plan(&l->opts.rlimits, l->opts.propagate, sd->conf, l->job_id, &limits);
 	env_init(&env);
+	if (l->get_user_env) {   /* sbatch --get-user-env: the login environment under the job's */
+		int timeout;
+		char mode;
+		if (get_user_env_parse(l->get_user_env, &timeout, &mode, NULL) == 0)
+			user_env_get(sd, timeout, mode, &env);
+	}
 	env_batch(&env, l, &node);
 	if (oci_bundle(sd)) {   /* --container: the script runs in the bundle (oci.c) */
 		env_set(&env, "SLURM_CONTAINER", oci_bundle(sd));
@@ -233,7 +243,7 @@ pid_t task_spawn(struct stepd *sd, struct herd_error *err)
 	}
 	if (pid == 0) {
 		close(pipefd[0]);
-		task_child(sd, argv, &env, pipefd[1], go[0], go[1]);
+		task_child(sd, argv, &env, pipefd[1], go[0], go[1], &limits);
 	}
 	close(pipefd[1]);
 	close(go[0]);

@@ -98,6 +98,17 @@ def test_pbs_directives(clean):
     assert c.show_job(jid)["JobName"] == "sbatch"
 
 
+def test_bsub_directives(clean):
+    c = clean
+    jid = job_id(sbatch(c, "-o", "/dev/null",
+                        input="#!/bin/sh\n#BSUB -J lsfjob\n#BSUB -n 2\n#BSUB -W 9:00\ntrue\n"))
+    info = c.show_job(jid)
+    assert (info["JobName"], info["NumTasks"], info["TimeLimit"]) == ("lsfjob", "2", "00:09:00"), info
+    r = sbatch(c, input="#!/bin/sh\n#BSUB -B\ntrue\n")
+    assert r.rc == 1 and "sbatch: invalid option -- 'B'\n" \
+        "sbatch: error: Unrecognized command line parameter ?" in r.err, r
+
+
 def test_uid_is_root_only(clean):
     c = clean
     r = sbatch(c, "--uid=herdu2", "--wrap", "true")
@@ -205,6 +216,8 @@ def test_clusters(clean):
     name = name.group(1) if name else "cluster"
     jid = job_id(sbatch(c, "-M", name, "-o", "/dev/null", "--wrap", "true"))
     assert c.wait_done(jid) == "COMPLETED"
+    r = sbatch(c, "-M", name, "--parsable", "-o", "/dev/null", "--wrap", "true")
+    assert r.rc == 0 and re.fullmatch(rf"\d+;{name}\n", r.out), r
     r = c.run(["srun", f"--clusters={name}", "true"], user=USER)
     assert r.rc == 0, r
 

@@ -210,6 +210,7 @@ static void test_precedence(void **state)
 	fake_env[1] = "SBATCH_MEM_PER_CPU=100";
 	fake_env[2] = "SLURM_WCKEY=srun-only";   /* not sbatch's variable */
 	fake_env[3] = "SBATCH_TIMELIMIT=10";
+	fake_env[4] = "SLURM_HINT=compute_bound";   /* every command's */
 	jobopt_init(&o, JOBOPT_SBATCH);
 	assert_int_equal(jobopt_words(&o, words, 6, &err), JOBOPT_OK);
 	assert_int_equal(jobopt_env(&o, fake_getenv, &err), JOBOPT_OK);
@@ -219,6 +220,7 @@ static void test_precedence(void **state)
 	assert_false(jobopt_given(&o, "mem_mb"));
 	assert_string_equal(jobopt_str(&o, "wckey"), "s");
 	assert_int_equal(jobopt_int(&o, "time_limit", 0), 1200);
+	assert_string_equal(jobopt_str(&o, "hint"), "compute_bound");
 	jobopt_free(&o);
 
 	/* both from one source: Slurm's fatal() */
@@ -308,6 +310,36 @@ static void test_pbs(void **state)
 	opt_strv_free(pbs);
 }
 
+static void test_bsub(void **state)
+{
+	const char *script = "#!/bin/sh\n#BSUB -J lsf\n#BSUB -n 4\n#BSUB -W 30:00\n#BSUB -q debug\n"
+			     "#BSUB -M 2048\n#BSUB -x\n#BSUB -cwd /tmp\n#BSUB -oout.%J\ntrue\n";
+	size_t n, m;
+	char bad;
+	char **lsf = opt_script_directives(script, "#BSUB", &n);
+	char **words = jobopt_bsub_words(lsf, n, &m, &bad);
+	struct jobopt o;
+	struct herd_error err = { "" };
+	assert_non_null(words);
+	jobopt_init(&o, JOBOPT_SBATCH);
+	assert_int_equal(jobopt_words(&o, words, m, &err), JOBOPT_OK);
+	assert_string_equal(jobopt_str(&o, "name"), "lsf");
+	assert_int_equal(jobopt_int(&o, "ntasks", 0), 4);
+	assert_int_equal(jobopt_int(&o, "time_limit", 0), 1800);
+	assert_string_equal(jobopt_str(&o, "partition"), "debug");
+	assert_int_equal(jobopt_int(&o, "mem_per_cpu", 0), 2);
+	assert_true(jobopt_flag(&o, "exclusive"));
+	assert_string_equal(jobopt_str(&o, "chdir"), "/tmp");
+	assert_string_equal(jobopt_str(&o, "stdout"), "out.%J");
+	jobopt_free(&o);
+	opt_strv_free(words);
+	opt_strv_free(lsf);
+	/* a letter Slurm does not take */
+	char *b[] = { "-B", NULL };
+	assert_null(jobopt_bsub_words(b, 1, &m, &bad));
+	assert_int_equal(bad, 'B');
+}
+
 /* The controller's bounds, from the same table. */
 static void test_jobspec_bounds(void **state)
 {
@@ -355,6 +387,7 @@ int main(void)
 		cmocka_unit_test(test_precedence),
 		cmocka_unit_test(test_het),
 		cmocka_unit_test(test_pbs),
+		cmocka_unit_test(test_bsub),
 		cmocka_unit_test(test_jobspec_bounds),
 		cmocka_unit_test(test_table),
 	};

@@ -195,7 +195,7 @@ static void test_parse_errors(void **state)
 		{ JOBOPT_SRUN, "-l", "No executable name specified" },
 		{ JOBOPT_SRUN, "--pty --multi-prog x", "--pty and --multi-prog are incompatible" },
 		{ JOBOPT_SRUN, "--gres=gpu:1 x", "Invalid generic resource (gres) specification" },
-		{ JOBOPT_SRUN, "--exclusive=user x", "--exclusive=user is not supported" },
+		{ JOBOPT_SRUN, "--exclusive=foo x", "Invalid --exclusive specification" },
 		{ JOBOPT_SRUN, "--hint=foo x", "unrecognized --hint argument \"foo\", see --hint=help" },
 		{ JOBOPT_SRUN, "-N 3-2 x", "Maximum node count 2 is less than minimum node count 3" },
 		{ JOBOPT_SALLOC, "--kill-command=NOPE", "Invalid --kill-command specification" },
@@ -248,10 +248,11 @@ static void test_distribution(void **state)
 		const char *in, *out;   /* out NULL: refused */
 	} cases[] = {
 		{ "block", "block" }, { "cyclic", "cyclic" }, { "plane=4", "plane=4" },
-		{ "*", "" }, { "*:cyclic", "" }, { "block:cyclic", "block" },
+		{ "*", "" }, { "*:cyclic", "block" }, { "block:cyclic", "block" },
 		{ "cyclic:block:fcyclic", "cyclic" }, { "block,Pack", "block" },
 		{ "cyclic:*,NoPack", "cyclic" }, { "Cyclic", "cyclic" },
-		{ "plane", NULL }, { "plane=0", NULL }, { "plane=x", NULL }, { "arbitrary", NULL },
+		{ "plane", NULL }, { "plane=0", NULL }, { "plane=x", NULL }, { "arbitrary", "arbitrary" },
+		{ "plane=2:block", NULL },
 		{ "block:sideways", NULL }, { "block,Tight", NULL }, { "a:b:c:d", NULL }, { "", NULL },
 	};
 	for (size_t i = 0; i < N(cases); i++) {

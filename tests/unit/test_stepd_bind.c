@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "stepd/bind.c"
+#include "stepd/bind_dist.c"
 
 static char *mask_of(const struct bind *b, const char *cpus, int cpt, int local)
 {
@@ -147,9 +148,65 @@ static void test_verbose_line(void **state)
 	bind_free(&b);
 }
 
+/* bind_dist.c: each task's CPUs by -m's socket and core parts and --hint. */
+static void test_dist_order(void **state)
+{
+	static const struct {
+		int sockets, cores, threads;
+		const char *dist, *cpus;
+		bool one_thread;
+		int cpt, ntasks;
+		const char *order;   /* the CPUs, task after task */
+	} cases[] = {
+		{ 2, 2, 1, "block:block", "0-3", false, 1, 2, "0,1,2,3" },
+		{ 2, 2, 1, "block:cyclic", "0-3", false, 1, 4, "0,2,1,3" },
+		{ 2, 2, 1, "block", "0-3", false, 1, 2, "0,2,1,3" },          /* cyclic by default */
+		{ 2, 2, 1, "block:cyclic", "0-3", false, 2, 2, "0,1,2,3" },   /* a task on one socket */
+		{ 2, 2, 1, "block:fcyclic", "0-3", false, 2, 2, "0,2,1,3" },
+		{ 2, 2, 1, "block:cyclic", "0-2", false, 2, 2, "0,1,2" },     /* spills where it must */
+		{ 2, 2, 2, "block:block", "0-7", true, 1, 4, "0,2,4,6" },     /* nomultithread */
+		{ 1, 2, 2, "block:block:fcyclic", "0-3", false, 1, 4, "0,2,1,3" },
+		{ 4, 1, 1, "block", "0-3", false, 2, 2, "0,1,2,3" },          /* CPUs=4 alone */
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct bind_topo t = { cases[i].sockets, cases[i].cores, cases[i].threads };
+		struct dist d;
+		int *ids, *order;
+		size_t n, nout;
+		char text[128] = "";
+		assert_int_equal(dist_parse(cases[i].dist, &d, NULL), 0);
+		assert_int_equal(bind_cpu_list(cases[i].cpus, NULL, &ids, &n), 0);
+		order = bind_dist_order(&t, dist_socket(&d), dist_core(&d), cases[i].one_thread, ids, n,
+					cases[i].cpt, cases[i].ntasks, &nout);
+		for (size_t k = 0; k < nout; k++)
+			snprintf(text + strlen(text), sizeof(text) - strlen(text), "%s%d", k ? "," : "",
+				 order[k]);
+		if (strcmp(text, cases[i].order))
+			fail_msg("case %zu (%s): %s, expected %s", i, cases[i].dist, text, cases[i].order);
+		free(ids);
+		free(order);
+	}
+	/* binding to cores takes each core's other threads */
+	struct bind_topo t = { 1, 2, 2 };
+	int all[] = { 0, 1, 2, 3 };
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	CPU_SET(2, &set);
+	bind_cores_expand(&t, all, 4, &set);
+	assert_true(CPU_ISSET(3, &set) && CPU_ISSET(2, &set) && !CPU_ISSET(0, &set));
+	/* binding to sockets takes the socket's other CPUs */
+	struct bind_topo two = { 2, 2, 1 };
+	CPU_ZERO(&set);
+	CPU_SET(2, &set);
+	bind_sockets_expand(&two, all, 4, &set);
+	assert_true(CPU_ISSET(2, &set) && CPU_ISSET(3, &set) && !CPU_ISSET(1, &set));
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_dist_order),
 		cmocka_unit_test(test_masks),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_env),
