@@ -83,6 +83,7 @@ enum {
 	X(qos, STR, JF_KEPT, 'q', "QOS", "QOS", "QOS", "QOS", NULL) \
 	X(features, STR, JF_KEPT, 'f', "Feature", "FEATURES", "Features", "Constraints", "features") \
 	X(reservation, STR, JF_KEPT | JF_SPARSE, 'v', "Reservation", "RESERVATION", "Reservation", NULL, NULL) \
+	X(licenses, STR, JF_KEPT | JF_SPARSE, 'W', "Licenses", "LICENSES", "Licenses", NULL, "licenses") \
 	X(req_nodelist, STR, JF_KEPT, 'n', "ReqNodes", "REQ_NODES", "ReqNodeList", NULL, "required_nodes") \
 	X(exc_nodelist, STR, JF_KEPT, 'x', "ExcNodes", "EXC_NODES", "ExcNodeList", NULL, "excluded_nodes") \
 	X(dependency, STR, JF_SHOWN, 'E', "Dependency", "DEPENDENCY", "Dependency", NULL, NULL) \
@@ -114,6 +115,7 @@ enum {
 	X(cpus_lent, BOOL, JF_STORED | JF_SPARSE, 0, NULL, NULL, NULL, NULL, NULL) \
 	X(gang_suspended, BOOL, JF_STORED | JF_SPARSE, 0, NULL, NULL, NULL, NULL, NULL) \
 	X(key, STR, JF_STORED | JF_SPARSE, 0, NULL, NULL, NULL, NULL, NULL) \
+	X(licenses_alt, INT, JF_STORED | JF_SPARSE, 0, NULL, NULL, NULL, NULL, NULL) \
 	X(array_count, INT, JF_STORED | JF_ARRAY, 0, NULL, NULL, NULL, NULL, NULL) \
 	X(array_min, INT, JF_STORED | JF_ARRAY, 0, NULL, NULL, NULL, NULL, NULL) \
 	X(array_max, INT, JF_STORED | JF_ARRAY, 0, NULL, NULL, NULL, NULL, NULL) \

@@ -13,6 +13,7 @@
 #include "common/strbuf.h"
 #include "common/xmalloc.h"
 #include "core/core.h"
+#include "core/licenses.h"
 #include "core/prio.h"
 #include "core/preempt.h"
 #include "sched/feature.h"
@@ -197,6 +198,7 @@ void job_destroy(struct job *job)
 	free(job->qos);
 	free(job->features);
 	free(job->reservation);
+	licenses_job_free(job);
 	free(job->req_nodelist);
 	free(job->exc_nodelist);
 	free(job->sched_nodes);
@@ -390,6 +392,7 @@ struct job *job_copy(const struct job *job)
 	c->qos = dup_or_null(job->qos);
 	c->features = dup_or_null(job->features);
 	c->reservation = dup_or_null(job->reservation);
+	licenses_job_copy(c, job);
 	c->req_nodelist = dup_or_null(job->req_nodelist);
 	c->exc_nodelist = dup_or_null(job->exc_nodelist);
 	c->partitions = dup_or_null(job->partitions);
@@ -643,7 +646,8 @@ static const struct {
 	const char *name;
 	void (*fn)(struct job *job, enum job_state old);
 } watchers[] = {
-	{ "steps", watch_steps }, { "nodes", watch_nodes }, { "limits", watch_limits },
+	{ "steps", watch_steps }, { "nodes", watch_nodes }, { "licenses", licenses_job_state },
+	{ "limits", watch_limits },
 	{ "sched", watch_sched }, { "usage", watch_usage }, { "persist", watch_persist },
 	{ "mail", mail_job_state }, { "preempt", preempt_job_state },
 };

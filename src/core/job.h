@@ -44,6 +44,7 @@ struct step;
 	X(REASON_RESERVATION, "Reservation") \
 	X(REASON_ACCOUNT_NOT_ALLOWED, "AccountNotAllowed") \
 	X(REASON_QOS_NOT_ALLOWED, "QOSNotAllowed") \
+	X(REASON_LICENSES, "Licenses") \
 	LIMIT_REASON_TABLE(X) \
 	RESV_REASON_TABLE(X)
 
@@ -164,6 +165,10 @@ struct job {
 	char *qos;
 	char *features;             /* -C expression, NULL = none */
 	char *reservation;          /* --reservation, NULL = none (resv.c) */
+	/* -L as given, NULL = none; its items and, while it holds them, which
+	 * of an OR list it holds (licenses.c) */
+	char *licenses;
+	struct job_lic *lic;
 	char *req_nodelist, *exc_nodelist;   /* -w/-x compressed, NULL = none */
 	int *req_idx, nreq_idx, *exc_idx, nexc_idx;   /* the same as node indexes */
 	/* -p a,b: every partition the job may run in, in the user's order;

@@ -16,6 +16,7 @@
 #include "common/strbuf.h"
 #include "common/xmalloc.h"
 #include "core/core.h"
+#include "core/licenses.h"
 
 static void put_int(struct strbuf *o, long long v)
 {
@@ -184,6 +185,9 @@ GET(qos, v->s = job->qos ? job->qos : "normal")
 LOAD(qos, job->qos = str_of(v))
 STR_MEMBER(features, features)
 STR_MEMBER(reservation, reservation)
+/* -L as given; the record's text is parsed again at a restart (licenses.c) */
+GET(licenses, v->s = job->licenses)
+LOAD(licenses, licenses_job_load(job, json_string_value(v)))
 STR_MEMBER(req_nodelist, req_nodelist)
 STR_MEMBER(exc_nodelist, exc_nodelist)
 SHOWN(dependency, v->owned = depend_render(job->depend))   /* the record has "depend" */
@@ -222,6 +226,8 @@ BOOL_MEMBER(preempted, preempted)   /* preempt.c, gang.c */
 BOOL_MEMBER(cpus_lent, cpus_lent)
 BOOL_MEMBER(gang_suspended, gang_suspended)
 STR_MEMBER(key, key)
+GET(licenses_alt, v->i = licenses_job_alt(job))   /* after licenses: the OR item held */
+LOAD(licenses_alt, licenses_job_load_alt(job, (int)json_integer_value(v)))
 INT_MEMBER(array_count, array_count)
 INT_MEMBER(array_min, array_min)
 INT_MEMBER(array_max, array_max)
