@@ -243,6 +243,7 @@ static const struct msg_decl decls[] = {
 	{ MSG_RESV_UPDATE, f_resv_update },
 	{ MSG_RESV_DELETE, f_resv_name },
 	{ MSG_RESV_INFO, f_resv_info },
+	{ MSG_LICENSE_INFO, f_resv_info },   /* {"name"}: one license, else all */
 	{ MSG_RECONFIGURE, f_empty },
 	{ MSG_NODE_REGISTER, f_register },
 	{ MSG_JOB_COMPLETE, f_complete },

@@ -144,7 +144,7 @@ static void views(void **state)
 		"\"std_in\":\"\",\"command\":\"(null)\",\"submit_host\":\"login1\",\"restarts\":0,\"requeue\":true,"
 		"\"mail_type\":\"END\",\"mail_user\":\"alice@example.org\",\"open_mode\":\"append\","
 		"\"signal\":10,\"signal_time\":60,\"signal_flags\":\"B\",\"qos\":\"normal\",\"features\":\"a&b\","
-		"\"reservation\":\"maint\",\"req_nodelist\":\"\",\"exc_nodelist\":\"\",\"dependency\":\"\","
+		"\"reservation\":\"maint\",\"licenses\":\"\",\"req_nodelist\":\"\",\"exc_nodelist\":\"\",\"dependency\":\"\","
 		"\"node_alloc\":[],\"acts\":[],\"start_estimate\":0,\"sched_nodes\":\"\"}",
 		"[\"state\",\"job_id\",\"array_tasks\",\"reason\",\"num_cpus\",\"partition\"] [\"PENDING\","
 		"17,null,\"Priority\",8,\"\"]");
@@ -160,7 +160,7 @@ static void views(void **state)
 		"\"std_err\":\"\",\"std_in\":\"\",\"command\":\"(null)\",\"submit_host\":\"\",\"restarts\":0,"
 		"\"requeue\":false,\"mail_type\":\"NONE\",\"mail_user\":\"\",\"open_mode\":\"truncate\","
 		"\"signal\":0,\"signal_time\":0,\"signal_flags\":\"\",\"qos\":\"normal\",\"features\":\"\","
-		"\"reservation\":\"\",\"req_nodelist\":\"\",\"exc_nodelist\":\"\",\"dependency\":\"\",\"node_alloc\":[],"
+		"\"reservation\":\"\",\"licenses\":\"\",\"req_nodelist\":\"\",\"exc_nodelist\":\"\",\"dependency\":\"\",\"node_alloc\":[],"
 		"\"acts\":[],\"start_estimate\":0,\"sched_nodes\":\"\",\"array_job_id\":30,\"array_task_id\":4294967294,"
 		"\"array_tasks\":\"4-9\",\"array_throttle\":2,\"std_out_task\":\"/w/o-%a.out\",\"std_err_task\":\"\"}",
 		"[\"state\",\"job_id\",\"array_tasks\",\"reason\",\"num_cpus\",\"partition\"] [\"PENDING\","
