@@ -28,7 +28,8 @@ static const struct msg_field f_jobspec[] = {
 	OPT("open_mode", MF_STR), OPT("time_min", MF_INT), OPT("signal", MF_INT),
 	OPT("signal_time", MF_INT), OPT("signal_flags", MF_STR), OPT("qos", MF_STR),
 	OPT("constraint", MF_STR), OPT("req_nodelist", MF_STR), OPT("exc_nodelist", MF_STR),
-	OPT("test_only", MF_BOOL), OPT("alloc", MF_BOOL), OPT("reservation", MF_STR), END
+	OPT("test_only", MF_BOOL), OPT("alloc", MF_BOOL), OPT("reservation", MF_STR),
+	OPT("licenses", MF_STR), END
 };
 
 static const struct msg_field f_submit[] = {
@@ -61,7 +62,7 @@ static const struct msg_field f_update_fields[] = {
 	OPT("deadline", MF_INT), OPT("exc_nodelist", MF_STR), OPT("req_nodelist", MF_STR),
 	OPT("features", MF_STR), OPT("array_throttle", MF_INT), OPT("num_tasks", MF_INT),
 	OPT("min_mem_node", MF_INT), OPT("min_mem_cpu", MF_INT), OPT("cpus_per_task", MF_INT),
-	OPT("priority", MF_INT), OPT("reservation", MF_STR), END
+	OPT("priority", MF_INT), OPT("reservation", MF_STR), OPT("licenses", MF_STR), END
 };
 
 static const struct msg_field f_update[] = {
