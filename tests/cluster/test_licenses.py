@@ -127,6 +127,11 @@ def test_job_waits_for_licenses(clean):
     assert lic_line(c, "C")["Used"] == "1"
     r = c.run(["squeue", "-h", "-j", str(first), "-O", "JobID:8,Licenses:10"])
     assert r.out == f"{first:<8}a:2,b     \n", r
+    # -L: the jobs asking one of the names (names only, as Slurm: C:2 is no name)
+    assert c.run(["squeue", "-h", "-L", "C", "-o", "%i"]).out.split() == [str(other)]
+    assert sorted(c.run(["squeue", "-h", "--licenses=b,a", "-o", "%i"]).out.split()) == \
+        sorted([str(first), str(second)])
+    assert c.run(["squeue", "-h", "-L", "C:1", "-o", "%i"]).out == ""
     assert c.run(["scancel", str(first)]).rc == 0
     c.wait_state(second, "RUNNING")
     assert lic_line(c, "a")["Used"] == "1" and lic_line(c, "b")["Used"] == "0"
