@@ -68,10 +68,10 @@ def submit(c, licenses, script="sleep 300", hold=False, time_limit=-2):
     return reply
 
 
-def start(c, licenses, **kw):
-    reply = submit(c, licenses, **kw)
-    assert reply["rc"] == 0, reply
-    return reply["job_id"]
+def start(c, licenses, hold=False, user=None):
+    """sbatch -L licenses of a job that sleeps; its ID."""
+    return c.sbatch(*(["-H"] if hold else []), "-L", licenses, "-o", "/dev/null",
+                    "--wrap", "sleep 300", user=user)
 
 
 def show_lic(c, *args):
@@ -103,14 +103,31 @@ def test_show_licenses_as_slurm(clean):
 def test_unknown_or_too_many_are_refused(clean):
     c = clean
     for spec in ("zz", "c", "a:3", "a:2,a", "a:-1", "a:1.5", ":1", "a b", "a|b,C", "a:1:2"):
-        reply = submit(c, spec, hold=True)
+        r = c.run(["sbatch", "-H", "-L", spec, "--wrap", "true"])
+        assert r.rc == 1, (spec, r)
+        assert r.err == "sbatch: error: Batch job submission failed: Invalid license specification\n", r
+        reply = submit(c, spec, hold=True)   # the controller's own check, whatever the client
         assert reply["rc"] == RC_INVALID_LICENSES, (spec, reply)
         assert reply["error"] == "Invalid license specification", reply
+    r = c.run(["salloc", "-L", "zz", "true"])
+    assert r.rc == 1 and r.err.endswith(
+        "salloc: error: Job submit/allocate failed: Invalid license specification\n"), r
+    r = c.run(["srun", "-L", "a:9", "true"])
+    assert r.rc == 1 and r.err.endswith(
+        "srun: error: Unable to allocate resources: Invalid license specification\n"), r
     # what Slurm takes: ; as a separator, a: and a:0 (none), a trailing comma
     for spec in ("a;b", "a:", "a:0", "a,", "a,a", "C:3", "a|b"):
-        reply = submit(c, spec, hold=True)
-        assert reply["rc"] == 0, (spec, reply)
-        assert squeue_field(c, reply["job_id"], "%W") == spec   # as typed, as Slurm shows it
+        job = c.sbatch("-H", "--licenses=" + spec, "--wrap", "true")
+        assert squeue_field(c, job, "%W") == spec   # as typed, as Slurm shows it
+
+
+def test_licenses_from_script(clean):
+    c = clean
+    path = os.path.join(c.workdir(), "lic.sh")
+    with open(path, "w") as f:
+        f.write("#!/bin/sh\n#SBATCH -L C:2\n#SBATCH -H\ntrue\n")
+    job = c.sbatch(path)
+    assert c.show_job(job)["Licenses"] == "C:2"
 
 
 def test_job_waits_for_licenses(clean):
@@ -158,15 +175,15 @@ def test_or_takes_the_first_free(clean):
     assert lic_line(c, "b")["Used"] == "1"
 
 
-def test_update_licenses(clean):
+def test_update_licenses(clean, users):
     c = clean
-    job = start(c, "a", hold=True)
-    r = c.run(["scontrol", "update", f"jobid={job}", "Licenses=zz"])
+    job = start(c, "a", hold=True, user="herdu1")
+    r = c.run(["scontrol", "update", f"jobid={job}", "Licenses=zz"], user="herdu1")
     assert r.rc == 1 and r.err == f"Invalid license specification for job {job}\n", r
     r = c.run(["scontrol", "update", f"jobid={job}", "Licenses=a:3"])
     assert r.rc == 1, r
     assert c.show_job(job)["Licenses"] == "a"
-    assert c.run(["scontrol", "update", f"jobid={job}", "Licenses=C:2"]).rc == 0
+    assert c.run(["scontrol", "update", f"jobid={job}", "Licenses=C:2"], user="herdu1").rc == 0
     assert c.show_job(job)["Licenses"] == "C:2"
     # an administrator's change of a running job: the old given back, the new taken
     assert c.run(["scontrol", "release", str(job)]).rc == 0
@@ -178,7 +195,7 @@ def test_update_licenses(clean):
 
 def test_user_cannot_change_a_running_jobs_licenses(clean, users):
     c = clean
-    job = c.sbatch("-o", "/dev/null", "--wrap", "sleep 300", user="herdu1")
+    job = start(c, "b", user="herdu1")
     c.wait_state(job, "RUNNING")
     r = c.run(["scontrol", "update", f"jobid={job}", "Licenses=a"], user="herdu1")
     assert r.rc == 1 and "Job is no longer pending execution" in r.err, r
