@@ -304,7 +304,10 @@ static void start_now(struct ctx *x, const struct sched_job *job, struct sched_d
 }
 
 /* plan_earliest, and with lic_plan the first such start where the
- * licenses are free too: after each release of one, tried again. */
+ * licenses are free too: after each release of one, tried again (at most
+ * LIC_TRIES_MAX times: a job still without a start then is not planned
+ * this pass, which bounds the work of a pass). */
+#define LIC_TRIES_MAX 256
 static time_t earliest_lic(struct ctx *x, const struct sched_job *job, struct plan_try *t, int *n,
 			   bool *never, int *lalt)
 {
@@ -314,7 +317,7 @@ static time_t earliest_lic(struct ctx *x, const struct sched_job *job, struct pl
 	*lalt = 0;
 	if (!x->params->lic_plan || !job->nlic)
 		return at;
-	for (int tries = 0; at >= 0 && tries < 10000; tries++) {
+	for (int tries = 0; at >= 0 && tries < LIC_TRIES_MAX; tries++) {
 		if (lic_fits(&x->lic, job, at, plan_window_end(at, job->time_limit), lalt))
 			return at;
 		time_t next = lic_next_release(&x->lic, at);

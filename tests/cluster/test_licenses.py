@@ -7,6 +7,7 @@ import json
 import os
 import re
 import signal
+import time
 import uuid
 
 import pytest
@@ -215,6 +216,47 @@ def test_suspend_keeps_requeue_gives_back(clean):
     assert c.run(["scontrol", "requeue", str(job)]).rc == 0
     c.wait_state(waiting, "RUNNING")              # given back at the requeue
     c.wait_state(job, "PENDING")
+
+
+def start_estimate(c, job):
+    r = c.run(["squeue", "-h", "--start", "-j", str(job), "-o", "%S"])
+    assert r.rc == 0, r
+    return r.out.strip()
+
+
+def epoch(stamp):
+    import datetime
+    return int(datetime.datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%S").timestamp())
+
+
+def test_bf_licenses_plans_the_wait(clean):
+    """Without bf_licenses (Slurm's default) a job waiting for licenses gets
+    no planned start; with it, backfill plans it at the holder's end."""
+    c = clean
+    holder = c.sbatch("-L", "a:2", "-t", "10", "-o", "/dev/null", "--wrap", "sleep 300")
+    c.wait_state(holder, "RUNNING")
+    waiting = c.sbatch("-L", "a", "-t", "5", "-o", "/dev/null", "--wrap", "sleep 300")
+    wait_reason(c, waiting, "Licenses")
+    with open(c.conf) as f:
+        text = f.read()
+    try:
+        with open(c.conf, "w") as f:
+            f.write(text + "SchedulerParameters=bf_interval=1,bf_resolution=1\n")
+        reconfigure(c)
+        time.sleep(3)   # backfill passes every second: none plans it
+        assert start_estimate(c, waiting) == "N/A"
+        with open(c.conf, "w") as f:
+            f.write(text + "SchedulerParameters=bf_interval=1,bf_resolution=1,bf_licenses\n")
+        reconfigure(c)
+        est = c.wait_until("a planned start", lambda: start_estimate(c, waiting) != "N/A" and
+                           start_estimate(c, waiting), timeout=20)
+        begun = epoch(c.show_job(holder)["StartTime"])
+        assert epoch(est) == begun + 600, (est, begun)
+        assert squeue_field(c, waiting, "%r") == "Licenses"
+    finally:
+        with open(c.conf, "w") as f:
+            f.write(text)
+        reconfigure(c)
 
 
 def test_reconfigure_changes_totals(clean):
