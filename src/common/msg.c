@@ -128,14 +128,15 @@ static const struct msg_field f_prio_info[] = {
 static const struct msg_field f_resv_create[] = {
 	OPT("name", MF_STR), REQ("start_time", MF_INT), REQ("end_time", MF_INT),
 	OPT("nodes", MF_STR), OPT("node_cnt", MF_INT), OPT("users", MF_STR),
-	OPT("accounts", MF_STR), OPT("partition", MF_STR), OPT("flags", MF_STR), END
+	OPT("accounts", MF_STR), OPT("partition", MF_STR), OPT("flags", MF_STR),
+	OPT("licenses", MF_STR), END
 };
 
 static const struct msg_field f_resv_update[] = {
 	REQ("name", MF_STR), OPT("start_time", MF_INT), OPT("end_time", MF_INT),
 	OPT("duration", MF_INT), OPT("nodes", MF_STR), OPT("node_cnt", MF_INT),
 	OPT("users", MF_STR), OPT("accounts", MF_STR), OPT("partition", MF_STR),
-	OPT("flags", MF_STR), OPT("flags_remove", MF_STR), END
+	OPT("flags", MF_STR), OPT("flags_remove", MF_STR), OPT("licenses", MF_STR), END
 };
 
 static const struct msg_field f_resv_name[] = {

@@ -10,6 +10,7 @@
 #include "common/xmalloc.h"
 #include "core/core.h"
 #include "core/licenses.h"
+#include "core/resv.h"
 
 struct license {
 	char *name;
@@ -154,6 +155,40 @@ static uint64_t free_of(int i)
 	return lics.lic[i].total > lics.lic[i].used ? lics.lic[i].total - lics.lic[i].used : 0;
 }
 
+/* Licenses= of a reservation into out (per license), added. */
+static void add_spec(const char *spec, int64_t *out)
+{
+	struct lic_list l;
+	if (!spec || lic_parse(spec, false, &l) < 0)
+		return;
+	for (int k = 0; k < l.n; k++) {
+		int i = find(l.item[k].name);
+		if (i >= 0)
+			out[i] += l.item[k].count;
+	}
+	lic_list_clear(&l);
+}
+
+/* What the reservations active now hold (Reserved=), per license; and
+ * with job, what its own (active) reservation lends it.  xmalloc'd. */
+static int64_t *reserved_now(const struct job *job)
+{
+	int64_t *out = xmalloc((lics.n + 1) * sizeof(int64_t));
+	const struct sched_resv *list;
+	time_t now = core_now();
+	int n = resv_sched_list(now, &list);
+	int own = job ? resv_job_index(job, now) : -1;
+
+	for (int i = 0; i < n; i++) {
+		if (list[i].start > now || now >= list[i].end)
+			continue;
+		if (job && i == own)
+			continue;   /* its jobs may use them */
+		add_spec(resv_licenses(i), out);
+	}
+	return out;
+}
+
 /* ---- a job's -L ------------------------------------------------------- */
 
 static void job_lic_destroy(struct job_lic *jl)
@@ -165,16 +200,20 @@ static void job_lic_destroy(struct job_lic *jl)
 	free(jl);
 }
 
-/* The first option whose licenses are free now, -1 none. */
-static int ready_option(struct job_lic *jl)
+/* The first option whose licenses are free now (to reserved, the
+ * reservations active now but the job's own), -1 none. */
+static int ready_option(struct job_lic *jl, const int64_t *reserved)
 {
 	resolve(jl);
 	for (int o = 0; o < (jl->list.any ? jl->list.n : 1); o++) {
 		int first, n = items(jl, o, &first);
 		bool ok = true;
-		for (int k = first; ok && k < first + n; k++)
+		for (int k = first; ok && k < first + n; k++) {
+			int i = jl->idx[k];
 			ok = !jl->list.item[k].count ||
-			     (jl->idx[k] >= 0 && free_of(jl->idx[k]) >= jl->list.item[k].count);
+			     (i >= 0 && (int64_t)free_of(i) - (reserved ? reserved[i] : 0) >=
+						(int64_t)jl->list.item[k].count);
+		}
 		if (ok)
 			return o;
 	}
@@ -236,7 +275,7 @@ int licenses_job_set(struct job *job, const char *spec, struct herd_error *err)
 	free(job->licenses);
 	job->licenses = spec && *spec ? xstrdup(spec) : NULL;
 	if (jl && holds(job->state)) {
-		int o = ready_option(jl);
+		int o = ready_option(jl, NULL);
 		jl->alt = o >= 0 ? o : 0;
 		take(jl, false);   /* an administrator's change: taken even over the total */
 	}
@@ -302,7 +341,9 @@ bool licenses_job_ready(struct job *job)
 	if (!job->lic)
 		return true;
 	sync();
-	int o = ready_option(job->lic);
+	int64_t *reserved = reserved_now(job);
+	int o = ready_option(job->lic, reserved);
+	free(reserved);
 	if (o < 0)
 		return false;
 	job->lic->alt = o;
@@ -314,15 +355,17 @@ json_t *licenses_info(const char *name)
 	json_t *out = json_array();
 
 	sync();
+	int64_t *reserved = reserved_now(NULL);
 	for (int i = 0; i < lics.n; i++) {
 		const struct license *l = &lics.lic[i];
 		if (name && strcmp(name, l->name))
 			continue;
-		json_array_append_new(out, json_pack("{s:s, s:I, s:I, s:I, s:i, s:b}", "name", l->name,
+		json_array_append_new(out, json_pack("{s:s, s:I, s:I, s:I, s:I, s:b}", "name", l->name,
 						     "total", (json_int_t)l->total, "used",
 						     (json_int_t)l->used, "free", (json_int_t)free_of(i),
-						     "reserved", 0, "remote", 0));
+						     "reserved", (json_int_t)reserved[i], "remote", 0));
 	}
+	free(reserved);
 	return out;
 }
 
@@ -338,15 +381,29 @@ bool licenses_plan(void)
 	return lics.plan;
 }
 
-uint32_t *licenses_snap_free(void)
+int64_t *licenses_snap_free(void)
 {
 	if (!lics.n)
 		return NULL;
 	sync();
-	uint32_t *f = xmalloc(lics.n * sizeof(uint32_t));
+	int64_t *f = reserved_now(NULL);
 	for (int i = 0; i < lics.n; i++)
-		f[i] = (uint32_t)free_of(i);   /* at most a total, 32 bits */
+		f[i] = (int64_t)free_of(i) - f[i];   /* below 0 while a reservation's jobs use its own */
 	return f;
+}
+
+struct sched_lic *licenses_snap_spec(const char *spec, int *n)
+{
+	struct lic_list l;
+	*n = 0;
+	if (!spec || !lics.n || lic_parse(spec, false, &l) < 0)
+		return NULL;
+	struct sched_lic *out = l.n ? xmalloc(l.n * sizeof(*out)) : NULL;
+	for (int k = 0; k < l.n; k++)
+		out[k] = (struct sched_lic){ find(l.item[k].name), l.item[k].count };
+	*n = l.n;
+	lic_list_clear(&l);
+	return out;
 }
 
 static struct sched_lic *snap_items(struct job_lic *jl, int o, bool all, int *n)

@@ -47,7 +47,11 @@ json_t *licenses_info(const char *name);
  * there is nothing. */
 int licenses_count(void);
 bool licenses_plan(void);                   /* bf_licenses */
-uint32_t *licenses_snap_free(void);         /* free now, licenses_count() entries */
+/* free now to a job outside reservations (total - used - reserved by the
+ * active reservations), licenses_count() entries */
+int64_t *licenses_snap_free(void);
+/* A reservation's Licenses= as pass items. */
+struct sched_lic *licenses_snap_spec(const char *spec, int *n);
 struct sched_lic *licenses_snap_job(const struct job *job, int *n, bool *any);
 struct sched_lic *licenses_snap_held(const struct job *job, int *n);
 

@@ -386,7 +386,7 @@ struct sched_snap *snap_create(bool backfill, int depth, time_t now, const struc
 		.max_reservations = 0, .nparts = core.nparts,
 		.nlic = licenses_count(), .lic_plan = licenses_plan(),
 	};
-	uint32_t *lic_free = licenses_snap_free();
+	int64_t *lic_free = licenses_snap_free();
 	s->params.lic_free = lic_free ? own(s, lic_free) : NULL;
 	s->nodes = snap_nodes();
 	s->nnodes = core.nnodes;
@@ -426,6 +426,8 @@ struct sched_snap *snap_create(bool backfill, int depth, time_t now, const struc
 		for (int i = 0; i < s->nresv; i++) {
 			s->resv[i] = resv[i];
 			s->resv[i].node = own_dup(s, resv[i].node, resv[i].nnodes * sizeof(int));
+			struct sched_lic *lic = licenses_snap_spec(resv_licenses(i), &s->resv[i].nlic);
+			s->resv[i].lic = lic ? own(s, lic) : NULL;
 		}
 	} else {
 		s->nresv = 0;

@@ -18,15 +18,17 @@ struct lic_hold {
 
 struct lic_state {
 	int nlic;
-	uint64_t *free;              /* now (the main pass, backfill without planning) */
-	uint64_t *cap;               /* planning: free now + what the running jobs hold */
+	int64_t *free;               /* now, outside reservations (the main pass, backfill without planning) */
+	int64_t *cap;                /* planning: free now + what running jobs and active reservations hold */
+	const struct sched_resv *resv;   /* a job's own reservation lends it its licenses */
+	int nresv;
 	struct lic_hold *hold;       /* planning: the running, started and planned jobs' */
 	int nhold, cap_hold;
 	time_t now;
 };
 
 void lic_init(struct lic_state *l, const struct sched_params *pr, const struct sched_run *run,
-	      int nrun);
+	      int nrun, const struct sched_resv *resv, int nresv);
 void lic_free(struct lic_state *l);
 /* Does the job get its licenses now (the present counts)?  *alt: the item
  * of an OR list it would take (0 otherwise). */

@@ -498,7 +498,7 @@ int sched_pass(const struct sched_params *params, const struct sched_node *nodes
 	x.cpus = xmalloc((room + 1) * sizeof(int));
 	x.off = xmalloc((nnodes + 1) * sizeof(int));
 	memset(out, 0, njobs * sizeof(*out));
-	lic_init(&x.lic, params, run, nrun);
+	lic_init(&x.lic, params, run, nrun, x.resv, x.nresv);
 	if (params->backfill) {
 		started = backfill_pass(&x, run, nrun, jobs, njobs, out);
 	} else {

@@ -85,6 +85,8 @@ struct sched_resv {
 	const int *node;
 	int nnodes;
 	unsigned flags;
+	const struct sched_lic *lic; /* Licenses=: held over [start, end), for its jobs only */
+	int nlic;
 };
 
 struct sched_params {
@@ -97,11 +99,13 @@ struct sched_params {
 	int max_reservations;        /* 0 = every job that cannot start holds its planned start; 1 = EASY */
 	int nparts;                  /* partition indexes are below it */
 	/* Licenses (herd.conf Licenses=, sched/lic.h): how many of each are
-	 * free now; lic_plan: the backfill plan holds them over time
+	 * free now to a job outside reservations (total - used - what active
+	 * reservations hold: below 0 when a reservation's jobs use its own,
+	 * as Slurm counts); lic_plan: the backfill plan holds them over time
 	 * (SchedulerParameters=bf_licenses), else a job waiting for them is
 	 * not planned, as in Slurm. */
 	int nlic;
-	const uint32_t *lic_free;
+	const int64_t *lic_free;
 	bool lic_plan;
 };
 

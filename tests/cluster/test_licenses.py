@@ -259,6 +259,44 @@ def test_bf_licenses_plans_the_wait(clean):
         reconfigure(c)
 
 
+def test_reservation_holds_licenses(clean):
+    """Licenses= of a reservation: Reserved= while it is active, for its own
+    jobs only; the others see them taken (Slurm 22.05 counts the whole
+    reservation even while its jobs use them)."""
+    c = clean
+    r = c.run(["scontrol", "create", "reservation", "ReservationName=lr", "StartTime=now",
+               "Duration=60", "Users=root", "Nodes=n2", "Licenses=C:2"])
+    assert r.rc == 0, r
+    try:
+        info = parse_kv(c.run(["scontrol", "show", "res", "lr"]).out)
+        assert info["Licenses"] == "C:2", info
+        assert lic_line(c, "C") == {"LicenseName": "C", "Total": "3", "Used": "0", "Free": "3",
+                                    "Reserved": "2", "Remote": "no"}
+        outside = start(c, "C:2")
+        wait_reason(c, outside, "Licenses")
+        inside = c.sbatch("-L", "C:2", "--reservation=lr", "-o", "/dev/null", "--wrap", "sleep 300")
+        c.wait_state(inside, "RUNNING")
+        one = start(c, "C:1")
+        wait_reason(c, one, "Licenses")
+        assert lic_line(c, "C")["Used"] == "2"
+        for bad, why in (("Licenses=zz", "Invalid license specification"),
+                         ("Licenses=C:4", "Invalid license specification"),
+                         ("Licenses=C|a", "Invalid license specification")):
+            r = c.run(["scontrol", "create", "reservation", "StartTime=now", "Duration=5",
+                       "Users=root", "Nodes=n1", bad])
+            assert r.rc == 1 and why in r.err, (bad, r)
+        r = c.run(["scontrol", "create", "reservation", "StartTime=now", "Duration=5",
+                   "Users=root", "Licenses=a"])
+        assert r.rc == 1 and "Invalid node name specified" in r.err, r
+        assert c.run(["scontrol", "update", "reservation", "ReservationName=lr",
+                      "Licenses=C:3"]).rc == 0
+        assert lic_line(c, "C")["Reserved"] == "3"
+    finally:
+        cancel_all(c, wait_idle=False)   # n2 shows reserved until the delete
+        assert c.run(["scontrol", "delete", "reservation", "lr"]).rc == 0
+    assert lic_line(c, "C")["Reserved"] == "0"
+
+
 def test_reconfigure_changes_totals(clean):
     c = clean
     job = start(c, "a:2")

@@ -28,7 +28,7 @@ static struct {
 	struct sched_job job[MAXJ];
 	struct sched_lic lic[MAXJ][2];
 	int njobs;
-	uint32_t lic_free[2];
+	int64_t lic_free[2];
 	struct sched_params params;
 	struct sched_decision out[MAXJ];
 } w;
@@ -79,9 +79,14 @@ static void job(int ntasks, int64_t time_limit, uint32_t lic0, uint32_t lic1, bo
 				       .lic = w.lic[j], .nlic = n, .lic_any = any };
 }
 
+static struct sched_resv resv;
+static struct sched_lic resv_lic;
+static int nresv;
+
 static void pass(void)
 {
-	sched_pass(&w.params, w.nodes, 2, w.run, w.nrun, NULL, 0, w.job, w.njobs, w.out);
+	sched_pass(&w.params, w.nodes, 2, w.run, w.nrun, nresv ? &resv : NULL, nresv, w.job, w.njobs,
+		   w.out);
 }
 
 static void expect(int j, enum sched_what what, enum sched_why why, time_t start)
@@ -170,6 +175,38 @@ static void unknown_and_zero(void **state)
 	expect(1, SCHED_D_START, SCHED_WHY_NONE, NOW);
 }
 
+/* A reservation active now holding both of license 0 (on no node that
+ * matters here): free outside is 0; its own job gets them, then the
+ * outside count goes below 0 (Slurm counts the reservation whole). */
+static void reservation_lends_its_own(void **state)
+{
+	world(false, false);
+	int cand = 1;
+	resv = (struct sched_resv){ .start = NOW - 10, .end = NOW + 3600, .node = &cand, .nnodes = 1,
+				    .flags = SCHED_RESV_FLEX, .lic = &resv_lic, .nlic = 1 };
+	resv_lic = (struct sched_lic){ 0, 2 };
+	nresv = 1;
+	w.lic_free[0] = 0;   /* 2 - 0 used - 2 reserved */
+	job(1, 100, 1, 0, false);
+	job(1, 100, 2, 0, false);
+	w.job[1].resv = 0;
+	job(1, 100, 1, 0, false);
+	w.job[2].resv = 0;
+	pass();
+	expect(0, SCHED_D_WAIT, SCHED_WHY_LICENSES, 0);
+	expect(1, SCHED_D_START, SCHED_WHY_NONE, NOW);
+	expect(2, SCHED_D_WAIT, SCHED_WHY_LICENSES, 0);   /* its reservation's are taken */
+	world(true, true);   /* planning: the same */
+	w.lic_free[0] = 0;
+	job(1, 100, 2, 0, false);
+	w.job[0].resv = 0;
+	job(1, 100, 1, 0, false);
+	pass();
+	expect(0, SCHED_D_START, SCHED_WHY_NONE, NOW);
+	expect(1, SCHED_D_PLANNED, SCHED_WHY_LICENSES, NOW + 3600);   /* the reservation's end */
+	nresv = 0;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -178,6 +215,7 @@ int main(void)
 		cmocka_unit_test(backfill_unplanned),
 		cmocka_unit_test(backfill_plans_licenses),
 		cmocka_unit_test(unknown_and_zero),
+		cmocka_unit_test(reservation_lends_its_own),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	sched_decisions_free(w.out, MAXJ);
