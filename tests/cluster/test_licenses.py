@@ -155,6 +155,15 @@ def test_job_waits_for_licenses(clean):
     assert lic_line(c, "a")["Used"] == "1" and lic_line(c, "b")["Used"] == "0"
 
 
+def test_array_tasks_each_take_theirs(clean):
+    c = clean
+    array = c.sbatch("-L", "a", "--array=1-3", "-o", "/dev/null", "--wrap", "sleep 300")
+    c.wait_until("two tasks running", lambda: squeue_field(c, array, "%T").split().count("RUNNING") == 2)
+    assert lic_line(c, "a")["Used"] == "2"
+    rows = c.run(["squeue", "-h", "-r", "-j", str(array), "-t", "PD", "-o", "%K %r %W"]).out
+    assert rows == "3 Licenses a\n", rows
+
+
 def test_no_licenses_show_null(clean):
     c = clean
     job = c.sbatch("-H", "--wrap", "true")
