@@ -123,6 +123,10 @@ static int submit(const struct jobopt *o, json_t *body)
 		fprintf(stderr, "sbatch: error: %s\n", err.text);
 		return 1;
 	}
+	if (jobopt_check_clusters(o, conf_cluster_name(client.conf)) < 0) {
+		cmd_client_fini(&client);
+		return 1;
+	}
 	double start = now_s(), delay = 0.2;
 	int rc;
 	for (;;) {
@@ -159,7 +163,11 @@ static int submit(const struct jobopt *o, json_t *body)
 		return 0;
 	}
 	json_decref(reply);
-	if (jobopt_flag(o, "parsable"))
+	const char *cluster = jobopt_str(o, "clusters") ? jobopt_str(o, "clusters")
+						       : jobopt_str(o, "cluster");
+	if (jobopt_flag(o, "parsable") && cluster)   /* Slurm: "ID;cluster" with -M */
+		printf("%lld;%s\n", job_id, conf_cluster_name(client.conf));
+	else if (jobopt_flag(o, "parsable"))
 		printf("%lld\n", job_id);
 	else if (!jobopt_flag(o, "quiet"))
 		printf("Submitted batch job %lld\n", job_id);
@@ -183,6 +191,31 @@ static void env_replace(char ***env, size_t *n, char *entry)
 			return;
 		}
 	opt_strv_push(env, n, entry);
+}
+
+/* --export-file: NAME=value entries, each ended by a NUL, from a file or
+ * (a number from 3 up) an open descriptor, over the job's environment.
+ * -1 after printing Slurm's sentence. */
+static int export_file(const char *spec, char ***env, size_t *n)
+{
+	long fd_number;
+	FILE *f = opt_count(spec, &fd_number) == 0 && fd_number >= 3 && fd_number <= INT32_MAX
+		  ? fdopen((int)fd_number, "r") : fopen(spec, "r");
+	size_t len = 0;
+	if (!f) {
+		fprintf(stderr, "sbatch: error: Could not open user environment file %s\n", spec);
+		return -1;
+	}
+	char *text = read_all(f, &len);
+	fclose(f);
+	for (size_t at = 0; at < len; at += strlen(text + at) + 1) {
+		const char *entry = text + at;
+		const char *eq = strchr(entry, '=');
+		if (eq && eq > entry)   /* not a definition: skipped, as Slurm */
+			env_replace(env, n, xstrdup(entry));
+	}
+	free(text);
+	return 0;
 }
 
 static char *abs_path(const char *path, const char *cwd)
@@ -251,6 +284,39 @@ int main(int argc, char **argv)
 	/* Pass 2: #SBATCH lines, then SBATCH_*, then the command line. */
 	size_t nwords;
 	char **words = opt_script_directives(script, "#SBATCH", &nwords);
+	/* #PBS and #BSUB lines first (sbatch(1): unless --ignore-pbs), #SBATCH's over them */
+	bool ignore_pbs = jobopt_flag(&first, "ignore-pbs") || getenv("SBATCH_IGNORE_PBS");
+	for (size_t i = 0; i < nwords; i++)
+		ignore_pbs |= !strcmp(words[i], "--ignore-pbs");
+	if (!ignore_pbs) {
+		size_t npbs, nsbatch;
+		char **pbs = opt_script_directives(script, "#PBS", &npbs);
+		char **sbatch_words = jobopt_pbs_words(pbs, npbs, &nsbatch);
+		r = jobopt_words(&o, sbatch_words, nsbatch, &err);
+		opt_strv_free(pbs);
+		opt_strv_free(sbatch_words);
+		if ((status = read_outcome(&o, r, &err)) >= 0) {
+			opt_strv_free(words);
+			goto out_first;
+		}
+		char bad;
+		char **bsub = opt_script_directives(script, "#BSUB", &npbs);
+		sbatch_words = jobopt_bsub_words(bsub, npbs, &nsbatch, &bad);
+		opt_strv_free(bsub);
+		if (!sbatch_words) {
+			fprintf(stderr, "sbatch: invalid option -- '%c'\n"
+				"sbatch: error: Unrecognized command line parameter ?\n", bad);
+			opt_strv_free(words);
+			status = 1;
+			goto out_first;
+		}
+		r = jobopt_words(&o, sbatch_words, nsbatch, &err);
+		opt_strv_free(sbatch_words);
+		if ((status = read_outcome(&o, r, &err)) >= 0) {
+			opt_strv_free(words);
+			goto out_first;
+		}
+	}
 	r = jobopt_words(&o, words, nwords, &err);
 	opt_strv_free(words);
 	if ((status = read_outcome(&o, r, &err)) >= 0)
@@ -297,6 +363,10 @@ int main(int argc, char **argv)
 	 * the scheduling priority sbatch ran at (sbatch(1) SLURM_PRIO_PROCESS). */
 	if (export_spec)
 		env_replace(&env, &nenv, xasprintf("SLURM_EXPORT_ENV=%s", export_spec));
+	if (jobopt_str(&o, "export-file") && export_file(jobopt_str(&o, "export-file"), &env, &nenv) < 0) {
+		free(work_dir);
+		goto out_first;
+	}
 	errno = 0;
 	int prio = getpriority(PRIO_PROCESS, 0);
 	env_replace(&env, &nenv, xasprintf("SLURM_PRIO_PROCESS=%d", errno ? 0 : prio));
