@@ -256,8 +256,8 @@ void record_job(const json_t *job, time_t now, int details, struct record *r)
 	record_add(r, "Features=%s DelayBoot=00:00:00", or_null(cmd_jstr(job, "features")));
 	if (*cmd_jstr(job, "reservation"))   /* Slurm: only for a job with one */
 		record_add(r, "Reservation=%s", cmd_jstr(job, "reservation"));
-	record_add(r, "OverSubscribe=%s Contiguous=0 Licenses=(null) Network=(null)",
-		cmd_jbool(job, "exclusive") ? "NO" : "OK");
+	record_add(r, "OverSubscribe=%s Contiguous=0 Licenses=%s Network=(null)",
+		cmd_jbool(job, "exclusive") ? "NO" : "OK", or_null(cmd_jstr(job, "licenses")));
 	record_add(r, "Command=%s", or_null(cmd_jstr(job, "command")));
 	record_add(r, "WorkDir=%s", cmd_jstr(job, "work_dir"));
 	if (*cmd_jstr(job, "comment"))

@@ -122,7 +122,9 @@ int scontrol_resv_parse(enum resv_op op, int argc, char **argv, time_t now, json
 				goto error;
 			}
 			json_object_set_new(b, sign == '-' ? "flags_remove" : "flags", json_string(v));
-		} else if (tag_is(arg, taglen, "CoreCnt", 2) || tag_is(arg, taglen, "Licenses", 1) ||
+		} else if (tag_is(arg, taglen, "Licenses", 1)) {
+			json_object_set_new(b, "licenses", json_string(v));
+		} else if (tag_is(arg, taglen, "CoreCnt", 2) ||
 			   tag_is(arg, taglen, "BurstBuffer", 1) || tag_is(arg, taglen, "Watts", 1) ||
 			   tag_is(arg, taglen, "Groups", 1) || tag_is(arg, taglen, "TRES", 2) ||
 			   tag_is(arg, taglen, "Features", 2) || tag_is(arg, taglen, "MaxStartDelay", 1)) {
@@ -166,7 +168,8 @@ int scontrol_resv_parse(enum resv_op op, int argc, char **argv, time_t now, json
 		snprintf(err, errlen, "Start time cannot be after end time.  %s", tail);
 		goto error;
 	}
-	if (!json_object_get(b, "nodes") && !json_object_get(b, "node_cnt")) {
+	if (!json_object_get(b, "nodes") && !json_object_get(b, "node_cnt") &&
+	    !json_object_get(b, "licenses")) {   /* Licenses alone: the controller's refusal */
 		snprintf(err, errlen, "CoreCnt, Nodes, NodeCnt, BurstBuffer, Licenses or Watts must be "
 			 "specified.  %s", tail);
 		goto error;
@@ -203,9 +206,10 @@ void scontrol_resv_record(const json_t *resv, struct record *r)
 		   cmd_jint(resv, "core_cnt"), resv_or_null(cmd_jstr(resv, "partition")),
 		   cmd_jstr(resv, "flags"));
 	record_add(r, "TRES=cpu=%lld", cmd_jint(resv, "cpus"));
-	record_add(r, "Users=%s Groups=(null) Accounts=%s Licenses=(null) State=%s "
+	record_add(r, "Users=%s Groups=(null) Accounts=%s Licenses=%s State=%s "
 		   "BurstBuffer=(null) Watts=n/a", resv_or_null(cmd_jstr(resv, "users")),
-		   resv_or_null(cmd_jstr(resv, "accounts")), cmd_jstr(resv, "state"));
+		   resv_or_null(cmd_jstr(resv, "accounts")), resv_or_null(cmd_jstr(resv, "licenses")),
+		   cmd_jstr(resv, "state"));
 	record_add(r, "MaxStartDelay=(null)");
 }
 

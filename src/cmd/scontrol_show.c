@@ -445,6 +445,39 @@ static int show_reservations(struct scontrol *sc, const char *name)
 	return scontrol_client(sc) < 0 ? 1 : scontrol_resv_show(&sc->client, name, sc->oneliner);
 }
 
+/* "show licenses [name]": Slurm's two lines per license (-o: one), no
+ * blank line between them. */
+static int show_licenses(struct scontrol *sc, const char *name)
+{
+	struct herd_error e = { "" };
+	json_t *body = name ? json_pack("{s:s}", "name", name) : json_object(), *reply = NULL, *lic;
+	size_t i;
+
+	if (scontrol_client(sc) < 0) {
+		json_decref(body);
+		return 1;
+	}
+	int rc = cmd_call(&sc->client, MSG_LICENSE_INFO, body, &reply, &e);
+	json_decref(body);
+	if (rc) {
+		fprintf(stderr, "slurm_load_licenses error: %s\n", e.text);
+		return 1;
+	}
+	if (!json_integer_value(json_object_get(reply, "configured")))
+		printf("No licenses configured in Slurm.\n");
+	json_array_foreach(json_object_get(reply, "licenses"), i, lic) {
+		printf("LicenseName=%s%sTotal=%lld Used=%lld Free=%lld Reserved=%lld Remote=%s\n",
+		       json_string_value(json_object_get(lic, "name")), sc->oneliner ? " " : "\n    ",
+		       (long long)json_integer_value(json_object_get(lic, "total")),
+		       (long long)json_integer_value(json_object_get(lic, "used")),
+		       (long long)json_integer_value(json_object_get(lic, "free")),
+		       (long long)json_integer_value(json_object_get(lic, "reserved")),
+		       json_is_true(json_object_get(lic, "remote")) ? "yes" : "no");
+	}
+	json_decref(reply);
+	return 0;
+}
+
 static int show_hostnames(struct scontrol *sc, const char *expr)
 {
 	return scontrol_show_hostnames(expr);
@@ -478,6 +511,7 @@ static const struct show_entity {
 	{ "config", 1, show_config },
 	{ "reservations", 3, show_reservations },
 	{ "reservationname", 12, show_reservations },
+	{ "licenses", 2, show_licenses },
 	{ "hostnames", 9, show_hostnames },
 	{ "hostlist", 8, show_hostlist },
 	{ "hostlistsorted", 14, show_hostlist_sorted },

@@ -132,6 +132,7 @@ static const struct job_key {
 	{ "ReqNodeList", "NodeList", "req_nodelist", V_STR },
 	{ "Features", NULL, "features", V_STR },
 	{ "Reservation", "ReservationName", "reservation", V_STR },
+	{ "Licenses", NULL, "licenses", V_STR },
 	{ "ArrayTaskThrottle", NULL, "array_throttle", V_UINT },
 	{ "Priority", NULL, "priority", V_UINT },
 	{ "NumTasks", "ReqProcs", "num_tasks", V_COUNT },

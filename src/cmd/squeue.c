@@ -14,6 +14,7 @@
 #include "cmd/step.h"
 #include "common/bitmap.h"
 #include "common/hostlist.h"
+#include "common/license.h"
 #include "common/msg.h"
 #include "common/parse.h"
 #include "common/state.h"
@@ -186,6 +187,7 @@ static void help(void)
 	       "  -n, --name=job_name(s)          comma separated list of job names to view\n"
 	       "  -o, --format=format             format specification\n"
 	       "  -q, --qos=qos(s)                comma separated list of qos's\n"
+	       "  -L, --licenses=(name)           comma separated list of license names to view\n"
 	       "  -R, --reservation=name          reservation to view, default is all\n"
 	       "                                  to view, default is all qos's\n"
 	       "  -p, --partition=partition(s)    comma separated list of partitions\n"
@@ -215,6 +217,19 @@ static bool in_list(char *const *list, const char *s)
 		if (!strcmp(list[i], s))
 			return true;
 	return false;
+}
+
+/* -L: the job asks one of the licenses named (its -L's names, not counts). */
+static bool asks_license(char *const *list, const char *spec)
+{
+	struct lic_list l;
+	bool found = false;
+	if (!*spec || lic_parse(spec, true, &l) < 0)
+		return false;
+	for (int i = 0; i < l.n && !found; i++)
+		found = in_list(list, l.item[i].name);
+	lic_list_clear(&l);
+	return found;
 }
 
 /* -p: a pending job of -p a,b shows "a,b"; any of them matches. */
@@ -479,6 +494,7 @@ int main(int argc, char **argv)
 		{ "partition", required_argument, NULL, 'p' },
 		{ "qos", required_argument, NULL, 'q' },
 		{ "reservation", required_argument, NULL, 'R' },
+		{ "licenses", required_argument, NULL, 'L' },
 		{ "array", no_argument, NULL, 'r' },
 		{ "array-unique", no_argument, NULL, OPT_ARRAY_UNIQUE },
 		{ "start", no_argument, NULL, OPT_START },
@@ -507,6 +523,7 @@ int main(int argc, char **argv)
 	const char *clusters_arg = getenv("SQUEUE_CLUSTERS");
 	struct cmd_cluster *clusters = NULL;   /* -M: each one's report */
 	size_t nclusters = 0;
+	const char *lic_arg = NULL;    /* -L: jobs asking one of these licenses */
 	bool no_header = false, long_format = false, me = false, unfold = false, start = false;
 	bool format_given = false;
 	bool steps = false;             /* -s: job steps, not jobs */
@@ -515,7 +532,7 @@ int main(int argc, char **argv)
 	int c, status = 1;
 
 	argv[0] = "squeue";
-	while ((c = getopt_long(argc, argv, "aA:hi:j::lM:n:o:O:p:q:R:rs::S:t:u:vVw:", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "aA:hi:j::lL:M:n:o:O:p:q:R:rs::S:t:u:vVw:", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'M': clusters_arg = optarg; break;
 		case 'a': case 'v': break;   /* no hidden partitions */
@@ -556,6 +573,7 @@ int main(int argc, char **argv)
 		case 'p': parts_arg = optarg; break;
 		case 'q': qos_arg = optarg; break;
 		case 'R': resv_arg = optarg; break;
+		case 'L': lic_arg = optarg; break;
 		case 'S': sort = optarg; break;
 		case 't': states_arg = optarg; break;
 		case 'u': users_arg = optarg; break;
@@ -609,6 +627,7 @@ int main(int argc, char **argv)
 	struct wanted_id *want = NULL;
 	size_t nwant = 0;
 	char **users = NULL, **parts = NULL, **names = NULL, **accounts = NULL, **qoses = NULL;
+	char **lics = NULL;
 	struct hostlist *want_nodes = NULL;
 	size_t nusers = 0;
 	bool state_filter[JOB_STATE_COUNT] = { false };
@@ -699,6 +718,8 @@ int main(int argc, char **argv)
 		accounts = opt_split_lower(accounts_arg, ',', NULL);
 	if (qos_arg)
 		qoses = opt_split_lower(qos_arg, ',', NULL);
+	if (lic_arg)
+		lics = opt_split(lic_arg, ',', NULL);
 	if (nodes_arg && !(want_nodes = hostlist_create(nodes_arg))) {
 		fprintf(stderr, "squeue: error: Invalid node name specified: %s\n", nodes_arg);
 		goto out;
@@ -725,10 +746,11 @@ int main(int argc, char **argv)
 			squeue_letters());
 	if (fmt->bad)
 		fprintf(stderr, "squeue: error: Invalid job format specification: %c\n", fmt->bad);
-	char *filter_keys = xasprintf("%s %s %s %s %s %s %s", users_given ? "uid" : "",
+	char *filter_keys = xasprintf("%s %s %s %s %s %s %s %s", users_given ? "uid" : "",
 				      parts ? "partition" : "", names ? "name" : "",
 				      accounts ? "account" : "", want_nodes ? "nodes" : "",
-				      qoses ? "qos" : "", resv_arg ? "reservation" : "");
+				      qoses ? "qos" : "", resv_arg ? "reservation" : "",
+				      lics ? "licenses" : "");
 	json_t *fields = wanted_fields(fmt, filter_keys);
 	free(filter_keys);
 	if (fields) {
@@ -791,6 +813,8 @@ int main(int argc, char **argv)
 					continue;
 				if (want_nodes && !hostlist_overlaps(squeue_jstr(job, "nodes"), want_nodes))
 					continue;
+				if (lics && !asks_license(lics, squeue_jstr(job, "licenses")))
+					continue;
 				show[nshow++] = job;
 			}
 			sort_jobs(show, nshow);
@@ -827,6 +851,7 @@ out:
 	opt_strv_free(names);
 	opt_strv_free(accounts);
 	opt_strv_free(qoses);
+	opt_strv_free(lics);
 	hostlist_destroy(want_nodes);
 	fmt_destroy(fmt);
 	free(jobs_joined);

@@ -309,6 +309,7 @@ static const struct column {
 	 * estimate (--start); none yet is 0 / absent: N/A, (null). */
 	[JOB_F_sched_nodes] = { .empty = "(null)", .unsorted = true },
 	[JOB_F_reservation] = { .empty = "(null)", .unsorted = true },
+	[JOB_F_licenses] = { .empty = "(null)", .unsorted = true },
 	/* Fields this scheduler does not have: Slurm's placeholders for "none". */
 	[JOB_F_wckey] = { .empty = "(null)" },
 	[JOB_F_tres_per_node] = { .fixed = "N/A" },

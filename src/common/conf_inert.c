@@ -102,7 +102,6 @@ static const struct inert_key inert_plain[] = {
 	{ "KillOnBadExit", NULL },
 	{ "LaunchParameters", NULL },
 	{ "LaunchType", "launch/slurm" },
-	{ "Licenses", NULL },
 	{ "LogTimeFormat", NULL },
 	{ "MailDomain", NULL },
 	{ "MaxBatchRequeue", NULL },

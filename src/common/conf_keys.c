@@ -9,6 +9,7 @@
 #include <strings.h>
 #include "common/conf.h"
 #include "common/conf_keys.h"
+#include "common/license.h"
 #include "common/parse.h"
 
 /* The plain keys of slurm.conf(5) that Herd accepts, older releases' names
@@ -116,7 +117,7 @@ static const struct conf_key_def conf_keys_plain[] = {
 	{ "KillWait", CONF_V_UINT },
 	{ "LaunchParameters", CONF_V_STR },
 	{ "LaunchType", CONF_V_STR },
-	{ "Licenses", CONF_V_STR },
+	{ "Licenses", CONF_V_LICENSES },
 	{ "LogTimeFormat", CONF_V_STR },
 	{ "MailDomain", CONF_V_STR },
 	{ "MailProg", CONF_V_STR },
@@ -320,6 +321,13 @@ bool conf_keys_value_ok(enum conf_value_kind kind, const char *v)
 		return parse_time_limit(v, &t) == 0;
 	case CONF_V_BOOL:
 		return parse_bool(v, &b);
+	case CONF_V_LICENSES: {
+		struct lic_list l;
+		if (lic_parse(v, false, &l) < 0)
+			return false;
+		lic_list_clear(&l);
+		return true;
+	}
 	}
 	return false;
 }

@@ -16,6 +16,7 @@ enum conf_value_kind {
 	CONF_V_TIME,         /* Slurm time syntax (days-hours:minutes:seconds) */
 	CONF_V_BOOL,         /* YES/NO/TRUE/FALSE/1/0 */
 	CONF_V_CTLD_HOST,    /* "name" or "name(addr)"; may appear several times (backups) */
+	CONF_V_LICENSES,     /* name[:count][,name[:count]...] (common/license.h) */
 };
 
 struct conf_key_def {

@@ -32,6 +32,7 @@ int errprintf(struct herd_error *err, const char *fmt, ...) __attribute__((forma
 	X(HERD_ERR_ALREADY_DONE, 2021, "Job/step already completing or completed") \
 	X(HERD_ERR_INVALID_NODE, 2023, "Invalid node name specified") \
 	X(HERD_ERR_INVALID_FEATURE, 2012, "Invalid feature specification") \
+	X(HERD_ERR_INVALID_LICENSES, 2048, "Invalid license specification") \
 	X(HERD_ERR_TIME_LIMIT, 2051, "Requested time limit is invalid (missing or exceeds some limit)") \
 	X(HERD_ERR_NODE_CONFIG, 2014, "Requested node configuration is not available") \
 	X(HERD_ERR_NODES_BUSY, 2016, "Requested nodes are busy") \

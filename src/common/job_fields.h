@@ -88,6 +88,7 @@ enum {
 	X(container, STR, JF_KEPT | JF_SPARSE, 0, "Container", "CONTAINER", "Container", "Container", "container") \
 	X(wckey, STR, JF_KEPT | JF_SPARSE, 'w', "WCKey", "WCKEY", "WCKey", "WCKey", "wckey") \
 	X(wckey_id, INT, JF_KEPT | JF_SPARSE, 0, NULL, NULL, NULL, "WCKeyID", NULL) \
+	X(licenses, STR, JF_KEPT | JF_SPARSE, 'W', "Licenses", "LICENSES", "Licenses", NULL, "licenses") \
 	X(req_nodelist, STR, JF_KEPT, 'n', "ReqNodes", "REQ_NODES", "ReqNodeList", NULL, "required_nodes") \
 	X(exc_nodelist, STR, JF_KEPT, 'x', "ExcNodes", "EXC_NODES", "ExcNodeList", NULL, "excluded_nodes") \
 	X(dependency, STR, JF_SHOWN, 'E', "Dependency", "DEPENDENCY", "Dependency", NULL, NULL) \
@@ -119,6 +120,7 @@ enum {
 	X(cpus_lent, BOOL, JF_STORED | JF_SPARSE, 0, NULL, NULL, NULL, NULL, NULL) \
 	X(gang_suspended, BOOL, JF_STORED | JF_SPARSE, 0, NULL, NULL, NULL, NULL, NULL) \
 	X(key, STR, JF_STORED | JF_SPARSE, 0, NULL, NULL, NULL, NULL, NULL) \
+	X(licenses_alt, INT, JF_STORED | JF_SPARSE, 0, NULL, NULL, NULL, NULL, NULL) \
 	X(array_count, INT, JF_STORED | JF_ARRAY, 0, NULL, NULL, NULL, NULL, NULL) \
 	X(array_min, INT, JF_STORED | JF_ARRAY, 0, NULL, NULL, NULL, NULL, NULL) \
 	X(array_max, INT, JF_STORED | JF_ARRAY, 0, NULL, NULL, NULL, NULL, NULL) \

@@ -42,7 +42,8 @@ static const struct msg_field f_update_fields[] = {
 	OPT("deadline", MF_INT), OPT("exc_nodelist", MF_STR), OPT("req_nodelist", MF_STR),
 	OPT("features", MF_STR), OPT("array_throttle", MF_INT), OPT("num_tasks", MF_INT),
 	OPT("min_mem_node", MF_INT), OPT("min_mem_cpu", MF_INT), OPT("cpus_per_task", MF_INT),
-	OPT("priority", MF_INT), OPT("reservation", MF_STR), OPT("wckey", MF_STR), END
+	OPT("priority", MF_INT), OPT("reservation", MF_STR), OPT("wckey", MF_STR),
+	OPT("licenses", MF_STR), END
 };
 
 static const struct msg_field f_update[] = {
@@ -131,14 +132,15 @@ static const struct msg_field f_prio_info[] = {
 static const struct msg_field f_resv_create[] = {
 	OPT("name", MF_STR), REQ("start_time", MF_INT), REQ("end_time", MF_INT),
 	OPT("nodes", MF_STR), OPT("node_cnt", MF_INT), OPT("users", MF_STR),
-	OPT("accounts", MF_STR), OPT("partition", MF_STR), OPT("flags", MF_STR), END
+	OPT("accounts", MF_STR), OPT("partition", MF_STR), OPT("flags", MF_STR),
+	OPT("licenses", MF_STR), END
 };
 
 static const struct msg_field f_resv_update[] = {
 	REQ("name", MF_STR), OPT("start_time", MF_INT), OPT("end_time", MF_INT),
 	OPT("duration", MF_INT), OPT("nodes", MF_STR), OPT("node_cnt", MF_INT),
 	OPT("users", MF_STR), OPT("accounts", MF_STR), OPT("partition", MF_STR),
-	OPT("flags", MF_STR), OPT("flags_remove", MF_STR), END
+	OPT("flags", MF_STR), OPT("flags_remove", MF_STR), OPT("licenses", MF_STR), END
 };
 
 static const struct msg_field f_resv_name[] = {
@@ -230,6 +232,7 @@ static const struct msg_decl decls[] = {
 	{ MSG_RESV_UPDATE, f_resv_update },
 	{ MSG_RESV_DELETE, f_resv_name },
 	{ MSG_RESV_INFO, f_resv_info },
+	{ MSG_LICENSE_INFO, f_resv_info },   /* {"name"}: one license, else all */
 	{ MSG_RECONFIGURE, f_empty },
 	{ MSG_NODE_REGISTER, f_register },
 	{ MSG_JOB_COMPLETE, f_complete },

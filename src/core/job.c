@@ -13,6 +13,7 @@
 #include "common/strbuf.h"
 #include "common/xmalloc.h"
 #include "core/core.h"
+#include "core/licenses.h"
 #include "core/prio.h"
 #include "core/preempt.h"
 #include "sched/feature.h"
@@ -199,6 +200,7 @@ void job_destroy(struct job *job)
 	free(job->features);
 	free(job->reservation);
 	free(job->wckey);
+	licenses_job_free(job);
 	free(job->req_nodelist);
 	free(job->exc_nodelist);
 	free(job->sched_nodes);
@@ -394,6 +396,7 @@ struct job *job_copy(const struct job *job)
 	c->features = dup_or_null(job->features);
 	c->reservation = dup_or_null(job->reservation);
 	c->wckey = dup_or_null(job->wckey);
+	licenses_job_copy(c, job);
 	c->req_nodelist = dup_or_null(job->req_nodelist);
 	c->exc_nodelist = dup_or_null(job->exc_nodelist);
 	c->partitions = dup_or_null(job->partitions);
@@ -647,7 +650,8 @@ static const struct {
 	const char *name;
 	void (*fn)(struct job *job, enum job_state old);
 } watchers[] = {
-	{ "steps", watch_steps }, { "nodes", watch_nodes }, { "limits", watch_limits },
+	{ "steps", watch_steps }, { "nodes", watch_nodes }, { "licenses", licenses_job_state },
+	{ "limits", watch_limits },
 	{ "sched", watch_sched }, { "usage", watch_usage }, { "persist", watch_persist },
 	{ "mail", mail_job_state }, { "preempt", preempt_job_state },
 };

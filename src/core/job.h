@@ -44,6 +44,7 @@ struct step;
 	X(REASON_RESERVATION, "Reservation") \
 	X(REASON_ACCOUNT_NOT_ALLOWED, "AccountNotAllowed") \
 	X(REASON_QOS_NOT_ALLOWED, "QOSNotAllowed") \
+	X(REASON_LICENSES, "Licenses") \
 	LIMIT_REASON_TABLE(X) \
 	RESV_REASON_TABLE(X)
 
@@ -168,6 +169,10 @@ struct job {
 	char *reservation;          /* --reservation, NULL = none (resv.c) */
 	char *wckey;                /* TrackWCKey: "name", "*default" (acct/wckey.c); NULL = none */
 	uint32_t wckey_id;          /* its record's ID, 0 = none */
+	/* -L as given, NULL = none; its items and, while it holds them, which
+	 * of an OR list it holds (licenses.c) */
+	char *licenses;
+	struct job_lic *lic;
 	char *req_nodelist, *exc_nodelist;   /* -w/-x compressed, NULL = none */
 	int *req_idx, nreq_idx, *exc_idx, nexc_idx;   /* the same as node indexes */
 	/* -p a,b: every partition the job may run in, in the user's order;

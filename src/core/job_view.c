@@ -16,6 +16,7 @@
 #include "common/strbuf.h"
 #include "common/xmalloc.h"
 #include "core/core.h"
+#include "core/licenses.h"
 
 static void put_int(struct strbuf *o, long long v)
 {
@@ -189,6 +190,9 @@ STR_MEMBER(reservation, reservation)
 STR_MEMBER(container, container)
 STR_MEMBER(wckey, wckey)
 INT_MEMBER(wckey_id, wckey_id)
+/* -L as given; the record's text is parsed again at a restart (licenses.c) */
+GET(licenses, v->s = job->licenses)
+LOAD(licenses, licenses_job_load(job, json_string_value(v)))
 STR_MEMBER(req_nodelist, req_nodelist)
 STR_MEMBER(exc_nodelist, exc_nodelist)
 SHOWN(dependency, v->owned = depend_render(job->depend))   /* the record has "depend" */
@@ -227,6 +231,8 @@ BOOL_MEMBER(preempted, preempted)   /* preempt.c, gang.c */
 BOOL_MEMBER(cpus_lent, cpus_lent)
 BOOL_MEMBER(gang_suspended, gang_suspended)
 STR_MEMBER(key, key)
+GET(licenses_alt, v->i = licenses_job_alt(job))   /* after licenses: the OR item held */
+LOAD(licenses_alt, licenses_job_load_alt(job, (int)json_integer_value(v)))
 INT_MEMBER(array_count, array_count)
 INT_MEMBER(array_min, array_min)
 INT_MEMBER(array_max, array_max)

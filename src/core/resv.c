@@ -11,6 +11,7 @@
 #include "common/hostlist.h"
 #include "common/log.h"
 #include "common/xmalloc.h"
+#include "core/licenses.h"
 #include "core/resv.h"
 #include "sched/pass.h"
 
@@ -25,6 +26,7 @@ struct resv {
 	int nnodes;
 	char *users, *accounts;     /* comma lists as given (names), NULL = none */
 	char *partition;            /* NULL = none */
+	char *licenses;             /* Licenses= as given (held for its jobs while active), NULL = none */
 	unsigned flags;             /* RESV_* */
 	uid_t *uid;
 	int nuid;
@@ -141,6 +143,7 @@ static void resv_release(struct resv *r)
 	free(r->users);
 	free(r->accounts);
 	free(r->partition);
+	free(r->licenses);
 	free(r->uid);
 	memset(r, 0, sizeof(*r));
 }
@@ -192,6 +195,8 @@ static json_t *resv_record(const struct resv *r)
 		json_object_set_new(o, "accounts", json_string(r->accounts));
 	if (r->partition)
 		json_object_set_new(o, "partition", json_string(r->partition));
+	if (r->licenses)
+		json_object_set_new(o, "licenses", json_string(r->licenses));
 	return o;
 }
 
@@ -497,6 +502,17 @@ static int body_times(const json_t *body, struct resv *r, time_t now, bool updat
 	return 0;
 }
 
+/* Licenses=: Licenses= of herd.conf has them all, as many (an AND list
+ * only): 0 or rc 2048, Slurm's Invalid license specification. */
+static int resv_licenses_check(const char *spec, struct herd_error *err)
+{
+	if (spec && strchr(spec, '|')) {
+		errprintf(err, "%s", herd_strerror(HERD_ERR_INVALID_LICENSES));
+		return HERD_ERR_INVALID_LICENSES;
+	}
+	return licenses_check(spec, err);
+}
+
 static const char *body_str(const json_t *body, const char *key)
 {
 	const char *s = json_string_value(json_object_get(body, key));
@@ -543,7 +559,9 @@ int resv_create(const json_t *b, uid_t uid, char **created, struct herd_error *e
 	r.users = body_str(b, "users") ? xstrdup(body_str(b, "users")) : NULL;
 	r.accounts = body_str(b, "accounts") ? xstrdup(body_str(b, "accounts")) : NULL;
 	r.partition = body_str(b, "partition") ? xstrdup(body_str(b, "partition")) : NULL;
-	if ((rc = resv_validate(&r, NULL, nodes, count, now, err)) != 0) {
+	r.licenses = body_str(b, "licenses") ? xstrdup(body_str(b, "licenses")) : NULL;
+	if ((rc = resv_licenses_check(r.licenses, err)) != 0 ||
+	    (rc = resv_validate(&r, NULL, nodes, count, now, err)) != 0) {
 		resv_release(&r);
 		return rc;
 	}
@@ -592,6 +610,7 @@ int resv_update(const json_t *b, char **updated, struct herd_error *err)
 	r.users = old->users ? xstrdup(old->users) : NULL;
 	r.accounts = old->accounts ? xstrdup(old->accounts) : NULL;
 	r.partition = old->partition ? xstrdup(old->partition) : NULL;
+	r.licenses = old->licenses ? xstrdup(old->licenses) : NULL;
 	r.uid = NULL;
 	r.flags = (r.flags | (add & ~RESV_SPEC_NODES)) & ~(del & ~RESV_SPEC_NODES);
 	if (add & RESV_DAILY)
@@ -604,6 +623,12 @@ int resv_update(const json_t *b, char **updated, struct herd_error *err)
 		set_str(&r.accounts, json_string_value(json_object_get(b, "accounts")));
 	if (json_object_get(b, "partition"))
 		set_str(&r.partition, json_string_value(json_object_get(b, "partition")));
+	if (json_object_get(b, "licenses"))
+		set_str(&r.licenses, json_string_value(json_object_get(b, "licenses")));
+	if ((rc = resv_licenses_check(r.licenses, err)) != 0) {
+		resv_release(&r);
+		return rc;
+	}
 	if (body_times(b, &r, now, true) < 0) {
 		resv_release(&r);
 		return HERD_ERR_INVALID_TIME;
@@ -692,6 +717,7 @@ static json_t *resv_to_info(const struct resv *r, time_t now)
 			      resv_flags_string(r->flags, flags, sizeof(flags)), "users",
 			      r->users ? r->users : "", "accounts", r->accounts ? r->accounts : "",
 			      "state", resv_active(r, now) ? "ACTIVE" : "INACTIVE");
+	json_object_set_new(o, "licenses", json_string(r->licenses ? r->licenses : ""));
 	free(nodes);
 	return o;
 }
@@ -726,6 +752,11 @@ int resv_sched_list(time_t now, const struct sched_resv **out)
 	}
 	*out = slist;
 	return nresvs;
+}
+
+const char *resv_licenses(int i)
+{
+	return i >= 0 && i < nresvs ? resvs[i].licenses : NULL;
 }
 
 int resv_job_index(const struct job *job, time_t now)
@@ -882,6 +913,7 @@ static void load_one(const char *key, const json_t *rec, void *arg)
 	set_str(&r.users, json_string_value(json_object_get(rec, "users")));
 	set_str(&r.accounts, json_string_value(json_object_get(rec, "accounts")));
 	set_str(&r.partition, json_string_value(json_object_get(rec, "partition")));
+	set_str(&r.licenses, json_string_value(json_object_get(rec, "licenses")));
 	/* nodes gone from herd.conf since: the others are kept */
 	struct hostlist *hl = hostlist_create(nodes ? nodes : "");
 	r.node = xmalloc((hl ? hostlist_count(hl) : 0) * sizeof(int) + sizeof(int));

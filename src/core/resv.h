@@ -18,6 +18,8 @@ int resv_sched_list(time_t now, const struct sched_resv **out);
 /* The job's reservation (--reservation) as an index of that list; -1 for a
  * job without one (or naming one deleted since: such jobs are held). */
 int resv_job_index(const struct job *job, time_t now);
+/* Licenses= of reservation i of that list (as given), NULL for none. */
+const char *resv_licenses(int i);
 void resv_setup(void);   /* the stored reservations, at start */
 
 /* ResvOverRun (minutes a job running in a reservation may go on after its

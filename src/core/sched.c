@@ -17,6 +17,7 @@
 #include "common/strbuf.h"
 #include "common/xmalloc.h"
 #include "core/core.h"
+#include "core/licenses.h"
 #include "core/part_limits.h"
 #include "core/preempt.h"
 #include "core/prio.h"
@@ -200,6 +201,8 @@ static enum job_reason wait_reason(const struct job *job, enum sched_why why, en
 		return REASON_PRIORITY;
 	case SCHED_WHY_RESV_NOT_ACTIVE:
 		return REASON_RESERVATION;
+	case SCHED_WHY_LICENSES:
+		return REASON_LICENSES;
 	case SCHED_WHY_RESERVED:   /* Reserved for maintenance, or May be reserved for other job */
 		return resv_why_reason(why, job, core_now());
 	case SCHED_WHY_NEVER:
@@ -233,6 +236,10 @@ static bool start_entry(struct sched_snap *s, int i, struct job *job, struct sch
 	enum job_reason limit = limits_check_start(job);   /* the starts before it count */
 	if (limit != REASON_NONE) {
 		job->reason = limit;
+		return false;
+	}
+	if (!licenses_job_ready(job)) {   /* taken since the pass (or by the starts before it) */
+		job->reason = REASON_LICENSES;
 		return false;
 	}
 	uint32_t task = meta ? sched_next_task(job, s->per_task[i]) : 0;

@@ -9,6 +9,7 @@
 #include "common/bitmap.h"
 #include "common/xmalloc.h"
 #include "core/core.h"
+#include "core/licenses.h"
 #include "core/part_limits.h"
 #include "core/prio.h"
 #include "core/resv.h"
@@ -196,6 +197,11 @@ static void add_entry(struct sched_snap *s, const struct job *job, const struct 
 		.time_min = job->time_min > 0 ? job->time_min : 0,
 		.resv = resv_job_index(job, now),
 	};
+	if (job->lic) {   /* -L (licenses.c) */
+		struct sched_job *sj = &s->jobs[s->njobs];
+		struct sched_lic *lic = licenses_snap_job(job, &sj->nlic, &sj->lic_any);
+		sj->lic = lic ? own(s, lic) : NULL;
+	}
 	s->per_task[s->njobs] = per_task;
 	s->skip[s->njobs] = (int)skip;
 	s->njobs++;
@@ -252,6 +258,10 @@ static void collect(struct job *job, void *arg)
 			.cpus = cpus,
 			.mem = mem, .n = job->nalloc, .end = end,
 		};
+		if (job->lic) {   /* the licenses it holds until then */
+			struct sched_lic *lic = licenses_snap_held(job, &r->nlic);
+			r->lic = lic ? own(s, lic) : NULL;
+		}
 	}
 	if (job->state != JOB_PENDING || !job->durable)
 		return;
@@ -374,7 +384,10 @@ struct sched_snap *snap_create(bool backfill, int depth, time_t now, const struc
 		.max_job_test = backfill ? sched_conf.bf_max_job_test : depth,
 		.max_job_user = backfill ? sched_conf.bf_max_job_user : 0,
 		.max_reservations = 0, .nparts = core.nparts,
+		.nlic = licenses_count(), .lic_plan = licenses_plan(),
 	};
+	int64_t *lic_free = licenses_snap_free();
+	s->params.lic_free = lic_free ? own(s, lic_free) : NULL;
 	s->nodes = snap_nodes();
 	s->nnodes = core.nnodes;
 	prio_update(now);
@@ -413,6 +426,8 @@ struct sched_snap *snap_create(bool backfill, int depth, time_t now, const struc
 		for (int i = 0; i < s->nresv; i++) {
 			s->resv[i] = resv[i];
 			s->resv[i].node = own_dup(s, resv[i].node, resv[i].nnodes * sizeof(int));
+			struct sched_lic *lic = licenses_snap_spec(resv_licenses(i), &s->resv[i].nlic);
+			s->resv[i].lic = lic ? own(s, lic) : NULL;
 		}
 	} else {
 		s->nresv = 0;

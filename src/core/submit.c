@@ -10,6 +10,7 @@
 #include "common/text.h"
 #include "common/xmalloc.h"
 #include "core/core.h"
+#include "core/licenses.h"
 #include "core/part_limits.h"
 #include "core/prio.h"
 #include "core/resv.h"
@@ -125,6 +126,9 @@ int job_submit(const json_t *spec, const struct submitter *who, bool test_only,
 		goto refuse;
 	job->reservation = *msg_str_or(spec, "reservation") ? xstrdup(msg_str_or(spec, "reservation")) : NULL;
 	if ((rc = resv_check_job(job, err)) != 0)   /* --reservation: known, and open to the job */
+		goto refuse;
+	/* -L: Licenses= has them all, and as many */
+	if ((rc = licenses_job_set(job, msg_str_or(spec, "licenses"), err)) != 0)
 		goto refuse;
 	if (job->nparts)
 		job->part = job->parts[0];

@@ -9,6 +9,7 @@
 #include "common/text.h"
 #include "common/xmalloc.h"
 #include "core/core.h"
+#include "core/licenses.h"
 #include "core/part_limits.h"
 #include "core/resv.h"
 
@@ -181,6 +182,15 @@ static int check_fields(struct job *job, const json_t *fields, bool admin,
 	}
 	if ((rc = check_values(job, fields)) != 0 || (rc = check_dependency(job, fields)) != 0)
 		return rc;
+	if ((v = json_object_get(fields, "licenses"))) {
+		/* Licenses=: a running job's only by an administrator, as Slurm */
+		if (job->state != JOB_PENDING && !admin)
+			return HERD_ERR_JOB_NOT_PENDING;
+		if (!json_is_string(v))
+			return HERD_ERR_INVALID_ARG;
+		if ((rc = licenses_check(json_string_value(v), err)) != 0)
+			return rc;
+	}
 	if ((v = json_object_get(fields, "reservation")) && *json_string_value(v)) {
 		/* Reservation=: one the job's user may use (resv.c); "" leaves it */
 		struct job *t = job_copy(job);
@@ -408,6 +418,8 @@ int update_job_fields(struct job *job, json_t *fields, uid_t uid, bool admin, bo
 		job->wckey = wckey;
 		job->wckey_id = wckey_id;
 	}
+	if (json_object_get(fields, "licenses"))   /* checked; a running job's change is taken now */
+		licenses_job_set(job, json_string_value(json_object_get(fields, "licenses")), err);
 	if (job->state == JOB_PENDING)
 		limits_job_submitted(job);   /* under its (maybe new) association and QOS */
 	if (json_object_get(fields, "priority"))

@@ -30,7 +30,7 @@ static struct {
 static const int jwt_types[] = {
 	MSG_PING, MSG_SUBMIT_JOB, MSG_JOB_INFO, MSG_CANCEL_JOB, MSG_UPDATE_JOB, MSG_NODE_INFO,
 	MSG_PART_INFO, MSG_JOB_COUNTS, MSG_ACCT_JOBS, MSG_STEP_INFO, MSG_RESV_INFO,
-	MSG_SHARE_INFO, MSG_PRIO_INFO,
+	MSG_SHARE_INFO, MSG_PRIO_INFO, MSG_LICENSE_INFO,
 };
 
 static int uid_of(const char *name, uid_t *uid, gid_t *gid)

@@ -15,6 +15,7 @@
 #include "core/prio.h"
 #include "core/preempt.h"
 #include "core/resv.h"
+#include "core/licenses.h"
 
 
 /* One flag of SchedulerParameters (comma-separated options). */
@@ -52,6 +53,7 @@ void reconf_settings(const struct conf *conf)
 					       "kill_invalid_depend");
 	sched_configure(conf);
 	resv_configure(conf);   /* ResvOverRun */
+	licenses_configure(conf);   /* Licenses=, bf_licenses */
 	if (!ctld.log_forced)
 		log_set_level(log_level_parse(conf_get(conf, "SlurmctldDebug")));
 }

@@ -17,6 +17,7 @@
 #include "core/part_limits.h"
 #include "core/prio.h"
 #include "core/resv.h"
+#include "core/licenses.h"
 
 /* ROLE_NODE: node daemons (root or SlurmUser); ROLE_ADMIN: the same users
  * as administrators. */
@@ -650,6 +651,14 @@ struct rpc {
 	enum role role;
 };
 
+/* scontrol show licenses [name] (core/licenses.c) */
+static void license_rpc(struct net_req *req)
+{
+	const char *name = json_string_value(json_object_get(req->body, "name"));
+	net_respond(req, 0, json_pack("{s:o, s:i}", "licenses", licenses_info(name && *name ? name : NULL),
+				      "configured", licenses_count()), NULL);
+}
+
 static void prio_rpc(struct net_req *req)
 {
 	net_respond(req, 0, prio_info(req->body, req->uid), NULL);
@@ -681,6 +690,7 @@ static const struct rpc rpcs[] = {
 	{ MSG_RESV_UPDATE, resv_update_rpc, ROLE_ANY },
 	{ MSG_RESV_DELETE, resv_delete_rpc, ROLE_ANY },
 	{ MSG_RESV_INFO, resv_info_rpc, ROLE_ANY },
+	{ MSG_LICENSE_INFO, license_rpc, ROLE_ANY },
 	{ MSG_TOKEN_CREATE, auth_jwt_token_rpc, ROLE_ANY },   /* who for whom: auth_jwt.c */
 	{ MSG_JOB_COUNTS, counts_rpc, ROLE_ANY },
 };

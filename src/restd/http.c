@@ -233,6 +233,18 @@ static void do_list(struct restd *restd, const struct caller *who, const struct 
 	json_decref(reply);
 }
 
+/* GET licenses: LICENSE_INFO, as scontrol show licenses. */
+static void do_licenses(struct restd *restd, const struct caller *who, struct answer *a)
+{
+	json_t *reply = ctld_call(restd, who, MSG_LICENSE_INFO, json_object(), a, "licenses");
+	if (!reply)
+		return;
+	a->status = 200;
+	a->json = restd_envelope("licenses", restd_licenses_v38(json_object_get(reply, "licenses")),
+				 NULL);
+	json_decref(reply);
+}
+
 /* DELETE job/{id}: scancel's CANCEL_JOB, as the token's user. */
 static void do_cancel(struct restd *restd, const struct caller *who, const struct restd_route *route,
 		      struct answer *a)
@@ -505,6 +517,9 @@ static enum MHD_Result serve(struct restd_server *srv, struct MHD_Connection *co
 	case RESTD_EP_PARTITIONS:
 	case RESTD_EP_PARTITION:
 		do_list(restd, &who, route, &a);
+		break;
+	case RESTD_EP_LICENSES:
+		do_licenses(restd, &who, &a);
 		break;
 	case RESTD_EP_METRICS:
 		do_metrics(srv, &who, &a);

@@ -227,6 +227,19 @@ json_t *restd_nodes_v38(const json_t *nodes)
 	return out;
 }
 
+json_t *restd_licenses_v38(const json_t *lics)
+{
+	json_t *out = json_array(), *l;
+	size_t i;
+	json_array_foreach(lics, i, l)
+		json_array_append_new(out, json_pack("{s:s, s:I, s:I, s:I, s:I, s:b}", "LicenseName",
+						     map_str(l, "name"), "Total", map_num(l, "total"),
+						     "Used", map_num(l, "used"), "Free", map_num(l, "free"),
+						     "Reserved", map_num(l, "reserved"), "Remote",
+						     map_flag(l, "remote")));
+	return out;
+}
+
 json_t *restd_partitions_v38(const json_t *parts)
 {
 	json_t *out = json_array(), *v;

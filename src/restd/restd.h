@@ -35,6 +35,7 @@ enum restd_endpoint {
 	RESTD_EP_NODE,         /* arg: node name */
 	RESTD_EP_PARTITIONS,
 	RESTD_EP_PARTITION,    /* arg: partition name */
+	RESTD_EP_LICENSES,
 	RESTD_EP_METRICS,
 };
 
@@ -89,6 +90,8 @@ json_t *restd_ping_v38(const json_t *reply, const char *host);
 json_t *restd_jobs_v38(const json_t *jobs, const char *cluster);
 json_t *restd_nodes_v38(const json_t *nodes);
 json_t *restd_partitions_v38(const json_t *parts);
+/* LICENSE_INFO's list as v0.0.38's licenses (LicenseName, Total, ...). */
+json_t *restd_licenses_v38(const json_t *lics);
 
 /* The HTTP status for a controller rc: 404 for unknown job/node/partition,
  * 500 otherwise. */

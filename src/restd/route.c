@@ -23,6 +23,7 @@ static const struct {
 	{ "node/", RESTD_EP_NODE },
 	{ "partitions", RESTD_EP_PARTITIONS },
 	{ "partition/", RESTD_EP_PARTITION },
+	{ "licenses", RESTD_EP_LICENSES },
 };
 
 static int route_refuse(struct restd_route *route, int status, const char *error)

@@ -82,11 +82,12 @@ json_t *restd_submit_body(const json_t *req, const char *submit_host, struct her
 	static const char *const known[] = {
 		"name", "current_working_directory", "environment", "partition", "nodes", "tasks",
 		"cpus_per_task", "time_limit", "standard_output", "standard_error", "standard_input",
-		"account", "comment", "hold", "memory_per_node", "memory_per_cpu", "argv", NULL,
+		"account", "comment", "hold", "memory_per_node", "memory_per_cpu", "argv", "licenses",
+		NULL,
 	};
 	const json_t *job = json_object_get(req, "job");
 	const char *script = json_string_value(json_object_get(req, "script"));
-	const char *name, *cwd, *part, *out, *errf, *in, *account, *comment, *k;
+	const char *name, *cwd, *part, *out, *errf, *in, *account, *comment, *licenses, *k;
 	int64_t nodes, tasks, cpt, limit, mem, mpc;
 	json_t *env, *argv = NULL, *hold, *v, *spec;
 	size_t i;
@@ -116,6 +117,7 @@ json_t *restd_submit_body(const json_t *req, const char *submit_host, struct her
 	    submit_str(job, "standard_input", &in, err) < 0 ||
 	    submit_str(job, "account", &account, err) < 0 ||
 	    submit_str(job, "comment", &comment, err) < 0 ||
+	    submit_str(job, "licenses", &licenses, err) < 0 ||
 	    submit_int(job, "nodes", 1000000, &nodes, err) < 0 ||
 	    submit_int(job, "tasks", 100000000, &tasks, err) < 0 ||
 	    submit_int(job, "cpus_per_task", 1000000, &cpt, err) < 0 ||
@@ -160,5 +162,7 @@ json_t *restd_submit_body(const json_t *req, const char *submit_host, struct her
 		return errprintf(err, "a field is not valid UTF-8"), NULL;
 	if (mpc)
 		json_object_set_new(spec, "mem_per_cpu", json_integer(mpc));
+	if (*licenses)   /* -L's text: the controller checks it */
+		json_object_set_new(spec, "licenses", json_string(licenses));
 	return json_pack("{s:s, s:o}", "key", "", "job", spec);
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common/xmalloc.h"
+#include "sched/lic.h"
 #include "sched/pass.h"
 #include "sched/plan.h"
 
@@ -19,6 +20,7 @@ struct ctx {
 	struct sched_node *empty;    /* the nodes all idle (empty_nodes) */
 	int nnever;
 	bool *never;                 /* per alternative of the job at hand */
+	struct lic_state lic;        /* the licenses (sched/lic.h) */
 };
 
 static uint64_t mem_on(const struct sched_job *job, int cpus)
@@ -122,6 +124,7 @@ static enum sched_fit fit_now(struct ctx *x, const struct sched_job *job, const 
 static int why_rank(enum sched_why why)
 {
 	switch (why) {
+	case SCHED_WHY_LICENSES: return 5;
 	case SCHED_WHY_RESOURCES: return 4;
 	case SCHED_WHY_RESERVED: return 3;
 	case SCHED_WHY_PRIORITY: return 2;
@@ -198,6 +201,10 @@ static int main_pass(struct ctx *x, const struct sched_job *jobs, int njobs, str
 			free(busy);
 			continue;
 		}
+		/* Slurm: a job whose licenses are not free waits for them
+		 * (Licenses) and holds back no one */
+		int lalt;
+		bool lic_ok = lic_fits_now(&x->lic, job, &lalt);
 		for (int a = 0; a < job->nalt && d->what != SCHED_D_START; a++) {
 			const struct sched_alt *alt = &job->alt[a];
 			int ncand, n;
@@ -213,6 +220,10 @@ static int main_pass(struct ctx *x, const struct sched_job *jobs, int njobs, str
 										    : SCHED_WHY_PRIORITY);
 				continue;
 			}
+			if (!lic_ok) {
+				why_add(d, SCHED_WHY_LICENSES);
+				continue;
+			}
 			enum sched_fit fit = fit_now(x, job, cand, ncand, true, &kept_off, &n);
 
 			busy[a] = fit == SCHED_BUSY;
@@ -224,6 +235,7 @@ static int main_pass(struct ctx *x, const struct sched_job *jobs, int njobs, str
 				d->time_limit = job->time_limit;
 				set_nodes(d, x->node, x->cpus, n);
 				take(x->sn, job, d);
+				lic_take_now(&x->lic, job, lalt);
 				started++;
 			} else if (fit == SCHED_BUSY) {
 				why_add(d, kept_off && fit_now(x, job, cand, ncand, false, NULL, &n) == SCHED_PICKED
@@ -268,8 +280,19 @@ static void hold_all(struct ctx *x, const struct sched_job *job, const struct sc
 		plan_hold(&x->plan, d->node[k], start, end, d->cpus[k], mem_on(job, d->cpus[k]));
 }
 
+/* The job's licenses from start for time_limit: planned (lic_plan), or
+ * taken from what is free now. */
+static void lic_take(struct ctx *x, const struct sched_job *job, int lalt, time_t start,
+		     int64_t time_limit)
+{
+	if (x->params->lic_plan)
+		lic_hold(&x->lic, job, lalt, start, plan_window_end(start, time_limit));
+	else if (start == x->params->now)
+		lic_take_now(&x->lic, job, lalt);
+}
+
 static void start_now(struct ctx *x, const struct sched_job *job, struct sched_decision *d, int alt,
-		      int64_t time_limit)
+		      int64_t time_limit, int lalt)
 {
 	d->what = SCHED_D_START;
 	d->why = SCHED_WHY_NONE;
@@ -277,6 +300,33 @@ static void start_now(struct ctx *x, const struct sched_job *job, struct sched_d
 	d->start = x->params->now;
 	d->time_limit = time_limit;
 	hold_all(x, job, d, d->start, time_limit);
+	lic_take(x, job, lalt, d->start, time_limit);
+}
+
+/* plan_earliest, and with lic_plan the first such start where the
+ * licenses are free too: after each release of one, tried again (at most
+ * LIC_TRIES_MAX times: a job still without a start then is not planned
+ * this pass, which bounds the work of a pass). */
+#define LIC_TRIES_MAX 256
+static time_t earliest_lic(struct ctx *x, const struct sched_job *job, struct plan_try *t, int *n,
+			   bool *never, int *lalt)
+{
+	time_t at = plan_earliest(&x->plan, t, x->node, x->cpus, n, never);
+	bool dummy;
+
+	*lalt = 0;
+	if (!x->params->lic_plan || !job->nlic)
+		return at;
+	for (int tries = 0; at >= 0 && tries < LIC_TRIES_MAX; tries++) {
+		if (lic_fits(&x->lic, job, at, plan_window_end(at, job->time_limit), lalt))
+			return at;
+		time_t next = lic_next_release(&x->lic, at);
+		if (next < 0 || next > t->latest)
+			return -1;
+		t->earliest = next;
+		at = plan_earliest(&x->plan, t, x->node, x->cpus, n, &dummy);
+	}
+	return -1;
 }
 
 /* One job of the backfill pass; returns whether it started.  *holds counts
@@ -306,6 +356,15 @@ static bool bf_job(struct ctx *x, const struct sched_job *job, struct sched_deci
 		x->nnever = 2 * job->nalt;
 		x->never = xrealloc(x->never, x->nnever * sizeof(bool));
 	}
+	/* Its licenses now: without lic_plan a job that waits for them is
+	 * not planned (Slurm without bf_licenses) */
+	int lalt = 0, best_lalt = 0;
+	bool lic_now = pr->lic_plan ? lic_fits(&x->lic, job, now, plan_window_end(now, job->time_limit), &lalt)
+				    : lic_fits_now(&x->lic, job, &lalt);
+	if (!lic_now && !pr->lic_plan) {
+		d->why = SCHED_WHY_LICENSES;
+		return false;
+	}
 	for (int a = 0; a < job->nalt && best != now; a++) {
 		int ncand, n;
 		const int *cand = alt_cand(x, job, &job->alt[a], &ncand);
@@ -315,18 +374,19 @@ static bool bf_job(struct ctx *x, const struct sched_job *job, struct sched_deci
 			.time_limit = job->time_limit, .earliest = earliest,
 			.latest = best >= 0 && best - 1 < latest ? best - 1 : latest,
 		};
-		time_t at = plan_earliest(&x->plan, &t, x->node, x->cpus, &n, &x->never[a]);
+		time_t at = earliest_lic(x, job, &t, &n, &x->never[a], &lalt);
 		any |= !x->never[a];
 		if (at >= 0) {
 			best = at;
 			best_alt = a;
+			best_lalt = lalt;
 			set_nodes(d, x->node, x->cpus, n);
 		}
 	}
 	if (!any)
 		return false;
 	if (best == now) {
-		start_now(x, job, d, best_alt, job->time_limit);
+		start_now(x, job, d, best_alt, job->time_limit, best_lalt);
 		return true;
 	}
 	/* --time-min: start now, shrunk to end before what is in the way */
@@ -342,9 +402,10 @@ static bool bf_job(struct ctx *x, const struct sched_job *job, struct sched_deci
 				.time_limit = job->time_limit, .earliest = now, .latest = now,
 			};
 			int64_t limit = plan_shrink(&x->plan, &t, job->time_min, x->node, x->cpus, &n);
-			if (limit > 0) {
+			if (limit > 0 && (!pr->lic_plan ||
+					  lic_fits(&x->lic, job, now, plan_window_end(now, limit), &lalt))) {
 				set_nodes(d, x->node, x->cpus, n);
-				start_now(x, job, d, a, limit);
+				start_now(x, job, d, a, limit, lalt);
 				return true;
 			}
 		}
@@ -359,6 +420,8 @@ static bool bf_job(struct ctx *x, const struct sched_job *job, struct sched_deci
 			if (!x->never[a])
 				why_add(d, why_busy(x, job, cand, ncand));
 		}
+		if (!lic_now)
+			d->why = SCHED_WHY_LICENSES;
 	}
 	if (best < 0) {
 		drop_nodes(d);
@@ -370,6 +433,7 @@ static bool bf_job(struct ctx *x, const struct sched_job *job, struct sched_deci
 	if (pr->max_reservations <= 0 || *holds < pr->max_reservations) {
 		d->what = SCHED_D_PLANNED;
 		hold_all(x, job, d, best, job->time_limit);
+		lic_take(x, job, best_lalt, best, job->time_limit);
 		(*holds)++;
 	} else {
 		drop_nodes(d);   /* an estimate only: start says when */
@@ -434,6 +498,7 @@ int sched_pass(const struct sched_params *params, const struct sched_node *nodes
 	x.cpus = xmalloc((room + 1) * sizeof(int));
 	x.off = xmalloc((nnodes + 1) * sizeof(int));
 	memset(out, 0, njobs * sizeof(*out));
+	lic_init(&x.lic, params, run, nrun, x.resv, x.nresv);
 	if (params->backfill) {
 		started = backfill_pass(&x, run, nrun, jobs, njobs, out);
 	} else {
@@ -442,6 +507,7 @@ int sched_pass(const struct sched_params *params, const struct sched_node *nodes
 		started = main_pass(&x, jobs, njobs, out);
 	}
 	plan_free(&x.plan);
+	lic_free(&x.lic);
 	free(x.sn);
 	free(x.cand);
 	free(x.node);

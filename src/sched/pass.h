@@ -38,6 +38,12 @@ struct sched_alt {
 	int ncand;
 };
 
+/* A job's count of one license (an index into the pass's licenses). */
+struct sched_lic {
+	int lic;
+	uint32_t count;
+};
+
 struct sched_job {
 	uint32_t id;                 /* ties and logs only */
 	uint32_t user;               /* bf_max_job_user */
@@ -47,6 +53,9 @@ struct sched_job {
 	int64_t time_limit;          /* seconds, SCHED_TIME_INFINITE */
 	int64_t time_min;            /* --time-min seconds, 0 = none: may start shrunk to fit */
 	int resv;                    /* index into the reservations, -1 = none */
+	const struct sched_lic *lic; /* -L: all of them, or one (lic_any) */
+	int nlic;
+	bool lic_any;
 };
 
 /* A running (or suspended, completing) job's hold on nodes, until end. */
@@ -56,6 +65,8 @@ struct sched_run {
 	const uint64_t *mem;         /* MB on each node */
 	int n;
 	time_t end;                  /* start + time limit; 0 = never (no limit) */
+	const struct sched_lic *lic; /* the licenses it holds until end */
+	int nlic;
 };
 
 enum {
@@ -74,6 +85,8 @@ struct sched_resv {
 	const int *node;
 	int nnodes;
 	unsigned flags;
+	const struct sched_lic *lic; /* Licenses=: held over [start, end), for its jobs only */
+	int nlic;
 };
 
 struct sched_params {
@@ -85,6 +98,15 @@ struct sched_params {
 	int max_job_user;            /* bf_max_job_user, 0 = no limit */
 	int max_reservations;        /* 0 = every job that cannot start holds its planned start; 1 = EASY */
 	int nparts;                  /* partition indexes are below it */
+	/* Licenses (herd.conf Licenses=, sched/lic.h): how many of each are
+	 * free now to a job outside reservations (total - used - what active
+	 * reservations hold: below 0 when a reservation's jobs use its own,
+	 * as Slurm counts); lic_plan: the backfill plan holds them over time
+	 * (SchedulerParameters=bf_licenses), else a job waiting for them is
+	 * not planned, as in Slurm. */
+	int nlic;
+	const int64_t *lic_free;
+	bool lic_plan;
 };
 
 enum sched_what {
@@ -101,6 +123,7 @@ enum sched_why {
 	SCHED_WHY_NEVER,             /* cannot run on these nodes even empty */
 	SCHED_WHY_RESV_NOT_ACTIVE,   /* its reservation has not started (or is over) */
 	SCHED_WHY_RESERVED,          /* only reserved nodes would do (ReqNodeNotAvail, Reserved for maintenance) */
+	SCHED_WHY_LICENSES,          /* its licenses are not free (Licenses) */
 };
 
 struct sched_decision {

@@ -311,6 +311,28 @@ def test_partitions(restd, token, cluster):
     restd.get_json(f"{API}/partition/nosuch", token, status=404)
 
 
+def test_licenses(restd, token, cluster):
+    """GET licenses: scontrol show licenses' counts, v0.0.38's keys; a job's
+    licenses in its record."""
+    assert restd.get_json(f"{API}/licenses", token)["licenses"] == []
+    with open(cluster.conf) as f:
+        saved = f.read()
+    try:
+        with open(cluster.conf, "w") as f:
+            f.write(saved + "Licenses=fluent:3\n")
+        assert cluster.run(["scontrol", "reconfigure"]).rc == 0
+        job = cluster.sbatch("-H", "-L", "fluent:2", "--wrap", "true", user="herdu1")
+        doc = restd.get_json(f"{API}/licenses", token)
+        assert doc["licenses"] == [{"LicenseName": "fluent", "Total": 3, "Used": 0, "Free": 3,
+                                    "Reserved": 0, "Remote": False}]
+        assert job_by_id(restd.get_json(f"{API}/job/{job}", token), job)["licenses"] == "fluent:2"
+        assert cluster.run(["scancel", str(job)]).rc == 0
+    finally:
+        with open(cluster.conf, "w") as f:
+            f.write(saved)
+        assert cluster.run(["scontrol", "reconfigure"]).rc == 0
+
+
 def assert_401(restd, path, token=None, user=None, why=None):
     doc = restd.get_json(path, token, user, status=401)
     assert doc["errors"], doc
