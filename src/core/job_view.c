@@ -199,6 +199,9 @@ LOAD(array_tasks, const char *pending = json_string_value(v);
 		  if (pending && *pending && !(job->array_pending = bitmap_parse(pending, UINT32_MAX)))
 			  log_error("job %u: unreadable array tasks \"%s\"", job->id, pending))
 INT_MEMBER(array_throttle, array_throttle)
+INT_MEMBER(het_job_id, het_job_id)
+INT_MEMBER(het_job_offset, het_job_offset)
+SHOWN(het_job_id_set, v->s = het_id_set(job, v->buf, sizeof(v->buf)))
 STR_MEMBER(std_out_task, std_out_task)   /* "" but on a meta record */
 STR_MEMBER(std_err_task, std_err_task)
 /* the address the submission came from (AllocNodes is checked against it) */
@@ -226,6 +229,7 @@ INT_MEMBER(array_count, array_count)
 INT_MEMBER(array_min, array_min)
 INT_MEMBER(array_max, array_max)
 INT_MEMBER(array_step, array_step)
+INT_MEMBER(het_size, het_size)
 #undef GET
 #undef LOAD
 #undef SHOWN

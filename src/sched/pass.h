@@ -47,6 +47,10 @@ struct sched_job {
 	int64_t time_limit;          /* seconds, SCHED_TIME_INFINITE */
 	int64_t time_min;            /* --time-min seconds, 0 = none: may start shrunk to fit */
 	int resv;                    /* index into the reservations, -1 = none */
+	/* A heterogeneous job's components come as consecutive entries; the
+	 * first says how many (0 or 1: a job alone).  They all start in this
+	 * pass or none does (the others' decisions say why not). */
+	int together;
 };
 
 /* A running (or suspended, completing) job's hold on nodes, until end. */
