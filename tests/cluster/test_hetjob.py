@@ -67,8 +67,10 @@ def records(c, arg):
 
 
 def states(c, job):
-    """The states of job's records (a het job's: each component's)."""
-    return [r[1] for r in rows(c, "-j", str(job))]
+    """The states of job's records (a het job's: each component's, in order)."""
+    def offset(row):
+        return int(row[0].partition("+")[2] or 0)
+    return [r[1] for r in sorted(rows(c, "-j", str(job)), key=offset)]
 
 
 def wait_states(c, job, want, timeout=30):
