@@ -23,6 +23,7 @@ enum {
 	JF_STORED = 2,    /* in the stored record (job_to_json), with the value shown */
 	JF_ARRAY = 4,     /* only for an array's jobs, in both */
 	JF_SPARSE = 8,    /* stored only when not 0, "" or false (absent reads so) */
+	JF_HET = 16,      /* only for a heterogeneous job's components, in both */
 	JF_KEPT = JF_SHOWN | JF_STORED,
 };
 
@@ -96,10 +97,10 @@ enum {
 	X(array_throttle, INT, JF_KEPT | JF_ARRAY, 0, NULL, NULL, "ArrayTaskThrottle", NULL, NULL) \
 	X(std_out_task, STR, JF_KEPT | JF_ARRAY | JF_SPARSE, 0, NULL, NULL, NULL, NULL, NULL) \
 	X(std_err_task, STR, JF_KEPT | JF_ARRAY | JF_SPARSE, 0, NULL, NULL, NULL, NULL, NULL) \
-	/* heterogeneous jobs (core/het.c): 0 and "" for a plain job */ \
-	X(het_job_id, INT, JF_KEPT | JF_SPARSE, 0, "HetJobId", "HET_JOB_ID", "HetJobId", NULL, "het_job_id") \
-	X(het_job_offset, INT, JF_KEPT | JF_SPARSE, 0, "HetJobOffset", "HET_JOB_OFFSET", "HetJobOffset", NULL, "het_job_offset") \
-	X(het_job_id_set, STR, JF_SHOWN, 0, "HetJobIdSet", "HET_JOB_ID_SET", "HetJobIdSet", NULL, "het_job_id_set") \
+	/* heterogeneous jobs (core/het.c) */ \
+	X(het_job_id, INT, JF_KEPT | JF_HET, 0, "HetJobId", "HET_JOB_ID", "HetJobId", NULL, "het_job_id") \
+	X(het_job_offset, INT, JF_KEPT | JF_HET, 0, "HetJobOffset", "HET_JOB_OFFSET", "HetJobOffset", NULL, "het_job_offset") \
+	X(het_job_id_set, STR, JF_SHOWN | JF_HET, 0, "HetJobIdSet", "HET_JOB_ID_SET", "HetJobIdSet", NULL, "het_job_id_set") \
 	/* the record's own: how the controller resumes the job after a restart */ \
 	X(origin, STR, JF_STORED | JF_SPARSE, 0, NULL, NULL, NULL, NULL, NULL) \
 	X(priority_admin, INT, JF_STORED | JF_SPARSE, 0, NULL, NULL, NULL, NULL, NULL) \
@@ -122,7 +123,7 @@ enum {
 	X(array_min, INT, JF_STORED | JF_ARRAY, 0, NULL, NULL, NULL, NULL, NULL) \
 	X(array_max, INT, JF_STORED | JF_ARRAY, 0, NULL, NULL, NULL, NULL, NULL) \
 	X(array_step, INT, JF_STORED | JF_ARRAY, 0, NULL, NULL, NULL, NULL, NULL) \
-	X(het_size, INT, JF_STORED | JF_SPARSE, 0, NULL, NULL, NULL, NULL, NULL)
+	X(het_size, INT, JF_STORED | JF_HET, 0, NULL, NULL, NULL, NULL, NULL)
 
 /* What the commands make of those keys, and Slurm's fields Herd does not
  * have (the commands show Slurm's "nothing here" for them). */

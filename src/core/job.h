@@ -266,6 +266,7 @@ void job_view_keys(const struct job_view *v, struct strbuf *out);
 /* Leave out the array keys (when no job of the reply is an array's: in
  * "rows" they would be a null each per job). */
 void job_view_drop_array_keys(struct job_view *v);
+void job_view_drop_het_keys(struct job_view *v);   /* the same for a het job's keys */
 void job_view_write_row(const struct job_view *v, const struct job *job, struct strbuf *out);
 /* The table's part of the stored record: every STORED field (job_to_json
  * adds the rest), and read back into a new job (job_from_json). */

@@ -235,6 +235,11 @@ static void rpc_job_info(struct net_req *req)
 			arrays = c.jobs[i]->array_job_id != 0;
 		if (!arrays)
 			job_view_drop_array_keys(view);
+		bool hets = false;
+		for (i = 0; i < c.n && !hets; i++)
+			hets = c.jobs[i]->het_job_id != 0;
+		if (!hets)
+			job_view_drop_het_keys(view);
 		strbuf_adds(&out, "{\"keys\":");
 		job_view_keys(view, &out);
 		strbuf_adds(&out, ",\"rows\":[");
