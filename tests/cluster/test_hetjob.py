@@ -200,3 +200,43 @@ def test_kept_across_restart(c):
     assert c.run(["scontrol", "release", str(leader)]).rc == 0
     wait_states(c, leader, ["RUNNING"] * 3)
     cancel(c, leader)
+
+
+def test_sbatch_hetjob_lines_and_srun_het_group(c):
+    """sbatch's #SBATCH hetjob makes the components; srun --het-group=1 in
+    the script runs its step on component 1's nodes, its tasks there; a
+    group past the last is refused in Slurm's words."""
+    work = c.workdir()
+    out = os.path.join(work, "het-steps.out")
+    script = os.path.join(work, "het-steps.sh")
+    with open(script, "w") as f:
+        f.write("#!/bin/sh\n#SBATCH -N1 -n1\n#SBATCH hetjob\n#SBATCH -N2 -n2\n"
+                "srun --het-group=1 sh -c 'echo task $SLURM_PROCID on $SLURMD_NODENAME'"
+                " | sort\n"
+                "srun --het-group=2 true; echo rc=$?\n")
+    leader = c.sbatch("-o", out, script)
+    text = wait_text(c, out, "rc=")
+    wait_states(c, leader, ["COMPLETED", "COMPLETED"])
+    nodes = c.run(["scontrol", "show", "hostnames", records(c, leader)[1]["NodeList"]]).out.split()
+    assert len(nodes) == 2, records(c, leader)[1]
+    assert f"task 0 on {nodes[0]}\ntask 1 on {nodes[1]}\n" in text, text
+    assert ("srun: error: Requested het-group offset exceeds highest hetjob index (2 > 1)\n"
+            "rc=1\n") in text, text
+    # and the components on the command line, with ':'
+    leader = c.sbatch("-o", "/dev/null", "-N1", "--wrap", "true", ":", "-N2")
+    wait_states(c, leader, ["COMPLETED", "COMPLETED"])
+    assert [r["NumNodes"] for r in records(c, leader)] == ["1", "2"]
+
+
+def test_salloc_components(c):
+    """salloc with ':' gets every component at once; its command sees
+    SLURM_HET_SIZE and each component's variables; its end ends them all."""
+    r = c.run(["salloc", "-N1", ":", "-N2", "-n2", "sh", "-c",
+               "echo size=$SLURM_HET_SIZE id1=$SLURM_JOB_ID_HET_GROUP_1"
+               " nodes1=$SLURM_JOB_NUM_NODES_HET_GROUP_1 tasks1=$SLURM_NTASKS_HET_GROUP_1"])
+    assert r.rc == 0, r
+    m = re.search(r"Granted job allocation (\d+)", r.err)
+    assert m, r
+    leader = int(m.group(1))
+    assert r.out == f"size=2 id1={leader + 1} nodes1=2 tasks1=2\n", r
+    wait_states(c, leader, ["COMPLETED", "COMPLETED"])
