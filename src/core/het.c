@@ -52,8 +52,9 @@ const char *het_id_set(const struct job *job, char *buf, size_t len)
 
 /* Component k's request as job_submit takes it: the leader alone runs the
  * batch script, so the others are allocations (their steps come from the
- * script's srun --het-group); what the client left out of them that names
- * the job (name, directory, command) is the leader's, as Slurm propagates it. */
+ * script's srun --het-group), and mail is the leader's only; what the
+ * client left out of them that names the job (name, directory, command)
+ * is the leader's, as Slurm propagates it. */
 static json_t *component_spec(const json_t *leader, const json_t *spec)
 {
 	static const char *from_leader[] = { "name", "cwd", "submit_host", "command" };
@@ -61,6 +62,7 @@ static json_t *component_spec(const json_t *leader, const json_t *spec)
 
 	json_object_set_new(c, "script", json_string(""));
 	json_object_set_new(c, "alloc", json_true());
+	json_object_del(c, "mail_type");   /* Slurm: mail is the leader's only */
 	for (size_t k = 0; k < sizeof(from_leader) / sizeof(from_leader[0]); k++)
 		if (!json_object_get(c, from_leader[k]) && json_object_get(leader, from_leader[k]))
 			json_object_set(c, from_leader[k], json_object_get(leader, from_leader[k]));

@@ -613,6 +613,13 @@ static void rpc_update(struct net_req *req)
 		struct herd_error err = { "" };
 		int rc = update_job_fields(job, json_object_get(req->body, "fields"), uid, admin,
 					   team, &err);
+		/* a het job's leader: every component (Slurm), "L+N" one */
+		for (uint32_t k = 1; !rc && job->het_job_id == id && k < job->het_size; k++) {
+			struct job *c = het_component(id, k);
+			if (c)
+				rc = update_job_fields(c, json_object_get(req->body, "fields"), uid,
+						       roles_privileged(uid, c), team, &err);
+		}
 		if (rc != 0)
 			net_respond(req, rc, NULL, *err.text ? err.text : NULL);
 		else
