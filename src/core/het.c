@@ -165,15 +165,29 @@ static void end_component(struct job *c, void *arg)
 	}
 }
 
+static void requeue_component(struct job *c, void *arg)
+{
+	if (c != arg && c->state != JOB_PENDING)
+		job_requeue_finish(c);   /* its nodes back, its steps ended, pending again */
+}
+
 /* A watcher (job.c): the leader's end ends every component (Slurm: the job
  * ends when its batch script does; a cancel of the leader cancels them
  * all); a component that ends before it ran (a deadline, a dependency
- * never met) ends the leader, as the het job can no longer start whole. */
+ * never met) ends the leader, as the het job can no longer start whole;
+ * a leader queued again (requeue, a node lost) queues them all again. */
 void het_job_state(struct job *job, enum job_state old)
 {
 	struct het_end e = { job };
 
-	if (!job->het_job_id || !job_state_is_final(job->state) || job_state_is_final(old))
+	if (!job->het_job_id)
+		return;
+	if (job->het_job_offset == 0 && job->state == JOB_PENDING &&
+	    (old == JOB_RUNNING || old == JOB_COMPLETING || old == JOB_SUSPENDED)) {
+		het_foreach(job, requeue_component, job);
+		return;
+	}
+	if (!job_state_is_final(job->state) || job_state_is_final(old))
 		return;
 	if (job->het_job_offset == 0) {
 		het_foreach(job, end_component, &e);

@@ -609,6 +609,14 @@ static void rpc_update(struct net_req *req)
 	if (!(job = permitted_job(req, id, not_yours, act, &team)))
 		return;
 	bool admin = roles_privileged(uid, job);
+	bool whole = !strncmp(action, "requeue", 7) || !strcmp(action, "suspend") ||
+		     !strcmp(action, "resume");
+	if (whole && job->het_job_id && job->het_job_offset) {
+		/* Slurm: through the leader only, for every component */
+		net_respond(req, strncmp(action, "requeue", 7) ? HERD_ERR_NOT_WHOLE_HET
+							   : HERD_ERR_NOT_HET_LEADER, NULL, NULL);
+		return;
+	}
 	if (!strcmp(action, "update")) {
 		struct herd_error err = { "" };
 		int rc = update_job_fields(job, json_object_get(req->body, "fields"), uid, admin,
@@ -645,9 +653,15 @@ static void rpc_update(struct net_req *req)
 			return;
 		}
 		/* scontrol suspend/resume: every process of the job is frozen
-		 * or thawed on its nodes (the cgroup freezer) */
-		job_set_state(job, suspend ? JOB_SUSPENDED : JOB_RUNNING, REASON_NONE);
-		core_suspend(job, suspend, NULL, NULL);
+		 * or thawed on its nodes (the cgroup freezer); a het job's
+		 * leader: every component's */
+		for (uint32_t k = 0; k < (job->het_job_id ? job->het_size : 1); k++) {
+			struct job *c = job->het_job_id ? het_component(job->id, k) : job;
+			if (!c || c->state != (suspend ? JOB_RUNNING : JOB_SUSPENDED))
+				continue;
+			job_set_state(c, suspend ? JOB_SUSPENDED : JOB_RUNNING, REASON_NONE);
+			core_suspend(c, suspend, NULL, NULL);
+		}
 		respond_durable(req, id, false);
 		return;
 	}

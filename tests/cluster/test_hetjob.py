@@ -240,3 +240,27 @@ def test_salloc_components(c):
     leader = int(m.group(1))
     assert r.out == f"size=2 id1={leader + 1} nodes1=2 tasks1=2\n", r
     wait_states(c, leader, ["COMPLETED", "COMPLETED"])
+
+
+def test_requeue_and_suspend_through_the_leader(c):
+    """requeue, suspend and resume act on the whole job through its leader
+    (every component queued again, frozen, thawed); on a component they are
+    refused in Slurm's words."""
+    leader = c.sbatch("-o", "/dev/null", "-N1", "--wrap", "sleep 300", ":", "-N1")
+    wait_states(c, leader, ["RUNNING", "RUNNING"])
+    r = c.run(["scontrol", "suspend", f"{leader}+1"])
+    assert r.rc == 1 and f"{NOT_WHOLE} for job {leader}+1\n" in r.err, r
+    r = c.run(["scontrol", "requeue", str(leader + 1)])
+    assert r.rc == 1 and f"Job not heterogeneous job leader for job {leader + 1}\n" in r.err, r
+    assert c.run(["scontrol", "suspend", str(leader)]).rc == 0
+    wait_states(c, leader, ["SUSPENDED", "SUSPENDED"])
+    assert c.run(["scontrol", "resume", str(leader)]).rc == 0
+    wait_states(c, leader, ["RUNNING", "RUNNING"])
+    first = [r["StartTime"] for r in records(c, leader)]
+    assert c.run(["scontrol", "requeue", str(leader)]).rc == 0
+    c.wait_until("both started again", lambda: states(c, leader) == ["RUNNING", "RUNNING"] and
+                 [r["StartTime"] for r in records(c, leader)] != first, timeout=40)
+    recs = records(c, leader)
+    assert recs[0]["StartTime"] == recs[1]["StartTime"] and \
+        [r["Restarts"] for r in recs] == ["1", "1"], recs
+    cancel(c, leader)
