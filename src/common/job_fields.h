@@ -98,9 +98,9 @@ enum {
 	X(std_out_task, STR, JF_KEPT | JF_ARRAY | JF_SPARSE, 0, NULL, NULL, NULL, NULL, NULL) \
 	X(std_err_task, STR, JF_KEPT | JF_ARRAY | JF_SPARSE, 0, NULL, NULL, NULL, NULL, NULL) \
 	/* heterogeneous jobs (core/het.c) */ \
-	X(het_job_id, INT, JF_KEPT | JF_HET, 0, "HetJobId", "HET_JOB_ID", "HetJobId", NULL, "het_job_id") \
-	X(het_job_offset, INT, JF_KEPT | JF_HET, 0, "HetJobOffset", "HET_JOB_OFFSET", "HetJobOffset", NULL, "het_job_offset") \
-	X(het_job_id_set, STR, JF_SHOWN | JF_HET, 0, "HetJobIdSet", "HET_JOB_ID_SET", "HetJobIdSet", NULL, "het_job_id_set") \
+	X(het_job_id, INT, JF_KEPT | JF_HET, 0, NULL, NULL, "HetJobId", NULL, "het_job_id") \
+	X(het_job_offset, INT, JF_KEPT | JF_HET, 0, NULL, NULL, "HetJobOffset", NULL, "het_job_offset") \
+	X(het_job_id_set, STR, JF_SHOWN | JF_HET, 0, NULL, NULL, "HetJobIdSet", NULL, "het_job_id_set") \
 	/* the record's own: how the controller resumes the job after a restart */ \
 	X(origin, STR, JF_STORED | JF_SPARSE, 0, NULL, NULL, NULL, NULL, NULL) \
 	X(priority_admin, INT, JF_STORED | JF_SPARSE, 0, NULL, NULL, NULL, NULL, NULL) \

@@ -63,6 +63,8 @@ static json_t *component_spec(const json_t *leader, const json_t *spec)
 	json_object_set_new(c, "script", json_string(""));
 	json_object_set_new(c, "alloc", json_true());
 	json_object_del(c, "mail_type");   /* Slurm: mail is the leader's only */
+	if (json_is_true(json_object_get(leader, "hold")))
+		json_object_set_new(c, "hold", json_true());   /* sbatch -H: the whole job */
 	for (size_t k = 0; k < sizeof(from_leader) / sizeof(from_leader[0]); k++)
 		if (!json_object_get(c, from_leader[k]) && json_object_get(leader, from_leader[k]))
 			json_object_set(c, from_leader[k], json_object_get(leader, from_leader[k]));

@@ -226,6 +226,15 @@ def test_sbatch_hetjob_lines_and_srun_het_group(c):
     leader = c.sbatch("-o", "/dev/null", "-N1", "--wrap", "true", ":", "-N2")
     wait_states(c, leader, ["COMPLETED", "COMPLETED"])
     assert [r["NumNodes"] for r in records(c, leader)] == ["1", "2"]
+    r = c.run(["sacct", "--json", "-j", str(leader)])
+    assert r.rc == 0, r
+    assert [(j["job_id"], j["het"]) for j in json.loads(r.out)["jobs"]] == \
+        [(leader, {"job_id": leader, "job_offset": 0}),
+         (leader + 1, {"job_id": leader, "job_offset": 1})], r.out
+    # -H holds the whole job, as Slurm's sbatch
+    held = c.sbatch("-o", "/dev/null", "-H", "-N1", "--wrap", "true", ":", "-N1")
+    assert [r["Reason"] for r in records(c, held)] == ["JobHeldUser", "JobHeldUser"]
+    cancel(c, held)
 
 
 def test_salloc_components(c):
