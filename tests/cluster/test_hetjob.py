@@ -273,3 +273,13 @@ def test_requeue_and_suspend_through_the_leader(c):
     assert recs[0]["StartTime"] == recs[1]["StartTime"] and \
         [r["Restarts"] for r in recs] == ["1", "1"], recs
     cancel(c, leader)
+
+
+def test_srun_over_components_is_refused_clearly(c):
+    """One srun over several components (Slurm's one MPI_COMM_WORLD) is not
+    there yet: refused with a sentence, not run as the first command alone."""
+    before = c.run(["squeue", "-h", "-t", "all", "-o", "%A"]).out.split()
+    r = c.run(["srun", "-N1", "echo", "A", ":", "-N1", "echo", "B"])
+    assert r.rc == 1 and r.out == "", r
+    assert "srun: error: a step over several heterogeneous job components" in r.err, r
+    assert c.run(["squeue", "-h", "-t", "all", "-o", "%A"]).out.split() == before
