@@ -170,7 +170,9 @@ static const struct msg_field f_launch_spec[] = {
 	OPT("cpus_per_node", MF_STR), OPT("mem_per_cpu", MF_INT), OPT("ntasks_per_node", MF_INT),
 	OPT("open_mode", MF_STR), OPT("signal", MF_INT), OPT("signal_time", MF_INT),
 	OPT("signal_flags", MF_STR), OPT("step", MF_OBJ), OPT("cpu_ids", MF_STR),
-	OPT("reservation", MF_STR), END
+	OPT("reservation", MF_STR),
+	OPT("het_job_id", MF_INT),   /* a het job's component: its leader's ID */
+	END
 };
 
 static const struct msg_field f_launch[] = {

@@ -158,6 +158,8 @@ json_t *launch_object(const struct job *job, const json_t *spec)
 		json_object_update(launch, a);
 		json_decref(a);
 	}
+	if (job->het_job_id)   /* SLURM_JOB_ID of a het job's steps: the leader's */
+		json_object_set_new(launch, "het_job_id", json_integer(job->het_job_id));
 	json_object_set_new(launch, "qos", json_string(job->qos ? job->qos : "normal"));
 	if (job->reservation)   /* SLURM_JOB_RESERVATION */
 		json_object_set_new(launch, "reservation", json_string(job->reservation));

@@ -211,7 +211,8 @@ def test_sbatch_hetjob_lines_and_srun_het_group(c):
     script = os.path.join(work, "het-steps.sh")
     with open(script, "w") as f:
         f.write("#!/bin/sh\n#SBATCH -N1 -n1\n#SBATCH hetjob\n#SBATCH -N2 -n2\n"
-                "srun --het-group=1 sh -c 'echo task $SLURM_PROCID on $SLURMD_NODENAME'"
+                "srun --het-group=1 sh -c 'echo task $SLURM_PROCID on $SLURMD_NODENAME"
+                " of $SLURM_JOB_ID'"
                 " | sort\n"
                 "srun --het-group=2 true; echo rc=$?\n")
     leader = c.sbatch("-o", out, script)
@@ -219,7 +220,7 @@ def test_sbatch_hetjob_lines_and_srun_het_group(c):
     wait_states(c, leader, ["COMPLETED", "COMPLETED"])
     nodes = c.run(["scontrol", "show", "hostnames", records(c, leader)[1]["NodeList"]]).out.split()
     assert len(nodes) == 2, records(c, leader)[1]
-    assert f"task 0 on {nodes[0]}\ntask 1 on {nodes[1]}\n" in text, text
+    assert f"task 0 on {nodes[0]} of {leader}\ntask 1 on {nodes[1]} of {leader}\n" in text, text
     assert ("srun: error: Requested het-group offset exceeds highest hetjob index (2 > 1)\n"
             "rc=1\n") in text, text
     # and the components on the command line, with ':'
