@@ -178,6 +178,9 @@ def test_refused_whole(c):
     assert reply["rc"] != 0, reply
     reply = submit(c, component(script="#!/bin/sh\ntrue\n"), component(partition="nosuch"))
     assert reply["rc"] == 2000, reply   # Invalid partition name specified
+    r = c.run(["sbatch", "--array=1-2", "-N1", "--wrap", "true", ":", "-N1"])
+    assert (r.rc, r.err) == (1, "sbatch: error: Batch job submission failed: "
+                                "Invalid job array specification\n"), r
     assert c.run(["squeue", "-h", "-t", "all", "-o", "%A"]).out.split() == before
 
 
