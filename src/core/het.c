@@ -125,8 +125,9 @@ int het_submit(const json_t *spec, const json_t *het, const struct submitter *wh
 			 * made before can refuse it now; those end, never run */
 			log_error("het job %u: component %zu refused: %s", leader, k,
 				  err->text[0] ? err->text : herd_strerror(rc));
-			for (size_t m = 0; m < k; m++)
-				job_set_state(jobs[m], JOB_CANCELLED, REASON_NONE);
+			for (size_t m = 0; m < k; m++)   /* (the leader's end ends the rest) */
+				if (!job_state_is_final(jobs[m]->state))
+					job_set_state(jobs[m], JOB_CANCELLED, REASON_NONE);
 			goto done;
 		}
 		jobs[k]->het_job_id = leader;
