@@ -661,6 +661,10 @@ int opt_time_parse(const char *s, time_t now, bool past, time_t *out)
 
 char *cmd_job_id(const json_t *job, long long task, char *buf, size_t len)
 {
+	if (cmd_jint(job, "het_job_id")) {   /* a het job's component: "L+N" */
+		snprintf(buf, len, "%lld+%lld", cmd_jint(job, "het_job_id"), cmd_jint(job, "het_job_offset"));
+		return buf;
+	}
 	return cmd_job_id_of(cmd_jint(job, "job_id"), cmd_jint(job, "array_job_id"),
 			     cmd_jint(job, "array_task_id"), cmd_jint(job, "array_throttle"),
 			     cmd_jstr(job, "array_tasks"), task, buf, len);
@@ -680,6 +684,18 @@ char *cmd_job_id_of(long long id, long long array, long long own, long long thro
 	else
 		snprintf(buf, len, "%lld_[%s]", array, pending);
 	return buf;
+}
+
+int cmd_het_id_parse(const char *s, long *leader, long *offset)
+{
+	const char *plus = strchr(s, '+');
+	if (!plus)
+		return 0;
+	char *head = xstrndup(s, plus - s);
+	int rc = opt_count(head, leader) == 0 && *leader > 0 && *leader <= UINT32_MAX &&
+		 opt_count(plus + 1, offset) == 0 && *offset < 128 ? 1 : -1;
+	free(head);
+	return rc;
 }
 
 int cmd_job_id_parse(const char *s, long *id, struct bitmap **tasks)

@@ -72,7 +72,8 @@ bool cmd_jbool(const json_t *obj, const char *key);
 
 struct bitmap;
 #define CMD_NO_TASK 4294967294LL   /* array_task_id of an array's meta record */
-/* A job's ID as Slurm's commands print it: "N"; an array task "A_T"; an
+/* A job's ID as Slurm's commands print it: "N"; a het job's component
+ * "L+N"; an array task "A_T"; an
  * array's pending tasks, folded, "A_[4-999%4]"; task >= 0 names one pending
  * task of such a record ("A_5", squeue -r).  Cut to len.  Returns buf. */
 char *cmd_job_id(const json_t *job, long long task, char *buf, size_t len);
@@ -82,6 +83,9 @@ char *cmd_job_id_of(long long id, long long array, long long own, long long thro
 /* A job ID on the command line: "N", "A_T", "A_[1-3,7]"; *tasks NULL when
  * none is named (caller frees).  -1 when malformed. */
 int cmd_job_id_parse(const char *s, long *id, struct bitmap **tasks);
+/* A het job's component on the command line, "L+N": 1 with its leader's
+ * ID and offset; 0 when s has no '+'; -1 when malformed. */
+int cmd_het_id_parse(const char *s, long *leader, long *offset);
 /* Is one of tasks this array record's task (its own, or one pending in a
  * meta record)?  False for a job that is not an array's. */
 bool cmd_array_task_named(const json_t *job, const struct bitmap *tasks);

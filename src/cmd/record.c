@@ -150,7 +150,11 @@ void record_job(const json_t *job, time_t now, int details, struct record *r)
 	long long tasks = cmd_jint(job, "num_tasks");
 	if (tasks < 1)
 		tasks = 1;
-	if (!cmd_jint(job, "array_job_id"))
+	if (cmd_jint(job, "het_job_id")) {   /* a het job's component */
+		record_add(r, "JobId=%lld HetJobId=%lld HetJobOffset=%lld JobName=%s", cmd_jint(job, "job_id"),
+			cmd_jint(job, "het_job_id"), cmd_jint(job, "het_job_offset"), cmd_jstr(job, "name"));
+		record_add(r, "HetJobIdSet=%s", cmd_jstr(job, "het_job_id_set"));
+	} else if (!cmd_jint(job, "array_job_id"))
 		record_add(r, "JobId=%lld JobName=%s", cmd_jint(job, "job_id"), cmd_jstr(job, "name"));
 	else if (cmd_jint(job, "array_task_id") != CMD_NO_TASK)
 		record_add(r, "JobId=%lld ArrayJobId=%lld ArrayTaskId=%lld JobName=%s",

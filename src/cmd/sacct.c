@@ -188,15 +188,20 @@ struct want {
 	long id;
 	long long step;   /* CMD_STEP_NONE = the whole job, else that step (CMD_STEP_BATCH ...) */
 	struct bitmap *tasks;   /* -j A_T: these tasks of array A; NULL: job (or array) id */
+	long het_leader;  /* -j L+N: L (id is the component's own); 0 none */
 };
 
-/* Does -j's entry name this record: its ID, its array's ID, or a task of
- * its array (a meta record: one of its pending tasks)? */
+/* Does -j's entry name this record: its ID, its array's ID, its het job's
+ * leader's, or a task of its array (a meta record: one of its pending
+ * tasks)? */
 static bool want_matches(const struct want *w, const json_t *job)
 {
-	long long array = cmd_jint(job, "array_job_id");
+	long long array = cmd_jint(job, "array_job_id"), het = cmd_jint(job, "het_job_id");
+	if (w->het_leader)
+		return w->id == cmd_jint(job, "job_id") && het == w->het_leader;
 	if (!w->tasks)
-		return w->id == cmd_jint(job, "job_id") || (array && w->id == array);
+		return w->id == cmd_jint(job, "job_id") || (array && w->id == array) ||
+		       (het && w->id == het);
 	if (!array || w->id != array)
 		return false;
 	return cmd_array_task_named(job, w->tasks);
@@ -209,6 +214,42 @@ static bool step_named(const struct want *want, size_t nwant, const json_t *job,
 		if (want[k].step == step && want_matches(&want[k], job))
 			return true;
 	return false;
+}
+
+/* -j L of a het job's leader names every component (L+0, L+1 ...): their
+ * records are asked for by their own IDs and added to reply's jobs.  0 or
+ * an rc. */
+static int het_components(struct cmd_client *client, json_t *body, json_t *reply,
+			  const struct want *want, size_t nwant, struct herd_error *err)
+{
+	json_t *jobs = json_object_get(reply, "jobs"), *ids = json_array(), *job, *more = NULL;
+	size_t i;
+	int rc = 0;
+
+	json_array_foreach(jobs, i, job) {
+		long long id = cmd_jint(job, "job_id"), size = cmd_jint(job, "het_size");
+		bool named = false;
+		if (cmd_jint(job, "het_job_id") != id || size < 2 || size > 128)
+			continue;   /* not a leader */
+		for (size_t k = 0; k < nwant; k++)
+			named |= !want[k].het_leader && !want[k].tasks && want[k].id == id;
+		for (long long c = 1; named && c < size; c++) {
+			bool asked = false;
+			for (size_t k = 0; k < nwant; k++)
+				asked |= want[k].id == id + c;
+			if (!asked)
+				json_array_append_new(ids, json_integer(id + c));
+		}
+	}
+	if (json_array_size(ids)) {
+		json_object_set(body, "job_ids", ids);
+		rc = cmd_call(client, MSG_ACCT_JOBS, body, &more, err);
+		if (rc == 0)
+			json_array_extend(jobs, json_object_get(more, "jobs"));
+		json_decref(more);
+	}
+	json_decref(ids);
+	return rc;
 }
 
 enum { OPT_DELIMITER = 256, OPT_NAME, OPT_USAGE, OPT_HELP, OPT_IGNORED, OPT_UNITS, OPT_NOCONVERT,
@@ -335,11 +376,17 @@ int main(int argc, char **argv)
 		want = xmalloc((n + 1) * sizeof(*want));
 		for (size_t i = 0; i < n; i++) {
 			char *dot = strchr(v[i], '.');
-			struct want w = { 0, CMD_STEP_NONE, NULL };
+			struct want w = { 0, CMD_STEP_NONE, NULL, 0 };
 			struct cmd_step_ref ref;
+			long offset;
 			if (dot)
 				*dot = '\0';
-			if (cmd_job_id_parse(v[i], &w.id, &w.tasks) < 0) {
+			int het = cmd_het_id_parse(v[i], &w.het_leader, &offset);
+			if (het > 0)
+				w.id = w.het_leader + offset;
+			else
+				w.het_leader = 0;
+			if (het < 0 || (!het && cmd_job_id_parse(v[i], &w.id, &w.tasks) < 0)) {
 				if (dot)
 					*dot = '.';
 				fprintf(stderr, "sacct: fatal: Bad job/step specified: %s\n", v[i]);
@@ -493,6 +540,8 @@ int main(int argc, char **argv)
 		json_object_set_new(body, "duplicates", json_true());
 
 	int rc = cmd_call(&client, MSG_ACCT_JOBS, body, &reply, &err);
+	if (rc == 0 && nwant)
+		rc = het_components(&client, body, reply, want, nwant, &err);
 	if (rc != 0) {
 		fprintf(stderr, "sacct: error: %s\n", err.text);
 		goto out;

@@ -221,7 +221,12 @@ json_t *sacct_json_job(const struct row *r)
 	json_object_set_new(o, "exit_code", json_exit(sacct_shown_status(job, false)));
 	json_object_set_new(o, "flags", json_array());
 	json_object_set_new(o, "group", json_string(gr ? gr->gr_name : gid));
-	json_object_set_new(o, "het", json_pack("{s:i, s:n}", "job_id", 0, "job_offset"));
+	if (cmd_jint(job, "het_job_id"))   /* a het job's component: its leader and offset */
+		json_object_set_new(o, "het", json_pack("{s:I, s:I}", "job_id",
+							(json_int_t)cmd_jint(job, "het_job_id"), "job_offset",
+							(json_int_t)cmd_jint(job, "het_job_offset")));
+	else
+		json_object_set_new(o, "het", json_pack("{s:i, s:n}", "job_id", 0, "job_offset"));
 	json_object_set_new(o, "job_id", json_integer(cmd_jint(job, "job_id")));
 	json_object_set_new(o, "name", json_string(cmd_jstr(job, "name")));
 	json_object_set_new(o, "mcs", json_pack("{s:s}", "label", ""));

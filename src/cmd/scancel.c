@@ -65,12 +65,13 @@ struct target {
 	long long id;
 	char *tasks;
 	long long step;   /* CMD_STEP_NONE: the job */
+	long long het_offset;   /* "L+N": component N of het job id; -1 none */
 };
 
 static void target_push(struct target **v, size_t *n, long long id, char *tasks)
 {
 	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
-	(*v)[(*n)++] = (struct target){ id, tasks, CMD_STEP_NONE };
+	(*v)[(*n)++] = (struct target){ id, tasks, CMD_STEP_NONE, -1 };
 }
 
 static void targets_free(struct target *v, size_t n)
@@ -163,6 +164,8 @@ static int cancel_one(struct cmd_client *client, const struct scancel_opts *o,
 	if (t->tasks)
 		snprintf(name, sizeof(name), strpbrk(t->tasks, ",-") ? "%lld_[%s]" : "%lld_%s", t->id,
 			 t->tasks);
+	else if (t->het_offset >= 0)
+		snprintf(name, sizeof(name), "%lld+%lld", t->id, t->het_offset);
 	else
 		snprintf(name, sizeof(name), "%lld", t->id);
 	if (o->verbose) {
@@ -175,6 +178,8 @@ static int cancel_one(struct cmd_client *client, const struct scancel_opts *o,
 				 "flags", o->flags);
 	if (t->tasks)
 		json_object_set_new(body, "array_tasks", json_string(t->tasks));
+	if (t->het_offset >= 0)
+		json_object_set_new(body, "het_offset", json_integer(t->het_offset));
 	int rc = cmd_call(client, MSG_CANCEL_JOB, body, &reply, &err);
 	json_decref(body);
 	json_decref(reply);
@@ -391,7 +396,15 @@ int main(int argc, char **argv)
 					named[nnamed - 1].step = ref.step;
 					continue;
 				}
-				if (cmd_job_id_parse(v[k], &id, &tasks) < 0) {
+				long leader, offset;
+				int het = cmd_het_id_parse(v[k], &leader, &offset);
+				if (het > 0) {   /* L+N: component N of het job L */
+					json_array_append_new(ids, json_integer(leader + offset));
+					target_push(&named, &nnamed, leader, NULL);
+					named[nnamed - 1].het_offset = offset;
+					continue;
+				}
+				if (het < 0 || cmd_job_id_parse(v[k], &id, &tasks) < 0) {
 					fprintf(stderr, "scancel: error: Invalid job id %s\n", v[k]);
 					opt_strv_free(v);
 					json_decref(ids);

@@ -133,9 +133,13 @@ static int show_jobs(struct scontrol *sc, const char *arg)
 	json_t *reply = NULL, *body = json_object();
 
 	struct bitmap *tasks = NULL;   /* show job A_T: those tasks of array A */
+	long het_leader = 0, het_offset = 0;   /* show job L+N: that component */
 	if (arg) {
 		long id;
-		if (cmd_job_id_parse(arg, &id, &tasks) < 0) {
+		int het = cmd_het_id_parse(arg, &het_leader, &het_offset);
+		if (het > 0)
+			id = het_leader + het_offset;
+		if (het < 0 || (!het && cmd_job_id_parse(arg, &id, &tasks) < 0)) {
 			json_decref(body);
 			fprintf(stderr, "scontrol_print_job error: %s\n",
 				herd_strerror(HERD_ERR_INVALID_JOB));
@@ -166,6 +170,8 @@ static int show_jobs(struct scontrol *sc, const char *arg)
 	json_array_foreach(jobs, i, job) {
 		if (tasks && !cmd_array_task_named(job, tasks))
 			continue;
+		if (het_leader && cmd_jint(job, "het_job_id") != het_leader)
+			continue;
 		if (tasks && cmd_jint(job, "array_task_id") == CMD_NO_TASK) {
 			shown += show_pending_tasks(sc, job, tasks, now);
 			continue;
@@ -176,7 +182,7 @@ static int show_jobs(struct scontrol *sc, const char *arg)
 		record_print(&r, sc->oneliner);
 		shown++;
 	}
-	if (!shown && tasks) {
+	if (!shown && (tasks || het_leader)) {
 		fprintf(stderr, "slurm_load_jobs error: %s\n", herd_strerror(HERD_ERR_INVALID_JOB));
 		rc = 1;
 	} else if (!shown) {

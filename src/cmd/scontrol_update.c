@@ -14,10 +14,26 @@
 #include "common/parse.h"
 #include "common/xmalloc.h"
 
-/* "N" or one array task "A_T" (task -1 for N); -1 when malformed. */
+/* A het job's component "L+N": its own ID in *id (1); 0 when s is none;
+ * -1 when malformed. */
+static int het_id_arg(const char *s, long *id)
+{
+	long leader, offset;
+	int het = cmd_het_id_parse(s, &leader, &offset);
+	if (het > 0)
+		*id = leader + offset;
+	return het;
+}
+
+/* "N", a het job's component "L+N", or one array task "A_T" (task -1 for
+ * N); -1 when malformed. */
 static int job_id_arg(const char *s, long *id, long long *task)
 {
 	struct bitmap *tasks;
+	int het = het_id_arg(s, id);
+	*task = -1;
+	if (het)
+		return het > 0 ? 0 : -1;
 	if (cmd_job_id_parse(s, id, &tasks) < 0)
 		return -1;
 	*task = tasks ? (long long)bitmap_next(tasks, 0) : -1;
@@ -38,7 +54,9 @@ static int update_one_id(struct scontrol *sc, const char *action, const char *ar
 	long id;
 	int rc = 0;
 
-	if (cmd_job_id_parse(arg, &id, &tasks) < 0 ||
+	int het = het_id_arg(arg, &id);
+	tasks = NULL;
+	if (het < 0 || (!het && cmd_job_id_parse(arg, &id, &tasks) < 0) ||
 	    (tasks && (!bitmap_count(tasks) || bitmap_count(tasks) > HOLD_TASKS_MAX))) {
 		bitmap_destroy(tasks);
 		errprintf(err, "%s", herd_strerror(HERD_ERR_INVALID_JOB));

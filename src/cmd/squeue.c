@@ -43,7 +43,7 @@ static int cmp_num(long long a, long long b)
 
 /* Sorting, folding arrays and %i read BASE_KEYS; each letter adds its own
  * (squeue_add_keys), each filter its own (main). */
-#define BASE_KEYS "job_id state array_job_id array_task_id array_tasks array_throttle"
+#define BASE_KEYS "job_id state array_job_id array_task_id array_tasks array_throttle het_job_id het_job_offset"
 
 /* The "fields" of the JOB_INFO request for this format and sort; NULL: all. */
 static json_t *wanted_fields(const struct fmt *fmt, const char *filter_keys)
@@ -285,10 +285,12 @@ static int show_steps(struct cmd_client *client, const struct cmd_step_filter *f
 	return 0;
 }
 
-/* A job named by -j: "N" (a job, or all of array N), "A_T", "A_[1-3]". */
+/* A job named by -j: "N" (a job, all of array N, every component of het
+ * job N), "A_T", "A_[1-3]", "L+N" (component N of het job L). */
 struct wanted_id {
 	long id;
 	struct bitmap *tasks;   /* NULL: no tasks named */
+	long het_leader;        /* "L+N": L, and id is the component's own; 0 none */
 };
 
 struct rows {
@@ -309,11 +311,15 @@ static void row_push(struct rows *rows, const json_t *job, time_t now, long long
 static bool wanted(const struct wanted_id *want, size_t nwant, const json_t *job, long long task)
 {
 	long long id = squeue_jint(job, "job_id"), array = squeue_jint(job, "array_job_id");
+	long long het = squeue_jint(job, "het_job_id");
 	if (!nwant)
 		return true;
 	for (size_t i = 0; i < nwant; i++) {
-		if (!want[i].tasks) {
-			if (want[i].id == id || want[i].id == array)
+		if (want[i].het_leader) {
+			if (want[i].id == id && want[i].het_leader == het)
+				return true;
+		} else if (!want[i].tasks) {
+			if (want[i].id == id || want[i].id == array || want[i].id == het)
 				return true;
 		} else if (want[i].id == array && task >= 0 && bitmap_test(want[i].tasks, task)) {
 			return true;
@@ -643,7 +649,11 @@ int main(int argc, char **argv)
 		ids = json_array();
 		want = xmalloc((n + 1) * sizeof(*want));
 		for (size_t i = 0; i < n; i++) {
-			if (cmd_job_id_parse(v[i], &want[i].id, &want[i].tasks) < 0) {
+			long leader, offset;
+			int het = cmd_het_id_parse(v[i], &leader, &offset);
+			if (het > 0) {
+				want[i] = (struct wanted_id){ leader + offset, NULL, leader };
+			} else if (het < 0 || cmd_job_id_parse(v[i], &want[i].id, &want[i].tasks) < 0) {
 				fprintf(stderr, "squeue: error: Invalid job id: %s\n", v[i]);
 				opt_strv_free(v);
 				goto out;

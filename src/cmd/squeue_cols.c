@@ -100,6 +100,10 @@ typedef const char *cell_f(const struct squeue_row *r, const char *key, char *bu
 static const char *c_job_array_id(const struct squeue_row *r, const char *key, char *buf, size_t len)
 {
 	const json_t *job = r->job;
+	if (jint(job, "het_job_id")) {   /* a het job's component: "L+N" */
+		snprintf(buf, len, "%lld+%lld", jint(job, "het_job_id"), jint(job, "het_job_offset"));
+		return buf;
+	}
 	return cmd_job_id_of(jint(job, "job_id"), jint(job, "array_job_id"),
 			     jint(job, "array_task_id"), jint(job, "array_throttle"),
 			     jstr(job, "array_tasks"), r->task, buf, len);

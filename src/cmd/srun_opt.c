@@ -8,6 +8,35 @@
 #include "cmd/opt.h"
 #include "cmd/srun_opt.h"
 
+/* srun --het-group=N inside a heterogeneous allocation: the step runs in
+ * component N (its own job ID, SLURM_JOB_ID_HET_GROUP_N of the batch
+ * script's or salloc's environment).  Outside one Slurm ignores it.  -1
+ * with err when N names no component. */
+static int het_group(struct jobopt *o, jobopt_getenv_f getenv_f, struct herd_error *err)
+{
+	const char *group = jobopt_str(o, "het-group"), *size_s = getenv_f("SLURM_HET_SIZE");
+	long n, size;
+	char var[64];
+
+	if (!group || !size_s || opt_count(size_s, &size) < 0 || size < 1)
+		return 0;
+	if (opt_count(group, &n) < 0) {
+		if (strpbrk(group, ",-") && *group >= '0' && *group <= '9')
+			return errprintf(err, "--het-group=%s: a step runs in one component at a time here",
+					 group);
+		return errprintf(err, "Invalid --het-group value: %s", group);
+	}
+	if (n >= size)
+		return errprintf(err, "Requested het-group offset exceeds highest hetjob index (%ld > %ld)",
+				 n, size - 1);
+	snprintf(var, sizeof(var), "SLURM_JOB_ID_HET_GROUP_%ld", n);
+	const char *id = getenv_f(var);
+	long job;
+	if (id && opt_count(id, &job) == 0 && job > 0)
+		jobopt_set(o, "jobid", json_integer(job));
+	return 0;
+}
+
 int srun_opts_parse(struct jobopt *o, enum jobopt_cmd cmd, int argc, char **argv,
 		    jobopt_getenv_f getenv_f, FILE *out, struct herd_error *err)
 {
@@ -53,6 +82,8 @@ int srun_opts_parse(struct jobopt *o, enum jobopt_cmd cmd, int argc, char **argv
 	for (struct jobopt *part = o; cmd == JOBOPT_SRUN && part; part = part->het_next)
 		if (part->argc == 0)
 			return errprintf(err, "No executable name specified"), SRUN_PARSE_ERROR;
+	if (cmd == JOBOPT_SRUN && het_group(o, getenv_f, err) < 0)
+		return SRUN_PARSE_ERROR;
 	if (jobopt_flag(o, "pty") && jobopt_flag(o, "multi-prog"))
 		return errprintf(err, "--pty and --multi-prog are incompatible"), SRUN_PARSE_ERROR;
 	if (cmd == JOBOPT_SRUN && jobopt_flag(o, "overlap") && jobopt_flag(o, "exclusive"))

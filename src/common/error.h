@@ -60,7 +60,9 @@ int errprintf(struct herd_error *err, const char *fmt, ...) __attribute__((forma
 	X(HERD_ERR_RESV_BUSY, 2060, "Requested reservation is in use") \
 	X(HERD_ERR_RESV_OVERLAP, 2063, "Requested reservation overlaps with another reservation") \
 	X(HERD_ERR_RESV_NAME_DUP, 2073, "Duplicate reservation name") \
-	X(HERD_ERR_RESV_NO_USERS, 2079, "Reservation request lacks users, groups or accounts")
+	X(HERD_ERR_RESV_NO_USERS, 2079, "Reservation request lacks users, groups or accounts") \
+	X(HERD_ERR_NOT_HET_LEADER, 2107, "Job not heterogeneous job leader") \
+	X(HERD_ERR_NOT_WHOLE_HET, 2108, "Operation not permitted on individual component of heterogeneous job")
 
 enum herd_rc {
 #define HERD_RC_ENUM(name, value, text) name = value,

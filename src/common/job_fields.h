@@ -23,6 +23,7 @@ enum {
 	JF_STORED = 2,    /* in the stored record (job_to_json), with the value shown */
 	JF_ARRAY = 4,     /* only for an array's jobs, in both */
 	JF_SPARSE = 8,    /* stored only when not 0, "" or false (absent reads so) */
+	JF_HET = 16,      /* only for a heterogeneous job's components, in both */
 	JF_KEPT = JF_SHOWN | JF_STORED,
 };
 
@@ -102,6 +103,10 @@ enum {
 	X(array_throttle, INT, JF_KEPT | JF_ARRAY, 0, NULL, NULL, "ArrayTaskThrottle", NULL, NULL) \
 	X(std_out_task, STR, JF_KEPT | JF_ARRAY | JF_SPARSE, 0, NULL, NULL, NULL, NULL, NULL) \
 	X(std_err_task, STR, JF_KEPT | JF_ARRAY | JF_SPARSE, 0, NULL, NULL, NULL, NULL, NULL) \
+	/* heterogeneous jobs (core/het.c) */ \
+	X(het_job_id, INT, JF_KEPT | JF_HET, 0, NULL, NULL, "HetJobId", NULL, "het_job_id") \
+	X(het_job_offset, INT, JF_KEPT | JF_HET, 0, NULL, NULL, "HetJobOffset", NULL, "het_job_offset") \
+	X(het_job_id_set, STR, JF_SHOWN | JF_HET, 0, NULL, NULL, "HetJobIdSet", NULL, "het_job_id_set") \
 	/* the record's own: how the controller resumes the job after a restart */ \
 	X(origin, STR, JF_STORED | JF_SPARSE, 0, NULL, NULL, NULL, NULL, NULL) \
 	X(priority_admin, INT, JF_STORED | JF_SPARSE, 0, NULL, NULL, NULL, NULL, NULL) \
@@ -124,7 +129,8 @@ enum {
 	X(array_count, INT, JF_STORED | JF_ARRAY, 0, NULL, NULL, NULL, NULL, NULL) \
 	X(array_min, INT, JF_STORED | JF_ARRAY, 0, NULL, NULL, NULL, NULL, NULL) \
 	X(array_max, INT, JF_STORED | JF_ARRAY, 0, NULL, NULL, NULL, NULL, NULL) \
-	X(array_step, INT, JF_STORED | JF_ARRAY, 0, NULL, NULL, NULL, NULL, NULL)
+	X(array_step, INT, JF_STORED | JF_ARRAY, 0, NULL, NULL, NULL, NULL, NULL) \
+	X(het_size, INT, JF_STORED | JF_HET, 0, NULL, NULL, NULL, NULL, NULL)
 
 /* What the commands make of those keys, and Slurm's fields Herd does not
  * have (the commands show Slurm's "nothing here" for them). */

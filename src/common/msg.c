@@ -13,7 +13,9 @@
 static const struct msg_field f_empty[] = { END };
 
 static const struct msg_field f_submit[] = {
-	REQ("key", MF_STR), SUB("job", jobspec_fields), END
+	REQ("key", MF_STR), SUB("job", jobspec_fields),
+	{ "het", MF_ARR_OBJ, true, jobspec_fields, 0, 0 },   /* a het job's components 1..n */
+	END
 };
 
 static const struct msg_field f_job_info[] = {
@@ -29,7 +31,7 @@ static const struct msg_field f_acct_jobs[] = {
 
 static const struct msg_field f_cancel[] = {
 	REQ("job_id", MF_INT), REQ("signal", MF_INT), REQ("flags", MF_STR),
-	OPT("array_tasks", MF_STR), OPT("step_id", MF_INT), END
+	OPT("array_tasks", MF_STR), OPT("step_id", MF_INT), OPT("het_offset", MF_INT), END
 };
 
 static const struct msg_field f_update_fields[] = {
@@ -176,7 +178,9 @@ static const struct msg_field f_launch_spec[] = {
 	OPT("reservation", MF_STR), OPT("container", MF_STR), OPT("distribution", MF_STR),
 	OPT("ntasks_per_socket", MF_INT),
 	OPT("ntasks_per_core", MF_INT), OPT("hint", MF_STR), OPT("mem_bind", MF_STR),
-	OPT("propagate", MF_STR), OPT("rlimits", MF_OBJ), OPT("get_user_env", MF_STR), END
+	OPT("propagate", MF_STR), OPT("rlimits", MF_OBJ), OPT("get_user_env", MF_STR),
+	OPT("het_job_id", MF_INT),   /* a het job's component: its leader's ID */
+	END
 };
 
 static const struct msg_field f_launch[] = {
@@ -286,6 +290,7 @@ static const char *ftype_name(enum msg_ftype t)
 	case MF_ARR_STR: return "array of strings";
 	case MF_ARR_INT: return "array of integers";
 	case MF_ANY: return "value";
+	case MF_ARR_OBJ: return "array of objects";
 	}
 	return "value";
 }
@@ -312,6 +317,7 @@ static bool field_ok(const struct msg_field *f, const json_t *v)
 	case MF_ARR_STR: return array_of(v, JSON_STRING);
 	case MF_ARR_INT: return array_of(v, JSON_INTEGER);
 	case MF_ANY: return true;
+	case MF_ARR_OBJ: return array_of(v, JSON_OBJECT);
 	}
 	return false;
 }
@@ -346,6 +352,14 @@ int msg_check(const struct msg_field *schema, const json_t *obj, const char *whe
 			if (msg_check(f->sub, v, sub, err) < 0)
 				return -1;
 		}
+		size_t i;
+		json_t *e;
+		if (f->type == MF_ARR_OBJ && f->sub)
+			json_array_foreach(v, i, e) {
+				snprintf(sub, sizeof(sub), "%s.%s[%zu]", where, f->key, i);
+				if (msg_check(f->sub, e, sub, err) < 0)
+					return -1;
+			}
 	}
 	return 0;
 }

@@ -59,12 +59,12 @@ enum msg_type {
 
 #define MSG_REPLY 0x8000   /* type bit set on replies */
 
-enum msg_ftype { MF_STR = 1, MF_INT, MF_BOOL, MF_OBJ, MF_ARR_STR, MF_ARR_INT, MF_ANY };
+enum msg_ftype { MF_STR = 1, MF_INT, MF_BOOL, MF_OBJ, MF_ARR_STR, MF_ARR_INT, MF_ANY, MF_ARR_OBJ };
 struct msg_field {
 	const char *key;
 	enum msg_ftype type;
 	bool optional;
-	const struct msg_field *sub;    /* MF_OBJ: schema of the object, NULL = any object */
+	const struct msg_field *sub;    /* MF_OBJ: schema of the object (MF_ARR_OBJ: of each), NULL = any object */
 	int64_t min, max;               /* MF_INT: bounds (jobspec_check); both 0: none */
 };
 

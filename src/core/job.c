@@ -645,7 +645,8 @@ static void watch_persist(struct job *job, enum job_state old)
 /* Who hears of a job's state change, in this order: its steps end and its
  * nodes are freed before the limits, the scheduler and the usage count
  * them; the row is written after all of those; mail and preemption (a
- * preemptor that ended lets its victims resume) come last. */
+ * preemptor that ended lets its victims resume) come last, then a het
+ * job's other components (het.c), which end after it. */
 static const struct {
 	const char *name;
 	void (*fn)(struct job *job, enum job_state old);
@@ -653,7 +654,7 @@ static const struct {
 	{ "steps", watch_steps }, { "nodes", watch_nodes }, { "licenses", licenses_job_state },
 	{ "limits", watch_limits },
 	{ "sched", watch_sched }, { "usage", watch_usage }, { "persist", watch_persist },
-	{ "mail", mail_job_state }, { "preempt", preempt_job_state },
+	{ "mail", mail_job_state }, { "preempt", preempt_job_state }, { "het", het_job_state },
 };
 
 void job_set_state(struct job *job, enum job_state state, enum job_reason reason)

@@ -205,6 +205,10 @@ struct job {
 	uint32_t array_throttle;    /* %N: at most N tasks running, 0 = no limit */
 	uint32_t array_count, array_min, array_max, array_step;   /* the whole array (SLURM_ARRAY_TASK_*) */
 	uint32_t array_running, array_pass;   /* scratch of a scheduling pass (sched.c) */
+	/* Heterogeneous jobs (het.c): het_job_id is the leader's ID (component
+	 * 0), 0 for a plain job; the components have consecutive IDs from it,
+	 * het_job_offset 0..het_size-1.  They start together or not at all. */
+	uint32_t het_job_id, het_job_offset, het_size;
 	/* Steps (step.c): alloc_only jobs (salloc, srun outside an allocation)
 	 * run no batch script; their steps come through STEP_CREATE. */
 	bool alloc_only;
@@ -271,6 +275,7 @@ void job_view_keys(const struct job_view *v, struct strbuf *out);
 /* Leave out the array keys (when no job of the reply is an array's: in
  * "rows" they would be a null each per job). */
 void job_view_drop_array_keys(struct job_view *v);
+void job_view_drop_het_keys(struct job_view *v);   /* the same for a het job's keys */
 void job_view_write_row(const struct job_view *v, const struct job *job, struct strbuf *out);
 /* The table's part of the stored record: every STORED field (job_to_json
  * adds the rest), and read back into a new job (job_from_json). */
@@ -343,6 +348,21 @@ struct part *const *job_parts(const struct job *job, int *n);
  * (%j %A %a %x %u %%) filled in; dflt when given is empty. */
 char *job_output_path(const struct job *job, const char *given, const char *dflt);
 void job_set_output_paths(struct job *job, const json_t *spec);
+
+/* het.c: heterogeneous jobs */
+/* A SUBMIT_JOB with "het": every component checked, then made with
+ * consecutive IDs (the leader's first); 0 with *out the leader, or an rc
+ * and err as job_submit. */
+int het_submit(const json_t *spec, const json_t *het, const struct submitter *who,
+	       bool test_only, struct job **out, struct herd_error *err);
+/* Component offset of het job leader_id; NULL when gone. */
+struct job *het_component(uint32_t leader_id, uint32_t offset);
+/* Every component still in the table of the het job job belongs to. */
+void het_foreach(const struct job *job, void (*fn)(struct job *c, void *arg), void *arg);
+/* "54-55": the IDs of the het job (HetJobIdSet); buf of len. */
+const char *het_id_set(const struct job *job, char *buf, size_t len);
+/* A component's state changed (a watcher): the leader's end ends the rest. */
+void het_job_state(struct job *job, enum job_state old);
 
 /* array.c */
 /* Set up a new job as an array's meta record from its --array value; rc, or 0. */

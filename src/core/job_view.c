@@ -208,6 +208,9 @@ LOAD(array_tasks, const char *pending = json_string_value(v);
 		  if (pending && *pending && !(job->array_pending = bitmap_parse(pending, UINT32_MAX)))
 			  log_error("job %u: unreadable array tasks \"%s\"", job->id, pending))
 INT_MEMBER(array_throttle, array_throttle)
+INT_MEMBER(het_job_id, het_job_id)
+INT_MEMBER(het_job_offset, het_job_offset)
+SHOWN(het_job_id_set, v->s = het_id_set(job, v->buf, sizeof(v->buf)))
 STR_MEMBER(std_out_task, std_out_task)   /* "" but on a meta record */
 STR_MEMBER(std_err_task, std_err_task)
 /* the address the submission came from (AllocNodes is checked against it) */
@@ -237,6 +240,7 @@ INT_MEMBER(array_count, array_count)
 INT_MEMBER(array_min, array_min)
 INT_MEMBER(array_max, array_max)
 INT_MEMBER(array_step, array_step)
+INT_MEMBER(het_size, het_size)
 #undef GET
 #undef LOAD
 #undef SHOWN
@@ -284,10 +288,16 @@ static void put_field(struct strbuf *o, const struct job *job, size_t id)
 	}
 }
 
+/* An array's field of a job that is none, or a het job's. */
+static bool absent_for(const struct job *job, unsigned flags)
+{
+	return ((flags & JF_ARRAY) && !job->array_job_id) || ((flags & JF_HET) && !job->het_job_id);
+}
+
 static bool stored_for(const struct job *job, size_t id)
 {
 	unsigned flags = job_fields[id].flags;
-	return (flags & JF_STORED) && (job->array_job_id || !(flags & JF_ARRAY));
+	return (flags & JF_STORED) && !absent_for(job, flags);
 }
 
 void job_view_store(const struct job *job, json_t *rec)
@@ -378,13 +388,23 @@ void job_view_destroy(struct job_view *v)
 	free(v);
 }
 
-void job_view_drop_array_keys(struct job_view *v)
+static void drop_keys(struct job_view *v, unsigned flag)
 {
 	size_t kept = 0;
 	for (size_t i = 0; i < v->n; i++)
-		if (!(job_fields[v->idx[i]].flags & JF_ARRAY))
+		if (!(job_fields[v->idx[i]].flags & flag))
 			v->idx[kept++] = v->idx[i];
 	v->n = kept;
+}
+
+void job_view_drop_array_keys(struct job_view *v)
+{
+	drop_keys(v, JF_ARRAY);
+}
+
+void job_view_drop_het_keys(struct job_view *v)
+{
+	drop_keys(v, JF_HET);
 }
 
 void job_view_keys(const struct job_view *v, struct strbuf *out)
@@ -404,7 +424,7 @@ void job_view_write_row(const struct job_view *v, const struct job *job, struct 
 	for (size_t i = 0; i < v->n; i++) {
 		if (i)
 			strbuf_add(out, ",", 1);
-		if ((job_fields[v->idx[i]].flags & JF_ARRAY) && !job->array_job_id)
+		if (absent_for(job, job_fields[v->idx[i]].flags))
 			strbuf_adds(out, "null");   /* as absent */
 		else
 			put_field(out, job, v->idx[i]);
@@ -419,7 +439,7 @@ void job_view_write(const struct job_view *v, const struct job *job, struct strb
 	strbuf_add(out, "{", 1);
 	for (size_t i = 0; i < v->n; i++) {
 		const struct job_field *f = &job_fields[v->idx[i]];
-		if ((f->flags & JF_ARRAY) && !job->array_job_id)
+		if (absent_for(job, f->flags))
 			continue;
 		if (!first)
 			strbuf_add(out, ",", 1);

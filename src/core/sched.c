@@ -214,8 +214,10 @@ static enum job_reason wait_reason(const struct job *job, enum sched_why why, en
 	}
 }
 
-/* Start entry i's job (or the next task of its array). */
-static bool start_entry(struct sched_snap *s, int i, struct job *job, struct sched_node *live)
+/* Start entry i's job (or the next task of its array).  checked: its
+ * group's checks are made (start_group), it starts. */
+static bool start_entry(struct sched_snap *s, int i, struct job *job, struct sched_node *live,
+			bool checked)
 {
 	const struct sched_decision *d = &s->out[i];
 	const struct sched_job *sj = &s->jobs[i];
@@ -226,14 +228,14 @@ static bool start_entry(struct sched_snap *s, int i, struct job *job, struct sch
 	if (live && (s->gen != sched_generation || !same_request(job, sj)))
 		return false;
 	part_limits_req(job, &core.parts[sj->alt[d->alt].part], &req);
-	if (live && !nodes_still_free(job, d, live, &req))
+	if (live && !checked && !nodes_still_free(job, d, live, &req))
 		return false;
 	bool meta = array_is_meta(job);
 	if (meta && job->array_throttle && sched_array_running(job) >= job->array_throttle) {
 		job->reason = REASON_ARRAY_TASK_LIMIT;
 		return false;
 	}
-	enum job_reason limit = limits_check_start(job);   /* the starts before it count */
+	enum job_reason limit = checked ? REASON_NONE : limits_check_start(job);   /* the starts before it count */
 	if (limit != REASON_NONE) {
 		job->reason = limit;
 		return false;
@@ -257,6 +259,59 @@ static bool start_entry(struct sched_snap *s, int i, struct job *job, struct sch
 	for (int k = 0; live && k < d->n; k++)
 		sched_node_take(&live[d->node[k]], &req, d->cpus[k], job_node_mem(run, k));
 	return true;
+}
+
+/* A heterogeneous job's n entries from i, all decided START: each is
+ * checked as start_entry would, its nodes counted with the group's
+ * others on the same node, and only then do they all start (none
+ * starts alone).  Returns the number started. */
+static int start_group(struct sched_snap *s, int i, int n, bool recheck, struct sched_node *live)
+{
+	struct job **jobs = xmalloc(n * sizeof(*jobs));
+	int *cpus = xmalloc((core.nnodes + 1) * sizeof(int));
+	uint64_t *mem = xmalloc((core.nnodes + 1) * sizeof(uint64_t));
+	bool ok = true;
+	int started = 0;
+
+	for (int k = 0; k < n && ok; k++) {
+		const struct sched_decision *d = &s->out[i + k];
+		const struct sched_job *sj = &s->jobs[i + k];
+		struct job *job = jobs[k] = recheck ? job_find(sj->id) : s->who[i + k];
+		ok = job && job->state == JOB_PENDING && d->what == SCHED_D_START && !job->hold_admin &&
+		     !job->hold_user && job->durable &&
+		     !(recheck && (s->gen != sched_generation || !same_request(job, sj)));
+		if (!ok)
+			break;
+		enum job_reason limit = limits_check_start(job);
+		if (limit != REASON_NONE) {
+			job->reason = limit;
+			ok = false;
+			break;
+		}
+		struct sched_req req = snap_job_req(job);
+		part_limits_req(job, &core.parts[sj->alt[d->alt].part], &req);
+		if (live && !nodes_still_free(job, d, live, &req))
+			ok = false;
+		for (int m = 0; ok && m < d->n; m++) {   /* with the group's before it */
+			const struct node *nd = &core.nodes[d->node[m]];
+			uint64_t want = job->mem_per_cpu ? job->mem_per_cpu * d->cpus[m] : job->mem_mb;
+			cpus[d->node[m]] += d->cpus[m];
+			mem[d->node[m]] += want;
+			if (nd->cpus - nd->alloc_cpus < cpus[d->node[m]] ||
+			    (want && nd->alloc_mem + mem[d->node[m]] > nd->real_memory))
+				ok = false;
+		}
+	}
+	for (int k = 0; k < n && ok; k++) {
+		if (start_entry(s, i + k, jobs[k], live, true))
+			started++;
+		else   /* checked above: not expected */
+			log_error("het job %u: component %d did not start with the others", jobs[0]->id, k);
+	}
+	free(jobs);
+	free(cpus);
+	free(mem);
+	return started;
 }
 
 /* Slurm's reasons: the highest job of a partition that waits for nodes
@@ -296,11 +351,21 @@ int snap_apply(struct sched_snap *s, bool recheck)
 		job = recheck ? job_find(sj->id) : s->who[i];
 		if (!job || job->state != JOB_PENDING)
 			continue;
+		if (sj->together > 1 && d->what == SCHED_D_START) {   /* a het job: all or none */
+			int n = sj->together < s->njobs - i ? sj->together : s->njobs - i;
+			if (recheck && !live)
+				live = snap_nodes();
+			int got = start_group(s, i, n, recheck, live);
+			started += got;
+			retry |= !got;
+			i += n - 1;
+			continue;
+		}
 		switch (d->what) {
 		case SCHED_D_START:
 			if (recheck && !live)
 				live = snap_nodes();
-			if (start_entry(s, i, job, live))
+			if (start_entry(s, i, job, live, false))
 				started++;
 			else
 				retry = true;

@@ -370,6 +370,43 @@ static void add_job(struct sched_snap *s, struct job *job, bool per_task, time_t
 		add_entry(s, job, alt, nalt, per_task, skip, now);
 }
 
+/* A heterogeneous job goes in whole, at its leader's place: each component
+ * an entry, side by side, the first saying how many (pass.h).  Only when
+ * every component may go (each one's reason says why not). */
+static void add_het(struct sched_snap *s, struct job *leader, time_t now, int depth)
+{
+	uint32_t n = leader->het_size;
+	struct job **c = xmalloc((n + 1) * sizeof(*c));
+	struct sched_alt **alt = xmalloc((n + 1) * sizeof(*alt));
+	int *nalt = xmalloc((n + 1) * sizeof(int));
+	enum job_reason *skip = xmalloc((n + 1) * sizeof(*skip));
+	bool ok = n > 1 && (!depth || s->njobs + (int)n <= depth);
+
+	for (uint32_t k = 0; k < n && ok; k++) {
+		bool per_task = false;
+		c[k] = het_component(leader->het_job_id, k);
+		ok = c[k] && c[k]->state == JOB_PENDING && c[k]->durable &&
+		     sched_eligible(c[k], now, &per_task, &s->wake);
+	}
+	for (uint32_t k = 0; k < n && ok; k++) {
+		nalt[k] = job_alts(s, c[k], &alt[k], &skip[k]);
+		if (!nalt[k]) {
+			c[k]->reason = skip[k] != REASON_NONE ? skip[k] : REASON_PART_DOWN;
+			ok = false;
+		}
+	}
+	if (ok) {
+		int first = s->njobs;
+		for (uint32_t k = 0; k < n; k++)
+			add_entry(s, c[k], alt[k], nalt[k], false, skip[k], now);
+		s->jobs[first].together = (int)n;
+	}
+	free(c);
+	free(alt);
+	free(nalt);
+	free(skip);
+}
+
 struct sched_snap *snap_create(bool backfill, int depth, time_t now, const struct job *extra)
 {
 	struct sched_snap *s = xmalloc(sizeof(*s));
@@ -409,6 +446,11 @@ struct sched_snap *snap_create(bool backfill, int depth, time_t now, const struc
 		if (extra && s->extra < 0 && rank_cmp(&x, next) < 0) {
 			s->extra = s->njobs;
 			add_job(s, x.job, false, now, 0);
+		}
+		if (job->het_job_id) {   /* the leader brings the others */
+			if (job->het_job_offset == 0 && job->state == JOB_PENDING)
+				add_het(s, job, now, depth);
+			continue;
 		}
 		if (job->state == JOB_PENDING && sched_eligible(job, now, &per_task, &s->wake))
 			add_job(s, job, per_task, now, depth);

@@ -165,6 +165,8 @@ json_t *launch_object(const struct job *job, const json_t *spec)
 		json_object_update(launch, a);
 		json_decref(a);
 	}
+	if (job->het_job_id)   /* SLURM_JOB_ID of a het job's steps: the leader's */
+		json_object_set_new(launch, "het_job_id", json_integer(job->het_job_id));
 	json_object_set_new(launch, "qos", json_string(job->qos ? job->qos : "normal"));
 	if (job->container)     /* --container: the batch script runs in it */
 		json_object_set_new(launch, "container", json_string(job->container));
@@ -191,6 +193,64 @@ json_t *launch_object(const struct job *job, const json_t *spec)
 	return launch;
 }
 
+static void env_add(json_t *env, const char *name, int group, const char *value)
+{
+	char *het = xasprintf("%s_HET_GROUP_%d=%s", name, group, value);
+	char *pack = xasprintf("%s_PACK_GROUP_%d=%s", name, group, value);   /* the older name */
+	json_array_append_new(env, json_string(het));
+	json_array_append_new(env, json_string(pack));
+	free(het);
+	free(pack);
+}
+
+/* A het job's batch script (its leader's) also gets each component's
+ * variables, named as Slurm's with _HET_GROUP_N (and _PACK_GROUP_N), and
+ * SLURM_HET_SIZE; the plain ones are component 0's.  Put after the
+ * submitter's environment in "env", which the job's own variables
+ * override but these do not (none has their names). */
+static void het_env(const struct job *job, json_t *launch)
+{
+	const json_t *given = json_object_get(launch, "env");
+	json_t *env = json_is_array(given) ? json_copy((json_t *)given) : json_array();
+	char num[32];
+
+	snprintf(num, sizeof(num), "%u", (unsigned)job->het_size);
+	char *size = xasprintf("SLURM_HET_SIZE=%s", num), *psize = xasprintf("SLURM_PACK_SIZE=%s", num);
+	json_array_append_new(env, json_string(size));
+	json_array_append_new(env, json_string(psize));
+	free(size);
+	free(psize);
+	for (uint32_t k = 0; k < job->het_size; k++) {
+		const struct job *c = het_component(job->het_job_id, k);
+		if (!c || !c->nalloc)
+			continue;
+		int *tasks = tasks_per_node(c), ntasks = 0;
+		for (int i = 0; i < c->nalloc; i++)
+			ntasks += tasks[i];
+		char *tpn = launch_counts_string(tasks, c->nalloc);
+		char *cpn = launch_counts_string(c->alloc_cpus, c->nalloc);
+		if (c->account)
+			env_add(env, "SLURM_JOB_ACCOUNT", k, c->account);
+		env_add(env, "SLURM_JOB_CPUS_PER_NODE", k, cpn);
+		snprintf(num, sizeof(num), "%u", (unsigned)c->id);
+		env_add(env, "SLURM_JOB_ID", k, num);
+		env_add(env, "SLURM_JOB_NAME", k, c->name ? c->name : "");
+		env_add(env, "SLURM_JOB_NODELIST", k, c->nodes_str);
+		snprintf(num, sizeof(num), "%d", c->nalloc);
+		env_add(env, "SLURM_JOB_NUM_NODES", k, num);
+		env_add(env, "SLURM_JOB_PARTITION", k, c->part ? c->part->name : "");
+		env_add(env, "SLURM_JOB_QOS", k, c->qos ? c->qos : "normal");
+		snprintf(num, sizeof(num), "%d", ntasks);
+		env_add(env, "SLURM_NPROCS", k, num);
+		env_add(env, "SLURM_NTASKS", k, num);
+		env_add(env, "SLURM_TASKS_PER_NODE", k, tpn);
+		free(tasks);
+		free(tpn);
+		free(cpn);
+	}
+	json_object_set_new(launch, "env", env);
+}
+
 void launch_job(struct job *job)
 {
 	const struct node *host = &core.nodes[job->alloc_node[0]];
@@ -210,8 +270,10 @@ void launch_job(struct job *job)
 		job_set_state(job, JOB_FAILED, REASON_NONE);
 		return;
 	}
-	body = json_pack("{s:I, s:o}", "job_id", (json_int_t)job->id, "launch",
-			 launch_object(job, spec));
+	json_t *launch = launch_object(job, spec);
+	if (job->het_job_id)
+		het_env(job, launch);
+	body = json_pack("{s:I, s:o}", "job_id", (json_int_t)job->id, "launch", launch);
 	job->launch = LAUNCH_SENT;
 	struct net_target to = node_target(host);
 	net_call_async(ctld.loop, &to, MSG_LAUNCH_JOB, body, 30000, launch_done,

@@ -124,7 +124,9 @@ static void rpc_submit(struct net_req *req)
 		net_respond(req, 0, json_pack("{s:I}", "job_id", (json_int_t)old), NULL);
 		return;
 	}
-	if ((rc = job_submit(spec, &who, test_only, &job, &err)) != 0) {
+	json_t *het = json_object_get(req->body, "het");   /* components 1..n (core/het.c) */
+	if ((rc = het ? het_submit(spec, het, &who, test_only, &job, &err)
+		      : job_submit(spec, &who, test_only, &job, &err)) != 0) {
 		net_respond(req, rc, NULL, err.text[0] ? err.text : NULL);
 		return;
 	}
@@ -220,6 +222,8 @@ static void rpc_job_info(struct net_req *req)
 			 * that bore it is gone); a task's own ID, just it. */
 			if (!job || job->array_job_id == id)
 				array_foreach(id, info_one, &c);
+			else if (job->het_job_id == id)   /* a het job's leader names them all */
+				het_foreach(job, info_one, &c);
 			else
 				info_one(job, &c);
 		}
@@ -254,6 +258,11 @@ static void rpc_job_info(struct net_req *req)
 			arrays = c.jobs[i]->array_job_id != 0;
 		if (!arrays)
 			job_view_drop_array_keys(view);
+		bool hets = false;
+		for (i = 0; i < c.n && !hets; i++)
+			hets = c.jobs[i]->het_job_id != 0;
+		if (!hets)
+			job_view_drop_het_keys(view);
 		strbuf_adds(&out, "{\"keys\":");
 		job_view_keys(view, &out);
 		strbuf_adds(&out, ",\"rows\":[");
@@ -409,6 +418,46 @@ static int cancel_array(uint32_t array_job_id, const char *spec, int sig, const 
 	return *done ? 0 : rc;
 }
 
+struct het_cancel {
+	int sig, rc, done;
+	const char *flags;
+	uid_t uid;
+	bool team;
+};
+
+static void het_cancel_one(struct job *c, void *arg)
+{
+	struct het_cancel *hc = arg;
+	int rc = cancel_job(c, hc->sig, hc->flags, hc->uid, hc->team);
+	if (!rc)
+		hc->done++;
+	else if (!hc->rc)
+		hc->rc = rc;
+}
+
+/* scancel of a heterogeneous job: its leader's ID (or ID+0) names the
+ * whole job, every component; ID+N (or component N's own ID) that
+ * component alone, and only once it runs (Slurm: "Operation not
+ * permitted on individual component of heterogeneous job"). */
+static int cancel_het(struct net_req *req, uint32_t leader, int64_t offset, int sig, const char *flags,
+		      enum job_act act)
+{
+	struct job *target = offset >= 0 && offset <= UINT32_MAX ? het_component(leader, offset) : NULL;
+	struct het_cancel hc = { sig, 0, 0, flags, req->uid, false };
+
+	if (!target)
+		return HERD_ERR_INVALID_JOB;
+	if (!permitted_job(req, target->id, HERD_ERR_ACCESS, act, &hc.team))
+		return -1;   /* answered */
+	if (offset > 0) {
+		if (target->state == JOB_PENDING)
+			return HERD_ERR_NOT_WHOLE_HET;
+		return cancel_job(target, sig, flags, req->uid, hc.team);
+	}
+	het_foreach(target, het_cancel_one, &hc);
+	return hc.done ? 0 : hc.rc ? hc.rc : HERD_ERR_ALREADY_DONE;
+}
+
 static void rpc_cancel(struct net_req *req)
 {
 	uint32_t id = msg_int(req->body, "job_id");
@@ -424,7 +473,13 @@ static void rpc_cancel(struct net_req *req)
 		net_respond(req, HERD_ERR_INVALID_ARG, NULL, NULL);
 		return;
 	}
-	if (!json_object_get(req->body, "step_id") && (tasks || !job || job->array_job_id == id)) {
+	json_t *het_offset = json_object_get(req->body, "het_offset");   /* scancel ID+N */
+	if (!json_object_get(req->body, "step_id") && (het_offset || (job && job->het_job_id))) {
+		uint32_t leader = het_offset ? id : job->het_job_id;
+		int64_t offset = het_offset ? json_integer_value(het_offset) : (int64_t)id - leader;
+		if ((rc = cancel_het(req, leader, offset, sig, flags, act)) < 0)
+			return;
+	} else if (!json_object_get(req->body, "step_id") && (tasks || !job || job->array_job_id == id)) {
 		/* Array jobs (and an array whose first record is gone): its
 		 * owner is the owner of every task. */
 		struct job *any = job;
@@ -555,10 +610,25 @@ static void rpc_update(struct net_req *req)
 	if (!(job = permitted_job(req, id, not_yours, act, &team)))
 		return;
 	bool admin = roles_privileged(uid, job);
+	bool whole = !strncmp(action, "requeue", 7) || !strcmp(action, "suspend") ||
+		     !strcmp(action, "resume");
+	if (whole && job->het_job_id && job->het_job_offset) {
+		/* Slurm: through the leader only, for every component */
+		net_respond(req, strncmp(action, "requeue", 7) ? HERD_ERR_NOT_WHOLE_HET
+							   : HERD_ERR_NOT_HET_LEADER, NULL, NULL);
+		return;
+	}
 	if (!strcmp(action, "update")) {
 		struct herd_error err = { "" };
 		int rc = update_job_fields(job, json_object_get(req->body, "fields"), uid, admin,
 					   team, &err);
+		/* a het job's leader: every component (Slurm), "L+N" one */
+		for (uint32_t k = 1; !rc && job->het_job_id == id && k < job->het_size; k++) {
+			struct job *c = het_component(id, k);
+			if (c)
+				rc = update_job_fields(c, json_object_get(req->body, "fields"), uid,
+						       roles_privileged(uid, c), team, &err);
+		}
 		if (rc != 0)
 			net_respond(req, rc, NULL, *err.text ? err.text : NULL);
 		else
@@ -584,9 +654,15 @@ static void rpc_update(struct net_req *req)
 			return;
 		}
 		/* scontrol suspend/resume: every process of the job is frozen
-		 * or thawed on its nodes (the cgroup freezer) */
-		job_set_state(job, suspend ? JOB_SUSPENDED : JOB_RUNNING, REASON_NONE);
-		core_suspend(job, suspend, NULL, NULL);
+		 * or thawed on its nodes (the cgroup freezer); a het job's
+		 * leader: every component's */
+		for (uint32_t k = 0; k < (job->het_job_id ? job->het_size : 1); k++) {
+			struct job *c = job->het_job_id ? het_component(job->id, k) : job;
+			if (!c || c->state != (suspend ? JOB_RUNNING : JOB_SUSPENDED))
+				continue;
+			job_set_state(c, suspend ? JOB_SUSPENDED : JOB_RUNNING, REASON_NONE);
+			core_suspend(c, suspend, NULL, NULL);
+		}
 		respond_durable(req, id, false);
 		return;
 	}
@@ -600,6 +676,11 @@ static void rpc_update(struct net_req *req)
 		 * and tasks split off it), as Slurm holds and releases arrays. */
 		struct hold_walk w = { action, admin, team, uid, HERD_ERR_JOB_NOT_PENDING, 0 };
 		array_foreach(id, hold_one, &w);
+		rc = w.done ? 0 : w.rc;
+	} else if (job->het_job_id == id) {
+		/* a het job's leader: every component (Slurm) */
+		struct hold_walk w = { action, admin, team, uid, HERD_ERR_JOB_NOT_PENDING, 0 };
+		het_foreach(job, hold_one, &w);
 		rc = w.done ? 0 : w.rc;
 	} else {
 		rc = hold_job(job, action, admin, team, uid);

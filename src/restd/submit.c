@@ -77,7 +77,10 @@ error:
 	return NULL;
 }
 
-json_t *restd_submit_body(const json_t *req, const char *submit_host, struct herd_error *err)
+/* One job description (v0.0.38's "job", or one of "jobs") as a JOBSPEC;
+ * NULL with err. */
+static json_t *job_spec(const json_t *job, const char *script, const char *submit_host,
+			struct herd_error *err)
 {
 	static const char *const known[] = {
 		"name", "current_working_directory", "environment", "partition", "nodes", "tasks",
@@ -85,20 +88,13 @@ json_t *restd_submit_body(const json_t *req, const char *submit_host, struct her
 		"account", "comment", "hold", "memory_per_node", "memory_per_cpu", "argv", "licenses",
 		NULL,
 	};
-	const json_t *job = json_object_get(req, "job");
-	const char *script = json_string_value(json_object_get(req, "script"));
 	const char *name, *cwd, *part, *out, *errf, *in, *account, *comment, *licenses, *k;
 	int64_t nodes, tasks, cpt, limit, mem, mpc;
 	json_t *env, *argv = NULL, *hold, *v, *spec;
 	size_t i;
 
-	if (!json_is_object(req) || !json_is_object(job))
-		return errprintf(err, "the request body must be a JSON object with \"job\" and \"script\""),
-		       NULL;
-	json_object_foreach((json_t *)req, k, v)
-		if (strcmp(k, "job") && strcmp(k, "script"))
-			return errprintf(err, "unsupported field \"%s\" (heterogeneous jobs are not supported)",
-					 k), NULL;
+	if (!json_is_object(job))
+		return errprintf(err, "each job must be a JSON object"), NULL;
 	json_object_foreach((json_t *)job, k, v) {
 		for (i = 0; known[i] && strcmp(known[i], k); i++)
 			;
@@ -164,5 +160,42 @@ json_t *restd_submit_body(const json_t *req, const char *submit_host, struct her
 		json_object_set_new(spec, "mem_per_cpu", json_integer(mpc));
 	if (*licenses)   /* -L's text: the controller checks it */
 		json_object_set_new(spec, "licenses", json_string(licenses));
-	return json_pack("{s:s, s:o}", "key", "", "job", spec);
+	return spec;
+}
+
+/* v0.0.38's body: {"job": JOB, "script"}, or a heterogeneous job's
+ * {"jobs": [JOB, ...], "script"} (the first is component 0, which runs
+ * the script; the others go in SUBMIT_JOB's "het"). */
+json_t *restd_submit_body(const json_t *req, const char *submit_host, struct herd_error *err)
+{
+	const json_t *job = json_object_get(req, "job"), *jobs = json_object_get(req, "jobs");
+	const char *script = json_string_value(json_object_get(req, "script")), *k;
+	json_t *v, *spec, *het = NULL;
+
+	if (!json_is_object(req) || (!json_is_object(job) && !json_is_array(jobs)) || (job && jobs))
+		return errprintf(err, "the request body must be a JSON object with \"job\" (or \"jobs\")"
+				 " and \"script\""), NULL;
+	json_object_foreach((json_t *)req, k, v)
+		if (strcmp(k, "job") && strcmp(k, "jobs") && strcmp(k, "script"))
+			return errprintf(err, "unsupported field \"%s\"", k), NULL;
+	if (jobs && (json_array_size(jobs) < 1 || json_array_size(jobs) > 128))
+		return errprintf(err, "jobs must hold 1 to 128 job descriptions"), NULL;
+	spec = job_spec(job ? job : json_array_get(jobs, 0), script, submit_host, err);
+	for (size_t i = 1; spec && jobs && i < json_array_size(jobs); i++) {
+		json_t *c = job_spec(json_array_get(jobs, i), script, submit_host, err);
+		if (!c) {
+			json_decref(spec);
+			json_decref(het);
+			return NULL;
+		}
+		if (!het)
+			het = json_array();
+		json_array_append_new(het, c);
+	}
+	if (!spec)
+		return NULL;
+	json_t *body = json_pack("{s:s, s:o}", "key", "", "job", spec);
+	if (het)
+		json_object_set_new(body, "het", het);
+	return body;
 }

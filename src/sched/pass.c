@@ -181,75 +181,135 @@ static int part_slot(const struct ctx *x, int part)
 	return part >= 0 && part < x->params->nparts ? part : x->params->nparts;
 }
 
+/* How many entries from jobs[i] go together (a heterogeneous job's). */
+static int group_size(const struct sched_job *jobs, int i, int njobs)
+{
+	int n = jobs[i].together;
+	return n <= 1 ? 1 : n > njobs - i ? njobs - i : n;
+}
+
+/* One job of the main pass; returns whether it started.  blocked: per
+ * partition, a higher job waits there for resources. */
+static bool main_job(struct ctx *x, const struct sched_job *job, struct sched_decision *d,
+		     bool *blocked)
+{
+	bool *busy = xmalloc((job->nalt + 1) * sizeof(bool));
+	bool started = false;
+
+	d->what = SCHED_D_WAIT;
+	d->why = SCHED_WHY_NEVER;
+	if (resv_waits(x, job)) {
+		/* waiting for its reservation, not for resources: it holds
+		 * back no one */
+		d->why = SCHED_WHY_RESV_NOT_ACTIVE;
+		free(busy);
+		return false;
+	}
+	/* Slurm: a job whose licenses are not free waits for them
+	 * (Licenses) and holds back no one */
+	int lalt;
+	bool lic_ok = lic_fits_now(&x->lic, job, &lalt);
+	for (int a = 0; a < job->nalt && d->what != SCHED_D_START; a++) {
+		const struct sched_alt *alt = &job->alt[a];
+		int ncand, n;
+		const int *cand = alt_cand(x, job, alt, &ncand);
+		bool kept_off;
+
+		if (blocked[part_slot(x, alt->part)]) {
+			/* behind a higher job: not tried (Slurm's Priority),
+			 * only whether it could ever run (on empty nodes the
+			 * first fit comes soon) */
+			why_add(d, sched_select(empty_nodes(x), cand, ncand, &job->req, x->node,
+						x->cpus, &n) == SCHED_NEVER ? SCHED_WHY_NEVER
+									    : SCHED_WHY_PRIORITY);
+			continue;
+		}
+		if (!lic_ok) {
+			why_add(d, SCHED_WHY_LICENSES);
+			continue;
+		}
+		enum sched_fit fit = fit_now(x, job, cand, ncand, true, &kept_off, &n);
+
+		busy[a] = fit == SCHED_BUSY;
+		if (fit == SCHED_PICKED) {
+			d->what = SCHED_D_START;
+			d->why = SCHED_WHY_NONE;
+			d->alt = a;
+			d->start = x->params->now;
+			d->time_limit = job->time_limit;
+			set_nodes(d, x->node, x->cpus, n);
+			take(x->sn, job, d);
+			lic_take_now(&x->lic, job, lalt);
+			started = true;
+		} else if (fit == SCHED_BUSY) {
+			why_add(d, kept_off && fit_now(x, job, cand, ncand, false, NULL, &n) == SCHED_PICKED
+					   ? SCHED_WHY_RESERVED : SCHED_WHY_RESOURCES);
+		}
+	}
+	/* Strict priority: it waits for resources there, and so do the
+	 * lower jobs of those partitions (unless it started elsewhere). */
+	for (int a = 0; a < job->nalt && d->what != SCHED_D_START; a++)
+		if (busy[a])
+			blocked[part_slot(x, job->alt[a].part)] = true;
+	free(busy);
+	return started;
+}
+
+/* A heterogeneous job's components that started, when another could not:
+ * none starts (Slurm: all scheduled at the same time, or deferred).  They
+ * wait for resources, and so do the lower jobs of their partitions. */
+static void main_group_undo(struct ctx *x, const struct sched_job *jobs, struct sched_decision *out,
+			    int n, const struct sched_node *saved, const int64_t *lic_saved,
+			    bool *blocked)
+{
+	bool resources = true;   /* what keeps them out is busy nodes, not "never" */
+
+	for (int k = 0; k < n; k++)
+		if (out[k].what != SCHED_D_START && out[k].why != SCHED_WHY_RESOURCES &&
+		    out[k].why != SCHED_WHY_PRIORITY)
+			resources = false;
+	memcpy(x->sn, saved, x->nnodes * sizeof(*x->sn));
+	memcpy(x->lic.free, lic_saved, x->lic.nlic * sizeof(*x->lic.free));
+	for (int k = 0; k < n; k++) {
+		struct sched_decision *d = &out[k];
+		if (d->what != SCHED_D_START)
+			continue;
+		if (resources)
+			blocked[part_slot(x, jobs[k].alt[d->alt].part)] = true;
+		drop_nodes(d);
+		d->what = SCHED_D_WAIT;
+		d->why = SCHED_WHY_RESOURCES;
+	}
+}
+
 static int main_pass(struct ctx *x, const struct sched_job *jobs, int njobs, struct sched_decision *out)
 {
 	bool *blocked = xmalloc((x->params->nparts + 1) * sizeof(bool));
 	int started = 0, limit = x->params->max_job_test > 0 && x->params->max_job_test < njobs
-				      ? x->params->max_job_test : njobs;
+				      ? x->params->max_job_test : njobs, i = 0;
 
-	for (int i = 0; i < limit; i++) {
-		const struct sched_job *job = &jobs[i];
-		struct sched_decision *d = &out[i];
-		bool *busy = xmalloc((job->nalt + 1) * sizeof(bool));
+	while (i < limit) {
+		int n = group_size(jobs, i, njobs), got = 0;
+		struct sched_node *saved = NULL;
+		int64_t *lic_saved = NULL;   /* and the licenses they take */
 
-		d->what = SCHED_D_WAIT;
-		d->why = SCHED_WHY_NEVER;
-		if (resv_waits(x, job)) {
-			/* waiting for its reservation, not for resources: it
-			 * holds back no one */
-			d->why = SCHED_WHY_RESV_NOT_ACTIVE;
-			free(busy);
-			continue;
+		if (n > 1) {
+			saved = xmalloc((x->nnodes + 1) * sizeof(*saved));
+			memcpy(saved, x->sn, x->nnodes * sizeof(*saved));
+			lic_saved = xmalloc((x->lic.nlic + 1) * sizeof(*lic_saved));
+			memcpy(lic_saved, x->lic.free, x->lic.nlic * sizeof(*lic_saved));
 		}
-		/* Slurm: a job whose licenses are not free waits for them
-		 * (Licenses) and holds back no one */
-		int lalt;
-		bool lic_ok = lic_fits_now(&x->lic, job, &lalt);
-		for (int a = 0; a < job->nalt && d->what != SCHED_D_START; a++) {
-			const struct sched_alt *alt = &job->alt[a];
-			int ncand, n;
-			const int *cand = alt_cand(x, job, alt, &ncand);
-			bool kept_off;
-
-			if (blocked[part_slot(x, alt->part)]) {
-				/* behind a higher job: not tried (Slurm's Priority),
-				 * only whether it could ever run (on empty nodes the
-				 * first fit comes soon) */
-				why_add(d, sched_select(empty_nodes(x), cand, ncand, &job->req, x->node,
-							x->cpus, &n) == SCHED_NEVER ? SCHED_WHY_NEVER
-										    : SCHED_WHY_PRIORITY);
-				continue;
-			}
-			if (!lic_ok) {
-				why_add(d, SCHED_WHY_LICENSES);
-				continue;
-			}
-			enum sched_fit fit = fit_now(x, job, cand, ncand, true, &kept_off, &n);
-
-			busy[a] = fit == SCHED_BUSY;
-			if (fit == SCHED_PICKED) {
-				d->what = SCHED_D_START;
-				d->why = SCHED_WHY_NONE;
-				d->alt = a;
-				d->start = x->params->now;
-				d->time_limit = job->time_limit;
-				set_nodes(d, x->node, x->cpus, n);
-				take(x->sn, job, d);
-				lic_take_now(&x->lic, job, lalt);
-				started++;
-			} else if (fit == SCHED_BUSY) {
-				why_add(d, kept_off && fit_now(x, job, cand, ncand, false, NULL, &n) == SCHED_PICKED
-						   ? SCHED_WHY_RESERVED : SCHED_WHY_RESOURCES);
-			}
-		}
-		/* Strict priority: it waits for resources there, and so do the
-		 * lower jobs of those partitions (unless it started elsewhere). */
-		for (int a = 0; a < job->nalt && d->what != SCHED_D_START; a++)
-			if (busy[a])
-				blocked[part_slot(x, job->alt[a].part)] = true;
-		free(busy);
+		for (int k = 0; k < n; k++)
+			got += main_job(x, &jobs[i + k], &out[i + k], blocked);
+		if (got == n)
+			started += n;
+		else if (got)
+			main_group_undo(x, &jobs[i], &out[i], n, saved, lic_saved, blocked);
+		free(saved);
+		free(lic_saved);
+		i += n;
 	}
-	for (int i = limit; i < njobs; i++)
+	for (; i < njobs; i++)
 		out[i].what = SCHED_D_NONE;
 	free(blocked);
 	return started;
@@ -441,6 +501,45 @@ static bool bf_job(struct ctx *x, const struct sched_job *job, struct sched_deci
 	return false;
 }
 
+/* A heterogeneous job's components in the backfill pass: each is planned
+ * in turn (the ones before it hold theirs); all start now, or none does
+ * and each is planned (or waits) no earlier than the latest of them.
+ * Returns the number started.  What a component that could have started
+ * held now stays held in this pass's plan: the pass is only more
+ * cautious for the jobs below it, never over its nodes. */
+static int bf_group(struct ctx *x, const struct sched_job *jobs, struct sched_decision *out, int n,
+		    time_t horizon, int *holds)
+{
+	time_t latest = x->params->now;
+	int got = 0;
+	bool waits = false;
+
+	for (int k = 0; k < n; k++) {
+		got += bf_job(x, &jobs[k], &out[k], horizon, holds);
+		if (out[k].what == SCHED_D_PLANNED && out[k].start > latest)
+			latest = out[k].start;
+		waits |= out[k].what != SCHED_D_START && out[k].what != SCHED_D_PLANNED;
+	}
+	if (got == n)
+		return n;
+	for (int k = 0; k < n; k++) {
+		struct sched_decision *d = &out[k];
+		if (d->what == SCHED_D_WAIT)
+			continue;
+		if (waits) {   /* one has no planned start: none has */
+			drop_nodes(d);
+			d->what = SCHED_D_WAIT;
+			d->start = 0;
+		} else {
+			d->what = SCHED_D_PLANNED;
+			d->start = latest;
+		}
+		if (d->why == SCHED_WHY_NONE)
+			d->why = SCHED_WHY_RESOURCES;
+	}
+	return 0;
+}
+
 static int backfill_pass(struct ctx *x, const struct sched_run *run, int nrun,
 			 const struct sched_job *jobs, int njobs, struct sched_decision *out)
 {
@@ -470,7 +569,13 @@ static int backfill_pass(struct ctx *x, const struct sched_run *run, int nrun,
 		tested++;
 		if (per_user)
 			(*per_user)++;
-		started += bf_job(x, job, &out[i], horizon, &holds);
+		int n = group_size(jobs, i, njobs);
+		if (n == 1) {
+			started += bf_job(x, job, &out[i], horizon, &holds);
+			continue;
+		}
+		started += bf_group(x, job, &out[i], n, horizon, &holds);
+		i += n - 1;
 	}
 	free(users.user);
 	free(users.count);

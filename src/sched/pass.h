@@ -56,6 +56,10 @@ struct sched_job {
 	const struct sched_lic *lic; /* -L: all of them, or one (lic_any) */
 	int nlic;
 	bool lic_any;
+	/* A heterogeneous job's components come as consecutive entries; the
+	 * first says how many (0 or 1: a job alone).  They all start in this
+	 * pass or none does (the others' decisions say why not). */
+	int together;
 };
 
 /* A running (or suspended, completing) job's hold on nodes, until end. */

@@ -89,8 +89,11 @@ const char *env_get(const struct env *e, const char *key)
  * tasks (a step overrides the counts that describe the step). */
 static void env_job(struct env *e, const struct launch *l, const struct env_node *node)
 {
-	env_setf(e, "SLURM_JOB_ID", "%u", l->job_id);
-	env_setf(e, "SLURM_JOBID", "%u", l->job_id);
+	/* a het job's component: the leader's ID (Slurm), its own in
+	 * SLURM_JOB_ID_HET_GROUP_N */
+	long long id = l->het_job_id > 0 && l->het_job_id <= UINT32_MAX ? l->het_job_id : l->job_id;
+	env_setf(e, "SLURM_JOB_ID", "%lld", id);
+	env_setf(e, "SLURM_JOBID", "%lld", id);
 	env_set(e, "SLURM_JOB_NAME", l->name);
 	env_set(e, "SLURM_JOB_USER", l->user);
 	env_setf(e, "SLURM_JOB_UID", "%d", l->uid);

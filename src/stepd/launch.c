@@ -299,6 +299,7 @@ int launch_parse(const json_t *obj, struct launch *l, struct herd_error *err)
 	    launch_int(obj, "array_task_max", true, &l->array_task_max, err) < 0 ||
 	    launch_int(obj, "array_task_step", true, &l->array_task_step, err) < 0 ||
 	    launch_int(obj, "mem_per_cpu", true, &l->mem_per_cpu, err) < 0 ||
+	    launch_int(obj, "het_job_id", true, &l->het_job_id, err) < 0 ||
 	    launch_int(obj, "ntasks_per_node", true, &tpn, err) < 0 ||
 	    launch_str(obj, "open_mode", true, &open_mode, err) < 0 ||
 	    launch_int(obj, "signal", true, &sig, err) < 0 ||

@@ -79,6 +79,7 @@ struct launch {
 	/* optional: an array task (array_job_id 0 otherwise) and its whole array */
 	int64_t array_job_id, array_task_id, array_task_count, array_task_min, array_task_max,
 		array_task_step;
+	int64_t het_job_id;       /* optional: a het job's component, its leader's ID (SLURM_JOB_ID); 0 none */
 	int64_t mem_per_cpu;      /* optional, MB; 0 = not asked */
 	int ntasks_per_node;      /* optional, 0 = not asked */
 	bool open_append;         /* optional open_mode "append" (default truncate) */

@@ -134,6 +134,26 @@ def test_submitted_job_belongs_to_the_tokens_user(c, restd, tokens):
     assert code == 400 and "job.nice_try" in json.loads(body)["errors"][0]["error"]
 
 
+def test_submit_heterogeneous_job(c, restd, tokens):
+    """v0.0.38's "jobs" array is a heterogeneous job: the first runs the
+    script, the others are its components (L+1 ...), all the token user's."""
+    wd = c.workdir("herdu1")
+    out = os.path.join(wd, "rest-het.out")
+    first = {"name": "rest-het", "current_working_directory": wd, "standard_output": out,
+             "environment": {"PATH": "/usr/bin:/bin"}, "nodes": 1}
+    req = {"script": "#!/bin/sh\necho size=$SLURM_HET_SIZE\n",
+           "jobs": [first, dict(first, nodes=2)]}
+    code, _, body = restd.request(f"{API}/job/submit", tokens["herdu1"], method="POST",
+                                  data=json.dumps(req).encode())
+    assert code == 200, body
+    job = json.loads(body)["job_id"]
+    c.wait_until("both components done", lambda: c.run(
+        ["squeue", "-h", "-t", "all", "-j", str(job), "-o", "%i %u %D %T"]).out.split() ==
+        [f"{job}+0", "herdu1", "1", "COMPLETED", f"{job}+1", "herdu1", "2", "COMPLETED"])
+    with open(out) as f:
+        assert f.read() == "size=2\n"
+
+
 def test_bad_tokens_are_refused_by_the_controller(c, restd, tmp_path):
     jobs = f"{API}/jobs"
     now = int(time.time())

@@ -30,6 +30,7 @@ static json_t *sample(const struct msg_field *schema)
 		case MF_ARR_STR: v = json_pack("[s,s]", "A=1", "B=2"); break;
 		case MF_ARR_INT: v = json_pack("[i,i]", 1, 2); break;
 		case MF_ANY: v = json_null(); break;
+		case MF_ARR_OBJ: v = json_pack("[o]", f->sub ? sample(f->sub) : json_object()); break;
 		}
 		json_object_set_new(o, f->key, v);
 	}
