@@ -31,6 +31,7 @@ struct acct_query {
 	bool want_state[JOB_STATE_COUNT + 1];   /* + STATE_REQUEUED */
 	bool by_state;
 	bool duplicates;            /* every run of a requeued job (sacct -D) */
+	bool registry;              /* CLUSTER_INFO: the clusters, not jobs */
 	int64_t start, end;         /* the time window, Unix seconds */
 	/* Who may see what (PrivateData=jobs): set by roles; default everyone's. */
 	bool vis_all;
@@ -298,6 +299,33 @@ static void build_query(struct sql *s, const struct acct_query *q)
 	 * the index that selects; the worker sorts what it found. */
 }
 
+/* CLUSTER_INFO's answer from db: every cluster the registry holds, this
+ * one first (itself, as configured, even before its forwarder connected). */
+static int registry_read(struct acct_query *q, struct adb *db)
+{
+	json_t *list = json_array();
+	json_array_append_new(list, json_pack("{s:s, s:s, s:i, s:i}", "cluster", store_cluster(),
+					      "control_host", conf_ctld_host(core.conf),
+					      "control_port", conf_ctld_port(core.conf),
+					      "rpc", ADB_RPC_VERSION));
+	struct adb_rows *rows = adb_is_pg(db) ? adb_query(db, "SELECT cluster, control_host,"
+							  " control_port, rpc FROM acct_cluster"
+							  " ORDER BY cluster", NULL, 0) : NULL;
+	while (rows && adb_next(rows)) {
+		const char *name = adb_text(rows, 0);
+		if (name && strcmp(name, store_cluster()))
+			json_array_append_new(list, json_pack("{s:s, s:s?, s:I, s:I}", "cluster", name,
+							      "control_host", adb_text(rows, 1),
+							      "control_port", (json_int_t)adb_int(rows, 2),
+							      "rpc", (json_int_t)adb_int(rows, 3)));
+	}
+	int rc = rows ? adb_done(rows) : 0;
+	char *text = json_dumps(json_pack("{s:o, s:i}", "clusters", list, "rc", 0), JSON_COMPACT);
+	strbuf_adds(&q->out, text);
+	free(text);
+	return rc;
+}
+
 /* Worker thread. */
 static void acct_work(uv_work_t *w)
 {
@@ -335,6 +363,12 @@ static void acct_work(uv_work_t *w)
 	if (adb_exec_script(db, adb_is_pg(db) ? "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
 					       : "BEGIN") < 0)
 		goto error;
+	if (q->registry) {
+		if (registry_read(q, db) < 0)
+			goto error;
+		q->rc = 0;
+		goto out;
+	}
 	build_query(&s, q);
 	rows = adb_query(db, s.text.s, s.v, s.n);
 	if (!rows)
@@ -526,6 +560,25 @@ void acct_jobs(struct net_req *req)
 	q->vis_uid = req->uid;
 	strv_free(q->vis_accounts);
 	q->vis_accounts = roles_visible_accounts(req->uid, &q->vis_all);
+	q->work.data = q;
+	*waiting_tail = q;
+	waiting_tail = &q->next;
+	start_next();
+}
+
+void acct_clusters(struct net_req *req)
+{
+	int rc;
+	const char *errtext;
+	json_t *none = json_object();
+	struct acct_query *q = query_new(none, &rc, &errtext);
+	json_decref(none);
+	if (!q) {
+		net_respond(req, rc, NULL, errtext);
+		return;
+	}
+	q->req = req;
+	q->registry = true;
 	q->work.data = q;
 	*waiting_tail = q;
 	waiting_tail = &q->next;

@@ -63,7 +63,13 @@ const char adb_schema[] =
 	"  cluster TEXT NOT NULL, event_id BIGINT NOT NULL, job_id BIGINT NOT NULL,"
 	"  time BIGINT NOT NULL, event TEXT NOT NULL, detail TEXT,"
 	"  PRIMARY KEY (cluster, event_id));"
-	"CREATE INDEX IF NOT EXISTS acct_event_job ON acct_event (cluster, job_id);";
+	"CREATE INDEX IF NOT EXISTS acct_event_job ON acct_event (cluster, job_id);"
+	/* Where each cluster sharing the database has its controller (as
+	 * slurmdbd's cluster table): written by each controller when its
+	 * forwarder connects, read by -M/--clusters (CLUSTER_INFO). */
+	"CREATE TABLE IF NOT EXISTS acct_cluster ("
+	"  cluster TEXT PRIMARY KEY, control_host TEXT NOT NULL, control_port INTEGER NOT NULL,"
+	"  rpc INTEGER NOT NULL, registered BIGINT NOT NULL);";
 
 static const char *const write_sql[ADB_W_COUNT] = {
 	[ADB_W_JOB] =

@@ -106,6 +106,10 @@ char *acct_jobs_run(const json_t *body, int *rc, char *err, size_t errlen);
 /* ---- outbox.c: herd.db's outbox forwarded to PostgreSQL ---- */
 /* trim (called on the forwarder's thread): outbox rows up to id are in
  * PostgreSQL and may be deleted. */
+/* What the cluster registry (acct_cluster) says of this controller, written
+ * each time the forwarder connects; before outbox_start. */
+#define ADB_RPC_VERSION 9728   /* sacctmgr's RPC column: Slurm 22.05's protocol */
+void outbox_register(const char *cluster, const char *host, int port);
 int outbox_start(const char *db_path, const char *conninfo, void (*trim)(int64_t id),
 		 struct herd_error *err);
 void outbox_stop(void);

@@ -250,6 +250,7 @@ void acct_user_remove(struct acct_user *u)
 	LIST_UNLINK(accounting.users, users_last, u);
 	idx_del(&idx_users, u->name);
 	store_acct_del("user", u->name);
+	wckey_drop_user(u->name);
 	free(u->name);
 	free(u->default_account);
 	free(u->default_wckey);
@@ -312,6 +313,7 @@ void assoc_free_all(void)
 		strv_free(a->coords);
 		free(a);
 	}
+	wckey_free_all();
 	for (struct acct_user *u = accounting.users, *n; u; u = n) {
 		n = u->next;
 		free(u->name);
@@ -635,8 +637,11 @@ void assoc_reconfigure(void)
 	accounting.enforce_safe = all || word_in(enforce, "safe");
 	accounting.enforce_limits = all || accounting.enforce_safe || word_in(enforce, "limits");
 	accounting.enforce_qos = all || word_in(enforce, "qos");
+	/* wckeys also implies associations (Slurm shows "associations,wckeys") */
+	accounting.enforce_wckeys = all || word_in(enforce, "wckeys");
 	accounting.enforce_assoc = all || accounting.enforce_limits || accounting.enforce_qos ||
-				   word_in(enforce, "associations");
+				   accounting.enforce_wckeys || word_in(enforce, "associations");
+	accounting.track_wckey = conf_get_bool(core.conf, "TrackWCKey", false);
 	accounting.private_jobs = word_in(priv, "jobs");
 	accounting.private_usage = word_in(priv, "usage");
 	accounting.private_users = word_in(priv, "users");
@@ -655,6 +660,7 @@ void assoc_setup(void)
 	store_acct_load("user", load_user, NULL);
 	store_acct_load("qos", load_qos, NULL);
 	store_acct_load("assoc", load_assoc, NULL);
+	wckey_load();
 	make_defaults();
 	assoc_resolve_parents();
 	int na = 0;

@@ -107,6 +107,14 @@ struct acct_qos {
 };
 #define QOS_FLAG_DENY_ON_LIMIT 0x1u
 
+/* A workload characterization key: name (lower case) for one user on one
+ * cluster (wckey.c). */
+struct acct_wckey {
+	uint32_t id;                 /* stable, given at add (store key) */
+	char *name, *cluster, *user;
+	struct acct_wckey *next;
+};
+
 /* One association: an account's (user NULL) or a user's under an account,
  * optionally for one partition, on one cluster.  The account tree is the
  * account associations' parent links; root is the cluster's "root" account
@@ -140,9 +148,11 @@ struct accounting {
 	struct acct_user *users;
 	struct acct_qos *qos;
 	struct assoc *assocs;        /* every association, in ID order */
-	uint32_t next_assoc_id, next_qos_id;
+	struct acct_wckey *wckeys;   /* wckey.c */
+	uint32_t next_assoc_id, next_qos_id, next_wckey_id;
 	/* AccountingStorageEnforce */
-	bool enforce_assoc, enforce_limits, enforce_qos, enforce_safe;
+	bool enforce_assoc, enforce_limits, enforce_qos, enforce_safe, enforce_wckeys;
+	bool track_wckey;            /* TrackWCKey */
 	/* PrivateData */
 	bool private_jobs, private_usage, private_users, private_accounts;
 };
@@ -263,6 +273,25 @@ double *usage_fairshares(time_t now, uint32_t *n);
 void usage_job_state(struct job *job, enum job_state old);
 /* Charge and store every association's usage now (at shutdown). */
 void usage_save(time_t now);
+
+/* wckey.c: WCKeys.  Loaded at start (assoc_setup), freed with the rest. */
+void wckey_load(void);
+void wckey_free_all(void);
+void wckey_drop_user(const char *user);   /* every wckey of a user that goes */
+void wckey_drop_cluster(const char *cluster);   /* of a cluster that goes */
+struct acct_wckey *acct_wckey_find(const char *cluster, const char *name, const char *user);
+/* At submission, given the spec's "wckey" (NULL or "" when not given):
+ * with TrackWCKey the job's wckey (lower case; "*default" or "*" when none
+ * was given) and its record's ID; refused with AccountingStorageEnforce=
+ * wckeys when the user has no such wckey (or no default).  Without
+ * TrackWCKey the job gets none.  0, or an rc with err. */
+int wckey_job_submit(struct job *job, const char *given, struct herd_error *err);
+/* scontrol update job WCKey= (a pending job): the job's new wckey and ID
+ * (*wckey to free, NULL on error; the job's own without TrackWCKey), checked likewise; an
+ * unknown one without enforcement becomes the user's default.  The job is
+ * not changed.  0, or an rc with err. */
+int wckey_job_update(const struct job *job, const char *value, char **wckey, uint32_t *id,
+		     struct herd_error *err);
 
 /* report.c: ACCT_REPORT (sreport), and the node events it records each tick. */
 void report_rpc(struct net_req *req);

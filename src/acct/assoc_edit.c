@@ -137,6 +137,7 @@ int mgr_delete_cluster(struct mgr *m)
 					mgr_strv_push(&users, a->user);
 				assoc_remove(a);
 			}
+		wckey_drop_cluster(c->name);
 		acct_cluster_remove(c);
 		/* a user whose default account was there gets one it still has */
 		for (size_t j = 0; j < users.n; j++)
@@ -519,19 +520,27 @@ int mgr_add_user(struct mgr *m)
 {
 	static const char *const keys[] = {
 		"name", "account", "defaultaccount", "adminlevel", "partition", "cluster",
-		"defaultwckey", "fairshare", "grptres", "grptresmins", "grpjobs", "grpsubmitjobs",
+		"defaultwckey", "wckey", "fairshare", "grptres", "grptresmins", "grpjobs", "grpsubmitjobs",
 		"grpwall", "maxjobs", "maxsubmitjobs", "maxwall", "maxtresperjob", "maxtrespernode",
 		"maxtresminsperjob", "qos", "defaultqos", NULL
 	};
-	struct strv names = { 0 }, accounts = { 0 }, parts = { 0 }, clusters = { 0 };
+	struct strv names = { 0 }, accounts = { 0 }, parts = { 0 }, clusters = { 0 }, wckeys = { 0 };
 	struct assoc_change chg;
 	const char *dflt = mgr_set(m, "defaultaccount"), *admin_s = mgr_set(m, "adminlevel"),
 		   *wckey = mgr_set(m, "defaultwckey");
 	enum admin_level admin = ADMIN_NONE;
 	int rc = -1;
-	json_t *added = json_array(), *assocs = json_array();
+	json_t *added = json_array(), *assocs = json_array(), *wckeys_added = json_array();
 	json_object_set_new(m->out, "added", added);
 	json_object_set_new(m->out, "assocs", assocs);
+	json_object_set_new(m->out, "wckeys", wckeys_added);
+	/* WCKeys=a,b: the user's wckeys on the clusters; the first is a new
+	 * user's default unless DefaultWCKey= says (and is one of them) */
+	mgr_strv_split(&wckeys, mgr_set(m, "wckey"));
+	if (wckey && *wckey && wckeys.n && !mgr_strv_has(&wckeys, wckey))
+		mgr_strv_push(&wckeys, wckey);   /* Slurm adds it after the others */
+	if (!wckey && wckeys.n)
+		wckey = wckeys.v[0];
 	if (mgr_check_keys(m, m->set, keys, "user") < 0 || mgr_change_parse(m, m->set, &chg) < 0)
 		return -1;
 	if (admin_s && mgr_parse_admin(m, admin_s, &admin) < 0)
@@ -559,10 +568,17 @@ int mgr_add_user(struct mgr *m)
 	}
 	if (mgr_names_ok(m, &names, "user") < 0 || mgr_names_ok(m, &parts, "partition") < 0)
 		goto out;
-	if (!accounts.n) {
+	if (!accounts.n && !wckeys.n) {
 		mgr_fail(m, HERD_ERR_INVALID_ARG, "Need a default account for these users to add");
 		goto out;
 	}
+	if (mgr_wckeys_check(m, &wckeys) < 0)
+		goto out;
+	for (size_t c = 0; wckeys.n && c < clusters.n; c++)
+		if (!acct_cluster_find(clusters.v[c])) {
+			mgr_fail(m, HERD_ERR_INVALID_ARG, "Cluster '%.60s' doesn't exist", clusters.v[c]);
+			goto out;
+		}
 	if (admin_s && check_admin_change(m, NULL, admin) < 0)
 		goto out;
 	for (size_t c = 0; c < clusters.n; c++)
@@ -600,7 +616,8 @@ int mgr_add_user(struct mgr *m)
 			if (!m->dry_run) {
 				u = acct_user_new(names.v[i]);
 				u->admin = admin;
-				u->default_account = xstrdup(dflt && *dflt ? dflt : accounts.v[0]);
+				u->default_account = accounts.n ? xstrdup(dflt && *dflt ? dflt : accounts.v[0])
+								 : NULL;
 				u->default_wckey = xstrdup(wckey);
 				acct_user_save(u);
 				m->changed = true;
@@ -625,7 +642,15 @@ int mgr_add_user(struct mgr *m)
 					assoc_save(a);
 					m->changed = true;
 				}
-		if (!m->dry_run && u && !u->default_account) {
+		mgr_wckeys_add(m, names.v[i], &clusters, &wckeys, wckeys_added);
+		/* Slurm: a user without a default wckey gets the first it is given */
+		if (!m->dry_run && u && wckeys.n && (!u->default_wckey || !*u->default_wckey)) {
+			free(u->default_wckey);
+			u->default_wckey = xstrdup(wckey);
+			acct_user_save(u);
+			m->changed = true;
+		}
+		if (!m->dry_run && u && !u->default_account && accounts.n) {
 			fix_default_account(u->name);
 			m->changed = true;
 		}
@@ -636,6 +661,7 @@ out:
 	mgr_strv_free(&accounts);
 	mgr_strv_free(&parts);
 	mgr_strv_free(&clusters);
+	mgr_strv_free(&wckeys);
 	return rc;
 }
 
@@ -701,6 +727,14 @@ int mgr_modify_user(struct mgr *m)
 			goto error;
 		}
 	}
+	if (wckey) {
+		struct strv clusters = { 0 };
+		mgr_strv_split(&clusters, mgr_where(m, "cluster"));
+		int bad = mgr_default_wckey_check(m, &names, wckey, &clusters);
+		mgr_strv_free(&clusters);
+		if (bad < 0)
+			goto error;
+	}
 	if (chg.any)
 		for (struct assoc *a = accounting.assocs; a; a = a->next) {
 			if (a->deleted || !mgr_filter_match(&f, a))
@@ -727,7 +761,7 @@ int mgr_modify_user(struct mgr *m)
 		}
 		if (wckey) {
 			free(u->default_wckey);
-			u->default_wckey = xstrdup(wckey);
+			u->default_wckey = *wckey ? xstrdup(wckey) : NULL;
 		}
 		acct_user_save(u);
 		m->changed = true;
@@ -754,7 +788,8 @@ error:
 
 int mgr_delete_user(struct mgr *m)
 {
-	static const char *const wkeys[] = { "name", "user", "account", "cluster", "partition", NULL };
+	static const char *const wkeys[] = { "name", "user", "account", "cluster", "partition",
+					     "wckey", NULL };
 	struct strv names = { 0 };
 	struct assoc_filter f;
 	json_t *deleted = json_array(), *assocs = json_array();
@@ -765,6 +800,12 @@ int mgr_delete_user(struct mgr *m)
 	mgr_names(m, &names, "user");
 	if (!names.n)
 		return mgr_fail(m, HERD_ERR_INVALID_ARG, "No conditions given to remove, not executing.");
+	if (mgr_where(m, "wckey")) {
+		/* delete user NAME WCKeys=K: those wckeys, not the user */
+		int rc = mgr_delete_user_wckeys(m, &names);
+		mgr_strv_free(&names);
+		return rc;
+	}
 	mgr_filter_fill(m, &f);
 	mgr_strv_free(&f.users);
 	for (size_t i = 0; i < names.n; i++)

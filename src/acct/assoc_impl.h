@@ -21,6 +21,8 @@ struct acct_cluster *acct_cluster_new(const char *name);
 struct acct_account *acct_account_new(const char *name);
 struct acct_user *acct_user_new(const char *name);
 struct acct_qos *acct_qos_new(const char *name, uint32_t id);
+struct acct_wckey *acct_wckey_new(uint32_t id, const char *cluster, const char *name,
+				  const char *user);   /* wckey.c; id 0: the next free one */
 /* id 0: the next free one. */
 struct assoc *assoc_new(uint32_t id, const char *cluster, const char *account, const char *user,
 			const char *partition);

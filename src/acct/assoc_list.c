@@ -682,6 +682,7 @@ int mgr_dump_cluster(struct mgr *m)
 			struct acct_user *u = acct_user_find(order[i]->user);
 			if (u)
 				obj_merge_new(row, user_row(u));
+			json_object_set_new(row, "wckeys", wckey_names_of(order[i]->user, cl));
 		} else {
 			struct acct_account *a = acct_account_find(order[i]->account);
 			if (a) {

@@ -30,7 +30,7 @@ static const char *const load_user_keys[] = {
 	"defaultaccount", "adminlevel", "defaultwckey", "fairshare", "grptres", "grptresmins",
 	"grpjobs", "grpsubmitjobs", "grpwall", "maxjobs", "maxsubmitjobs", "maxwall",
 	"maxtresperjob", "maxtrespernode", "maxtresminsperjob", "qos", "defaultqos", "partition",
-	"coordinators", NULL
+	"coordinators", "wckey", NULL
 };
 
 /* Check (apply false) or apply one record.  Checking tracks accounts the
@@ -188,7 +188,21 @@ static int load_one(struct mgr *m, const json_t *rec, struct load_ctx *lc, struc
 		}
 		if (admin_s)
 			u->admin = lvl;
+		/* Slurm's dump: DefaultWCKey='k':WCKeys='k,l' (the user's on this cluster) */
+		const char *dwckey = json_string_value(json_object_get(attrs, "defaultwckey"));
+		if (dwckey) {
+			free(u->default_wckey);
+			u->default_wckey = *dwckey ? xstrdup(dwckey) : NULL;
+		}
 		acct_user_save(u);
+		struct strv wckeys = { 0 }, cl = { 0 };
+		mgr_strv_split(&wckeys, json_string_value(json_object_get(attrs, "wckey")));
+		mgr_strv_push(&cl, lc->cluster);
+		json_t *made = json_array();
+		mgr_wckeys_add(m, name, &cl, &wckeys, made);
+		json_decref(made);
+		mgr_strv_free(&wckeys);
+		mgr_strv_free(&cl);
 
 		struct assoc *a = assoc_find_exact(lc->cluster, lc->parent, name, part && *part ? part : NULL);
 		if (!a) {

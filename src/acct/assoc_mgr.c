@@ -609,6 +609,7 @@ static const struct mgr_op {
 	{ "list", "coordinator", mgr_list_coord },
 	{ "list", "association", mgr_list_assoc },
 	{ "list", "tres", mgr_list_tres },
+	{ "list", "wckey", mgr_list_wckey },
 	{ "dump", "cluster", mgr_dump_cluster },
 	{ "load", "cluster", mgr_load_file },
 };

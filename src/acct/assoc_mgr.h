@@ -120,5 +120,17 @@ int mgr_add_qos(struct mgr *m);
 int mgr_modify_qos(struct mgr *m);
 int mgr_delete_qos(struct mgr *m);
 int mgr_load_file(struct mgr *m);
+/* wckey.c: list wckeys; the wckeys of add user WCKeys= (checked, then
+ * made for user on clusters, refs into added); modify user set
+ * DefaultWCKey= (each user must hold it); delete user WCKeys= (where). */
+int mgr_list_wckey(struct mgr *m);
+int mgr_wckeys_check(struct mgr *m, const struct strv *wckeys);
+void mgr_wckeys_add(struct mgr *m, const char *user, const struct strv *clusters,
+		    const struct strv *wckeys, json_t *added);
+int mgr_default_wckey_check(struct mgr *m, const struct strv *users, const char *wckey,
+			    const struct strv *clusters);
+int mgr_delete_user_wckeys(struct mgr *m, const struct strv *users);
+/* The names of user's wckeys on cluster, sorted (dump's WCKeys=). */
+json_t *wckey_names_of(const char *user, const char *cluster);
 
 #endif

@@ -62,13 +62,36 @@ static void nap(int ms)
 	pthread_mutex_unlock(&mu);
 }
 
-/* The tables, once per connection.  Clusters sharing the database may
- * start together: an advisory lock keeps their CREATEs apart. */
+/* This controller's entry in acct_cluster (outbox_register). */
+static char *reg_cluster, *reg_host;
+static int reg_port;
+
+void outbox_register(const char *cluster, const char *host, int port)
+{
+	free(reg_cluster);
+	free(reg_host);
+	reg_cluster = xstrdup(cluster);
+	reg_host = xstrdup(host);
+	reg_port = port;
+}
+
+/* The tables, once per connection, and where this controller listens.
+ * Clusters sharing the database may start together: an advisory lock
+ * keeps their CREATEs apart. */
 static int pg_prepare(struct adb *pg)
 {
+	struct adb_val reg[] = { ADB_TEXT(reg_cluster), ADB_TEXT(reg_host), ADB_INT(reg_port),
+				 ADB_INT(ADB_RPC_VERSION), ADB_INT(time(NULL)) };
 	if (adb_exec_script(pg, "BEGIN; SELECT pg_advisory_xact_lock(7714001);") < 0)
 		return -1;
-	if (adb_exec_script(pg, adb_schema) < 0 || adb_exec_script(pg, "COMMIT") < 0) {
+	if (adb_exec_script(pg, adb_schema) < 0 ||
+	    (reg_cluster && adb_exec(pg, "INSERT INTO acct_cluster (cluster, control_host,"
+				     " control_port, rpc, registered) VALUES ($1,$2,$3,$4,$5)"
+				     " ON CONFLICT (cluster) DO UPDATE SET"
+				     " control_host=excluded.control_host,"
+				     " control_port=excluded.control_port, rpc=excluded.rpc,"
+				     " registered=excluded.registered", reg, 5) < 0) ||
+	    adb_exec_script(pg, "COMMIT") < 0) {
 		adb_exec_script(pg, "ROLLBACK");
 		return -1;
 	}

@@ -143,7 +143,7 @@ static long long down_cpu_secs(time_t start, time_t end, time_t now)
 
 static const char *const reports[] = {
 	"cluster_utilization", "account_utilization_by_user", "user_top_usage",
-	"job_sizes_by_account", NULL,
+	"job_sizes_by_account", "wckey_utilization_by_user", "job_sizes_by_wckey", NULL,
 };
 
 void report_rpc(struct net_req *req)

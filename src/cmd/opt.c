@@ -10,11 +10,13 @@
 #include <string.h>
 #include <strings.h>
 #include "cmd/opt.h"
+#include "common/text.h"
 #include <time.h>
 #include "common/parse.h"
 #include "common/strbuf.h"
 #include "common/bitmap.h"
 #include "common/auth.h"
+#include "common/msg.h"
 #include "common/xmalloc.h"
 
 /* glibc's name of the running program ("sbatch"); declared here because
@@ -44,8 +46,101 @@ void cmd_client_fini(struct cmd_client *c)
 	if (!c)
 		return;
 	free(c->dest);
+	free(c->host);
 	conf_destroy(c->conf);
 	memset(c, 0, sizeof(*c));
+}
+
+void cmd_client_aim(struct cmd_client *c, const struct cmd_cluster *cl)
+{
+	free(c->dest);
+	c->dest = auth_dest_ctld(cl->name);
+	c->target.dest = c->dest;
+	free(c->host);
+	c->host = xstrdup(cl->host);
+	c->target.host = c->host;
+	c->target.port = cl->port;
+}
+
+int cmd_client_cluster(struct cmd_client *c, const char *list)
+{
+	size_t n;
+	struct cmd_cluster *v = cmd_clusters_resolve(c, list, &n);
+	if (!v)
+		return -1;
+	cmd_client_aim(c, &v[0]);
+	cmd_clusters_free(v, n);
+	return 0;
+}
+
+static void cluster_add(struct cmd_cluster **v, size_t *n, const char *name, const char *host,
+			int port)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (!strcmp((*v)[i].name, name))
+			return;   /* -M a,a */
+	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
+	(*v)[(*n)++] = (struct cmd_cluster){ xstrdup(name), xstrdup(host), port };
+}
+
+struct cmd_cluster *cmd_clusters_resolve(struct cmd_client *c, const char *list, size_t *n)
+{
+	const char *prog = program_invocation_short_name;
+	const char *self = conf_cluster_name(c->conf);
+	size_t nnames;
+	char **names = opt_split_lower(list, ',', &nnames);
+	struct cmd_cluster *v = NULL;
+	json_t *reply = NULL, *known = NULL;
+	struct herd_error err = { "" };
+
+	*n = 0;
+	for (size_t i = 0; i < nnames; i++) {
+		if (!strcmp(names[i], self)) {
+			cluster_add(&v, n, self, conf_ctld_host(c->conf), conf_ctld_port(c->conf));
+			continue;
+		}
+		if (!known) {
+			/* the registry, through this cluster's controller */
+			json_t *body = json_object();
+			if (cmd_call(c, MSG_CLUSTER_INFO, body, &reply, &err) == 0)
+				known = json_incref(json_object_get(reply, "clusters"));
+			json_decref(body);
+			if (!json_is_array(known)) {
+				json_decref(known);
+				known = json_array();   /* none but this one */
+			}
+		}
+		bool found = false, all = !strcmp(names[i], "all");
+		size_t k;
+		json_t *row;
+		json_array_foreach(known, k, row) {
+			const char *name = cmd_jstr(row, "cluster");
+			if (!all && strcmp(name, names[i]))
+				continue;
+			cluster_add(&v, n, name, cmd_jstr(row, "control_host"), (int)cmd_jint(row, "control_port"));
+			found = true;
+		}
+		if (all && !found)
+			cluster_add(&v, n, self, conf_ctld_host(c->conf), conf_ctld_port(c->conf));
+		else if (!found)
+			fprintf(stderr, "%s: error: No cluster '%s' known by database.\n"
+				"%s: error: '%s' can't be reached now, or it is an invalid entry for "
+				"--cluster.  Use 'sacctmgr list clusters' to see available clusters.\n",
+				prog, names[i], prog, names[i]);
+	}
+	json_decref(known);
+	json_decref(reply);
+	opt_strv_free(names);
+	return v;
+}
+
+void cmd_clusters_free(struct cmd_cluster *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].name);
+		free(v[i].host);
+	}
+	free(v);
 }
 
 int cmd_call(struct cmd_client *c, int type, const json_t *body, json_t **reply,
@@ -135,6 +230,14 @@ char **opt_split(const char *s, char sep, size_t *count)
 	}
 	if (count)
 		*count = n;
+	return v;
+}
+
+char **opt_split_lower(const char *s, char sep, size_t *count)
+{
+	char *l = s ? text_lower(s) : NULL;
+	char **v = opt_split(l, sep, count);
+	free(l);
 	return v;
 }
 

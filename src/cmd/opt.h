@@ -23,6 +23,7 @@
 struct cmd_client {
 	struct conf *conf;
 	char *dest;
+	char *host;              /* -M: another cluster's controller */
 	struct net_target target;
 	int timeout_ms;          /* MessageTimeout (default 10 s) */
 	struct herd_error detail;   /* why the last call got no reply, for -v */
@@ -32,6 +33,24 @@ struct cmd_client {
  * aim at the controller.  -1 with err saying what was wrong with the file. */
 int cmd_client_init(struct cmd_client *c, struct herd_error *err);
 void cmd_client_fini(struct cmd_client *c);
+
+/* -M/--clusters: clusters sharing one accounting database, each with its
+ * controller (CLUSTER_INFO, doc/accounting.md "Clusters"). */
+struct cmd_cluster {
+	char *name, *host;
+	int port;
+};
+/* The clusters list names (lowered; "all": every one the database knows),
+ * this one without asking anybody.  An unknown name gets Slurm's two lines
+ * ("No cluster 'x' known by database." ...) and is left out; NULL (and *n
+ * 0) when none is left.  Free with cmd_clusters_free. */
+struct cmd_cluster *cmd_clusters_resolve(struct cmd_client *c, const char *list, size_t *n);
+void cmd_clusters_free(struct cmd_cluster *v, size_t n);
+/* Aim c's next calls at that cluster's controller. */
+void cmd_client_aim(struct cmd_client *c, const struct cmd_cluster *cl);
+/* -M for a command that acts on one cluster: aimed at the first of list
+ * that resolves; -1 (the lines printed) when none does. */
+int cmd_client_cluster(struct cmd_client *c, const char *list);
 
 #define CMD_NO_REPLY (-1)
 /* One request.  Returns 0 with *reply (caller decrefs) when the controller
@@ -71,6 +90,9 @@ char **cmd_job_ids_split(const char *s, size_t *count);
 
 /* Split "a,b,,c" on sep into a NULL-terminated vector (empty items dropped). */
 char **opt_split(const char *s, char sep, size_t *count);
+/* The same for names Slurm keeps in lower case (accounts, QOS, users and
+ * wckeys in the accounting database): -A TeamA matches account teama. */
+char **opt_split_lower(const char *s, char sep, size_t *count);
 void opt_strv_free(char **v);
 size_t opt_strv_len(char *const *v);
 void opt_strv_push(char ***v, size_t *n, char *item);   /* steals item */

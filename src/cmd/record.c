@@ -167,9 +167,11 @@ void record_job(const json_t *job, time_t now, int details, struct record *r)
 			cmd_jstr(job, "array_tasks"), cmd_jstr(job, "name"));
 	record_add(r, "UserId=%s(%lld) GroupId=%s(%lld) MCS_label=N/A", user_name(job, a, sizeof(a)),
 		cmd_jint(job, "uid"), group_name(job, b, sizeof(b)), cmd_jint(job, "gid"));
-	record_add(r, "Priority=%lld Nice=%lld Account=%s QOS=%s", cmd_jint(job, "priority"),
+	/* WCKey= only when the job has one (TrackWCKey), as Slurm */
+	record_add(r, "Priority=%lld Nice=%lld Account=%s QOS=%s%s%s", cmd_jint(job, "priority"),
 		cmd_jint(job, "nice"), or_null(cmd_jstr(job, "account")),
-		*cmd_jstr(job, "qos") ? cmd_jstr(job, "qos") : "normal");
+		*cmd_jstr(job, "qos") ? cmd_jstr(job, "qos") : "normal",
+		*cmd_jstr(job, "wckey") ? " WCKey=" : "", cmd_jstr(job, "wckey"));
 	record_add(r, "JobState=%s Reason=%s Dependency=%s", state, cmd_jstr(job, "reason"),
 		or_null(cmd_jstr(job, "dependency")));
 	json_t *rq = json_object_get(job, "requeue");
@@ -263,6 +265,8 @@ void record_job(const json_t *job, time_t now, int details, struct record *r)
 	const char *mail_type = cmd_jstr(job, "mail_type");
 	if (*mail_type && strcmp(mail_type, "NONE") && *cmd_jstr(job, "mail_user"))
 		record_add(r, "MailUser=%s MailType=%s", cmd_jstr(job, "mail_user"), mail_type);
+	if (*cmd_jstr(job, "container"))   /* as Slurm: only for a job with one */
+		record_add(r, "Container=%s", cmd_jstr(job, "container"));
 	/* -dd: the script, unindented after its key, as Slurm prints it */
 	const json_t *script = json_object_get(job, "script");
 	if (script) {

@@ -21,6 +21,7 @@
 #include "common/msg.h"
 #include "common/parse.h"
 #include "common/state.h"
+#include "common/text.h"
 #include "common/xmalloc.h"
 
 #define DEFAULT_FORMAT "jobid,jobname,partition,account,alloccpus,state,exitcode"
@@ -148,6 +149,8 @@ static void help(void)
 	       "     --usage:\n"
 	       "\t           Display brief usage message.\n"
 	       "     -V, --version: Print version.\n"
+	       "     -W, --wckeys:\n"
+	       "\t           Only send data about these wckeys.  Default is all.\n"
 	       "     -X, --allocations:\n"
 	       "\t           Only show statistics relevant to the job allocation\n"
 	       "\t           itself, not taking steps into consideration.\n");
@@ -244,12 +247,13 @@ int main(int argc, char **argv)
 		{ "usage", no_argument, NULL, OPT_USAGE },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "wckeys", required_argument, NULL, 'W' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *format = getenv("SACCT_FORMAT");
 	const char *jobs_arg = NULL, *users_arg = NULL, *states_arg = NULL, *start_arg = NULL,
 		   *end_arg = NULL, *names_arg = NULL, *parts_arg = NULL, *accounts_arg = NULL,
-		   *clusters_arg = NULL;
+		   *clusters_arg = NULL, *wckeys_arg = NULL;
 	char *jobs_joined = NULL;
 	bool all_users = false, no_header = false, duplicates = false, as_json = false,
 	     want_requeued = false;
@@ -258,7 +262,7 @@ int main(int argc, char **argv)
 	int c, status = 1;
 
 	argv[0] = "sacct";
-	while ((c = getopt_long(argc, argv, "aA:bDeE:hj:lLM:no:pPr:s:S:u:vVX", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "aA:bDeE:hj:lLM:no:pPr:s:S:u:vVW:X", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'a': all_users = true; break;
 		case 'A': accounts_arg = optarg; break;
@@ -299,6 +303,7 @@ int main(int argc, char **argv)
 		case 'S': start_arg = optarg; break;
 		case 'u': users_arg = optarg; break;
 		case 'V': printf("%s\n", CMD_VERSION); return 0;
+		case 'W': wckeys_arg = optarg; break;
 		case 'X': show.allocations = true; break;
 		case OPT_USAGE: usage(stdout); return 0;
 		default: usage(stderr); free(jobs_joined); return 1;
@@ -313,7 +318,7 @@ int main(int argc, char **argv)
 	struct column *cols = NULL;
 	size_t ncols = 0, nwant = 0;
 	struct want *want = NULL;
-	char **names = NULL, **parts = NULL, **accounts = NULL;
+	char **names = NULL, **parts = NULL, **accounts = NULL, **wckeys = NULL;
 	json_t *out_jobs = NULL;
 	struct cmd_client client;
 	bool client_ok = false;
@@ -457,9 +462,14 @@ int main(int argc, char **argv)
 		names = opt_split(names_arg, ',', NULL);
 	if (parts_arg)
 		parts = opt_split(parts_arg, ',', NULL);
+	if (wckeys_arg) {   /* as Slurm: lower case, matched as the job shows it ("*k": a default) */
+		char *l = text_lower(wckeys_arg);
+		wckeys = opt_split(l, ',', NULL);
+		free(l);
+	}
 	if (accounts_arg) {
 		size_t n;
-		accounts = opt_split(accounts_arg, ',', &n);
+		accounts = opt_split_lower(accounts_arg, ',', &n);
 		json_t *v = json_array();
 		for (size_t i = 0; i < n; i++)
 			json_array_append_new(v, json_string(accounts[i]));
@@ -510,6 +520,8 @@ int main(int argc, char **argv)
 		if (parts && !in_strv(parts, cmd_jstr(job, "partition")))
 			continue;
 		if (accounts && !in_strv_nocase(accounts, cmd_jstr(job, "account")))
+			continue;
+		if (wckeys && !in_strv(wckeys, cmd_jstr(job, "wckey")))
 			continue;
 		struct row r = { job, false, reply_now ? reply_now : now, local, NULL, &show };
 		if (!sacct_cluster_wanted(clusters_arg, sacct_cluster_of(&r), local))
@@ -571,6 +583,7 @@ out:
 	opt_strv_free(names);
 	opt_strv_free(parts);
 	opt_strv_free(accounts);
+	opt_strv_free(wckeys);
 	json_decref(out_jobs);
 	free(jobs_joined);
 	return status;

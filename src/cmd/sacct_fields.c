@@ -22,7 +22,7 @@
 /* Slurm 22.05's fields, in its order and widths (sacct --helpformat; -o
  * all): a name given to -o matches the first field it begins ("job" is
  * JobID, "n" NCPUS).  F_BLANK: what Herd does not record (energy, disk
- * and VM sizes, CPU frequencies, wckeys, reservations ...). */
+ * and VM sizes, CPU frequencies, reservations ...). */
 static const struct field fields[] = {
 	{ "Account", 10, F_ACCOUNT, K_STR }, { "AdminComment", 15, F_BLANK, K_STR },
 	{ "AllocCPUS", 10, F_ALLOC_CPUS, K_NUM }, { "AllocNodes", 10, F_ALLOC_NODES, K_STR },
@@ -33,7 +33,7 @@ static const struct field fields[] = {
 	{ "AveVMSize", 10, F_BLANK, K_STR }, { "BlockID", 16, F_BLANK, K_STR },
 	{ "Cluster", 10, F_CLUSTER, K_STR }, { "Comment", 14, F_COMMENT, K_STR },
 	{ "Constraints", 19, F_CONSTRAINTS, K_STR }, { "ConsumedEnergy", 14, F_BLANK, K_STR },
-	{ "ConsumedEnergyRaw", 17, F_BLANK, K_NUM }, { "Container", 19, F_BLANK, K_STR },
+	{ "ConsumedEnergyRaw", 17, F_BLANK, K_NUM }, { "Container", 19, F_CONTAINER, K_STR },
 	{ "CPUTime", 10, F_CPU_TIME, K_TIME }, { "CPUTimeRAW", 10, F_CPU_TIME_RAW, K_NUM },
 	{ "DBIndex", -10, F_BLANK, K_NUM }, { "DerivedExitCode", 15, F_DERIVED_EXIT, K_STR },
 	{ "Elapsed", 10, F_ELAPSED, K_TIME }, { "ElapsedRaw", 10, F_ELAPSED_RAW, K_NUM },
@@ -77,7 +77,7 @@ static const struct field fields[] = {
 	{ "TRESUsageOutMinNode", 19, F_BLANK, K_STR }, { "TRESUsageOutMinTask", 19, F_BLANK, K_STR },
 	{ "TRESUsageOutTot", 15, F_BLANK, K_STR }, { "UID", 6, F_UID, K_NUM },
 	{ "User", 9, F_USER, K_STR }, { "UserCPU", 10, F_BLANK, K_STR },
-	{ "WCKey", 10, F_BLANK, K_STR }, { "WCKeyID", 10, F_BLANK, K_NUM },
+	{ "WCKey", 10, F_WCKEY, K_STR }, { "WCKeyID", 10, F_WCKEY_ID, K_NUM },
 	{ "WorkDir", 20, F_WORKDIR, K_STR },
 };
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
@@ -445,6 +445,7 @@ static const char *step_value(const struct column *c, const struct row *r, char 
 		snprintf(buf, len, "%lld.%s", cmd_jint(job, "job_id"), cmd_step_name(id, name, sizeof(name)));
 		return buf;
 	case F_JOBNAME: return cmd_jstr(step, "name");
+	case F_CONTAINER: return cmd_jstr(step, "container");
 	case F_ALLOC_CPUS: case F_REQ_CPUS:
 		snprintf(buf, len, "%lld", cpus);
 		return buf;
@@ -536,6 +537,7 @@ const char *sacct_value(const struct column *c, const struct row *r, char *buf, 
 	case F_ACCOUNT: return cmd_jstr(job, "account");
 	case F_CLUSTER: return sacct_cluster_of(r);
 	case F_COMMENT: return batch ? NULL : cmd_jstr(job, "comment");
+	case F_CONTAINER: return cmd_jstr(job, "container");   /* the batch step's too */
 	case F_CONSTRAINTS: return batch ? NULL : cmd_jstr(job, "features");
 	case F_QOS: return batch ? NULL : cmd_jstr(job, "qos");
 	case F_JOBID: {
@@ -655,6 +657,13 @@ const char *sacct_value(const struct column *c, const struct row *r, char *buf, 
 		return buf;
 	case F_USER:
 		return batch ? NULL : cmd_jstr(job, "user");
+	/* TrackWCKey: "*name" for a default (Slurm's mark); the record's ID, 0 none */
+	case F_WCKEY: return batch ? NULL : cmd_jstr(job, "wckey");
+	case F_WCKEY_ID:
+		if (batch)
+			return NULL;
+		snprintf(buf, len, "%lld", cmd_jint(job, "wckey_id"));
+		return buf;
 	case F_WORKDIR: return batch ? NULL : cmd_jstr(job, "work_dir");
 	case F_TEAM_ACTS: {
 		if (batch)

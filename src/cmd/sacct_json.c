@@ -240,7 +240,14 @@ json_t *sacct_json_job(const struct row *r)
 	json_object_set_new(o, "tres", json_pack("{s:o, s:o}", "allocated", alloc, "requested",
 						 json_tres_list(&t, true)));
 	json_object_set_new(o, "user", json_string(cmd_jstr(job, "user")));
-	json_object_set_new(o, "wckey", json_pack("{s:s, s:[]}", "wckey", "", "flags"));
+	/* "*name": the user's default, given because none was asked for */
+	const char *wckey = cmd_jstr(job, "wckey");
+	json_t *wflags = json_array();
+	if (*wckey == '*') {
+		wckey++;
+		json_array_append_new(wflags, json_string("ASSIGNED_DEFAULT"));
+	}
+	json_object_set_new(o, "wckey", json_pack("{s:s, s:o}", "wckey", wckey, "flags", wflags));
 	json_object_set_new(o, "working_directory", json_string(cmd_jstr(job, "work_dir")));
 	return o;
 }

@@ -330,8 +330,10 @@ static bool has_limits(const json_t *set)
 static int report_add(const struct request *r, const json_t *reply)
 {
 	json_t *added = json_object_get(reply, "added"), *assocs = json_object_get(reply, "assocs");
+	json_t *wckeys = json_object_get(reply, "wckeys");
 	const json_t *s = r->set;
-	if (!json_array_size(added) && !json_array_size(assocs) && strcmp(r->entity, "coordinator")) {
+	if (!json_array_size(added) && !json_array_size(assocs) && !json_array_size(wckeys) &&
+	    strcmp(r->entity, "coordinator")) {
 		printf(" Nothing new added.\n");
 		return 1;
 	}
@@ -371,10 +373,13 @@ static int report_add(const struct request *r, const json_t *reply)
 			printf(" Adding User(s)\n");
 			print_strs(added);
 			/* Slurm shows only what was given */
-			if (json_object_get(s, "defaultaccount") || json_object_get(s, "adminlevel"))
+			if (json_object_get(s, "defaultaccount") || json_object_get(s, "adminlevel") ||
+			    json_object_get(s, "defaultwckey"))
 				printf(" Settings =\n");
 			if (json_object_get(s, "defaultaccount"))
 				printf("  Default Account = %s\n", cmd_jstr(s, "defaultaccount"));
+			if (json_object_get(s, "defaultwckey"))
+				printf("  Default WCKey   = %s\n", cmd_jstr(s, "defaultwckey"));
 			if (json_object_get(s, "adminlevel"))
 				printf("  Admin Level     = %s\n", cmd_jstr(reply, "admin_level"));
 		}
@@ -384,6 +389,14 @@ static int report_add(const struct request *r, const json_t *reply)
 			printf(" Associations =\n");
 			json_array_foreach(assocs, i, a)
 				print_assoc_ref(a, false);
+		}
+		if (json_array_size(wckeys)) {
+			size_t i;
+			json_t *w;
+			printf(" WCKeys =\n");
+			json_array_foreach(wckeys, i, w)
+				printf("  U = %-9.*s W = %-10.*s C = %-10.*s\n", CUT(jget(w, "user"), 9),
+				       CUT(jget(w, "wckey"), 10), CUT(jget(w, "cluster"), 10));
 		}
 		if (has_limits(s)) {
 			printf(" Non Default Settings\n");
@@ -495,6 +508,20 @@ static int report_delete(const struct request *r, const json_t *reply)
 		printf(" Removed Coordinators (sub accounts not listed)...\n");
 		json_array_foreach(del, i, a)
 			printf("  U = %-9s A = %-10s\n", cmd_jstr(a, "user"), cmd_jstr(a, "account"));
+		return 0;
+	}
+	json_t *wckeys = json_object_get(reply, "wckeys");
+	if (json_is_array(wckeys)) {   /* delete user NAME WCKeys=K */
+		if (!json_array_size(wckeys)) {
+			printf(" Nothing deleted\n");
+			return 1;
+		}
+		if (!opts.quiet) {
+			printf(" Deleting user WCKeys...\n");
+			json_array_foreach(wckeys, i, a)
+				printf("  C = %-10.*s W = %-20.*s U = %-9.*s\n", CUT(jget(a, "cluster"), 10),
+				       CUT(jget(a, "wckey"), 20), CUT(jget(a, "user"), 9));
+		}
 		return 0;
 	}
 	if (!json_array_size(del) && !json_array_size(assocs)) {
@@ -737,9 +764,10 @@ static void usage(FILE *f)
 		"  -s, --associations  lists show associations\n"
 		"  -V, --version       version\n"
 		"Commands: add|create, modify|update, delete|remove, list|show, dump, load\n"
-		"Entities: account, association, cluster, coordinator, qos, tres, user\n"
+		"Entities: account, association, cluster, coordinator, qos, tres, user, wckey\n"
 		"  add account NAMES [Parent=P Description=D Organization=O Fairshare=N limits...]\n"
 		"  add user NAMES Account=A [DefaultAccount=A AdminLevel=L Partition=P limits...]\n"
+		"  add user NAMES WCKeys=K1,K2 [DefaultWCKey=K]   delete user NAMES WCKeys=K\n"
 		"  modify ENTITY where CONDITIONS set VALUES\n"
 		"  list ENTITY [CONDITIONS] [format=F1,F2%%20] [withassoc] [tree]\n"
 		"  dump CLUSTER [file=F]    load file=F\n");
@@ -816,6 +844,15 @@ static int run_command(int argc, char **argv)
 			fprintf(stderr, "sacctmgr: error: TRES can only be listed\n");
 			goto out;
 		}
+		if (!strcmp(r.entity, "wckey") && r.op != OP_LIST) {
+			/* Slurm 22.05: wckeys change through their user (add/delete
+			 * user NAME WCKeys=K) */
+			const char *verb = r.op == OP_ADD ? "add" : r.op == OP_MODIFY ? "modify" : "delete";
+			fprintf(stderr, "No valid entity in %s command\n"
+					"Input line must include \"Account\", \"Cluster\", \"Coordinator\", "
+					"\"Federation\", \"QOS\", \"Resource\", or \"User\"\n", verb);
+			goto out;
+		}
 		if (!strcmp(r.entity, "association") && r.op != OP_LIST) {
 			fprintf(stderr, "sacctmgr: error: Associations are changed through their user, "
 					"account or cluster (modify user|account|cluster)\n");
@@ -825,7 +862,7 @@ static int run_command(int argc, char **argv)
 		n--;
 	}
 	static const char *const known[] = { "account", "association", "cluster", "coordinator",
-					     "qos", "tres", "user", NULL };
+					     "qos", "tres", "user", "wckey", NULL };
 	for (i = 0; known[i] && strcmp(known[i], r.entity); i++)
 		;
 	if (!known[i]) {

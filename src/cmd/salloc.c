@@ -101,6 +101,13 @@ static void set_job_env(const struct jobopt *o, const json_t *job, const char *c
 		setenv("SLURM_JOB_QOS", cmd_jstr(job, "qos"), 1);
 	if (*cmd_jstr(job, "reservation"))
 		setenv("SLURM_JOB_RESERVATION", cmd_jstr(job, "reservation"), 1);
+	/* Slurm runs salloc's command as an interactive step in the container;
+	 * Herd runs it here, and its sruns in the container (srun reads
+	 * SRUN_CONTAINER) */
+	if (*cmd_jstr(job, "container")) {
+		setenv("SLURM_CONTAINER", cmd_jstr(job, "container"), 1);
+		setenv("SRUN_CONTAINER", cmd_jstr(job, "container"), 1);
+	}
 	setenv("SLURM_SUBMIT_DIR", submit_dir, 1);
 	gethostname(buf, sizeof(buf) - 1);
 	setenv("SLURM_SUBMIT_HOST", buf, 1);
@@ -284,6 +291,13 @@ int main(int argc, char **argv)
 	have_client = true;
 	if (jobopt_check_clusters(&o, conf_cluster_name(client.conf)) < 0)
 		goto out;
+	/* Slurm runs a container job's commands in an interactive step only */
+	const char *launch_params = conf_get(client.conf, "LaunchParameters");
+	if (jobopt_str(&o, "container") &&
+	    (!launch_params || !strstr(launch_params, "use_interactive_step"))) {
+		fprintf(stderr, "salloc: error: --container requires LaunchParameters=use_interactive_step\n");
+		goto out;
+	}
 	srun_alloc_catch_signals();
 
 	json_t *body = srun_alloc_body(&o, name, env, cwd);

@@ -261,6 +261,8 @@ int main(int argc, char **argv)
 {
 	static const struct option long_opts[] = {
 		{ "account", required_argument, NULL, 'A' },
+		{ "clusters", required_argument, NULL, 'M' },
+		{ "cluster", required_argument, NULL, 'M' },
 		{ "qos", required_argument, NULL, 'q' },
 		{ "nodelist", required_argument, NULL, 'w' },
 		{ "batch", no_argument, NULL, 'b' },
@@ -281,19 +283,21 @@ int main(int argc, char **argv)
 	};
 	struct scancel_opts o = { .flags = "", .state = -1 };
 	bool filters = false;
+	const char *clusters_arg = getenv("SLURM_CLUSTERS");
 	int c, status = 1;
 
 	argv[0] = "scancel";
-	while ((c = getopt_long(argc, argv, "A:bfn:p:q:Qs:t:u:vVw:", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "A:bfM:n:p:q:Qs:t:u:vVw:", long_opts, NULL)) != -1) {
 		switch (c) {
+		case 'M': clusters_arg = optarg; break;
 		case 'A':
 			opt_strv_free(o.accounts);
-			o.accounts = opt_split(optarg, ',', NULL);
+			o.accounts = opt_split_lower(optarg, ',', NULL);
 			filters = true;
 			break;
 		case 'q':
 			opt_strv_free(o.qoses);
-			o.qoses = opt_split(optarg, ',', NULL);
+			o.qoses = opt_split_lower(optarg, ',', NULL);
 			filters = true;
 			break;
 		case 'w':
@@ -410,6 +414,12 @@ int main(int argc, char **argv)
 	struct herd_error err = { "" };
 	if (cmd_client_init(&client, &err) < 0) {
 		fprintf(stderr, "scancel: error: %s\n", err.text);
+		json_decref(ids);
+		targets_free(named, nnamed);
+		goto out;
+	}
+	if (clusters_arg && *clusters_arg && cmd_client_cluster(&client, clusters_arg) < 0) {
+		cmd_client_fini(&client);
 		json_decref(ids);
 		targets_free(named, nnamed);
 		goto out;

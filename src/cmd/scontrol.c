@@ -207,6 +207,8 @@ int main(int argc, char **argv)
 {
 	static const struct option long_opts[] = {
 		{ "oneliner", no_argument, NULL, 'o' },
+		{ "clusters", required_argument, NULL, 'M' },
+		{ "cluster", required_argument, NULL, 'M' },
 		{ "details", no_argument, NULL, 'd' },
 		{ "quiet", no_argument, NULL, 'Q' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -220,8 +222,9 @@ int main(int argc, char **argv)
 
 	argv[0] = "scontrol";
 	/* '+': options stop at the command, so "show job -o" is not reordered. */
-	while ((c = getopt_long(argc, argv, "+odQvVh", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+M:odQvVh", long_opts, NULL)) != -1) {
 		switch (c) {
+		case 'M': sc.clusters = optarg; break;
 		case 'o': sc.oneliner = true; break;
 		case 'd': sc.details++; break;
 		case 'v': break;

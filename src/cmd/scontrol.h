@@ -16,6 +16,7 @@ struct scontrol {
 	bool oneliner;
 	int details;                /* -d */
 	bool quiet;
+	const char *clusters;       /* -M: the cluster to act on */
 	struct cmd_client client;
 	bool client_ok;
 };

@@ -22,6 +22,10 @@ int scontrol_client(struct scontrol *sc)
 		fprintf(stderr, "scontrol: error: %s\n", err.text);
 		return -1;
 	}
+	if (sc->clusters && *sc->clusters && cmd_client_cluster(&sc->client, sc->clusters) < 0) {
+		cmd_client_fini(&sc->client);
+		return -1;
+	}
 	sc->client_ok = true;
 	return 0;
 }

@@ -120,6 +120,7 @@ static const struct job_key {
 	{ "Dependency", NULL, "dependency", V_STR },
 	{ "Account", NULL, "account", V_STR },
 	{ "QOS", NULL, "qos", V_STR },
+	{ "WCKey", NULL, "wckey", V_STR },
 	{ "MailUser", NULL, "mail_user", V_STR },
 	{ "MailType", NULL, "mail_type", V_MAIL },
 	{ "Requeue", NULL, "requeue", V_BOOL01 },

@@ -685,8 +685,11 @@ enum { OPT_USAGE = 256, OPT_HELP };
 
 int main(int argc, char **argv)
 {
+	const char *clusters_arg = getenv("SINFO_CLUSTERS");
 	static const struct option long_opts[] = {
 		{ "all", no_argument, NULL, 'a' },
+		{ "clusters", required_argument, NULL, 'M' },
+		{ "cluster", required_argument, NULL, 'M' },
 		{ "dead", no_argument, NULL, 'd' },
 		{ "exact", no_argument, NULL, 'e' },
 		{ "noheader", no_argument, NULL, 'h' },
@@ -717,7 +720,11 @@ int main(int argc, char **argv)
 	int c, status = 1;
 
 	argv[0] = "sinfo";
-	while ((c = getopt_long(argc, argv, "adehln:No:O:p:rRsS:t:TvV", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "adehlM:n:No:O:p:rRsS:t:TvV", long_opts, NULL)) != -1) {
+		if (c == 'M') {
+			clusters_arg = optarg;
+			continue;
+		}
 		switch (c) {
 		case 'a': case 'v': break;   /* no hidden partitions */
 		case 'd': flt.dead = true; break;
@@ -808,6 +815,17 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	client_ok = true;
+	if (clusters_arg && *clusters_arg) {
+		/* -M: the cluster's report under its name (the first that
+		 * resolves: one report per run here) */
+		size_t ncl;
+		struct cmd_cluster *cl = cmd_clusters_resolve(&client, clusters_arg, &ncl);
+		if (!cl)
+			goto out;
+		cmd_client_aim(&client, &cl[0]);
+		printf("CLUSTER: %s\n", cl[0].name);
+		cmd_clusters_free(cl, ncl);
+	}
 	if (reservations) {   /* -T: the reservations alone, other options ignored (as Slurm) */
 		json_t *rreply = NULL, *body = json_object();
 		int rrc = cmd_call(&client, MSG_RESV_INFO, body, &rreply, &err);

@@ -282,7 +282,7 @@ int main(int argc, char **argv)
 		{ "usage", no_argument, NULL, OPT_USAGE }, { "sort", required_argument, NULL, 'S' },
 		{ "sibling", no_argument, NULL, OPT_LOCAL }, { NULL, 0, NULL, 0 },
 	};
-	const char *jobs_arg = NULL, *users_arg = NULL, *parts_arg = NULL, *format = NULL;
+	const char *clusters_arg = NULL, *jobs_arg = NULL, *users_arg = NULL, *parts_arg = NULL, *format = NULL;
 	bool no_header = false, long_form = false, norm = false, weights_only = false;
 	bool jobs_given = false, bad = false;
 	int c, status = 1;
@@ -295,7 +295,8 @@ int main(int argc, char **argv)
 		case 'h': no_header = true; break;
 		case 'j': jobs_given = true; jobs_arg = optarg; break;
 		case 'l': long_form = true; break;
-		case 'M': case 'v': case OPT_LOCAL: break;   /* one cluster: this one */
+		case 'M': clusters_arg = optarg; break;
+		case 'v': case OPT_LOCAL: break;   /* one cluster: this one */
 		case 'n': norm = true; break;
 		case 'o': format = optarg; break;
 		case 'p': parts_arg = optarg; break;
@@ -346,6 +347,8 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	client_ok = true;
+	if (clusters_arg && *clusters_arg && cmd_client_cluster(&client, clusters_arg) < 0)
+		goto out;
 	if (cmd_call(&client, MSG_PRIO_INFO, body, &reply, &err) != 0) {
 		fprintf(stderr, "sprio: error: %s\n", err.text);
 		goto out;

@@ -174,6 +174,9 @@ static void help(void)
 	       "  -A, --account=account(s)        comma separated list of accounts\n"
 	       "                                  to view, default is all accounts\n"
 	       "  -a, --all                       display jobs in hidden partitions\n"
+	       "  -M, --clusters=cluster_name     cluster to issue commands to.  Default is\n"
+	       "                                  current cluster.  cluster with no name will\n"
+	       "                                  reset to default.\n"
 	       "  -h, --noheader                  no headers on output\n"
 	       "  -i, --iterate=seconds           report again every so many seconds\n"
 	       "  -j, --job=job(s)                comma separated list of jobs IDs to view,\n"
@@ -460,6 +463,8 @@ int main(int argc, char **argv)
 	static const struct option long_opts[] = {
 		{ "all", no_argument, NULL, 'a' },
 		{ "account", required_argument, NULL, 'A' },
+		{ "clusters", required_argument, NULL, 'M' },
+		{ "cluster", required_argument, NULL, 'M' },
 		{ "nodelist", required_argument, NULL, 'w' },
 		{ "noheader", no_argument, NULL, 'h' },
 		/* optional, as in Slurm: "-j 12" leaves 12 as an argument */
@@ -499,6 +504,9 @@ int main(int argc, char **argv)
 	const char *accounts_arg = getenv("SQUEUE_ACCOUNT"), *nodes_arg = NULL;
 	const char *qos_arg = getenv("SQUEUE_QOS");
 	const char *resv_arg = NULL;   /* -R: jobs of that reservation */
+	const char *clusters_arg = getenv("SQUEUE_CLUSTERS");
+	struct cmd_cluster *clusters = NULL;   /* -M: each one's report */
+	size_t nclusters = 0;
 	bool no_header = false, long_format = false, me = false, unfold = false, start = false;
 	bool format_given = false;
 	bool steps = false;             /* -s: job steps, not jobs */
@@ -507,8 +515,9 @@ int main(int argc, char **argv)
 	int c, status = 1;
 
 	argv[0] = "squeue";
-	while ((c = getopt_long(argc, argv, "aA:hi:j::ln:o:O:p:q:R:rs::S:t:u:vVw:", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "aA:hi:j::lM:n:o:O:p:q:R:rs::S:t:u:vVw:", long_opts, NULL)) != -1) {
 		switch (c) {
+		case 'M': clusters_arg = optarg; break;
 		case 'a': case 'v': break;   /* no hidden partitions */
 		/* --array-unique: one pending task a line, which is all -r
 		 * unfolds here (a task that started has its own record). */
@@ -687,9 +696,9 @@ int main(int argc, char **argv)
 	if (names_arg)
 		names = opt_split(names_arg, ',', NULL);
 	if (accounts_arg)
-		accounts = opt_split(accounts_arg, ',', NULL);
+		accounts = opt_split_lower(accounts_arg, ',', NULL);
 	if (qos_arg)
-		qoses = opt_split(qos_arg, ',', NULL);
+		qoses = opt_split_lower(qos_arg, ',', NULL);
 	if (nodes_arg && !(want_nodes = hostlist_create(nodes_arg))) {
 		fprintf(stderr, "squeue: error: Invalid node name specified: %s\n", nodes_arg);
 		goto out;
@@ -733,58 +742,70 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	client_ok = true;
+	if (clusters_arg && *clusters_arg &&
+	    !(clusters = cmd_clusters_resolve(&client, clusters_arg, &nclusters)))
+		goto out;
 	if (want_nodes && check_node_names(&client, want_nodes) < 0)
 		goto out;
 	/* -i: the same report every so many seconds, each with its time
 	 * stamp above the header, until interrupted (squeue(1)). */
 	for (;;) {
-		int rc = cmd_call(&client, MSG_JOB_INFO, body, &reply, &err);
-		if (rc != 0) {
-			fprintf(stderr, "slurm_load_jobs error: %s\n", err.text);
-			goto out;
-		}
-		json_t *jobs = json_object_get(reply, "rows");
-		squeue_reply_keys(json_object_get(reply, "keys"));
-		if (!jobs)
-			jobs = json_object_get(reply, "jobs");
-		time_t now = squeue_jint(reply, "time");
-		size_t njobs = json_array_size(jobs), nshow = 0;
-		json_t **show = xmalloc((njobs + 1) * sizeof(*show));
-		for (size_t i = 0; i < njobs; i++) {
-			json_t *job = json_array_get(jobs, i);
-			int s = job_state_parse(squeue_jstr(job, "state"));
-			if (states_given && (s < 0 || !state_filter[s]))
-				continue;
-			char uid[24];
-			snprintf(uid, sizeof(uid), "%lld", squeue_jint(job, "uid"));
-			if (users_given && !in_list(users, uid))
-				continue;
-			if (parts && !in_any_partition(parts, squeue_jstr(job, "partition")))
-				continue;
-			if (names && !in_list(names, squeue_jstr(job, "name")))
-				continue;
-			if (accounts && !in_list(accounts, squeue_jstr(job, "account")))
-				continue;
-			if (resv_arg && strcmp(resv_arg, squeue_jstr(job, "reservation")))
-				continue;
-			if (qoses && !in_list(qoses, *squeue_jstr(job, "qos") ? squeue_jstr(job, "qos") : "normal"))
-				continue;
-			if (want_nodes && !hostlist_overlaps(squeue_jstr(job, "nodes"), want_nodes))
-				continue;
-			show[nshow++] = job;
-		}
-		sort_jobs(show, nshow);
+		/* -M: each cluster's report under its name, as Slurm's squeue */
+		for (size_t ci = 0; ci < (nclusters ? nclusters : 1); ci++) {
+			if (nclusters) {
+				cmd_client_aim(&client, &clusters[ci]);
+				printf("CLUSTER: %s\n", clusters[ci].name);
+			}
+			json_decref(reply);
+			reply = NULL;
+			int rc = cmd_call(&client, MSG_JOB_INFO, body, &reply, &err);
+			if (rc != 0) {
+				fprintf(stderr, "slurm_load_jobs error: %s\n", err.text);
+				goto out;
+			}
+			json_t *jobs = json_object_get(reply, "rows");
+			squeue_reply_keys(json_object_get(reply, "keys"));
+			if (!jobs)
+				jobs = json_object_get(reply, "jobs");
+			time_t now = squeue_jint(reply, "time");
+			size_t njobs = json_array_size(jobs), nshow = 0;
+			json_t **show = xmalloc((njobs + 1) * sizeof(*show));
+			for (size_t i = 0; i < njobs; i++) {
+				json_t *job = json_array_get(jobs, i);
+				int s = job_state_parse(squeue_jstr(job, "state"));
+				if (states_given && (s < 0 || !state_filter[s]))
+					continue;
+				char uid[24];
+				snprintf(uid, sizeof(uid), "%lld", squeue_jint(job, "uid"));
+				if (users_given && !in_list(users, uid))
+					continue;
+				if (parts && !in_any_partition(parts, squeue_jstr(job, "partition")))
+					continue;
+				if (names && !in_list(names, squeue_jstr(job, "name")))
+					continue;
+				if (accounts && !in_list(accounts, squeue_jstr(job, "account")))
+					continue;
+				if (resv_arg && strcmp(resv_arg, squeue_jstr(job, "reservation")))
+					continue;
+				if (qoses && !in_list(qoses, *squeue_jstr(job, "qos") ? squeue_jstr(job, "qos") : "normal"))
+					continue;
+				if (want_nodes && !hostlist_overlaps(squeue_jstr(job, "nodes"), want_nodes))
+					continue;
+				show[nshow++] = job;
+			}
+			sort_jobs(show, nshow);
 
-		struct rows rows = { 0 };
-		for (size_t i = 0; i < nshow; i++)
-			add_rows(&rows, show[i], now, unfold, want, nwant);
-		const void **ptrs = xmalloc((rows.n + 1) * sizeof(*ptrs));
-		for (size_t i = 0; i < rows.n; i++)
-			ptrs[i] = &rows.v[i];
-		fmt_print_table(fmt, squeue_value, ptrs, rows.n, squeue_titles(), !no_header, long_format || iterate);
-		free(ptrs);
-		free(rows.v);
-		free(show);
+			struct rows rows = { 0 };
+			for (size_t i = 0; i < nshow; i++)
+				add_rows(&rows, show[i], now, unfold, want, nwant);
+			const void **ptrs = xmalloc((rows.n + 1) * sizeof(*ptrs));
+			for (size_t i = 0; i < rows.n; i++)
+				ptrs[i] = &rows.v[i];
+			fmt_print_table(fmt, squeue_value, ptrs, rows.n, squeue_titles(), !no_header, long_format || iterate);
+			free(ptrs);
+			free(rows.v);
+			free(show);
+		}
 		if (!iterate)
 			break;
 		printf("\n");
@@ -795,6 +816,7 @@ int main(int argc, char **argv)
 	}
 	status = 0;
 out:
+	cmd_clusters_free(clusters, nclusters);
 	if (client_ok)
 		cmd_client_fini(&client);
 	json_decref(reply);

@@ -310,7 +310,7 @@ static const struct column {
 	[JOB_F_sched_nodes] = { .empty = "(null)", .unsorted = true },
 	[JOB_F_reservation] = { .empty = "(null)", .unsorted = true },
 	/* Fields this scheduler does not have: Slurm's placeholders for "none". */
-	[JOB_F_wckey] = { .fixed = "(null)" },
+	[JOB_F_wckey] = { .empty = "(null)" },
 	[JOB_F_tres_per_node] = { .fixed = "N/A" },
 	[JOB_F_core_spec] = { .fixed = "N/A" },
 	[JOB_F_contiguous] = { .fixed = "0" },

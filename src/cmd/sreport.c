@@ -4,7 +4,8 @@
  * what the records do not hold (the cluster's CPU count, the time its nodes
  * were down, whether PrivateData=usage keeps the caller to their own
  * usage); SHARE_INFO the account tree.  Reports: cluster utilization,
- * cluster AccountUtilizationByUser, user TopUsage, job SizesByAccount, with
+ * cluster AccountUtilizationByUser, user TopUsage, job SizesByAccount, and
+ * (by the jobs' wckeys) cluster WCKeyUtilizationByUser and job SizesByWckey, with
  * -t (Seconds Minutes Hours Percent SecPer MinPer HourPer), -n, -p/-P and
  * start= end= users= accounts= clusters= format= tree TopCount= grouping=.
  * This file asks and adds up; the layout is sreport_print.c's, the
@@ -373,11 +374,49 @@ static bool sreport_time_fmt_per(enum time_fmt f)
 	return f == TF_SECS_PER || f == TF_MINS_PER || f == TF_HOURS_PER;
 }
 
+/* SizesByAccount's and SizesByWckey's table: a row per group (account or
+ * wckey: what's account names), the time in each CPU-count column and the
+ * group's share of all the jobs' time. */
+static void print_sizes(const struct sreport_opts *o, const struct data *d, const char *what,
+			const struct sreport_node *const *rows, size_t nrows, long long total)
+{
+	struct sreport_col cols[19];
+	char units[128], buf[64], titles[17][48];
+	size_t ncols = 0;
+	bool per = sreport_time_fmt_per(o->tf);
+	cols[ncols++] = (struct sreport_col){ "Cluster", 9 };
+	cols[ncols++] = (struct sreport_col){ what, 9 };
+	for (size_t g = 0; g <= o->ngroups; g++) {
+		if (g == 0)
+			snprintf(titles[g], sizeof(titles[g]), "0-%ld CPUs", o->groups[0] - 1);
+		else if (g < o->ngroups)
+			snprintf(titles[g], sizeof(titles[g]), "%ld-%ld CPUs", o->groups[g - 1],
+				 o->groups[g] - 1);
+		else
+			snprintf(titles[g], sizeof(titles[g]), ">= %ld CPUs", o->groups[g - 1]);
+		cols[ncols++] = (struct sreport_col){ titles[g], per ? 20 : 13 };
+	}
+	cols[ncols++] = (struct sreport_col){ "% of cluster", 12 };
+	sreport_usage_line(units, sizeof(units), "Time", o->tf, false);
+	sreport_put_banner(o, strcmp(what, "Wckey") ? "Job Sizes" : "Job Sizes by Wckey", units);
+	sreport_put_header(o, cols, ncols);
+	for (size_t r = 0; cluster_wanted(d, o) && r < nrows; r++) {
+		const struct sreport_node *v = rows[r];
+		sreport_put_cell(o, d->cluster, cols[0].width, false);
+		sreport_put_cell(o, v->account, cols[1].width, false);
+		for (size_t g = 0; g <= o->ngroups; g++)
+			sreport_put_cell(o, sreport_time_value(v->bucket[g], total, o->tf, buf, sizeof(buf)),
+				 cols[2 + g].width, false);
+		snprintf(buf, sizeof(buf), "%.2f%%", total > 0 ? (double)v->secs * 100.0 / total : 0);
+		sreport_put_cell(o, buf, cols[ncols - 1].width, true);
+		putchar('\n');
+	}
+}
+
 static int report_sizes_by_account(struct sreport_opts *o)
 {
 	struct data d = { 0 };
 	struct sreport_tree t = { 0 };
-	char units[128], buf[64], titles[17][48];
 	int status = 1;
 	if (load(&d, "job_sizes_by_account", o, true, true) < 0)
 		goto out;
@@ -415,41 +454,160 @@ static int report_sizes_by_account(struct sreport_opts *o)
 		if (take)
 			rows[nrows++] = order[r];
 	}
-	struct sreport_col cols[19];
-	size_t ncols = 0;
-	bool per = sreport_time_fmt_per(o->tf);
-	cols[ncols++] = (struct sreport_col){ "Cluster", 9 };
-	cols[ncols++] = (struct sreport_col){ "Account", 9 };
-	for (size_t g = 0; g <= o->ngroups; g++) {
-		if (g == 0)
-			snprintf(titles[g], sizeof(titles[g]), "0-%ld CPUs", o->groups[0] - 1);
-		else if (g < o->ngroups)
-			snprintf(titles[g], sizeof(titles[g]), "%ld-%ld CPUs", o->groups[g - 1],
-				 o->groups[g] - 1);
-		else
-			snprintf(titles[g], sizeof(titles[g]), ">= %ld CPUs", o->groups[g - 1]);
-		cols[ncols++] = (struct sreport_col){ titles[g], per ? 20 : 13 };
-	}
-	cols[ncols++] = (struct sreport_col){ "% of cluster", 12 };
-	sreport_usage_line(units, sizeof(units), "Time", o->tf, false);
-	sreport_put_banner(o, "Job Sizes", units);
-	sreport_put_header(o, cols, ncols);
-	for (size_t r = 0; cluster_wanted(&d, o) && r < nrows; r++) {
-		const struct sreport_node *v = &t.v[rows[r]];
-		sreport_put_cell(o, d.cluster, cols[0].width, false);
-		sreport_put_cell(o, v->account, cols[1].width, false);
-		for (size_t g = 0; g <= o->ngroups; g++)
-			sreport_put_cell(o, sreport_time_value(v->bucket[g], total, o->tf, buf, sizeof(buf)),
-				 cols[2 + g].width, false);
-		snprintf(buf, sizeof(buf), "%.2f%%", total > 0 ? (double)v->secs * 100.0 / total : 0);
-		sreport_put_cell(o, buf, cols[ncols - 1].width, true);
-		putchar('\n');
-	}
+	const struct sreport_node **shown = xmalloc((nrows + 1) * sizeof(*shown));
+	for (size_t r = 0; r < nrows; r++)
+		shown[r] = &t.v[rows[r]];
+	print_sizes(o, &d, "Account", shown, nrows, total);
+	free(shown);
 	free(rows);
 	free(order);
 	status = 0;
 out:
 	sreport_tree_free(&t);
+	data_free(&d);
+	return status;
+}
+
+/* ---- the wckey reports (TrackWCKey) ---- */
+
+/* The wckey a job's usage goes to: a default ("*k") counts as k, as
+ * Slurm's rollups charge it to k's record; "" for none. */
+static const char *job_wckey(const json_t *job)
+{
+	const char *w = cmd_jstr(job, "wckey");
+	return *w == '*' ? w + 1 : w;
+}
+
+/* The group of (wckey, user) in t (user NULL: the wckey's own), made when
+ * new. */
+static struct sreport_node *wckey_group(struct sreport_tree *t, const char *wckey, const char *user)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (!strcmp(t->v[i].account, wckey) &&
+		    (user ? t->v[i].user && !strcmp(t->v[i].user, user) : !t->v[i].user))
+			return &t->v[i];
+	if (t->n == t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 16;
+		t->v = xrealloc(t->v, t->cap * sizeof(*t->v));
+	}
+	struct sreport_node *v = &t->v[t->n++];
+	*v = (struct sreport_node){ .account = xstrdup(wckey), .user = user ? xstrdup(user) : NULL,
+				    .parent = -1 };
+	return v;
+}
+
+/* By wckey, its own row before its users', users by name. */
+static int by_wckey_user(const void *x, const void *y)
+{
+	const struct sreport_node *a = *(const struct sreport_node *const *)x,
+				  *b = *(const struct sreport_node *const *)y;
+	int c = strcmp(a->account, b->account);
+	if (c || (!a->user && !b->user))
+		return c;
+	if (!a->user || !b->user)
+		return a->user ? 1 : -1;
+	return strcmp(a->user, b->user);
+}
+
+/* Every job's usage in the window under its wckey (and user): the rows to
+ * show, sorted (caller frees), *n of them; *total all of it. */
+static const struct sreport_node **wckey_usage(const struct data *d, const struct sreport_opts *o,
+					       struct sreport_tree *t, bool per_user, size_t *n,
+					       long long *total)
+{
+	size_t i;
+	json_t *job;
+	*total = 0;
+	json_array_foreach(json_object_get(d->jobs, "jobs"), i, job) {
+		long long secs;
+		const char *wckey = job_wckey(job);
+		if (!*wckey || !job_usage(d, o, job, &secs))
+			continue;
+		if (o->wckeys && !in_list(o->wckeys, wckey))
+			continue;
+		int b = sreport_size_bucket(o->groups, o->ngroups, (long)cmd_jint(job, "num_cpus"));
+		struct sreport_node *g = wckey_group(t, wckey, NULL);
+		g->secs += secs;
+		g->bucket[b] += secs;
+		if (per_user)
+			wckey_group(t, wckey, cmd_jstr(job, "user"))->secs += secs;
+		*total += secs;
+	}
+	const struct sreport_node **rows = xmalloc((t->n + 1) * sizeof(*rows));
+	for (i = 0; i < t->n; i++)
+		rows[i] = &t->v[i];
+	if (t->n)
+		qsort(rows, t->n, sizeof(*rows), by_wckey_user);
+	*n = t->n;
+	return rows;
+}
+
+static int report_wckey_by_user(struct sreport_opts *o)
+{
+	struct data d = { 0 };
+	struct sreport_tree t = { 0 };
+	char units[128];
+	int status = 1;
+	if (load(&d, "wckey_utilization_by_user", o, true, false) < 0)
+		goto out;
+	size_t n;
+	long long total;
+	const struct sreport_node **groups = wckey_usage(&d, o, &t, true, &n, &total);
+	long long reported = reported_secs(&d, o);
+	struct sreport_pick picks[16];
+	bool bad = false;
+	size_t npicks = sreport_pick_fields(SREPORT_CLUSTER_FIELDS, o->format ? o->format
+				    : o->tres_named ? "Cluster,WCKey,Login,Proper,TresName,Used"
+				    : "Cluster,WCKey,Login,Proper,Used", picks, 16, &bad);
+	sreport_usage_line(units, sizeof(units), "Usage", o->tf, o->tres_named);
+	sreport_put_banner(o, "Cluster/WCKey/User Utilization", units);
+	struct sreport_row *rows = xmalloc((n + 1) * sizeof(*rows));
+	char (*names)[256] = xmalloc((n + 1) * sizeof(*names));
+	size_t nrows = 0;
+	for (size_t r = 0; cluster_wanted(&d, o) && r < n; r++) {
+		const struct sreport_node *v = groups[r];
+		if (o->users && !v->user)
+			continue;   /* users=: the users' rows */
+		rows[nrows] = (struct sreport_row){
+			.cluster = d.cluster, .account = v->account, .login = v->user ? v->user : "",
+			.proper = v->user ? proper_name(v->user, names[nrows], sizeof(names[nrows])) : "",
+			.used = v->secs, .reported = reported };
+		nrows++;
+	}
+	sreport_print_rows(o, picks, npicks, rows, nrows, reported, false);
+	free(rows);
+	free(names);
+	free(groups);
+	status = bad ? 1 : 0;
+out:
+	for (size_t i = 0; i < t.n; i++) {
+		free(t.v[i].account);
+		free(t.v[i].user);
+	}
+	free(t.v);
+	data_free(&d);
+	return status;
+}
+
+static int report_sizes_by_wckey(struct sreport_opts *o)
+{
+	struct data d = { 0 };
+	struct sreport_tree t = { 0 };
+	int status = 1;
+	if (load(&d, "job_sizes_by_wckey", o, true, false) < 0)
+		goto out;
+	size_t n;
+	long long total;
+	const struct sreport_node **groups = wckey_usage(&d, o, &t, false, &n, &total);
+	print_sizes(o, &d, "Wckey", groups, n, total);
+	free(groups);
+	status = 0;
+out:
+	for (size_t i = 0; i < t.n; i++) {
+		free(t.v[i].account);
+		free(t.v[i].user);
+	}
+	free(t.v);
 	data_free(&d);
 	return status;
 }
@@ -477,14 +635,16 @@ static void help(void)
 	       "     -V or --version: equivalent to \"version\" command\n"
 	       "\n"
 	       "  Valid <COMMAND> values are:\n"
-	       "     cluster - AccountUtilizationByUser, Utilization\n"
-	       "     job     - SizesByAccount\n"
+	       "     cluster - AccountUtilizationByUser, Utilization, WCKeyUtilizationByUser\n"
+	       "     job     - SizesByAccount, SizesByWckey\n"
 	       "     user    - TopUsage\n"
 	       "\n"
 	       "  Options for all reports: Clusters=, End=, Start=, Format=\n"
 	       "  cluster AccountUtilizationByUser: Accounts=, Tree, Users=\n"
 	       "  user TopUsage: Accounts=, TopCount=, Users=\n"
-	       "  job SizesByAccount: Accounts=, FlatView, Grouping=, Users=\n");
+	       "  job SizesByAccount: Accounts=, FlatView, Grouping=, Users=\n"
+	       "  cluster WCKeyUtilizationByUser: Users=, WCKeys=\n"
+	       "  job SizesByWckey: Grouping=, Users=, WCKeys=\n");
 }
 
 enum { OPT_HELP = 256, OPT_USAGE, OPT_IGNORED };
@@ -584,10 +744,12 @@ int main(int argc, char **argv)
 		else if (sreport_word_is(report, "AccountUtilizationByUser", 8) ||
 			 !strcasecmp(report, "AccountUtilization"))
 			status = report_account_by_user(&o);
+		else if (sreport_word_is(report, "WCKeyUtilizationByUser", 2))
+			status = report_wckey_by_user(&o);
 		else {
 			fprintf(stderr, "Not valid report %s\n"
-				"Valid cluster reports are, \"AccountUtilizationByUser\", and "
-				"\"Utilization\"\n", report);
+				"Valid cluster reports are, \"AccountUtilizationByUser\", "
+				"\"WCKeyUtilizationByUser\", and \"Utilization\"\n", report);
 		}
 	} else if (sreport_word_is(entity, "user", 1)) {
 		if (sreport_word_is(report, "TopUsage", 1))
@@ -596,11 +758,13 @@ int main(int argc, char **argv)
 			fprintf(stderr, "Not valid report %s\nValid user reports are, \"TopUsage\"\n",
 				report);
 	} else if (sreport_word_is(entity, "job", 1)) {
-		if (sreport_word_is(report, "SizesByAccount", 1))
+		if (sreport_word_is(report, "SizesByWckey", 8))
+			status = report_sizes_by_wckey(&o);
+		else if (sreport_word_is(report, "SizesByAccount", 1))
 			status = report_sizes_by_account(&o);
 		else
 			fprintf(stderr, "Not valid report %s\nValid job reports are, "
-				"\"SizesByAccount\"\n", report);
+				"\"SizesByAccount\", and \"SizesByWckey\"\n", report);
 	} else {
 		fprintf(stderr, "invalid keyword: %s\n", entity);
 	}
@@ -608,6 +772,7 @@ out:
 	free(words);
 	opt_strv_free(o.users);
 	opt_strv_free(o.accounts);
+	opt_strv_free(o.wckeys);
 	opt_strv_free(o.clusters);
 	free(o.format);
 	return status;

@@ -7,6 +7,7 @@
 #include <strings.h>
 #include "cmd/opt.h"
 #include "cmd/sreport_args.h"
+#include "common/text.h"
 #include "common/xmalloc.h"
 
 /* Does word abbreviate name (at least min letters, case-insensitive)? */
@@ -53,11 +54,14 @@ int sreport_args_parse(int argc, char **argv, struct sreport_opts *o)
 		} else if (eq && (sreport_word_is(k, "Users", 1) ||
 				  sreport_word_is(k, "Logins", 1))) {
 			opt_strv_free(o->users);
-			o->users = opt_split(val, ',', NULL);
+			o->users = opt_split_lower(val, ',', NULL);
 		} else if (eq && (sreport_word_is(k, "Accounts", 2) ||
 				  sreport_word_is(k, "Acct", 2))) {
 			opt_strv_free(o->accounts);
-			o->accounts = opt_split(val, ',', NULL);
+			o->accounts = opt_split_lower(val, ',', NULL);
+		} else if (eq && sreport_word_is(k, "WCKeys", 1)) {
+			opt_strv_free(o->wckeys);
+			o->wckeys = opt_split_lower(val, ',', NULL);   /* Slurm keeps wckeys in lower case */
 		} else if (eq && sreport_word_is(k, "Clusters", 1)) {
 			opt_strv_free(o->clusters);
 			o->clusters = opt_split(val, ',', NULL);

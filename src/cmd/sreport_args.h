@@ -19,6 +19,7 @@ struct sreport_opts {
 	bool start_given, end_given, tree, flat;
 	time_t start_in, end_in, start, end, now;
 	char **users, **accounts, **clusters;
+	char **wckeys;               /* wckeys= (lower case) */
 	char *format;                /* format=, NULL: the report's own columns */
 	long top_count;
 	long groups[16];

@@ -70,7 +70,8 @@ void sreport_put_banner(const struct sreport_opts *o, const char *title, const c
 /* ---- format=: the columns of the cluster and user reports ---- */
 
 enum fk { FK_ACCOUNT, FK_ALLOC, FK_CLUSTER, FK_CPU_COUNT, FK_DOWN, FK_ENERGY, FK_IDLE, FK_LOGIN,
-	  FK_OVER_COMM, FK_PLND_DOWN, FK_PROPER, FK_REPORTED, FK_RESERVED, FK_TRES_NAME, FK_USED };
+	  FK_OVER_COMM, FK_PLND_DOWN, FK_PROPER, FK_REPORTED, FK_RESERVED, FK_TRES_NAME, FK_USED,
+	  FK_WCKEY };
 
 struct sreport_field {
 	const char *name;   /* what format= names, abbreviated to at least min letters */
@@ -88,7 +89,8 @@ static const struct sreport_field cluster_fields[] = {
 	{ "PlannedDown", 2, "PLND Down", FK_PLND_DOWN }, { "Proper", 2, "Proper Name", FK_PROPER },
 	{ "Reported", 3, "Reported", FK_REPORTED }, { "Reserved", 3, "Reserved", FK_RESERVED },
 	{ "TresName", 5, "TRES Name", FK_TRES_NAME }, { "Used", 1, "Used", FK_USED },
-	{ "Energy", 1, "Energy", FK_ENERGY }, { NULL, 0, NULL, 0 },
+	{ "Energy", 1, "Energy", FK_ENERGY }, { "WCKeys", 1, "WCKey", FK_WCKEY },
+	{ NULL, 0, NULL, 0 },
 };
 static const struct sreport_field user_fields[] = {
 	{ "Accounts", 1, "Account", FK_ACCOUNT }, { "Cluster", 1, "Cluster", FK_CLUSTER },
@@ -166,7 +168,7 @@ void sreport_print_rows(const struct sreport_opts *o, const struct sreport_pick 
 					max = fk_secs(k, &rows[r]);
 			w = sreport_usage_width(max, tf);
 		} else {
-			w = k == FK_ACCOUNT ? (tree ? -20 : 15) : k == FK_PROPER ? 15
+			w = k == FK_ACCOUNT ? (tree ? -20 : 15) : k == FK_PROPER || k == FK_WCKEY ? 15
 			    : k == FK_TRES_NAME ? 14 : 9;
 		}
 		cols[i] = (struct sreport_col){ picks[i].def->title, picks[i].width ? picks[i].width : w };
@@ -181,8 +183,8 @@ void sreport_print_rows(const struct sreport_opts *o, const struct sreport_pick 
 				v = sreport_time_value(fk_secs(k, &rows[r]), total, tf, buf, sizeof(buf));
 			else if (k == FK_CLUSTER)
 				v = rows[r].cluster;
-			else if (k == FK_ACCOUNT)
-				v = rows[r].account;
+			else if (k == FK_ACCOUNT || k == FK_WCKEY)
+				v = rows[r].account;   /* the wckey reports' rows name it there */
 			else if (k == FK_LOGIN)
 				v = rows[r].login;
 			else if (k == FK_PROPER)

@@ -102,6 +102,8 @@ json_t *srun_step_body(const struct jobopt *o, const char *name, char *const *en
 #undef S
 	if (step && multi_prog)
 		json_object_set_new(step, "multi_prog", msg_strv(multi_prog));
+	if (step && jobopt_str(o, "container") && *jobopt_str(o, "container"))   /* doc/containers.md */
+		json_object_set_new(step, "container", json_string(jobopt_str(o, "container")));
 	return step;
 }
 

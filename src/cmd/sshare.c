@@ -245,7 +245,7 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, OPT_HELP }, { "usage", no_argument, NULL, OPT_USAGE },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *accounts_arg = NULL, *users_arg = NULL, *format = NULL;
+	const char *clusters_arg = NULL, *accounts_arg = NULL, *users_arg = NULL, *format = NULL;
 	bool all = false, long_form = false, no_header = false, users_only = false;
 	bool partitions = false;
 	enum parsable p = PARSABLE_NO;
@@ -258,7 +258,8 @@ int main(int argc, char **argv)
 		case 'e': help_format(); return 0;
 		case 'l': long_form = true; break;
 		case 'm': partitions = true; break;
-		case 'M': case 'v': break;   /* one cluster: this one */
+		case 'M': clusters_arg = optarg; break;
+		case 'v': break;   /* one cluster: this one */
 		case 'n': no_header = true; break;
 		case 'o': format = optarg; break;
 		case 'p': p = PARSABLE_END; break;
@@ -282,7 +283,7 @@ int main(int argc, char **argv)
 
 	if (accounts_arg) {
 		json_t *a = json_array();
-		char **v = opt_split(accounts_arg, ',', NULL);
+		char **v = opt_split_lower(accounts_arg, ',', NULL);
 		for (char **s = v; s && *s; s++)
 			json_array_append_new(a, json_string(*s));
 		opt_strv_free(v);
@@ -313,6 +314,8 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	client_ok = true;
+	if (clusters_arg && *clusters_arg && cmd_client_cluster(&client, clusters_arg) < 0)
+		goto out;
 	int rc = cmd_call(&client, MSG_SHARE_INFO, body, &reply, &err);
 	if (rc != 0) {
 		fprintf(stderr, "sshare: error: %s\n", err.text);

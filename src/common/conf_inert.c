@@ -185,7 +185,6 @@ static const struct inert_key inert_plain[] = {
 	{ "TmpFS", NULL },
 	{ "TopologyParam", NULL },
 	{ "TopologyPlugin", "topology/none,topology/default,topology/flat" },
-	{ "TrackWCKey", NULL },
 	{ "TreeWidth", NULL },
 	{ "UnkillableStepProgram", NULL },
 	{ "UnkillableStepTimeout", NULL },

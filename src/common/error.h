@@ -51,6 +51,7 @@ int errprintf(struct herd_error *err, const char *fmt, ...) __attribute__((forma
 	X(HERD_ERR_ACCOUNTING_POLICY, 2050, \
 	  "Job violates accounting/QOS policy (job submit limit, user's size and/or time limits)") \
 	X(HERD_ERR_INVALID_QOS, 2066, "Invalid qos specification") \
+	X(HERD_ERR_INVALID_WCKEY, 2062, "Invalid wckey specification") \
 	X(HERD_ERR_PART_GROUP, 2003, "User's group not permitted to use this partition") \
 	X(HERD_ERR_INVALID_NODE_COUNT, 2006, "Node count specification invalid") \
 	X(HERD_ERR_RESV_ACCESS, 2057, "Access denied to requested reservation") \

@@ -83,6 +83,9 @@ enum {
 	X(qos, STR, JF_KEPT, 'q', "QOS", "QOS", "QOS", "QOS", NULL) \
 	X(features, STR, JF_KEPT, 'f', "Feature", "FEATURES", "Features", "Constraints", "features") \
 	X(reservation, STR, JF_KEPT | JF_SPARSE, 'v', "Reservation", "RESERVATION", "Reservation", NULL, NULL) \
+	X(container, STR, JF_KEPT | JF_SPARSE, 0, "Container", "CONTAINER", "Container", "Container", "container") \
+	X(wckey, STR, JF_KEPT | JF_SPARSE, 'w', "WCKey", "WCKEY", "WCKey", "WCKey", "wckey") \
+	X(wckey_id, INT, JF_KEPT | JF_SPARSE, 0, NULL, NULL, NULL, "WCKeyID", NULL) \
 	X(req_nodelist, STR, JF_KEPT, 'n', "ReqNodes", "REQ_NODES", "ReqNodeList", NULL, "required_nodes") \
 	X(exc_nodelist, STR, JF_KEPT, 'x', "ExcNodes", "EXC_NODES", "ExcNodeList", NULL, "excluded_nodes") \
 	X(dependency, STR, JF_SHOWN, 'E', "Dependency", "DEPENDENCY", "Dependency", NULL, NULL) \
@@ -134,7 +137,6 @@ enum {
 	X(cores_per_socket, NONE, 0, 'I', "CoresPerSocket", "CORES_PER_SOCKET", NULL, NULL, NULL) \
 	X(threads_per_core, NONE, 0, 'J', "ThreadsPerCore", "THREADS_PER_CORE", NULL, NULL, NULL) \
 	X(contiguous, NONE, 0, 'O', "Contiguous", "CONTIGUOUS", "Contiguous", NULL, NULL) \
-	X(wckey, NONE, 0, 'w', "WCKey", "WCKEY", NULL, "WCKey", NULL) \
 	X(core_spec, NONE, 0, 'X', "CoreSpec", "CORE_SPEC", "CoreSpec", NULL, NULL) \
 	X(sct, NONE, 0, 'z', "SCT", "S:C:T", NULL, NULL, NULL)
 

@@ -42,7 +42,7 @@ static const struct msg_field f_update_fields[] = {
 	OPT("deadline", MF_INT), OPT("exc_nodelist", MF_STR), OPT("req_nodelist", MF_STR),
 	OPT("features", MF_STR), OPT("array_throttle", MF_INT), OPT("num_tasks", MF_INT),
 	OPT("min_mem_node", MF_INT), OPT("min_mem_cpu", MF_INT), OPT("cpus_per_task", MF_INT),
-	OPT("priority", MF_INT), OPT("reservation", MF_STR), END
+	OPT("priority", MF_INT), OPT("reservation", MF_STR), OPT("wckey", MF_STR), END
 };
 
 static const struct msg_field f_update[] = {
@@ -81,7 +81,8 @@ static const struct msg_field f_stepspec[] = {
 	REQ("io_port", MF_INT), REQ("io_key", MF_STR), REQ("stdout", MF_STR),
 	REQ("stderr", MF_STR), REQ("stdin", MF_STR), REQ("stdin_task", MF_INT),
 	REQ("pty", MF_BOOL), REQ("mpi", MF_STR), REQ("signal", MF_INT), REQ("signal_time", MF_INT),
-	REQ("launch_addr", MF_STR), OPT("multi_prog", MF_ARR_STR), OPT("srun_pid", MF_INT), END
+	REQ("launch_addr", MF_STR), OPT("multi_prog", MF_ARR_STR), OPT("srun_pid", MF_INT),
+	OPT("container", MF_STR), END
 };
 
 static const struct msg_field f_step_create[] = {
@@ -168,7 +169,7 @@ static const struct msg_field f_launch_spec[] = {
 	OPT("cpus_per_node", MF_STR), OPT("mem_per_cpu", MF_INT), OPT("ntasks_per_node", MF_INT),
 	OPT("open_mode", MF_STR), OPT("signal", MF_INT), OPT("signal_time", MF_INT),
 	OPT("signal_flags", MF_STR), OPT("step", MF_OBJ), OPT("cpu_ids", MF_STR),
-	OPT("reservation", MF_STR), END
+	OPT("reservation", MF_STR), OPT("container", MF_STR), END
 };
 
 static const struct msg_field f_launch[] = {
@@ -239,6 +240,7 @@ static const struct msg_decl decls[] = {
 	{ MSG_JWT_REQUEST, f_jwt_request },
 	{ MSG_TOKEN_CREATE, f_token_create },
 	{ MSG_JOB_COUNTS, f_empty },
+	{ MSG_CLUSTER_INFO, f_empty },
 };
 
 /* Every type in MSG_TABLE has an entry here; the msg tests check it. */

@@ -182,7 +182,8 @@ int parse_size_mb(const char *s, uint64_t *mb)
 	if (parse_uint(digits, UINT64_MAX, &v) < 0)
 		goto error;
 	if (s[n] != '\0') {
-		if (s[n + 1] != '\0')
+		/* Slurm takes "100MB"/"1gb" as "100M"/"1g" (launchers write them) */
+		if (s[n + 1] != '\0' && (toupper((unsigned char)s[n + 1]) != 'B' || s[n + 2] != '\0'))
 			goto error;
 		switch (toupper((unsigned char)s[n])) {
 		case 'K': kilo = true; break;

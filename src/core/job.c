@@ -181,6 +181,7 @@ void job_destroy(struct job *job)
 	free(job->name);
 	free(job->account);
 	free(job->comment);
+	free(job->container);
 	free(job->work_dir);
 	free(job->std_out);
 	free(job->std_err);
@@ -197,6 +198,7 @@ void job_destroy(struct job *job)
 	free(job->qos);
 	free(job->features);
 	free(job->reservation);
+	free(job->wckey);
 	free(job->req_nodelist);
 	free(job->exc_nodelist);
 	free(job->sched_nodes);
@@ -375,6 +377,7 @@ struct job *job_copy(const struct job *job)
 	c->name = dup_or_null(job->name);
 	c->account = dup_or_null(job->account);
 	c->comment = dup_or_null(job->comment);
+	c->container = dup_or_null(job->container);
 	c->work_dir = dup_or_null(job->work_dir);
 	c->std_out = dup_or_null(job->std_out);
 	c->std_err = dup_or_null(job->std_err);
@@ -390,6 +393,7 @@ struct job *job_copy(const struct job *job)
 	c->qos = dup_or_null(job->qos);
 	c->features = dup_or_null(job->features);
 	c->reservation = dup_or_null(job->reservation);
+	c->wckey = dup_or_null(job->wckey);
 	c->req_nodelist = dup_or_null(job->req_nodelist);
 	c->exc_nodelist = dup_or_null(job->exc_nodelist);
 	c->partitions = dup_or_null(job->partitions);

@@ -143,6 +143,7 @@ struct job {
 	char *name;
 	struct part *part;
 	char *account, *comment;
+	char *container;            /* --container: the OCI bundle path, or NULL */
 	char *work_dir, *std_out, *std_err, *std_in, *command, *submit_host;
 	struct in_addr origin;      /* the submission's MUNGE origin address (AllocNodes) */
 	char *std_out_task, *std_err_task;   /* an array's meta record: the paths, %a left */
@@ -164,6 +165,8 @@ struct job {
 	char *qos;
 	char *features;             /* -C expression, NULL = none */
 	char *reservation;          /* --reservation, NULL = none (resv.c) */
+	char *wckey;                /* TrackWCKey: "name", "*default" (acct/wckey.c); NULL = none */
+	uint32_t wckey_id;          /* its record's ID, 0 = none */
 	char *req_nodelist, *exc_nodelist;   /* -w/-x compressed, NULL = none */
 	int *req_idx, nreq_idx, *exc_idx, nexc_idx;   /* the same as node indexes */
 	/* -p a,b: every partition the job may run in, in the user's order;

@@ -88,6 +88,9 @@ int job_submit(const json_t *spec, const struct submitter *who, bool test_only,
 	/* Slurm keeps account and QOS names in lower case: -A TeamA is teama */
 	job->account = *msg_str(spec, "account") ? text_lower(msg_str(spec, "account")) : NULL;
 	job->comment = *msg_str(spec, "comment") ? xstrdup(msg_str(spec, "comment")) : NULL;
+	/* --container: the bundle as given; herdstepd checks it on the node */
+	const char *bundle = json_string_value(json_object_get(spec, "container"));
+	job->container = bundle && *bundle ? xstrdup(bundle) : NULL;
 	job->work_dir = xstrdup(msg_str(spec, "cwd"));
 	job->submit_host = xstrdup(msg_str(spec, "submit_host"));
 	job->origin = who->origin;
@@ -152,6 +155,9 @@ int job_submit(const json_t *spec, const struct submitter *who, bool test_only,
 	/* AccountingStorageEnforce: association, QOS, submit limits; the
 	 * default account and QOS; MaxWall as the limit of a job without --time */
 	if ((rc = limits_check_submit(job, err)) != 0)
+		goto refuse;
+	/* TrackWCKey: --wckey checked (AccountingStorageEnforce=wckeys), or the default */
+	if ((rc = wckey_job_submit(job, msg_str_or(spec, "wckey"), err)) != 0)
 		goto refuse;
 	if (job->time_limit == TIME_NOT_GIVEN)
 		job->time_limit = part->conf->default_time != TIME_INFINITE ? part->conf->default_time

@@ -45,7 +45,7 @@ static int check_time_limit(const struct job *job, const json_t *v, bool admin)
 static const char *const pending_only[] = {
 	"partition", "num_nodes", "num_tasks", "cpus_per_task", "min_mem_node", "min_mem_cpu",
 	"features", "req_nodelist", "exc_nodelist", "account", "qos", "time_min", "deadline",
-	"dependency", "begin_time", "reservation", NULL
+	"dependency", "begin_time", "reservation", "wckey", NULL
 };
 
 /* Of those, the ones that change where the job can run. */
@@ -381,8 +381,17 @@ int update_job_fields(struct job *job, json_t *fields, uid_t uid, bool admin, bo
 	if ((rc = check_fields(job, fields, admin, err)) != 0)
 		return rc;
 	lower_names(fields);
+	/* WCKey= (TrackWCKey): checked as Slurm does (acct/wckey.c), set below */
+	char *wckey = NULL;
+	uint32_t wckey_id = 0;
+	const json_t *wv = json_object_get(fields, "wckey");
+	bool wckey_given = wv != NULL;
+	if (wckey_given &&
+	    (rc = wckey_job_update(job, json_string_value(wv), &wckey, &wckey_id, err)) != 0)
+		return rc;
 	if (job->state == JOB_PENDING && (rc = check_accounting(job, fields, err)) != 0) {
 		limits_job_submitted(job);   /* counted again as it was */
+		free(wckey);
 		return rc;
 	}
 	if (team) {
@@ -394,6 +403,11 @@ int update_job_fields(struct job *job, json_t *fields, uid_t uid, bool admin, bo
 		roles_record(job, uid, JOB_ACT_TIME_LIMIT, detail);
 	}
 	apply_fields(job, fields, err);   /* checked: cannot fail */
+	if (wckey_given) {
+		free(job->wckey);
+		job->wckey = wckey;
+		job->wckey_id = wckey_id;
+	}
 	if (job->state == JOB_PENDING)
 		limits_job_submitted(job);   /* under its (maybe new) association and QOS */
 	if (json_object_get(fields, "priority"))

@@ -26,6 +26,7 @@ extern struct ctld ctld;
 
 /* acct.c: ACCT_JOBS, answered from the store by a worker */
 void acct_jobs(struct net_req *req);
+void acct_clusters(struct net_req *req);   /* CLUSTER_INFO: -M/--clusters */
 
 void launch_time_limit(struct job *job);   /* launch.c: tell the node a new limit */
 

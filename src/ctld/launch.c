@@ -159,6 +159,8 @@ json_t *launch_object(const struct job *job, const json_t *spec)
 		json_decref(a);
 	}
 	json_object_set_new(launch, "qos", json_string(job->qos ? job->qos : "normal"));
+	if (job->container)     /* --container: the batch script runs in it */
+		json_object_set_new(launch, "container", json_string(job->container));
 	if (job->reservation)   /* SLURM_JOB_RESERVATION */
 		json_object_set_new(launch, "reservation", json_string(job->reservation));
 	if (job->mem_per_cpu)

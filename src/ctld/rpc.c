@@ -664,6 +664,7 @@ static const struct rpc rpcs[] = {
 	{ MSG_NODE_INFO, rpc_node_info, ROLE_ANY },
 	{ MSG_PART_INFO, rpc_part_info, ROLE_ANY },
 	{ MSG_ACCT_JOBS, acct_jobs, ROLE_ANY },
+	{ MSG_CLUSTER_INFO, acct_clusters, ROLE_ANY },
 	{ MSG_ACCT_MGR, assoc_rpc, ROLE_ANY },   /* who may: assoc_mgr.c checks */
 	{ MSG_UPDATE_NODE, node_update, ROLE_ANY },   /* admins only: node_update checks */
 	{ MSG_RECONFIGURE, reconf_rpc, ROLE_ADMIN },

@@ -51,6 +51,7 @@ static void step_free(struct step *s)
 	free(s->distribution);
 	free(s->failed_node);
 	free(s->srun_host);
+	free(s->container);
 	free(s->launch_error);
 	json_decref(s->layout);
 	free(s);
@@ -125,6 +126,8 @@ json_t *step_to_json(const struct job *job, const struct step *s)
 	json_object_set_new(o, "max_cpu_us", json_integer((json_int_t)s->max_cpu_us));
 	json_object_set_new(o, "srun_host", json_string(s->srun_host ? s->srun_host : ""));
 	json_object_set_new(o, "srun_pid", json_integer(s->srun_pid));
+	if (s->container)   /* sacct's Container */
+		json_object_set_new(o, "container", json_string(s->container));
 	json_int_t cpus = 0;
 	for (int i = 0; i < s->nnodes; i++)
 		cpus += s->holds || s->cpuset[i]->nbits > 1 ? bitmap_count(s->cpuset[i])
@@ -392,6 +395,8 @@ void step_create(struct net_req *req)
 	s->time_limit = limit > 0 ? limit : -1;   /* 0 not given, -1 UNLIMITED: the job's */
 	s->requid = -1;
 	s->srun_host = xstrdup(json_string_value(json_object_get(spec, "launch_addr")) ?: "");
+	const char *bundle = json_string_value(json_object_get(spec, "container"));
+	s->container = bundle && *bundle ? xstrdup(bundle) : NULL;
 	s->srun_pid = json_integer_value(json_object_get(spec, "srun_pid"));
 	uint64_t mem = json_integer_value(json_object_get(spec, "mem_mb"));
 	uint64_t mem_cpu = json_integer_value(json_object_get(spec, "mem_per_cpu"));
@@ -696,6 +701,8 @@ void step_restore(const json_t *rec)
 	s->distribution = xstrdup(json_string_value(json_object_get(rec, "distribution")) ?: "block");
 	s->holds = json_is_true(json_object_get(rec, "holds"));
 	s->srun_host = xstrdup(json_string_value(json_object_get(rec, "srun_host")) ?: "");
+	const char *bundle = json_string_value(json_object_get(rec, "container"));
+	s->container = bundle && *bundle ? xstrdup(bundle) : NULL;
 	s->srun_pid = json_integer_value(json_object_get(rec, "srun_pid"));
 	size_t n = json_array_size(alloc);
 	s->job_node = xmalloc((n + 1) * sizeof(int));

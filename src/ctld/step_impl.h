@@ -32,6 +32,7 @@ struct step {
 	bool parts_out;             /* its nodes' nsteps were counted down (step_end) */
 	long long requid;           /* scancel N.S: who asked, -1 = none */
 	char *srun_host;
+	char *container;            /* srun --container: the OCI bundle, or NULL */
 	long long srun_pid;
 	char *failed_node;          /* NODE_FAIL: the node that failed */
 	uint64_t cpu_time_us, max_rss_kb, ave_rss_sum;

@@ -950,6 +950,7 @@ int store_backend_open(const struct conf *conf, struct herd_error *err)
 	uv_async_init(ctld.loop, &trim_async, outbox_trim);
 	uv_unref((uv_handle_t *)&trim_async);
 	trim_open = true;
+	outbox_register(store_cluster(), conf_ctld_host(core.conf), conf_ctld_port(core.conf));
 	if (outbox_start(db_path, pg_conninfo, outbox_forwarded, err) < 0) {
 		free(pg_conninfo);
 		pg_conninfo = NULL;

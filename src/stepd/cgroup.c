@@ -313,12 +313,16 @@ struct cgroup_step {
 	uint64_t rss_seen;         /* v2 without memory.peak: the highest sample */
 };
 
-/* mkdir that takes an existing directory. */
+/* mkdir that takes an existing directory.  0755 whatever the umask (herdstepd
+ * runs with 077), as Slurm's and systemd's: root's still, but a task's
+ * process may look up its own cgroup (a rootless OCI runtime does, for
+ * --container, and fails on a directory it cannot search). */
 static int cg_mkdir(const char *path)
 {
-	if (mkdir(path, 0755) == 0 || errno == EEXIST)
-		return 0;
-	return -1;
+	if (mkdir(path, 0755) < 0 && errno != EEXIST)
+		return -1;
+	chmod(path, 0755);
+	return 0;
 }
 
 /* v1 cpuset: a new cpuset has empty cpus and mems, and no task may join it

@@ -22,6 +22,7 @@
 #include "common/xmalloc.h"
 #include "stepd/pattern.h"
 #include "stepd/proctree.h"
+#include "stepd/oci.h"
 #include "stepd/stepd.h"
 
 #define JOB_SWEEP_MS 1000   /* SIGKILL sweeps until the tree is gone */
@@ -64,6 +65,7 @@ static void job_start_kill(struct stepd *sd, int kill_wait)
 		job_suspend(sd, false);
 	job_signal_tree(sd, SIGCONT);
 	job_signal_tree(sd, SIGTERM);
+	oci_kill(sd);   /* RunTimeKill: a container's init ignores a plain SIGTERM */
 	uv_timer_start(&sd->kill_timer, job_sweep_cb, (uint64_t)kill_wait * 1000, JOB_SWEEP_MS);
 }
 
@@ -187,6 +189,7 @@ static void job_reap(struct stepd *sd)
 		if (pid == sd->shell_pid) {
 			sd->shell_done = true;
 			sd->status = status;
+			oci_task_ended(sd, 0);   /* --container: RunTimeDelete, its files */
 			log_info("job %u: batch shell %d ended, status %d", sd->launch.job_id,
 				 (int)pid, status);
 			if (job_signal_tree(sd, SIGKILL) > 0 && !uv_is_active((uv_handle_t *)&sd->kill_timer))

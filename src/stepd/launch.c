@@ -96,6 +96,7 @@ static void launch_step_free(struct launch_step *s)
 	free(s->std_in);
 	free(s->mpi);
 	free(s->launch_addr);
+	free(s->container);
 	free(s);
 }
 
@@ -141,7 +142,8 @@ static struct launch_step *launch_step_parse(const json_t *obj, const struct lau
 	    launch_step_int(obj, "signal", true, 0, 0, 64, &sig, err) < 0 ||
 	    launch_step_int(obj, "signal_time", true, 0, 0, 0xffff, &sig_time, err) < 0 ||
 	    launch_step_str(obj, "launch_addr", "", &s->launch_addr, err) < 0 ||
-	    launch_step_int(obj, "srun_pid", true, 0, 0, INT32_MAX, &s->srun_pid, err) < 0)
+	    launch_step_int(obj, "srun_pid", true, 0, 0, INT32_MAX, &s->srun_pid, err) < 0 ||
+	    launch_str(obj, "container", true, &s->container, err) < 0)
 		goto error;
 	if (!s->env)
 		s->env = xmalloc(sizeof(char *));   /* none given: an empty environment from srun */
@@ -223,6 +225,7 @@ int launch_parse(const json_t *obj, struct launch *l, struct herd_error *err)
 	    launch_str(obj, "qos", true, &l->qos, err) < 0 ||
 	    launch_str(obj, "reservation", true, &l->reservation, err) < 0 ||
 	    launch_str(obj, "dependency", true, &l->dependency, err) < 0 ||
+	    launch_str(obj, "container", true, &l->container, err) < 0 ||
 	    launch_str(obj, "script", false, &l->script, err) < 0 ||
 	    launch_strv(obj, "argv", &l->argv, &l->argc, err) < 0 ||
 	    launch_strv(obj, "env", &l->env, &l->envc, err) < 0 ||
@@ -335,6 +338,7 @@ void launch_free(struct launch *l)
 	free(l->qos);
 	free(l->reservation);
 	free(l->dependency);
+	free(l->container);
 	free(l->script);
 	launch_free_strv(l->argv, l->argc);
 	launch_free_strv(l->env, l->envc);

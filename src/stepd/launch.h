@@ -36,6 +36,7 @@ struct launch_step {
 	int signal, signal_time;
 	char *launch_addr;
 	int64_t srun_pid;
+	char *container;                      /* srun --container: OCI bundle, NULL none */
 };
 
 struct launch {
@@ -45,6 +46,7 @@ struct launch {
 	char *qos;                /* optional key, NULL when absent */
 	char *reservation;        /* optional: --reservation */
 	char *dependency;         /* optional: --dependency as submitted */
+	char *container;          /* optional: sbatch --container (the batch step's bundle) */
 	char *script;
 	char **argv;  size_t argc;
 	char **env;   size_t envc;

@@ -21,6 +21,7 @@
 #include "common/net.h"
 #include "common/xmalloc.h"
 #include "stepd/step.h"
+#include "stepd/oci.h"
 #include "stepd/stepd.h"
 
 static void usage(void)
@@ -105,6 +106,7 @@ static int stepd_resolve_user(struct stepd *sd, struct herd_error *err)
 static void stepd_free(struct stepd *sd)
 {
 	step_free(sd);
+	oci_free(sd);
 	cgroup_step_destroy(sd->cg);
 	sd->cg = NULL;
 	if (sd->cgconf_loaded)

@@ -28,6 +28,7 @@
 #include "stepd/pattern.h"
 #include "stepd/pmi.h"
 #include "stepd/proctree.h"
+#include "stepd/oci.h"
 #include "stepd/step.h"
 #include "stepd/stepd.h"
 
@@ -117,6 +118,7 @@ static void step_start_kill(struct step *st, int kill_wait)
 	step_thaw(st);
 	step_kill_all(st, SIGCONT);
 	step_kill_all(st, SIGTERM);
+	oci_kill(st->sd);   /* RunTimeKill: a container's init ignores a plain SIGTERM */
 	uv_timer_start(&st->kill_timer, step_sweep_cb, (uint64_t)kill_wait * 1000, STEP_SWEEP_MS);
 }
 
@@ -291,6 +293,7 @@ static void step_reap(struct step *st)
 				continue;
 			t->exited = true;
 			t->status = status;
+			oci_task_ended(st->sd, i);   /* RunTimeDelete, its files */
 			log_debug("step %u.%u: task %d (pid %d) ended, status %d", st->sd->launch.job_id,
 				  step_launch(st)->step_id, t->task_id, (int)pid, status);
 			step_send_exit(t);
@@ -673,6 +676,8 @@ static int step_prepare_task(struct stepd *sd, struct step *st, size_t i, struct
 	};
 	env_init(&t->env);
 	env_step(&t->env, l, &node, &et);
+	if (oci_bundle(sd))   /* as Slurm's SLURM_CONTAINER: the bundle the task runs in */
+		env_set(&t->env, "SLURM_CONTAINER", oci_bundle(sd));
 	t->pmi_fd = -1;
 	if (st->pmi) {
 		char **pv = NULL;
@@ -685,6 +690,7 @@ static int step_prepare_task(struct stepd *sd, struct step *st, size_t i, struct
 		}
 		free(pv);
 	}
+	oci_prepare_task(sd, i, t->task_id, t->env.v);
 	return 0;
 }
 
@@ -728,6 +734,7 @@ int step_start(struct stepd *sd, struct herd_error *err)
 	st->ncpus = bind_ncpus;
 	bind_env(&st->bind, st->cpus, st->ncpus, s->cpus_per_task, st->ntasks, &st->bind_env[0],
 		 &st->bind_env[1], &st->bind_env[2], &st->bind_env[3]);
+	oci_start(sd, st->ntasks);   /* --container: oci.conf, before the tasks' directories */
 	for (size_t i = 0; i < st->ntasks; i++)
 		if (step_prepare_task(sd, st, i, err) < 0)
 			return -1;

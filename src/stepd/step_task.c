@@ -19,6 +19,7 @@
 #include "common/log.h"
 #include "stepd/launch.h"
 #include "stepd/pmi.h"
+#include "stepd/oci.h"
 #include "stepd/step.h"
 #include "stepd/stepd.h"
 
@@ -211,6 +212,13 @@ static void step_task_child(struct stepd *sd, struct step_task *t, const struct 
 	snprintf(pidbuf, sizeof(pidbuf), "%d", (int)getpid());
 	env_set(&t->env, "SLURM_TASK_PID", pidbuf);
 
+	if (sd->oci) {   /* --container: the runtime runs the task (oci.c) */
+		char why[512];
+		oci_exec(sd, (size_t)t->local, t->argv, t->env.v, t->pty, why, sizeof(why));
+		dprintf(2, "slurmstepd-%s: error: %s\n", sd->node, why);
+		task_fail(f->tell_w, "%s", why);
+		_exit(1);
+	}
 	const char *prog = step_task_find(t->argv[0], &t->env, found, sizeof(found));
 	execve(prog, t->argv, t->env.v);
 	int e = errno;

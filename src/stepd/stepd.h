@@ -59,6 +59,7 @@ struct stepd {
 	struct ctl_server *ctl;
 
 	struct step *step;            /* step mode (launch.step set); NULL for the batch step */
+	struct oci *oci;              /* --container (oci.h); NULL: the tasks run on the host */
 	struct cgroup_conf cgconf;    /* cgroup.conf beside the configuration file */
 	bool cgconf_loaded;
 	struct cgroup_step *cg;       /* the step's cgroups (a no-op handle where there are none) */

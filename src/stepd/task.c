@@ -18,6 +18,7 @@
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "stepd/env.h"
+#include "stepd/oci.h"
 #include "stepd/stepd.h"
 
 void task_fail(int errfd, const char *fmt, ...)
@@ -156,6 +157,18 @@ static void task_child(struct stepd *sd, char **argv, struct env *env, int errfd
 	snprintf(pidbuf, sizeof(pidbuf), "%d", (int)getpid());
 	env_set(env, "SLURM_TASK_PID", pidbuf);
 
+	if (sd->oci) {
+		/* the script as the container sees it: in the spool directory
+		 * mounted at MountSpoolDir */
+		char why[512], *script = xasprintf("%s/%s", oci_mount_spool_dir(sd), STEPD_SCRIPT_FILE);
+		argv[0] = script;
+		close(script_fd);
+		oci_exec(sd, 0, argv, env->v, false, why, sizeof(why));
+		dprintf(2, "slurmstepd: error: %s\n", why);
+		task_fail(errfd, "%s", why);
+		_exit(1);
+	}
+
 	/* The spool may sit below a directory the user cannot search (a test's
 	 * private temp dir); then run the script through the descriptor opened
 	 * while still root.  $0 differs in that case only. */
@@ -187,6 +200,11 @@ pid_t task_spawn(struct stepd *sd, struct herd_error *err)
 	};
 	env_init(&env);
 	env_batch(&env, l, &node);
+	if (oci_bundle(sd)) {   /* --container: the script runs in the bundle (oci.c) */
+		env_set(&env, "SLURM_CONTAINER", oci_bundle(sd));
+		oci_start(sd, 1);
+		oci_prepare_task(sd, 0, 0, env.v);
+	}
 	argv = xmalloc((l->argc + 2) * sizeof(char *));
 	argv[0] = sd->script_path;
 	for (size_t i = 0; i < l->argc; i++)

@@ -7,6 +7,7 @@ sharing one database (sacct -M) and an outage in the middle of 1,000 jobs
 (every record arrives once)."""
 import os
 import re
+import shutil
 import sqlite3
 import subprocess
 import time
@@ -15,7 +16,7 @@ import pytest
 
 import pg
 from cmd_helpers import cancel_all
-from conftest import start_cluster, stop_cluster, stop_clusters
+from conftest import Cluster, make_root, start_cluster, stop_cluster, stop_clusters
 
 BACKENDS = ["sqlite", "pgsql"]
 
@@ -159,6 +160,54 @@ def test_two_clusters_share_one_database(users):
         # without -M: the cluster's own records only
         assert sacct(a, "-X", "-a", "-o", "Cluster,JobID") == [[a.name, str(ja)]]
         assert sacct(b, "-X", "-a", "-o", "Cluster,JobID") == [[b.name, str(jb)]]
+    finally:
+        stop_clusters(*[x for x in (a, b) if x])
+
+
+def start_cluster_sharing_key(other, nodes=1):
+    """A cluster whose MUNGE key is other's, as clusters that talk to each
+    other need (herd up keeps a key it finds in DIR/munge)."""
+    c = Cluster(make_root(), nodes)
+    os.makedirs(os.path.join(c.dir, "munge"), mode=0o700)
+    key = os.path.join(c.dir, "munge", "munge.key")
+    shutil.copyfile(os.path.join(other.dir, "munge", "munge.key"), key)
+    os.chmod(key, 0o400)
+    c.up()
+    return c
+
+
+@needs_pg
+def test_commands_reach_another_cluster_with_M(users):
+    """-M names a cluster sharing the accounting database: the commands ask
+    this controller where that cluster's controller is (CLUSTER_INFO, from
+    the database's cluster registry) and talk to it; an unknown name gets
+    Slurm's two lines."""
+    server = pg.session_server()
+    db = server.create_db(f"herd_multi_{os.getpid()}")
+    a, b = start_cluster(1), None
+    try:
+        b = start_cluster_sharing_key(a)
+        pg.use_pgsql(a, server, db)
+        pg.use_pgsql(b, server, db)
+        job = b.sbatch("-H", "-J", "onb", "--wrap", "true")
+        r = a.run(["squeue", "-M", b.name, "-h", "-o", "%i %j"])
+        assert r.rc == 0 and r.out == f"CLUSTER: {b.name}\n{job} onb\n", r
+        r = a.run(["squeue", "-M", "all", "-h", "-o", "%i"])
+        assert r.out.split() == ["CLUSTER:", a.name, "CLUSTER:", b.name, str(job)], r
+        r = a.run(["sinfo", "-M", b.name.upper(), "-h", "-o", "%D"])
+        assert r.rc == 0 and r.out == f"CLUSTER: {b.name}\n1\n", r
+        r = a.run(["scontrol", "-M", b.name, "show", "job", str(job)])
+        assert r.rc == 0 and "JobName=onb" in r.out, r
+        assert a.run(["scancel", "-M", b.name, str(job)]).rc == 0
+        b.wait_state(job, ("CANCELLED",))
+        r = a.run(["squeue", "-M", "nosuch", "-h"])
+        assert r.rc == 1 and r.err == (
+            "squeue: error: No cluster 'nosuch' known by database.\n"
+            "squeue: error: 'nosuch' can't be reached now, or it is an invalid entry for "
+            "--cluster.  Use 'sacctmgr list clusters' to see available clusters.\n"), r
+        # the cluster's own name needs no database
+        r = a.run(["scontrol", "-M", a.name, "show", "partition"])
+        assert r.rc == 0 and "PartitionName=" in r.out, r
     finally:
         stop_clusters(*[x for x in (a, b) if x])
 

@@ -808,8 +808,23 @@ def test_account_and_qos_names_any_case(cluster, users):
                         user="herdu1")
         assert r.rc == 0, r
         assert "Account=teama " in cluster.run(["scontrol", "show", "job", str(job)]).out
-        assert cluster.run(["scancel", str(job)]).rc == 0
+        # the filters match as Slurm's do: -A TEAMA and -q NORMAL find it
+        for args in (["-A", "TEAMA"], ["-q", "NORMAL"], ["--account=TeamA"]):
+            r = cluster.run(["squeue", "-h", "-o", "%i"] + args)
+            assert r.out.split() == [str(job)], (args, r)
+        # a partition is matched as typed (Slurm's partitions keep their case)
+        assert cluster.run(["squeue", "-h", "-p", "DEBUG"]).out == ""
+        assert cluster.run(["scancel", "-A", "TEAMA", "-u", "herdu1"]).rc == 0
         cluster.wait_state(job, ("CANCELLED",))
+        # sacct -A and sreport Accounts= lower what they are given too
+        done = cluster.sbatch("-A", "teama", "--wrap", "true", user="herdu1")
+        cluster.wait_state(done, ("COMPLETED",))
+        r = cluster.run(["sacct", "-X", "-n", "-A", "TeamA", "-o", "jobid"])
+        assert sorted(r.out.split(), key=int) == [str(job), str(done)], r
+        # sacctmgr lowers an association's partition, as Slurm's does
+        ok(cluster, "add", "user", "herdu1", "account=teama", "partition=DEBUG")
+        assert ["herdu1", "teama", "debug"] in rows(
+            cluster, "assoc", "where", "user=herdu1", "format=user,account,partition")
     finally:
         ok(cluster, "delete", "user", "herdu1", "where", "account=teama")
         ok(cluster, "delete", "account", "teama")

@@ -16,7 +16,7 @@ build=${1:-build}
 cd "$(dirname "$0")/../.."
 bad=0
 
-acct='assoc assoc_edit assoc_list assoc_load assoc_mgr assoc_qos usage roles tres'
+acct='assoc assoc_edit assoc_list assoc_load assoc_mgr assoc_qos usage roles tres wckey'
 srcs="src/core/*.c src/core/*.h $(for f in $acct; do echo src/acct/$f.c; done) src/acct/assoc*.h src/acct/usage.h"
 inc=$(grep -nE '#include *[<"](uv\.h|sqlite3\.h|libpq-fe\.h|munge\.h|sys/socket\.h|common/net\.h|ctld/|herd/|noded/|stepd/|restd/|cmd/)' \
 	$srcs || true)

@@ -52,6 +52,8 @@ static struct job *plain_job(void)
 	job->signal_batch = true;
 	job->features = xstrdup("a&b");
 	job->reservation = xstrdup("maint");
+	job->wckey = xstrdup("*alpha");
+	job->wckey_id = 3;
 	job->priority = 4000;
 	job->nice = -5;
 	job->prio_admin = 0;
@@ -144,7 +146,8 @@ static void views(void **state)
 		"\"std_in\":\"\",\"command\":\"(null)\",\"submit_host\":\"login1\",\"restarts\":0,\"requeue\":true,"
 		"\"mail_type\":\"END\",\"mail_user\":\"alice@example.org\",\"open_mode\":\"append\","
 		"\"signal\":10,\"signal_time\":60,\"signal_flags\":\"B\",\"qos\":\"normal\",\"features\":\"a&b\","
-		"\"reservation\":\"maint\",\"req_nodelist\":\"\",\"exc_nodelist\":\"\",\"dependency\":\"\","
+		"\"reservation\":\"maint\",\"container\":\"\",\"wckey\":\"*alpha\",\"wckey_id\":3,"
+		"\"req_nodelist\":\"\",\"exc_nodelist\":\"\",\"dependency\":\"\","
 		"\"node_alloc\":[],\"acts\":[],\"start_estimate\":0,\"sched_nodes\":\"\"}",
 		"[\"state\",\"job_id\",\"array_tasks\",\"reason\",\"num_cpus\",\"partition\"] [\"PENDING\","
 		"17,null,\"Priority\",8,\"\"]");
@@ -160,7 +163,8 @@ static void views(void **state)
 		"\"std_err\":\"\",\"std_in\":\"\",\"command\":\"(null)\",\"submit_host\":\"\",\"restarts\":0,"
 		"\"requeue\":false,\"mail_type\":\"NONE\",\"mail_user\":\"\",\"open_mode\":\"truncate\","
 		"\"signal\":0,\"signal_time\":0,\"signal_flags\":\"\",\"qos\":\"normal\",\"features\":\"\","
-		"\"reservation\":\"\",\"req_nodelist\":\"\",\"exc_nodelist\":\"\",\"dependency\":\"\",\"node_alloc\":[],"
+		"\"reservation\":\"\",\"container\":\"\",\"wckey\":\"\",\"wckey_id\":0,"
+		"\"req_nodelist\":\"\",\"exc_nodelist\":\"\",\"dependency\":\"\",\"node_alloc\":[],"
 		"\"acts\":[],\"start_estimate\":0,\"sched_nodes\":\"\",\"array_job_id\":30,\"array_task_id\":4294967294,"
 		"\"array_tasks\":\"4-9\",\"array_throttle\":2,\"std_out_task\":\"/w/o-%a.out\",\"std_err_task\":\"\"}",
 		"[\"state\",\"job_id\",\"array_tasks\",\"reason\",\"num_cpus\",\"partition\"] [\"PENDING\","
@@ -185,7 +189,8 @@ static void records(void **state)
 		"\"restarts\":0,\"signal\":10,\"signal_flags\":\"B\",\"signal_time\":60,\"start_time\":0,"
 		"\"state\":\"PENDING\",\"std_err\":\"/home/alice/slurm-17.err\",\"std_in\":\"\",\"std_out\":\"/home/alice/slurm-17.out\","
 		"\"submit_host\":\"login1\",\"submit_time\":1795946300,\"time_limit\":3600,\"time_min\":-2,"
-		"\"uid\":1000,\"user\":\"alice\",\"work_dir\":\"/home/alice\"}");
+		"\"uid\":1000,\"user\":\"alice\",\"wckey\":\"*alpha\",\"wckey_id\":3,"
+		"\"work_dir\":\"/home/alice\"}");
 	job_destroy(job);
 	job = array_meta();
 	check_record(job,

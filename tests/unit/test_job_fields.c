@@ -121,7 +121,7 @@ static void test_rows_and_keys(void **state)
 
 	json_t *asked = json_array();
 	assert_true(squeue_add_keys(asked, 'L'));
-	assert_true(squeue_add_keys(asked, 'w'));   /* a placeholder asks nothing */
+	assert_true(squeue_add_keys(asked, 'X'));   /* a placeholder asks nothing */
 	assert_true(squeue_add_keys(asked, 'y'));   /* the job's nice */
 	assert_true(squeue_add_keys(asked, 'j'));
 	assert_false(squeue_add_keys(asked, 'W'));
@@ -139,12 +139,12 @@ static void test_scontrol_keys(void **state)
 {
 	json_t *job = json_pack(
 		"{s:i, s:s, s:i, s:i, s:s, s:i, s:s, s:s, s:s, s:s, s:s, s:i, s:s, s:s, s:s,"
-		" s:[[s,i,i]]}",
+		" s:[[s,i,i]], s:s, s:s}",
 		"job_id", 9, "state", "RUNNING", "array_job_id", 9, "array_task_id", 2,
 		"batch_host", "n1", "mem_per_cpu", 0, "reservation", "r1", "sched_nodes", "n2",
 		"mail_type", "END", "mail_user", "a@b", "comment", "c", "array_throttle", 0,
 		"partition", "debug", "submit_host", "login", "command", "/x.sh",
-		"node_alloc", "n1", 1, 100);
+		"node_alloc", "n1", 1, 100, "container", "/b", "wckey", "*k");
 	struct record r = { 0 };
 	record_job(job, NOW, 1, &r);
 	char *text = xstrdup("");

@@ -126,11 +126,14 @@ static const struct {
 	{ "2049k", 3 },                          /* kilobytes round up */
 	{ "1K", 1 },
 	{ "0K", 0 },
+	{ "4GB", 4096 },                         /* Slurm reads a B after the unit */
+	{ "100mb", 100 },
+	{ "1KB", 1 },
 	{ "17179869183G", 17179869183ULL * 1024 },
 };
 
 static const char *const size_bad[] = {
-	"", "4X", "-5", "abc", "4GB", "G", "4 G", " 4", "4.5G", "+4",
+	"", "4X", "-5", "abc", "4GBB", "4B", "GB", "G", "4 G", " 4", "4.5G", "+4",
 	"18446744073709551616",                  /* 2^64 */
 	"99999999999999999999999",
 	"17592186044416T",                       /* 2^44 T overflows when scaled */

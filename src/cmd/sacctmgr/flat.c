@@ -169,8 +169,8 @@ static void flat_list(struct strbuf *sb, const char *name, const json_t *row, co
 	free(list);
 }
 
-/* Slurm's lines: User - 'u':Partition:DefaultAccount:AdminLevel:
- * Coordinator (the accounts it coordinates), Account - 'a':Description:
+/* Slurm's lines: User - 'u':Partition:DefaultAccount:DefaultWCKey:
+ * AdminLevel:WCKeys:Coordinator (the accounts it coordinates), Account - 'a':Description:
  * Organization (and Herd's Flags), then the association's settings. */
 static void flat_line(struct strbuf *sb, const struct dump_index *d, const json_t *row)
 {
@@ -184,10 +184,15 @@ static void flat_line(struct strbuf *sb, const struct dump_index *d, const json_
 		}
 		strbuf_adds(sb, ":DefaultAccount=");
 		flat_quote(sb, cmd_jstr(row, "default_account"));
+		if (*cmd_jstr(row, "default_wckey")) {
+			strbuf_adds(sb, ":DefaultWCKey=");
+			flat_quote(sb, cmd_jstr(row, "default_wckey"));
+		}
 		if (strcmp(cmd_jstr(row, "admin"), "None")) {
 			strbuf_adds(sb, ":AdminLevel=");
 			flat_quote(sb, cmd_jstr(row, "admin"));
 		}
+		flat_list(sb, ":WCKeys=", row, "wckeys");
 		flat_list(sb, ":Coordinator=", row, "coord_accounts");
 	} else {
 		strbuf_adds(sb, "Account - ");

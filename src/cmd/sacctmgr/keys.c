@@ -64,6 +64,7 @@ static const struct key_def key_defs[] = {
 	{ "UsageFactor", 6, "usagefactor", NULL },
 	{ "Users", 1, "user", NULL },
 	{ "WithAssoc", 5, "withassoc", NULL },
+	{ "WCKeys", 2, "wckey", NULL },
 	{ NULL, 0, NULL, NULL },
 };
 
@@ -85,7 +86,7 @@ static bool lowered_key(const char *canon)
 {
 	static const char *const keys[] = { "name", "account", "cluster", "user", "parent",
 					    "defaultaccount", "qos", "defaultqos", "preempt",
-					    "coordinators", NULL };
+					    "coordinators", "partition", "wckey", "defaultwckey", NULL };
 	for (size_t i = 0; keys[i]; i++)
 		if (!strcmp(keys[i], canon))
 			return true;

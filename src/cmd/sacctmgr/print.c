@@ -91,6 +91,14 @@ static const struct col_def qos_cols[] = {
 	{ "ID", 6, "id", "id", R_INT, NULL },
 };
 
+/* wckeys' columns (Slurm 22.05's sacctmgr list wckeys: Name is WCKey) */
+static const struct col_def wckey_cols[] = {
+	{ "WCKey", 10, "wckey,name", "wckey", R_STR, NULL },
+	{ "Cluster", 10, "cluster", "cluster", R_STR, NULL },
+	{ "User", 10, "user", "user", R_STR, NULL },
+	{ "ID", 6, "id", "id", R_INT, NULL },
+};
+
 static const struct col_def *col_find(const struct col_def *defs, size_t n, const char *name)
 {
 	size_t len = strlen(name);
@@ -366,6 +374,8 @@ const char *print_default_format(const struct request *r)
 		return "Type,Name%15,ID";
 	if (!strcmp(r->entity, "coordinator"))
 		return "Account,User";
+	if (!strcmp(r->entity, "wckey"))
+		return "WCKey,Cluster,User";
 	return "";
 }
 
@@ -375,6 +385,10 @@ const struct col_def *print_columns(const char *entity, size_t *n)
 	if (!strcmp(entity, "qos")) {
 		*n = sizeof(qos_cols) / sizeof(qos_cols[0]);
 		return qos_cols;
+	}
+	if (!strcmp(entity, "wckey")) {
+		*n = sizeof(wckey_cols) / sizeof(wckey_cols[0]);
+		return wckey_cols;
 	}
 	*n = sizeof(cols) / sizeof(cols[0]);
 	return cols;
