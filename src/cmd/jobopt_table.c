@@ -784,6 +784,9 @@ static int p_x11(struct jobopt *o, const struct jobopt_row *r, const char *arg,
 /* ---- the table ---------------------------------------------------------- */
 
 const struct jobopt_row jobopt_table[] = {
+	/* srun --accel-bind: no GPUs or MICs here, so nothing to bind to */
+	{ "accel-bind", 0, REQ, R, NULL, NULL, p_ignore, "=<g|m|n|v>",
+	  "bind tasks to accelerators near them (none here)" },
 	{ "account", 'A', REQ, ALL, "SBATCH_ACCOUNT SALLOC_ACCOUNT SLURM_ACCOUNT", "account", p_str,
 	  "=name", "charge job to specified account" },
 	{ "acctg-freq", 0, REQ, ALL, "SBATCH_ACCTG_FREQ SALLOC_ACCTG_FREQ SLURM_ACCTG_FREQ",
@@ -823,7 +826,7 @@ const struct jobopt_row jobopt_table[] = {
 	{ "constraint", 'C', REQ, ALL, "SBATCH_CONSTRAINT SALLOC_CONSTRAINT SLURM_CONSTRAINT",
 	  "constraint", p_str, "=list", "specify a list of constraints" },
 	{ "container", 0, REQ, ALL, "SBATCH_CONTAINER SALLOC_CONTAINER SRUN_CONTAINER", "container",
-	  p_str, "=path", "OCI container bundle to run in" },
+	  p_str, "=path", "Path to OCI container bundle" },
 	/* Slurm 23.02: the OCI container's ID, with --container */
 	{ "container-id", 0, REQ, ALL, "SBATCH_CONTAINER_ID SALLOC_CONTAINER_ID SRUN_CONTAINER_ID",
 	  "container_id", p_str, "=id", "ID of the OCI container to run in" },
@@ -1035,6 +1038,8 @@ const struct jobopt_row jobopt_table[] = {
 	/* Slurm 24.11 and 25.05's block topology: issue 17 */
 	{ "segment", 0, REQ, ALL, "SBATCH_SEGMENT_SIZE SALLOC_SEGMENT_SIZE SLURM_SEGMENT_SIZE", NULL,
 	  p_topology, "=size", "nodes per topology segment (no topology here)" },
+	/* --share: Slurm's older name of --oversubscribe */
+	{ "share", 0, NO, ALL, NULL, "oversubscribe", p_flag, "", NULL },
 	{ "signal", 0, REQ, ALL, "SBATCH_SIGNAL SALLOC_SIGNAL SLURM_SIGNAL", NULL, p_signal,
 	  "=[[R|B]:]num[@time]", "send signal when time limit within time seconds" },
 	/* herdd logs at its own level */
@@ -1055,6 +1060,8 @@ const struct jobopt_row jobopt_table[] = {
 	  "run program after each task" },
 	{ "task-prolog", 0, REQ, R, "SLURM_TASK_PROLOG", NULL, p_str, "=program",
 	  "run program before each task" },
+	/* --tasks-per-node: Slurm's other name of --ntasks-per-node */
+	{ "tasks-per-node", 0, REQ, ALL, NULL, "ntasks_per_node", p_count, "=n", NULL },
 	{ "test-only", 0, NO, ALL, NULL, "test_only", p_flag, "",
 	  "validate the job, print when it would start; do\nnot submit it" },
 	{ "thread-spec", 0, REQ, ALL, "SBATCH_THREAD_SPEC SALLOC_THREAD_SPEC SLURM_THREAD_SPEC", NULL,

@@ -29,7 +29,7 @@ SAMPLES = {
     "[!]list": "a", "<paths>": "/lib", "count[@max-time]": "1", "0|1": "1",
     "secs": "5", "signal": "TERM", "timeout][mode": "10L", "rlimits": "CORE", "off": "off",
     "count": "1", "library": "lz4", "yes|no": "yes", "<dest_path>": "/tmp",
-    "user|mcs": "user", "size": "2", "opts": "enforce-binding", "command string": "true", "file|fd": "/dev/null", "filename": "/dev/null",
+    "user|mcs": "user", "<g|m|n|v>": "g", "size": "2", "opts": "enforce-binding", "command string": "true", "file|fd": "/dev/null", "filename": "/dev/null",
     "<file_name>": "/dev/null", "group_id": "0", "user_id": "0", "=...": "none", "all|first|last": "all", "dist": "block", "value,...": "0",
 }
 # Options the table refuses by design (GPU/GRES, topology: issues 16, 17;
