@@ -150,6 +150,16 @@ struct job {
 	uint32_t req_nodes, ntasks, cpus_per_task;
 	uint64_t mem_mb;
 	bool exclusive;
+	/* Where and how it may be placed (doc/scheduling.md, "Placement
+	 * options"): -N min-max (max_nodes 0: exactly req_nodes), --mincpus,
+	 * --tmp (MB of the node's TmpDisk), -B S:C:T (0: any), -s, -O,
+	 * --spread-job, --use-min-nodes; -k keeps it running when one of its
+	 * nodes fails (that node is dropped); --delay-boot is kept and shown. */
+	uint32_t max_nodes, mincpus;
+	uint64_t tmp_mb;
+	uint32_t sockets_per_node, cores_per_socket, threads_per_core;
+	bool oversubscribe, overcommit, spread_job, use_min_nodes, no_kill;
+	uint32_t delay_boot;        /* seconds */
 	int64_t time_limit;         /* seconds, -1 = UNLIMITED */
 	int64_t time_min;           /* --time-min seconds, TIME_NOT_GIVEN = none */
 	bool requeue;               /* --requeue/--no-requeue, default JobRequeue */

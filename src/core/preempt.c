@@ -11,6 +11,7 @@
 #include "common/xmalloc.h"
 #include "core/part_limits.h"
 #include "core/preempt.h"
+#include "core/sched_snap.h"
 #include "sched/feature.h"
 #include "sched/preempt.h"
 
@@ -375,23 +376,11 @@ static void gather_one(struct job *v, void *arg)
 	g->n++;
 }
 
+/* The nodes as a pass sees them (the victims' users stay on their nodes:
+ * ExclusiveUser is kept conservatively while they are chosen). */
 static struct sched_node *snapshot(void)
 {
-	struct sched_node *sn = xmalloc((core.nnodes ? core.nnodes : 1) * sizeof(*sn));
-	for (int i = 0; i < core.nnodes; i++) {
-		const struct node *n = &core.nodes[i];
-		sn[i] = (struct sched_node){
-			.cpus = n->cpus, .alloc_cpus = n->alloc_cpus, .memory = n->real_memory,
-			.alloc_mem = n->alloc_mem, .njobs = n->njobs,
-			.usable = n->registered && !n->not_responding && !n->drain &&
-				  (n->state == NODE_IDLE || n->state == NODE_MIXED ||
-				   n->state == NODE_ALLOCATED),
-		};
-	}
-	/* (the victims' users stay on their nodes: ExclusiveUser is kept
-	 * conservatively while they are chosen) */
-	part_limits_nodes(sn);
-	return sn;
+	return snap_nodes();
 }
 
 bool gang_part(const struct part *p)
@@ -419,12 +408,7 @@ bool preempt_for(struct job *job, const struct part *p)
 		if (!job->features || feature_match(job->features, nd->conf->features) == 1)
 			cand[ncand++] = p->node_idx[i];
 	}
-	struct sched_req req = {
-		.nodes = job->req_nodes, .ntasks = job->ntasks, .cpus_per_task = job->cpus_per_task,
-		.mem_per_node = job->mem_mb, .mem_per_cpu = job->mem_per_cpu,
-		.exclusive = job->exclusive, .required = job->req_idx, .nrequired = job->nreq_idx,
-		.excluded = job->exc_idx, .nexcluded = job->nexc_idx,
-	};
+	struct sched_req req = snap_job_req(job);   /* the pass's request, placement options too */
 	part_limits_req(job, p, &req);   /* OverSubscribe=EXCLUSIVE, ExclusiveUser */
 	struct gather g = { .job = job, .p = p, .gang = gang };
 	job_foreach(gather_one, &g);

@@ -182,6 +182,10 @@ static bool same_request(const struct job *job, const struct sched_job *sj)
 	       r.cpus_per_task == sj->req.cpus_per_task && r.mem_per_node == sj->req.mem_per_node &&
 	       r.mem_per_cpu == sj->req.mem_per_cpu && r.exclusive == sj->req.exclusive &&
 	       r.nrequired == sj->req.nrequired && r.nexcluded == sj->req.nexcluded &&
+	       r.max_nodes == sj->req.max_nodes && r.mincpus == sj->req.mincpus &&
+	       r.tmp_mb == sj->req.tmp_mb && r.spread == sj->req.spread &&
+	       r.use_min_nodes == sj->req.use_min_nodes && r.sockets == sj->req.sockets &&
+	       r.cores == sj->req.cores && r.threads == sj->req.threads &&
 	       (job->time_limit < 0 ? SCHED_TIME_INFINITE : job->time_limit) == sj->time_limit;
 }
 

@@ -35,6 +35,8 @@ struct sched_node *snap_nodes(void)
 		sn[i] = (struct sched_node){
 			.cpus = n->cpus, .alloc_cpus = n->alloc_cpus, .memory = n->real_memory,
 			.alloc_mem = n->alloc_mem, .njobs = n->njobs, .usable = snap_node_usable(n),
+			.tmp_disk = n->conf->tmp_disk, .sockets = n->sockets * (n->boards > 0 ? n->boards : 1),
+			.cores = n->cores, .threads = n->threads,
 		};
 	}
 	part_limits_nodes(sn);   /* partition limits: whose jobs hold them (ExclusiveUser) */
@@ -49,10 +51,16 @@ static bool part_up(const struct part *p)
 struct sched_req snap_job_req(const struct job *job)
 {
 	return (struct sched_req){
-		.nodes = job->req_nodes, .ntasks = job->ntasks, .cpus_per_task = job->cpus_per_task,
+		/* -O: CPUs as for one task per node (sbatch(1)) */
+		.nodes = job->req_nodes, .ntasks = job->overcommit ? 0 : job->ntasks,
+		.cpus_per_task = job->cpus_per_task,
 		.mem_per_node = job->mem_mb, .mem_per_cpu = job->mem_per_cpu,
 		.exclusive = job->exclusive, .required = job->req_idx, .nrequired = job->nreq_idx,
 		.excluded = job->exc_idx, .nexcluded = job->nexc_idx,
+		.max_nodes = job->max_nodes, .use_min_nodes = job->use_min_nodes,
+		.spread = job->spread_job, .mincpus = job->mincpus, .tmp_mb = job->tmp_mb,
+		.sockets = job->sockets_per_node, .cores = job->cores_per_socket,
+		.threads = job->threads_per_core,
 	};
 }
 

@@ -168,7 +168,10 @@ static const struct sched_node *empty_nodes(struct ctx *x)
 		x->empty = xmalloc((x->nnodes + 1) * sizeof(*x->empty));
 		for (int i = 0; i < x->nnodes; i++)
 			x->empty[i] = (struct sched_node){ .cpus = x->sn[i].cpus, .memory = x->sn[i].memory,
-							   .usable = true };
+							   .usable = true, .tmp_disk = x->sn[i].tmp_disk,
+							   .sockets = x->sn[i].sockets,
+							   .cores = x->sn[i].cores,
+							   .threads = x->sn[i].threads };
 	}
 	return x->empty;
 }

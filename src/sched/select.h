@@ -17,6 +17,10 @@ struct sched_node {
 	 * partition, so no other user's job may join it. */
 	uint32_t user;
 	bool user_owned;
+	/* What the node is, for --tmp and -B (0: not known, asks nothing of
+	 * a job that asks nothing). */
+	uint64_t tmp_disk;            /* TmpDisk, MB */
+	int sockets, cores, threads;  /* per node, per socket, per core */
 };
 
 struct sched_req {
@@ -37,7 +41,21 @@ struct sched_req {
 	 * nodes with no other user's job. */
 	uint32_t user;
 	bool exclusive_user;
+	/* Placement options (0/false: not asked).  max_nodes: -N min-max,
+	 * as many nodes as are free up to it (use_min_nodes: only nodes);
+	 * mincpus: at least that many CPUs on each node; tmp_mb, sockets,
+	 * cores, threads: only nodes with at least those; spread: as many
+	 * nodes as there are tasks, their tasks spread evenly. */
+	int max_nodes;
+	bool use_min_nodes, spread;
+	int mincpus;
+	uint64_t tmp_mb;
+	int sockets, cores, threads;
 };
+
+/* Is the node what the request asks for, whatever runs there (--tmp, -B,
+ * --mincpus against its size)?  plan.c's counts ask it too. */
+bool sched_node_kind_ok(const struct sched_node *n, const struct sched_req *req);
 
 /* Products of counts a user gives (tasks x CPUs per task, MB per CPU x
  * CPUs): 64 bits, saturating instead of wrapping, so that 65536 tasks of
