@@ -28,7 +28,13 @@ static const struct msg_field f_jobspec[] = {
 	OPT("open_mode", MF_STR), OPT("time_min", MF_INT), OPT("signal", MF_INT),
 	OPT("signal_time", MF_INT), OPT("signal_flags", MF_STR), OPT("qos", MF_STR),
 	OPT("constraint", MF_STR), OPT("req_nodelist", MF_STR), OPT("exc_nodelist", MF_STR),
-	OPT("test_only", MF_BOOL), OPT("alloc", MF_BOOL), OPT("reservation", MF_STR), END
+	OPT("test_only", MF_BOOL), OPT("alloc", MF_BOOL), OPT("reservation", MF_STR),
+	/* placement options (doc/scheduling.md) */
+	OPT("tmp_mb", MF_INT), OPT("priority", MF_STR), OPT("no_kill", MF_BOOL),
+	OPT("overcommit", MF_BOOL), OPT("oversubscribe", MF_BOOL), OPT("spread_job", MF_BOOL),
+	OPT("use_min_nodes", MF_BOOL), OPT("delay_boot", MF_INT), OPT("max_nodes", MF_INT),
+	OPT("mincpus", MF_INT), OPT("sockets_per_node", MF_INT), OPT("cores_per_socket", MF_INT),
+	OPT("threads_per_core", MF_INT), END
 };
 
 static const struct msg_field f_submit[] = {
@@ -61,7 +67,9 @@ static const struct msg_field f_update_fields[] = {
 	OPT("deadline", MF_INT), OPT("exc_nodelist", MF_STR), OPT("req_nodelist", MF_STR),
 	OPT("features", MF_STR), OPT("array_throttle", MF_INT), OPT("num_tasks", MF_INT),
 	OPT("min_mem_node", MF_INT), OPT("min_mem_cpu", MF_INT), OPT("cpus_per_task", MF_INT),
-	OPT("priority", MF_INT), OPT("reservation", MF_STR), END
+	OPT("priority", MF_INT), OPT("reservation", MF_STR),
+	OPT("max_nodes", MF_INT), OPT("min_tmp_disk", MF_INT), OPT("mincpus", MF_INT),
+	OPT("oversubscribe", MF_BOOL), END
 };
 
 static const struct msg_field f_update[] = {
@@ -187,7 +195,7 @@ static const struct msg_field f_launch_spec[] = {
 	OPT("cpus_per_node", MF_STR), OPT("mem_per_cpu", MF_INT), OPT("ntasks_per_node", MF_INT),
 	OPT("open_mode", MF_STR), OPT("signal", MF_INT), OPT("signal_time", MF_INT),
 	OPT("signal_flags", MF_STR), OPT("step", MF_OBJ), OPT("cpu_ids", MF_STR),
-	OPT("reservation", MF_STR), END
+	OPT("reservation", MF_STR), OPT("overcommit", MF_BOOL), END
 };
 
 static const struct msg_field f_launch[] = {

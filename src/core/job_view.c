@@ -47,9 +47,10 @@ static void put_str(struct strbuf *o, const char *s)
 	strbuf_add(o, "\"", 1);
 }
 
+/* Without -n, one task per node (of -N min-max: per node it got) */
 static uint32_t shown_tasks(const struct job *job)
 {
-	return job->ntasks ? job->ntasks : job->req_nodes ? job->req_nodes : 1;
+	return job->ntasks ? job->ntasks : job->req_nodes ? (job->nalloc ? job->nalloc : job->req_nodes) : 1;
 }
 
 static int64_t shown_cpus(const struct job *job)
@@ -57,8 +58,10 @@ static int64_t shown_cpus(const struct job *job)
 	int64_t cpus = 0;
 	for (int i = 0; i < job->nalloc; i++)
 		cpus += job->alloc_cpus[i];
-	if (!job->nalloc)   /* 64 bits: uint32 x uint32 */
-		cpus = (int64_t)shown_tasks(job) * (job->cpus_per_task ? job->cpus_per_task : 1);
+	/* 64 bits: uint32 x uint32; -O: as one task per node (sbatch(1)) */
+	uint32_t tasks = job->overcommit ? (job->req_nodes ? job->req_nodes : 1) : shown_tasks(job);
+	if (!job->nalloc)
+		cpus = (int64_t)tasks * (job->cpus_per_task ? job->cpus_per_task : 1);
 	return cpus;
 }
 

@@ -1,0 +1,260 @@
+"""The job's placement options in the controller (doc/scheduling.md,
+"Placement options"), as sbatch(1) has them: --tmp against the nodes'
+TmpDisk, --mincpus, -B S:C:T, -N min-max with --use-min-nodes,
+--spread-job, -O, --priority (operators and administrators), -k (a failed
+node leaves the job, which runs on), -s and --delay-boot kept and shown;
+all of it kept over a controller restart and changed by scontrol update.
+
+Jobs are submitted as SUBMIT_JOB frames with the JOBSPEC keys
+(doc/protocol.md), the controller's side of the options whatever the
+command that encodes them.  One 4-node cluster of 2 CPUs each; n3 and n4
+have TmpDisk=2000, n4 has two sockets of one core (the others one of two)."""
+import json
+import os
+import re
+
+import pytest
+
+from conftest import Cluster, make_root, parse_kv, stop_cluster
+from cmd_helpers import cancel_all
+from test_frames import Wire, exchange
+
+SUBMIT_JOB = 2
+
+
+def node_line(line):
+    m = re.match(r"NodeName=(n\d+) ", line)
+    if not m:
+        return line
+    if m.group(1) == "n4":
+        return line + " TmpDisk=2000 Sockets=2 CoresPerSocket=1 ThreadsPerCore=1"
+    if m.group(1) == "n3":
+        return line + " TmpDisk=2000 Sockets=1 CoresPerSocket=2 ThreadsPerCore=1"
+    return line + " Sockets=1 CoresPerSocket=2 ThreadsPerCore=1"
+
+
+@pytest.fixture(scope="module")
+def c(users):
+    c = Cluster(make_root(), 4)
+    try:
+        c.up("--cpus", "2", "--memory", "1000")
+        with open(c.conf) as f:
+            text = "\n".join(node_line(l) for l in f.read().splitlines()) + "\n"
+        with open(c.conf, "w") as f:
+            f.write(text + "PartitionName=share Nodes=ALL OverSubscribe=YES:2 State=UP\n")
+        r = c.run(["scontrol", "reconfigure"])
+        assert r.rc == 0, r
+        c.wait_until("n4's two sockets",
+                     lambda: "Sockets=2 " in c.run(["scontrol", "show", "node", "n4"]).out)
+        c.wire = Wire(c)
+        yield c
+    finally:
+        stop_cluster(c)
+
+
+def all_idle(c):
+    r = c.run(["sinfo", "-h", "-N", "-p", "debug", "-o", "%N %t"])
+    states = [line.split()[1] for line in r.out.splitlines() if line.strip()]
+    return r.rc == 0 and len(states) == 4 and all(s == "idle" for s in states)
+
+
+@pytest.fixture
+def clean(c):
+    cancel_all(c, wait_idle=False)
+    c.wait_until("all nodes idle", lambda: all_idle(c))
+    yield c
+    cancel_all(c, wait_idle=False)
+
+
+def body(**job):
+    spec = {"name": "opts", "script": "#!/bin/sh\nsleep 300\n", "argv": [], "env": [],
+            "cwd": "/tmp", "stdout": "/dev/null", "stderr": "", "stdin": "",
+            "partition": "", "nodes": 0, "ntasks": 0, "cpus_per_task": 0, "mem_mb": 0,
+            "exclusive": False, "time_limit": -2, "hold": False, "submit_host": "h",
+            "umask": 18, "account": "", "comment": ""}
+    spec.update(job)
+    return json.dumps({"key": os.urandom(16).hex(), "job": spec}).encode()
+
+
+def submit_raw(c, user=None, **job):
+    return exchange(c.port, c.wire.request(SUBMIT_JOB, body(**job), user=user))
+
+
+def submit(c, user=None, **job):
+    r = submit_raw(c, user, **job)
+    assert r["rc"] == 0, r
+    return r["job_id"]
+
+
+def show(c, job_id):
+    r = c.run(["scontrol", "show", "job", str(job_id)])
+    assert r.rc == 0, r
+    return parse_kv(r.out)
+
+
+def nodes_of(c, job_id):
+    r = c.run(["scontrol", "show", "hostnames", show(c, job_id)["NodeList"]])
+    assert r.rc == 0, r
+    return r.out.split()
+
+
+def started_on(c, job_id):
+    """The job's nodes once it runs."""
+    c.wait_state(job_id, ("RUNNING",))
+    return nodes_of(c, job_id)
+
+
+def squeue(c, job_id, fmt):
+    r = c.run(["squeue", "-h", "-j", str(job_id), "-o", fmt])
+    assert r.rc == 0, r
+    return r.out.strip()
+
+
+def test_tmp_disk_places_on_nodes_that_have_it(clean):
+    c = clean
+    # n3 and n4 have 2000 MB: four one-CPU jobs fill them, a fifth waits
+    ids = [submit(c, tmp_mb=1500) for _ in range(4)]
+    for j in ids:
+        assert set(started_on(c, j)) <= {"n3", "n4"}
+    late = submit(c, tmp_mb=1500)
+    c.wait_until("the fifth to wait", lambda: squeue(c, late, "%T %r") == "PENDING Resources")
+    info = show(c, late)
+    assert info["MinTmpDiskNode"] == "1500M", info
+    assert squeue(c, late, "%d") == "1500M"
+    # without --tmp a job goes anywhere (n1 is free)
+    free = submit(c)
+    assert started_on(c, free) == ["n1"]
+    # more than any node has: refused at submission, as Slurm
+    r = submit_raw(c, tmp_mb=3000)
+    assert r["rc"] != 0 and "Requested node configuration is not available" in r.get("error", ""), r
+
+
+def test_sockets_cores_threads(clean):
+    c = clean
+    j = submit(c, sockets_per_node=2)
+    assert started_on(c, j) == ["n4"]
+    info = show(c, j)
+    assert info["Socks/Node"] == "2" and info["ReqB:S:C:T"] == "0:0:*:*", info
+    assert squeue(c, j, "%H %I %J %z") == "2 * * 2:*:*"
+    k = submit(c, cores_per_socket=2, threads_per_core=1)
+    assert started_on(c, k)[0] in ("n1", "n2", "n3")
+    assert show(c, k)["ReqB:S:C:T"] == "0:0:2:1"
+    r = submit_raw(c, threads_per_core=2)   # no node has two threads a core
+    assert r["rc"] != 0, r
+
+
+def test_mincpus(clean):
+    c = clean
+    j = submit(c, ntasks=1, mincpus=2)
+    c.wait_state(j, ("RUNNING",))
+    info = show(c, j)
+    assert info["NumCPUs"] == "2" and info["MinCPUsNode"] == "2", info
+    r = submit_raw(c, mincpus=3)   # every node has 2 CPUs
+    assert r["rc"] != 0, r
+
+
+def test_node_range(clean):
+    c = clean
+    j = submit(c, nodes=2, max_nodes=4, hold=True)
+    assert show(c, j)["NumNodes"] == "2-4"
+    c.run(["scontrol", "release", str(j)])
+    assert len(started_on(c, j)) == 4   # as many as are free
+    info = show(c, j)
+    assert info["NumNodes"] == "4" and info["NumTasks"] == "4", info
+    c.run(["scancel", str(j)])
+    c.wait_until("all nodes idle", lambda: all_idle(c))
+    k = submit(c, nodes=2, max_nodes=4, use_min_nodes=True, cpus_per_task=2)
+    assert len(started_on(c, k)) == 2
+    # two nodes full: a 2-4 job gets the two that are left
+    m = submit(c, nodes=2, max_nodes=4)
+    assert len(started_on(c, m)) == 2
+
+
+def test_spread_job(clean):
+    c = clean
+    j = submit(c, ntasks=4, spread_job=True)
+    assert started_on(c, j) == ["n1", "n2", "n3", "n4"]
+    c.run(["scancel", str(j)])
+    c.wait_until("all nodes idle", lambda: all_idle(c))
+    k = submit(c, ntasks=4)   # packed: two nodes of 2 CPUs
+    assert len(started_on(c, k)) == 2
+
+
+def test_overcommit(clean):
+    c = clean
+    # 16 tasks on 8 CPUs: only with -O, on one CPU of one node
+    r = submit_raw(c, ntasks=16)
+    assert r["rc"] != 0, r
+    j = submit(c, ntasks=16, overcommit=True)
+    c.wait_state(j, ("RUNNING",))
+    info = show(c, j)
+    assert (info["NumNodes"], info["NumCPUs"], info["NumTasks"]) == ("1", "1", "16"), info
+
+
+def test_priority_operators_only(clean):
+    c = clean
+    j = submit(c, priority="TOP", hold=False, nodes=4, exclusive=True)
+    k = submit(c, priority="1234", begin_time=0)
+    assert show(c, k)["Priority"] == "1234"
+    assert show(c, j)["Priority"] == "4294967293"
+    r = submit_raw(c, user="herdu1", priority="10")
+    assert r["rc"] != 0 and "denied" in r.get("error", "").lower(), r
+    r = submit_raw(c, priority="high")
+    assert r["rc"] != 0, r
+
+
+def test_no_kill_drops_the_failed_node(clean):
+    c = clean
+    keep = submit(c, nodes=2, no_kill=True)
+    lose = submit(c, nodes=2)
+    kn, ln = started_on(c, keep), started_on(c, lose)
+    try:
+        for n in (kn[1], ln[1]):
+            r = c.run(["scontrol", "update", f"nodename={n}", "state=down", "reason=test"])
+            assert r.rc == 0, r
+        c.wait_state(lose, ("NODE_FAIL",))
+        assert c.job_state(keep) == "RUNNING"
+        info = show(c, keep)
+        assert info["NodeList"] == kn[0] and info["NumNodes"] == "1", info
+    finally:
+        for n in (kn[1], ln[1]):
+            c.run(["scontrol", "update", f"nodename={n}", "state=resume"])
+
+
+def test_options_shown_and_kept_over_restart(clean):
+    c = clean
+    j = submit(c, hold=True, nodes=1, max_nodes=3, tmp_mb=100, mincpus=2, sockets_per_node=1,
+               cores_per_socket=2, threads_per_core=1, oversubscribe=True, overcommit=True,
+               spread_job=True, use_min_nodes=True, no_kill=True, delay_boot=300,
+               partition="share", priority="77")
+    want = {"NumNodes": "1-3", "MinTmpDiskNode": "100M", "MinCPUsNode": "2",
+            "Socks/Node": "1", "ReqB:S:C:T": "0:0:2:1", "OverSubscribe": "YES",
+            "DelayBoot": "00:05:00"}
+    info = show(c, j)
+    assert {k: info[k] for k in want} == want, info
+    assert squeue(c, j, "%h") == "YES"
+    c.restart_ctld()
+    c.wait_until("the controller", c.ping_ok)
+    info = show(c, j)
+    assert {k: info[k] for k in want} == want, info
+    r = c.run(["squeue", "-h", "-j", str(j), "-O", "MinTmpDisk,SocketsPerNode"])
+    assert r.out.split() == ["100M", "1"], r
+
+
+def test_update_placement_options(clean):
+    c = clean
+    j = submit(c, hold=True, nodes=1)
+    r = c.run(["scontrol", "update", f"jobid={j}", "NumNodes=2-3", "MinTmpDiskNode=500",
+               "MinCPUsNode=2", "OverSubscribe=yes"])
+    assert r.rc == 0, r
+    info = show(c, j)
+    assert (info["NumNodes"], info["MinTmpDiskNode"], info["MinCPUsNode"],
+            info["OverSubscribe"]) == ("2-3", "500M", "2", "YES"), info
+    # a size no node has is refused, and changes nothing
+    r = c.run(["scontrol", "update", f"jobid={j}", "MinTmpDiskNode=9000"])
+    assert r.rc != 0, r
+    assert show(c, j)["MinTmpDiskNode"] == "500M"
+    r = c.run(["scontrol", "update", f"jobid={j}", "NumNodes=2"])
+    assert r.rc == 0 and show(c, j)["NumNodes"] == "2", r
+    c.run(["scontrol", "release", str(j)])
+    assert set(started_on(c, j)) == {"n3", "n4"}   # TmpDisk
