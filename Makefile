@@ -25,7 +25,9 @@ SCHED_SRC  := $(wildcard src/sched/*.c)
 LIB        := $(B)/libherd.a
 CMDS       := sbatch squeue scancel sinfo scontrol sacct srun salloc sacctmgr sshare sreport sprio
 # srun's and salloc's own pieces (srun_*.c) use libuv: linked into those two only.
-SRUN_SRC   := $(wildcard src/cmd/srun_*.c)
+# srun_check.c (pure: the option values' checks) is every command's: the
+# job-option table (jobopt*.c) reads with it.
+SRUN_SRC   := $(filter-out src/cmd/srun_check.c,$(wildcard src/cmd/srun_*.c))
 # sacct's own pieces (sacct_*.c): linked into sacct only.
 SACCT_SRC  := $(wildcard src/cmd/sacct_*.c)
 # squeue's own pieces (squeue_*.c): linked into squeue only.
@@ -109,7 +111,7 @@ $(B)/tests/test_ctld_%: $(B)/obj/tests/unit/test_ctld_%.o $(CTLD_OBJS) $(LIB)
 # `herd sim --jobs/--accounts/--reservations` read their files with the
 # commands' own code (sbatch's options and job object, sacctmgr's flat
 # file, scontrol's reservation request): herd links those objects too.
-HERD_CMD_OBJS := $(call obj,$(addprefix src/cmd/,opt.c fmt.c record.c step.c sbatch_opt.c sbatch_spec.c \
+HERD_CMD_OBJS := $(call obj,$(addprefix src/cmd/,opt.c fmt.c record.c step.c jobopt.c jobopt_table.c jobopt_pbs.c srun_check.c \
                    scontrol_resv.c sacctmgr/flat_parse.c sacctmgr/keys.c))
 HERD_OBJS := $(call obj,$(filter-out src/herd/herd.c,$(wildcard src/herd/*.c))) $(HERD_CMD_OBJS)
 $(B)/bin/herd: $(CTLD_OBJS) $(HERD_CMD_OBJS)

@@ -414,14 +414,6 @@ void acct_limits_from_json(struct acct_limits *l, const json_t *o)
 	tres_from_json(l->max_tres_mins_per_job, o, "max_tres_mins_per_job");
 }
 
-static json_t *strv_json(char *const *v)
-{
-	json_t *a = json_array();
-	for (char *const *p = v; p && *p; p++)
-		json_array_append_new(a, json_string(*p));
-	return a;
-}
-
 void acct_cluster_save(const struct acct_cluster *c)
 {
 	store_acct_put("cluster", c->name,
@@ -437,7 +429,7 @@ void acct_account_save(const struct acct_account *a)
 		       json_pack("{s:s, s:o, s:o, s:o, s:o}", "name", a->name, "description",
 				 jstr_or_null(a->description), "organization",
 				 jstr_or_null(a->organization), "flags", flags, "coords",
-				 strv_json(a->coords)));
+				 msg_strv(a->coords)));
 }
 
 void acct_user_save(const struct acct_user *u)

@@ -41,7 +41,7 @@ static char *user_shell(void)
 
 /* The variables salloc(1) "OUTPUT ENVIRONMENT VARIABLES" lists, from the
  * granted job. */
-static void set_job_env(const struct srun_opts *o, const json_t *job, const char *cluster,
+static void set_job_env(const struct jobopt *o, const json_t *job, const char *cluster,
 			const char *submit_dir)
 {
 	char buf[4096];
@@ -61,34 +61,35 @@ static void set_job_env(const struct srun_opts *o, const json_t *job, const char
 	setenv("SLURM_JOB_NUM_NODES", buf, 1);
 	setenv("SLURM_NNODES", buf, 1);
 	/* --ntasks-per-node with -N gives the count, as for the submission */
-	long ntasks = o->ntasks;
-	if (!ntasks && o->ntasks_per_node > 0)
-		ntasks = (o->nodes ? o->nodes : 1) * o->ntasks_per_node;
+	long ntasks = jobopt_int(o, "ntasks", 0), nodes = jobopt_int(o, "nodes", 0);
+	long cpt = jobopt_int(o, "cpus_per_task", 0), tpn = jobopt_int(o, "ntasks_per_node", 0);
+	long long mem = jobopt_int(o, "mem_mb", 0), mem_per_cpu = jobopt_int(o, "mem_per_cpu", 0);
+	if (!ntasks && tpn > 0)
+		ntasks = (nodes ? nodes : 1) * tpn;
 	if (ntasks) {
 		snprintf(buf, sizeof(buf), "%ld", ntasks);
 		setenv("SLURM_NTASKS", buf, 1);
 		setenv("SLURM_NPROCS", buf, 1);
 	}
 	if (n) {
-		srun_tasks_per_node(cpus, n, ntasks,
-				    o->nodes, o->cpus_per_task, tasks);
+		srun_tasks_per_node(cpus, n, ntasks, nodes, cpt, tasks);
 		setenv("SLURM_TASKS_PER_NODE", srun_fold_counts(tasks, n, buf, sizeof(buf)), 1);
 		setenv("SLURM_JOB_CPUS_PER_NODE", srun_fold_counts(cpus, n, buf, sizeof(buf)), 1);
 	}
-	if (o->cpus_per_task) {
-		snprintf(buf, sizeof(buf), "%ld", o->cpus_per_task);
+	if (cpt) {
+		snprintf(buf, sizeof(buf), "%ld", cpt);
 		setenv("SLURM_CPUS_PER_TASK", buf, 1);
 	}
-	if (o->mem_mb) {
-		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)o->mem_mb);
+	if (mem) {
+		snprintf(buf, sizeof(buf), "%lld", mem);
 		setenv("SLURM_MEM_PER_NODE", buf, 1);
 	}
-	if (o->mem_per_cpu) {
-		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)o->mem_per_cpu);
+	if (mem_per_cpu) {
+		snprintf(buf, sizeof(buf), "%lld", mem_per_cpu);
 		setenv("SLURM_MEM_PER_CPU", buf, 1);
 	}
-	if (o->ntasks_per_node) {
-		snprintf(buf, sizeof(buf), "%ld", o->ntasks_per_node);
+	if (tpn) {
+		snprintf(buf, sizeof(buf), "%ld", tpn);
 		setenv("SLURM_NTASKS_PER_NODE", buf, 1);
 	}
 	setenv("SLURM_CLUSTER_NAME", cluster, 1);
@@ -180,7 +181,7 @@ static int job_alive(struct cmd_client *c, long long job_id, int *state)
 
 /* Wait for the command; watch the allocation meanwhile.  The raw status;
  * *revoked when the allocation ended first. */
-static int wait_command(struct cmd_client *c, const struct srun_opts *o, long long job_id,
+static int wait_command(struct cmd_client *c, const struct jobopt *o, long long job_id,
 			pid_t pid, bool *revoked)
 {
 	double next_poll = now_s() + POLL_S;
@@ -209,8 +210,9 @@ static int wait_command(struct cmd_client *c, const struct srun_opts *o, long lo
 				else
 					fprintf(stderr, "salloc: Job allocation %lld has been revoked.\n",
 						job_id);
-				int sig = o->kill_command ? o->kill_command
-							  : isatty(0) ? SIGHUP : SIGTERM;
+				int sig = (int)jobopt_int(o, "kill-command", 0);
+				if (!sig)
+					sig = isatty(0) ? SIGHUP : SIGTERM;
 				kill(pid, sig);
 			}
 			next_poll = now_s() + POLL_S;
@@ -222,7 +224,7 @@ static int wait_command(struct cmd_client *c, const struct srun_opts *o, long lo
 
 int main(int argc, char **argv)
 {
-	struct srun_opts o;
+	struct jobopt o;
 	struct herd_error err = { "" };
 	struct cmd_client client;
 	bool have_client = false;
@@ -233,18 +235,17 @@ int main(int argc, char **argv)
 	int status = 1;
 
 	argv[0] = "salloc";
-	int r = srun_opts_parse(&o, SRUN_CMD_SALLOC, argc, argv, NULL, stdout, &err);
+	int r = srun_opts_parse(&o, JOBOPT_SALLOC, argc, argv, NULL, stdout, &err);
+	jobopt_report(&o, r, &err);
 	if (r == SRUN_PARSE_INFO) {
 		status = 0;
 		goto out;
 	}
-	if (r < 0) {
-		if (*err.text)
-			fprintf(stderr, "salloc: error: %s\n", err.text);
+	if (r < 0)
 		goto out;
-	}
-	if (o.chdir && chdir(o.chdir) < 0) {
-		fprintf(stderr, "salloc: error: chdir(%s): %s\n", o.chdir, strerror(errno));
+	const char *chdir_to = jobopt_str(&o, "chdir");
+	if (chdir_to && chdir(chdir_to) < 0) {
+		fprintf(stderr, "salloc: error: chdir(%s): %s\n", chdir_to, strerror(errno));
 		goto out;
 	}
 	cwd = getcwd(NULL, 0);
@@ -263,8 +264,8 @@ int main(int argc, char **argv)
 		opt_strv_push(&cmd, &ncmd, xstrdup(shell));
 	}
 	char name[256];
-	if (o.job_name) {
-		snprintf(name, sizeof(name), "%s", o.job_name);
+	if (jobopt_str(&o, "name")) {
+		snprintf(name, sizeof(name), "%s", jobopt_str(&o, "name"));
 	} else if (o.argc > 0) {
 		char *copy = xstrdup(o.argv[0]);
 		snprintf(name, sizeof(name), "%s", basename(copy));
@@ -290,15 +291,17 @@ int main(int argc, char **argv)
 	}
 	r = srun_alloc_submit(&client, "salloc", &o, body, &job_id);
 	json_decref(body);
-	if (r < 0)
+	if (r != 0) {
+		status = r > 0 ? 0 : 1;
 		goto out;
-	if (!o.quiet)
+	}
+	if (!jobopt_flag(&o, "quiet"))
 		fprintf(stderr, "salloc: Pending job allocation %lld\n", job_id);
 	if (srun_alloc_wait(&client, "salloc", &o, job_id, true, &job) < 0)
 		goto out;
-	if (!o.quiet)
+	if (!jobopt_flag(&o, "quiet"))
 		fprintf(stderr, "salloc: Granted job allocation %lld\n", job_id);
-	if (o.no_shell) {
+	if (jobopt_flag(&o, "no-shell")) {
 		status = 0;
 		goto out;
 	}
@@ -322,7 +325,7 @@ int main(int argc, char **argv)
 		status = sig == SIGHUP || sig == SIGINT || sig == SIGKILL || sig == SIGQUIT ? 0 : 128 + sig;
 	}
 	if (!revoked) {
-		if (!o.quiet)
+		if (!jobopt_flag(&o, "quiet"))
 			fprintf(stderr, "salloc: Relinquishing job allocation %lld\n", job_id);
 		srun_alloc_complete(&client, "salloc", job_id, pid < 0 ? 1 << 8 : raw);
 	}
@@ -335,6 +338,6 @@ out:
 	opt_strv_free(cmd);
 	free(cwd);
 	free(shell);
-	srun_opts_free(&o);
+	jobopt_free(&o);
 	return status;
 }

@@ -1,7 +1,8 @@
-/* sbatch: submit a batch script.  Options (sbatch_opt.c) come from #SBATCH
- * lines, then SBATCH_* variables, then the command line, each overriding the
- * one before, as in Slurm.  This file reads the script, builds the job
- * (sbatch_spec.c: the options into the job object) and submits it.  The
+/* sbatch: submit a batch script.  Options (the job-option table, jobopt.c)
+ * come from #SBATCH lines, then SBATCH_* variables, then the command line,
+ * each overriding the one before, as in Slurm.  This file reads the script,
+ * builds the job (jobopt_job: the options into the job object) and submits
+ * it.  The
  * submission carries a random key made once per run and is retried with
  * the same key when no reply came, so a lost reply or a controller restart
  * never makes a second job. */
@@ -10,15 +11,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "cmd/jobopt.h"
 #include "cmd/opt.h"
-#include "cmd/sbatch_opt.h"
-#include "cmd/sbatch_spec.h"
 #include "common/msg.h"
 #include "common/parse.h"
 #include "common/state.h"
@@ -71,27 +70,6 @@ static int check_script(const char *script, size_t len)
 	return 0;
 }
 
-static void make_key(char *key, size_t size)
-{
-	unsigned char raw[16];
-	size_t got = 0;
-	while (got < sizeof(raw)) {
-		ssize_t r = getrandom(raw + got, sizeof(raw) - got, 0);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		got += r;
-	}
-	if (got < sizeof(raw)) {
-		/* No entropy source: time and pid still make a per-run key. */
-		snprintf(key, size, "%lx-%lx-%x", (long)time(NULL), (long)getpid(), (unsigned)clock());
-		return;
-	}
-	for (size_t i = 0; i < sizeof(raw); i++)
-		snprintf(key + 2 * i, size - 2 * i, "%02x", raw[i]);
-}
-
 static double now_s(void)
 {
 	struct timespec ts;
@@ -135,7 +113,7 @@ static int wait_for_job(struct cmd_client *client, long long job_id)
 }
 
 /* Submit with retries on a missing reply; prints the outcome. */
-static int submit(const struct sbatch_opts *o, json_t *body)
+static int submit(const struct jobopt *o, json_t *body)
 {
 	struct cmd_client client;
 	struct herd_error err = { "" };
@@ -161,13 +139,14 @@ static int submit(const struct sbatch_opts *o, json_t *body)
 	if (rc != 0) {
 		cmd_client_fini(&client);
 		/* Slurm names the partition it could not find before the failure. */
-		if (rc == HERD_ERR_INVALID_PARTITION && o->partition)
-			fprintf(stderr, "sbatch: error: invalid partition specified: %s\n", o->partition);
+		if (rc == HERD_ERR_INVALID_PARTITION && jobopt_str(o, "partition"))
+			fprintf(stderr, "sbatch: error: invalid partition specified: %s\n",
+				jobopt_str(o, "partition"));
 		fprintf(stderr, "sbatch: error: Batch job submission failed: %s\n", err.text);
 		return 1;
 	}
 	long long job_id = cmd_jint(reply, "job_id");
-	if (o->test_only) {
+	if (jobopt_flag(o, "test_only")) {
 		/* Slurm's --test-only line; nothing was queued. */
 		char when[64];
 		fprintf(stderr, "sbatch: Job %lld to start at %s using %lld processors on nodes %s "
@@ -180,12 +159,12 @@ static int submit(const struct sbatch_opts *o, json_t *body)
 		return 0;
 	}
 	json_decref(reply);
-	if (o->parsable)
+	if (jobopt_flag(o, "parsable"))
 		printf("%lld\n", job_id);
-	else if (!o->quiet)
+	else if (!jobopt_flag(o, "quiet"))
 		printf("Submitted batch job %lld\n", job_id);
 	int status = 0;
-	if (o->wait) {
+	if (jobopt_flag(o, "wait")) {
 		fflush(stdout);
 		status = wait_for_job(&client, job_id);
 	}
@@ -206,6 +185,31 @@ static void env_replace(char ***env, size_t *n, char *entry)
 	opt_strv_push(env, n, entry);
 }
 
+/* --export-file: NAME=value entries, each ended by a NUL, from a file or
+ * (a number from 3 up) an open descriptor, over the job's environment.
+ * -1 after printing Slurm's sentence. */
+static int export_file(const char *spec, char ***env, size_t *n)
+{
+	long fd_number;
+	FILE *f = opt_count(spec, &fd_number) == 0 && fd_number >= 3 && fd_number <= INT32_MAX
+		  ? fdopen((int)fd_number, "r") : fopen(spec, "r");
+	size_t len = 0;
+	if (!f) {
+		fprintf(stderr, "sbatch: error: Could not open user environment file %s\n", spec);
+		return -1;
+	}
+	char *text = read_all(f, &len);
+	fclose(f);
+	for (size_t at = 0; at < len; at += strlen(text + at) + 1) {
+		const char *entry = text + at;
+		const char *eq = strchr(entry, '=');
+		if (eq && eq > entry)   /* not a definition: skipped, as Slurm */
+			env_replace(env, n, xstrdup(entry));
+	}
+	free(text);
+	return 0;
+}
+
 static char *abs_path(const char *path, const char *cwd)
 {
 	if (path[0] == '/')
@@ -213,11 +217,22 @@ static char *abs_path(const char *path, const char *cwd)
 	return xasprintf("%s/%s", cwd, path);
 }
 
+/* A reading's outcome: the run goes on (-1), or ends with this status. */
+static int read_outcome(struct jobopt *o, int rc, const struct herd_error *err)
+{
+	jobopt_report(o, rc, err);
+	if (rc == JOBOPT_INFO) {
+		jobopt_info(o, stdout);
+		return 0;
+	}
+	return rc == JOBOPT_FATAL ? 1 : rc < 0 ? 255 : -1;   /* Slurm exits -1 on a bad option */
+}
+
 int main(int argc, char **argv)
 {
-	struct sbatch_opts o, first;
-	bool info_only = false;
-	int status = 1;
+	struct jobopt o, first;
+	struct herd_error err = { "" };
+	int status = 1, first_arg = 0;
 	char *script = NULL, *name = NULL, *cwd = NULL;
 	char **script_args = NULL, **env = NULL;
 	size_t script_len = 0;
@@ -225,28 +240,24 @@ int main(int argc, char **argv)
 
 	/* getopt names the program in its messages: Slurm says "sbatch:". */
 	argv[0] = "sbatch";
-	sbatch_opts_init(&o);
-	sbatch_opts_init(&first);
+	jobopt_init(&o, JOBOPT_SBATCH);
+	jobopt_init(&first, JOBOPT_SBATCH);
 	/* Pass 1: the command line alone, to find the script. */
-	int first_arg = sbatch_opts_args(&first, SBATCH_FROM_ARGS_FIRST, argc, argv, &info_only);
-	if (info_only) {
-		status = 0;
+	int r = jobopt_args(&first, JOBOPT_ARGS_FIRST, argc, argv, &first_arg, &err);
+	if ((status = read_outcome(&first, r, &err)) >= 0)
 		goto out_first;
-	}
-	if (first_arg < 0) {
-		status = first_arg == -2 ? 1 : 255;   /* Slurm exits -1 on a bad option */
-		goto out_first;
-	}
+	status = 1;
 
 	const char *script_path = first_arg < argc ? argv[first_arg] : NULL;
-	if (first.wrap) {
+	const char *wrap = jobopt_str(&first, "wrap");
+	if (wrap) {
 		if (script_path) {
 			fprintf(stderr, "sbatch: error: script argument not permitted with --wrap option\n");
 			status = 255;
 			goto out_first;
 		}
 		script = xasprintf("#!/bin/sh\n# This script was created by sbatch --wrap.\n\n%s\n",
-				   first.wrap);
+				   wrap);
 		script_len = strlen(script);
 	} else if (script_path) {
 		FILE *f = fopen(script_path, "r");
@@ -263,24 +274,38 @@ int main(int argc, char **argv)
 		goto out_first;
 
 	/* Pass 2: #SBATCH lines, then SBATCH_*, then the command line. */
-	int r = sbatch_opts_script(&o, script, &info_only);
-	if (r < 0 || info_only) {
-		status = info_only ? 0 : r == -2 ? 1 : 255;
-		goto out_first;
+	size_t nwords;
+	char **words = opt_script_directives(script, "#SBATCH", &nwords);
+	/* #PBS lines first (sbatch(1): unless --ignore-pbs), #SBATCH's over them */
+	bool ignore_pbs = jobopt_flag(&first, "ignore-pbs") || getenv("SBATCH_IGNORE_PBS");
+	for (size_t i = 0; i < nwords; i++)
+		ignore_pbs |= !strcmp(words[i], "--ignore-pbs");
+	if (!ignore_pbs) {
+		size_t npbs, nsbatch;
+		char **pbs = opt_script_directives(script, "#PBS", &npbs);
+		char **sbatch_words = jobopt_pbs_words(pbs, npbs, &nsbatch);
+		r = jobopt_words(&o, sbatch_words, nsbatch, &err);
+		opt_strv_free(pbs);
+		opt_strv_free(sbatch_words);
+		if ((status = read_outcome(&o, r, &err)) >= 0) {
+			opt_strv_free(words);
+			goto out_first;
+		}
 	}
-	r = sbatch_opts_env(&o);
-	if (r < 0) {
-		status = r == -2 ? 1 : 255;
+	r = jobopt_words(&o, words, nwords, &err);
+	opt_strv_free(words);
+	if ((status = read_outcome(&o, r, &err)) >= 0)
 		goto out_first;
-	}
-	r = sbatch_opts_args(&o, SBATCH_FROM_ARGS, argc, argv, &info_only);
-	if (r < 0) {
-		status = r == -2 ? 1 : 255;
+	r = jobopt_env(&o, NULL, &err);
+	if ((status = read_outcome(&o, r, &err)) >= 0)
 		goto out_first;
-	}
-	sbatch_opts_finish(&o);
+	r = jobopt_args(&o, JOBOPT_ARGS, argc, argv, &first_arg, &err);
+	if ((status = read_outcome(&o, r, &err)) >= 0)
+		goto out_first;
+	status = 1;
 
-	if (o.begin && o.deadline && o.deadline < o.begin) {
+	long long begin = jobopt_int(&o, "begin_time", 0), deadline = jobopt_int(&o, "deadline", 0);
+	if (begin && deadline && deadline < begin) {
 		fprintf(stderr, "sbatch: error: Incompatible begin and deadline time specification\n");
 		goto out_first;
 	}
@@ -289,10 +314,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "sbatch: error: getcwd failed: %s\n", strerror(errno));
 		goto out_first;
 	}
-	char *work_dir = o.chdir ? abs_path(o.chdir, cwd) : xstrdup(cwd);
+	const char *chdir_to = jobopt_str(&o, "chdir");
+	char *work_dir = chdir_to ? abs_path(chdir_to, cwd) : xstrdup(cwd);
 
-	/* the name without -J (sbatch_spec_job prefers -J's) */
-	if (o.wrap)
+	/* the name without -J (the job object prefers -J's) */
+	if (jobopt_str(&o, "wrap"))
 		name = xstrdup("wrap");
 	else if (script_path) {
 		char *copy = xstrdup(script_path);
@@ -301,17 +327,21 @@ int main(int argc, char **argv)
 	} else
 		name = xstrdup("sbatch");
 
-	struct herd_error err = { "" };
 	size_t nenv;
-	if (opt_export_env(o.export_spec, environ, &env, &nenv, &err) < 0) {
+	const char *export_spec = jobopt_str(&o, "export");
+	if (opt_export_env(export_spec, environ, &env, &nenv, &err) < 0) {
 		fprintf(stderr, "sbatch: error: %s\n", err.text);
 		free(work_dir);
 		goto out_first;
 	}
 	/* Slurm tells the job how it was exported, so srun inside follows, and
 	 * the scheduling priority sbatch ran at (sbatch(1) SLURM_PRIO_PROCESS). */
-	if (o.export_spec)
-		env_replace(&env, &nenv, xasprintf("SLURM_EXPORT_ENV=%s", o.export_spec));
+	if (export_spec)
+		env_replace(&env, &nenv, xasprintf("SLURM_EXPORT_ENV=%s", export_spec));
+	if (jobopt_str(&o, "export-file") && export_file(jobopt_str(&o, "export-file"), &env, &nenv) < 0) {
+		free(work_dir);
+		goto out_first;
+	}
 	errno = 0;
 	int prio = getpriority(PRIO_PROCESS, 0);
 	env_replace(&env, &nenv, xasprintf("SLURM_PRIO_PROCESS=%d", errno ? 0 : prio));
@@ -326,27 +356,23 @@ int main(int argc, char **argv)
 	mode_t mask = umask(0);
 	umask(mask);
 
-	char key[64];
-	make_key(key, sizeof(key));
-
-	char *command = script_path && !o.wrap ? abs_path(script_path, cwd) : NULL;
+	char *command = script_path && !jobopt_str(&o, "wrap") ? abs_path(script_path, cwd) : NULL;
 	/* Command= shows the script's absolute path; --wrap and stdin show "(null)". */
-	struct sbatch_spec_ctx ctx = { .script = script, .args = script_args, .env = env,
-				       .cwd = work_dir, .name = name, .command = command,
-				       .host = host, .umask = mask };
-	json_t *job = sbatch_spec_job(&o, &ctx);
+	struct jobopt_ctx ctx = { .script = script, .args = script_args, .env = env,
+				  .cwd = work_dir, .name = name, .command = command,
+				  .host = host, .umask = mask, .rlimits = true };
+	body = jobopt_submit_body(&o, &ctx);
 	free(command);
 	free(work_dir);
-	if (!job) {
+	if (!body) {
 		fprintf(stderr, "sbatch: error: the script or an option is not valid UTF-8\n");
 		goto out_first;
 	}
-	body = json_pack("{s:s, s:o}", "key", key, "job", job);
 	status = submit(&o, body);
 
 out_first:
-	sbatch_opts_free(&first);
-	sbatch_opts_free(&o);
+	jobopt_free(&first);
+	jobopt_free(&o);
 	json_decref(body);
 	opt_strv_free(env);
 	opt_strv_free(script_args);

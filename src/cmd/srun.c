@@ -22,10 +22,10 @@ extern char **environ;
 
 #define STEP_RETRY_MS 500
 
-static void step_name(const struct srun_opts *o, char *buf, size_t len)
+static void step_name(const struct jobopt *o, char *buf, size_t len)
 {
-	if (o->job_name) {
-		snprintf(buf, len, "%s", o->job_name);
+	if (jobopt_str(o, "name")) {
+		snprintf(buf, len, "%s", jobopt_str(o, "name"));
 		return;
 	}
 	char *copy = xstrdup(o->argv[0]);
@@ -35,7 +35,7 @@ static void step_name(const struct srun_opts *o, char *buf, size_t len)
 
 /* STEP_CREATE, retried while the nodes are busy; the layout, or NULL after
  * printing why. */
-static json_t *create_step(struct cmd_client *c, const struct srun_opts *o, long long job_id,
+static json_t *create_step(struct cmd_client *c, const struct jobopt *o, long long job_id,
 			   json_t *step)
 {
 	json_t *body = json_pack("{s:I, s:O}", "job_id", (json_int_t)job_id, "step", step);
@@ -51,7 +51,7 @@ static json_t *create_step(struct cmd_client *c, const struct srun_opts *o, long
 			break;
 		}
 		if (rc == HERD_ERR_NODES_BUSY || (rc == CMD_NO_REPLY && tries < 120)) {
-			if (rc == HERD_ERR_NODES_BUSY && !said_busy && !o->quiet)
+			if (rc == HERD_ERR_NODES_BUSY && !said_busy && !jobopt_flag(o, "quiet"))
 				fprintf(stderr, "srun: Job %lld step creation temporarily disabled, retrying "
 					"(%s)\n", job_id, err.text);
 			said_busy |= rc == HERD_ERR_NODES_BUSY;
@@ -72,7 +72,7 @@ static json_t *create_step(struct cmd_client *c, const struct srun_opts *o, long
 		reply = NULL;
 		break;
 	}
-	if (reply && said_busy && !o->quiet)
+	if (reply && said_busy && !jobopt_flag(o, "quiet"))
 		fprintf(stderr, "srun: Step created for job %lld\n", job_id);
 	json_decref(body);
 	return reply;
@@ -85,7 +85,7 @@ static char *abs_path(const char *path, const char *cwd)
 
 int main(int argc, char **argv)
 {
-	struct srun_opts o;
+	struct jobopt o;
 	struct herd_error err = { "" };
 	struct cmd_client client;
 	bool have_client = false, own_alloc = false;
@@ -97,30 +97,31 @@ int main(int argc, char **argv)
 	int status = 1;
 
 	argv[0] = "srun";
-	int r = srun_opts_parse(&o, SRUN_CMD_SRUN, argc, argv, NULL, stdout, &err);
+	int r = srun_opts_parse(&o, JOBOPT_SRUN, argc, argv, NULL, stdout, &err);
+	jobopt_report(&o, r, &err);
 	if (r == SRUN_PARSE_INFO) {
 		status = 0;
 		goto out;
 	}
-	if (r < 0) {
-		if (*err.text)
-			fprintf(stderr, "srun: error: %s\n", err.text);
+	if (r < 0)
 		goto out;
-	}
-	if (o.multi_prog) {
-		multi_prog = srun_multi_prog_read(o.argv[0], &o.ntasks, &err);
+	if (jobopt_flag(&o, "multi-prog")) {
+		long ntasks = jobopt_int(&o, "ntasks", 0);
+		multi_prog = srun_multi_prog_read(o.argv[0], &ntasks, &err);
 		if (!multi_prog) {
 			fprintf(stderr, "srun: error: %s\n", err.text);
 			goto out;
 		}
+		json_object_set_new(o.spec, "ntasks", json_integer(ntasks));
 	}
 	cwd = getcwd(NULL, 0);
 	if (!cwd) {
 		fprintf(stderr, "srun: error: getcwd failed: %s\n", strerror(errno));
 		goto out;
 	}
-	work_dir = o.chdir ? abs_path(o.chdir, cwd) : xstrdup(cwd);
-	if (opt_export_env(o.export_spec, environ, &env, NULL, &err) < 0) {
+	const char *chdir_to = jobopt_str(&o, "chdir");
+	work_dir = chdir_to ? abs_path(chdir_to, cwd) : xstrdup(cwd);
+	if (opt_export_env(jobopt_str(&o, "export"), environ, &env, NULL, &err) < 0) {
 		fprintf(stderr, "srun: error: %s\n", err.text);
 		goto out;
 	}
@@ -134,8 +135,8 @@ int main(int argc, char **argv)
 
 	char name[256];
 	step_name(&o, name, sizeof(name));
-	if (o.jobid) {
-		job_id = o.jobid;
+	if (jobopt_int(&o, "jobid", 0)) {
+		job_id = jobopt_int(&o, "jobid", 0);
 	} else {
 		json_t *body = srun_alloc_body(&o, name, env, work_dir);
 		if (!body) {
@@ -144,8 +145,10 @@ int main(int argc, char **argv)
 		}
 		r = srun_alloc_submit(&client, "srun", &o, body, &job_id);
 		json_decref(body);
-		if (r < 0)
+		if (r != 0) {
+			status = r > 0 ? 0 : 1;
 			goto out;
+		}
 		own_alloc = true;
 		if (srun_alloc_wait(&client, "srun", &o, job_id, true, &job) < 0) {
 			own_alloc = false;   /* cancelled or ended: nothing to give back */
@@ -161,10 +164,14 @@ int main(int argc, char **argv)
 	if (srun_local_addr(&client, host, sizeof(host)) < 0)
 		snprintf(host, sizeof(host), "127.0.0.1");
 	struct srun_io_opts io_opts = {
-		.label = o.label, .unbuffered = o.unbuffered, .pty = o.pty, .quiet = o.quiet,
-		.disable_status = o.disable_status, .kill_on_bad_exit = o.kill_on_bad_exit,
-		.max_wait = o.max_wait, .stdin_task = o.stdin_task, .stdin_file = o.input != NULL,
-		.stdout_file = o.output != NULL, .stderr_file = o.error != NULL,
+		.label = jobopt_flag(&o, "label"), .unbuffered = jobopt_flag(&o, "unbuffered"),
+		.pty = jobopt_flag(&o, "pty"), .quiet = jobopt_flag(&o, "quiet"),
+		.disable_status = jobopt_flag(&o, "disable-status"),
+		.kill_on_bad_exit = (int)jobopt_int(&o, "kill-on-bad-exit", 0),
+		.max_wait = (int)jobopt_int(&o, "wait", 0),
+		.stdin_task = (int)jobopt_int(&o, "stdin_task", 0),
+		.stdin_file = jobopt_given(&o, "input"),
+		.stdout_file = jobopt_given(&o, "output"), .stderr_file = jobopt_given(&o, "error"),
 		.kill_wait = (int)conf_get_int(client.conf, "KillWait", 30),
 	};
 	io = srun_io_create(host, &io_opts, &err);
@@ -207,6 +214,6 @@ out:
 	opt_strv_free(multi_prog);
 	free(cwd);
 	free(work_dir);
-	srun_opts_free(&o);
+	jobopt_free(&o);
 	return status;
 }

@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -50,116 +49,63 @@ static void nap(double seconds)
 	nanosleep(&ts, NULL);
 }
 
-static json_t *strv_json(char *const *v)
-{
-	json_t *a = json_array();
-	for (size_t i = 0; v && v[i]; i++)
-		json_array_append_new(a, json_string(v[i]));
-	return a;
-}
-
-static void make_key(char *key, size_t size)
-{
-	unsigned char raw[16];
-	if (getrandom(raw, sizeof(raw), 0) != (ssize_t)sizeof(raw)) {
-		snprintf(key, size, "%lx-%lx", (long)time(NULL), (long)getpid());
-		return;
-	}
-	for (size_t i = 0; i < sizeof(raw); i++)
-		snprintf(key + 2 * i, size - 2 * i, "%02x", raw[i]);
-}
-
-json_t *srun_alloc_body(const struct srun_opts *o, const char *name, char *const *env,
+json_t *srun_alloc_body(const struct jobopt *o, const char *name, char *const *env,
 			const char *cwd)
 {
-	char host[256] = "", key[64];
-	long nodes = o->nodes, ntasks = o->ntasks;
+	char host[256] = "";
 	gethostname(host, sizeof(host) - 1);
 	mode_t mask = umask(0);
 	umask(mask);
-	make_key(key, sizeof(key));
-	/* --ntasks-per-node as sbatch turns it into counts (sbatch(1)) */
-	if (o->ntasks_per_node > 0) {
-		if (!ntasks)
-			ntasks = (nodes ? nodes : 1) * o->ntasks_per_node;
-		else if (!nodes)
-			nodes = (ntasks + o->ntasks_per_node - 1) / o->ntasks_per_node;
-	}
-	json_t *job = json_pack("{s:s, s:s, s:[], s:o, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I,"
-				" s:I, s:b, s:I, s:b, s:s, s:I, s:s, s:s, s:b}",
-				"name", name, "script", "", "argv", "env", strv_json(env),
-				"cwd", cwd, "stdout", "", "stderr", "", "stdin", "",
-				"partition", o->partition ? o->partition : "",
-				"nodes", (json_int_t)nodes, "ntasks", (json_int_t)ntasks,
-				"cpus_per_task", (json_int_t)o->cpus_per_task,
-				"mem_mb", (json_int_t)o->mem_mb, "exclusive", o->exclusive,
-				"time_limit", (json_int_t)o->time_limit, "hold", o->hold,
-				"submit_host", host, "umask", (json_int_t)mask,
-				"account", o->account ? o->account : "",
-				"comment", o->comment ? o->comment : "", "alloc", 1);
-	if (!job)
-		return NULL;
-	const struct {
-		const char *key, *value;
-	} strs[] = {
-		{ "qos", o->qos }, { "constraint", o->constraint }, { "req_nodelist", o->nodelist },
-		{ "exc_nodelist", o->exclude }, { "reservation", o->reservation },
-		{ "mail_type", o->mail_type }, { "mail_user", o->mail_user },
-	};
-	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
-		if (strs[i].value && json_object_set_new(job, strs[i].key, json_string(strs[i].value))) {
-			json_decref(job);
-			return NULL;
-		}
-	if (o->mem_per_cpu)
-		json_object_set_new(job, "mem_per_cpu", json_integer((json_int_t)o->mem_per_cpu));
-	if (o->ntasks_per_node)
-		json_object_set_new(job, "ntasks_per_node", json_integer(o->ntasks_per_node));
-	if (o->begin)
-		json_object_set_new(job, "begin_time", json_integer(o->begin));
-	if (o->signal) {
-		char flag[2] = { o->signal_flag, 0 };
-		json_object_set_new(job, "signal", json_integer(o->signal));
-		json_object_set_new(job, "signal_time", json_integer(o->signal_time));
-		json_object_set_new(job, "signal_flags", json_string(flag));
-	}
-	return json_pack("{s:s, s:o}", "key", key, "job", job);
+	struct jobopt_ctx ctx = { .script = "", .env = env, .cwd = cwd, .name = name,
+				  .host = host, .umask = mask, .alloc = true, .rlimits = true };
+	return jobopt_submit_body(o, &ctx);
 }
 
 /* STEPSPEC (src/common/msg.c): 0 / "" for what was not given, so the
  * controller fills the job's defaults. */
-json_t *srun_step_body(const struct srun_opts *o, const char *name, char *const *env,
+json_t *srun_step_body(const struct jobopt *o, const char *name, char *const *env,
 		       const char *cwd, const char *host, int io_port, const char *io_key,
 		       char *const *multi_prog)
 {
-	int64_t limit = o->time_limit == TIME_NOT_GIVEN ? 0 : o->time_limit;
+	long long limit = jobopt_int(o, "time_limit", 0);
+	char node_dist[32] = "";
+	struct herd_error err;
+	const char *dist = jobopt_str(o, "distribution");
+	if (dist && srun_dist_parse(dist, node_dist, sizeof(node_dist), &err) < 0)
+		node_dist[0] = '\0';   /* checked when read */
 	json_t *argv = json_array();
 	for (int i = 0; i < o->argc; i++)
 		json_array_append_new(argv, json_string(o->argv[i]));
+#define S(name) (jobopt_str(o, name) ? jobopt_str(o, name) : "")
 	json_t *step = json_pack(
 		"{s:s, s:o, s:o, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:s, s:b, s:b, s:b, s:s, s:s,"
 		" s:I, s:s, s:s, s:i, s:s, s:s, s:s, s:s, s:i, s:b, s:s, s:i, s:i, s:s, s:i}",
-		"name", name, "argv", argv, "env", strv_json(env), "cwd", cwd,
-		"num_nodes", (json_int_t)o->nodes, "num_tasks", (json_int_t)o->ntasks,
-		"cpus_per_task", (json_int_t)o->cpus_per_task,
-		"ntasks_per_node", (json_int_t)o->ntasks_per_node,
-		"mem_mb", (json_int_t)o->mem_mb, "mem_per_cpu", (json_int_t)o->mem_per_cpu,
-		"distribution", o->distribution ? o->distribution : "",
-		"overlap", o->overlap, "exact", o->exact, "exclusive", o->exclusive,
-		"req_nodelist", o->nodelist ? o->nodelist : "",
-		"exc_nodelist", o->exclude ? o->exclude : "",
-		"time_limit", (json_int_t)limit, "cpu_bind", o->cpu_bind ? o->cpu_bind : "",
+		"name", name, "argv", argv, "env", msg_strv(env), "cwd", cwd,
+		"num_nodes", (json_int_t)jobopt_int(o, "nodes", 0),
+		"num_tasks", (json_int_t)jobopt_int(o, "ntasks", 0),
+		"cpus_per_task", (json_int_t)jobopt_int(o, "cpus_per_task", 0),
+		"ntasks_per_node", (json_int_t)jobopt_int(o, "ntasks_per_node", 0),
+		"mem_mb", (json_int_t)jobopt_int(o, "mem_mb", 0),
+		"mem_per_cpu", (json_int_t)jobopt_int(o, "mem_per_cpu", 0),
+		"distribution", node_dist,
+		"overlap", jobopt_flag(o, "overlap"), "exact", jobopt_flag(o, "exact"),
+		"exclusive", jobopt_flag(o, "exclusive"),
+		"req_nodelist", S("req_nodelist"), "exc_nodelist", S("exc_nodelist"),
+		"time_limit", (json_int_t)(limit == TIME_NOT_GIVEN ? 0 : limit),
+		"cpu_bind", S("cpu-bind"),
 		"io_host", host, "io_port", io_port, "io_key", io_key,
-		"stdout", o->output ? o->output : "", "stderr", o->error ? o->error : "",
-		"stdin", o->input ? o->input : "", "stdin_task", o->stdin_task, "pty", o->pty,
-		"mpi", o->mpi ? o->mpi : "", "signal", o->signal, "signal_time", o->signal_time,
+		"stdout", S("output"), "stderr", S("error"), "stdin", S("input"),
+		"stdin_task", (int)jobopt_int(o, "stdin_task", 0), "pty", jobopt_flag(o, "pty"),
+		"mpi", S("mpi"), "signal", (int)jobopt_int(o, "signal", 0),
+		"signal_time", (int)jobopt_int(o, "signal_time", 0),
 		"launch_addr", host, "srun_pid", (int)getpid());
+#undef S
 	if (step && multi_prog)
-		json_object_set_new(step, "multi_prog", strv_json(multi_prog));
+		json_object_set_new(step, "multi_prog", msg_strv(multi_prog));
 	return step;
 }
 
-int srun_alloc_submit(struct cmd_client *c, const char *prog, const struct srun_opts *o,
+int srun_alloc_submit(struct cmd_client *c, const char *prog, const struct jobopt *o,
 		      json_t *body, long long *job_id)
 {
 	struct herd_error err = { "" };
@@ -175,8 +121,9 @@ int srun_alloc_submit(struct cmd_client *c, const char *prog, const struct srun_
 			delay *= 2;
 	}
 	if (rc != 0) {
-		if (rc == HERD_ERR_INVALID_PARTITION && o->partition)
-			fprintf(stderr, "%s: error: invalid partition specified: %s\n", prog, o->partition);
+		if (rc == HERD_ERR_INVALID_PARTITION && jobopt_str(o, "partition"))
+			fprintf(stderr, "%s: error: invalid partition specified: %s\n", prog,
+				jobopt_str(o, "partition"));
 		/* srun(1) and salloc(1) word it differently */
 		fprintf(stderr, "%s: error: %s: %s\n", prog,
 			strcmp(prog, "salloc") ? "Unable to allocate resources" : "Job submit/allocate failed",
@@ -184,6 +131,17 @@ int srun_alloc_submit(struct cmd_client *c, const char *prog, const struct srun_
 		return -1;
 	}
 	*job_id = cmd_jint(reply, "job_id");
+	if (jobopt_flag(o, "test_only")) {
+		/* Slurm's --test-only line; nothing was queued. */
+		char when[64];
+		fprintf(stderr, "%s: Job %lld to start at %s using %lld processors on nodes %s "
+			"in partition %s\n", prog, *job_id,
+			fmt_timestamp(cmd_jint(reply, "start_time"), when, sizeof(when)),
+			cmd_jint(reply, "num_cpus"), cmd_jstr(reply, "nodes"),
+			cmd_jstr(reply, "partition"));
+		json_decref(reply);
+		return 1;
+	}
 	json_decref(reply);
 	return 0;
 }
@@ -201,7 +159,7 @@ void srun_alloc_cancel(struct cmd_client *c, long long job_id)
 	json_decref(body);
 }
 
-int srun_alloc_wait(struct cmd_client *c, const char *prog, const struct srun_opts *o,
+int srun_alloc_wait(struct cmd_client *c, const char *prog, const struct jobopt *o,
 		    long long job_id, bool pending_line, json_t **job)
 {
 	double delay = 0.05, start = now_s();
@@ -227,7 +185,7 @@ int srun_alloc_wait(struct cmd_client *c, const char *prog, const struct srun_op
 			json_decref(reply);
 			int state = job_state_parse(cmd_jstr(rec, "state"));
 			if (state == JOB_RUNNING) {
-				if (queued && !o->quiet)
+				if (queued && !jobopt_flag(o, "quiet"))
 					fprintf(stderr, "%s: job %lld has been allocated resources\n", prog,
 						job_id);
 				*job = rec;
@@ -244,7 +202,8 @@ int srun_alloc_wait(struct cmd_client *c, const char *prog, const struct srun_op
 			bool waiting = strcmp(cmd_jstr(rec, "reason"), "None") || now_s() - start > 1;
 			json_decref(rec);
 			/* -I: Slurm gives up at once (or after the seconds given). */
-			if (o->immediate >= 0 && waiting && now_s() - start >= o->immediate) {
+			long long immediate = jobopt_int(o, "immediate", -1);
+			if (immediate >= 0 && waiting && now_s() - start >= immediate) {
 				srun_alloc_cancel(c, job_id);
 				fprintf(stderr, "%s: error: Unable to allocate resources: %s\n", prog,
 					herd_strerror(HERD_ERR_NODES_BUSY));
@@ -254,7 +213,7 @@ int srun_alloc_wait(struct cmd_client *c, const char *prog, const struct srun_op
 				nap(0.02);
 				continue;
 			}
-			if (!queued && !o->quiet && pending_line)
+			if (!queued && !jobopt_flag(o, "quiet") && pending_line)
 				fprintf(stderr, "%s: job %lld queued and waiting for resources\n", prog,
 					job_id);
 			queued = true;

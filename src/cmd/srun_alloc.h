@@ -14,20 +14,21 @@ extern volatile sig_atomic_t srun_alloc_interrupted;
 void srun_alloc_catch_signals(void);
 
 /* The SUBMIT_JOB body ({"key", "job"}) for the options. */
-json_t *srun_alloc_body(const struct srun_opts *o, const char *name, char *const *env,
+json_t *srun_alloc_body(const struct jobopt *o, const char *name, char *const *env,
 			const char *cwd);
 /* STEP_CREATE's "step" object (STEPSPEC, src/common/msg.c). */
-json_t *srun_step_body(const struct srun_opts *o, const char *name, char *const *env,
+json_t *srun_step_body(const struct jobopt *o, const char *name, char *const *env,
 		       const char *cwd, const char *host, int io_port, const char *io_key,
 		       char *const *multi_prog);
 /* Submit (retried with the same key while the controller does not answer);
- * 0 with *job_id, else -1 after printing "PROG: error: ...". */
-int srun_alloc_submit(struct cmd_client *c, const char *prog, const struct srun_opts *o,
+ * 0 with *job_id, else -1 after printing "PROG: error: ...", or 1 after
+ * printing when a --test-only job would start (nothing queued). */
+int srun_alloc_submit(struct cmd_client *c, const char *prog, const struct jobopt *o,
 		      json_t *body, long long *job_id);
 /* Wait until the job runs: 0 with *job (its JOB_INFO record, caller
  * decrefs); -1 after printing why (revoked, interrupted: the job is then
  * cancelled, -I expired). */
-int srun_alloc_wait(struct cmd_client *c, const char *prog, const struct srun_opts *o,
+int srun_alloc_wait(struct cmd_client *c, const char *prog, const struct jobopt *o,
 		    long long job_id, bool pending_line, json_t **job);
 /* COMPLETE_ALLOC with a raw wait status. */
 void srun_alloc_complete(struct cmd_client *c, const char *prog, long long job_id, int status);

@@ -28,6 +28,7 @@
 #include "common/msg.h"
 #include "common/stepio.h"
 #include "common/strbuf.h"
+#include "common/secret.h"
 #include "common/xmalloc.h"
 
 
@@ -739,22 +740,6 @@ static void on_signal(uv_signal_t *h, int sig)
 static const int forwarded[] = { SIGINT, SIGTERM, SIGQUIT, SIGUSR1, SIGUSR2, SIGHUP, SIGCONT,
 				 SIGALRM, SIGTSTP, SIGWINCH };
 
-static void make_key(char *key)
-{
-	unsigned char raw[16];
-	size_t got = 0;
-	while (got < sizeof(raw)) {
-		ssize_t r = getrandom(raw + got, sizeof(raw) - got, 0);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			abort();   /* no entropy: a guessable key would let anyone in */
-		got += r;
-	}
-	for (size_t i = 0; i < sizeof(raw); i++)
-		snprintf(key + 2 * i, 3, "%02x", raw[i]);
-}
-
 struct srun_io *srun_io_create(const char *host, const struct srun_io_opts *opts,
 			       struct herd_error *err)
 {
@@ -769,7 +754,8 @@ struct srun_io *srun_io_create(const char *host, const struct srun_io_opts *opts
 		errprintf(err, "cannot start the I/O loop");
 		return NULL;
 	}
-	make_key(io->key);
+	if (secret_random_hex(io->key, sizeof(io->key)) < 0)
+		abort();   /* no entropy: a guessable key would let anyone in */
 	uv_tcp_init(&io->loop, &io->listener);
 	io->listener.data = io;
 	struct sockaddr_in6 a6;

@@ -1,5 +1,6 @@
-/* srun's and salloc's pure pieces: the option set and its parser (command
- * line over SLURM_* / SRUN_* / SALLOC_* input variables; srun_opt.c), the
+/* srun's and salloc's pure pieces: reading their options by the job-option
+ * table (cmd/jobopt.h; command line over SLURM_* / SRUN_* / SALLOC_* input
+ * variables; srun_opt.c), the
  * checks of --distribution, --cpu-bind, --mpi, --input and --multi-prog, and
  * what the I/O side prints: task lists, labels, exit status sentences and the
  * exit code (srun_check.c).  No I/O but reading a --multi-prog file. */
@@ -10,50 +11,24 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <time.h>
+#include "cmd/jobopt.h"
 #include "common/error.h"
-
-enum srun_cmd { SRUN_CMD_SRUN, SRUN_CMD_SALLOC };
 
 #define SRUN_STDIN_ALL (-1)
 #define SRUN_STDIN_NONE (-2)
 
-struct srun_opts {
-	enum srun_cmd cmd;
-	char *job_name, *partition, *account, *qos, *constraint, *nodelist, *exclude;
-	char *reservation;           /* --reservation */
-	char *mail_type, *mail_user; /* --mail-type (checked), --mail-user */
-	char *output, *error, *input;    /* -o/-e/-i patterns for herdstepd ("" / NULL = stream) */
-	char *chdir, *export_spec, *cpu_bind, *distribution, *mpi, *comment;
-	long nodes, ntasks, cpus_per_task, ntasks_per_node;   /* 0 = not given */
-	long jobid;                 /* --jobid / SLURM_JOB_ID: 0 = none */
-	uint64_t mem_mb, mem_per_cpu;
-	int64_t time_limit;         /* TIME_NOT_GIVEN, TIME_INFINITE or seconds */
-	time_t begin;
-	bool label, unbuffered, pty, overlap, exact, exclusive, quiet, multi_prog, hold;
-	bool no_shell, disable_status;
-	int kill_on_bad_exit;       /* 0 or 1 */
-	int max_wait;               /* -W seconds, 0 = none */
-	int immediate;              /* -I: -1 not given, else seconds (0 = at once) */
-	int kill_command;           /* salloc --kill-command: the signal, 0 = the default */
-	int signal, signal_time;    /* --signal: 0 = none */
-	char signal_flag;
-	int stdin_task;             /* 0.., SRUN_STDIN_ALL, SRUN_STDIN_NONE */
-	int verbose;
-	char **argv;                /* the command (borrowed from main's argv) */
-	int argc;
-};
-
 enum srun_parse { SRUN_PARSE_OK = 0, SRUN_PARSE_INFO = 1, SRUN_PARSE_ERROR = -1 };
 
-/* Parse argv (argv[0] is the program) after the input variables read by
- * getenv_f (NULL: getenv).  SRUN_PARSE_INFO when --help, --usage, --version
- * or --mpi=list answered the run (printed to out); SRUN_PARSE_ERROR with err
- * holding the sentence (printed "srun: error: ...") or, when getopt already
- * said why, err empty. */
-typedef const char *(*srun_getenv_f)(const char *name);
-int srun_opts_parse(struct srun_opts *o, enum srun_cmd cmd, int argc, char **argv,
-		    srun_getenv_f getenv_f, FILE *out, struct herd_error *err);
-void srun_opts_free(struct srun_opts *o);
+/* srun's or salloc's options (cmd: JOBOPT_SRUN or JOBOPT_SALLOC) into o
+ * (jobopt.h; o is initialised here, free it with jobopt_free): the input
+ * variables read by getenv_f (NULL: getenv), then argv (argv[0] the
+ * program); srun's job ID from SLURM_JOB_ID when inside an allocation.
+ * SRUN_PARSE_INFO when --help, --usage, --version, --mpi=list or --hint=help
+ * answered the run (printed to out); SRUN_PARSE_ERROR with err holding the
+ * sentence (jobopt_report prints it) or, when getopt already said why, err
+ * empty.  What follows the options: o->argv, o->argc. */
+int srun_opts_parse(struct jobopt *o, enum jobopt_cmd cmd, int argc, char **argv,
+		    jobopt_getenv_f getenv_f, FILE *out, struct herd_error *err);
 
 /* -m/--distribution: Slurm's forms (block, cyclic, plane=N, arbitrary,
  * "*", with :socket[:core] parts and ,Pack/NoPack); the node part Herd

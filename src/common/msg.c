@@ -2,43 +2,18 @@
  * Keep in step with doc/protocol.md. */
 #include <stdio.h>
 #include <string.h>
+#include "common/jobspec.h"
 #include "common/msg.h"
 
-#define REQ(k, t) { k, t, false, NULL }
-#define OPT(k, t) { k, t, true, NULL }
-#define SUB(k, s) { k, MF_OBJ, false, s }
-#define END { NULL, 0, false, NULL }
+#define REQ(k, t) { k, t, false, NULL, 0, 0 }
+#define OPT(k, t) { k, t, true, NULL, 0, 0 }
+#define SUB(k, s) { k, MF_OBJ, false, s, 0, 0 }
+#define END { NULL, 0, false, NULL, 0, 0 }
 
 static const struct msg_field f_empty[] = { END };
 
-static const struct msg_field f_jobspec[] = {
-	REQ("name", MF_STR), REQ("script", MF_STR), REQ("argv", MF_ARR_STR),
-	REQ("env", MF_ARR_STR), REQ("cwd", MF_STR), REQ("stdout", MF_STR),
-	REQ("stderr", MF_STR), REQ("stdin", MF_STR), REQ("partition", MF_STR),
-	REQ("nodes", MF_INT), REQ("ntasks", MF_INT), REQ("cpus_per_task", MF_INT),
-	REQ("mem_mb", MF_INT), REQ("exclusive", MF_BOOL), REQ("time_limit", MF_INT),
-	REQ("hold", MF_BOOL), REQ("submit_host", MF_STR), REQ("umask", MF_INT),
-	REQ("account", MF_STR), REQ("comment", MF_STR), OPT("command", MF_STR),
-	OPT("array", MF_STR),
-	OPT("dependency", MF_STR), OPT("begin_time", MF_INT), OPT("deadline", MF_INT),
-	OPT("kill_on_invalid_dep", MF_BOOL),
-	/* added later: optional, so older clients still submit */
-	OPT("nice", MF_INT), OPT("requeue", MF_BOOL), OPT("mail_type", MF_STR),
-	OPT("mail_user", MF_STR), OPT("mem_per_cpu", MF_INT), OPT("ntasks_per_node", MF_INT),
-	OPT("open_mode", MF_STR), OPT("time_min", MF_INT), OPT("signal", MF_INT),
-	OPT("signal_time", MF_INT), OPT("signal_flags", MF_STR), OPT("qos", MF_STR),
-	OPT("constraint", MF_STR), OPT("req_nodelist", MF_STR), OPT("exc_nodelist", MF_STR),
-	OPT("test_only", MF_BOOL), OPT("alloc", MF_BOOL), OPT("reservation", MF_STR),
-	/* placement options (doc/scheduling.md) */
-	OPT("tmp_mb", MF_INT), OPT("priority", MF_STR), OPT("no_kill", MF_BOOL),
-	OPT("overcommit", MF_BOOL), OPT("oversubscribe", MF_BOOL), OPT("spread_job", MF_BOOL),
-	OPT("use_min_nodes", MF_BOOL), OPT("delay_boot", MF_INT), OPT("max_nodes", MF_INT),
-	OPT("mincpus", MF_INT), OPT("sockets_per_node", MF_INT), OPT("cores_per_socket", MF_INT),
-	OPT("threads_per_core", MF_INT), END
-};
-
 static const struct msg_field f_submit[] = {
-	REQ("key", MF_STR), SUB("job", f_jobspec), END
+	REQ("key", MF_STR), SUB("job", jobspec_fields), END
 };
 
 static const struct msg_field f_job_info[] = {
@@ -74,7 +49,7 @@ static const struct msg_field f_update_fields[] = {
 
 static const struct msg_field f_update[] = {
 	REQ("job_id", MF_INT), REQ("action", MF_STR),
-	{ "fields", MF_OBJ, true, f_update_fields }, OPT("array_task", MF_INT), END
+	{ "fields", MF_OBJ, true, f_update_fields, 0, 0 }, OPT("array_task", MF_INT), END
 };
 
 static const struct msg_field f_update_node[] = {
@@ -393,4 +368,12 @@ int msg_reply_rc(const json_t *reply, struct herd_error *err)
 		errprintf(err, "%s", text ? text : herd_strerror(v));
 	}
 	return v;
+}
+
+json_t *msg_strv(char *const *v)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; v && v[i]; i++)
+		json_array_append_new(a, json_string(v[i]));
+	return a;
 }

@@ -8,6 +8,7 @@
 #define HERD_MSG_H
 #include <jansson.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include "common/error.h"
 
 /* X(enum, number, "NAME") */
@@ -62,6 +63,7 @@ struct msg_field {
 	enum msg_ftype type;
 	bool optional;
 	const struct msg_field *sub;    /* MF_OBJ: schema of the object, NULL = any object */
+	int64_t min, max;               /* MF_INT: bounds (jobspec_check); both 0: none */
 };
 
 const char *msg_name(int type);                        /* "SUBMIT_JOB", NULL if undeclared */
@@ -72,6 +74,9 @@ int msg_validate(int type, const json_t *body, struct herd_error *err);
 /* Check an object against any schema (used for nested bodies). */
 int msg_check(const struct msg_field *schema, const json_t *obj, const char *where,
 	      struct herd_error *err);
+
+/* A NULL-terminated string vector (NULL: none) as a JSON array. */
+json_t *msg_strv(char *const *v);
 
 /* Reply helpers. */
 json_t *msg_reply_ok(void);                            /* {"rc":0} */

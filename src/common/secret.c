@@ -3,7 +3,9 @@
  * file checked; O_NOFOLLOW refuses a symlink a user could point
  * elsewhere.  Not a vault: the secret lives in the caller's memory. */
 #include <errno.h>
+#include <sys/random.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -71,4 +73,21 @@ char *secret_read(const char *path, uid_t owner, const char *key, struct herd_er
 error:
 	close(fd);
 	return NULL;
+}
+
+int secret_random_hex(char *out, size_t size)
+{
+	unsigned char raw[16];
+	size_t got = 0;
+	while (got < sizeof(raw)) {
+		ssize_t r = getrandom(raw + got, sizeof(raw) - got, 0);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		got += r;
+	}
+	for (size_t i = 0; i < sizeof(raw) && 2 * i + 2 < size; i++)
+		snprintf(out + 2 * i, size - 2 * i, "%02x", raw[i]);
+	return 0;
 }

@@ -13,4 +13,9 @@
  * the file and what is wrong.  The secret never appears in err. */
 char *secret_read(const char *path, uid_t owner, const char *key, struct herd_error *err);
 
+/* 32 hex digits of fresh randomness into out (size >= 33): a request's
+ * key, an I/O connection's key.  -1 when the kernel has no entropy to give
+ * (the caller decides whether a weaker key will do). */
+int secret_random_hex(char *out, size_t size);
+
 #endif

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "common/jobspec.h"
 #include "common/log.h"
 #include "common/parse.h"
 #include "common/text.h"
@@ -105,12 +106,11 @@ int job_submit(const json_t *spec, const struct submitter *who, bool test_only,
 	json_t *tmin = json_object_get(spec, "time_min");
 	const char *mail_type = msg_str(spec, "mail_type"), *open_mode = msg_str(spec, "open_mode");
 	unsigned mail = 0;
-	if (nodes < 0 || nodes > 1000000 || ntasks < 0 || ntasks > 100000000 || cpt < 0 ||
-	    cpt > 1000000 || mem < 0 || limit < TIME_NOT_GIVEN || mpc < 0 || (mpc && mem) ||
-	    tpn < 0 || tpn > 1000000 || sig < 0 || sig > 64 || sig_time < 0 || sig_time > 0xffff ||
-	    (tmin && json_integer_value(tmin) < TIME_INFINITE) ||
+	/* the keys' bounds: common/jobspec.c, the table the commands encode by */
+	if (jobspec_check(spec, err) < 0 || (mpc && mem) ||
 	    (mail_type && parse_mail_type(mail_type, &mail) < 0) ||
 	    (open_mode && strcmp(open_mode, "append") && strcmp(open_mode, "truncate"))) {
+		err->text[0] = '\0';   /* Slurm's sentence for the code */
 		return HERD_ERR_INVALID_ARG;
 	}
 	if (job_text_check(spec, err) < 0)   /* names, comment, --mail-user */

@@ -2,6 +2,7 @@
  * function answers it.  Mutating requests answer only after their change is
  * durable (store_after_commit). */
 #include <errno.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,6 +92,27 @@ static void rpc_submit(struct net_req *req)
 	struct job *job, *dup;
 	struct herd_error err = { "" };
 	int rc;
+
+	/* --uid/--gid: root (or SlurmUser) submits for another user, as Slurm;
+	 * the job is then that user's, in the user's group unless --gid says */
+	json_t *as_uid = json_object_get(spec, "uid"), *as_gid = json_object_get(spec, "gid");
+	if (as_uid || as_gid) {
+		if (req->uid != 0 && req->uid != core.slurm_uid) {
+			net_respond(req, HERD_ERR_ACCESS, NULL, NULL);
+			return;
+		}
+		struct passwd *pw = as_uid ? getpwuid((uid_t)json_integer_value(as_uid)) : NULL;
+		if (as_uid && !pw) {
+			net_respond(req, HERD_ERR_INVALID_ARG, NULL, "Invalid user id");
+			return;
+		}
+		if (pw) {
+			who.uid = pw->pw_uid;
+			who.gid = pw->pw_gid;
+		}
+		if (as_gid)
+			who.gid = (gid_t)json_integer_value(as_gid);
+	}
 
 	if (*key && (dup = job_find_key(req->uid, key))) {
 		respond_durable(req, dup->id, true);   /* a retry: the first job's ID */

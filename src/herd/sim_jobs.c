@@ -1,7 +1,7 @@
 /* `herd sim --jobs FILE`: a scenario's jobs, one a line,
  *   <submit s> <user> <run s> <sbatch options>
- * read by sbatch's own option parser (cmd/sbatch_opt.c) and made into the
- * SUBMIT_JOB job object by sbatch's own code (cmd/sbatch_spec.c), so that
+ * read by sbatch's own option table (cmd/jobopt.c) and made into the
+ * SUBMIT_JOB job object by the commands' own encoder (jobopt_job), so that
  * the line submits in the replay what `sbatch OPTIONS` submits on a real
  * cluster.  The script is "#!/bin/sh\nsleep <run>". */
 #include <errno.h>
@@ -10,9 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cmd/jobopt.h"
 #include "cmd/opt.h"
-#include "cmd/sbatch_opt.h"
-#include "cmd/sbatch_spec.h"
 #include "common/parse.h"
 #include "common/strbuf.h"
 #include "common/xmalloc.h"
@@ -34,7 +33,7 @@ static int seconds(const char *s, int64_t *out)
  * joined, without "sbatch: error: ") into err when it refuses an option,
  * so that the refusal is one line that names the file's line.  Its
  * return, or -1. */
-static int parse_caught(struct sbatch_opts *o, int argc, char **argv, bool *info_only,
+static int parse_caught(struct jobopt *o, int argc, char **argv, bool *info_only,
 			struct herd_error *err)
 {
 	char *said = NULL;
@@ -45,7 +44,13 @@ static int parse_caught(struct sbatch_opts *o, int argc, char **argv, bool *info
 	if (catch)
 		stderr = stdout = catch;   /* stdout: --help's text, not for the output */
 	opterr = 1;   /* getopt's own words for an unknown option */
-	int next = sbatch_opts_args(o, SBATCH_FROM_ARGS, argc, argv, info_only);
+	struct herd_error why = { "" };
+	int next;
+	int rc = jobopt_args(o, JOBOPT_ARGS, argc, argv, &next, &why);
+	jobopt_report(o, rc, &why);
+	*info_only = rc == JOBOPT_INFO;
+	if (rc < 0)
+		next = -1;
 	opterr = saved_opterr;
 	stderr = saved;
 	stdout = saved_out;
@@ -75,7 +80,7 @@ static int parse_caught(struct sbatch_opts *o, int argc, char **argv, bool *info
 
 /* sbatch's options of one line into the job object; NULL with err. */
 static json_t *line_spec(char **words, size_t nwords, int64_t submit, int64_t run,
-			 struct sbatch_opts *o, struct herd_error *err)
+			 struct jobopt *o, struct herd_error *err)
 {
 	char **argv = xmalloc((nwords + 2) * sizeof(*argv));
 	bool info_only = false;
@@ -96,26 +101,26 @@ static json_t *line_spec(char **words, size_t nwords, int64_t submit, int64_t ru
 		errprintf(err, "unexpected argument '%s' (the script is \"sleep <run>\")", argv[next]);
 		goto out;
 	}
-	if (o->test_only) {
+	if (jobopt_flag(o, "test_only")) {
 		errprintf(err, "--test-only submits nothing");
 		goto out;
 	}
-	if (o->wrap) {
+	if (jobopt_str(o, "wrap")) {
 		errprintf(err, "--wrap: the line's script is \"sleep <run>\"");
 		goto out;
 	}
-	sbatch_opts_finish(o);
-	if (o->begin && o->deadline && o->deadline < o->begin) {
+	long long begin = jobopt_int(o, "begin_time", 0), deadline = jobopt_int(o, "deadline", 0);
+	if (begin && deadline && deadline < begin) {
 		errprintf(err, "Incompatible begin and deadline time specification");
 		goto out;
 	}
 	char *script = xasprintf("#!/bin/sh\nsleep %lld\n", (long long)run);
-	char *cwd = !o->chdir ? xstrdup("/") : o->chdir[0] == '/' ? xstrdup(o->chdir)
-								   : xasprintf("/%s", o->chdir);
+	const char *dir = jobopt_str(o, "chdir");
+	char *cwd = !dir ? xstrdup("/") : dir[0] == '/' ? xstrdup(dir) : xasprintf("/%s", dir);
 	/* as sbatch with the script on its standard input: named "sbatch" */
-	struct sbatch_spec_ctx ctx = { .script = script, .cwd = cwd, .name = "sbatch",
-				       .host = "sim", .umask = 022 };
-	job = sbatch_spec_job(o, &ctx);
+	struct jobopt_ctx ctx = { .script = script, .cwd = cwd, .name = "sbatch",
+				  .host = "sim", .umask = 022 };
+	job = jobopt_job(o, &ctx);
 	if (!job)
 		errprintf(err, "an option is not valid UTF-8");
 	free(script);
@@ -130,11 +135,11 @@ static int parse_line(const char *line, struct sim_arrival *a, struct herd_error
 {
 	size_t n;
 	char **w = opt_words(line, &n);
-	struct sbatch_opts o;
+	struct jobopt o;
 	int64_t submit, run;
 	int rc = -1;
 
-	sbatch_opts_init(&o);
+	jobopt_init(&o, JOBOPT_SBATCH);
 	if (n < 3) {
 		errprintf(err, "expected '<submit s> <user> <run s> [sbatch options]'");
 		goto out;
@@ -157,11 +162,12 @@ static int parse_line(const char *line, struct sim_arrival *a, struct herd_error
 		goto out;
 	*a = (struct sim_arrival){ .submit = submit, .uid = pw->pw_uid, .gid = pw->pw_gid,
 				   .spec = spec, .run = run,
-				   .estimate = o.time_limit >= 0 ? o.time_limit : -1,
+				   .estimate = jobopt_int(&o, "time_limit", -1) >= 0
+						       ? jobopt_int(&o, "time_limit", -1) : -1,
 				   .procs = 0, .after = -1 };
 	rc = 0;
 out:
-	sbatch_opts_free(&o);
+	jobopt_free(&o);
 	opt_strv_free(w);
 	return rc;
 }

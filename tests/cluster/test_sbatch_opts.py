@@ -335,7 +335,7 @@ def test_ntasks_per_node(clean):
     assert job_env(c, jid, "SLURM_JOB_NUM_NODES") == "3"
     assert job_env(c, jid, "SLURM_TASKS_PER_NODE") == "1(x3)"
     refused(c, 'sbatch: error: Invalid numeric value "0" for --ntasks-per-node.',
-            "--ntasks-per-node=0", "-o", "/dev/null", "--wrap", "true")
+            "--ntasks-per-node=0", "-o", "/dev/null", "--wrap", "true", rc=1)   # Slurm: 1
 
 
 def test_open_mode(clean):

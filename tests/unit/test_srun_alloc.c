@@ -11,6 +11,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include "cmd/opt.c"
+#include "cmd/jobopt.c"
+#include "cmd/jobopt_table.c"
 #include "cmd/srun_opt.c"
 #include "cmd/srun_check.c"
 #include "cmd/srun_alloc.c"
@@ -20,7 +22,7 @@ static const char *no_env(const char *name)
 	return NULL;
 }
 
-static void parse(struct srun_opts *o, enum srun_cmd cmd, char **argv)
+static void parse(struct jobopt *o, enum jobopt_cmd cmd, char **argv)
 {
 	int argc = 0;
 	struct herd_error err;
@@ -31,12 +33,12 @@ static void parse(struct srun_opts *o, enum srun_cmd cmd, char **argv)
 
 static void test_submit_body(void **state)
 {
-	struct srun_opts o;
+	struct jobopt o;
 	char *argv[] = { "srun", "-N", "2", "--ntasks-per-node=3", "-p", "debug", "-w", "n[1-2]",
 			 "-q", "high", "--mem-per-cpu=100", "--signal=USR1@30", "-t", "5", "prog", NULL };
 	char *env[] = { "A=1", "SLURM_X=2", NULL };
 	struct herd_error err;
-	parse(&o, SRUN_CMD_SRUN, argv);
+	parse(&o, JOBOPT_SRUN, argv);
 	json_t *body = srun_alloc_body(&o, "prog", env, "/work");
 	assert_non_null(body);
 	if (msg_validate(MSG_SUBMIT_JOB, body, &err) < 0)
@@ -56,11 +58,11 @@ static void test_submit_body(void **state)
 	assert_int_equal(json_array_size(json_object_get(job, "env")), 2);
 	assert_int_equal(strlen(json_string_value(json_object_get(body, "key"))), 32);
 	json_decref(body);
-	srun_opts_free(&o);
+	jobopt_free(&o);
 
 	/* salloc without options: nothing asked, the time limit not given */
 	char *sargv[] = { "salloc", NULL };
-	parse(&o, SRUN_CMD_SALLOC, sargv);
+	parse(&o, JOBOPT_SALLOC, sargv);
 	body = srun_alloc_body(&o, "interactive", env, "/work");
 	if (msg_validate(MSG_SUBMIT_JOB, body, &err) < 0)
 		fail_msg("%s", err.text);
@@ -69,18 +71,18 @@ static void test_submit_body(void **state)
 	assert_int_equal(json_integer_value(json_object_get(job, "nodes")), 0);
 	assert_null(json_object_get(job, "qos"));
 	json_decref(body);
-	srun_opts_free(&o);
+	jobopt_free(&o);
 }
 
 static void test_step_body(void **state)
 {
-	struct srun_opts o;
+	struct jobopt o;
 	char *argv[] = { "srun", "-n", "4", "-m", "plane=2", "--cpu-bind=cores", "-i", "none",
 			 "-o", "out-%t", "--overlap", "--mpi=pmi2", "-t", "0", "prog", "a", NULL };
 	char *env[] = { "A=1", NULL };
 	char *mp[] = { "0-3 echo", NULL };
 	struct herd_error err;
-	parse(&o, SRUN_CMD_SRUN, argv);
+	parse(&o, JOBOPT_SRUN, argv);
 	json_t *step = srun_step_body(&o, "prog", env, "/work", "127.0.0.1", 4000,
 				      "0123456789abcdef0123456789abcdef", mp);
 	assert_non_null(step);
@@ -100,11 +102,11 @@ static void test_step_body(void **state)
 	assert_int_equal(json_array_size(json_object_get(step, "argv")), 2);
 	assert_int_equal(json_array_size(json_object_get(step, "multi_prog")), 1);
 	json_decref(body);
-	srun_opts_free(&o);
+	jobopt_free(&o);
 
 	/* nothing given: zeros and "" for the controller to fill from the job */
 	char *bare[] = { "srun", "true", NULL };
-	parse(&o, SRUN_CMD_SRUN, bare);
+	parse(&o, JOBOPT_SRUN, bare);
 	step = srun_step_body(&o, "true", env, "/", "10.0.0.1", 1, "k", NULL);
 	body = json_pack("{s:i, s:o}", "job_id", 5, "step", step);
 	if (msg_validate(MSG_STEP_CREATE, body, &err) < 0)
@@ -114,7 +116,7 @@ static void test_step_body(void **state)
 	assert_int_equal(json_integer_value(json_object_get(step, "stdin_task")), 0);
 	assert_null(json_object_get(step, "multi_prog"));
 	json_decref(body);
-	srun_opts_free(&o);
+	jobopt_free(&o);
 }
 
 int main(void)

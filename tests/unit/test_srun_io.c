@@ -20,7 +20,6 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include "cmd/opt.c"
-#include "cmd/srun_opt.c"
 #include "cmd/srun_check.c"
 #include "cmd/srun_io.c"
 #include "cmd/srun_stdin.c"

@@ -15,6 +15,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include "cmd/opt.c"
+#include "cmd/jobopt.c"
+#include "cmd/jobopt_table.c"
 #include "cmd/srun_opt.c"
 #include "cmd/srun_check.c"
 
@@ -31,13 +33,13 @@ static const char *fake_getenv(const char *name)
 	return NULL;
 }
 
-static int parse(struct srun_opts *o, enum srun_cmd cmd, const char *line, struct herd_error *err)
+static int parse(struct jobopt *o, enum jobopt_cmd cmd, const char *line, struct herd_error *err)
 {
 	static char *argv[64];
 	static char buf[1024];
 	int argc = 0;
 	snprintf(buf, sizeof(buf), "%s", line);
-	argv[argc++] = cmd == SRUN_CMD_SALLOC ? "salloc" : "srun";
+	argv[argc++] = cmd == JOBOPT_SALLOC ? "salloc" : "srun";
 	for (char *w = strtok(buf, " "); w && argc < 63; w = strtok(NULL, " "))
 		argv[argc++] = w;
 	argv[argc] = NULL;
@@ -47,79 +49,82 @@ static int parse(struct srun_opts *o, enum srun_cmd cmd, const char *line, struc
 	return r;
 }
 
+#define STR(o, name) jobopt_str(&(o), name)
+#define INT(o, name) jobopt_int(&(o), name, 0)
+
 static void test_parse_srun(void **state)
 {
-	struct srun_opts o;
+	struct jobopt o;
 	struct herd_error err;
 	memset(fake_env, 0, sizeof(fake_env));
-	assert_int_equal(parse(&o, SRUN_CMD_SRUN,
+	assert_int_equal(parse(&o, JOBOPT_SRUN,
 			       "-N 2 -n 4 -c 2 -l -u -K --wait=5 --cpu-bind=verbose,cores "
 			       "-m cyclic:block --mpi=pmi2 --export=NONE -o out-%t -e err -i all "
 			       "--overlap -t 1:00 --mem=2G -J step -w n[1-2] prog a b", &err),
 			 SRUN_PARSE_OK);
-	assert_int_equal(o.nodes, 2);
-	assert_int_equal(o.ntasks, 4);
-	assert_int_equal(o.cpus_per_task, 2);
-	assert_true(o.label && o.unbuffered && o.overlap);
-	assert_int_equal(o.kill_on_bad_exit, 1);
-	assert_int_equal(o.max_wait, 5);
-	assert_string_equal(o.cpu_bind, "verbose,cores");
-	assert_string_equal(o.distribution, "cyclic");
-	assert_string_equal(o.mpi, "pmi2");
-	assert_string_equal(o.export_spec, "NONE");
-	assert_string_equal(o.output, "out-%t");
-	assert_string_equal(o.error, "err");
-	assert_null(o.input);
-	assert_int_equal(o.stdin_task, SRUN_STDIN_ALL);
-	assert_int_equal(o.time_limit, 60);
-	assert_int_equal(o.mem_mb, 2048);
-	assert_string_equal(o.job_name, "step");
-	assert_string_equal(o.nodelist, "n[1-2]");
+	assert_int_equal(INT(o, "nodes"), 2);
+	assert_int_equal(INT(o, "ntasks"), 4);
+	assert_int_equal(INT(o, "cpus_per_task"), 2);
+	assert_true(jobopt_flag(&o, "label") && jobopt_flag(&o, "unbuffered") &&
+		    jobopt_flag(&o, "overlap"));
+	assert_int_equal(INT(o, "kill-on-bad-exit"), 1);
+	assert_int_equal(INT(o, "wait"), 5);
+	assert_string_equal(STR(o, "cpu-bind"), "verbose,cores");
+	assert_string_equal(STR(o, "distribution"), "cyclic:block");   /* as typed */
+	assert_string_equal(STR(o, "mpi"), "pmi2");
+	assert_string_equal(STR(o, "export"), "NONE");
+	assert_string_equal(STR(o, "output"), "out-%t");
+	assert_string_equal(STR(o, "error"), "err");
+	assert_null(STR(o, "input"));
+	assert_int_equal(INT(o, "stdin_task"), SRUN_STDIN_ALL);
+	assert_int_equal(INT(o, "time_limit"), 60);
+	assert_int_equal(INT(o, "mem_mb"), 2048);
+	assert_string_equal(STR(o, "name"), "step");
+	assert_string_equal(STR(o, "req_nodelist"), "n[1-2]");
 	assert_int_equal(o.argc, 3);
 	assert_string_equal(o.argv[0], "prog");
 	assert_string_equal(o.argv[2], "b");
-	assert_int_equal(o.jobid, 0);
-	srun_opts_free(&o);
+	assert_int_equal(INT(o, "jobid"), 0);
+	jobopt_free(&o);
 
 	/* options after the command belong to it */
-	assert_int_equal(parse(&o, SRUN_CMD_SRUN, "-n1 hostname -l", &err), SRUN_PARSE_OK);
-	assert_false(o.label);
+	assert_int_equal(parse(&o, JOBOPT_SRUN, "-n1 hostname -l", &err), SRUN_PARSE_OK);
+	assert_false(jobopt_flag(&o, "label"));
 	assert_int_equal(o.argc, 2);
-	srun_opts_free(&o);
+	jobopt_free(&o);
 
 	/* -K=0, -i with a task, -i with a file pattern, -t 0 = no limit */
-	assert_int_equal(parse(&o, SRUN_CMD_SRUN, "--kill-on-bad-exit=0 -i 3 -t 0 x", &err), 0);
-	assert_int_equal(o.kill_on_bad_exit, 0);
-	assert_int_equal(o.stdin_task, 3);
-	assert_int_equal(o.time_limit, TIME_INFINITE);
-	srun_opts_free(&o);
-	assert_int_equal(parse(&o, SRUN_CMD_SRUN, "--input=in.%t -i none x", &err), 0);
-	assert_int_equal(o.stdin_task, SRUN_STDIN_NONE);
-	assert_null(o.input);
-	srun_opts_free(&o);
-	assert_int_equal(parse(&o, SRUN_CMD_SRUN, "--input=in.%t x", &err), 0);
-	assert_string_equal(o.input, "in.%t");
-	assert_int_equal(o.stdin_task, 0);
-	srun_opts_free(&o);
+	assert_int_equal(parse(&o, JOBOPT_SRUN, "--kill-on-bad-exit=0 -i 3 -t 0 x", &err), 0);
+	assert_int_equal(INT(o, "kill-on-bad-exit"), 0);
+	assert_int_equal(INT(o, "stdin_task"), 3);
+	assert_int_equal(INT(o, "time_limit"), TIME_INFINITE);
+	jobopt_free(&o);
+	assert_int_equal(parse(&o, JOBOPT_SRUN, "--input=in.%t -i none x", &err), 0);
+	assert_int_equal(INT(o, "stdin_task"), SRUN_STDIN_NONE);
+	assert_null(STR(o, "input"));
+	jobopt_free(&o);
+	assert_int_equal(parse(&o, JOBOPT_SRUN, "--input=in.%t x", &err), 0);
+	assert_string_equal(STR(o, "input"), "in.%t");
+	assert_int_equal(INT(o, "stdin_task"), 0);
+	jobopt_free(&o);
 
 	/* --reservation (srun, salloc), SLURM_RESERVATION / SALLOC_RESERVATION */
-	assert_int_equal(parse(&o, SRUN_CMD_SRUN, "--reservation=lab x", &err), 0);
-	assert_string_equal(o.reservation, "lab");
-	srun_opts_free(&o);
-	assert_null(o.reservation);
+	assert_int_equal(parse(&o, JOBOPT_SRUN, "--reservation=lab x", &err), 0);
+	assert_string_equal(STR(o, "reservation"), "lab");
+	jobopt_free(&o);
 	fake_env[0] = "SALLOC_RESERVATION=maint1";
-	assert_int_equal(parse(&o, SRUN_CMD_SALLOC, "-N1", &err), 0);
-	assert_string_equal(o.reservation, "maint1");
-	srun_opts_free(&o);
-	assert_int_equal(parse(&o, SRUN_CMD_SALLOC, "--reservation=r2 -N1", &err), 0);
-	assert_string_equal(o.reservation, "r2");   /* the command line wins */
-	srun_opts_free(&o);
+	assert_int_equal(parse(&o, JOBOPT_SALLOC, "-N1", &err), 0);
+	assert_string_equal(STR(o, "reservation"), "maint1");
+	jobopt_free(&o);
+	assert_int_equal(parse(&o, JOBOPT_SALLOC, "--reservation=r2 -N1", &err), 0);
+	assert_string_equal(STR(o, "reservation"), "r2");   /* the command line wins */
+	jobopt_free(&o);
 	fake_env[0] = NULL;
 }
 
 static void test_input_variables(void **state)
 {
-	struct srun_opts o;
+	struct jobopt o;
 	struct herd_error err;
 	memset(fake_env, 0, sizeof(fake_env));
 	fake_env[0] = "SLURM_LABELIO=1";
@@ -128,105 +133,113 @@ static void test_input_variables(void **state)
 	fake_env[3] = "SLURM_KILL_BAD_EXIT=1";
 	fake_env[4] = "SLURM_MPI_TYPE=pmix";
 	fake_env[5] = "SLURM_NTASKS=9";   /* an output variable of the job: not an input */
-	assert_int_equal(parse(&o, SRUN_CMD_SRUN, "-m block x", &err), SRUN_PARSE_OK);
-	assert_true(o.label);
-	assert_string_equal(o.distribution, "block");   /* the command line wins */
-	assert_int_equal(o.jobid, 12);
-	assert_int_equal(o.kill_on_bad_exit, 1);
-	assert_string_equal(o.mpi, "pmix");
-	assert_int_equal(o.ntasks, 0);
-	srun_opts_free(&o);
+	fake_env[6] = "SLURM_JOB_NAME=batch";   /* inside an allocation: not the step's */
+	assert_int_equal(parse(&o, JOBOPT_SRUN, "-m block x", &err), SRUN_PARSE_OK);
+	assert_true(jobopt_flag(&o, "label"));
+	assert_string_equal(STR(o, "distribution"), "block");   /* the command line wins */
+	assert_int_equal(INT(o, "jobid"), 12);
+	assert_int_equal(INT(o, "kill-on-bad-exit"), 1);
+	assert_string_equal(STR(o, "mpi"), "pmix");
+	assert_int_equal(INT(o, "ntasks"), 0);
+	assert_null(STR(o, "name"));
+	jobopt_free(&o);
 	/* --jobid over SLURM_JOB_ID; SLURM_JOBID when SLURM_JOB_ID is absent */
-	assert_int_equal(parse(&o, SRUN_CMD_SRUN, "--jobid=40 x", &err), SRUN_PARSE_OK);
-	assert_int_equal(o.jobid, 40);
-	srun_opts_free(&o);
+	assert_int_equal(parse(&o, JOBOPT_SRUN, "--jobid=40 x", &err), SRUN_PARSE_OK);
+	assert_int_equal(INT(o, "jobid"), 40);
+	jobopt_free(&o);
 	memset(fake_env, 0, sizeof(fake_env));
 	fake_env[0] = "SLURM_JOBID=7";
 	fake_env[1] = "SLURM_LABELIO=0";
-	assert_int_equal(parse(&o, SRUN_CMD_SRUN, "x", &err), SRUN_PARSE_OK);
-	assert_int_equal(o.jobid, 7);
-	assert_false(o.label);
-	srun_opts_free(&o);
+	assert_int_equal(parse(&o, JOBOPT_SRUN, "x", &err), SRUN_PARSE_OK);
+	assert_int_equal(INT(o, "jobid"), 7);
+	assert_false(jobopt_flag(&o, "label"));
+	jobopt_free(&o);
 	/* a bad value names its variable */
 	memset(fake_env, 0, sizeof(fake_env));
 	fake_env[0] = "SLURM_DISTRIBUTION=sideways";
-	assert_int_equal(parse(&o, SRUN_CMD_SRUN, "x", &err), SRUN_PARSE_ERROR);
+	assert_int_equal(parse(&o, JOBOPT_SRUN, "x", &err), SRUN_PARSE_ERROR);
 	assert_string_equal(err.text,
 			    "Invalid --distribution specification (from SLURM_DISTRIBUTION=sideways)");
-	srun_opts_free(&o);
+	jobopt_free(&o);
 	/* salloc's own */
 	memset(fake_env, 0, sizeof(fake_env));
 	fake_env[0] = "SALLOC_PARTITION=debug";
 	fake_env[1] = "SLURM_JOB_ID=3";   /* salloc makes a new job regardless */
-	assert_int_equal(parse(&o, SRUN_CMD_SALLOC, "-N 2 --no-shell", &err), SRUN_PARSE_OK);
-	assert_string_equal(o.partition, "debug");
-	assert_true(o.no_shell);
-	assert_int_equal(o.jobid, 0);
+	assert_int_equal(parse(&o, JOBOPT_SALLOC, "-N 2 --no-shell", &err), SRUN_PARSE_OK);
+	assert_string_equal(STR(o, "partition"), "debug");
+	assert_true(jobopt_flag(&o, "no-shell"));
+	assert_int_equal(INT(o, "jobid"), 0);
 	assert_int_equal(o.argc, 0);
-	srun_opts_free(&o);
+	jobopt_free(&o);
 	memset(fake_env, 0, sizeof(fake_env));
 }
 
 static void test_parse_errors(void **state)
 {
 	static const struct {
-		enum srun_cmd cmd;
+		enum jobopt_cmd cmd;
 		const char *line, *text;
 	} cases[] = {
-		{ SRUN_CMD_SRUN, "-n abc x", "Invalid numeric value \"abc\" for --ntasks." },
-		{ SRUN_CMD_SRUN, "-n 0 x", "Invalid numeric value \"0\" for --ntasks." },
-		{ SRUN_CMD_SRUN, "-c -1 x", "Invalid numeric value \"-1\" for --cpus-per-task." },
-		{ SRUN_CMD_SRUN, "-N x x", "\"x\" is not a valid node count" },
-		{ SRUN_CMD_SRUN, "-N 0 x", "Invalid node count specification" },
-		{ SRUN_CMD_SRUN, "-t 1:xx x", "Invalid --time specification" },
-		{ SRUN_CMD_SRUN, "--mem=lots x", "Invalid --mem specification" },
-		{ SRUN_CMD_SRUN, "-m sideways x", "Invalid --distribution specification" },
-		{ SRUN_CMD_SRUN, "--cpu-bind=foo x", "unrecognized --cpu-bind argument \"foo\"" },
-		{ SRUN_CMD_SRUN, "--mpi=lam x", "invalid MPI type 'lam', --mpi=list for acceptable types" },
-		{ SRUN_CMD_SRUN, "-W x x", "Invalid numeric value \"x\" for --wait." },
-		{ SRUN_CMD_SRUN, "--signal=NOPE x", "Invalid --signal specification" },
-		{ SRUN_CMD_SRUN, "-l", "No executable name specified" },
-		{ SRUN_CMD_SRUN, "--pty --multi-prog x", "--pty and --multi-prog are incompatible" },
-		{ SRUN_CMD_SRUN, "--gres=gpu:1 x", "--gres is not supported by this cluster (herd) yet" },
-		{ SRUN_CMD_SRUN, "--exclusive=user x", "--exclusive=user is not supported" },
-		{ SRUN_CMD_SALLOC, "--kill-command=NOPE", "Invalid --kill-command specification" },
-		{ SRUN_CMD_SALLOC, "-Iabc", "Invalid --immediate specification" },
+		{ JOBOPT_SRUN, "-n abc x", "Invalid numeric value \"abc\" for --ntasks." },
+		{ JOBOPT_SRUN, "-n 0 x", "Invalid numeric value \"0\" for --ntasks." },
+		{ JOBOPT_SRUN, "-c -1 x", "Invalid numeric value \"-1\" for --cpus-per-task." },
+		{ JOBOPT_SRUN, "-N x x", "\"x\" is not a valid node count" },
+		{ JOBOPT_SRUN, "-N 0 x", "Invalid node count specification" },
+		{ JOBOPT_SRUN, "-t 1:xx x", "Invalid --time specification" },
+		{ JOBOPT_SRUN, "--mem=lots x", "Invalid --mem specification" },
+		{ JOBOPT_SRUN, "-m sideways x", "Invalid --distribution specification" },
+		{ JOBOPT_SRUN, "--cpu-bind=foo x", "unrecognized --cpu-bind argument \"foo\"" },
+		{ JOBOPT_SRUN, "--mpi=lam x", "invalid MPI type 'lam', --mpi=list for acceptable types" },
+		{ JOBOPT_SRUN, "-W x x", "Invalid numeric value \"x\" for --wait." },
+		{ JOBOPT_SRUN, "--signal=NOPE x", "Invalid --signal specification" },
+		{ JOBOPT_SRUN, "-l", "No executable name specified" },
+		{ JOBOPT_SRUN, "--pty --multi-prog x", "--pty and --multi-prog are incompatible" },
+		{ JOBOPT_SRUN, "--gres=gpu:1 x", "Invalid generic resource (gres) specification" },
+		{ JOBOPT_SRUN, "--exclusive=user x", "--exclusive=user is not supported" },
+		{ JOBOPT_SRUN, "--hint=foo x", "unrecognized --hint argument \"foo\", see --hint=help" },
+		{ JOBOPT_SRUN, "-N 3-2 x", "Maximum node count 2 is less than minimum node count 3" },
+		{ JOBOPT_SALLOC, "--kill-command=NOPE", "Invalid --kill-command specification" },
+		{ JOBOPT_SALLOC, "-Iabc", "Invalid --immediate specification" },
+		{ JOBOPT_SALLOC, "--mem=1 --mem-per-cpu=1",
+		  "--mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive." },
 	};
 	memset(fake_env, 0, sizeof(fake_env));
 	for (size_t i = 0; i < N(cases); i++) {
-		struct srun_opts o;
+		struct jobopt o;
 		struct herd_error err = { "" };
 		int r = parse(&o, cases[i].cmd, cases[i].line, &err);
 		if (r != SRUN_PARSE_ERROR || strcmp(err.text, cases[i].text))
 			fail_msg("%s: got %d '%s', want '%s'", cases[i].line, r, err.text, cases[i].text);
-		srun_opts_free(&o);
+		jobopt_free(&o);
 	}
 	/* srun-only options are unknown to salloc: getopt says so, err is empty */
-	struct srun_opts o;
+	struct jobopt o;
 	struct herd_error err = { "x" };
 	int saved = dup(2);
 	int devnull = open("/dev/null", O_WRONLY);
 	dup2(devnull, 2);
-	int r = parse(&o, SRUN_CMD_SALLOC, "--label", &err);
+	int r = parse(&o, JOBOPT_SALLOC, "--label", &err);
 	dup2(saved, 2);
 	close(saved);
 	close(devnull);
 	assert_int_equal(r, SRUN_PARSE_ERROR);
 	assert_string_equal(err.text, "");
-	srun_opts_free(&o);
+	jobopt_free(&o);
 }
 
 static void test_info_options(void **state)
 {
-	struct srun_opts o;
+	struct jobopt o;
 	struct herd_error err;
 	memset(fake_env, 0, sizeof(fake_env));
-	assert_int_equal(parse(&o, SRUN_CMD_SRUN, "--version", &err), SRUN_PARSE_INFO);
-	srun_opts_free(&o);
-	assert_int_equal(parse(&o, SRUN_CMD_SRUN, "-h", &err), SRUN_PARSE_INFO);
-	srun_opts_free(&o);
-	assert_int_equal(parse(&o, SRUN_CMD_SALLOC, "--usage", &err), SRUN_PARSE_INFO);
-	srun_opts_free(&o);
+	assert_int_equal(parse(&o, JOBOPT_SRUN, "--version", &err), SRUN_PARSE_INFO);
+	jobopt_free(&o);
+	assert_int_equal(parse(&o, JOBOPT_SRUN, "-h", &err), SRUN_PARSE_INFO);
+	jobopt_free(&o);
+	assert_int_equal(parse(&o, JOBOPT_SALLOC, "--usage", &err), SRUN_PARSE_INFO);
+	jobopt_free(&o);
+	assert_int_equal(parse(&o, JOBOPT_SRUN, "--mpi=list", &err), SRUN_PARSE_INFO);
+	jobopt_free(&o);
 }
 
 static void test_distribution(void **state)
