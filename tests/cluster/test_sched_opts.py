@@ -5,21 +5,16 @@ TmpDisk, --mincpus, -B S:C:T, -N min-max with --use-min-nodes,
 node leaves the job, which runs on), -s and --delay-boot kept and shown;
 all of it kept over a controller restart and changed by scontrol update.
 
-Jobs are submitted as SUBMIT_JOB frames with the JOBSPEC keys
-(doc/protocol.md), the controller's side of the options whatever the
-command that encodes them.  One 4-node cluster of 2 CPUs each; n3 and n4
+Jobs come from sbatch with the options (cmd/jobopt_table.c encodes them
+into the JOBSPEC keys of doc/protocol.md).  One 4-node cluster of 2 CPUs each; n3 and n4
 have TmpDisk=2000, n4 has two sockets of one core (the others one of two)."""
-import json
-import os
 import re
 
 import pytest
 
 from conftest import Cluster, make_root, parse_kv, stop_cluster
 from cmd_helpers import cancel_all
-from test_frames import Wire, exchange
 
-SUBMIT_JOB = 2
 
 
 def node_line(line):
@@ -46,7 +41,6 @@ def c(users):
         assert r.rc == 0, r
         c.wait_until("n4's two sockets",
                      lambda: "Sockets=2 " in c.run(["scontrol", "show", "node", "n4"]).out)
-        c.wire = Wire(c)
         yield c
     finally:
         stop_cluster(c)
@@ -66,24 +60,16 @@ def clean(c):
     cancel_all(c, wait_idle=False)
 
 
-def body(**job):
-    spec = {"name": "opts", "script": "#!/bin/sh\nsleep 300\n", "argv": [], "env": [],
-            "cwd": "/tmp", "stdout": "/dev/null", "stderr": "", "stdin": "",
-            "partition": "", "nodes": 0, "ntasks": 0, "cpus_per_task": 0, "mem_mb": 0,
-            "exclusive": False, "time_limit": -2, "hold": False, "submit_host": "h",
-            "umask": 18, "account": "", "comment": ""}
-    spec.update(job)
-    return json.dumps({"key": os.urandom(16).hex(), "job": spec}).encode()
+def sbatch(c, *args, user=None):
+    """sbatch --parsable ARGS --wrap "sleep 300": the Result."""
+    return c.run(["sbatch", "--parsable", "-o", "/dev/null", *args, "--wrap", "sleep 300"],
+                 user=user, cwd=c.workdir(user))
 
 
-def submit_raw(c, user=None, **job):
-    return exchange(c.port, c.wire.request(SUBMIT_JOB, body(**job), user=user))
-
-
-def submit(c, user=None, **job):
-    r = submit_raw(c, user, **job)
-    assert r["rc"] == 0, r
-    return r["job_id"]
+def submit(c, *args, user=None):
+    r = sbatch(c, *args, user=user)
+    assert r.rc == 0, r
+    return int(r.out.split(";")[0])
 
 
 def show(c, job_id):
@@ -113,10 +99,10 @@ def squeue(c, job_id, fmt):
 def test_tmp_disk_places_on_nodes_that_have_it(clean):
     c = clean
     # n3 and n4 have 2000 MB: four one-CPU jobs fill them, a fifth waits
-    ids = [submit(c, tmp_mb=1500) for _ in range(4)]
+    ids = [submit(c, "--tmp=1500") for _ in range(4)]
     for j in ids:
         assert set(started_on(c, j)) <= {"n3", "n4"}
-    late = submit(c, tmp_mb=1500)
+    late = submit(c, "--tmp=1500")
     c.wait_until("the fifth to wait", lambda: squeue(c, late, "%T %r") == "PENDING Resources")
     info = show(c, late)
     assert info["MinTmpDiskNode"] == "1500M", info
@@ -125,37 +111,38 @@ def test_tmp_disk_places_on_nodes_that_have_it(clean):
     free = submit(c)
     assert started_on(c, free) == ["n1"]
     # more than any node has: refused at submission, as Slurm
-    r = submit_raw(c, tmp_mb=3000)
-    assert r["rc"] != 0 and "Requested node configuration is not available" in r.get("error", ""), r
+    r = sbatch(c, "--tmp=3G")
+    assert r.rc == 1 and r.err == ("sbatch: error: Batch job submission failed: Requested node "
+                                   "configuration is not available\n"), r
 
 
 def test_sockets_cores_threads(clean):
     c = clean
-    j = submit(c, sockets_per_node=2)
+    j = submit(c, "-B", "2")
     assert started_on(c, j) == ["n4"]
     info = show(c, j)
     assert info["Socks/Node"] == "2" and info["ReqB:S:C:T"] == "0:0:*:*", info
     assert squeue(c, j, "%H %I %J %z") == "2 * * 2:*:*"
-    k = submit(c, cores_per_socket=2, threads_per_core=1)
+    k = submit(c, "--cores-per-socket=2", "--threads-per-core=1")
     assert started_on(c, k)[0] in ("n1", "n2", "n3")
     assert show(c, k)["ReqB:S:C:T"] == "0:0:2:1"
-    r = submit_raw(c, threads_per_core=2)   # no node has two threads a core
-    assert r["rc"] != 0, r
+    r = sbatch(c, "-B", "*:*:2")   # no node has two threads a core
+    assert r.rc == 1 and "Requested node configuration is not available" in r.err, r
 
 
 def test_mincpus(clean):
     c = clean
-    j = submit(c, ntasks=1, mincpus=2)
+    j = submit(c, "-n1", "--mincpus=2")
     c.wait_state(j, ("RUNNING",))
     info = show(c, j)
     assert info["NumCPUs"] == "2" and info["MinCPUsNode"] == "2", info
-    r = submit_raw(c, mincpus=3)   # every node has 2 CPUs
-    assert r["rc"] != 0, r
+    r = sbatch(c, "--mincpus=3")   # every node has 2 CPUs
+    assert r.rc == 1 and "Requested node configuration is not available" in r.err, r
 
 
 def test_node_range(clean):
     c = clean
-    j = submit(c, nodes=2, max_nodes=4, hold=True)
+    j = submit(c, "-N", "2-4", "--hold")
     assert show(c, j)["NumNodes"] == "2-4"
     c.run(["scontrol", "release", str(j)])
     assert len(started_on(c, j)) == 4   # as many as are free
@@ -163,29 +150,29 @@ def test_node_range(clean):
     assert info["NumNodes"] == "4" and info["NumTasks"] == "4", info
     c.run(["scancel", str(j)])
     c.wait_until("all nodes idle", lambda: all_idle(c))
-    k = submit(c, nodes=2, max_nodes=4, use_min_nodes=True, cpus_per_task=2)
+    k = submit(c, "-N2-4", "--use-min-nodes", "-c2")
     assert len(started_on(c, k)) == 2
     # two nodes full: a 2-4 job gets the two that are left
-    m = submit(c, nodes=2, max_nodes=4)
+    m = submit(c, "--nodes=2-4")
     assert len(started_on(c, m)) == 2
 
 
 def test_spread_job(clean):
     c = clean
-    j = submit(c, ntasks=4, spread_job=True)
+    j = submit(c, "-n4", "--spread-job")
     assert started_on(c, j) == ["n1", "n2", "n3", "n4"]
     c.run(["scancel", str(j)])
     c.wait_until("all nodes idle", lambda: all_idle(c))
-    k = submit(c, ntasks=4)   # packed: two nodes of 2 CPUs
+    k = submit(c, "-n4")   # packed: two nodes of 2 CPUs
     assert len(started_on(c, k)) == 2
 
 
 def test_overcommit(clean):
     c = clean
     # 16 tasks on 8 CPUs: only with -O, on one CPU of one node
-    r = submit_raw(c, ntasks=16)
-    assert r["rc"] != 0, r
-    j = submit(c, ntasks=16, overcommit=True)
+    r = sbatch(c, "-n16")
+    assert r.rc == 1 and "Requested node configuration is not available" in r.err, r
+    j = submit(c, "-n16", "-O")
     c.wait_state(j, ("RUNNING",))
     info = show(c, j)
     assert (info["NumNodes"], info["NumCPUs"], info["NumTasks"]) == ("1", "1", "16"), info
@@ -193,20 +180,22 @@ def test_overcommit(clean):
 
 def test_priority_operators_only(clean):
     c = clean
-    j = submit(c, priority="TOP", hold=False, nodes=4, exclusive=True)
-    k = submit(c, priority="1234", begin_time=0)
+    j = submit(c, "--priority=TOP", "--begin=now+1hour")
+    k = submit(c, "--priority", "1234", "--begin=now+1hour")
     assert show(c, k)["Priority"] == "1234"
     assert show(c, j)["Priority"] == "4294967293"
-    r = submit_raw(c, user="herdu1", priority="10")
-    assert r["rc"] != 0 and "denied" in r.get("error", "").lower(), r
-    r = submit_raw(c, priority="high")
-    assert r["rc"] != 0, r
+    assert squeue(c, j, "%Q") == "4294967293"
+    r = sbatch(c, "--priority=10", user="herdu1")
+    assert r.rc == 1 and r.err == ("sbatch: error: Batch job submission failed: "
+                                   "Access/permission denied\n"), r
+    r = sbatch(c, "--priority=high")
+    assert r.rc != 0, r
 
 
 def test_no_kill_drops_the_failed_node(clean):
     c = clean
-    keep = submit(c, nodes=2, no_kill=True)
-    lose = submit(c, nodes=2)
+    keep = submit(c, "-N2", "-k")
+    lose = submit(c, "-N2")
     kn, ln = started_on(c, keep), started_on(c, lose)
     try:
         for n in (kn[1], ln[1]):
@@ -223,10 +212,9 @@ def test_no_kill_drops_the_failed_node(clean):
 
 def test_options_shown_and_kept_over_restart(clean):
     c = clean
-    j = submit(c, hold=True, nodes=1, max_nodes=3, tmp_mb=100, mincpus=2, sockets_per_node=1,
-               cores_per_socket=2, threads_per_core=1, oversubscribe=True, overcommit=True,
-               spread_job=True, use_min_nodes=True, no_kill=True, delay_boot=300,
-               partition="share", priority="77")
+    j = submit(c, "--hold", "-N1-3", "--tmp=100", "--mincpus=2", "-B", "1:2:1", "-s", "-O",
+               "--spread-job", "--use-min-nodes", "-k", "--delay-boot=5", "-p", "share",
+               "--priority=77")
     want = {"NumNodes": "1-3", "MinTmpDiskNode": "100M", "MinCPUsNode": "2",
             "Socks/Node": "1", "ReqB:S:C:T": "0:0:2:1", "OverSubscribe": "YES",
             "DelayBoot": "00:05:00"}
@@ -243,7 +231,7 @@ def test_options_shown_and_kept_over_restart(clean):
 
 def test_update_placement_options(clean):
     c = clean
-    j = submit(c, hold=True, nodes=1)
+    j = submit(c, "--hold", "-N1")
     r = c.run(["scontrol", "update", f"jobid={j}", "NumNodes=2-3", "MinTmpDiskNode=500",
                "MinCPUsNode=2", "OverSubscribe=yes"])
     assert r.rc == 0, r
