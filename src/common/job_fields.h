@@ -111,6 +111,7 @@ enum {
 	/* the record's own: how the controller resumes the job after a restart */ \
 	X(origin, STR, JF_STORED | JF_SPARSE, 0, NULL, NULL, NULL, NULL, NULL) \
 	X(priority_admin, INT, JF_STORED | JF_SPARSE, 0, NULL, NULL, NULL, NULL, NULL) \
+	X(cpu_share, INT, JF_STORED | JF_SPARSE, 0, NULL, NULL, NULL, NULL, NULL) \
 	X(accrue_time, INT, JF_STORED | JF_SPARSE, 0, NULL, NULL, NULL, NULL, NULL) \
 	X(mail_sent, INT, JF_STORED, 0, NULL, NULL, NULL, NULL, NULL) \
 	X(alloc_only, BOOL, JF_STORED | JF_SPARSE, 0, NULL, NULL, NULL, NULL, NULL) \

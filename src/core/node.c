@@ -130,21 +130,41 @@ static struct bitmap *node_pick_cpus(struct node *n, int count)
 	return mine;
 }
 
+/* A sharing job's count CPU IDs: the free ones first, then the taken. */
+static struct bitmap *node_share_cpus(struct node *n, int count)
+{
+	struct bitmap *mine = node_pick_cpus(n, count);
+	int have = (int)bitmap_count(mine);
+	for (uint32_t c = 0; c < mine->nbits && have < count; c++)
+		if (!bitmap_test(mine, c)) {
+			bitmap_set(mine, c);
+			have++;
+		}
+	return mine;
+}
+
 void node_alloc(struct job *job)
 {
 	if (!job->alloc_cpuset)
 		job->alloc_cpuset = xmalloc((job->nalloc ? job->nalloc : 1) * sizeof(*job->alloc_cpuset));
 	for (int i = 0; i < job->nalloc; i++) {
 		struct node *n = &core.nodes[job->alloc_node[i]];
-		n->alloc_cpus += job->alloc_cpus[i];
+		n->alloc_cpus += job_node_charge(job, i);
 		n->alloc_mem += job_node_mem(job, i);
 		n->njobs++;
 		n->nbatch += i == 0 && !job->alloc_only;
 		if (job->exclusive)
 			n->exclusive_job = true;
-		/* A job restored at start brings its CPU IDs; a new one gets the lowest free. */
+		/* A job restored at start brings its CPU IDs; a new one gets the
+		 * lowest free (a sharing one the lowest, taken or not: it holds
+		 * none of them alone, and marks none taken). */
 		if (!job->alloc_cpuset[i])
-			job->alloc_cpuset[i] = node_pick_cpus(n, job->alloc_cpus[i]);
+			job->alloc_cpuset[i] = job->cpu_share > 1 ? node_share_cpus(n, job->alloc_cpus[i])
+								  : node_pick_cpus(n, job->alloc_cpus[i]);
+		if (job->cpu_share > 1) {
+			node_update_state(n);
+			continue;
+		}
 		struct bitmap *used = node_cpu_bits(n);
 		for (uint32_t c = bitmap_next(job->alloc_cpuset[i], 0); c != BITMAP_NONE && c < used->nbits;
 		     c = bitmap_next(job->alloc_cpuset[i], c + 1))
@@ -157,13 +177,13 @@ void node_alloc(struct job *job)
 static void free_one(struct job *job, int i)
 {
 	struct node *n = &core.nodes[job->alloc_node[i]];
-	n->alloc_cpus -= job->alloc_cpus[i];
+	n->alloc_cpus -= job_node_charge(job, i);
 	n->alloc_mem -= job_node_mem(job, i);
 	n->njobs--;
 	n->nbatch -= i == 0 && !job->alloc_only;
 	if (job->exclusive)
 		n->exclusive_job = false;
-	if (job->alloc_cpuset && job->alloc_cpuset[i]) {
+	if (job->alloc_cpuset && job->alloc_cpuset[i] && job->cpu_share <= 1) {
 		struct bitmap *used = node_cpu_bits(n);
 		for (uint32_t c = bitmap_next(job->alloc_cpuset[i], 0);
 		     c != BITMAP_NONE && c < used->nbits; c = bitmap_next(job->alloc_cpuset[i], c + 1))
@@ -225,11 +245,11 @@ static bool drop_failed_node(struct job *job, struct node *n)
 static void lend_one(struct job *job, int i, int sign)
 {
 	struct node *n = &core.nodes[job->alloc_node[i]];
-	n->alloc_cpus += sign * job->alloc_cpus[i];
+	n->alloc_cpus += sign * job_node_charge(job, i);
 	n->njobs += sign;
 	if (job->exclusive)
 		n->exclusive_job = sign > 0;
-	if (job->alloc_cpuset && job->alloc_cpuset[i]) {
+	if (job->alloc_cpuset && job->alloc_cpuset[i] && job->cpu_share <= 1) {
 		struct bitmap *used = node_cpu_bits(n);
 		for (uint32_t c = bitmap_next(job->alloc_cpuset[i], 0); c != BITMAP_NONE && c < used->nbits;
 		     c = bitmap_next(job->alloc_cpuset[i], c + 1)) {
@@ -264,10 +284,10 @@ bool node_can_reclaim(const struct job *job)
 {
 	for (int i = 0; i < job->nalloc; i++) {
 		struct node *n = &core.nodes[job->alloc_node[i]];
-		if (n->cpus - n->alloc_cpus < job->alloc_cpus[i] || (job->exclusive && n->njobs > 0) ||
-		    n->exclusive_job)
+		if (n->cpus - n->alloc_cpus < job_node_charge(job, i) ||
+		    (job->exclusive && n->njobs > 0) || n->exclusive_job)
 			return false;
-		if (job->alloc_cpuset && job->alloc_cpuset[i]) {
+		if (job->alloc_cpuset && job->alloc_cpuset[i] && job->cpu_share <= 1) {
 			struct bitmap *used = node_cpu_bits(n);
 			for (uint32_t c = bitmap_next(job->alloc_cpuset[i], 0);
 			     c != BITMAP_NONE && c < used->nbits; c = bitmap_next(job->alloc_cpuset[i], c + 1))

@@ -331,7 +331,10 @@ static void gather_one(struct job *v, void *arg)
 	enum preempt_mode mode;
 	bool ok;
 
-	if (v == g->job || v->state != JOB_RUNNING || !v->nalloc || v->preempted || is_victim(v))
+	/* (a job sharing its CPUs, -s, is not weighed as a victim: what it
+	 * would give back is less than its CPUs) */
+	if (v == g->job || v->state != JOB_RUNNING || !v->nalloc || v->preempted || is_victim(v) ||
+	    v->cpu_share > 1)
 		return;
 	if (g->gang) {
 		/* it shares the gang partition's nodes in turns: it gives way

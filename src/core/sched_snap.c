@@ -252,7 +252,9 @@ static void collect(struct job *job, void *arg)
 			end = stop;
 		if (end && end <= c->now)
 			end = c->now + 1;   /* past its limit, being ended: any moment */
-		int *cpus = own_dup(s, job->alloc_cpus, job->nalloc * sizeof(int));
+		int *cpus = own(s, xmalloc((job->nalloc + 1) * sizeof(int)));
+		for (int i = 0; i < job->nalloc; i++)
+			cpus[i] = job_node_charge(job, i);   /* -s: its share of them */
 		if (job->cpus_lent)   /* suspended, its CPUs counted free now (node_lend): none to give back */
 			memset(cpus, 0, job->nalloc * sizeof(int));
 		*r = (struct sched_run){

@@ -268,7 +268,8 @@ static void hold_all(struct ctx *x, const struct sched_job *job, const struct sc
 {
 	time_t end = plan_window_end(start, time_limit);
 	for (int k = 0; k < d->n; k++)
-		plan_hold(&x->plan, d->node[k], start, end, d->cpus[k], mem_on(job, d->cpus[k]));
+		plan_hold(&x->plan, d->node[k], start, end, sched_charge(&job->req, d->cpus[k]),
+			  mem_on(job, d->cpus[k]));
 }
 
 static void start_now(struct ctx *x, const struct sched_job *job, struct sched_decision *d, int alt,

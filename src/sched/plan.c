@@ -11,6 +11,7 @@
 #include "sched/plan.h"
 
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
 
 /* ---- reservations ---- */
 
@@ -409,6 +410,8 @@ static void need_of(const struct sched_req *req, struct need *nd)
 static int contrib_of(const struct sched_node *v, const struct need *nd, const struct sched_req *req)
 {
 	int free_cpus = v->cpus - v->alloc_cpus;
+	if (req->share > 1)   /* -s: each free CPU share times over (select.c) */
+		free_cpus = (int)MIN((int64_t)v->cpus, sched_mul(free_cpus, req->share));
 	uint64_t free_mem = v->memory > v->alloc_mem ? v->memory - v->alloc_mem : 0;
 
 	if (!v->usable || (req->exclusive && v->njobs > 0) || req->mem_per_node > free_mem ||

@@ -12,6 +12,19 @@ static int free_cpus(const struct sched_node *n, bool empty)
 	return empty ? n->cpus : n->cpus - n->alloc_cpus;
 }
 
+/* The CPUs the job may have on the node: its free ones, or with -s each
+ * free one share times over (never more than the node has). */
+static int64_t room_cpus(const struct sched_node *n, const struct sched_req *req, bool empty)
+{
+	int64_t f = free_cpus(n, empty);
+	if (req->share > 1) {
+		f = sched_mul(f, req->share);
+		if (f > n->cpus)
+			f = n->cpus;
+	}
+	return f;
+}
+
 static uint64_t free_mem(const struct sched_node *n, bool empty)
 {
 	return empty ? n->memory : n->memory - n->alloc_mem;
@@ -26,7 +39,7 @@ bool sched_node_kind_ok(const struct sched_node *n, const struct sched_req *req)
 
 static bool node_ok(const struct sched_node *n, const struct sched_req *req, bool empty)
 {
-	if (!sched_node_kind_ok(n, req) || free_cpus(n, empty) < req->mincpus)
+	if (!sched_node_kind_ok(n, req) || room_cpus(n, req, empty) < req->mincpus)
 		return false;
 	if (!empty && !n->usable)
 		return false;
@@ -48,7 +61,7 @@ static bool mem_fits(const struct sched_node *n, const struct sched_req *req, in
 /* How many whole tasks the node can take (CPUs and memory). */
 static int task_room(const struct sched_node *n, const struct sched_req *req, int cpt, bool empty)
 {
-	int tasks = free_cpus(n, empty) / cpt;
+	int tasks = (int)(room_cpus(n, req, empty) / cpt);
 	if (req->mem_per_cpu) {
 		uint64_t by_mem = free_mem(n, empty) / sched_umul(req->mem_per_cpu, (uint64_t)cpt);
 		if (by_mem < (uint64_t)tasks)
@@ -165,7 +178,7 @@ static bool try_pick(const struct sched_node *nodes, const int *cand, int ncand,
 		for (int i = 0; i < ncand && n < most; i++) {
 			const struct sched_node *nd = &nodes[cand[i]];
 			int64_t take = req->exclusive ? nd->cpus : per_node;
-			if (!node_ok(nd, req, empty) || free_cpus(nd, empty) < per_node ||
+			if (!node_ok(nd, req, empty) || room_cpus(nd, req, empty) < per_node ||
 			    !mem_fits(nd, req, take, empty)) {
 				if (i < nreq)
 					return false;   /* a required node must be had */
@@ -196,7 +209,7 @@ static bool try_pick(const struct sched_node *nodes, const int *cand, int ncand,
 	for (int i = 0; i < ncand && nreq == 0; i++) {   /* one node for all of it */
 		const struct sched_node *nd = &nodes[cand[i]];
 		int64_t take = req->exclusive ? nd->cpus : need > req->mincpus ? need : req->mincpus;
-		if (node_ok(nd, req, empty) && free_cpus(nd, empty) >= need &&
+		if (node_ok(nd, req, empty) && room_cpus(nd, req, empty) >= need &&
 		    mem_fits(nd, req, take, empty)) {
 			out_node[0] = cand[i];
 			out_cpus[0] = (int)take;
@@ -267,7 +280,7 @@ void sched_node_take(struct sched_node *n, const struct sched_req *req, int cpus
 			n->user = 0;   /* users mixed */
 		n->user_owned |= req->exclusive_user;
 	}
-	n->alloc_cpus += cpus;
+	n->alloc_cpus += sched_charge(req, cpus);
 	n->alloc_mem += mem;
 	n->njobs++;
 }

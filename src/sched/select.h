@@ -48,6 +48,10 @@ struct sched_req {
 	 * nodes as there are tasks, their tasks spread evenly. */
 	int max_nodes;
 	bool use_min_nodes, spread;
+	/* -s in OverSubscribe=YES:N (FORCE:N: every job): each CPU it gets
+	 * may be another N-1 jobs' too, so it holds 1/N of each (rounded up
+	 * over the node: sched_charge); 0 or 1: its CPUs are its own. */
+	int share;
 	int mincpus;
 	uint64_t tmp_mb;
 	int sockets, cores, threads;
@@ -70,6 +74,12 @@ static inline uint64_t sched_umul(uint64_t a, uint64_t b)
 {
 	uint64_t r;
 	return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+
+/* What cpus CPUs of a job count against a node's CPUs (req->share). */
+static inline int sched_charge(const struct sched_req *req, int cpus)
+{
+	return req->share > 1 ? (int)(((int64_t)cpus + req->share - 1) / req->share) : cpus;
 }
 
 enum sched_fit { SCHED_NEVER = -1, SCHED_BUSY = 0, SCHED_PICKED = 1 };

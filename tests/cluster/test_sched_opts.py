@@ -13,7 +13,7 @@ import re
 import pytest
 
 from conftest import Cluster, make_root, parse_kv, stop_cluster
-from cmd_helpers import cancel_all
+from cmd_helpers import cancel_all, stays
 
 
 
@@ -246,3 +246,29 @@ def test_update_placement_options(clean):
     assert r.rc == 0 and show(c, j)["NumNodes"] == "2", r
     c.run(["scontrol", "release", str(j)])
     assert set(started_on(c, j)) == {"n3", "n4"}   # TmpDisk
+
+
+def test_oversubscribe_shares_cpus(clean):
+    """OverSubscribe=YES:2: jobs that ask -s share each CPU with one other
+    such job; a job without -s has its CPUs to itself."""
+    c = clean
+    a = submit(c, "-p", "share", "-w", "n1", "-c2", "-s")
+    b = submit(c, "-p", "share", "-w", "n1", "-c2", "--oversubscribe")
+    for j in (a, b):
+        assert started_on(c, j) == ["n1"]
+        assert show(c, j)["NumCPUs"] == "2"
+    assert squeue(c, a, "%h") == "YES"
+    third = submit(c, "-p", "share", "-w", "n1", "-c2", "-s")   # each CPU twice already
+    c.wait_until("the third to wait", lambda: squeue(c, third, "%T %r") == "PENDING Resources")
+    # without -s: CPUs of its own only
+    d = submit(c, "-p", "share", "-w", "n2", "-c2")
+    assert started_on(c, d) == ["n2"]
+    e = submit(c, "-p", "share", "-w", "n2", "-c2", "-s")
+    assert stays(lambda: squeue(c, e, "%T") == "PENDING", 2)   # beside a job without -s
+    # -s in a partition with OverSubscribe=NO shares nothing
+    f = submit(c, "-w", "n3", "-c2", "-s")
+    assert started_on(c, f) == ["n3"]
+    g = submit(c, "-w", "n3", "-c2", "-s")
+    assert stays(lambda: squeue(c, g, "%T") == "PENDING", 2)   # no sharing in debug
+    r = c.run(["scontrol", "show", "partition", "share"])
+    assert "OverSubscribe=YES:2" in r.out, r
