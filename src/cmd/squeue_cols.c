@@ -183,6 +183,15 @@ static const char *c_at_least_one(const struct squeue_row *r, const char *key, c
 	return buf;
 }
 
+/* %c: the CPUs a node must give it, -c or --mincpus when more (Slurm's
+ * MIN_CPUS) */
+static const char *c_min_cpus(const struct squeue_row *r, const char *key, char *buf, size_t len)
+{
+	long long n = jint(r->job, "cpus_per_task"), m = jint(r->job, "mincpus");
+	snprintf(buf, len, "%lld", m > n ? m : n > 0 ? n : 1);
+	return buf;
+}
+
 /* --mem-per-cpu shows its per-CPU size, as Slurm's %m does */
 static const char *c_min_memory(const struct squeue_row *r, const char *key, char *buf, size_t len)
 {
@@ -318,7 +327,7 @@ static const struct column {
 	[JOB_F_time_limit] = { .cell = c_time_limit },
 	[JOB_F_time_left] = { .keys = "time_limit start_time end_time", .cell = c_time_left },
 	[JOB_F_num_nodes] = { .cell = c_at_least_one },
-	[JOB_F_cpus_per_task] = { .cell = c_at_least_one },
+	[JOB_F_cpus_per_task] = { .keys = "cpus_per_task mincpus", .cell = c_min_cpus },
 	[JOB_F_mem_per_node] = { .keys = "mem_per_cpu mem_per_node", .cell = c_min_memory },
 	[JOB_F_reason_list] = { .keys = "reason nodes", .cell = c_reason_list, .sort_key = "reason" },
 	[JOB_F_batch_host] = { .empty = "n/a" },

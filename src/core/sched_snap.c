@@ -35,7 +35,7 @@ struct sched_node *snap_nodes(void)
 		sn[i] = (struct sched_node){
 			.cpus = n->cpus, .alloc_cpus = n->alloc_cpus, .memory = n->real_memory,
 			.alloc_mem = n->alloc_mem, .njobs = n->njobs, .usable = snap_node_usable(n),
-			.tmp_disk = n->conf->tmp_disk, .sockets = n->sockets * (n->boards > 0 ? n->boards : 1),
+			.tmp_disk = n->conf->tmp_disk, .sockets = n->sockets,   /* all its boards' */
 			.cores = n->cores, .threads = n->threads,
 		};
 	}

@@ -136,6 +136,7 @@ def test_mincpus(clean):
     c.wait_state(j, ("RUNNING",))
     info = show(c, j)
     assert info["NumCPUs"] == "2" and info["MinCPUsNode"] == "2", info
+    assert squeue(c, j, "%c") == "2"   # MIN_CPUS
     r = sbatch(c, "--mincpus=3")   # every node has 2 CPUs
     assert r.rc == 1 and "Requested node configuration is not available" in r.err, r
 
