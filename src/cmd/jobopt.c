@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
@@ -250,10 +251,16 @@ int jobopt_words(struct jobopt *o, char **words, size_t nwords, struct herd_erro
 
 /* ---- what was given ----------------------------------------------------- */
 
+/* A JOBSPEC key is each component's; a command's own value is the
+ * command's, whichever component gave it (sbatch -N1 : -N2 --wrap=...). */
 static json_t *value(const struct jobopt *o, const char *name)
 {
 	json_t *v = json_object_get(o->local, name);
-	return v ? v : json_object_get(o->spec, name);
+	if (!v)
+		v = json_object_get(o->spec, name);
+	for (const struct jobopt *h = o->het_next; !v && h; h = h->het_next)
+		v = json_object_get(h->local, name);
+	return v;
 }
 
 bool jobopt_given(const struct jobopt *o, const char *name)
@@ -479,4 +486,28 @@ json_t *jobopt_submit_body(const struct jobopt *o, const struct jobopt_ctx *c)
 		json_object_set_new(body, "het", het);
 	}
 	return body;
+}
+
+int jobopt_check_clusters(const struct jobopt *o, const char *cluster)
+{
+	const char *want = jobopt_str(o, "clusters");
+	const char *prog = jobopt_prog(o->cmd);
+	size_t n;
+	if (!want)
+		want = jobopt_str(o, "cluster");
+	if (!want)
+		return 0;
+	char **names = opt_split(want, ',', &n);
+	bool ours = false;
+	for (size_t i = 0; i < n && !ours; i++)
+		ours = !strcasecmp(names[i], cluster) || !strcasecmp(names[i], "all");
+	if (!ours) {
+		const char *name = n ? names[0] : want;
+		fprintf(stderr, "%s: error: No cluster '%s' known by database.\n", prog, name);
+		fprintf(stderr, "%s: error: '%s' can't be reached now, or it is an invalid entry for "
+			"--cluster.  Use 'sacctmgr list clusters' to see available clusters.\n",
+			prog, name);
+	}
+	opt_strv_free(names);
+	return ours ? 0 : -1;
 }

@@ -94,6 +94,8 @@ int jobopt_words(struct jobopt *o, char **words, size_t nwords, struct herd_erro
  * words (jobopt_pbs.c): what Slurm's sbatch reads of them.  NULL-terminated,
  * *count of them; the caller frees with opt_strv_free. */
 char **jobopt_pbs_words(char **words, size_t nwords, size_t *count);
+/* #BSUB words the same way; NULL with *bad the letter Slurm does not take. */
+char **jobopt_bsub_words(char **words, size_t nwords, size_t *count, char *bad);
 
 /* What the options gave: a JOBSPEC key or an option's own value. */
 bool jobopt_given(const struct jobopt *o, const char *name);
@@ -110,6 +112,11 @@ void jobopt_usage(enum jobopt_cmd cmd, FILE *out);
 void jobopt_info(const struct jobopt *o, FILE *out);
 /* Print the notes, then (rc < 0) err as "PROG: error: ..." (or fatal). */
 void jobopt_report(struct jobopt *o, int rc, const struct herd_error *err);
+
+/* -M/--clusters: this cluster (cluster, ClusterName) among those named (or
+ * "all"): 0; else -1 after Slurm's sentences for a cluster it cannot reach.
+ * Submitting to another cluster is the lead's (issue 15). */
+int jobopt_check_clusters(const struct jobopt *o, const char *cluster);
 
 /* What the job object takes from outside the options. */
 struct jobopt_ctx {

@@ -1,10 +1,13 @@
-/* #PBS directives as sbatch reads them when --ignore-pbs is not given:
+/* #PBS and #BSUB directives as sbatch reads them when --ignore-pbs is not
+ * given.  #PBS:
  * each PBS (Torque, PBS Pro) option that has a Slurm meaning becomes
  * sbatch's option words; the others are skipped, as Slurm skips them.
  *   -N name, -A account, -o/-e path ("host:" dropped), -j oe|eo, -q queue
  *   (the partition), -l walltime=, nodes=N[:ppn=M], select=N, procs=,
  *   ncpus=, mem=, pmem=, file=, -m a|b|e|n, -M user, -h, -r y|n, -t array,
  *   -V, -v list, -W depend=..., -d dir.
+ * #BSUB (LSF): -J, -W (as --time), -n, -o, -e, -q, -m (nodes), -M (KB per
+ * CPU), -x, -cwd; another letter is Slurm's error.
  * Pure: words in, words out. */
 #include <ctype.h>
 #include <stdbool.h>
@@ -152,6 +155,56 @@ char **jobopt_pbs_words(char **words, size_t nwords, size_t *count)
 		add(&out, &n, "--output=%s", output_path);
 	if (error_path && !join_out && !join_err)
 		add(&out, &n, "--error=%s", error_path);
+	*count = n;
+	return out;
+}
+
+char **jobopt_bsub_words(char **words, size_t nwords, size_t *count, char *bad)
+{
+	static const struct {
+		const char *flag, *option;   /* option NULL: --exclusive, no value */
+	} map[] = {
+		{ "-J", "--job-name=%s" }, { "-W", "--time=%s" }, { "-n", "--ntasks=%s" },
+		{ "-o", "--output=%s" }, { "-e", "--error=%s" }, { "-q", "--partition=%s" },
+		{ "-m", "--nodelist=%s" }, { "-M", NULL }, { "-x", NULL }, { "-cwd", "--chdir=%s" },
+	};
+	char **out = xmalloc(sizeof(*out));
+	size_t n = 0;
+	*bad = '\0';
+	for (size_t i = 0; i < nwords; i++) {
+		const char *w = words[i];
+		size_t m = 0;
+		if (w[0] != '-')
+			continue;
+		/* "-cwd" whole (Slurm takes "-c..." for it), else a letter with
+		 * its value attached or next */
+		const char *flag = !strncmp(w, "-c", 2) ? "-cwd" : NULL;
+		while (!flag && m < sizeof(map) / sizeof(map[0]) && strncmp(w, map[m].flag, 2))
+			m++;
+		if (flag)
+			while (strcmp(map[m].flag, "-cwd"))
+				m++;
+		if (m == sizeof(map) / sizeof(map[0])) {
+			*bad = w[1];
+			opt_strv_free(out);
+			return NULL;
+		}
+		if (!strcmp(map[m].flag, "-x")) {
+			opt_strv_push(&out, &n, xstrdup("--exclusive"));
+			continue;
+		}
+		const char *value = flag ? (i + 1 < nwords ? words[++i] : NULL)
+				   : w[2] ? w + 2 : i + 1 < nwords ? words[++i] : NULL;
+		if (!value)
+			break;
+		if (!strcmp(map[m].flag, "-M")) {   /* KB per CPU, in MB rounded up */
+			long kb;
+			if (opt_count(value, &kb) == 0)
+				opt_strv_push(&out, &n, xasprintf("--mem-per-cpu=%ld", (kb + 1023) / 1024));
+			continue;
+		}
+		add(&out, &n, map[m].option, value);
+	}
 	*count = n;
 	return out;
 }

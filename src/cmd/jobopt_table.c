@@ -39,12 +39,19 @@ static int put(struct jobopt *o, const struct jobopt_row *r, json_t *v, struct h
 	return JOBOPT_OK;
 }
 
+/* A line to print before going on (a value not UTF-8 prints as "?"). */
+static void note_line(struct jobopt *o, const char *line)
+{
+	json_t *v = json_string(line);
+	json_array_append_new(o->notes, v ? v : json_string("?"));
+}
+
 static void note(struct jobopt *o, const char *fmt, const char *arg)
 {
 	char line[512];
 	int n = snprintf(line, sizeof(line), "%s: error: ", jobopt_prog(o->cmd));
 	snprintf(line + n, sizeof(line) - n, fmt, arg);
-	json_array_append_new(o->notes, json_string(line) ? json_string(line) : json_string("?"));
+	note_line(o, line);
 }
 
 /* A boolean input variable: set unless "0"/"no"/"false" (Slurm takes any
@@ -199,8 +206,7 @@ static int p_when(struct jobopt *o, const struct jobopt_row *r, const char *arg,
 			char line[512];
 			snprintf(line, sizeof(line), "Invalid time specification (pos=%d): %s",
 				 opt_time_error_pos(arg), arg);
-			json_array_append_new(o->notes, json_string(line) ? json_string(line)
-									  : json_string("?"));
+			note_line(o, line);
 		}
 		return errprintf(err, "Invalid --%s specification", r->name);
 	}
@@ -242,16 +248,22 @@ static int p_requeue(struct jobopt *o, const struct jobopt_row *r, const char *a
 	return put(o, r, json_boolean(!strcmp(r->name, "requeue")), err);
 }
 
-/* Only whole-node exclusivity exists here; "user"/"mcs" would need the
- * controller to know them, so they are refused, not ignored.  From a
- * variable the value is not read (Slurm's SBATCH_EXCLUSIVE). */
+/* --exclusive[=user|mcs]: whole nodes; "user" (nodes shared only among the
+ * user's jobs) and "mcs" (among the MCS label's) travel as exclusive_mode
+ * with exclusive set, so a controller that knows only whole-node
+ * exclusivity gives at least what was asked.  From a variable the value
+ * is not read (Slurm's SBATCH_EXCLUSIVE). */
 static int p_exclusive(struct jobopt *o, const struct jobopt_row *r, const char *arg,
 		       struct herd_error *err)
 {
 	if (o->var)
 		return env_true(arg) ? put(o, r, json_true(), err) : JOBOPT_OK;
+	if (arg && *arg && strcasecmp(arg, "user") && strcasecmp(arg, "mcs"))
+		return errprintf(err, "Invalid --exclusive specification");
 	if (arg && *arg)
-		return errprintf(err, "--exclusive=%s is not supported", arg);
+		json_object_set_new(o->spec, "exclusive_mode", json_string(arg));
+	else
+		json_object_del(o->spec, "exclusive_mode");
 	return put(o, r, json_true(), err);
 }
 
@@ -696,6 +708,21 @@ static int p_zero_one(struct jobopt *o, const struct jobopt_row *r, const char *
 	return put(o, r, json_boolean(*arg == '1'), err);
 }
 
+/* --oom-kill-step[=0|1]: bare is 1 */
+static int p_zero_one_opt(struct jobopt *o, const struct jobopt_row *r, const char *arg,
+			  struct herd_error *err)
+{
+	return p_zero_one(o, r, arg && *arg ? arg : "1", err);
+}
+
+/* --external-launcher: an --overlap step */
+static int p_external_launcher(struct jobopt *o, const struct jobopt_row *r, const char *arg,
+			       struct herd_error *err)
+{
+	json_object_set_new(o->local, "overlap", json_true());
+	return JOBOPT_OK;
+}
+
 /* GPU and GRES options: this cluster has no generic resources (issue 16
  * brings them); Slurm's controller refuses a job asking for what no node
  * has with this sentence. */
@@ -731,12 +758,17 @@ static int p_bbf(struct jobopt *o, const struct jobopt_row *r, const char *arg,
 	return put(o, r, json_string(buf), err);
 }
 
-/* --x11: Herd forwards no X11 connections (PrologFlags=X11 unset). */
+/* --x11: Herd forwards no X11 connections: Slurm's words without a
+ * display, else those of a cluster without PrologFlags=X11. */
 static int p_x11(struct jobopt *o, const struct jobopt_row *r, const char *arg,
 		 struct herd_error *err)
 {
-	errprintf(err, "X11 forwarding not available");
-	return JOBOPT_FATAL;
+	if (!getenv("DISPLAY"))
+		errprintf(err, "No DISPLAY variable set, cannot setup x11 forwarding.");
+	else
+		errprintf(err, "X11 forwarding not enabled by the cluster's configuration "
+			  "(PrologFlags=X11)");
+	return JOBOPT_ERROR;
 }
 
 /* ---- the table ---------------------------------------------------------- */
@@ -782,6 +814,9 @@ const struct jobopt_row jobopt_table[] = {
 	  "constraint", p_str, "=list", "specify a list of constraints" },
 	{ "container", 0, REQ, ALL, "SBATCH_CONTAINER SALLOC_CONTAINER SRUN_CONTAINER", "container",
 	  p_str, "=path", "OCI container bundle to run in" },
+	/* Slurm 23.02: the OCI container's ID, with --container */
+	{ "container-id", 0, REQ, ALL, "SBATCH_CONTAINER_ID SALLOC_CONTAINER_ID SRUN_CONTAINER_ID",
+	  "container_id", p_str, "=id", "ID of the OCI container to run in" },
 	{ "contiguous", 0, NO, ALL, NULL, "contiguous", p_flag, "",
 	  "nodes next to each other in the node list" },
 	{ "core-spec", 'S', REQ, ALL, "SBATCH_CORE_SPEC SALLOC_CORE_SPEC SLURM_CORE_SPEC", NULL,
@@ -821,8 +856,13 @@ const struct jobopt_row jobopt_table[] = {
 	  "use only the resources requested for the step" },
 	{ "exclude", 'x', REQ, ALL, NULL, "exc_nodelist", p_nodelist, "=hosts...",
 	  "exclude a specific list of hosts" },
+	/* Slurm 23.11: a step for a launcher (mpirun's) in an allocation: it
+	 * shares the resources, as --overlap does */
+	{ "external-launcher", 0, NO, R, NULL, NULL, p_external_launcher, "",
+	  "a step of an external launcher (shares resources)" },
 	{ "exclusive", 0, OPTL, ALL, "SBATCH_EXCLUSIVE SALLOC_EXCLUSIVE SLURM_EXCLUSIVE",
-	  "exclusive", p_exclusive, "", "allocate nodes in exclusive mode" },
+	  "exclusive", p_exclusive, "[=user|mcs]",
+	  "allocate nodes in exclusive mode (user: the\nuser's jobs may share them)" },
 	{ "export", 0, REQ, B | R, "SBATCH_EXPORT SLURM_EXPORT_ENV SRUN_EXPORT_ENV", NULL, p_str,
 	  "[=names]", "environment variables passed to the job\n(ALL, NONE, or names)" },
 	{ "export-file", 0, REQ, B, NULL, NULL, p_str, "=file|fd",
@@ -929,6 +969,9 @@ const struct jobopt_row jobopt_table[] = {
 	  "number of tasks to invoke on each node" },
 	{ "ntasks-per-socket", 0, REQ, ALL, "SLURM_NTASKS_PER_SOCKET", "ntasks_per_socket", p_count,
 	  "=n", "number of tasks to invoke on each socket" },
+	/* Slurm 24.11: whether one task's OOM ends the step; the job carries it */
+	{ "oom-kill-step", 0, OPTL, ALL, "SBATCH_OOM_KILL_STEP SALLOC_OOM_KILL_STEP SLURM_OOM_KILL_STEP",
+	  "oom_kill_step", p_zero_one_opt, "[=0|1]", "end the step when a task runs out of memory" },
 	{ "open-mode", 0, REQ, B | R, "SBATCH_OPEN_MODE SLURM_OPEN_MODE", "open_mode", p_open_mode,
 	  "={append|truncate}", "output and error files open mode" },
 	{ "output", 'o', REQ, B, "SBATCH_OUTPUT", "stdout", p_str, "=out",
@@ -979,14 +1022,23 @@ const struct jobopt_row jobopt_table[] = {
 	  "reserve communication ports" },
 	{ "send-libs", 0, OPTL, R, "SLURM_SEND_LIBS", NULL, p_ignore, "[=yes|no]",
 	  "send the program's libraries with --bcast" },
+	/* Slurm 24.11 and 25.05's block topology: issue 17 */
+	{ "segment", 0, REQ, ALL, "SBATCH_SEGMENT_SIZE SALLOC_SEGMENT_SIZE SLURM_SEGMENT_SIZE", NULL,
+	  p_topology, "=size", "nodes per topology segment (no topology here)" },
 	{ "signal", 0, REQ, ALL, "SBATCH_SIGNAL SALLOC_SIGNAL SLURM_SIGNAL", NULL, p_signal,
 	  "=[[R|B]:]num[@time]", "send signal when time limit within time seconds" },
 	/* herdd logs at its own level */
 	{ "slurmd-debug", 0, REQ, R, NULL, NULL, p_ignore, "=level", "slurmd debug level" },
 	{ "sockets-per-node", 0, REQ, ALL, NULL, "sockets_per_node", p_count, "=S",
 	  "number of sockets per node to allocate" },
+	{ "spread-segments", 0, NO, ALL, NULL, NULL, p_topology, "",
+	  "segments across the topology (no topology here)" },
 	{ "spread-job", 0, NO, ALL, "SBATCH_SPREAD_JOB SALLOC_SPREAD_JOB SLURM_SPREAD_JOB",
 	  "spread_job", p_flag, "", "spread job across as many nodes as possible" },
+	/* Slurm 24.05: the job's steps managed on its first node; here the
+	 * controller manages every step, which is what this asks for anyway */
+	{ "stepmgr", 0, NO, B | A, "SBATCH_STEPMGR SALLOC_STEPMGR", NULL, p_flag, "",
+	  "manage the job's steps from its first node" },
 	{ "switches", 0, REQ, ALL, "SBATCH_REQ_SWITCH SALLOC_REQ_SWITCH SLURM_REQ_SWITCH", NULL,
 	  p_topology, "=count[@max-time]", "leaf switches the job may span (no topology here)" },
 	{ "task-epilog", 0, REQ, R, "SLURM_TASK_EPILOG", NULL, p_str, "=program",

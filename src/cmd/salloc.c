@@ -282,6 +282,8 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	have_client = true;
+	if (jobopt_check_clusters(&o, conf_cluster_name(client.conf)) < 0)
+		goto out;
 	srun_alloc_catch_signals();
 
 	json_t *body = srun_alloc_body(&o, name, env, cwd);
@@ -301,6 +303,8 @@ int main(int argc, char **argv)
 		goto out;
 	if (!jobopt_flag(&o, "quiet"))
 		fprintf(stderr, "salloc: Granted job allocation %lld\n", job_id);
+	if (jobopt_flag(&o, "bell") && !jobopt_flag(&o, "no-bell"))
+		fputc('\a', stderr);   /* --bell: the terminal's bell on the grant */
 	if (jobopt_flag(&o, "no-shell")) {
 		status = 0;
 		goto out;

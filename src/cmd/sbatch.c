@@ -123,6 +123,10 @@ static int submit(const struct jobopt *o, json_t *body)
 		fprintf(stderr, "sbatch: error: %s\n", err.text);
 		return 1;
 	}
+	if (jobopt_check_clusters(o, conf_cluster_name(client.conf)) < 0) {
+		cmd_client_fini(&client);
+		return 1;
+	}
 	double start = now_s(), delay = 0.2;
 	int rc;
 	for (;;) {
@@ -159,7 +163,11 @@ static int submit(const struct jobopt *o, json_t *body)
 		return 0;
 	}
 	json_decref(reply);
-	if (jobopt_flag(o, "parsable"))
+	const char *cluster = jobopt_str(o, "clusters") ? jobopt_str(o, "clusters")
+						       : jobopt_str(o, "cluster");
+	if (jobopt_flag(o, "parsable") && cluster)   /* Slurm: "ID;cluster" with -M */
+		printf("%lld;%s\n", job_id, conf_cluster_name(client.conf));
+	else if (jobopt_flag(o, "parsable"))
 		printf("%lld\n", job_id);
 	else if (!jobopt_flag(o, "quiet"))
 		printf("Submitted batch job %lld\n", job_id);
@@ -276,7 +284,7 @@ int main(int argc, char **argv)
 	/* Pass 2: #SBATCH lines, then SBATCH_*, then the command line. */
 	size_t nwords;
 	char **words = opt_script_directives(script, "#SBATCH", &nwords);
-	/* #PBS lines first (sbatch(1): unless --ignore-pbs), #SBATCH's over them */
+	/* #PBS and #BSUB lines first (sbatch(1): unless --ignore-pbs), #SBATCH's over them */
 	bool ignore_pbs = jobopt_flag(&first, "ignore-pbs") || getenv("SBATCH_IGNORE_PBS");
 	for (size_t i = 0; i < nwords; i++)
 		ignore_pbs |= !strcmp(words[i], "--ignore-pbs");
@@ -286,6 +294,23 @@ int main(int argc, char **argv)
 		char **sbatch_words = jobopt_pbs_words(pbs, npbs, &nsbatch);
 		r = jobopt_words(&o, sbatch_words, nsbatch, &err);
 		opt_strv_free(pbs);
+		opt_strv_free(sbatch_words);
+		if ((status = read_outcome(&o, r, &err)) >= 0) {
+			opt_strv_free(words);
+			goto out_first;
+		}
+		char bad;
+		char **bsub = opt_script_directives(script, "#BSUB", &npbs);
+		sbatch_words = jobopt_bsub_words(bsub, npbs, &nsbatch, &bad);
+		opt_strv_free(bsub);
+		if (!sbatch_words) {
+			fprintf(stderr, "sbatch: invalid option -- '%c'\n"
+				"sbatch: error: Unrecognized command line parameter ?\n", bad);
+			opt_strv_free(words);
+			status = 1;
+			goto out_first;
+		}
+		r = jobopt_words(&o, sbatch_words, nsbatch, &err);
 		opt_strv_free(sbatch_words);
 		if ((status = read_outcome(&o, r, &err)) >= 0) {
 			opt_strv_free(words);

@@ -9,11 +9,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "cmd/opt.h"
 #include "cmd/srun_alloc.h"
 #include "cmd/srun_io.h"
 #include "cmd/srun_opt.h"
+#include "common/hostlist.h"
 #include "common/msg.h"
 #include "common/parse.h"
 #include "common/xmalloc.h"
@@ -83,13 +86,108 @@ static char *abs_path(const char *path, const char *cwd)
 	return path[0] == '/' ? xstrdup(path) : xasprintf("%s/%s", cwd, path);
 }
 
+/* --prolog/--epilog (srun(1)): run here, the step's command and arguments
+ * its arguments; "none" runs nothing.  The raw wait status (0: ran clean). */
+static int run_hook(const char *path, const struct jobopt *o, long long job_id)
+{
+	if (!path || !strcasecmp(path, "none"))
+		return 0;
+	pid_t pid = fork();
+	if (pid < 0)
+		return 1 << 8;
+	if (pid == 0) {
+		char **argv = xmalloc((o->argc + 2) * sizeof(*argv));
+		char id[32];
+		argv[0] = (char *)path;
+		for (int i = 0; i < o->argc; i++)
+			argv[i + 1] = o->argv[i];
+		snprintf(id, sizeof(id), "%lld", job_id);
+		setenv("SLURM_JOB_ID", id, 1);
+		setenv("SLURM_JOBID", id, 1);
+		execv(path, argv);
+		_exit(127);
+	}
+	int status = 0;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	return status;
+}
+
+/* --task-prolog/--task-epilog: each task runs them around its command, by
+ * a shell that reads the prolog's "export NAME=value", "unset NAME" and
+ * "print text" lines as Slurm's task prolog does. */
+static const char task_wrapper[] =
+	"p=$1 e=$2; shift 2\n"
+	"if [ -n \"$p\" ]; then\n"
+	"  out=$(\"$p\")\n"
+	"  while IFS= read -r line; do\n"
+	"    case $line in\n"
+	"      'export '*) export \"${line#export }\" ;;\n"
+	"      'unset '*) unset \"${line#unset }\" ;;\n"
+	"      'print '*) printf '%s\\n' \"${line#print }\" ;;\n"
+	"    esac\n"
+	"  done <<HERD_TASK_PROLOG\n"
+	"$out\n"
+	"HERD_TASK_PROLOG\n"
+	"fi\n"
+	"\"$@\"; rc=$?\n"
+	"if [ -n \"$e\" ]; then \"$e\"; fi\n"
+	"exit $rc\n";
+
+static char **task_wrap(struct jobopt *o, const char *prolog, const char *epilog)
+{
+	char **argv = xmalloc((o->argc + 7) * sizeof(*argv));
+	int n = 0;
+	argv[n++] = "/bin/sh";
+	argv[n++] = "-c";
+	argv[n++] = (char *)task_wrapper;
+	argv[n++] = "slurm_task";
+	argv[n++] = (char *)(prolog ? prolog : "");
+	argv[n++] = (char *)(epilog ? epilog : "");
+	for (int i = 0; i < o->argc; i++)
+		argv[n++] = o->argv[i];
+	argv[n] = NULL;
+	o->argv = argv;
+	o->argc = n;
+	return argv;
+}
+
+/* -r N: the step's nodes from node N of the allocation (job_nodes) on, as
+ * many as -N asks (all the rest without it).  NULL with err. */
+static char *relative_nodes(const struct jobopt *o, const char *job_nodes,
+			    struct herd_error *err)
+{
+	struct hostlist *all = hostlist_create(job_nodes ? job_nodes : "");
+	long long from = jobopt_int(o, "relative", 0), want = jobopt_int(o, "nodes", 0);
+	size_t count = all ? hostlist_count(all) : 0;
+	char *list = NULL;
+	if (from < 0 || (size_t)from >= count) {
+		errprintf(err, "--relative=%lld is beyond the allocation's %zu nodes", from, count);
+	} else {
+		if (!want || (size_t)(from + want) > count) {
+			if (want && (size_t)(from + want) > count)
+				fprintf(stderr, "srun: warning: -N %lld with --relative=%lld: the step "
+					"gets the %zu nodes from node %lld on\n", want, from,
+					count - (size_t)from, from);
+			want = (long long)(count - (size_t)from);
+		}
+		const char **names = xmalloc(want * sizeof(*names));
+		for (long long i = 0; i < want; i++)
+			names[i] = hostlist_nth(all, (size_t)(from + i));
+		list = hostlist_compress(names, (size_t)want);
+		free(names);
+	}
+	hostlist_destroy(all);
+	return list;
+}
+
 int main(int argc, char **argv)
 {
 	struct jobopt o;
 	struct herd_error err = { "" };
 	struct cmd_client client;
 	bool have_client = false, own_alloc = false;
-	char **env = NULL, **multi_prog = NULL;
+	char **env = NULL, **multi_prog = NULL, **wrapped = NULL;
 	char *cwd = NULL, *work_dir = NULL;
 	struct srun_io *io = NULL;
 	json_t *layout = NULL, *job = NULL;
@@ -105,6 +203,36 @@ int main(int argc, char **argv)
 	}
 	if (r < 0)
 		goto out;
+	const char *task_prolog = jobopt_str(&o, "task-prolog"), *task_epilog = jobopt_str(&o, "task-epilog");
+	if ((task_prolog || task_epilog) && jobopt_flag(&o, "multi-prog")) {
+		fprintf(stderr, "srun: error: --task-prolog and --task-epilog do not combine with "
+			"--multi-prog here: give each program its own\n");
+		goto out;
+	}
+	if (jobopt_given(&o, "relative") && !jobopt_int(&o, "jobid", 0)) {
+		fprintf(stderr, "srun: fatal: --relative option invalid for job allocation request\n");
+		goto out;
+	}
+	if (jobopt_given(&o, "relative") &&
+	    (jobopt_given(&o, "req_nodelist") || jobopt_given(&o, "exc_nodelist"))) {
+		fprintf(stderr, "srun: fatal: --relative cannot be given with -w or -x\n");
+		goto out;
+	}
+	if (jobopt_flag(&o, "no-allocate")) {
+		/* srun(1): root and SlurmUser only, on the nodes of -w; the step
+		 * shares them with whatever runs there */
+		if (getuid() != 0) {
+			fprintf(stderr, "srun: error: --no-allocate is only for root or SlurmUser\n");
+			goto out;
+		}
+		if (!jobopt_given(&o, "req_nodelist")) {
+			fprintf(stderr, "srun: error: --no-allocate needs the nodes (-w)\n");
+			goto out;
+		}
+		json_object_set_new(o.spec, "oversubscribe", json_true());
+	}
+	if (task_prolog || task_epilog)
+		wrapped = task_wrap(&o, task_prolog, task_epilog);
 	if (jobopt_flag(&o, "multi-prog")) {
 		long ntasks = jobopt_int(&o, "ntasks", 0);
 		multi_prog = srun_multi_prog_read(o.argv[0], &ntasks, &err);
@@ -130,6 +258,8 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	have_client = true;
+	if (jobopt_check_clusters(&o, conf_cluster_name(client.conf)) < 0)
+		goto out;
 	srun_alloc_catch_signals();
 	signal(SIGPIPE, SIG_IGN);
 
@@ -160,6 +290,28 @@ int main(int argc, char **argv)
 				cmd_jint(job, "num_cpus"));
 	}
 
+	if (jobopt_given(&o, "relative")) {
+		char *nodes = relative_nodes(&o, getenv("SLURM_JOB_NODELIST"), &err);
+		if (!nodes) {
+			fprintf(stderr, "srun: error: %s\n", err.text);
+			goto out;
+		}
+		struct hostlist *step_nodes = hostlist_create(nodes);
+		json_object_set_new(o.spec, "req_nodelist", json_string(nodes));
+		json_object_set_new(o.spec, "nodes", json_integer((json_int_t)hostlist_count(step_nodes)));
+		hostlist_destroy(step_nodes);
+		free(nodes);
+	}
+	const char *prolog = jobopt_str(&o, "prolog");
+	if (prolog) {
+		int st = run_hook(prolog, &o, job_id);
+		if (st) {
+			fprintf(stderr, "srun: error: srun prolog failed rc = %d. Aborting step.\n",
+				WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+			goto out;
+		}
+	}
+
 	char host[64];
 	if (srun_local_addr(&client, host, sizeof(host)) < 0)
 		snprintf(host, sizeof(host), "127.0.0.1");
@@ -167,6 +319,7 @@ int main(int argc, char **argv)
 		.label = jobopt_flag(&o, "label"), .unbuffered = jobopt_flag(&o, "unbuffered"),
 		.pty = jobopt_flag(&o, "pty"), .quiet = jobopt_flag(&o, "quiet"),
 		.disable_status = jobopt_flag(&o, "disable-status"),
+		.quit_on_interrupt = jobopt_flag(&o, "quit-on-interrupt"),
 		.kill_on_bad_exit = (int)jobopt_int(&o, "kill-on-bad-exit", 0),
 		.max_wait = (int)jobopt_int(&o, "wait", 0),
 		.stdin_task = (int)jobopt_int(&o, "stdin_task", 0),
@@ -201,6 +354,12 @@ int main(int argc, char **argv)
 			cmd_jint(layout, "step_id"), cmd_jint(layout, "num_nodes") > 1 ? "s" : "",
 			cmd_jstr(layout, "nodes"), cmd_jint(layout, "num_tasks"));
 	status = srun_io_run(io);
+	if (jobopt_str(&o, "epilog")) {
+		int st = run_hook(jobopt_str(&o, "epilog"), &o, job_id);
+		if (st)
+			fprintf(stderr, "srun: error: srun epilog failed status=%d\n",
+				WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+	}
 
 out:
 	if (own_alloc)
@@ -214,6 +373,7 @@ out:
 	opt_strv_free(multi_prog);
 	free(cwd);
 	free(work_dir);
+	free(wrapped);
 	jobopt_free(&o);
 	return status;
 }

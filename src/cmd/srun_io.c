@@ -696,10 +696,11 @@ static void on_intr(struct srun_io *io)
 		finish(io);
 		return;
 	}
-	if (io->opts.disable_status || now - io->last_intr < 1.0) {
+	if (io->opts.quit_on_interrupt || io->opts.disable_status || now - io->last_intr < 1.0) {
 		errline("srun: sending Ctrl-C to %s", io->step_name);
 		send_signal(io, SIGINT);
-		if (io->opts.disable_status && now - io->last_intr >= 1.0) {
+		if (!io->opts.quit_on_interrupt && io->opts.disable_status &&
+		    now - io->last_intr >= 1.0) {
 			io->last_intr = now;
 			return;
 		}

@@ -14,6 +14,7 @@ struct srun_io;
 
 struct srun_io_opts {
 	bool label, unbuffered, pty, quiet, disable_status;
+	bool quit_on_interrupt;  /* --quit-on-interrupt: one Ctrl-C ends the step */
 	bool kill_on_bad_exit;
 	int max_wait;           /* -W seconds, 0 = none */
 	int stdin_task;         /* 0.., SRUN_STDIN_ALL, SRUN_STDIN_NONE */

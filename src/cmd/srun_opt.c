@@ -29,6 +29,17 @@ int srun_opts_parse(struct jobopt *o, enum jobopt_cmd cmd, int argc, char **argv
 	}
 	if (rc == JOBOPT_OK)
 		rc = jobopt_args(o, JOBOPT_ARGS, argc, argv, &next, err);
+	/* -E: the allocation's node and task counts over -N and -n */
+	if (rc == JOBOPT_OK && jobopt_flag(o, "preserve-env")) {
+		const char *nodes = getenv_f("SLURM_NNODES"), *tasks = getenv_f("SLURM_NTASKS");
+		long n;
+		if (!tasks)
+			tasks = getenv_f("SLURM_NPROCS");
+		if (nodes && opt_count(nodes, &n) == 0 && n > 0)
+			json_object_set_new(o->spec, "nodes", json_integer(n));
+		if (tasks && opt_count(tasks, &n) == 0 && n > 0)
+			json_object_set_new(o->spec, "ntasks", json_integer(n));
+	}
 	if (rc == JOBOPT_INFO) {
 		jobopt_info(o, out);
 		return SRUN_PARSE_INFO;

@@ -44,7 +44,7 @@ const struct msg_field jobspec_fields[] = {
 	OPT("hint", MF_STR), OPT("mem_bind", MF_STR), OPT("propagate", MF_STR),
 	OPT("rlimits", MF_OBJ), OPT("get_user_env", MF_STR), OPT("container", MF_STR),
 	OPT("cpu_freq", MF_STR), OPT("acctg_freq", MF_STR), OPT("batch_features", MF_STR),
-	OPT("contiguous", MF_BOOL), OPT("cluster_constraint", MF_STR),
+	OPT("container_id", MF_STR), OPT("oom_kill_step", MF_BOOL), OPT("exclusive_mode", MF_STR), OPT("contiguous", MF_BOOL), OPT("cluster_constraint", MF_STR),
 	OPT("burst_buffer", MF_STR), OPT("mcs_label", MF_STR), OPT("network", MF_STR),
 	OPT("profile", MF_STR), OPT("power", MF_STR), OPT("prefer", MF_STR), OPT("reboot", MF_BOOL),
 	OPT("wait_all_nodes", MF_BOOL), OPT_IN("uid", 0, INT64_MAX), OPT_IN("gid", 0, INT64_MAX),

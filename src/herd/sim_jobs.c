@@ -101,6 +101,10 @@ static json_t *line_spec(char **words, size_t nwords, int64_t submit, int64_t ru
 		errprintf(err, "unexpected argument '%s' (the script is \"sleep <run>\")", argv[next]);
 		goto out;
 	}
+	if (o->het_next) {
+		errprintf(err, "a heterogeneous job (' : ') is not simulated");
+		goto out;
+	}
 	if (jobopt_flag(o, "test_only")) {
 		errprintf(err, "--test-only submits nothing");
 		goto out;

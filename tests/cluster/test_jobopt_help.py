@@ -29,12 +29,12 @@ SAMPLES = {
     "[!]list": "a", "<paths>": "/lib", "count[@max-time]": "1", "0|1": "1",
     "secs": "5", "signal": "TERM", "timeout][mode": "10L", "rlimits": "CORE", "off": "off",
     "count": "1", "library": "lz4", "yes|no": "yes", "<dest_path>": "/tmp",
-    "opts": "enforce-binding", "command string": "true", "file|fd": "/dev/null", "filename": "/dev/null",
+    "user|mcs": "user", "size": "2", "opts": "enforce-binding", "command string": "true", "file|fd": "/dev/null", "filename": "/dev/null",
     "<file_name>": "/dev/null", "group_id": "0", "user_id": "0", "=...": "none", "all|first|last": "all", "dist": "block", "value,...": "0",
 }
 # Options the table refuses by design (GPU/GRES, topology: issues 16, 17;
 # X11 forwarding): read, then refused with a sentence, never "unrecognized".
-REFUSED = {"cpus-per-gpu", "gpu-bind", "gpu-freq", "gpus", "gpus-per-node",
+REFUSED = {"segment", "spread-segments", "cpus-per-gpu", "gpu-bind", "gpu-freq", "gpus", "gpus-per-node",
            "gpus-per-socket", "gpus-per-task", "gres", "gres-flags", "mem-per-gpu",
            "ntasks-per-gpu", "switches", "tres-bind", "tres-per-task", "x11"}
 # Options whose sample needs more than a value: what to give instead.

@@ -308,6 +308,36 @@ static void test_pbs(void **state)
 	opt_strv_free(pbs);
 }
 
+static void test_bsub(void **state)
+{
+	const char *script = "#!/bin/sh\n#BSUB -J lsf\n#BSUB -n 4\n#BSUB -W 30:00\n#BSUB -q debug\n"
+			     "#BSUB -M 2048\n#BSUB -x\n#BSUB -cwd /tmp\n#BSUB -oout.%J\ntrue\n";
+	size_t n, m;
+	char bad;
+	char **lsf = opt_script_directives(script, "#BSUB", &n);
+	char **words = jobopt_bsub_words(lsf, n, &m, &bad);
+	struct jobopt o;
+	struct herd_error err = { "" };
+	assert_non_null(words);
+	jobopt_init(&o, JOBOPT_SBATCH);
+	assert_int_equal(jobopt_words(&o, words, m, &err), JOBOPT_OK);
+	assert_string_equal(jobopt_str(&o, "name"), "lsf");
+	assert_int_equal(jobopt_int(&o, "ntasks", 0), 4);
+	assert_int_equal(jobopt_int(&o, "time_limit", 0), 1800);
+	assert_string_equal(jobopt_str(&o, "partition"), "debug");
+	assert_int_equal(jobopt_int(&o, "mem_per_cpu", 0), 2);
+	assert_true(jobopt_flag(&o, "exclusive"));
+	assert_string_equal(jobopt_str(&o, "chdir"), "/tmp");
+	assert_string_equal(jobopt_str(&o, "stdout"), "out.%J");
+	jobopt_free(&o);
+	opt_strv_free(words);
+	opt_strv_free(lsf);
+	/* a letter Slurm does not take */
+	char *b[] = { "-B", NULL };
+	assert_null(jobopt_bsub_words(b, 1, &m, &bad));
+	assert_int_equal(bad, 'B');
+}
+
 /* The controller's bounds, from the same table. */
 static void test_jobspec_bounds(void **state)
 {
@@ -355,6 +385,7 @@ int main(void)
 		cmocka_unit_test(test_precedence),
 		cmocka_unit_test(test_het),
 		cmocka_unit_test(test_pbs),
+		cmocka_unit_test(test_bsub),
 		cmocka_unit_test(test_jobspec_bounds),
 		cmocka_unit_test(test_table),
 	};
