@@ -273,3 +273,19 @@ def test_oversubscribe_shares_cpus(clean):
     assert stays(lambda: squeue(c, g, "%T") == "PENDING", 2)   # no sharing in debug
     r = c.run(["scontrol", "show", "partition", "share"])
     assert "OverSubscribe=YES:2" in r.out, r
+
+
+def test_test_only_places_as_the_scheduler(clean):
+    """--test-only answers from the same placement: --tmp and -B pick the
+    nodes that have them, -N min-max takes every free node."""
+    c = clean
+    cases = [(["--tmp=1G"], "n3"), (["-B", "2"], "n4"), (["-N", "2-4"], "n[1-4]"),
+             (["-n3", "--spread-job"], "n[1-3]"), (["--mincpus=2"], "n1")]
+    for args, nodes in cases:
+        r = c.run(["sbatch", "--test-only", *args, "-o", "/dev/null", "--wrap", "true"],
+                  cwd=c.workdir(None))
+        m = re.fullmatch(r"sbatch: Job \d+ to start at \S+ using (\d+) processors on nodes "
+                         r"(\S+) in partition debug\n", r.err)
+        assert r.rc == 0 and m and m.group(2) == nodes, (args, r)
+    r = c.run(["squeue", "-h"])
+    assert r.out == "", r   # nothing queued
