@@ -144,10 +144,14 @@ int step_layout(struct job *job, const json_t *spec, struct step *s, struct herd
 	int64_t job_cpus = 0;
 	for (int j = 0; j < job->nalloc; j++)
 		job_cpus += job->alloc_cpus[j];
-	/* No more tasks than the job has CPUs for (Slurm without --overcommit);
-	 * this also bounds what a hostile request can make the controller build. */
+	/* No more tasks than the job has CPUs for (Slurm without --overcommit;
+	 * with it, a task's CPUs on each node and at most MaxTasksPerNode's
+	 * default, 512, tasks a node); this also bounds what a hostile
+	 * request can make the controller build. */
+	bool over = job->overcommit;
 	if (want_nodes > ntasks || want_nodes > job->nalloc || want_nodes < nreq || ntasks < 1 ||
-	    (int64_t)ntasks * cpt > job_cpus) {
+	    (over ? (int64_t)want_nodes * cpt > job_cpus || ntasks > (int64_t)want_nodes * 512
+		  : (int64_t)ntasks * cpt > job_cpus)) {
 		rc = HERD_ERR_NODE_CONFIG;
 		errprintf(err, "%s", herd_strerror(rc));
 		goto out;
@@ -176,7 +180,7 @@ int step_layout(struct job *job, const json_t *spec, struct step *s, struct herd
 			bool required = in_list(req_idx, nreq, node);
 			if ((pass == 0) != required || in_list(exc_idx, nexc, node) || in_list(pick, npick, j))
 				continue;
-			int64_t need = (int64_t)tasks[npick] * cpt, have = job->alloc_cpus[j];
+			int64_t need = (over ? 1 : (int64_t)tasks[npick]) * cpt, have = job->alloc_cpus[j];
 			if (need > have)
 				continue;   /* never fits here */
 			bool known = job->alloc_cpuset && job->alloc_cpuset[j];

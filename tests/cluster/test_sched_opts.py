@@ -8,6 +8,7 @@ all of it kept over a controller restart and changed by scontrol update.
 Jobs come from sbatch with the options (cmd/jobopt_table.c encodes them
 into the JOBSPEC keys of doc/protocol.md).  One 4-node cluster of 2 CPUs each; n3 and n4
 have TmpDisk=2000, n4 has two sockets of one core (the others one of two)."""
+import os
 import re
 
 import pytest
@@ -64,6 +65,12 @@ def sbatch(c, *args, user=None):
     """sbatch --parsable ARGS --wrap "sleep 300": the Result."""
     return c.run(["sbatch", "--parsable", "-o", "/dev/null", *args, "--wrap", "sleep 300"],
                  user=user, cwd=c.workdir(user))
+
+
+def submit_script(c, *args):
+    r = c.run(["sbatch", "--parsable", *args[:-1], "--wrap", args[-1]], cwd=c.workdir(None))
+    assert r.rc == 0, r
+    return int(r.out.split(";")[0])
 
 
 def submit(c, *args, user=None):
@@ -177,6 +184,12 @@ def test_overcommit(clean):
     c.wait_state(j, ("RUNNING",))
     info = show(c, j)
     assert (info["NumNodes"], info["NumCPUs"], info["NumTasks"]) == ("1", "1", "16"), info
+    # its steps run 16 tasks on that one CPU
+    out = os.path.join(c.workdir(None), f"oc-{j}.out")
+    k = submit_script(c, "-n8", "-O", "-o", out, "srun hostname | wc -l")
+    c.wait_state(k, ("COMPLETED",))
+    with open(out) as f:
+        assert f.read().split() == ["8"]
 
 
 def test_priority_operators_only(clean):
