@@ -302,3 +302,20 @@ def test_test_only_places_as_the_scheduler(clean):
         assert r.rc == 0 and m and m.group(2) == nodes, (args, r)
     r = c.run(["squeue", "-h"])
     assert r.out == "", r   # nothing queued
+
+
+def test_no_kill_when_a_node_goes_silent(clean):
+    """A node that stops answering (its herdd killed): after SlurmdTimeout
+    a -k job goes on without it; the node's part is ended once it is back."""
+    c = clean
+    j = submit(c, "-N2", "--no-kill", "-w", "n1,n2")
+    assert started_on(c, j) == ["n1", "n2"]
+    os.kill(c.herdd_pid("n2"), 9)
+    try:
+        c.wait_until("n2 to leave the job", lambda: show(c, j)["NodeList"] == "n1", timeout=40)
+        assert c.job_state(j) == "RUNNING"
+        assert squeue(c, j, "%D %N") == "1 n1"
+    finally:
+        c.restart_herdd("n2")
+        c.wait_until("n2 back", lambda: "idle" in c.run(["sinfo", "-h", "-n", "n2", "-p", "debug",
+                                                          "-o", "%t"]).out, timeout=40)
