@@ -235,6 +235,8 @@ def test_options_shown_and_kept_over_restart(clean):
     info = show(c, j)
     assert {k: info[k] for k in want} == want, info
     assert squeue(c, j, "%h") == "YES"
+    os.kill(c.ctld_pid(), 9)
+    c.wait_until("the controller to die", lambda: not c.daemon_pids("herdctld"))
     c.restart_ctld()
     c.wait_until("the controller", c.ping_ok)
     info = show(c, j)
@@ -274,6 +276,13 @@ def test_oversubscribe_shares_cpus(clean):
     assert squeue(c, a, "%h") == "YES"
     third = submit(c, "-p", "share", "-w", "n1", "-c2", "-s")   # each CPU twice already
     c.wait_until("the third to wait", lambda: squeue(c, third, "%T %r") == "PENDING Resources")
+    # what each holds survives a controller restart (cpu_share is stored)
+    os.kill(c.ctld_pid(), 9)
+    c.wait_until("the controller to die", lambda: not c.daemon_pids("herdctld"))
+    c.restart_ctld()
+    c.wait_until("the controller", c.ping_ok)
+    assert stays(lambda: squeue(c, third, "%T") == "PENDING", 2)
+    assert c.job_state(a) == "RUNNING" and c.job_state(b) == "RUNNING"
     # without -s: CPUs of its own only
     d = submit(c, "-p", "share", "-w", "n2", "-c2")
     assert started_on(c, d) == ["n2"]
