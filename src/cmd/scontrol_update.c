@@ -139,6 +139,7 @@ static const struct job_key {
 	{ "MinMemoryCPU", NULL, "min_mem_cpu", V_MEM },
 	{ "MinTmpDiskNode", NULL, "min_tmp_disk", V_MEM },
 	{ "MinCPUsNode", NULL, "mincpus", V_UINT },
+	{ "DelayBoot", NULL, "delay_boot", V_LIMIT },
 };
 
 /* The value of one of job_keys as JSON; NULL after a message. */

@@ -44,7 +44,7 @@ static const struct msg_field f_update_fields[] = {
 	OPT("min_mem_node", MF_INT), OPT("min_mem_cpu", MF_INT), OPT("cpus_per_task", MF_INT),
 	OPT("priority", MF_INT), OPT("reservation", MF_STR),
 	OPT("max_nodes", MF_INT), OPT("min_tmp_disk", MF_INT), OPT("mincpus", MF_INT),
-	OPT("oversubscribe", MF_BOOL), END
+	OPT("oversubscribe", MF_BOOL), OPT("delay_boot", MF_INT), END
 };
 
 static const struct msg_field f_update[] = {

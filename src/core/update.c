@@ -44,7 +44,7 @@ static int check_time_limit(const struct job *job, const json_t *v, bool admin)
  * charged to change only while it is pending. */
 static const char *const pending_only[] = {
 	"partition", "num_nodes", "num_tasks", "cpus_per_task", "min_mem_node", "min_mem_cpu",
-	"max_nodes", "min_tmp_disk", "mincpus", "oversubscribe",
+	"max_nodes", "min_tmp_disk", "mincpus", "oversubscribe", "delay_boot",
 	"features", "req_nodelist", "exc_nodelist", "account", "qos", "time_min", "deadline",
 	"dependency", "begin_time", "reservation", NULL
 };
@@ -91,6 +91,8 @@ static int check_values(const struct job *job, const json_t *fields)
 	    int_field(fields, "min_tmp_disk", 0) < 0 ||
 	    int_field(fields, "min_tmp_disk", 0) > 0xFFFFFFFEll ||
 	    int_field(fields, "mincpus", 0) < 0 || int_field(fields, "mincpus", 0) > 0xFFFE ||
+	    int_field(fields, "delay_boot", 0) < 0 ||
+	    int_field(fields, "delay_boot", 0) > 0xFFFFFFFEll ||
 	    int_field(fields, "array_throttle", 0) < 0 ||
 	    int_field(fields, "array_throttle", 0) > UINT32_MAX)
 		return HERD_ERR_INVALID_ARG;
@@ -237,6 +239,8 @@ static int apply_fields(struct job *job, const json_t *fields, struct herd_error
 		job->mincpus = json_integer_value(v);
 	if ((v = json_object_get(fields, "oversubscribe")))
 		job->oversubscribe = json_is_true(v);
+	if ((v = json_object_get(fields, "delay_boot")))
+		job->delay_boot = json_integer_value(v);
 	if ((v = json_object_get(fields, "num_tasks")))
 		job->ntasks = json_integer_value(v);
 	if ((v = json_object_get(fields, "cpus_per_task")))

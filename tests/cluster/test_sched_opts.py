@@ -249,11 +249,11 @@ def test_update_placement_options(clean):
     c = clean
     j = submit(c, "--hold", "-N1")
     r = c.run(["scontrol", "update", f"jobid={j}", "NumNodes=2-3", "MinTmpDiskNode=500",
-               "MinCPUsNode=2", "OverSubscribe=yes"])
+               "MinCPUsNode=2", "OverSubscribe=yes", "DelayBoot=10"])
     assert r.rc == 0, r
     info = show(c, j)
     assert (info["NumNodes"], info["MinTmpDiskNode"], info["MinCPUsNode"],
-            info["OverSubscribe"]) == ("2-3", "500M", "2", "YES"), info
+            info["OverSubscribe"], info["DelayBoot"]) == ("2-3", "500M", "2", "YES", "00:10:00"), info
     # a size no node has is refused, and changes nothing
     r = c.run(["scontrol", "update", f"jobid={j}", "MinTmpDiskNode=9000"])
     assert r.rc != 0, r
