@@ -229,8 +229,24 @@ void record_job(const json_t *job, time_t now, int details, struct record *r)
 		record_add(r, "SchedNodeList=%s", cmd_jstr(job, "sched_nodes"));
 	if (*host)
 		record_add(r, "BatchHost=%s", host);
-	record_add(r, "NumNodes=%lld NumCPUs=%lld NumTasks=%lld CPUs/Task=%lld ReqB:S:C:T=0:0:*:*",
-		nodes, cpus, tasks, cpt > 0 ? cpt : 1);
+	/* -N min-max: the range while pending (Slurm) */
+	long long max_nodes = cmd_jint(job, "max_nodes");
+	char range[48];
+	if (pending && max_nodes > nodes)
+		snprintf(range, sizeof(range), "%lld-%lld", nodes, max_nodes);
+	else
+		snprintf(range, sizeof(range), "%lld", nodes);
+	/* -B S:C:T: "*" for what was not asked; Slurm shows the sockets
+	 * as Socks/Node, and 0 for boards and sockets here */
+	char sct[3][24];
+	static const char *const sct_keys[] = { "sockets_per_node", "cores_per_socket",
+						"threads_per_core" };
+	for (int i = 0; i < 3; i++) {
+		long long v = cmd_jint(job, sct_keys[i]);
+		snprintf(sct[i], sizeof(sct[i]), v > 0 ? "%lld" : "*", v);
+	}
+	record_add(r, "NumNodes=%s NumCPUs=%lld NumTasks=%lld CPUs/Task=%lld ReqB:S:C:T=0:0:%s:%s",
+		range, cpus, tasks, cpt > 0 ? cpt : 1, sct[1], sct[2]);
 	if (cmd_jint(job, "mem_per_cpu") > 0)
 		record_add(r, "TRES=cpu=%lld,mem=%s,node=%lld,billing=%lld", cpus,
 			fmt_size_mb(cmd_jint(job, "mem_per_cpu") * cpus, c, sizeof(c)), nodes, cpus);
@@ -244,24 +260,31 @@ void record_job(const json_t *job, time_t now, int details, struct record *r)
 		snprintf(per_socket, sizeof(per_socket), "%lld", cmd_jint(job, "ntasks_per_socket"));
 	if (cmd_jint(job, "ntasks_per_core") > 0)
 		snprintf(per_core, sizeof(per_core), "%lld", cmd_jint(job, "ntasks_per_core"));
-	record_add(r, "Socks/Node=* NtasksPerN:B:S:C=%lld:0:%s:%s CoreSpec=*",
+	record_add(r, "Socks/Node=%s NtasksPerN:B:S:C=%lld:0:%s:%s CoreSpec=*", sct[0],
 		cmd_jint(job, "ntasks_per_node"), per_socket, per_core);
 	if (details && json_array_size(json_object_get(job, "node_alloc"))) {
 		record_add(r, "JOB_GRES=(null)");
 		node_alloc_lines(job, r);
 	}
 	long long mpc = cmd_jint(job, "mem_per_cpu");
+	/* the CPUs a node must give it: -c, or --mincpus when more */
+	long long min_cpus = cmd_jint(job, "mincpus") > cpt ? cmd_jint(job, "mincpus") : cpt > 0 ? cpt : 1;
+	long long tmp = cmd_jint(job, "min_tmp_disk");
+	char tmp_text[32];
+	snprintf(tmp_text, sizeof(tmp_text), "%s", tmp > 0 ? fmt_size_mb(tmp, b, sizeof(b)) : "0");
 	if (mpc > 0)   /* Slurm shows MinMemoryCPU= in place of MinMemoryNode= */
-		record_add(r, "MinCPUsNode=%lld MinMemoryCPU=%s MinTmpDiskNode=0", cpt > 0 ? cpt : 1,
-			fmt_size_mb(mpc, c, sizeof(c)));
+		record_add(r, "MinCPUsNode=%lld MinMemoryCPU=%s MinTmpDiskNode=%s", min_cpus,
+			fmt_size_mb(mpc, c, sizeof(c)), tmp_text);
 	else
-		record_add(r, "MinCPUsNode=%lld MinMemoryNode=%s MinTmpDiskNode=0", cpt > 0 ? cpt : 1,
-			mem > 0 ? fmt_size_mb(mem, c, sizeof(c)) : "0");
-	record_add(r, "Features=%s DelayBoot=00:00:00", or_null(cmd_jstr(job, "features")));
+		record_add(r, "MinCPUsNode=%lld MinMemoryNode=%s MinTmpDiskNode=%s", min_cpus,
+			mem > 0 ? fmt_size_mb(mem, c, sizeof(c)) : "0", tmp_text);
+	record_add(r, "Features=%s DelayBoot=%s", or_null(cmd_jstr(job, "features")),
+		fmt_hms(cmd_jint(job, "delay_boot"), a, sizeof(a)));
 	if (*cmd_jstr(job, "reservation"))   /* Slurm: only for a job with one */
 		record_add(r, "Reservation=%s", cmd_jstr(job, "reservation"));
 	record_add(r, "OverSubscribe=%s Contiguous=0 Licenses=%s Network=(null)",
-		cmd_jbool(job, "exclusive") ? "NO" : "OK", or_null(cmd_jstr(job, "licenses")));
+		cmd_jbool(job, "exclusive") ? "NO" : cmd_jbool(job, "oversubscribe") ? "YES" : "OK",
+		or_null(cmd_jstr(job, "licenses")));
 	record_add(r, "Command=%s", or_null(cmd_jstr(job, "command")));
 	record_add(r, "WorkDir=%s", cmd_jstr(job, "work_dir"));
 	if (*cmd_jstr(job, "comment"))

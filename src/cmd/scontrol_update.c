@@ -157,6 +157,9 @@ static const struct job_key {
 	{ "CPUsPerTask", NULL, "cpus_per_task", V_COUNT },
 	{ "MinMemoryNode", NULL, "min_mem_node", V_MEM },
 	{ "MinMemoryCPU", NULL, "min_mem_cpu", V_MEM },
+	{ "MinTmpDiskNode", NULL, "min_tmp_disk", V_MEM },
+	{ "MinCPUsNode", NULL, "mincpus", V_UINT },
+	{ "DelayBoot", NULL, "delay_boot", V_LIMIT },
 };
 
 /* The value of one of job_keys as JSON; NULL after a message. */
@@ -222,15 +225,26 @@ static int job_field(json_t *fields, const char *arg)
 		return 0;
 	}
 	if ((v = kv_value(arg, "NumNodes")) || (v = kv_value(arg, "ReqNodes"))) {
-		char *min = xstrdup(v);
-		min[strcspn(min, "-")] = '\0';   /* "2-4": the minimum; Herd allocates exactly */
-		int bad = opt_count(min, &n) < 0 || n < 1;
+		/* "2-4": at least 2, up to 4; "3": exactly 3 (no range) */
+		char *min = xstrdup(v), *dash = strchr(min, '-');
+		long max = 0;
+		if (dash)
+			*dash++ = '\0';
+		int bad = opt_count(min, &n) < 0 || n < 1 ||
+			  (dash && (opt_count(dash, &max) < 0 || max < n));
 		free(min);
 		if (bad) {
 			fprintf(stderr, "scontrol: error: Invalid node count %s\n", v);
 			return 1;
 		}
 		json_object_set_new(fields, "num_nodes", json_integer(n));
+		json_object_set_new(fields, "max_nodes", json_integer(max > n ? max : 0));
+	} else if ((v = kv_value(arg, "OverSubscribe")) || (v = kv_value(arg, "Shared"))) {
+		if (strcasecmp(v, "yes") && strcasecmp(v, "no")) {
+			fprintf(stderr, "scontrol: error: Invalid OverSubscribe value: %s\n", v);
+			return 1;
+		}
+		json_object_set_new(fields, "oversubscribe", json_boolean(!strcasecmp(v, "yes")));
 	} else if ((v = kv_value(arg, "Nice"))) {
 		char *end;
 		long long nice = strtoll(v, &end, 10);

@@ -187,12 +187,49 @@ static const char *c_at_least_one(const struct squeue_row *r, const char *key, c
 	return buf;
 }
 
+/* %c: the CPUs a node must give it, -c or --mincpus when more (Slurm's
+ * MIN_CPUS) */
+static const char *c_min_cpus(const struct squeue_row *r, const char *key, char *buf, size_t len)
+{
+	long long n = jint(r->job, "cpus_per_task"), m = jint(r->job, "mincpus");
+	snprintf(buf, len, "%lld", m > n ? m : n > 0 ? n : 1);
+	return buf;
+}
+
 /* --mem-per-cpu shows its per-CPU size, as Slurm's %m does */
 static const char *c_min_memory(const struct squeue_row *r, const char *key, char *buf, size_t len)
 {
 	long long mb = jint(r->job, "mem_per_cpu") > 0 ? jint(r->job, "mem_per_cpu")
 						       : jint(r->job, "mem_per_node");
 	return mb <= 0 ? "0" : fmt_size_mb(mb, buf, len);
+}
+
+/* --tmp: its size as Slurm's %d prints it ("100M"), 0 when not asked */
+static const char *c_tmp_disk(const struct squeue_row *r, const char *key, char *buf, size_t len)
+{
+	long long mb = jint(r->job, key);
+	return mb <= 0 ? "0" : fmt_size_mb(mb, buf, len);
+}
+
+/* -B S:C:T: each as asked, "*" when not */
+static const char *c_star(const struct squeue_row *r, const char *key, char *buf, size_t len)
+{
+	long long n = jint(r->job, key);
+	if (n <= 0)
+		return "*";
+	snprintf(buf, len, "%lld", n);
+	return buf;
+}
+
+static const char *c_sct(const struct squeue_row *r, const char *key, char *buf, size_t len)
+{
+	char s[3][24];
+	const char *v[3];
+	static const char *const keys[] = { "sockets_per_node", "cores_per_socket", "threads_per_core" };
+	for (int i = 0; i < 3; i++)
+		v[i] = c_star(r, keys[i], s[i], sizeof(s[i]));
+	snprintf(buf, len, "%s:%s:%s", v[0], v[1], v[2]);
+	return buf;
 }
 
 /* Slurm shows why a job waits or failed; otherwise where it ran. */
@@ -244,9 +281,11 @@ static const char *c_priority_norm(const struct squeue_row *r, const char *key, 
 	return buf;
 }
 
+/* Slurm's words: NO (--exclusive), YES (-s), else OK */
 static const char *c_oversubscribe(const struct squeue_row *r, const char *key, char *buf, size_t len)
 {
-	return json_is_true(field(r->job, "exclusive")) ? "NO" : "OK";
+	return json_is_true(field(r->job, "exclusive")) ? "NO"
+	       : json_is_true(field(r->job, "oversubscribe")) ? "YES" : "OK";
 }
 
 /* ---- -S values that are more than their key ---- */
@@ -292,7 +331,7 @@ static const struct column {
 	[JOB_F_time_limit] = { .cell = c_time_limit },
 	[JOB_F_time_left] = { .keys = "time_limit start_time end_time", .cell = c_time_left },
 	[JOB_F_num_nodes] = { .cell = c_at_least_one },
-	[JOB_F_cpus_per_task] = { .cell = c_at_least_one },
+	[JOB_F_cpus_per_task] = { .keys = "cpus_per_task mincpus", .cell = c_min_cpus },
 	[JOB_F_mem_per_node] = { .keys = "mem_per_cpu mem_per_node", .cell = c_min_memory },
 	[JOB_F_reason_list] = { .keys = "reason nodes", .cell = c_reason_list, .sort_key = "reason" },
 	[JOB_F_batch_host] = { .empty = "n/a" },
@@ -302,7 +341,7 @@ static const struct column {
 	[JOB_F_end_time] = { .keys = "end_time start_time time_limit", .cell = c_end_time },
 	[JOB_F_priority_norm] = { .keys = "priority", .cell = c_priority_norm, .sort_key = "priority" },
 	[JOB_F_command] = { .empty = "(null)" },
-	[JOB_F_exclusive] = { .cell = c_oversubscribe, .unsorted = true },
+	[JOB_F_exclusive] = { .keys = "exclusive oversubscribe", .cell = c_oversubscribe, .unsorted = true },
 	[JOB_F_comment] = { .empty = "(null)" },
 	[JOB_F_dependency] = { .empty = "(null)" },   /* what remains of it */
 	[JOB_F_qos] = { .empty = "normal", .unsorted = true },
@@ -319,11 +358,11 @@ static const struct column {
 	[JOB_F_tres_per_node] = { .fixed = "N/A" },
 	[JOB_F_core_spec] = { .fixed = "N/A" },
 	[JOB_F_contiguous] = { .fixed = "0" },
-	[JOB_F_min_tmp_disk] = { .fixed = "0" },
-	[JOB_F_sct] = { .fixed = "*:*:*" },
-	[JOB_F_sockets_per_node] = { .fixed = "*" },
-	[JOB_F_cores_per_socket] = { .fixed = "*" },
-	[JOB_F_threads_per_core] = { .fixed = "*" },
+	[JOB_F_min_tmp_disk] = { .cell = c_tmp_disk },
+	[JOB_F_sct] = { .keys = "sockets_per_node cores_per_socket threads_per_core", .cell = c_sct },
+	[JOB_F_sockets_per_node] = { .cell = c_star },
+	[JOB_F_cores_per_socket] = { .cell = c_star },
+	[JOB_F_threads_per_core] = { .cell = c_star },
 };
 
 /* The field of each letter, by letter, and the field each sorts by: built

@@ -202,7 +202,7 @@ struct inert_attr {
 
 static const struct inert_attr inert_node[] = {
 	{ "SocketsPerBoard", 0, NULL }, { "CoreSpecCount", 0, NULL }, { "CpuSpecList", 0, NULL },
-	{ "MemSpecLimit", 0, NULL }, { "TmpDisk", 0, NULL }, { "Weight", 1, NULL },
+	{ "MemSpecLimit", 0, NULL }, { "Weight", 1, NULL },   /* TmpDisk: --tmp */
 	{ "Gres", 0, NULL },
 	/* only FUTURE is read: a node starts UNKNOWN until it registers */
 	{ "State", 0, "UNKNOWN,FUTURE,IDLE" }, { "Reason", 0, NULL },

@@ -61,6 +61,18 @@ enum {
 	X(ntasks_per_socket, INT, JF_KEPT | JF_SPARSE, 0, NULL, NULL, NULL, NULL, "tasks_per_socket") \
 	X(ntasks_per_core, INT, JF_KEPT | JF_SPARSE, 0, NULL, NULL, NULL, NULL, "tasks_per_core") \
 	X(exclusive, BOOL, JF_KEPT, 'h', "OverSubscribe", "OVER_SUBSCRIBE", "OverSubscribe", NULL, NULL) \
+	X(oversubscribe, BOOL, JF_KEPT | JF_SPARSE, 0, NULL, NULL, NULL, NULL, NULL) \
+	X(max_nodes, INT, JF_KEPT | JF_SPARSE, 0, NULL, NULL, NULL, NULL, NULL) \
+	X(mincpus, INT, JF_KEPT | JF_SPARSE, 0, NULL, NULL, "MinCPUsNode", NULL, "minimum_cpus_per_node") \
+	X(min_tmp_disk, INT, JF_KEPT | JF_SPARSE, 'd', "MinTmpDisk", "MIN_TMP_DISK", "MinTmpDiskNode", NULL, "minimum_tmp_disk_per_node") \
+	X(sockets_per_node, INT, JF_KEPT | JF_SPARSE, 'H', "SocketsPerNode", "SOCKETS_PER_NODE", NULL, NULL, "sockets_per_node") \
+	X(cores_per_socket, INT, JF_KEPT | JF_SPARSE, 'I', "CoresPerSocket", "CORES_PER_SOCKET", NULL, NULL, "cores_per_socket") \
+	X(threads_per_core, INT, JF_KEPT | JF_SPARSE, 'J', "ThreadsPerCore", "THREADS_PER_CORE", NULL, NULL, "threads_per_core") \
+	X(overcommit, BOOL, JF_KEPT | JF_SPARSE, 0, NULL, NULL, NULL, NULL, NULL) \
+	X(spread_job, BOOL, JF_KEPT | JF_SPARSE, 0, NULL, NULL, NULL, NULL, NULL) \
+	X(use_min_nodes, BOOL, JF_KEPT | JF_SPARSE, 0, NULL, NULL, NULL, NULL, NULL) \
+	X(no_kill, BOOL, JF_KEPT | JF_SPARSE, 0, NULL, NULL, NULL, NULL, NULL) \
+	X(delay_boot, INT, JF_KEPT | JF_SPARSE, 0, NULL, NULL, "DelayBoot", NULL, NULL) \
 	X(time_limit, INT, JF_KEPT, 'l', "TimeLimit", "TIME_LIMIT", "TimeLimit", "Timelimit", NULL) \
 	X(time_min, INT, JF_KEPT, 0, NULL, NULL, "TimeMin", NULL, NULL) \
 	X(submit_time, INT, JF_KEPT, 'V', "SubmitTime", "SUBMIT_TIME", "SubmitTime", "Submit", "submit_time") \
@@ -110,6 +122,7 @@ enum {
 	/* the record's own: how the controller resumes the job after a restart */ \
 	X(origin, STR, JF_STORED | JF_SPARSE, 0, NULL, NULL, NULL, NULL, NULL) \
 	X(priority_admin, INT, JF_STORED | JF_SPARSE, 0, NULL, NULL, NULL, NULL, NULL) \
+	X(cpu_share, INT, JF_STORED | JF_SPARSE, 0, NULL, NULL, NULL, NULL, NULL) \
 	X(accrue_time, INT, JF_STORED | JF_SPARSE, 0, NULL, NULL, NULL, NULL, NULL) \
 	X(mail_sent, INT, JF_STORED, 0, NULL, NULL, NULL, NULL, NULL) \
 	X(alloc_only, BOOL, JF_STORED | JF_SPARSE, 0, NULL, NULL, NULL, NULL, NULL) \
@@ -142,10 +155,6 @@ enum {
 	X(time_used, NONE, 0, 'M', "TimeUsed", "TIME", "RunTime", "Elapsed", NULL) \
 	X(time_left, NONE, 0, 'L', "TimeLeft", "TIME_LEFT", NULL, NULL, NULL) \
 	X(tres_per_node, NONE, 0, 'b', "tres-per-node", "TRES_PER_NODE", NULL, NULL, NULL) \
-	X(min_tmp_disk, NONE, 0, 'd', "MinTmpDisk", "MIN_TMP_DISK", "MinTmpDiskNode", NULL, NULL) \
-	X(sockets_per_node, NONE, 0, 'H', "SocketsPerNode", "SOCKETS_PER_NODE", NULL, NULL, NULL) \
-	X(cores_per_socket, NONE, 0, 'I', "CoresPerSocket", "CORES_PER_SOCKET", NULL, NULL, NULL) \
-	X(threads_per_core, NONE, 0, 'J', "ThreadsPerCore", "THREADS_PER_CORE", NULL, NULL, NULL) \
 	X(contiguous, NONE, 0, 'O', "Contiguous", "CONTIGUOUS", "Contiguous", NULL, NULL) \
 	X(core_spec, NONE, 0, 'X', "CoreSpec", "CORE_SPEC", "CoreSpec", NULL, NULL) \
 	X(sct, NONE, 0, 'z', "SCT", "S:C:T", NULL, NULL, NULL)

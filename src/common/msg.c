@@ -45,7 +45,9 @@ static const struct msg_field f_update_fields[] = {
 	OPT("features", MF_STR), OPT("array_throttle", MF_INT), OPT("num_tasks", MF_INT),
 	OPT("min_mem_node", MF_INT), OPT("min_mem_cpu", MF_INT), OPT("cpus_per_task", MF_INT),
 	OPT("priority", MF_INT), OPT("reservation", MF_STR), OPT("wckey", MF_STR),
-	OPT("licenses", MF_STR), END
+	OPT("licenses", MF_STR),
+	OPT("max_nodes", MF_INT), OPT("min_tmp_disk", MF_INT), OPT("mincpus", MF_INT),
+	OPT("oversubscribe", MF_BOOL), OPT("delay_boot", MF_INT), END
 };
 
 static const struct msg_field f_update[] = {
@@ -180,7 +182,7 @@ static const struct msg_field f_launch_spec[] = {
 	OPT("ntasks_per_core", MF_INT), OPT("hint", MF_STR), OPT("mem_bind", MF_STR),
 	OPT("propagate", MF_STR), OPT("rlimits", MF_OBJ), OPT("get_user_env", MF_STR),
 	OPT("het_job_id", MF_INT),   /* a het job's component: its leader's ID */
-	END
+	OPT("overcommit", MF_BOOL), END
 };
 
 static const struct msg_field f_launch[] = {

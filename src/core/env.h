@@ -72,6 +72,10 @@ struct core_env {
 	 * past their limit end. */
 	void (*steps_ended)(struct job *job, enum job_state state);
 	void (*steps_node_failed)(struct job *job, int node);
+	/* -k: the job's pos-th allocated node leaves its allocation (it
+	 * failed; the job runs on): its steps there end NODE_FAIL, the
+	 * others' positions follow the nodes after it down by one. */
+	void (*steps_node_dropped)(struct job *job, int pos);
 	void (*steps_free)(struct job *job);
 	void (*steps_tick)(time_t now);
 };
@@ -165,6 +169,11 @@ static inline void core_steps_ended(struct job *job, enum job_state state)
 static inline void core_steps_node_failed(struct job *job, int node)
 {
 	core_env->steps_node_failed(job, node);
+}
+
+static inline void core_steps_node_dropped(struct job *job, int pos)
+{
+	core_env->steps_node_dropped(job, pos);
 }
 
 static inline void core_steps_free(struct job *job)

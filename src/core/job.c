@@ -240,6 +240,12 @@ uint64_t job_node_mem(const struct job *job, int i)
 	return job->alloc_mem;
 }
 
+int job_node_charge(const struct job *job, int i)
+{
+	uint32_t share = job->cpu_share > 1 ? job->cpu_share : 1;
+	return (int)(((int64_t)job->alloc_cpus[i] + share - 1) / share);
+}
+
 struct part *const *job_parts(const struct job *job, int *n)
 {
 	if (job->nparts) {

@@ -152,6 +152,20 @@ struct job {
 	uint32_t req_nodes, ntasks, cpus_per_task;
 	uint64_t mem_mb;
 	bool exclusive;
+	/* Where and how it may be placed (doc/scheduling.md, "Placement
+	 * options"): -N min-max (max_nodes 0: exactly req_nodes), --mincpus,
+	 * --tmp (MB of the node's TmpDisk), -B S:C:T (0: any), -s, -O,
+	 * --spread-job, --use-min-nodes; -k keeps it running when one of its
+	 * nodes fails (that node is dropped); --delay-boot is kept and shown. */
+	uint32_t max_nodes, mincpus;
+	uint64_t tmp_mb;
+	uint32_t sockets_per_node, cores_per_socket, threads_per_core;
+	bool oversubscribe, overcommit, spread_job, use_min_nodes, no_kill;
+	uint32_t delay_boot;        /* seconds */
+	/* Set at its start: each of its CPUs may be up to this many jobs'
+	 * (OverSubscribe=YES:N with -s, FORCE:N), so it counts 1/N of each
+	 * on its nodes (job_node_charge); 0 or 1: its CPUs are its own. */
+	uint32_t cpu_share;
 	int64_t time_limit;         /* seconds, -1 = UNLIMITED */
 	int64_t time_min;           /* --time-min seconds, TIME_NOT_GIVEN = none */
 	bool requeue;               /* --requeue/--no-requeue, default JobRequeue */
@@ -331,6 +345,9 @@ void job_expand_node_patterns(struct job *job);
 /* Memory the job holds on its i-th allocated node (MB): --mem, or the CPUs
  * there times --mem-per-cpu. */
 uint64_t job_node_mem(const struct job *job, int i);
+/* The CPUs it counts against its i-th node: its CPUs there, shared
+ * cpu_share ways (rounded up). */
+int job_node_charge(const struct job *job, int i);
 /* Forget the job's allocation (nodes, CPU IDs, its steps' holds); the nodes
  * must have been given back (node_free) already. */
 void job_alloc_clear(struct job *job);

@@ -48,9 +48,10 @@ static void put_str(struct strbuf *o, const char *s)
 	strbuf_add(o, "\"", 1);
 }
 
+/* Without -n, one task per node (of -N min-max: per node it got) */
 static uint32_t shown_tasks(const struct job *job)
 {
-	return job->ntasks ? job->ntasks : job->req_nodes ? job->req_nodes : 1;
+	return job->ntasks ? job->ntasks : job->req_nodes ? (job->nalloc ? job->nalloc : job->req_nodes) : 1;
 }
 
 static int64_t shown_cpus(const struct job *job)
@@ -58,8 +59,10 @@ static int64_t shown_cpus(const struct job *job)
 	int64_t cpus = 0;
 	for (int i = 0; i < job->nalloc; i++)
 		cpus += job->alloc_cpus[i];
-	if (!job->nalloc)   /* 64 bits: uint32 x uint32 */
-		cpus = (int64_t)shown_tasks(job) * (job->cpus_per_task ? job->cpus_per_task : 1);
+	/* 64 bits: uint32 x uint32; -O: as one task per node (sbatch(1)) */
+	uint32_t tasks = job->overcommit ? (job->req_nodes ? job->req_nodes : 1) : shown_tasks(job);
+	if (!job->nalloc)
+		cpus = (int64_t)tasks * (job->cpus_per_task ? job->cpus_per_task : 1);
 	return cpus;
 }
 
@@ -149,6 +152,18 @@ INT_MEMBER(ntasks_per_node, ntasks_per_node)
 INT_MEMBER(ntasks_per_socket, ntasks_per_socket)
 INT_MEMBER(ntasks_per_core, ntasks_per_core)
 BOOL_MEMBER(exclusive, exclusive)
+BOOL_MEMBER(oversubscribe, oversubscribe)
+INT_MEMBER(max_nodes, max_nodes)
+INT_MEMBER(mincpus, mincpus)
+INT_MEMBER(min_tmp_disk, tmp_mb)
+INT_MEMBER(sockets_per_node, sockets_per_node)
+INT_MEMBER(cores_per_socket, cores_per_socket)
+INT_MEMBER(threads_per_core, threads_per_core)
+BOOL_MEMBER(overcommit, overcommit)
+BOOL_MEMBER(spread_job, spread_job)
+BOOL_MEMBER(use_min_nodes, use_min_nodes)
+BOOL_MEMBER(no_kill, no_kill)
+INT_MEMBER(delay_boot, delay_boot)
 INT_MEMBER(time_limit, time_limit)
 GET(time_min, v->i = job->time_min)
 LOAD(time_min, job->time_min = v ? json_integer_value(v) : TIME_NOT_GIVEN)
@@ -219,6 +234,7 @@ GET(origin, if (job->origin.s_addr != htonl(INADDR_ANY))
 LOAD(origin, if (!json_string_value(v) || inet_pton(AF_INET, json_string_value(v), &job->origin) != 1)
 		     job->origin.s_addr = htonl(INADDR_ANY))
 INT_MEMBER(priority_admin, prio_admin)
+INT_MEMBER(cpu_share, cpu_share)
 INT_MEMBER(accrue_time, accrue_time)
 INT_MEMBER(mail_sent, mail_sent)
 BOOL_MEMBER(alloc_only, alloc_only)

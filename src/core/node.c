@@ -130,21 +130,41 @@ static struct bitmap *node_pick_cpus(struct node *n, int count)
 	return mine;
 }
 
+/* A sharing job's count CPU IDs: the free ones first, then the taken. */
+static struct bitmap *node_share_cpus(struct node *n, int count)
+{
+	struct bitmap *mine = node_pick_cpus(n, count);
+	int have = (int)bitmap_count(mine);
+	for (uint32_t c = 0; c < mine->nbits && have < count; c++)
+		if (!bitmap_test(mine, c)) {
+			bitmap_set(mine, c);
+			have++;
+		}
+	return mine;
+}
+
 void node_alloc(struct job *job)
 {
 	if (!job->alloc_cpuset)
 		job->alloc_cpuset = xmalloc((job->nalloc ? job->nalloc : 1) * sizeof(*job->alloc_cpuset));
 	for (int i = 0; i < job->nalloc; i++) {
 		struct node *n = &core.nodes[job->alloc_node[i]];
-		n->alloc_cpus += job->alloc_cpus[i];
+		n->alloc_cpus += job_node_charge(job, i);
 		n->alloc_mem += job_node_mem(job, i);
 		n->njobs++;
 		n->nbatch += i == 0 && !job->alloc_only;
 		if (job->exclusive)
 			n->exclusive_job = true;
-		/* A job restored at start brings its CPU IDs; a new one gets the lowest free. */
+		/* A job restored at start brings its CPU IDs; a new one gets the
+		 * lowest free (a sharing one the lowest, taken or not: it holds
+		 * none of them alone, and marks none taken). */
 		if (!job->alloc_cpuset[i])
-			job->alloc_cpuset[i] = node_pick_cpus(n, job->alloc_cpus[i]);
+			job->alloc_cpuset[i] = job->cpu_share > 1 ? node_share_cpus(n, job->alloc_cpus[i])
+								  : node_pick_cpus(n, job->alloc_cpus[i]);
+		if (job->cpu_share > 1) {
+			node_update_state(n);
+			continue;
+		}
 		struct bitmap *used = node_cpu_bits(n);
 		for (uint32_t c = bitmap_next(job->alloc_cpuset[i], 0); c != BITMAP_NONE && c < used->nbits;
 		     c = bitmap_next(job->alloc_cpuset[i], c + 1))
@@ -153,37 +173,83 @@ void node_alloc(struct job *job)
 	}
 }
 
+/* The job's hold on its i-th node given back. */
+static void free_one(struct job *job, int i)
+{
+	struct node *n = &core.nodes[job->alloc_node[i]];
+	n->alloc_cpus -= job_node_charge(job, i);
+	n->alloc_mem -= job_node_mem(job, i);
+	n->njobs--;
+	n->nbatch -= i == 0 && !job->alloc_only;
+	if (job->exclusive)
+		n->exclusive_job = false;
+	if (job->alloc_cpuset && job->alloc_cpuset[i] && job->cpu_share <= 1) {
+		struct bitmap *used = node_cpu_bits(n);
+		for (uint32_t c = bitmap_next(job->alloc_cpuset[i], 0);
+		     c != BITMAP_NONE && c < used->nbits; c = bitmap_next(job->alloc_cpuset[i], c + 1))
+			bitmap_clear(used, c);
+	}
+	node_update_state(n);
+}
+
 void node_free(struct job *job)
 {
 	if (job->cpus_lent)
 		node_reclaim(job);   /* what it lent is given back with the rest */
-	for (int i = 0; i < job->nalloc; i++) {
-		struct node *n = &core.nodes[job->alloc_node[i]];
-		n->alloc_cpus -= job->alloc_cpus[i];
-		n->alloc_mem -= job_node_mem(job, i);
-		n->njobs--;
-		n->nbatch -= i == 0 && !job->alloc_only;
-		if (job->exclusive)
-			n->exclusive_job = false;
-		if (job->alloc_cpuset && job->alloc_cpuset[i]) {
-			struct bitmap *used = node_cpu_bits(n);
-			for (uint32_t c = bitmap_next(job->alloc_cpuset[i], 0);
-			     c != BITMAP_NONE && c < used->nbits; c = bitmap_next(job->alloc_cpuset[i], c + 1))
-				bitmap_clear(used, c);
-		}
-		node_update_state(n);
+	for (int i = 0; i < job->nalloc; i++)
+		free_one(job, i);
+}
+
+/* sbatch -k: a failed node leaves the job's allocation and the job runs on
+ * (Slurm), unless it was the node of its batch script, the job's last
+ * node, or the job is on its way out.  Whether it was dropped. */
+static bool drop_failed_node(struct job *job, struct node *n)
+{
+	int idx = (int)(n - core.nodes), pos = -1;
+
+	if (!job->no_kill || job->nalloc < 2 || job->cancel_requested || job->requeue_requested ||
+	    job->cpus_lent || job->state != JOB_RUNNING)
+		return false;
+	for (int i = 0; i < job->nalloc; i++)
+		if (job->alloc_node[i] == idx)
+			pos = i;
+	if (pos < 0 || (pos == 0 && !job->alloc_only))
+		return false;
+	log_error("job %u: node %s failed; --no-kill: it goes on without it", job->id, n->name);
+	core_steps_node_dropped(job, pos);
+	core_terminate_stray(n, job->id);   /* a node set DOWN still runs its part */
+	free_one(job, pos);
+	if (job->alloc_cpuset)
+		bitmap_destroy(job->alloc_cpuset[pos]);
+	if (job->step_cpus)
+		bitmap_destroy(job->step_cpus[pos]);
+	for (int i = pos; i + 1 < job->nalloc; i++) {
+		job->alloc_node[i] = job->alloc_node[i + 1];
+		job->alloc_cpus[i] = job->alloc_cpus[i + 1];
+		if (job->alloc_cpuset)
+			job->alloc_cpuset[i] = job->alloc_cpuset[i + 1];
+		if (job->step_cpus)
+			job->step_cpus[i] = job->step_cpus[i + 1];
 	}
+	job->nalloc--;
+	free(job->nodes_str);
+	job->nodes_str = node_list_string(job->alloc_node, job->nalloc);
+	char *detail = xasprintf("node=%s", n->name);
+	store_job_event(job->id, "NODE_DROPPED", detail);
+	free(detail);
+	job_changed(job);
+	return true;
 }
 
 /* Its CPUs on node i, counted (sign +1) or not (-1), their IDs set or cleared. */
 static void lend_one(struct job *job, int i, int sign)
 {
 	struct node *n = &core.nodes[job->alloc_node[i]];
-	n->alloc_cpus += sign * job->alloc_cpus[i];
+	n->alloc_cpus += sign * job_node_charge(job, i);
 	n->njobs += sign;
 	if (job->exclusive)
 		n->exclusive_job = sign > 0;
-	if (job->alloc_cpuset && job->alloc_cpuset[i]) {
+	if (job->alloc_cpuset && job->alloc_cpuset[i] && job->cpu_share <= 1) {
 		struct bitmap *used = node_cpu_bits(n);
 		for (uint32_t c = bitmap_next(job->alloc_cpuset[i], 0); c != BITMAP_NONE && c < used->nbits;
 		     c = bitmap_next(job->alloc_cpuset[i], c + 1)) {
@@ -218,10 +284,10 @@ bool node_can_reclaim(const struct job *job)
 {
 	for (int i = 0; i < job->nalloc; i++) {
 		struct node *n = &core.nodes[job->alloc_node[i]];
-		if (n->cpus - n->alloc_cpus < job->alloc_cpus[i] || (job->exclusive && n->njobs > 0) ||
-		    n->exclusive_job)
+		if (n->cpus - n->alloc_cpus < job_node_charge(job, i) ||
+		    (job->exclusive && n->njobs > 0) || n->exclusive_job)
 			return false;
-		if (job->alloc_cpuset && job->alloc_cpuset[i]) {
+		if (job->alloc_cpuset && job->alloc_cpuset[i] && job->cpu_share <= 1) {
 			struct bitmap *used = node_cpu_bits(n);
 			for (uint32_t c = bitmap_next(job->alloc_cpuset[i], 0);
 			     c != BITMAP_NONE && c < used->nbits; c = bitmap_next(job->alloc_cpuset[i], c + 1))
@@ -255,6 +321,8 @@ static bool job_on_node(const struct job *job, int idx)
  * node lost it (rebooted, or herdstepd was killed). */
 static void node_lost_job(struct job *job, struct node *n)
 {
+	if (drop_failed_node(job, n))
+		return;
 	log_error("job %u: lost on node %s", job->id, n->name);
 	core_steps_node_failed(job, (int)(n - core.nodes));
 	/* Whatever still runs of it elsewhere (its batch script, when the lost

@@ -17,6 +17,7 @@
 #include "common/xmalloc.h"
 #include "acct/assoc_impl.h"
 #include "core/part_limits.h"
+#include "core/preempt.h"
 
 /* EnforcePartLimits: NO (default) queues a job over its partition's limits
  * (it waits with the reason); ANY (and YES) refuses it unless one of its
@@ -252,16 +253,42 @@ int part_limits_submit(struct job *job, struct herd_error *err)
 	return 0;
 }
 
+static int part_share(const struct job *job, const struct part *p)
+{
+	const char *os = p->conf->oversubscribe;
+	bool yes = os && !strncasecmp(os, "YES", 3), force = os && !strncasecmp(os, "FORCE", 5);
+	const char *colon = os ? strchr(os, ':') : NULL;
+
+	if (job->exclusive || (!yes && !force) || (yes && !job->oversubscribe) || gang_part(p))
+		return 1;
+	long n = colon ? strtol(colon + 1, NULL, 10) : 4;
+	return n < 1 ? 1 : n > 0xFFFF ? 0xFFFF : (int)n;
+}
+
+int part_cpu_share(const struct job *job)
+{
+	int nparts, share = 0;
+	struct part *const *parts = job_parts(job, &nparts);
+	for (int k = 0; k < nparts; k++) {
+		int s = part_share(job, parts[k]);
+		if (!share || s < share)
+			share = s;
+	}
+	return share ? share : 1;
+}
+
 void part_limits_req(const struct job *job, const struct part *p, struct sched_req *req)
 {
 	const char *os = p->conf->oversubscribe;
 
+	req->share = part_cpu_share(job);
+
 	req->user = (uint32_t)job->uid + 1;
 	if (p->conf->exclusive_user)
 		req->exclusive_user = true;
-	/* OverSubscribe=EXCLUSIVE: every job gets whole nodes.  NO, YES and
-	 * FORCE share nodes but never CPUs here (gang scheduling of FORCE is
-	 * preempt.c's). */
+	/* OverSubscribe=EXCLUSIVE: every job gets whole nodes.  YES:N and
+	 * FORCE:N share CPUs too (req->share); gang scheduling of FORCE is
+	 * preempt.c's. */
 	if (os && !strncasecmp(os, "EXCLUSIVE", 9))
 		req->exclusive = true;
 }

@@ -20,6 +20,12 @@ int part_limits_submit(struct job *job, struct herd_error *err);
 /* What the selection must know of p for job: whole nodes
  * (OverSubscribe=EXCLUSIVE), ExclusiveUser, the job's user. */
 void part_limits_req(const struct job *job, const struct part *p, struct sched_req *req);
+/* How many jobs each CPU of job may be shared by (slurm.conf(5)
+ * OverSubscribe): YES[:N] for a job with -s, FORCE[:N] for every job
+ * (unless gang scheduling takes turns on it, preempt.c), N 4 when not
+ * given; NO, EXCLUSIVE and --exclusive 1.  The least of its partitions,
+ * so that where it starts does not change what it holds. */
+int part_cpu_share(const struct job *job);
 /* The users of the nodes (ExclusiveUser) into a snapshot of core.nodes,
  * from the jobs holding them; nothing when no partition has ExclusiveUser. */
 void part_limits_nodes(struct sched_node *sn);

@@ -11,6 +11,7 @@
 #include "common/xmalloc.h"
 #include "core/part_limits.h"
 #include "core/preempt.h"
+#include "core/sched_snap.h"
 #include "sched/feature.h"
 #include "sched/preempt.h"
 
@@ -330,7 +331,10 @@ static void gather_one(struct job *v, void *arg)
 	enum preempt_mode mode;
 	bool ok;
 
-	if (v == g->job || v->state != JOB_RUNNING || !v->nalloc || v->preempted || is_victim(v))
+	/* (a job sharing its CPUs, -s, is not weighed as a victim: what it
+	 * would give back is less than its CPUs) */
+	if (v == g->job || v->state != JOB_RUNNING || !v->nalloc || v->preempted || is_victim(v) ||
+	    v->cpu_share > 1)
 		return;
 	if (g->gang) {
 		/* it shares the gang partition's nodes in turns: it gives way
@@ -375,23 +379,11 @@ static void gather_one(struct job *v, void *arg)
 	g->n++;
 }
 
+/* The nodes as a pass sees them (the victims' users stay on their nodes:
+ * ExclusiveUser is kept conservatively while they are chosen). */
 static struct sched_node *snapshot(void)
 {
-	struct sched_node *sn = xmalloc((core.nnodes ? core.nnodes : 1) * sizeof(*sn));
-	for (int i = 0; i < core.nnodes; i++) {
-		const struct node *n = &core.nodes[i];
-		sn[i] = (struct sched_node){
-			.cpus = n->cpus, .alloc_cpus = n->alloc_cpus, .memory = n->real_memory,
-			.alloc_mem = n->alloc_mem, .njobs = n->njobs,
-			.usable = n->registered && !n->not_responding && !n->drain &&
-				  (n->state == NODE_IDLE || n->state == NODE_MIXED ||
-				   n->state == NODE_ALLOCATED),
-		};
-	}
-	/* (the victims' users stay on their nodes: ExclusiveUser is kept
-	 * conservatively while they are chosen) */
-	part_limits_nodes(sn);
-	return sn;
+	return snap_nodes();
 }
 
 bool gang_part(const struct part *p)
@@ -419,12 +411,7 @@ bool preempt_for(struct job *job, const struct part *p)
 		if (!job->features || feature_match(job->features, nd->conf->features) == 1)
 			cand[ncand++] = p->node_idx[i];
 	}
-	struct sched_req req = {
-		.nodes = job->req_nodes, .ntasks = job->ntasks, .cpus_per_task = job->cpus_per_task,
-		.mem_per_node = job->mem_mb, .mem_per_cpu = job->mem_per_cpu,
-		.exclusive = job->exclusive, .required = job->req_idx, .nrequired = job->nreq_idx,
-		.excluded = job->exc_idx, .nexcluded = job->nexc_idx,
-	};
+	struct sched_req req = snap_job_req(job);   /* the pass's request, placement options too */
 	part_limits_req(job, p, &req);   /* OverSubscribe=EXCLUSIVE, ExclusiveUser */
 	struct gather g = { .job = job, .p = p, .gang = gang };
 	job_foreach(gather_one, &g);

@@ -142,6 +142,7 @@ static void job_start(struct job *job, const int *node, const int *cpus, int n)
 	memcpy(job->alloc_node, node, n * sizeof(int));
 	memcpy(job->alloc_cpus, cpus, n * sizeof(int));
 	job->alloc_mem = job->mem_mb;   /* per node; with --mem-per-cpu see job_node_mem() */
+	job->cpu_share = part_cpu_share(job);   /* -s, OverSubscribe=YES:N */
 	free(job->nodes_str);
 	job->nodes_str = node_list_string(node, n);
 	set_estimate(job, 0, NULL, 0);
@@ -165,7 +166,7 @@ static bool nodes_still_free(const struct job *job, const struct sched_decision 
 		const struct sched_node *sn = &live[d->node[k]];
 		uint64_t mem = job->mem_per_cpu ? job->mem_per_cpu * d->cpus[k] : job->mem_mb;
 		if (!snap_node_usable(nd) || nd->exclusive_job || (job->exclusive && nd->njobs) ||
-		    nd->cpus - nd->alloc_cpus < d->cpus[k] ||
+		    nd->cpus - nd->alloc_cpus < sched_charge(req, d->cpus[k]) || nd->cpus < d->cpus[k] ||
 		    (mem && nd->alloc_mem + mem > nd->real_memory))
 			return false;
 		if (sn->njobs && ((sn->user_owned || req->exclusive_user) && sn->user != req->user))
@@ -183,6 +184,10 @@ static bool same_request(const struct job *job, const struct sched_job *sj)
 	       r.cpus_per_task == sj->req.cpus_per_task && r.mem_per_node == sj->req.mem_per_node &&
 	       r.mem_per_cpu == sj->req.mem_per_cpu && r.exclusive == sj->req.exclusive &&
 	       r.nrequired == sj->req.nrequired && r.nexcluded == sj->req.nexcluded &&
+	       r.max_nodes == sj->req.max_nodes && r.mincpus == sj->req.mincpus &&
+	       r.tmp_mb == sj->req.tmp_mb && r.spread == sj->req.spread &&
+	       r.use_min_nodes == sj->req.use_min_nodes && r.sockets == sj->req.sockets &&
+	       r.cores == sj->req.cores && r.threads == sj->req.threads &&
 	       (job->time_limit < 0 ? SCHED_TIME_INFINITE : job->time_limit) == sj->time_limit;
 }
 
@@ -538,7 +543,7 @@ static int estimate_by_ends(const struct job *job, time_t now, time_t *start, ch
 			if (r->time_limit < 0)
 				break;   /* no limit: no telling when */
 			for (int i = 0; i < r->nalloc; i++) {
-				sn[r->alloc_node[i]].alloc_cpus -= r->alloc_cpus[i];
+				sn[r->alloc_node[i]].alloc_cpus -= job_node_charge(r, i);
 				sn[r->alloc_node[i]].alloc_mem -= job_node_mem(r, i);
 				sn[r->alloc_node[i]].njobs--;
 			}

@@ -36,6 +36,8 @@ struct sched_node *snap_nodes(void)
 		sn[i] = (struct sched_node){
 			.cpus = n->cpus, .alloc_cpus = n->alloc_cpus, .memory = n->real_memory,
 			.alloc_mem = n->alloc_mem, .njobs = n->njobs, .usable = snap_node_usable(n),
+			.tmp_disk = n->conf->tmp_disk, .sockets = n->sockets,   /* all its boards' */
+			.cores = n->cores, .threads = n->threads,
 		};
 	}
 	part_limits_nodes(sn);   /* partition limits: whose jobs hold them (ExclusiveUser) */
@@ -50,10 +52,16 @@ static bool part_up(const struct part *p)
 struct sched_req snap_job_req(const struct job *job)
 {
 	return (struct sched_req){
-		.nodes = job->req_nodes, .ntasks = job->ntasks, .cpus_per_task = job->cpus_per_task,
+		/* -O: CPUs as for one task per node (sbatch(1)) */
+		.nodes = job->req_nodes, .ntasks = job->overcommit ? 0 : job->ntasks,
+		.cpus_per_task = job->cpus_per_task,
 		.mem_per_node = job->mem_mb, .mem_per_cpu = job->mem_per_cpu,
 		.exclusive = job->exclusive, .required = job->req_idx, .nrequired = job->nreq_idx,
 		.excluded = job->exc_idx, .nexcluded = job->nexc_idx,
+		.max_nodes = job->max_nodes, .use_min_nodes = job->use_min_nodes,
+		.spread = job->spread_job, .mincpus = job->mincpus, .tmp_mb = job->tmp_mb,
+		.sockets = job->sockets_per_node, .cores = job->cores_per_socket,
+		.threads = job->threads_per_core,
 	};
 }
 
@@ -250,7 +258,9 @@ static void collect(struct job *job, void *arg)
 			end = stop;
 		if (end && end <= c->now)
 			end = c->now + 1;   /* past its limit, being ended: any moment */
-		int *cpus = own_dup(s, job->alloc_cpus, job->nalloc * sizeof(int));
+		int *cpus = own(s, xmalloc((job->nalloc + 1) * sizeof(int)));
+		for (int i = 0; i < job->nalloc; i++)
+			cpus[i] = job_node_charge(job, i);   /* -s: its share of them */
 		if (job->cpus_lent)   /* suspended, its CPUs counted free now (node_lend): none to give back */
 			memset(cpus, 0, job->nalloc * sizeof(int));
 		*r = (struct sched_run){

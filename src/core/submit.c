@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "common/jobspec.h"
 #include "common/log.h"
 #include "common/parse.h"
@@ -31,6 +32,56 @@ static void submitted(void *arg, bool ok)
 	job->durable = true;
 	if (job->state == JOB_PENDING && !job->hold_user && !job->hold_admin)
 		sched_request();
+}
+
+/* sbatch --priority=N|TOP: the number, TOP the highest Slurm gives a job
+ * (4294967293); -1 when not given, -2 when not a priority.  0 is as not
+ * given: Slurm then computes the job's priority as usual. */
+static int64_t spec_priority(const json_t *spec)
+{
+	const json_t *v = json_object_get(spec, "priority");
+	const char *s = json_string_value(v);
+	char *end;
+
+	if (!v)
+		return -1;
+	if (json_is_integer(v))
+		return json_integer_value(v) >= 0 && json_integer_value(v) <= 0xFFFFFFFEll
+			       ? json_integer_value(v) : -2;
+	if (!s)
+		return -2;
+	if (!strcasecmp(s, "TOP"))
+		return 0xFFFFFFFDll;
+	long long p = strtoll(s, &end, 10);
+	return *s && !*end && p >= 0 && p <= 0xFFFFFFFEll ? p : -2;
+}
+
+/* The placement options (doc/scheduling.md): each in its range, else -1. */
+static int placement_options(struct job *job, const json_t *spec)
+{
+	int64_t max = msg_int(spec, "max_nodes"), mincpus = msg_int(spec, "mincpus"),
+		tmp = msg_int(spec, "tmp_mb"), spn = msg_int(spec, "sockets_per_node"),
+		cps = msg_int(spec, "cores_per_socket"), tpc = msg_int(spec, "threads_per_core"),
+		delay = msg_int(spec, "delay_boot");
+
+	/* Slurm keeps these in 16 (S:C:T, --mincpus) and 32 bits */
+	if (max < 0 || max > 1000000 || (max && max < job->req_nodes) || mincpus < 0 ||
+	    mincpus > 0xFFFE || tmp < 0 || tmp > 0xFFFFFFFEll || spn < 0 || spn > 0xFFFE ||
+	    cps < 0 || cps > 0xFFFE || tpc < 0 || tpc > 0xFFFE || delay < 0 || delay > 0xFFFFFFFEll)
+		return -1;
+	job->max_nodes = max > job->req_nodes ? max : 0;   /* 2-2 is exactly 2 */
+	job->mincpus = mincpus;
+	job->tmp_mb = tmp;
+	job->sockets_per_node = spn;
+	job->cores_per_socket = cps;
+	job->threads_per_core = tpc;
+	job->delay_boot = delay;
+	job->oversubscribe = json_is_true(json_object_get(spec, "oversubscribe"));
+	job->overcommit = json_is_true(json_object_get(spec, "overcommit"));
+	job->spread_job = json_is_true(json_object_get(spec, "spread_job"));
+	job->use_min_nodes = json_is_true(json_object_get(spec, "use_min_nodes"));
+	job->no_kill = json_is_true(json_object_get(spec, "no_kill"));
+	return 0;
 }
 
 int job_submit(const json_t *spec, const struct submitter *who, bool test_only,
@@ -66,6 +117,13 @@ int job_submit(const json_t *spec, const struct submitter *who, bool test_only,
 	}
 	if (job_text_check(spec, err) < 0)   /* names, comment, --mail-user */
 		return HERD_ERR_INVALID_ARG;
+	int64_t priority = spec_priority(spec);
+	if (priority == -2)
+		return HERD_ERR_INVALID_ARG;
+	/* --priority: operators and administrators only (Slurm refuses it
+	 * as a permission error) */
+	if (priority > 0 && !acct_is_operator(who->uid))
+		return HERD_ERR_ACCESS;
 	if (limit > TIME_LIMIT_MAX || (tmin && json_integer_value(tmin) > TIME_LIMIT_MAX))
 		return HERD_ERR_TIME_LIMIT;   /* start + limit must not wrap */
 	if ((rc = update_check_nice(nice, core_is_admin(who->uid))) != 0) {
@@ -102,6 +160,10 @@ int job_submit(const json_t *spec, const struct submitter *who, bool test_only,
 	job->cpus_per_task = cpt;
 	job->mem_mb = mem;
 	job->exclusive = json_is_true(json_object_get(spec, "exclusive"));
+	if (placement_options(job, spec) < 0) {
+		rc = HERD_ERR_INVALID_ARG;
+		goto refuse;
+	}
 	job->hold_user = json_is_true(json_object_get(spec, "hold"));
 	job->nice = nice;
 	json_t *rq = json_object_get(spec, "requeue");
@@ -186,6 +248,8 @@ int job_submit(const json_t *spec, const struct submitter *who, bool test_only,
 	job->submit_time = job->eligible_time = core_now();
 	if (begin > job->submit_time)
 		job->eligible_time = begin;   /* --begin: BeginTime until then */
+	if (priority > 0)
+		job->prio_admin = (uint32_t)priority;   /* kept as set, as scontrol update's */
 	job->priority = job_priority(job);
 	job->state = JOB_PENDING;
 	job->reason = job->hold_user ? REASON_HELD_USER : job->depend ? REASON_DEPENDENCY

@@ -45,6 +45,7 @@ static int check_time_limit(const struct job *job, const json_t *v, bool admin)
  * charged to change only while it is pending. */
 static const char *const pending_only[] = {
 	"partition", "num_nodes", "num_tasks", "cpus_per_task", "min_mem_node", "min_mem_cpu",
+	"max_nodes", "min_tmp_disk", "mincpus", "oversubscribe", "delay_boot",
 	"features", "req_nodelist", "exc_nodelist", "account", "qos", "time_min", "deadline",
 	"dependency", "begin_time", "reservation", "wckey", NULL
 };
@@ -52,6 +53,7 @@ static const char *const pending_only[] = {
 /* Of those, the ones that change where the job can run. */
 static const char *const shape_keys[] = {
 	"partition", "num_nodes", "num_tasks", "cpus_per_task", "min_mem_node", "min_mem_cpu",
+	"max_nodes", "min_tmp_disk", "mincpus",
 	"features", "req_nodelist", "exc_nodelist", NULL
 };
 
@@ -84,6 +86,14 @@ static int check_values(const struct job *job, const json_t *fields)
 	    int_field(fields, "cpus_per_task", 1) < 1 ||
 	    int_field(fields, "cpus_per_task", 1) > 1000000 ||
 	    int_field(fields, "min_mem_node", 0) < 0 || int_field(fields, "min_mem_cpu", 0) < 0 ||
+	    int_field(fields, "max_nodes", 0) < 0 || int_field(fields, "max_nodes", 0) > 1000000 ||
+	    (int_field(fields, "max_nodes", 0) &&
+	     int_field(fields, "max_nodes", 0) < int_field(fields, "num_nodes", job->req_nodes)) ||
+	    int_field(fields, "min_tmp_disk", 0) < 0 ||
+	    int_field(fields, "min_tmp_disk", 0) > 0xFFFFFFFEll ||
+	    int_field(fields, "mincpus", 0) < 0 || int_field(fields, "mincpus", 0) > 0xFFFE ||
+	    int_field(fields, "delay_boot", 0) < 0 ||
+	    int_field(fields, "delay_boot", 0) > 0xFFFFFFFEll ||
 	    int_field(fields, "array_throttle", 0) < 0 ||
 	    int_field(fields, "array_throttle", 0) > UINT32_MAX)
 		return HERD_ERR_INVALID_ARG;
@@ -164,7 +174,8 @@ static int check_fields(struct job *job, const json_t *fields, bool admin,
 		return HERD_ERR_INVALID_ARG;
 	if (job_text_check(fields, err) < 0)   /* Name=, Comment=, MailUser=, ... */
 		return HERD_ERR_INVALID_ARG;
-	if (job->state != JOB_PENDING && json_object_get(fields, "num_nodes"))
+	if (job->state != JOB_PENDING &&
+	    (json_object_get(fields, "num_nodes") || json_object_get(fields, "max_nodes")))
 		return HERD_ERR_NOT_SUPPORTED;   /* Slurm: no resizing of a running job */
 	if (job->state != JOB_PENDING && has_any(fields, pending_only))
 		return HERD_ERR_JOB_NOT_PENDING;
@@ -228,6 +239,18 @@ static int apply_fields(struct job *job, const json_t *fields, struct herd_error
 	}
 	if ((v = json_object_get(fields, "num_nodes")))
 		job->req_nodes = json_integer_value(v);
+	if ((v = json_object_get(fields, "max_nodes")))   /* NumNodes=min-max */
+		job->max_nodes = json_integer_value(v) > job->req_nodes ? json_integer_value(v) : 0;
+	else if (job->max_nodes && job->max_nodes <= job->req_nodes)
+		job->max_nodes = 0;
+	if ((v = json_object_get(fields, "min_tmp_disk")))
+		job->tmp_mb = json_integer_value(v);
+	if ((v = json_object_get(fields, "mincpus")))
+		job->mincpus = json_integer_value(v);
+	if ((v = json_object_get(fields, "oversubscribe")))
+		job->oversubscribe = json_is_true(v);
+	if ((v = json_object_get(fields, "delay_boot")))
+		job->delay_boot = json_integer_value(v);
 	if ((v = json_object_get(fields, "num_tasks")))
 		job->ntasks = json_integer_value(v);
 	if ((v = json_object_get(fields, "cpus_per_task")))

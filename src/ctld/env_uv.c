@@ -135,6 +135,7 @@ static const struct core_env uv_env = {
 	.mail = mail_spawn,
 	.steps_ended = step_job_ended,
 	.steps_node_failed = step_node_failed,
+	.steps_node_dropped = step_node_dropped,
 	.steps_free = step_destroy_all,
 	.steps_tick = step_check_alloc_limits,
 };

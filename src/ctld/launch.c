@@ -41,7 +41,8 @@ char *launch_counts_string(const int *v, int n)
 static int *tasks_per_node(const struct job *job)
 {
 	int n = job->nalloc, cpt = job->cpus_per_task ? job->cpus_per_task : 1;
-	int ntasks = job->ntasks ? job->ntasks : (job->req_nodes ? job->req_nodes : 1);
+	/* no -n: one task per node of -N (all it got, for -N min-max) */
+	int ntasks = job->ntasks ? job->ntasks : (job->req_nodes ? n : 1);
 	int *t = xmalloc(n * sizeof(int)), left = ntasks;
 
 	for (int i = 0; i < n; i++) {
@@ -176,6 +177,8 @@ json_t *launch_object(const struct job *job, const json_t *spec)
 		json_object_set_new(launch, "mem_per_cpu", json_integer((json_int_t)job->mem_per_cpu));
 	if (job->ntasks_per_node)
 		json_object_set_new(launch, "ntasks_per_node", json_integer(job->ntasks_per_node));
+	if (job->overcommit)   /* SLURM_OVERCOMMIT=1 (sbatch -O) */
+		json_object_set_new(launch, "overcommit", json_true());
 	json_object_set_new(launch, "open_mode", json_string(job->open_append ? "append" : "truncate"));
 	if (job->signal) {
 		json_object_set_new(launch, "signal", json_integer(job->signal));

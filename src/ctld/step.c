@@ -663,6 +663,35 @@ void step_node_failed(struct job *job, int idx)
 	}
 }
 
+void step_node_dropped(struct job *job, int pos)
+{
+	for (struct step *s = job->steps; s; s = s->next) {
+		bool there = false;
+		for (int i = 0; i < s->nnodes; i++)
+			there |= s->job_node[i] == pos;
+		if (there && !job_state_is_final(s->state)) {
+			/* its tasks elsewhere lost their peers: stopped */
+			for (int i = 0; i < s->nnodes; i++)
+				if (s->job_node[i] != pos)
+					launch_step_signal(&core.nodes[job->alloc_node[s->job_node[i]]],
+							   job->id, s->step_id, SIGKILL);
+			if (!s->failed_node)
+				s->failed_node = xstrdup(core.nodes[job->alloc_node[pos]].name);
+			step_end(job, s, JOB_NODE_FAIL);
+		}
+		/* An ended step keeps its node names (nodes_str); a late report
+		 * from the dropped node finds it done. */
+		for (int i = 0; i < s->nnodes; i++) {
+			if (s->job_node[i] == pos) {
+				s->job_node[i] = 0;
+				s->node_done[i] = true;
+			} else if (s->job_node[i] > pos) {
+				s->job_node[i]--;
+			}
+		}
+	}
+}
+
 /* ---- a herdstepd that died without a word ---- */
 
 struct reconcile {

@@ -25,6 +25,8 @@ int step_cancel(struct job *job, uint32_t step_id, int sig, uid_t uid);
 void step_job_ended(struct job *job, enum job_state state);
 /* Node idx of the job failed: its steps there end NODE_FAIL. */
 void step_node_failed(struct job *job, int idx);
+/* -k: the job's pos-th node leaves its allocation (core_env's). */
+void step_node_dropped(struct job *job, int pos);
 void step_destroy_all(struct job *job);
 /* PrologFlags=Contain: the job's N.extern on each of its nodes (at its start). */
 void step_extern_start(struct job *job);

@@ -213,10 +213,14 @@ int step_layout(struct job *job, const json_t *spec, struct step *s, struct herd
 		if (sched_mul(want_nodes, cap) < ntasks)
 			want_nodes = (ntasks + cap - 1) / cap;
 	}
-	/* No more tasks than the job has CPUs for (Slurm without --overcommit);
-	 * this also bounds what a hostile request can make the controller build. */
+	/* No more tasks than the job has CPUs for (Slurm without --overcommit;
+	 * with it, a task's CPUs on each node and at most MaxTasksPerNode's
+	 * default, 512, tasks a node); this also bounds what a hostile
+	 * request can make the controller build. */
+	bool over = job->overcommit;
 	if (want_nodes > ntasks || want_nodes > job->nalloc || want_nodes < nreq || ntasks < 1 ||
-	    (int64_t)ntasks * cpt > job_cpus) {
+	    (over ? (int64_t)want_nodes * cpt > job_cpus || ntasks > (int64_t)want_nodes * 512
+		  : (int64_t)ntasks * cpt > job_cpus)) {
 		rc = HERD_ERR_NODE_CONFIG;
 		errprintf(err, "%s", herd_strerror(rc));
 		goto out;
@@ -247,7 +251,7 @@ int step_layout(struct job *job, const json_t *spec, struct step *s, struct herd
 				continue;
 			if (arb)
 				tasks[npick] = arb[j];
-			int64_t need = (int64_t)tasks[npick] * cpt, have = job->alloc_cpus[j];
+			int64_t need = (over ? 1 : (int64_t)tasks[npick]) * cpt, have = job->alloc_cpus[j];
 			if (need > have)
 				continue;   /* never fits here */
 			bool known = job->alloc_cpuset && job->alloc_cpuset[j];

@@ -218,6 +218,10 @@ static void sim_steps_node_failed(struct job *job, int node)
 {
 }
 
+static void sim_steps_node_dropped(struct job *job, int pos)
+{
+}
+
 static void sim_steps_free(struct job *job)
 {
 }
@@ -259,6 +263,7 @@ static const struct core_env sim_env = {
 	.mail = sim_mail,
 	.steps_ended = sim_steps_ended,
 	.steps_node_failed = sim_steps_node_failed,
+	.steps_node_dropped = sim_steps_node_dropped,
 	.steps_free = sim_steps_free,
 	.steps_tick = sim_steps_tick,
 };

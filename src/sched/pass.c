@@ -171,7 +171,10 @@ static const struct sched_node *empty_nodes(struct ctx *x)
 		x->empty = xmalloc((x->nnodes + 1) * sizeof(*x->empty));
 		for (int i = 0; i < x->nnodes; i++)
 			x->empty[i] = (struct sched_node){ .cpus = x->sn[i].cpus, .memory = x->sn[i].memory,
-							   .usable = true };
+							   .usable = true, .tmp_disk = x->sn[i].tmp_disk,
+							   .sockets = x->sn[i].sockets,
+							   .cores = x->sn[i].cores,
+							   .threads = x->sn[i].threads };
 	}
 	return x->empty;
 }
@@ -337,7 +340,8 @@ static void hold_all(struct ctx *x, const struct sched_job *job, const struct sc
 {
 	time_t end = plan_window_end(start, time_limit);
 	for (int k = 0; k < d->n; k++)
-		plan_hold(&x->plan, d->node[k], start, end, d->cpus[k], mem_on(job, d->cpus[k]));
+		plan_hold(&x->plan, d->node[k], start, end, sched_charge(&job->req, d->cpus[k]),
+			  mem_on(job, d->cpus[k]));
 }
 
 /* The job's licenses from start for time_limit: planned (lic_plan), or

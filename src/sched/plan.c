@@ -11,6 +11,7 @@
 #include "sched/plan.h"
 
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
 
 /* ---- reservations ---- */
 
@@ -397,7 +398,9 @@ static void need_of(const struct sched_req *req, struct need *nd)
 	nd->by_nodes = req->nodes > 0 || (nreq > 0 && ntasks <= nreq);
 	if (nd->by_nodes) {
 		nd->per_node = sched_mul((ntasks + nodes_wanted - 1) / nodes_wanted, cpt);
-		nd->want = nodes_wanted;
+		if (nd->per_node < req->mincpus)
+			nd->per_node = req->mincpus;
+		nd->want = nodes_wanted;   /* -N min-max: the least */
 	} else {
 		nd->per_node = 0;
 		nd->want = sched_mul(ntasks, cpt);
@@ -407,9 +410,12 @@ static void need_of(const struct sched_req *req, struct need *nd)
 static int contrib_of(const struct sched_node *v, const struct need *nd, const struct sched_req *req)
 {
 	int free_cpus = v->cpus - v->alloc_cpus;
+	if (req->share > 1)   /* -s: each free CPU share times over (select.c) */
+		free_cpus = (int)MIN((int64_t)v->cpus, sched_mul(free_cpus, req->share));
 	uint64_t free_mem = v->memory > v->alloc_mem ? v->memory - v->alloc_mem : 0;
 
-	if (!v->usable || (req->exclusive && v->njobs > 0) || req->mem_per_node > free_mem)
+	if (!v->usable || (req->exclusive && v->njobs > 0) || req->mem_per_node > free_mem ||
+	    !sched_node_kind_ok(v, req) || free_cpus < req->mincpus)
 		return 0;
 	if (nd->by_nodes) {
 		int64_t take = req->exclusive ? v->cpus : nd->per_node;

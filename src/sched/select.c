@@ -12,13 +12,35 @@ static int free_cpus(const struct sched_node *n, bool empty)
 	return empty ? n->cpus : n->cpus - n->alloc_cpus;
 }
 
+/* The CPUs the job may have on the node: its free ones, or with -s each
+ * free one share times over (never more than the node has). */
+static int64_t room_cpus(const struct sched_node *n, const struct sched_req *req, bool empty)
+{
+	int64_t f = free_cpus(n, empty);
+	if (req->share > 1) {
+		f = sched_mul(f, req->share);
+		if (f > n->cpus)
+			f = n->cpus;
+	}
+	return f;
+}
+
 static uint64_t free_mem(const struct sched_node *n, bool empty)
 {
 	return empty ? n->memory : n->memory - n->alloc_mem;
 }
 
+bool sched_node_kind_ok(const struct sched_node *n, const struct sched_req *req)
+{
+	return n->tmp_disk >= req->tmp_mb && n->cpus >= req->mincpus &&
+	       (!req->sockets || n->sockets >= req->sockets) &&
+	       (!req->cores || n->cores >= req->cores) && (!req->threads || n->threads >= req->threads);
+}
+
 static bool node_ok(const struct sched_node *n, const struct sched_req *req, bool empty)
 {
+	if (!sched_node_kind_ok(n, req) || room_cpus(n, req, empty) < req->mincpus)
+		return false;
 	if (!empty && !n->usable)
 		return false;
 	if (req->exclusive && !empty && n->njobs > 0)
@@ -39,7 +61,7 @@ static bool mem_fits(const struct sched_node *n, const struct sched_req *req, in
 /* How many whole tasks the node can take (CPUs and memory). */
 static int task_room(const struct sched_node *n, const struct sched_req *req, int cpt, bool empty)
 {
-	int tasks = free_cpus(n, empty) / cpt;
+	int tasks = (int)(room_cpus(n, req, empty) / cpt);
 	if (req->mem_per_cpu) {
 		uint64_t by_mem = free_mem(n, empty) / sched_umul(req->mem_per_cpu, (uint64_t)cpt);
 		if (by_mem < (uint64_t)tasks)
@@ -76,6 +98,61 @@ static int node_order(const int *cand, int ncand, const struct sched_req *req, i
 	return n;
 }
 
+/* --spread-job without -N: one task on each node that has room for one,
+ * on as many nodes as there are tasks, then the rest a task at a time
+ * round the same nodes (each within its room). */
+static bool spread_pick(const struct sched_node *nodes, const int *cand, int ncand,
+			const struct sched_req *req, bool empty, int64_t ntasks, int64_t cpt,
+			int *out_node, int *out_cpus, int *out_n)
+{
+	int *room = malloc((ncand + 1) * sizeof(int)), *count = malloc((ncand + 1) * sizeof(int));
+	int n = 0;
+	bool ok = false;
+
+	if (!room || !count)
+		goto out;
+	for (int i = 0; i < ncand && n < ntasks; i++) {
+		const struct sched_node *nd = &nodes[cand[i]];
+		int tasks = node_ok(nd, req, empty) ? task_room(nd, req, (int)cpt, empty) : 0;
+		if (tasks > 0 && req->exclusive && !mem_fits(nd, req, nd->cpus, empty))
+			tasks = 0;
+		if (tasks <= 0) {
+			if (i < req->nrequired)
+				goto out;   /* a required node must be had */
+			continue;
+		}
+		out_node[n] = cand[i];
+		room[n] = tasks;
+		count[n++] = 1;
+	}
+	int64_t left = ntasks - n;
+	for (bool more = true; left > 0 && more;) {
+		more = false;
+		for (int k = 0; k < n && left > 0; k++)
+			if (count[k] < room[k]) {
+				count[k]++;
+				left--;
+				more = true;
+			}
+	}
+	if (left > 0 || n == 0)
+		goto out;
+	for (int k = 0; k < n; k++) {
+		int64_t take = req->exclusive ? nodes[out_node[k]].cpus : count[k] * cpt;
+		if (take < req->mincpus)
+			take = req->mincpus;
+		if (take > count[k] * cpt && !mem_fits(&nodes[out_node[k]], req, take, empty))
+			goto out;
+		out_cpus[k] = (int)take;
+	}
+	*out_n = n;
+	ok = true;
+out:
+	free(room);
+	free(count);
+	return ok;
+}
+
 /* One attempt; empty = pretend every node is idle and usable (can it ever fit?).
  * Every count derived from the request is 64 bits (see sched_mul): a CPU
  * count reaches a node's int only once it is no more than the node's CPUs. */
@@ -90,12 +167,18 @@ static bool try_pick(const struct sched_node *nodes, const int *cand, int ncand,
 	int n = 0;
 
 	if (req->nodes > 0 || (nreq > 0 && ntasks <= nreq)) {
-		/* a node count: the same share on each */
+		/* a node count: the same share on each (at least --mincpus);
+		 * -N min-max: as many nodes as take the share of min, up to
+		 * max, the tasks then spread over them all */
 		int64_t per_node = sched_mul((ntasks + nodes_wanted - 1) / nodes_wanted, cpt);
-		for (int i = 0; i < ncand && n < nodes_wanted; i++) {
+		int most = req->max_nodes > nodes_wanted && !req->use_min_nodes ? req->max_nodes
+										 : nodes_wanted;
+		if (per_node < req->mincpus)
+			per_node = req->mincpus;
+		for (int i = 0; i < ncand && n < most; i++) {
 			const struct sched_node *nd = &nodes[cand[i]];
 			int64_t take = req->exclusive ? nd->cpus : per_node;
-			if (!node_ok(nd, req, empty) || free_cpus(nd, empty) < per_node ||
+			if (!node_ok(nd, req, empty) || room_cpus(nd, req, empty) < per_node ||
 			    !mem_fits(nd, req, take, empty)) {
 				if (i < nreq)
 					return false;   /* a required node must be had */
@@ -106,14 +189,27 @@ static bool try_pick(const struct sched_node *nodes, const int *cand, int ncand,
 		}
 		if (n < nodes_wanted)
 			return false;
+		if (n > nodes_wanted && !req->exclusive) {
+			/* more nodes than the least: a smaller share each (no
+			 * -n: one task per node) */
+			int64_t tasks = req->ntasks > 0 ? req->ntasks : n;
+			int64_t share = sched_mul((tasks + n - 1) / n, cpt);
+			if (share < req->mincpus)
+				share = req->mincpus;
+			for (int k = 0; k < n; k++)
+				out_cpus[k] = (int)(share < out_cpus[k] ? share : out_cpus[k]);
+		}
 		*out_n = n;
 		return true;
 	}
+	if (req->spread)
+		return spread_pick(nodes, cand, ncand, req, empty, ntasks, cpt, out_node, out_cpus,
+				   out_n);
 	int64_t need = sched_mul(ntasks, cpt);
 	for (int i = 0; i < ncand && nreq == 0; i++) {   /* one node for all of it */
 		const struct sched_node *nd = &nodes[cand[i]];
-		int64_t take = req->exclusive ? nd->cpus : need;
-		if (node_ok(nd, req, empty) && free_cpus(nd, empty) >= need &&
+		int64_t take = req->exclusive ? nd->cpus : need > req->mincpus ? need : req->mincpus;
+		if (node_ok(nd, req, empty) && room_cpus(nd, req, empty) >= need &&
 		    mem_fits(nd, req, take, empty)) {
 			out_node[0] = cand[i];
 			out_cpus[0] = (int)take;
@@ -136,13 +232,14 @@ static bool try_pick(const struct sched_node *nodes, const int *cand, int ncand,
 			take = cpt;
 		if (req->exclusive)
 			take = nd->cpus;
-		if (req->exclusive && !mem_fits(nd, req, take, empty)) {
+		int64_t held = take < req->mincpus ? req->mincpus : take;   /* --mincpus */
+		if ((req->exclusive || held > take) && !mem_fits(nd, req, held, empty)) {
 			if (i < nreq)
 				return false;
 			continue;
 		}
 		out_node[n] = cand[i];
-		out_cpus[n++] = (int)take;
+		out_cpus[n++] = (int)held;
 		need -= take;
 	}
 	if (need > 0)
@@ -183,7 +280,7 @@ void sched_node_take(struct sched_node *n, const struct sched_req *req, int cpus
 			n->user = 0;   /* users mixed */
 		n->user_owned |= req->exclusive_user;
 	}
-	n->alloc_cpus += cpus;
+	n->alloc_cpus += sched_charge(req, cpus);
 	n->alloc_mem += mem;
 	n->njobs++;
 }

@@ -17,6 +17,10 @@ struct sched_node {
 	 * partition, so no other user's job may join it. */
 	uint32_t user;
 	bool user_owned;
+	/* What the node is, for --tmp and -B (0: not known, asks nothing of
+	 * a job that asks nothing). */
+	uint64_t tmp_disk;            /* TmpDisk, MB */
+	int sockets, cores, threads;  /* per node, per socket, per core */
 };
 
 struct sched_req {
@@ -37,7 +41,25 @@ struct sched_req {
 	 * nodes with no other user's job. */
 	uint32_t user;
 	bool exclusive_user;
+	/* Placement options (0/false: not asked).  max_nodes: -N min-max,
+	 * as many nodes as are free up to it (use_min_nodes: only nodes);
+	 * mincpus: at least that many CPUs on each node; tmp_mb, sockets,
+	 * cores, threads: only nodes with at least those; spread: as many
+	 * nodes as there are tasks, their tasks spread evenly. */
+	int max_nodes;
+	bool use_min_nodes, spread;
+	/* -s in OverSubscribe=YES:N (FORCE:N: every job): each CPU it gets
+	 * may be another N-1 jobs' too, so it holds 1/N of each (rounded up
+	 * over the node: sched_charge); 0 or 1: its CPUs are its own. */
+	int share;
+	int mincpus;
+	uint64_t tmp_mb;
+	int sockets, cores, threads;
 };
+
+/* Is the node what the request asks for, whatever runs there (--tmp, -B,
+ * --mincpus against its size)?  plan.c's counts ask it too. */
+bool sched_node_kind_ok(const struct sched_node *n, const struct sched_req *req);
 
 /* Products of counts a user gives (tasks x CPUs per task, MB per CPU x
  * CPUs): 64 bits, saturating instead of wrapping, so that 65536 tasks of
@@ -52,6 +74,12 @@ static inline uint64_t sched_umul(uint64_t a, uint64_t b)
 {
 	uint64_t r;
 	return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+
+/* What cpus CPUs of a job count against a node's CPUs (req->share). */
+static inline int sched_charge(const struct sched_req *req, int cpus)
+{
+	return req->share > 1 ? (int)(((int64_t)cpus + req->share - 1) / req->share) : cpus;
 }
 
 enum sched_fit { SCHED_NEVER = -1, SCHED_BUSY = 0, SCHED_PICKED = 1 };

@@ -60,7 +60,7 @@ static void test_inert_keys(void **state)
 	check("NodeName=n[1-3] Weight=1\nPartitionName=p Nodes=ALL\n", NULL);
 	check("NodeName=n[1-2] Weight=5 TmpDisk=100\nNodeName=n3\nPartitionName=p Nodes=ALL LLN=YES\n"
 	      "PartitionName=q Nodes=n3 LLN=YES QOS=normal\n",
-	      "TmpDisk (NodeName), Weight (NodeName), LLN (PartitionName), QOS (PartitionName)");
+	      "Weight (NodeName), LLN (PartitionName), QOS (PartitionName)");
 	/* DownNodes= sets a State and Reason that nothing reads (FUTURE is read) */
 	check("NodeName=n[1-2]\nNodeName=n3 State=FUTURE\nDownNodes=n2 Reason=fan\n"
 	      "PartitionName=p Nodes=ALL MaxCPUsPerNode=2\n",

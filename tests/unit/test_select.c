@@ -42,6 +42,19 @@ static const struct sel_case cases[] = {
 	{ "--mem-per-cpu 2^63 x 2 CPUs does not wrap to 0", { .ntasks = 1, .cpus_per_task = 2, .mem_per_cpu = 1ULL << 63 }, { 0 }, SCHED_NEVER, 0, { 0 }, { 0 } },
 	{ "--mem-per-cpu 2^63 -N1 does not wrap to 0", { .nodes = 1, .ntasks = 2, .mem_per_cpu = 1ULL << 63 }, { 0 }, SCHED_NEVER, 0, { 0 }, { 0 } },
 	{ "--mem-per-cpu 2^62 -n5 over nodes", { .ntasks = 5, .cpus_per_task = 4, .mem_per_cpu = 1ULL << 62 }, { 0 }, SCHED_NEVER, 0, { 0 }, { 0 } },
+	/* placement options (doc/scheduling.md) */
+	{ "-N2-4 takes every free node", { .nodes = 2, .max_nodes = 4 }, { 0 }, SCHED_PICKED, 4, { 0, 1, 2, 3 }, { 1, 1, 1, 1 } },
+	{ "-N2-4 --use-min-nodes takes two", { .nodes = 2, .max_nodes = 4, .use_min_nodes = true }, { 0 }, SCHED_PICKED, 2, { 0, 1 }, { 1, 1 } },
+	{ "-N2-4 -n8 spreads the tasks over four", { .nodes = 2, .max_nodes = 4, .ntasks = 8 }, { 0 }, SCHED_PICKED, 4, { 0, 1, 2, 3 }, { 2, 2, 2, 2 } },
+	{ "-N2-4 gets the two that are free", { .nodes = 2, .max_nodes = 4 }, { 4, 4, 0, 0 }, SCHED_PICKED, 2, { 2, 3 }, { 1, 1 } },
+	{ "--spread-job -n3: one task a node", { .ntasks = 3, .spread = true }, { 0 }, SCHED_PICKED, 3, { 0, 1, 2 }, { 1, 1, 1 } },
+	{ "--spread-job -n6: round the nodes", { .ntasks = 6, .spread = true }, { 0 }, SCHED_PICKED, 4, { 0, 1, 2, 3 }, { 2, 2, 1, 1 } },
+	{ "--mincpus 3 -n1 holds 3", { .ntasks = 1, .mincpus = 3 }, { 0 }, SCHED_PICKED, 1, { 0 }, { 3 } },
+	{ "--mincpus 3 skips a node with 2 free", { .ntasks = 1, .mincpus = 3 }, { 2, 0 }, SCHED_PICKED, 1, { 1 }, { 3 } },
+	{ "--mincpus 3 -N2: 3 on each", { .nodes = 2, .mincpus = 3 }, { 0 }, SCHED_PICKED, 2, { 0, 1 }, { 3, 3 } },
+	{ "--mincpus 5 never fits 4 CPUs", { .ntasks = 1, .mincpus = 5 }, { 0 }, SCHED_NEVER, 0, { 0 }, { 0 } },
+	{ "--tmp: no node has any", { .ntasks = 1, .tmp_mb = 1 }, { 0 }, SCHED_NEVER, 0, { 0 }, { 0 } },
+	{ "-B 2: no node says its sockets", { .ntasks = 1, .sockets = 2 }, { 0 }, SCHED_NEVER, 0, { 0 }, { 0 } },
 };
 
 static void table(void **state)
@@ -67,6 +80,37 @@ static void table(void **state)
 			assert_int_equal(cpus[i], tc->want_cpus[i]);
 		}
 	}
+}
+
+/* --tmp and -B pick the nodes that have them, and never the others. */
+static void node_kind(void **state)
+{
+	struct sched_node nodes[N];
+	int cand[N] = { 0, 1, 2, 3 }, out[N], cpus[N], n = 0;
+	for (int i = 0; i < N; i++) {
+		nodes[i] = idle(4);
+		nodes[i].tmp_disk = 1000 * i;
+		nodes[i].sockets = i < 2 ? 1 : 2;
+		nodes[i].cores = i < 2 ? 4 : 2;
+		nodes[i].threads = 1;
+	}
+	struct sched_req tmp = { .ntasks = 1, .tmp_mb = 1500 };
+	assert_int_equal(sched_select(nodes, cand, N, &tmp, out, cpus, &n), SCHED_PICKED);
+	assert_int_equal(out[0], 2);
+	struct sched_req sockets = { .nodes = 2, .sockets = 2 };
+	assert_int_equal(sched_select(nodes, cand, N, &sockets, out, cpus, &n), SCHED_PICKED);
+	assert_int_equal(n, 2);
+	assert_int_equal(out[0], 2);
+	assert_int_equal(out[1], 3);
+	struct sched_req cores = { .nodes = 3, .cores = 4 };   /* two nodes have 4 cores a socket */
+	assert_int_equal(sched_select(nodes, cand, N, &cores, out, cpus, &n), SCHED_NEVER);
+	nodes[2].alloc_cpus = 4;
+	nodes[2].njobs = 1;
+	assert_int_equal(sched_select(nodes, cand, N, &tmp, out, cpus, &n), SCHED_PICKED);
+	assert_int_equal(out[0], 3);
+	nodes[3].alloc_cpus = 4;
+	nodes[3].njobs = 1;
+	assert_int_equal(sched_select(nodes, cand, N, &tmp, out, cpus, &n), SCHED_BUSY);
 }
 
 static void unusable_nodes_are_skipped(void **state)
@@ -215,6 +259,7 @@ int main(void)
 		cmocka_unit_test(saturating_products),
 		cmocka_unit_test(table),
 		cmocka_unit_test(unusable_nodes_are_skipped),
+		cmocka_unit_test(node_kind),
 		cmocka_unit_test(required_and_excluded),
 		cmocka_unit_test(memory_per_cpu),
 		cmocka_unit_test(exclusive_user),
