@@ -1,4 +1,4 @@
-#!/bin/bash -l
+#!/bin/bash
 # A centre's hybrid MPI+OpenMP template: tasks per core and socket, the
 # distribution named, no SMT, binding to cores.
 # expect-file: hybrid-%j.out
