@@ -533,26 +533,22 @@ json_t *jobopt_submit_body(const struct jobopt *o, const struct jobopt_ctx *c)
 	return body;
 }
 
-int jobopt_check_clusters(const struct jobopt *o, const char *cluster)
+const char *jobopt_clusters(const struct jobopt *o, struct cmd_client *c)
 {
 	const char *want = jobopt_str(o, "clusters");
-	const char *prog = jobopt_prog(o->cmd);
-	size_t n;
 	if (!want)
 		want = jobopt_str(o, "cluster");
-	if (!want)
-		return 0;
-	char **names = opt_split(want, ',', &n);
-	bool ours = false;
-	for (size_t i = 0; i < n && !ours; i++)
-		ours = !strcasecmp(names[i], cluster) || !strcasecmp(names[i], "all");
-	if (!ours) {
-		const char *name = n ? names[0] : want;
-		fprintf(stderr, "%s: error: No cluster '%s' known by database.\n", prog, name);
-		fprintf(stderr, "%s: error: '%s' can't be reached now, or it is an invalid entry for "
-			"--cluster.  Use 'sacctmgr list clusters' to see available clusters.\n",
-			prog, name);
-	}
-	opt_strv_free(names);
-	return ours ? 0 : -1;
+	if (!want || !*want)
+		return NULL;
+	size_t n;
+	struct cmd_cluster *v = cmd_clusters_resolve(c, want, &n);
+	if (!v)
+		return "";
+	/* Slurm picks the cluster where the job would start first; here the
+	 * first one named that answers to its name (doc/accounting.md) */
+	static char name[256];
+	snprintf(name, sizeof(name), "%s", v[0].name);
+	cmd_client_aim(c, &v[0]);
+	cmd_clusters_free(v, n);
+	return name;
 }

@@ -114,10 +114,12 @@ void jobopt_info(const struct jobopt *o, FILE *out);
 /* Print the notes, then (rc < 0) err as "PROG: error: ..." (or fatal). */
 void jobopt_report(struct jobopt *o, int rc, const struct herd_error *err);
 
-/* -M/--clusters: this cluster (cluster, ClusterName) among those named (or
- * "all"): 0; else -1 after Slurm's sentences for a cluster it cannot reach.
- * Submitting to another cluster is the lead's (issue 15). */
-int jobopt_check_clusters(const struct jobopt *o, const char *cluster);
+/* -M/--clusters: c aimed at the first named cluster that resolves (this
+ * one, or one sharing the accounting database: cmd_clusters_resolve);
+ * returns its name, NULL when -M was not given, "" when none resolved
+ * (Slurm's sentences printed). */
+struct cmd_client;
+const char *jobopt_clusters(const struct jobopt *o, struct cmd_client *c);
 
 /* What the job object takes from outside the options. */
 struct jobopt_ctx {

@@ -815,7 +815,7 @@ const struct jobopt_row jobopt_table[] = {
 	  "working directory of the job (salloc: of the command)" },
 	/* -M: the cluster this one is; another is the lead's (issue 15) */
 	{ "clusters", 'M', REQ, ALL, "SLURM_CLUSTERS SBATCH_CLUSTERS SALLOC_CLUSTERS", NULL, p_str,
-	  "=names", "clusters to submit to (this cluster only here)" },
+	  "=names", "Comma separated list of clusters to issue\ncommands to" },
 	{ "cluster", 0, REQ, ALL, NULL, NULL, p_str, "=names", NULL },
 	/* one cluster, no federation: Slurm keeps and ignores it there */
 	{ "cluster-constraint", 0, REQ, ALL, NULL, "cluster_constraint", p_str, "=[!]list",

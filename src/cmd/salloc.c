@@ -346,7 +346,8 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	have_client = true;
-	if (jobopt_check_clusters(&o, conf_cluster_name(client.conf)) < 0)
+	const char *cluster = jobopt_clusters(&o, &client);
+	if (cluster && !*cluster)
 		goto out;
 	/* Slurm runs a container job's commands in an interactive step only */
 	const char *launch_params = conf_get(client.conf, "LaunchParameters");

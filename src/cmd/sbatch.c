@@ -123,7 +123,8 @@ static int submit(const struct jobopt *o, json_t *body)
 		fprintf(stderr, "sbatch: error: %s\n", err.text);
 		return 1;
 	}
-	if (jobopt_check_clusters(o, conf_cluster_name(client.conf)) < 0) {
+	const char *cluster = jobopt_clusters(o, &client);
+	if (cluster && !*cluster) {
 		cmd_client_fini(&client);
 		return 1;
 	}
@@ -163,12 +164,12 @@ static int submit(const struct jobopt *o, json_t *body)
 		return 0;
 	}
 	json_decref(reply);
-	const char *cluster = jobopt_str(o, "clusters") ? jobopt_str(o, "clusters")
-						       : jobopt_str(o, "cluster");
 	if (jobopt_flag(o, "parsable") && cluster)   /* Slurm: "ID;cluster" with -M */
-		printf("%lld;%s\n", job_id, conf_cluster_name(client.conf));
+		printf("%lld;%s\n", job_id, cluster);
 	else if (jobopt_flag(o, "parsable"))
 		printf("%lld\n", job_id);
+	else if (!jobopt_flag(o, "quiet") && cluster)
+		printf("Submitted batch job %lld on cluster %s\n", job_id, cluster);
 	else if (!jobopt_flag(o, "quiet"))
 		printf("Submitted batch job %lld\n", job_id);
 	int status = 0;

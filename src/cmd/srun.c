@@ -266,7 +266,8 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	have_client = true;
-	if (jobopt_check_clusters(&o, conf_cluster_name(client.conf)) < 0)
+	const char *cluster = jobopt_clusters(&o, &client);
+	if (cluster && !*cluster)
 		goto out;
 	srun_alloc_catch_signals();
 	signal(SIGPIPE, SIG_IGN);

@@ -189,7 +189,16 @@ def test_commands_reach_another_cluster_with_M(users):
         b = start_cluster_sharing_key(a)
         pg.use_pgsql(a, server, db)
         pg.use_pgsql(b, server, db)
-        job = b.sbatch("-H", "-J", "onb", "--wrap", "true")
+        # sbatch -M on a submits to b, as Slurm's says it
+        r = a.run(["sbatch", "-M", b.name, "-H", "-J", "onb", "--wrap", "true"])
+        m = re.fullmatch(rf"Submitted batch job (\d+) on cluster {b.name}\n", r.out)
+        assert r.rc == 0 and m, r
+        job = int(m.group(1))
+        assert b.show_job(job)["JobName"] == "onb"
+        r = a.run(["sbatch", "-M", f"nosuch,{b.name}", "--parsable", "-H", "--wrap", "true"])
+        assert r.rc == 0 and re.fullmatch(rf"\d+;{b.name}\n", r.out), r
+        assert "No cluster 'nosuch' known by database." in r.err, r
+        b.run(["scancel", r.out.split(";")[0]])
         r = a.run(["squeue", "-M", b.name, "-h", "-o", "%i %j"])
         assert r.rc == 0 and r.out == f"CLUSTER: {b.name}\n{job} onb\n", r
         r = a.run(["squeue", "-M", "all", "-h", "-o", "%i"])
