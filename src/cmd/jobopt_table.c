@@ -739,6 +739,8 @@ static int p_external_launcher(struct jobopt *o, const struct jobopt_row *r, con
 static int p_gres(struct jobopt *o, const struct jobopt_row *r, const char *arg,
 		  struct herd_error *err)
 {
+	if (arg && !strcasecmp(arg, "none") && !strcmp(r->name, "gres"))
+		return JOBOPT_OK;   /* Slurm: --gres=none asks for none (steps use it) */
 	note(o, "--%s: this cluster has no GPUs or other generic resources (GresTypes)", r->name);
 	errprintf(err, "Invalid generic resource (gres) specification");
 	return JOBOPT_FATAL;

@@ -253,3 +253,6 @@ def test_gres_and_topology_are_refused(clean):
     assert r.rc == 1 and "srun: error: No DISPLAY variable set, cannot setup x11 forwarding." \
         in r.err, r
     assert not queued(c)
+    # --gres=none asks for none, as Slurm reads it (a step's way to say so)
+    r = sbatch(c, "--gres=none", "--test-only", "--wrap", "true")
+    assert r.rc == 0, r
