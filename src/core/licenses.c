@@ -10,6 +10,7 @@
 #include "common/xmalloc.h"
 #include "core/core.h"
 #include "core/licenses.h"
+#include "core/sched_conf.h"
 #include "core/resv.h"
 
 struct license {
@@ -114,15 +115,6 @@ static int by_name(const void *a, const void *b)
 	return strcmp(((const struct license *)a)->name, ((const struct license *)b)->name);
 }
 
-/* One flag of SchedulerParameters (comma-separated). */
-static bool sched_param(const char *params, const char *name)
-{
-	size_t len = strlen(name);
-	for (const char *p = params; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
-		if (!strncasecmp(p, name, len) && (p[len] == ',' || !p[len]))
-			return true;
-	return false;
-}
 
 void licenses_configure(const struct conf *conf)
 {
@@ -145,7 +137,7 @@ void licenses_configure(const struct conf *conf)
 		lic_list_clear(&l);
 		qsort(lics.lic, lics.n, sizeof(*lics.lic), by_name);
 	}
-	lics.plan = sched_param(conf_get(conf, "SchedulerParameters"), "bf_licenses");
+	lics.plan = sched_conf_flag(conf_get(conf, "SchedulerParameters"), "bf_licenses");
 	lics.gen++;
 	lics.dirty = true;   /* counted from the jobs when next needed (after a restart's load too) */
 }

@@ -95,3 +95,12 @@ int sched_conf_parse(const char *type, const char *params, struct sched_conf *c,
 	*c = n;
 	return 0;
 }
+
+bool sched_conf_flag(const char *params, const char *name)
+{
+	size_t len = strlen(name);
+	for (const char *p = params; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (!strncasecmp(p, name, len) && (p[len] == ',' || !p[len]))
+			return true;
+	return false;
+}

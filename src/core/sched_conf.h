@@ -26,4 +26,6 @@ void sched_conf_default(struct sched_conf *c);
  * left as it was). */
 int sched_conf_parse(const char *type, const char *params, struct sched_conf *c,
 		     struct herd_error *err);
+/* Is the flag name (kill_invalid_depend, bf_licenses) among params? */
+bool sched_conf_flag(const char *params, const char *name);
 #endif

@@ -16,17 +16,9 @@
 #include "core/preempt.h"
 #include "core/resv.h"
 #include "core/licenses.h"
+#include "core/sched_conf.h"
 
 
-/* One flag of SchedulerParameters (comma-separated options). */
-static bool sched_param(const char *params, const char *name)
-{
-	size_t len = strlen(name);
-	for (const char *p = params; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
-		if (!strncasecmp(p, name, len) && (p[len] == ',' || !p[len]))
-			return true;
-	return false;
-}
 
 void reconf_settings(const struct conf *conf)
 {
@@ -49,7 +41,7 @@ void reconf_settings(const struct conf *conf)
 		max_array = MAX_ARRAY_SIZE_LIMIT;
 	}
 	core.max_array_size = (uint32_t)max_array;
-	core.kill_invalid_depend = sched_param(conf_get(conf, "SchedulerParameters"),
+	core.kill_invalid_depend = sched_conf_flag(conf_get(conf, "SchedulerParameters"),
 					       "kill_invalid_depend");
 	sched_configure(conf);
 	resv_configure(conf);   /* ResvOverRun */
