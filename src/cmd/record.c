@@ -283,7 +283,8 @@ void record_job(const json_t *job, time_t now, int details, struct record *r)
 	if (*cmd_jstr(job, "reservation"))   /* Slurm: only for a job with one */
 		record_add(r, "Reservation=%s", cmd_jstr(job, "reservation"));
 	record_add(r, "OverSubscribe=%s Contiguous=0 Licenses=%s Network=(null)",
-		cmd_jbool(job, "exclusive") ? "NO" : cmd_jbool(job, "oversubscribe") ? "YES" : "OK",
+		cmd_jbool(job, "exclusive") ? "NO" : cmd_jbool(job, "exclusive_user") ? "USER"
+		: cmd_jbool(job, "oversubscribe") ? "YES" : "OK",
 		or_null(cmd_jstr(job, "licenses")));
 	record_add(r, "Command=%s", or_null(cmd_jstr(job, "command")));
 	record_add(r, "WorkDir=%s", cmd_jstr(job, "work_dir"));

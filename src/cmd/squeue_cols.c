@@ -285,6 +285,7 @@ static const char *c_priority_norm(const struct squeue_row *r, const char *key, 
 static const char *c_oversubscribe(const struct squeue_row *r, const char *key, char *buf, size_t len)
 {
 	return json_is_true(field(r->job, "exclusive")) ? "NO"
+	       : json_is_true(field(r->job, "exclusive_user")) ? "USER"
 	       : json_is_true(field(r->job, "oversubscribe")) ? "YES" : "OK";
 }
 
@@ -341,7 +342,7 @@ static const struct column {
 	[JOB_F_end_time] = { .keys = "end_time start_time time_limit", .cell = c_end_time },
 	[JOB_F_priority_norm] = { .keys = "priority", .cell = c_priority_norm, .sort_key = "priority" },
 	[JOB_F_command] = { .empty = "(null)" },
-	[JOB_F_exclusive] = { .keys = "exclusive oversubscribe", .cell = c_oversubscribe, .unsorted = true },
+	[JOB_F_exclusive] = { .keys = "exclusive exclusive_user oversubscribe", .cell = c_oversubscribe, .unsorted = true },
 	[JOB_F_comment] = { .empty = "(null)" },
 	[JOB_F_dependency] = { .empty = "(null)" },   /* what remains of it */
 	[JOB_F_qos] = { .empty = "normal", .unsorted = true },

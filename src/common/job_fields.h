@@ -72,6 +72,7 @@ enum {
 	X(spread_job, BOOL, JF_KEPT | JF_SPARSE, 0, NULL, NULL, NULL, NULL, NULL) \
 	X(use_min_nodes, BOOL, JF_KEPT | JF_SPARSE, 0, NULL, NULL, NULL, NULL, NULL) \
 	X(no_kill, BOOL, JF_KEPT | JF_SPARSE, 0, NULL, NULL, NULL, NULL, NULL) \
+	X(exclusive_user, BOOL, JF_KEPT | JF_SPARSE, 0, NULL, NULL, NULL, NULL, NULL) \
 	X(delay_boot, INT, JF_KEPT | JF_SPARSE, 0, NULL, NULL, "DelayBoot", NULL, NULL) \
 	X(time_limit, INT, JF_KEPT, 'l', "TimeLimit", "TIME_LIMIT", "TimeLimit", "Timelimit", NULL) \
 	X(time_min, INT, JF_KEPT, 0, NULL, NULL, "TimeMin", NULL, NULL) \

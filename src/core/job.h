@@ -161,6 +161,7 @@ struct job {
 	uint64_t tmp_mb;
 	uint32_t sockets_per_node, cores_per_socket, threads_per_core;
 	bool oversubscribe, overcommit, spread_job, use_min_nodes, no_kill;
+	bool exclusive_user;        /* --exclusive=user: its nodes only its user's jobs' */
 	uint32_t delay_boot;        /* seconds */
 	/* Set at its start: each of its CPUs may be up to this many jobs'
 	 * (OverSubscribe=YES:N with -s, FORCE:N), so it counts 1/N of each

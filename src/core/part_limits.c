@@ -284,7 +284,7 @@ void part_limits_req(const struct job *job, const struct part *p, struct sched_r
 	req->share = part_cpu_share(job);
 
 	req->user = (uint32_t)job->uid + 1;
-	if (p->conf->exclusive_user)
+	if (p->conf->exclusive_user || job->exclusive_user)
 		req->exclusive_user = true;
 	/* OverSubscribe=EXCLUSIVE: every job gets whole nodes.  YES:N and
 	 * FORCE:N share CPUs too (req->share); gang scheduling of FORCE is
@@ -305,7 +305,7 @@ static void node_users(struct job *job, void *arg)
 			     job->state != JOB_SUSPENDED))
 		return;
 	uint32_t user = (uint32_t)job->uid + 1;
-	bool owns = job->part && job->part->conf->exclusive_user;
+	bool owns = job->exclusive_user || (job->part && job->part->conf->exclusive_user);
 	for (int i = 0; i < job->nalloc; i++) {
 		int idx = job->alloc_node[i];
 		struct sched_node *n = &c->sn[idx];
@@ -320,11 +320,8 @@ static void node_users(struct job *job, void *arg)
 
 void part_limits_nodes(struct sched_node *sn)
 {
-	bool any = false;
-	for (int i = 0; i < core.nparts && !any; i++)
-		any = core.parts[i].conf->exclusive_user;
-	if (!any)
-		return;
+	/* every time: a job's --exclusive=user owns its nodes as a partition's
+	 * ExclusiveUser=YES does (a walk of the table, cheap beside a pass) */
 	struct nodes_ctx c = { sn, xmalloc((core.nnodes + 1) * sizeof(int)) };
 	job_foreach(node_users, &c);
 	free(c.seen);

@@ -26,7 +26,7 @@ void part_limits_req(const struct job *job, const struct part *p, struct sched_r
  * given; NO, EXCLUSIVE and --exclusive 1.  The least of its partitions,
  * so that where it starts does not change what it holds. */
 int part_cpu_share(const struct job *job);
-/* The users of the nodes (ExclusiveUser) into a snapshot of core.nodes,
- * from the jobs holding them; nothing when no partition has ExclusiveUser. */
+/* The users of the nodes (ExclusiveUser, --exclusive=user) into a snapshot
+ * of core.nodes, from the jobs holding them. */
 void part_limits_nodes(struct sched_node *sn);
 #endif

@@ -160,6 +160,13 @@ int job_submit(const json_t *spec, const struct submitter *who, bool test_only,
 	job->cpus_per_task = cpt;
 	job->mem_mb = mem;
 	job->exclusive = json_is_true(json_object_get(spec, "exclusive"));
+	/* --exclusive=user: nodes shared only with the user's own jobs (as a
+	 * partition's ExclusiveUser=YES); "mcs" without an MCS plugin stays
+	 * whole nodes */
+	if (job->exclusive && !strcasecmp(msg_str_or(spec, "exclusive_mode"), "user")) {
+		job->exclusive = false;
+		job->exclusive_user = true;
+	}
 	if (placement_options(job, spec) < 0) {
 		rc = HERD_ERR_INVALID_ARG;
 		goto refuse;

@@ -328,3 +328,27 @@ def test_no_kill_when_a_node_goes_silent(clean):
         c.restart_herdd("n2")
         c.wait_until("n2 back", lambda: "idle" in c.run(["sinfo", "-h", "-n", "n2", "-p", "debug",
                                                           "-o", "%t"]).out, timeout=40)
+
+
+def test_exclusive_user_shares_nodes_with_the_same_user(clean, users):
+    """--exclusive=user (sbatch(1)): the job's nodes take other jobs of its
+    user only, never another user's, and it waits beside another user's
+    job; shown OverSubscribe=USER (scontrol, squeue %h)."""
+    c = clean
+    a = submit(c, "--exclusive=user", "-w", "n1", "-n1", user="herdu1")
+    assert started_on(c, a) == ["n1"]
+    assert show(c, a)["OverSubscribe"] == "USER" and squeue(c, a, "%h") == "USER"
+    assert show(c, a)["NumCPUs"] == "1"   # not the whole node
+    other = submit(c, "-w", "n1", "-n1", user="herdu2")
+    c.wait_until("another user's job to wait",
+                 lambda: squeue(c, other, "%T %r") == "PENDING Resources")
+    mine = submit(c, "-w", "n1", "-n1", user="herdu1")
+    assert started_on(c, mine) == ["n1"]
+    # beside another user's running job it waits
+    b = submit(c, "-w", "n2", "-n1", user="herdu2")
+    assert started_on(c, b) == ["n2"]
+    d = submit(c, "--exclusive=user", "-w", "n2", "-n1", user="herdu1")
+    assert stays(lambda: squeue(c, d, "%T") == "PENDING", 2)
+    # whole nodes with plain --exclusive, as before
+    e = submit(c, "--exclusive", "-w", "n3", "-n1", user="herdu1")
+    assert started_on(c, e) == ["n3"] and show(c, e)["OverSubscribe"] == "NO"
