@@ -295,6 +295,7 @@ int main(int argc, char **argv)
 	uv_close((uv_handle_t *)&sigint, NULL);
 	uv_close((uv_handle_t *)&sighup, NULL);
 	uv_close((uv_handle_t *)&nd.heartbeat, NULL);
+	uv_close((uv_handle_t *)&nd.reaper, NULL);
 	uv_run(nd.loop, UV_RUN_NOWAIT);
 	while (nd.jobs)
 		jobs_remove(&nd, nd.jobs, false);

@@ -57,6 +57,7 @@ struct noded {
 	struct noded_job *jobs;
 
 	uv_timer_t heartbeat;
+	uv_timer_t reaper;        /* each second: step daemons that died (jobs_reap) */
 	bool register_in_flight;
 	int ctld_state;           /* -1 not tried yet, 0 down, 1 up: log changes only */
 };

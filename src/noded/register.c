@@ -96,10 +96,20 @@ void register_now(struct noded *nd)
 	register_send(nd);
 }
 
+static void reap_tick(uv_timer_t *t)
+{
+	jobs_reap(t->data);
+}
+
 void register_start(struct noded *nd)
 {
 	uv_timer_init(nd->loop, &nd->heartbeat);
 	nd->heartbeat.data = nd;
+	/* A killed herdstepd's tasks are killed within a second, not at the
+	 * next beat (which waits on the controller's answer to the last) */
+	uv_timer_init(nd->loop, &nd->reaper);
+	nd->reaper.data = nd;
+	uv_timer_start(&nd->reaper, reap_tick, 1000, 1000);
 	nd->ctld_state = -1;
 	register_send(nd);
 }
