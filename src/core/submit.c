@@ -84,6 +84,26 @@ static int placement_options(struct job *job, const json_t *spec)
 	return 0;
 }
 
+/* --batch: each of its features (joined by & or ,) one the job's -C
+ * names, as Slurm asks. */
+static bool batch_features_ok(const char *batch, const char *constraint)
+{
+	static const char sep[] = "&,|[]()*: ";
+	for (const char *p = batch; *p; ) {
+		size_t n = strcspn(p, sep);
+		bool found = n == 0;
+		for (const char *q = constraint; !found && *q; ) {
+			size_t m = strcspn(q, sep);
+			found = m == n && !strncmp(p, q, n);
+			q += m + (q[m] != '\0');
+		}
+		if (!found)
+			return false;
+		p += n + (p[n] != '\0');
+	}
+	return true;
+}
+
 int job_submit(const json_t *spec, const struct submitter *who, bool test_only,
 	       struct job **out, struct herd_error *err)
 {
@@ -113,6 +133,10 @@ int job_submit(const json_t *spec, const struct submitter *who, bool test_only,
 	    (mail_type && parse_mail_type(mail_type, &mail) < 0) ||
 	    (open_mode && strcmp(open_mode, "append") && strcmp(open_mode, "truncate"))) {
 		err->text[0] = '\0';   /* Slurm's sentence for the code */
+		return HERD_ERR_INVALID_ARG;
+	}
+	if (!batch_features_ok(msg_str_or(spec, "batch_features"), msg_str_or(spec, "constraint"))) {
+		errprintf(err, "Job --batch option is invalid or not a subset of --constraints");
 		return HERD_ERR_INVALID_ARG;
 	}
 	if (job_text_check(spec, err) < 0)   /* names, comment, --mail-user */

@@ -253,6 +253,11 @@ def test_gres_and_topology_are_refused(clean):
     assert r.rc == 1 and "srun: error: No DISPLAY variable set, cannot setup x11 forwarding." \
         in r.err, r
     assert not queued(c)
+    # --batch must name features of -C (Slurm's sentence, nothing queued)
+    r = sbatch(c, "--batch=fast", "--wrap", "true")
+    assert r.rc == 1 and r.err == "sbatch: error: Batch job submission failed: Job --batch " \
+        "option is invalid or not a subset of --constraints\n", r
+    assert not queued(c)
     # --gres=none asks for none, as Slurm reads it (a step's way to say so)
     r = sbatch(c, "--gres=none", "--test-only", "--wrap", "true")
     assert r.rc == 0, r
