@@ -13,16 +13,18 @@ from conftest import BIN, REPO
 CHAOS = os.path.join(REPO, "bench", "chaos")
 
 
-def job_pids(job_id):
-    """Live processes whose environment says SLURM_JOB_ID=job_id."""
-    needle = f"SLURM_JOB_ID={job_id}".encode()
+def job_pids(cluster, job_id):
+    """Live processes whose environment says SLURM_JOB_ID=job_id of this
+    cluster (other test clusters running beside it have their job 1 too)."""
+    needles = (f"SLURM_JOB_ID={job_id}".encode(), f"SLURM_CLUSTER_NAME={cluster.name}".encode())
     found = []
     for d in os.listdir("/proc"):
         if not d.isdigit():
             continue
         try:
             with open(f"/proc/{d}/environ", "rb") as f:
-                if needle not in f.read().split(b"\0"):
+                env = f.read().split(b"\0")
+                if not all(n in env for n in needles):
                     continue
             with open(f"/proc/{d}/stat") as f:
                 if f.read().rsplit(")", 1)[1].split()[0] == "Z":
@@ -62,12 +64,12 @@ def test_killed_batch_herdstepd_leaves_nothing(cluster):
     stepd = cluster.wait_until("the job's herdstepd",
                                lambda: [p for p in cluster.daemon_pids("herdstepd")
                                         if spool in open(f"/proc/{p}/cmdline").read()])
-    cluster.wait_until("the job's script", lambda: [p for p in job_pids(job_id)
+    cluster.wait_until("the job's script", lambda: [p for p in job_pids(cluster, job_id)
                                                     if p not in stepd])
     if not job_cgroups(cluster, node, job_id):
         pytest.skip("no cgroup hierarchy usable here for job steps")
     os.kill(stepd[0], signal.SIGKILL)
-    cluster.wait_until("the job's processes killed", lambda: not job_pids(job_id), timeout=40)
+    cluster.wait_until("the job's processes killed", lambda: not job_pids(cluster, job_id), timeout=40)
     cluster.wait_until("the job's cgroups removed",
                        lambda: not job_cgroups(cluster, node, job_id), timeout=10)
     assert not os.path.exists(spool)

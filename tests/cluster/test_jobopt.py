@@ -214,8 +214,10 @@ def test_clusters(clean):
     assert r.rc == 1 and "sbatch: error: No cluster 'nosuch' known by database." in r.err, r
     name = re.search(r"(?m)^ClusterName=(\S+)", read(c.conf))
     name = name.group(1) if name else "cluster"
-    jid = job_id(sbatch(c, "-M", name, "-o", "/dev/null", "--wrap", "true"))
-    assert c.wait_done(jid) == "COMPLETED"
+    r = sbatch(c, "-M", name, "-o", "/dev/null", "--wrap", "true")
+    m = re.fullmatch(rf"Submitted batch job (\d+) on cluster {name}\n", r.out)   # Slurm's words
+    assert r.rc == 0 and m, r
+    assert c.wait_done(int(m.group(1))) == "COMPLETED"
     r = sbatch(c, "-M", name, "--parsable", "-o", "/dev/null", "--wrap", "true")
     assert r.rc == 0 and re.fullmatch(rf"\d+;{name}\n", r.out), r
     r = c.run(["srun", f"--clusters={name}", "true"], user=USER)
