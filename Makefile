@@ -111,7 +111,7 @@ $(B)/tests/test_ctld_%: $(B)/obj/tests/unit/test_ctld_%.o $(CTLD_OBJS) $(LIB)
 # `herd sim --jobs/--accounts/--reservations` read their files with the
 # commands' own code (sbatch's options and job object, sacctmgr's flat
 # file, scontrol's reservation request): herd links those objects too.
-HERD_CMD_OBJS := $(call obj,$(addprefix src/cmd/,opt.c fmt.c record.c step.c jobopt.c jobopt_table.c jobopt_pbs.c srun_check.c \
+HERD_CMD_OBJS := $(call obj,$(addprefix src/cmd/,opt.c fmt.c record.c step.c jobopt.c jobopt_read.c jobopt_table.c jobopt_pbs.c srun_check.c \
                    scontrol_resv.c sacctmgr/flat_parse.c sacctmgr/keys.c))
 HERD_OBJS := $(call obj,$(filter-out src/herd/herd.c,$(wildcard src/herd/*.c))) $(HERD_CMD_OBJS)
 $(B)/bin/herd: $(CTLD_OBJS) $(HERD_CMD_OBJS)

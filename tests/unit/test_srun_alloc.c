@@ -12,6 +12,7 @@
 #include <cmocka.h>
 #include "cmd/opt.c"
 #include "cmd/jobopt.c"
+#include "cmd/jobopt_read.c"
 #include "cmd/jobopt_table.c"
 #include "cmd/srun_opt.c"
 #include "cmd/srun_check.c"
