@@ -46,6 +46,7 @@ struct core {
 	/* job table */
 	struct job **job_hash, **key_hash, **array_hash;
 	size_t job_hash_size, njobs;
+	size_t njobs_exclusive_user;   /* of them, --exclusive=user ones (part_limits_nodes) */
 	bool sched_queued;
 };
 

@@ -125,6 +125,7 @@ void job_table_add(struct job *job)
 		core.array_hash[s] = job;
 	}
 	core.njobs++;
+	core.njobs_exclusive_user += job->exclusive_user;
 }
 
 static void table_remove(struct job *job)
@@ -149,6 +150,7 @@ static void table_remove(struct job *job)
 				break;
 			}
 	core.njobs--;
+	core.njobs_exclusive_user -= job->exclusive_user;
 }
 
 void job_table_clear(void)
@@ -160,7 +162,7 @@ void job_table_clear(void)
 	free(core.key_hash);
 	free(core.array_hash);
 	core.job_hash = core.key_hash = core.array_hash = NULL;
-	core.job_hash_size = core.njobs = 0;
+	core.job_hash_size = core.njobs = core.njobs_exclusive_user = 0;
 }
 
 void job_foreach(void (*fn)(struct job *job, void *arg), void *arg)

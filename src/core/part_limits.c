@@ -320,8 +320,13 @@ static void node_users(struct job *job, void *arg)
 
 void part_limits_nodes(struct sched_node *sn)
 {
-	/* every time: a job's --exclusive=user owns its nodes as a partition's
-	 * ExclusiveUser=YES does (a walk of the table, cheap beside a pass) */
+	/* a job's --exclusive=user owns its nodes as a partition's
+	 * ExclusiveUser=YES does; with neither, no walk of the job table */
+	bool any = core.njobs_exclusive_user > 0;
+	for (int i = 0; i < core.nparts && !any; i++)
+		any = core.parts[i].conf->exclusive_user;
+	if (!any)
+		return;
 	struct nodes_ctx c = { sn, xmalloc((core.nnodes + 1) * sizeof(int)) };
 	job_foreach(node_users, &c);
 	free(c.seen);

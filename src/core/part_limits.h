@@ -27,6 +27,7 @@ void part_limits_req(const struct job *job, const struct part *p, struct sched_r
  * so that where it starts does not change what it holds. */
 int part_cpu_share(const struct job *job);
 /* The users of the nodes (ExclusiveUser, --exclusive=user) into a snapshot
- * of core.nodes, from the jobs holding them. */
+ * of core.nodes, from the jobs holding them; nothing when no partition has
+ * ExclusiveUser and no job asked --exclusive=user. */
 void part_limits_nodes(struct sched_node *sn);
 #endif
