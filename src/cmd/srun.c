@@ -19,6 +19,7 @@
 #include "common/hostlist.h"
 #include "common/msg.h"
 #include "common/parse.h"
+#include "common/strbuf.h"
 #include "common/xmalloc.h"
 
 extern char **environ;
@@ -39,9 +40,11 @@ static void step_name(const struct jobopt *o, char *buf, size_t len)
 /* STEP_CREATE, retried while the nodes are busy; the layout, or NULL after
  * printing why. */
 static json_t *create_step(struct cmd_client *c, const struct jobopt *o, long long job_id,
-			   json_t *step)
+			   json_t *step, json_t *het)
 {
 	json_t *body = json_pack("{s:I, s:O}", "job_id", (json_int_t)job_id, "step", step);
+	if (het)
+		json_object_set(body, "het", het);
 	bool said_busy = false;
 	json_t *reply = NULL;
 	for (int tries = 0;; tries++) {
@@ -181,6 +184,150 @@ static char *relative_nodes(const struct jobopt *o, const char *job_nodes,
 	return list;
 }
 
+/* ---- a step over several components (srun A : B, --het-group=0,1) ---- */
+
+struct step_part {
+	struct jobopt *o;           /* its options and command */
+	long group;                 /* the component it runs in */
+	long long job_id;
+};
+
+/* The step's parts: each component of o, in the component its --het-group
+ * names (else its place), one per group of a list.  Their count, or -1
+ * with err. */
+static int step_parts(struct jobopt *o, struct step_part **out, struct herd_error *err)
+{
+	struct step_part *p = NULL;
+	int n = 0, k = 0;
+	for (struct jobopt *c = o; c; c = c->het_next, k++) {
+		long groups[HET_MAX_GROUPS] = { k };
+		int ng = 1;
+		const char *g = jobopt_str(c, "het-group");
+		if (g && (ng = srun_het_groups(g, groups, HET_MAX_GROUPS)) < 0) {
+			free(p);
+			return errprintf(err, "Invalid --het-group value: %s", g);
+		}
+		for (int i = 0; i < ng; i++) {
+			for (int j = 0; j < n; j++)
+				if (p[j].group == groups[i]) {
+					free(p);
+					return errprintf(err, "Only one job step per heterogeneous job component "
+							 "can be launched by a single srun (het-group %ld twice)",
+							 groups[i]);
+				}
+			if (groups[i] >= HET_MAX_GROUPS) {
+				free(p);
+				return errprintf(err, "Invalid --het-group value: %ld", groups[i]);
+			}
+			p = xrealloc(p, (n + 1) * sizeof(*p));
+			p[n++] = (struct step_part){ c, groups[i], 0 };
+		}
+	}
+	*out = p;
+	return n;
+}
+
+/* Inside a heterogeneous allocation: each part's job from the allocation's
+ * SLURM_JOB_ID_HET_GROUP_N.  -1 with err. */
+static int parts_in_het_job(struct step_part *p, int n, long size, struct herd_error *err)
+{
+	for (int k = 0; k < n; k++) {
+		char var[64];
+		long id;
+		if (p[k].group >= size)
+			return errprintf(err, "Attempt to run a job step with het group value of %ld, but "
+					 "the job allocation has maximum value of %ld", p[k].group, size - 1);
+		snprintf(var, sizeof(var), "SLURM_JOB_ID_HET_GROUP_%ld", p[k].group);
+		if (!getenv(var) || opt_count(getenv(var), &id) < 0 || id < 1)
+			return errprintf(err, "%s is not set: not inside the heterogeneous job's "
+					 "allocation", var);
+		p[k].job_id = id;
+	}
+	return 0;
+}
+
+/* A word of a --multi-prog line: quoted so it stays one word. */
+static int quote_word(struct strbuf *b, const char *w, struct herd_error *err)
+{
+	char q = strchr(w, '\'') ? '"' : '\'';
+	if (q == '"' && strchr(w, '"'))
+		return errprintf(err, "an argument holds both quote characters: %.40s", w);
+	char quote[3] = { ' ', q, 0 };
+	strbuf_adds(b, quote);
+	strbuf_adds(b, w);
+	strbuf_add(b, &q, 1);
+	return 0;
+}
+
+/* In a job that is not heterogeneous (Slurm 20.11's heterogeneous steps):
+ * the parts as one step whose tasks run each part's command, in order, as
+ * --multi-prog lays them out; each part's -n counts (1 when not given), the
+ * other options are the first part's.  The lines, *ntasks the total; NULL
+ * with err. */
+static char **parts_as_multi_prog(const struct step_part *p, int n, long *ntasks,
+				  struct herd_error *err)
+{
+	struct strbuf b = { 0 };
+	long first = 0;
+	char **lines = NULL;
+	for (int k = 0; k < n; k++) {
+		long nt = (long)jobopt_int(p[k].o, "ntasks", 0);
+		if (nt < 1)
+			nt = 1;
+		if (nt > 10000000 - first) {
+			errprintf(err, "too many tasks");
+			goto out;
+		}
+		char range[48];
+		if (nt > 1)
+			snprintf(range, sizeof(range), "%ld-%ld", first, first + nt - 1);
+		else
+			snprintf(range, sizeof(range), "%ld", first);
+		strbuf_adds(&b, range);
+		for (int i = 0; i < p[k].o->argc; i++)
+			if (quote_word(&b, p[k].o->argv[i], err) < 0)
+				goto out;
+		strbuf_adds(&b, "\n");
+		first += nt;
+	}
+	*ntasks = first;
+	lines = srun_multi_prog_check("(srun A : B)", b.s, ntasks, err);
+out:
+	free(b.s);
+	return lines;
+}
+
+/* STEP_CREATE's "het": parts 1.. as {job_id, step}, each with what the
+ * first part gave and it did not of what Slurm propagates (--time,
+ * --signal, -o/-e/-i, --propagate, -m) and of what the one set of tasks
+ * shares (--mpi).  NULL when an option is not valid UTF-8. */
+static json_t *parts_het(const struct step_part *p, int n, const json_t *first, char *const *env,
+			 const char *cwd, const char *host, int port, const char *key)
+{
+	static const char *inherit[] = { "mpi", "time_limit", "signal", "signal_time", "stdout",
+					 "stderr", "stdin", "propagate", "distribution" };
+	json_t *het = json_array();
+	for (int k = 1; k < n; k++) {
+		char name[256];
+		step_name(p[k].o, name, sizeof(name));
+		json_t *step = srun_step_body(p[k].o, name, env, cwd, host, port, key, NULL);
+		if (!step) {
+			json_decref(het);
+			return NULL;
+		}
+		for (size_t i = 0; i < sizeof(inherit) / sizeof(inherit[0]); i++) {
+			json_t *mine = json_object_get(step, inherit[i]);
+			json_t *theirs = json_object_get(first, inherit[i]);
+			if (theirs && (!mine || (json_is_string(mine) && !*json_string_value(mine)) ||
+				       (json_is_integer(mine) && !json_integer_value(mine))))
+				json_object_set(step, inherit[i], theirs);
+		}
+		json_array_append_new(het, json_pack("{s:I, s:o}", "job_id", (json_int_t)p[k].job_id,
+						     "step", step));
+	}
+	return het;
+}
+
 int main(int argc, char **argv)
 {
 	struct jobopt o;
@@ -190,8 +337,10 @@ int main(int argc, char **argv)
 	char **env = NULL, **multi_prog = NULL, **wrapped = NULL;
 	char *cwd = NULL, *work_dir = NULL;
 	struct srun_io *io = NULL;
-	json_t *layout = NULL, *job = NULL;
+	json_t *layout = NULL, *job = NULL, *het = NULL;
 	long long job_id = 0;
+	struct step_part *parts = NULL;
+	int nparts = 1;
 	int status = 1;
 
 	argv[0] = "srun";
@@ -233,15 +382,38 @@ int main(int argc, char **argv)
 	}
 	if (task_prolog || task_epilog)
 		wrapped = task_wrap(&o, task_prolog, task_epilog);
-	if (o.het_next) {
-		/* One step over several components (Slurm's one MPI_COMM_WORLD
-		 * across them) is not there yet: said, rather than running the
-		 * first command alone (doc/hetjob.md). */
-		fprintf(stderr, "srun: error: a step over several heterogeneous job components "
-			"(srun A : B) is not supported yet; run one srun --het-group=N per component\n");
+	/* srun A : B, or --het-group=0,1: one step over several components */
+	bool in_job = jobopt_int(&o, "jobid", 0) != 0;
+	const char *het_size = getenv("SLURM_HET_SIZE");
+	if (o.het_next || (in_job && het_size && jobopt_str(&o, "het-group"))) {
+		nparts = step_parts(&o, &parts, &err);
+		if (nparts < 0) {
+			fprintf(stderr, "srun: error: %s\n", err.text);
+			goto out;
+		}
+	}
+	if (nparts > 1 && jobopt_flag(&o, "multi-prog")) {
+		fprintf(stderr, "srun: fatal: --multi-prog cannot span more than one heterogeneous job "
+			"component\n");
 		goto out;
 	}
-	if (jobopt_flag(&o, "multi-prog")) {
+	long het_n;
+	if (nparts > 1 && in_job && het_size && opt_count(het_size, &het_n) == 0 && het_n > 0) {
+		if (parts_in_het_job(parts, nparts, het_n, &err) < 0) {
+			fprintf(stderr, "srun: error: %s\n", err.text);
+			goto out;
+		}
+	} else if (nparts > 1 && in_job) {
+		long ntasks;
+		multi_prog = parts_as_multi_prog(parts, nparts, &ntasks, &err);
+		if (!multi_prog) {
+			fprintf(stderr, "srun: error: %s\n", err.text);
+			goto out;
+		}
+		json_object_set_new(o.spec, "ntasks", json_integer(ntasks));
+		nparts = 1;
+	}
+	if (!multi_prog && jobopt_flag(&o, "multi-prog")) {
 		long ntasks = jobopt_int(&o, "ntasks", 0);
 		multi_prog = srun_multi_prog_read(o.argv[0], &ntasks, &err);
 		if (!multi_prog) {
@@ -292,6 +464,25 @@ int main(int argc, char **argv)
 		if (srun_alloc_wait(&client, "srun", &o, job_id, true, &job) < 0) {
 			own_alloc = false;   /* cancelled or ended: nothing to give back */
 			goto out;
+		}
+		if (nparts > 1) {   /* the heterogeneous job just made: its components */
+			long long ids[HET_MAX_GROUPS] = { 0 };
+			int n = srun_alloc_het_env(&client, job_id, ids, HET_MAX_GROUPS);
+			for (int k = 0; k < nparts; k++)
+				parts[k].job_id = parts[k].group < n ? ids[parts[k].group] : 0;
+			for (int k = 0; k < nparts; k++)
+				if (!parts[k].job_id) {
+					fprintf(stderr, "srun: error: Attempt to run a job step with het group "
+						"value of %ld, but the job allocation has maximum value of %d\n",
+						parts[k].group, n - 1);
+					goto out;
+				}
+			opt_strv_free(env);
+			env = NULL;
+			if (opt_export_env(jobopt_str(&o, "export"), environ, &env, NULL, &err) < 0) {
+				fprintf(stderr, "srun: error: %s\n", err.text);
+				goto out;
+			}
 		}
 		if (o.verbose)
 			fprintf(stderr, "srun: jobid %lld: nodes(%lld):`%s', cpu counts: %lld\n", job_id,
@@ -347,14 +538,24 @@ int main(int argc, char **argv)
 		fprintf(stderr, "srun: error: the command or an option is not valid UTF-8\n");
 		goto out;
 	}
-	layout = create_step(&client, &o, job_id, step);
+	long long step_job = job_id;   /* a het step: the first part's component */
+	if (nparts > 1) {
+		het = parts_het(parts, nparts, step, env, work_dir, host, srun_io_port(io), srun_io_key(io));
+		if (!het) {
+			json_decref(step);
+			fprintf(stderr, "srun: error: the command or an option is not valid UTF-8\n");
+			goto out;
+		}
+		step_job = parts[0].job_id;
+	}
+	layout = create_step(&client, &o, step_job, step, het);
 	json_decref(step);
 	if (!layout) {
 		if (srun_alloc_interrupted && own_alloc)
 			fprintf(stderr, "srun: Job allocation %lld has been revoked.\n", job_id);
 		goto out;
 	}
-	if (srun_io_set_step(io, job_id, layout, &client, &err) < 0) {
+	if (srun_io_set_step(io, step_job, layout, &client, &err) < 0) {
 		fprintf(stderr, "srun: error: %s\n", err.text);
 		goto out;
 	}
@@ -376,6 +577,8 @@ out:
 	srun_io_destroy(io);
 	json_decref(layout);
 	json_decref(job);
+	json_decref(het);
+	free(parts);
 	if (have_client)
 		cmd_client_fini(&client);
 	opt_strv_free(env);

@@ -267,6 +267,63 @@ void srun_alloc_complete(struct cmd_client *c, const char *prog, long long job_i
 	json_decref(body);
 }
 
+static void het_setenv(const char *name, long long group, const char *value)
+{
+	char var[128];
+	snprintf(var, sizeof(var), "%s_HET_GROUP_%lld", name, group);
+	setenv(var, value, 1);
+	snprintf(var, sizeof(var), "%s_PACK_GROUP_%lld", name, group);   /* the older name */
+	setenv(var, value, 1);
+}
+
+int srun_alloc_het_env(struct cmd_client *c, long long leader, long long *ids, int max)
+{
+	struct herd_error err = { "" };
+	json_t *reply = NULL, *body = json_pack("{s:[I]}", "job_ids", (json_int_t)leader), *job;
+	char buf[4096];
+	size_t i, n = 0;
+
+	if (cmd_call(c, MSG_JOB_INFO, body, &reply, &err) != 0) {
+		json_decref(body);
+		return 0;
+	}
+	json_decref(body);
+	json_array_foreach(json_object_get(reply, "jobs"), i, job) {
+		long long k = cmd_jint(job, "het_job_offset");
+		json_t *alloc = json_object_get(job, "node_alloc"), *a;
+		size_t m = json_array_size(alloc), j;
+		if (cmd_jint(job, "het_job_id") != leader)
+			continue;
+		n++;
+		if (k >= 0 && k < max)
+			ids[k] = cmd_jint(job, "job_id");
+		snprintf(buf, sizeof(buf), "%lld", cmd_jint(job, "job_id"));
+		het_setenv("SLURM_JOB_ID", k, buf);
+		het_setenv("SLURM_JOB_NODELIST", k, cmd_jstr(job, "nodes"));
+		snprintf(buf, sizeof(buf), "%lld", cmd_jint(job, "num_nodes"));
+		het_setenv("SLURM_JOB_NUM_NODES", k, buf);
+		snprintf(buf, sizeof(buf), "%lld", cmd_jint(job, "num_tasks"));
+		het_setenv("SLURM_NTASKS", k, buf);
+		het_setenv("SLURM_NPROCS", k, buf);
+		het_setenv("SLURM_JOB_PARTITION", k, cmd_jstr(job, "partition"));
+		het_setenv("SLURM_JOB_NAME", k, cmd_jstr(job, "name"));
+		if (*cmd_jstr(job, "account"))
+			het_setenv("SLURM_JOB_ACCOUNT", k, cmd_jstr(job, "account"));
+		het_setenv("SLURM_JOB_QOS", k, *cmd_jstr(job, "qos") ? cmd_jstr(job, "qos") : "normal");
+		int *cpus = xmalloc((m ? m : 1) * sizeof(int));
+		json_array_foreach(alloc, j, a)
+			cpus[j] = (int)json_integer_value(json_array_get(a, 1));
+		if (m)
+			het_setenv("SLURM_JOB_CPUS_PER_NODE", k, srun_fold_counts(cpus, m, buf, sizeof(buf)));
+		free(cpus);
+	}
+	snprintf(buf, sizeof(buf), "%zu", n);
+	setenv("SLURM_HET_SIZE", buf, 1);
+	setenv("SLURM_PACK_SIZE", buf, 1);
+	json_decref(reply);
+	return (int)n;
+}
+
 int srun_local_addr(const struct cmd_client *c, char *buf, size_t len)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_DGRAM }, *res = NULL;

@@ -34,6 +34,12 @@ int srun_alloc_wait(struct cmd_client *c, const char *prog, const struct jobopt 
 void srun_alloc_complete(struct cmd_client *c, const char *prog, long long job_id, int status);
 /* Cancel the job (CANCEL_JOB, signal 0). */
 void srun_alloc_cancel(struct cmd_client *c, long long job_id);
+/* A heterogeneous allocation's variables in this process's environment:
+ * SLURM_HET_SIZE and each component's with _HET_GROUP_N (and the older
+ * _PACK_GROUP_N), as Slurm's salloc and srun set them, from JOB_INFO of the
+ * leader; each component's job ID into ids[offset] (up to max).  The
+ * number of components, 0 when the controller did not say. */
+int srun_alloc_het_env(struct cmd_client *c, long long leader, long long *ids, int max);
 /* The local address a connection to the controller goes out from: what a
  * node reaches srun at.  0 or -1. */
 int srun_local_addr(const struct cmd_client *c, char *buf, size_t len);

@@ -414,13 +414,19 @@ static void step_info_cb(void *arg, json_t *reply, const struct herd_error *err)
 	if (io->finished || !reply || cmd_jint(reply, "rc") != 0)
 		return;
 	json_t *steps = json_object_get(reply, "steps"), *s;
+	bool *seen = xcalloc(io->njobs, sizeof(bool));
 	size_t i;
 	json_array_foreach(steps, i, s) {
-		if (cmd_jint(s, "job_id") != io->job_id || cmd_jint(s, "step_id") != io->step_id)
+		long long job = cmd_jint(s, "job_id");
+		int k = 0;
+		while (k < io->njobs && io->job_ids[k] != job)
+			k++;
+		if (k == io->njobs || cmd_jint(s, "step_id") != io->step_id)
 			continue;
+		seen[k] = true;
 		const char *state = cmd_jstr(s, "state");
 		if (!strcmp(state, "RUNNING") || !*state)
-			return;
+			continue;
 		if (!io->ctld_final) {
 			io->ctld_final = true;
 			io->ctld_final_at = now_s();
@@ -434,24 +440,28 @@ static void step_info_cb(void *arg, json_t *reply, const struct herd_error *err)
 				errline("srun: Job step aborted: Waiting up to %d seconds for job step to "
 					"finish.", io->opts.kill_wait + 2);
 			for (int n = 0; n < io->nnodes; n++)
-				if (!strcmp(io->nodes[n].name, failed))
+				if (io->nodes[n].job_id == job && !strcmp(io->nodes[n].name, failed))
 					node_lost(io, n);
 		}
 		/* The controller ended the step: nodes that are gone say no more;
 		 * those still connected get KillWait to report their tasks. */
 		for (int n = 0; n < io->nnodes; n++) {
 			struct node *nd = &io->nodes[n];
-			if (!nd->done && (!nd->conn || nd->closed_early ||
-					  now_s() - io->ctld_final_at > io->opts.kill_wait + 2))
+			if (nd->job_id == job && !nd->done &&
+			    (!nd->conn || nd->closed_early ||
+			     now_s() - io->ctld_final_at > io->opts.kill_wait + 2))
 				node_lost(io, n);
 		}
-		check_done(io);
-		return;
 	}
 	/* The controller no longer knows the step (its job is gone). */
-	for (int n = 0; n < io->nnodes; n++)
-		if (!io->nodes[n].conn || io->nodes[n].closed_early)
+	for (int n = 0; n < io->nnodes; n++) {
+		int k = 0;
+		while (k < io->njobs && io->job_ids[k] != io->nodes[n].job_id)
+			k++;
+		if (k < io->njobs && !seen[k] && (!io->nodes[n].conn || io->nodes[n].closed_early))
 			node_lost(io, n);
+	}
+	free(seen);
 	check_done(io);
 }
 
@@ -460,7 +470,10 @@ static void ask_ctld(struct srun_io *io)
 	if (io->info_busy || !io->client)
 		return;
 	io->info_busy = true;
-	json_t *body = json_pack("{s:[I]}", "job_ids", (json_int_t)io->job_id);
+	json_t *ids = json_array();
+	for (int k = 0; k < io->njobs; k++)
+		json_array_append_new(ids, json_integer(io->job_ids[k]));
+	json_t *body = json_pack("{s:o}", "job_ids", ids);
 	net_call_async(&io->loop, &io->client->target, MSG_STEP_INFO, body, io->client->timeout_ms,
 		       step_info_cb, io);
 	json_decref(body);
@@ -546,8 +559,8 @@ static int hello(struct conn *c, const char *p, size_t len)
 
 	if (!obj || !key_equal(key, io->key))
 		goto out;   /* not our step's herdstepd: say nothing to it */
-	if (cmd_jint(obj, "job_id") != io->job_id || cmd_jint(obj, "step_id") != io->step_id ||
-	    node_id < 0 || node_id >= io->nnodes || io->nodes[node_id].conn ||
+	if (cmd_jint(obj, "step_id") != io->step_id || node_id < 0 || node_id >= io->nnodes ||
+	    cmd_jint(obj, "job_id") != io->nodes[node_id].job_id || io->nodes[node_id].conn ||
 	    io->nodes[node_id].done)
 		goto out;
 	wait_remove(c);
@@ -816,10 +829,12 @@ int srun_io_set_step(struct srun_io *io, long long job_id, const json_t *layout,
 {
 	json_t *names = json_object_get(layout, "node_names");
 	json_t *ids = json_object_get(layout, "task_ids");
+	json_t *jobs = json_object_get(layout, "job_ids");   /* a het step's: each node's job */
 	long long ntasks = cmd_jint(layout, "num_tasks");
 	size_t nnodes = json_array_size(names);
 
-	if (!nnodes || json_array_size(ids) != nnodes || ntasks < 1 || ntasks > 10000000)
+	if (!nnodes || json_array_size(ids) != nnodes || ntasks < 1 || ntasks > 10000000 ||
+	    (jobs && json_array_size(jobs) != nnodes))
 		return errprintf(err, "the controller's step layout is malformed");
 	io->job_id = job_id;
 	io->step_id = cmd_jint(layout, "step_id");
@@ -836,6 +851,14 @@ int srun_io_set_step(struct srun_io *io, long long job_id, const json_t *layout,
 		json_t *list = json_array_get(ids, n), *t;
 		size_t i;
 		nd->name = xstrdup(json_string_value(json_array_get(names, n)) ?: "?");
+		nd->job_id = jobs ? json_integer_value(json_array_get(jobs, n)) : job_id;
+		int k = 0;
+		while (k < io->njobs && io->job_ids[k] != nd->job_id)
+			k++;
+		if (k == io->njobs) {
+			io->job_ids = xrealloc(io->job_ids, (k + 1) * sizeof(*io->job_ids));
+			io->job_ids[io->njobs++] = nd->job_id;
+		}
 		nd->tasks = xcalloc(json_array_size(list) + 1, sizeof(int));
 		json_array_foreach(list, i, t) {
 			long long id = json_integer_value(t);
@@ -893,6 +916,7 @@ void srun_io_destroy(struct srun_io *io)
 	}
 	free(io->nodes);
 	free(io->tasks);
+	free(io->job_ids);
 	/* An in-flight STEP_INFO's worker still points at the loop inside io:
 	 * then io is left for the process's exit to take. */
 	if (!io->info_busy && uv_loop_close(&io->loop) == 0)

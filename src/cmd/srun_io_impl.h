@@ -39,6 +39,7 @@ struct task {
 
 struct node {
 	char *name;
+	long long job_id;       /* its component's job (a het step's nodes are several jobs') */
 	int *tasks;
 	size_t ntasks;
 	struct conn *conn;
@@ -60,6 +61,8 @@ struct srun_io {
 	char key[33];
 	int port;
 	long long job_id, step_id;
+	long long *job_ids;     /* the step's jobs: one, or a het step's components' */
+	int njobs;
 	char step_name[64];     /* "StepId=N.S" */
 	struct task *tasks;
 	int ntasks;

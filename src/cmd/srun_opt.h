@@ -30,6 +30,11 @@ enum srun_parse { SRUN_PARSE_OK = 0, SRUN_PARSE_INFO = 1, SRUN_PARSE_ERROR = -1 
 int srun_opts_parse(struct jobopt *o, enum jobopt_cmd cmd, int argc, char **argv,
 		    jobopt_getenv_f getenv_f, FILE *out, struct herd_error *err);
 
+/* --het-group: "2", "0,4", "1,3-5" into out (at most max, each group once,
+ * each below HET_MAX_GROUPS); the count, or -1 when malformed. */
+#define HET_MAX_GROUPS 128
+int srun_het_groups(const char *s, long *out, int max);
+
 /* -m/--distribution: Slurm's forms (block, cyclic, plane=N, arbitrary,
  * "*", with :socket[:core] parts and ,Pack/NoPack); the node part Herd
  * lays out by into out ("" = the default).  -1 when malformed. */

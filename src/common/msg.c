@@ -92,8 +92,14 @@ static const struct msg_field f_stepspec[] = {
 	OPT("mem_bind", MF_STR), OPT("propagate", MF_STR), OPT("rlimits", MF_OBJ), END
 };
 
-static const struct msg_field f_step_create[] = {
+static const struct msg_field f_step_het[] = {
 	REQ("job_id", MF_INT), SUB("step", f_stepspec), END
+};
+
+static const struct msg_field f_step_create[] = {
+	REQ("job_id", MF_INT), SUB("step", f_stepspec),
+	{ "het", MF_ARR_OBJ, true, f_step_het, 0, 0 },   /* a het step's components 1..n */
+	END
 };
 
 static const struct msg_field f_step_info[] = {

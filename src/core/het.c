@@ -14,7 +14,6 @@
 #include "core/core.h"
 
 /* Slurm's MAX_HET_JOB_COMPONENTS */
-#define HET_MAX_COMPONENTS 128
 
 struct job *het_component(uint32_t leader_id, uint32_t offset)
 {

@@ -19,6 +19,7 @@ struct step;
 
 #define ARRAY_NO_TASK 4294967294u   /* array_task_id of a meta record (Slurm's NO_VAL) */
 #define MAX_ARRAY_SIZE_LIMIT 4000001   /* slurm.conf(5): MaxArraySize at most 4000001 */
+#define HET_MAX_COMPONENTS 128      /* components of a heterogeneous job, as Slurm */
 
 /* Why a job waits or ended (squeue %r). */
 #define JOB_REASON_TABLE(X) \
@@ -223,7 +224,7 @@ struct job {
 	/* Heterogeneous jobs (het.c): het_job_id is the leader's ID (component
 	 * 0), 0 for a plain job; the components have consecutive IDs from it,
 	 * het_job_offset 0..het_size-1.  They start together or not at all. */
-	uint32_t het_job_id, het_job_offset, het_size;
+	uint32_t het_job_id, het_job_offset, het_size;   /* het_size <= HET_MAX_COMPONENTS */
 	/* Steps (step.c): alloc_only jobs (salloc, srun outside an allocation)
 	 * run no batch script; their steps come through STEP_CREATE. */
 	bool alloc_only;

@@ -38,11 +38,9 @@ struct step {
 	char *failed_node;          /* NODE_FAIL: the node that failed */
 	uint64_t cpu_time_us, max_rss_kb, ave_rss_sum;
 	uint64_t tot_rss_kb, max_cpu_us;   /* sacct's TRESUsageInTot/Max: over the nodes */
-	/* STEP_CREATE's reply waits for every node's LAUNCH_STEP answer */
-	struct net_req *req;
-	json_t *layout;             /* the reply's body */
-	int launches_left;
-	char *launch_error;
+	/* STEP_CREATE's reply waits for every node's LAUNCH_STEP answer:
+	 * the request's steps (step.c), NULL once answered */
+	struct step_group *group;
 	struct step *next;
 };
 

@@ -776,8 +776,11 @@ int step_start(struct stepd *sd, struct herd_error *err)
 	if (kind < 0)
 		return errprintf(err, "Invalid MPI type '%.40s', --mpi=list for acceptable types", mpi);
 	if (kind != PMI_NONE) {
+		/* a het step's components are one world: named by the leader */
 		struct pmi_step_info info = {
-			.job_id = sd->launch.job_id, .step_id = s->step_id, .size = s->step_num_tasks,
+			.job_id = sd->launch.het_job_id > 0 && sd->launch.het_job_id <= UINT32_MAX
+				  ? (uint32_t)sd->launch.het_job_id : sd->launch.job_id,
+			.step_id = s->step_id, .size = s->step_num_tasks,
 			.num_nodes = s->step_num_nodes, .node_id = s->node_id, .ranks = s->task_ids,
 			.nranks = s->ntasks, .node_names = s->step_nodes,
 			.tasks_per_node = s->step_tasks_per_node, .distribution = s->distribution,

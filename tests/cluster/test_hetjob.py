@@ -279,11 +279,60 @@ def test_requeue_and_suspend_through_the_leader(c):
     cancel(c, leader)
 
 
-def test_srun_over_components_is_refused_clearly(c):
-    """One srun over several components (Slurm's one MPI_COMM_WORLD) is not
-    there yet: refused with a sentence, not run as the first command alone."""
-    before = c.run(["squeue", "-h", "-t", "all", "-o", "%A"]).out.split()
-    r = c.run(["srun", "-N1", "echo", "A", ":", "-N1", "echo", "B"])
-    assert r.rc == 1 and r.out == "", r
-    assert "srun: error: a step over several heterogeneous job components" in r.err, r
-    assert c.run(["squeue", "-h", "-t", "all", "-o", "%A"]).out.split() == before
+def test_srun_step_over_components(c):
+    """srun A : B outside an allocation makes a heterogeneous allocation and
+    one step over its components: one set of tasks with global task IDs
+    (SLURM_PROCID over SLURM_NTASKS, Slurm's one MPI_COMM_WORLD), each part
+    on its own component's nodes; the step is L+0.S and L+1.S in sacct; a
+    part without a command runs the next one's."""
+    show = "$SLURM_PROCID/$SLURM_NTASKS job=$SLURM_JOB_ID node=$SLURMD_NODENAME"
+    r = c.run(["srun", "-l", "-N1", "-n1", "sh", "-c", "echo A " + show, ":",
+               "-N2", "-n2", "sh", "-c", "echo B " + show])
+    assert r.rc == 0, r
+    m = re.search(r"job=(\d+)", r.out)
+    assert m, r
+    leader = int(m.group(1))
+    lines = sorted(r.out.splitlines())
+    assert [l.split()[:3] for l in lines] == [["0:", "A", "0/3"], ["1:", "B", "1/3"], ["2:", "B", "2/3"]], r
+    wait_states(c, leader, ["COMPLETED", "COMPLETED"])
+    nodes0 = records(c, leader)[0]["NodeList"]
+    assert f"node={nodes0}" in lines[0], (lines, nodes0)
+    r = c.run(["sacct", "-n", "-P", "-j", str(leader), "-o", "JobID,State,NTasks"])
+    assert r.rc == 0, r
+    steps = [l for l in r.out.splitlines() if "." in l.split("|")[0]]
+    assert sorted(steps) == [f"{leader}+0.0|COMPLETED|1", f"{leader}+1.0|COMPLETED|2"], r.out
+    # the part without a command runs the next one's (Slurm's -n2 : -n1 hostname)
+    r = c.run(["srun", "-l", "-n1", ":", "-n2", "sh", "-c", "echo $SLURM_PROCID"])
+    assert r.rc == 0 and sorted(r.out.splitlines()) == ["0: 0", "1: 1", "2: 2"], r
+
+
+def test_srun_step_over_components_in_a_batch_script(c):
+    """Inside a heterogeneous batch job: srun A : B and srun --het-group=0,1
+    run one step over the components; a step over a component the job does
+    not have is refused in Slurm's words; one srun per component still works."""
+    work = c.workdir()
+    out = os.path.join(work, "het-step.out")
+    script = os.path.join(work, "het-step.sh")
+    with open(script, "w") as f:
+        f.write("#!/bin/sh\n#SBATCH -N1 -n1\n#SBATCH hetjob\n#SBATCH -N2 -n2\n"
+                "srun -l sh -c 'echo A $SLURM_PROCID/$SLURM_NTASKS' : "
+                "sh -c 'echo B $SLURM_PROCID/$SLURM_NTASKS' | sort\n"
+                "srun --het-group=0,1 -l sh -c 'echo C $SLURM_PROCID/$SLURM_NTASKS' | sort\n"
+                "srun true : true : true; echo rc=$?\n"
+                "srun --het-group=1 -l sh -c 'echo D $SLURM_PROCID/$SLURM_NTASKS' | sort\n")
+    leader = c.sbatch("-o", out, script)
+    text = wait_text(c, out, "D 1/2")
+    assert "0: A 0/3\n1: B 1/3\n2: B 2/3\n" in text, text
+    assert "0: C 0/3\n1: C 1/3\n2: C 2/3\n" in text, text
+    assert ("srun: error: Attempt to run a job step with het group value of 2, but the job "
+            "allocation has maximum value of 1\nrc=1\n") in text, text
+    assert "0: D 0/2\n1: D 1/2\n" in text, text
+    wait_states(c, leader, ["COMPLETED", "COMPLETED"])
+
+
+def test_srun_parts_in_a_job_that_is_not_heterogeneous(c):
+    """In an allocation of one job, srun A : B runs one step whose tasks run
+    each part's command in order (Slurm 20.11's heterogeneous steps)."""
+    r = c.run(["salloc", "-n3", "srun", "-l", "-n1", "echo", "A", ":", "-n2", "echo", "B"])
+    assert r.rc == 0, r
+    assert sorted(r.out.splitlines()) == ["0: A", "1: B", "2: B"], r

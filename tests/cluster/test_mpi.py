@@ -94,3 +94,19 @@ def test_one_rank_failing_sets_srun_exit_code(cluster):
                      f'{prog} >/dev/null; [ "$SLURM_PROCID" != 3 ] || exit 7'], timeout=120)
     assert r.rc == 7, r
     assert re.search(r"srun: error: n\d: task 3: Exited with exit code 7", r.err), r
+
+
+@pytest.mark.parametrize("mpi,kind", [("mpich", "pmi2"), ("openmpi", "pmix")])
+def test_one_mpi_world_over_heterogeneous_components(cluster, mpi, kind):
+    """srun A : B, a heterogeneous job's two components (one node with two
+    ranks, two nodes with a rank each), is one MPI_COMM_WORLD: four ranks,
+    each sees size 4, and the allreduce over all of them sums right (Slurm's
+    heterogeneous_jobs.html: one srun's components share one world)."""
+    prog = program(cluster, mpi, "allreduce")
+    env = ["env"] + (OMPI_ENV if mpi == "openmpi" else [])
+    r = cluster.run(env + [os.path.join(BIN, "srun"), f"--mpi={kind}", "-t", "2:00", "-N1", "-n2", prog,
+                           ":", "-N2", "-n2", prog], timeout=120)
+    assert r.rc == 0, r
+    got = ranks(r.out, "allreduce")
+    assert sorted(got) == list(range(4)), r
+    assert all(rest == "sum 10 ok" for _, rest in got.values()), r
