@@ -32,8 +32,7 @@ const struct jobopt_row jobopt_table[] = {
 	  "=<spec>", "burst buffer specifications" },
 	{ "bbf", 0, REQ, ALL, NULL, "burst_buffer", p_bbf, "=<file_name>",
 	  "burst buffer specification file" },
-	/* --bcast and what goes with it: Herd's nodes run the program from where
-	 * it is (one file system); Slurm's copy would be the same file */
+	/* --bcast and what goes with it: srun.c copies the program (doc/options.md) */
 	{ "bcast", 0, OPTL, R, "SLURM_BCAST", NULL, p_str, "[=<dest_path>]",
 	  "copy the program to the nodes first" },
 	{ "bcast-exclude", 0, REQ, R, "SLURM_BCAST_EXCLUDE", NULL, p_str, "=<paths>",
@@ -51,7 +50,7 @@ const struct jobopt_row jobopt_table[] = {
 	{ "cluster-constraint", 0, REQ, ALL, NULL, "cluster_constraint", p_str, "=[!]list",
 	  "federation cluster features to run on" },
 	{ "comment", 0, REQ, ALL, NULL, "comment", p_str, "=name", "arbitrary comment" },
-	{ "compress", 0, OPTL, R, "SLURM_COMPRESS", NULL, p_ignore, "[=library]",
+	{ "compress", 0, OPTL, R, "SLURM_COMPRESS", NULL, p_str, "[=library]",
 	  "compress what --bcast copies" },
 	{ "constraint", 'C', REQ, ALL, "SBATCH_CONSTRAINT SALLOC_CONSTRAINT SLURM_CONSTRAINT",
 	  "constraint", p_str, "=list", "specify a list of constraints" },

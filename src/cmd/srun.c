@@ -3,13 +3,16 @@
  * allocation that runs no batch script, runs the step in it, then gives it
  * back with srun's exit status.  The step's I/O is srun_io.c; the options
  * are srun_opt.c. */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "cmd/opt.h"
@@ -328,13 +331,191 @@ static json_t *parts_het(const struct step_part *p, int n, const json_t *first, 
 	return het;
 }
 
+/* ---- --bcast: the program copied to the nodes first ---- */
+
+/* Each node's copy: cat (or gunzip) of srun's stdin into the file, made
+ * by a step of one task per node, as the job's owner: $1 the destination
+ * (a directory: Slurm's slurm_bcast_<job>.<step>_<node> in it), $2 "z" when
+ * the stream is compressed.  Written beside it and renamed: whole, even
+ * where the nodes share the file system. */
+static const char bcast_script[] =
+	"f=$1\n"
+	"case $f in */) f=\"${f}slurm_bcast_${SLURM_JOB_ID}.${SLURM_STEP_ID}_$SLURMD_NODENAME\";; esac\n"
+	"t=\"$f.herd_bcast.$$\"\n"
+	"if [ \"$2\" = z ]; then gzip -dc; else cat; fi > \"$t\" && chmod 700 \"$t\" && mv -f \"$t\" \"$f\" ||\n"
+	"{ rm -f \"$t\"; exit 1; }\n";
+
+/* The program's path as srun would run it: as given when it names a
+ * directory, else the first match on PATH.  NULL when none is a file. */
+static char *program_path(const char *prog)
+{
+	if (strchr(prog, '/'))
+		return access(prog, R_OK) == 0 ? xstrdup(prog) : NULL;
+	const char *path = getenv("PATH");
+	char *copy = xstrdup(path ? path : "/usr/bin:/bin"), *save = NULL, *found = NULL;
+	for (char *dir = strtok_r(copy, ":", &save); dir && !found; dir = strtok_r(NULL, ":", &save)) {
+		char *full = xasprintf("%s/%s", *dir ? dir : ".", prog);
+		struct stat st;
+		if (stat(full, &st) == 0 && S_ISREG(st.st_mode) && access(full, R_OK) == 0)
+			found = full;
+		else
+			free(full);
+	}
+	free(copy);
+	return found;
+}
+
+/* BcastParameters' word key=value ("DestDir=/tmp", "Compression=lz4"),
+ * or NULL. */
+static char *bcast_param(const struct conf *conf, const char *key)
+{
+	const char *params = conf_get(conf, "BcastParameters");
+	size_t n = strlen(key);
+	for (const char *p = params; p && *p; p += strcspn(p, ","), p += *p == ',') {
+		if (!strncasecmp(p, key, n) && p[n] == '=')
+			return xstrndup(p + n + 1, strcspn(p + n + 1, ","));
+	}
+	return NULL;
+}
+
+/* The stream the nodes read: the program, through gzip -c when asked. */
+static int bcast_stream(const char *path, bool compress, pid_t *zip)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), pipefd[2];
+	*zip = 0;
+	if (fd < 0 || !compress)
+		return fd;
+	if (pipe2(pipefd, O_CLOEXEC) < 0 || (*zip = fork()) < 0) {
+		close(fd);
+		return -1;
+	}
+	if (*zip == 0) {
+		dup2(fd, 0);
+		dup2(pipefd[1], 1);
+		execlp("gzip", "gzip", "-c", (char *)NULL);
+		_exit(127);
+	}
+	close(fd);
+	close(pipefd[1]);
+	return pipefd[0];
+}
+
+/* --bcast: copy o's program to every node of the job (a step of its own,
+ * named "bcast", one task per node, stdin the program), then make o run
+ * the copy.  0, or -1 after printing why. */
+static int bcast(struct cmd_client *c, struct jobopt *o, long long job_id, const char *host,
+		 const char *cwd, char ***wrapped)
+{
+	struct herd_error err = { "" };
+	const char *dest = jobopt_str(o, "bcast");
+	const char *zip_arg = jobopt_str(o, "compress");
+	char *conf_dir = bcast_param(c->conf, "DestDir"), *conf_zip = bcast_param(c->conf, "Compression");
+	char *path = program_path(o->argv[0]), *dir = NULL;
+	bool compress = zip_arg ? strcasecmp(zip_arg, "none") != 0
+				: conf_zip && strcasecmp(conf_zip, "none") != 0;
+	json_t *reply = NULL, *layout = NULL, *spec = NULL;
+	struct srun_io *io = NULL;
+	struct jobopt b;
+	int rc = -1, saved = -1, in = -1;
+	pid_t zip = 0;
+
+	jobopt_init(&b, JOBOPT_SRUN);
+	if (!path) {
+		fprintf(stderr, "srun: error: --bcast: %s: no such file to copy\n", o->argv[0]);
+		goto out;
+	}
+	if (!dest || !*dest)   /* srun(1): BcastParameters=DestDir, else --chdir */
+		dest = dir = xasprintf("%s/", conf_dir ? conf_dir : cwd);
+	json_t *body = json_pack("{s:[I]}", "job_ids", (json_int_t)job_id);
+	int call = cmd_call(c, MSG_JOB_INFO, body, &reply, &err);
+	json_decref(body);
+	json_int_t nodes = cmd_jint(json_array_get(json_object_get(reply, "jobs"), 0), "num_nodes");
+	if (call != 0 || nodes < 1) {
+		fprintf(stderr, "srun: error: --bcast: job %lld: %s\n", job_id, call ? err.text : "no nodes");
+		goto out;
+	}
+	jobopt_set(&b, "nodes", json_integer(nodes));
+	jobopt_set(&b, "ntasks", json_integer(nodes));
+	jobopt_set(&b, "ntasks_per_node", json_integer(1));
+	jobopt_set(&b, "overlap", json_true());
+	jobopt_set(&b, "stdin_task", json_integer(SRUN_STDIN_ALL));
+	char *argv[] = { "/bin/sh", "-c", (char *)bcast_script, "herd_bcast", (char *)dest,
+			 compress ? "z" : "", NULL };
+	b.argv = argv;
+	b.argc = 6;
+	struct srun_io_opts io_opts = { .quiet = true, .stdin_task = SRUN_STDIN_ALL, .kill_wait = 30 };
+	if (!(io = srun_io_create(host, &io_opts, &err))) {
+		fprintf(stderr, "srun: error: %s\n", err.text);
+		goto out;
+	}
+	char *path_env[] = { "PATH=/usr/local/bin:/usr/bin:/bin", NULL };
+	spec = srun_step_body(&b, "bcast", path_env, cwd, host, srun_io_port(io), srun_io_key(io), NULL);
+	in = bcast_stream(path, compress, &zip);
+	if (in < 0) {
+		fprintf(stderr, "srun: error: --bcast: %s: %s\n", path, strerror(errno));
+		goto out;
+	}
+	/* the helper's stdin is srun's: the program for the while */
+	saved = dup(0);
+	dup2(in, 0);
+	layout = create_step(c, &b, job_id, spec, NULL);
+	if (!layout || srun_io_set_step(io, job_id, layout, c, &err) < 0) {
+		if (layout)
+			fprintf(stderr, "srun: error: %s\n", err.text);
+		goto out;
+	}
+	int status = srun_io_run(io);
+	if (status) {
+		fprintf(stderr, "srun: error: --bcast: copying %s to %s failed on a node\n", path, dest);
+		goto out;
+	}
+	if (dest[strlen(dest) - 1] != '/') {
+		o->argv[0] = (char *)jobopt_str(o, "bcast");
+	} else {
+		/* each node's own name: run by a shell that knows SLURMD_NODENAME */
+		char **w = xmalloc((o->argc + 5) * sizeof(*w));
+		char *run = xasprintf("exec \"$0\"slurm_bcast_%lld.%lld_\"$SLURMD_NODENAME\" \"$@\"",
+				      job_id, cmd_jint(layout, "step_id"));
+		w[0] = "/bin/sh";
+		w[1] = "-c";
+		w[2] = run;
+		w[3] = xstrdup(dest);
+		for (int i = 1; i < o->argc; i++)
+			w[i + 3] = o->argv[i];
+		w[o->argc + 3] = NULL;
+		o->argv = w;
+		o->argc += 3;
+		*wrapped = w;
+	}
+	rc = 0;
+out:
+	if (saved >= 0) {
+		dup2(saved, 0);
+		close(saved);
+	}
+	if (in >= 0)
+		close(in);
+	if (zip > 0)
+		waitpid(zip, NULL, 0);
+	srun_io_destroy(io);
+	json_decref(layout);
+	json_decref(spec);
+	json_decref(reply);
+	jobopt_free(&b);
+	free(path);
+	free(dir);
+	free(conf_dir);
+	free(conf_zip);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct jobopt o;
 	struct herd_error err = { "" };
 	struct cmd_client client;
 	bool have_client = false, own_alloc = false;
-	char **env = NULL, **multi_prog = NULL, **wrapped = NULL;
+	char **env = NULL, **multi_prog = NULL, **wrapped = NULL, **bcast_argv = NULL;
 	char *cwd = NULL, *work_dir = NULL;
 	struct srun_io *io = NULL;
 	json_t *layout = NULL, *job = NULL, *het = NULL;
@@ -380,8 +561,6 @@ int main(int argc, char **argv)
 		}
 		json_object_set_new(o.spec, "oversubscribe", json_true());
 	}
-	if (task_prolog || task_epilog)
-		wrapped = task_wrap(&o, task_prolog, task_epilog);
 	/* srun A : B, or --het-group=0,1: one step over several components */
 	bool in_job = jobopt_int(&o, "jobid", 0) != 0;
 	const char *het_size = getenv("SLURM_HET_SIZE");
@@ -515,6 +694,11 @@ int main(int argc, char **argv)
 	char host[64];
 	if (srun_local_addr(&client, host, sizeof(host)) < 0)
 		snprintf(host, sizeof(host), "127.0.0.1");
+	if (jobopt_given(&o, "bcast") && nparts == 1 && !multi_prog &&
+	    bcast(&client, &o, job_id, host, work_dir, &bcast_argv) < 0)
+		goto out;
+	if (task_prolog || task_epilog)
+		wrapped = task_wrap(&o, task_prolog, task_epilog);
 	struct srun_io_opts io_opts = {
 		.label = jobopt_flag(&o, "label"), .unbuffered = jobopt_flag(&o, "unbuffered"),
 		.pty = jobopt_flag(&o, "pty"), .quiet = jobopt_flag(&o, "quiet"),
@@ -586,6 +770,11 @@ out:
 	free(cwd);
 	free(work_dir);
 	free(wrapped);
+	if (bcast_argv) {
+		free(bcast_argv[2]);
+		free(bcast_argv[3]);
+		free(bcast_argv);
+	}
 	jobopt_free(&o);
 	return status;
 }

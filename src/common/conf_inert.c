@@ -37,7 +37,6 @@ static const struct inert_key inert_plain[] = {
 	{ "BackupController", NULL },
 	{ "BatchStartTimeout", NULL },
 	{ "BcastExclude", NULL },
-	{ "BcastParameters", NULL },
 	{ "BurstBufferType", "burst_buffer/none" },
 	{ "CacheGroups", NULL },
 	{ "CheckpointType", "checkpoint/none" },

@@ -7,6 +7,7 @@ waiting for resources and for busy step resources, and the option errors
 srun gives before it talks to anyone."""
 import os
 import pty
+import pwd
 import re
 import select
 import signal
@@ -440,3 +441,35 @@ def test_pty(clean):
     os.close(master)
     assert p.returncode == 0, got
     assert b"/dev/pts/" in got and b"not a tty" not in got, got
+
+
+def test_bcast_copies_the_program_to_each_node(cluster):
+    """--bcast=FILE copies the program to FILE on every node of the job
+    (as the job's owner) and runs the copy; --bcast=DIR/ names each node's
+    copy slurm_bcast_<job>.<step>_<node>, as srun(1); --compress sends it
+    compressed; the copying is a step of its own, "bcast", in sacct."""
+    work = cluster.workdir("herdu1")
+    prog = os.path.join(work, "bcast-prog")
+    write_script(prog, "#!/bin/sh\necho \"ran $0 on $SLURMD_NODENAME\"\n")
+    os.chmod(prog, 0o755)
+    dest = os.path.join(work, "bcast-dest")
+    os.makedirs(dest, exist_ok=True)
+    os.chmod(dest, 0o777)
+    fixed = os.path.join(dest, "copy")
+    r = srun(cluster, "-N2", f"--bcast={fixed}", prog)
+    assert r.rc == 0, r
+    assert sorted(r.out.splitlines()) == [f"ran {fixed} on n1", f"ran {fixed} on n2"], r
+    st = os.stat(fixed)
+    assert st.st_uid == pwd.getpwnam("herdu1").pw_uid and st.st_mode & 0o777 == 0o700, st
+    with open(prog) as a, open(fixed) as b:
+        assert a.read() == b.read()
+    r = srun(cluster, "-N2", "-l", "--compress", f"--bcast={dest}/", prog)
+    assert r.rc == 0, r
+    m = re.findall(rf"ran {dest}/slurm_bcast_(\d+)\.(\d+)_(n\d) on (n\d)", r.out)
+    assert len(m) == 2 and all(node == on for _, _, node, on in m), r
+    job, step = m[0][0], m[0][1]
+    r = cluster.run(["sacct", "-n", "-P", "-j", job, "-o", "JobID,JobName,State"])
+    assert f"{job}.{step}|bcast|COMPLETED" in r.out.splitlines(), r
+    # a program that is not there is said so before any step runs
+    r = srun(cluster, "-N1", f"--bcast={fixed}", "no-such-program-here")
+    assert r.rc == 1 and "--bcast: no-such-program-here: no such file to copy" in r.err, r
