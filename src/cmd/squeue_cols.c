@@ -289,6 +289,18 @@ static const char *c_oversubscribe(const struct squeue_row *r, const char *key, 
 	       : json_is_true(field(r->job, "oversubscribe")) ? "YES" : "OK";
 }
 
+/* A heterogeneous job's field; N/A for any other job, as Slurm */
+static const char *c_het(const struct squeue_row *r, const char *key, char *buf, size_t len)
+{
+	const json_t *v = field(r->job, key);
+	if (!jint(r->job, "het_job_id") || !v)
+		return "N/A";
+	if (json_is_string(v))
+		return json_string_value(v);
+	snprintf(buf, len, "%lld", (long long)json_integer_value(v));
+	return buf;
+}
+
 /* ---- -S values that are more than their key ---- */
 
 typedef struct squeue_sort_value sort_f(const json_t *job);
@@ -354,6 +366,10 @@ static const struct column {
 	[JOB_F_sched_nodes] = { .empty = "(null)", .unsorted = true },
 	[JOB_F_reservation] = { .empty = "(null)", .unsorted = true },
 	[JOB_F_licenses] = { .empty = "(null)", .unsorted = true },
+	[JOB_F_container] = { .empty = "(null)", .unsorted = true },
+	[JOB_F_het_job_id] = { .keys = "het_job_id", .cell = c_het },
+	[JOB_F_het_job_offset] = { .keys = "het_job_id het_job_offset", .cell = c_het },
+	[JOB_F_het_job_id_set] = { .keys = "het_job_id het_job_id_set", .cell = c_het, .unsorted = true },
 	/* Fields this scheduler does not have: Slurm's placeholders for "none". */
 	[JOB_F_wckey] = { .empty = "(null)" },
 	[JOB_F_tres_per_node] = { .fixed = "N/A" },

@@ -28,7 +28,7 @@ enum {
 };
 
 /* The fields the controller has, in the order JOB_INFO writes them:
- * X(key, type, flags, squeue -o letter, squeue -O name, squeue title,
+ * X(key, type, flags, squeue -o letter (below ' ': Slurm has none, -O only), squeue -O name, squeue title,
  *   scontrol show job KEY, sacct -o name of the same value, slurmrestd
  *   v0.0.38 job key of the same value), 0/NULL: none.
  * STORED fields the record keeps otherwise than shown (partition, reason,
@@ -99,7 +99,7 @@ enum {
 	X(qos, STR, JF_KEPT, 'q', "QOS", "QOS", "QOS", "QOS", NULL) \
 	X(features, STR, JF_KEPT, 'f', "Feature", "FEATURES", "Features", "Constraints", "features") \
 	X(reservation, STR, JF_KEPT | JF_SPARSE, 'v', "Reservation", "RESERVATION", "Reservation", NULL, NULL) \
-	X(container, STR, JF_KEPT | JF_SPARSE, 0, "Container", "CONTAINER", "Container", "Container", "container") \
+	X(container, STR, JF_KEPT | JF_SPARSE, '\x04', "Container", "CONTAINER", "Container", "Container", "container") \
 	X(wckey, STR, JF_KEPT | JF_SPARSE, 'w', "WCKey", "WCKEY", "WCKey", "WCKey", "wckey") \
 	X(wckey_id, INT, JF_KEPT | JF_SPARSE, 0, NULL, NULL, NULL, "WCKeyID", NULL) \
 	X(licenses, STR, JF_KEPT | JF_SPARSE, 'W', "Licenses", "LICENSES", "Licenses", NULL, "licenses") \
@@ -117,9 +117,9 @@ enum {
 	X(std_out_task, STR, JF_KEPT | JF_ARRAY | JF_SPARSE, 0, NULL, NULL, NULL, NULL, NULL) \
 	X(std_err_task, STR, JF_KEPT | JF_ARRAY | JF_SPARSE, 0, NULL, NULL, NULL, NULL, NULL) \
 	/* heterogeneous jobs (core/het.c) */ \
-	X(het_job_id, INT, JF_KEPT | JF_HET, 0, NULL, NULL, "HetJobId", NULL, "het_job_id") \
-	X(het_job_offset, INT, JF_KEPT | JF_HET, 0, NULL, NULL, "HetJobOffset", NULL, "het_job_offset") \
-	X(het_job_id_set, STR, JF_SHOWN | JF_HET, 0, NULL, NULL, "HetJobIdSet", NULL, "het_job_id_set") \
+	X(het_job_id, INT, JF_KEPT | JF_HET, '\x01', "HetJobID", "HET_JOB_ID", "HetJobId", NULL, "het_job_id") \
+	X(het_job_offset, INT, JF_KEPT | JF_HET, '\x03', "HetJobOffset", "HET_JOB_OFFSET", "HetJobOffset", NULL, "het_job_offset") \
+	X(het_job_id_set, STR, JF_SHOWN | JF_HET, '\x02', "HetJobIDSet", "HET_JOB_ID_SET", "HetJobIdSet", NULL, "het_job_id_set") \
 	/* the record's own: how the controller resumes the job after a restart */ \
 	X(origin, STR, JF_STORED | JF_SPARSE, 0, NULL, NULL, NULL, NULL, NULL) \
 	X(priority_admin, INT, JF_STORED | JF_SPARSE, 0, NULL, NULL, NULL, NULL, NULL) \

@@ -336,3 +336,21 @@ def test_srun_parts_in_a_job_that_is_not_heterogeneous(c):
     r = c.run(["salloc", "-n3", "srun", "-l", "-n1", "echo", "A", ":", "-n2", "echo", "B"])
     assert r.rc == 0, r
     assert sorted(r.out.splitlines()) == ["0: A", "1: B", "2: B"], r
+
+
+def test_squeue_het_fields(c):
+    """squeue -O HetJobID,HetJobIDSet,HetJobOffset (Slurm has no -o letter
+    for them): a component's, and N/A for a job that is not heterogeneous,
+    as Slurm 22.05 prints them."""
+    leader = c.sbatch("-o", "/dev/null", "-N1", "--wrap", "sleep 300", ":", "-N1")
+    plain = c.sbatch("-o", "/dev/null", "--wrap", "sleep 300")
+    wait_states(c, leader, ["RUNNING", "RUNNING"])
+    r = c.run(["squeue", "-j", f"{leader},{plain}", "-O", "JobID,HetJobID,HetJobIDSet,HetJobOffset,Container"])
+    assert r.rc == 0, r
+    lines = [l.split() for l in r.out.splitlines()]
+    assert lines[0] == ["JOBID", "HET_JOB_ID", "HET_JOB_ID_SET", "HET_JOB_OFFSET", "CONTAINER"], r
+    assert sorted(lines[1:]) == sorted([
+        [str(leader), str(leader), f"{leader}-{leader + 1}", "0", "(null)"],
+        [str(leader + 1), str(leader), f"{leader}-{leader + 1}", "1", "(null)"],
+        [str(plain), "N/A", "N/A", "N/A", "(null)"]]), r
+    cancel(c, leader, plain)
