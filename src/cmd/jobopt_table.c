@@ -262,7 +262,7 @@ const struct jobopt_row jobopt_table[] = {
 	/* no MpiParams=ports: Slurm reserves none, and so here */
 	{ "resv-ports", 0, OPTL, R, "SLURM_RESV_PORTS", NULL, p_ignore, "[=count]",
 	  "reserve communication ports" },
-	{ "send-libs", 0, OPTL, R, "SLURM_SEND_LIBS", NULL, p_ignore, "[=yes|no]",
+	{ "send-libs", 0, OPTL, R, "SLURM_SEND_LIBS", NULL, p_str, "[=yes|no]",
 	  "send the program's libraries with --bcast" },
 	/* Slurm 24.11 and 25.05's block topology: issue 17 */
 	{ "segment", 0, REQ, ALL, "SBATCH_SEGMENT_SIZE SALLOC_SEGMENT_SIZE SLURM_SEGMENT_SIZE", NULL,

@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include "cmd/opt.h"
 #include "cmd/srun_alloc.h"
+#include "cmd/srun_bcast.h"
 #include "cmd/srun_io.h"
 #include "cmd/srun_opt.h"
 #include "common/hostlist.h"
@@ -27,8 +28,6 @@
 
 extern char **environ;
 
-#define STEP_RETRY_MS 500
-
 static void step_name(const struct jobopt *o, char *buf, size_t len)
 {
 	if (jobopt_str(o, "name")) {
@@ -38,53 +37,6 @@ static void step_name(const struct jobopt *o, char *buf, size_t len)
 	char *copy = xstrdup(o->argv[0]);
 	snprintf(buf, len, "%s", basename(copy));
 	free(copy);
-}
-
-/* STEP_CREATE, retried while the nodes are busy; the layout, or NULL after
- * printing why. */
-static json_t *create_step(struct cmd_client *c, const struct jobopt *o, long long job_id,
-			   json_t *step, json_t *het)
-{
-	json_t *body = json_pack("{s:I, s:O}", "job_id", (json_int_t)job_id, "step", step);
-	if (het)
-		json_object_set(body, "het", het);
-	bool said_busy = false;
-	json_t *reply = NULL;
-	for (int tries = 0;; tries++) {
-		struct herd_error err = { "" };
-		int rc = cmd_call(c, MSG_STEP_CREATE, body, &reply, &err);
-		if (rc == 0)
-			break;
-		if (srun_alloc_interrupted) {
-			reply = NULL;
-			break;
-		}
-		if (rc == HERD_ERR_NODES_BUSY || (rc == CMD_NO_REPLY && tries < 120)) {
-			if (rc == HERD_ERR_NODES_BUSY && !said_busy && !jobopt_flag(o, "quiet"))
-				fprintf(stderr, "srun: Job %lld step creation temporarily disabled, retrying "
-					"(%s)\n", job_id, err.text);
-			said_busy |= rc == HERD_ERR_NODES_BUSY;
-			usleep(STEP_RETRY_MS * 1000);
-			continue;
-		}
-		/* Slurm looks the allocation up first: these are its words for a
-		 * job that is not (or no longer, or not the caller's) to be had. */
-		if (rc == HERD_ERR_INVALID_JOB || rc == HERD_ERR_ALREADY_DONE || rc == HERD_ERR_ACCESS) {
-			fprintf(stderr, "srun: error: Unable to confirm allocation for job %lld: %s\n",
-				job_id, err.text);
-			fprintf(stderr, "srun: Check SLURM_JOB_ID environment variable. Expired or invalid "
-				"job %lld\n", job_id);
-		} else {
-			fprintf(stderr, "srun: error: Unable to create step for job %lld: %s\n", job_id,
-				err.text);
-		}
-		reply = NULL;
-		break;
-	}
-	if (reply && said_busy && !jobopt_flag(o, "quiet"))
-		fprintf(stderr, "srun: Step created for job %lld\n", job_id);
-	json_decref(body);
-	return reply;
 }
 
 static char *abs_path(const char *path, const char *cwd)
@@ -331,184 +283,6 @@ static json_t *parts_het(const struct step_part *p, int n, const json_t *first, 
 	return het;
 }
 
-/* ---- --bcast: the program copied to the nodes first ---- */
-
-/* Each node's copy: cat (or gunzip) of srun's stdin into the file, made
- * by a step of one task per node, as the job's owner: $1 the destination
- * (a directory: Slurm's slurm_bcast_<job>.<step>_<node> in it), $2 "z" when
- * the stream is compressed.  Written beside it and renamed: whole, even
- * where the nodes share the file system. */
-static const char bcast_script[] =
-	"f=$1\n"
-	"case $f in */) f=\"${f}slurm_bcast_${SLURM_JOB_ID}.${SLURM_STEP_ID}_$SLURMD_NODENAME\";; esac\n"
-	"t=\"$f.herd_bcast.$$\"\n"
-	"if [ \"$2\" = z ]; then gzip -dc; else cat; fi > \"$t\" && chmod 700 \"$t\" && mv -f \"$t\" \"$f\" ||\n"
-	"{ rm -f \"$t\"; exit 1; }\n";
-
-/* The program's path as srun would run it: as given when it names a
- * directory, else the first match on PATH.  NULL when none is a file. */
-static char *program_path(const char *prog)
-{
-	if (strchr(prog, '/'))
-		return access(prog, R_OK) == 0 ? xstrdup(prog) : NULL;
-	const char *path = getenv("PATH");
-	char *copy = xstrdup(path ? path : "/usr/bin:/bin"), *save = NULL, *found = NULL;
-	for (char *dir = strtok_r(copy, ":", &save); dir && !found; dir = strtok_r(NULL, ":", &save)) {
-		char *full = xasprintf("%s/%s", *dir ? dir : ".", prog);
-		struct stat st;
-		if (stat(full, &st) == 0 && S_ISREG(st.st_mode) && access(full, R_OK) == 0)
-			found = full;
-		else
-			free(full);
-	}
-	free(copy);
-	return found;
-}
-
-/* BcastParameters' word key=value ("DestDir=/tmp", "Compression=lz4"),
- * or NULL. */
-static char *bcast_param(const struct conf *conf, const char *key)
-{
-	const char *params = conf_get(conf, "BcastParameters");
-	size_t n = strlen(key);
-	for (const char *p = params; p && *p; p += strcspn(p, ","), p += *p == ',') {
-		if (!strncasecmp(p, key, n) && p[n] == '=')
-			return xstrndup(p + n + 1, strcspn(p + n + 1, ","));
-	}
-	return NULL;
-}
-
-/* The stream the nodes read: the program, through gzip -c when asked. */
-static int bcast_stream(const char *path, bool compress, pid_t *zip)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC), pipefd[2];
-	*zip = 0;
-	if (fd < 0 || !compress)
-		return fd;
-	if (pipe2(pipefd, O_CLOEXEC) < 0 || (*zip = fork()) < 0) {
-		close(fd);
-		return -1;
-	}
-	if (*zip == 0) {
-		dup2(fd, 0);
-		dup2(pipefd[1], 1);
-		execlp("gzip", "gzip", "-c", (char *)NULL);
-		_exit(127);
-	}
-	close(fd);
-	close(pipefd[1]);
-	return pipefd[0];
-}
-
-/* --bcast: copy o's program to every node of the job (a step of its own,
- * named "bcast", one task per node, stdin the program), then make o run
- * the copy.  0, or -1 after printing why. */
-static int bcast(struct cmd_client *c, struct jobopt *o, long long job_id, const char *host,
-		 const char *cwd, char ***wrapped)
-{
-	struct herd_error err = { "" };
-	const char *dest = jobopt_str(o, "bcast");
-	const char *zip_arg = jobopt_str(o, "compress");
-	char *conf_dir = bcast_param(c->conf, "DestDir"), *conf_zip = bcast_param(c->conf, "Compression");
-	char *path = program_path(o->argv[0]), *dir = NULL;
-	bool compress = zip_arg ? strcasecmp(zip_arg, "none") != 0
-				: conf_zip && strcasecmp(conf_zip, "none") != 0;
-	json_t *reply = NULL, *layout = NULL, *spec = NULL;
-	struct srun_io *io = NULL;
-	struct jobopt b;
-	int rc = -1, saved = -1, in = -1;
-	pid_t zip = 0;
-
-	jobopt_init(&b, JOBOPT_SRUN);
-	if (!path) {
-		fprintf(stderr, "srun: error: --bcast: %s: no such file to copy\n", o->argv[0]);
-		goto out;
-	}
-	if (!dest || !*dest)   /* srun(1): BcastParameters=DestDir, else --chdir */
-		dest = dir = xasprintf("%s/", conf_dir ? conf_dir : cwd);
-	json_t *body = json_pack("{s:[I]}", "job_ids", (json_int_t)job_id);
-	int call = cmd_call(c, MSG_JOB_INFO, body, &reply, &err);
-	json_decref(body);
-	json_int_t nodes = cmd_jint(json_array_get(json_object_get(reply, "jobs"), 0), "num_nodes");
-	if (call != 0 || nodes < 1) {
-		fprintf(stderr, "srun: error: --bcast: job %lld: %s\n", job_id, call ? err.text : "no nodes");
-		goto out;
-	}
-	jobopt_set(&b, "nodes", json_integer(nodes));
-	jobopt_set(&b, "ntasks", json_integer(nodes));
-	jobopt_set(&b, "ntasks_per_node", json_integer(1));
-	jobopt_set(&b, "overlap", json_true());
-	jobopt_set(&b, "stdin_task", json_integer(SRUN_STDIN_ALL));
-	char *argv[] = { "/bin/sh", "-c", (char *)bcast_script, "herd_bcast", (char *)dest,
-			 compress ? "z" : "", NULL };
-	b.argv = argv;
-	b.argc = 6;
-	struct srun_io_opts io_opts = { .quiet = true, .stdin_task = SRUN_STDIN_ALL, .kill_wait = 30 };
-	if (!(io = srun_io_create(host, &io_opts, &err))) {
-		fprintf(stderr, "srun: error: %s\n", err.text);
-		goto out;
-	}
-	char *path_env[] = { "PATH=/usr/local/bin:/usr/bin:/bin", NULL };
-	spec = srun_step_body(&b, "bcast", path_env, cwd, host, srun_io_port(io), srun_io_key(io), NULL);
-	in = bcast_stream(path, compress, &zip);
-	if (in < 0) {
-		fprintf(stderr, "srun: error: --bcast: %s: %s\n", path, strerror(errno));
-		goto out;
-	}
-	/* the helper's stdin is srun's: the program for the while */
-	saved = dup(0);
-	dup2(in, 0);
-	layout = create_step(c, &b, job_id, spec, NULL);
-	if (!layout || srun_io_set_step(io, job_id, layout, c, &err) < 0) {
-		if (layout)
-			fprintf(stderr, "srun: error: %s\n", err.text);
-		goto out;
-	}
-	int status = srun_io_run(io);
-	if (status) {
-		fprintf(stderr, "srun: error: --bcast: copying %s to %s failed on a node\n", path, dest);
-		goto out;
-	}
-	if (dest[strlen(dest) - 1] != '/') {
-		o->argv[0] = (char *)jobopt_str(o, "bcast");
-	} else {
-		/* each node's own name: run by a shell that knows SLURMD_NODENAME */
-		char **w = xmalloc((o->argc + 5) * sizeof(*w));
-		char *run = xasprintf("exec \"$0\"slurm_bcast_%lld.%lld_\"$SLURMD_NODENAME\" \"$@\"",
-				      job_id, cmd_jint(layout, "step_id"));
-		w[0] = "/bin/sh";
-		w[1] = "-c";
-		w[2] = run;
-		w[3] = xstrdup(dest);
-		for (int i = 1; i < o->argc; i++)
-			w[i + 3] = o->argv[i];
-		w[o->argc + 3] = NULL;
-		o->argv = w;
-		o->argc += 3;
-		*wrapped = w;
-	}
-	rc = 0;
-out:
-	if (saved >= 0) {
-		dup2(saved, 0);
-		close(saved);
-	}
-	if (in >= 0)
-		close(in);
-	if (zip > 0)
-		waitpid(zip, NULL, 0);
-	srun_io_destroy(io);
-	json_decref(layout);
-	json_decref(spec);
-	json_decref(reply);
-	jobopt_free(&b);
-	free(path);
-	free(dir);
-	free(conf_dir);
-	free(conf_zip);
-	return rc;
-}
-
 int main(int argc, char **argv)
 {
 	struct jobopt o;
@@ -695,7 +469,7 @@ int main(int argc, char **argv)
 	if (srun_local_addr(&client, host, sizeof(host)) < 0)
 		snprintf(host, sizeof(host), "127.0.0.1");
 	if (jobopt_given(&o, "bcast") && nparts == 1 && !multi_prog &&
-	    bcast(&client, &o, job_id, host, work_dir, &bcast_argv) < 0)
+	    srun_bcast(&client, &o, job_id, host, work_dir, &env, &bcast_argv) < 0)
 		goto out;
 	if (task_prolog || task_epilog)
 		wrapped = task_wrap(&o, task_prolog, task_epilog);
@@ -732,7 +506,7 @@ int main(int argc, char **argv)
 		}
 		step_job = parts[0].job_id;
 	}
-	layout = create_step(&client, &o, step_job, step, het);
+	layout = srun_step_create(&client, &o, step_job, step, het);
 	json_decref(step);
 	if (!layout) {
 		if (srun_alloc_interrupted && own_alloc)
@@ -770,11 +544,7 @@ out:
 	free(cwd);
 	free(work_dir);
 	free(wrapped);
-	if (bcast_argv) {
-		free(bcast_argv[2]);
-		free(bcast_argv[3]);
-		free(bcast_argv);
-	}
+	srun_bcast_free(bcast_argv);
 	jobopt_free(&o);
 	return status;
 }

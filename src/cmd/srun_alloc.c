@@ -17,6 +17,7 @@
 #include "common/xmalloc.h"
 
 #define SUBMIT_RETRY_S 60
+#define STEP_RETRY_MS 500
 
 volatile sig_atomic_t srun_alloc_interrupted;
 
@@ -165,6 +166,53 @@ int srun_alloc_submit(struct cmd_client *c, const char *prog, const struct jobop
 	}
 	json_decref(reply);
 	return 0;
+}
+
+/* STEP_CREATE, retried while the nodes are busy; the layout, or NULL after
+ * printing why. */
+json_t *srun_step_create(struct cmd_client *c, const struct jobopt *o, long long job_id,
+			 json_t *step, json_t *het)
+{
+	json_t *body = json_pack("{s:I, s:O}", "job_id", (json_int_t)job_id, "step", step);
+	if (het)
+		json_object_set(body, "het", het);
+	bool said_busy = false;
+	json_t *reply = NULL;
+	for (int tries = 0;; tries++) {
+		struct herd_error err = { "" };
+		int rc = cmd_call(c, MSG_STEP_CREATE, body, &reply, &err);
+		if (rc == 0)
+			break;
+		if (srun_alloc_interrupted) {
+			reply = NULL;
+			break;
+		}
+		if (rc == HERD_ERR_NODES_BUSY || (rc == CMD_NO_REPLY && tries < 120)) {
+			if (rc == HERD_ERR_NODES_BUSY && !said_busy && !jobopt_flag(o, "quiet"))
+				fprintf(stderr, "srun: Job %lld step creation temporarily disabled, retrying "
+					"(%s)\n", job_id, err.text);
+			said_busy |= rc == HERD_ERR_NODES_BUSY;
+			usleep(STEP_RETRY_MS * 1000);
+			continue;
+		}
+		/* Slurm looks the allocation up first: these are its words for a
+		 * job that is not (or no longer, or not the caller's) to be had. */
+		if (rc == HERD_ERR_INVALID_JOB || rc == HERD_ERR_ALREADY_DONE || rc == HERD_ERR_ACCESS) {
+			fprintf(stderr, "srun: error: Unable to confirm allocation for job %lld: %s\n",
+				job_id, err.text);
+			fprintf(stderr, "srun: Check SLURM_JOB_ID environment variable. Expired or invalid "
+				"job %lld\n", job_id);
+		} else {
+			fprintf(stderr, "srun: error: Unable to create step for job %lld: %s\n", job_id,
+				err.text);
+		}
+		reply = NULL;
+		break;
+	}
+	if (reply && said_busy && !jobopt_flag(o, "quiet"))
+		fprintf(stderr, "srun: Step created for job %lld\n", job_id);
+	json_decref(body);
+	return reply;
 }
 
 void srun_alloc_cancel(struct cmd_client *c, long long job_id)

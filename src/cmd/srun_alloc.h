@@ -20,6 +20,11 @@ json_t *srun_alloc_body(const struct jobopt *o, const char *name, char *const *e
 json_t *srun_step_body(const struct jobopt *o, const char *name, char *const *env,
 		       const char *cwd, const char *host, int io_port, const char *io_key,
 		       char *const *multi_prog);
+/* STEP_CREATE of step (and, for a heterogeneous step, "het": its other
+ * parts), retried while the nodes are busy; the layout, or NULL after
+ * printing why in Slurm's words. */
+json_t *srun_step_create(struct cmd_client *c, const struct jobopt *o, long long job_id,
+			 json_t *step, json_t *het);
 /* Submit (retried with the same key while the controller does not answer);
  * 0 with *job_id, else -1 after printing "PROG: error: ...", or 1 after
  * printing when a --test-only job would start (nothing queued). */

@@ -36,7 +36,6 @@ static const struct inert_key inert_plain[] = {
 	{ "BackupAddr", NULL },
 	{ "BackupController", NULL },
 	{ "BatchStartTimeout", NULL },
-	{ "BcastExclude", NULL },
 	{ "BurstBufferType", "burst_buffer/none" },
 	{ "CacheGroups", NULL },
 	{ "CheckpointType", "checkpoint/none" },

@@ -378,10 +378,10 @@ def inert_keys():
 def keys_read_by_daemons():
     """Plain keys named in a daemon's source (outside the tables that only
     list them: conf_keys.c, conf_inert.c, and conf_diff.c's restart list;
-    oci_conf.c's are oci.conf's keys, some of the same name), and the one
-    only a command acts on (srun --bcast: BcastParameters)."""
+    oci_conf.c's are oci.conf's keys, some of the same name), and those only
+    a command acts on (srun --bcast: BcastParameters, BcastExclude)."""
     keys = set(plain_keys())
-    found = {"BcastParameters"}
+    found = {"BcastParameters", "BcastExclude"}
     skip = {"conf_keys.c", "conf_inert.c", "conf_diff.c", "oci_conf.c"}
     for sub in ("core", "ctld", "acct", "noded", "stepd", "restd", "common", "sched"):
         for dirpath, _, files in os.walk(os.path.join(REPO, "src", sub)):

@@ -473,3 +473,40 @@ def test_bcast_copies_the_program_to_each_node(cluster):
     # a program that is not there is said so before any step runs
     r = srun(cluster, "-N1", f"--bcast={fixed}", "no-such-program-here")
     assert r.rc == 1 and "--bcast: no-such-program-here: no such file to copy" in r.err, r
+
+
+def test_bcast_send_libs(cluster):
+    """--send-libs copies the program's shared libraries that lie outside
+    the excluded directories (Slurm's default /lib,/usr/lib,/lib64,/usr/lib64)
+    to <copy>_libs on each node and puts it first in LD_LIBRARY_PATH: the
+    copy loads its library from there."""
+    work = cluster.workdir("herdu1")
+    src = os.path.join(work, "sendlibs")
+    libdir = os.path.join(src, "lib")
+    dest = os.path.join(work, "sendlibs-dest")
+    for d in (src, libdir, dest):
+        os.makedirs(d, exist_ok=True)
+        os.chmod(d, 0o777)
+    with open(os.path.join(src, "lib.c"), "w") as f:
+        f.write("int herd_answer(void) { return 42; }\n")
+    with open(os.path.join(src, "main.c"), "w") as f:
+        f.write("#define _GNU_SOURCE\n#include <dlfcn.h>\n#include <stdio.h>\n"
+                "int herd_answer(void);\n"
+                "int main(void) { Dl_info i; dladdr((void *)herd_answer, &i);\n"
+                "  printf(\"answer %d from %s\\n\", herd_answer(), i.dli_fname); return 0; }\n")
+    subprocess.run(["cc", "-shared", "-fPIC", "-o", os.path.join(libdir, "libherdanswer.so"),
+                    os.path.join(src, "lib.c")], check=True)
+    prog = os.path.join(src, "answer")
+    subprocess.run(["cc", "-o", prog, os.path.join(src, "main.c"), "-L", libdir, "-lherdanswer", "-ldl"],
+                   check=True)
+    os.chmod(prog, 0o755)
+    fixed = os.path.join(dest, "answer")
+    env = ["env", f"LD_LIBRARY_PATH={libdir}", os.path.join(BIN, "srun")]
+    r = cluster.run(env + ["-N2", "--send-libs", f"--bcast={fixed}", prog], user="herdu1", timeout=60)
+    assert r.rc == 0, r
+    lib = os.path.join(dest, "answer_libs", "libherdanswer.so")
+    assert r.out.splitlines() == [f"answer 42 from {lib}"] * 2, r
+    # --bcast-exclude names the library's directory: not sent, found where it is
+    r = cluster.run(env + ["-N1", "--send-libs", f"--bcast-exclude={libdir}", f"--bcast={dest}/", prog],
+                    user="herdu1", timeout=60)
+    assert r.rc == 0 and r.out == f"answer 42 from {os.path.join(libdir, 'libherdanswer.so')}\n", r
