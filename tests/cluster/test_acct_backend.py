@@ -221,6 +221,44 @@ def test_commands_reach_another_cluster_with_M(users):
         stop_clusters(*[x for x in (a, b) if x])
 
 
+@needs_pg
+def test_M_goes_to_the_cluster_that_starts_the_job_first(users):
+    """-M a,b (sbatch, salloc, srun): as Slurm, the job goes to the cluster
+    where it would start first (a --test-only question to each), not to
+    the first named; a tie goes to the first named."""
+    server = pg.session_server()
+    db = server.create_db(f"herd_first_{os.getpid()}")
+    a, b = start_cluster(1), None
+    try:
+        b = start_cluster_sharing_key(a)
+        pg.use_pgsql(a, server, db)
+        pg.use_pgsql(b, server, db)
+        both = f"{a.name},{b.name}"
+        # both idle: the first named, either way round
+        for first, second in ((a, b), (b, a)):
+            r = a.run(["sbatch", "-M", f"{first.name},{second.name}", "--parsable", "-H",
+                       "--wrap", "true"])
+            assert r.rc == 0 and re.fullmatch(rf"(\d+);{first.name}\n", r.out), r
+            first.run(["scancel", r.out.split(";")[0]])
+        # a's one node busy for ten minutes: b starts the job now
+        r = a.run(["sbatch", "--parsable", "--exclusive", "-t", "10", "-o", "/dev/null",
+                   "--wrap", "sleep 600"])
+        assert r.rc == 0, r
+        hog = int(r.out)
+        a.wait_state(hog, ("RUNNING",))
+        r = a.run(["sbatch", "-M", both, "-J", "firstfree", "-o", "/dev/null", "--wrap", "true"])
+        m = re.fullmatch(rf"Submitted batch job (\d+) on cluster {b.name}\n", r.out)
+        assert r.rc == 0 and m, r
+        assert b.wait_done(int(m.group(1))) == "COMPLETED"
+        r = a.run(["srun", "-M", both, "-t", "1", "printenv", "SLURM_CLUSTER_NAME"])
+        assert r.rc == 0 and r.out == f"{b.name}\n", r
+        r = a.run(["salloc", "-M", both, "-t", "1", "printenv", "SLURM_CLUSTER_NAME"])
+        assert r.rc == 0 and r.out == f"{b.name}\n", r
+        assert a.run(["scancel", str(hog)]).rc == 0
+    finally:
+        stop_clusters(*[x for x in (a, b) if x])
+
+
 def log_text(c):
     with open(os.path.join(c.dir, "log", "herdctld.log"), errors="replace") as f:
         return f.read()
