@@ -340,6 +340,11 @@ def test_create_start_mode_and_container_path(oci):
                      "exit $((SLURM_PROCID + 4))"], user=USER)
         assert r.rc == 5, r   # srun's: the highest of its tasks'
         assert os.listdir(mine) == [], os.listdir(mine)
+        # and the batch script's is the job's
+        job = oci.sbatch(f"--container={oci.bundle}", "-o", "/dev/null", "--wrap", "exit 6",
+                         user=USER)
+        assert oci.wait_done(job) == "FAILED"
+        assert oci.show_job(job)["ExitCode"] == "6:0"
     finally:
         with open(oci.oci_conf, "w") as f:
             f.write(oci.oci_text)
