@@ -533,6 +533,45 @@ json_t *jobopt_submit_body(const struct jobopt *o, const struct jobopt_ctx *c)
 	return body;
 }
 
+/* -M a,b: as Slurm, the cluster where the job would start first, asked
+ * of each with a --test-only submission of the job's options (an
+ * allocation's: the script plays no part in where or when it starts).
+ * Ties, and clusters that cannot say (no reply, or they would refuse the
+ * job), go to the one named first; none can say: the first, whose own
+ * refusal the real submission then prints. */
+static size_t earliest_cluster(const struct jobopt *o, struct cmd_client *c,
+			       const struct cmd_cluster *v, size_t n)
+{
+	char cwd[4096], host[256] = "";
+	if (!getcwd(cwd, sizeof(cwd)))
+		snprintf(cwd, sizeof(cwd), "/");
+	gethostname(host, sizeof(host) - 1);
+	struct jobopt_ctx ctx = { .script = "", .cwd = cwd, .name = "will-run", .host = host,
+				  .umask = 022, .alloc = true };
+	json_t *body = jobopt_submit_body(o, &ctx);
+	size_t best = 0;
+	long long best_start = -1;
+
+	if (!body)
+		return 0;   /* not UTF-8: the real submission says so */
+	json_object_set_new(json_object_get(body, "job"), "test_only", json_true());
+	for (size_t i = 0; i < n; i++) {
+		struct herd_error err;
+		json_t *reply = NULL;
+		cmd_client_aim(c, &v[i]);
+		if (cmd_call(c, MSG_SUBMIT_JOB, body, &reply, &err) != 0)
+			continue;
+		long long start = cmd_jint(reply, "start_time");
+		json_decref(reply);
+		if (best_start < 0 || start < best_start) {
+			best = i;
+			best_start = start;
+		}
+	}
+	json_decref(body);
+	return best;
+}
+
 const char *jobopt_clusters(const struct jobopt *o, struct cmd_client *c)
 {
 	const char *want = jobopt_str(o, "clusters");
@@ -544,11 +583,10 @@ const char *jobopt_clusters(const struct jobopt *o, struct cmd_client *c)
 	struct cmd_cluster *v = cmd_clusters_resolve(c, want, &n);
 	if (!v)
 		return "";
-	/* Slurm picks the cluster where the job would start first; here the
-	 * first one named that answers to its name (doc/accounting.md) */
+	size_t pick = n > 1 ? earliest_cluster(o, c, v, n) : 0;
 	static char name[256];
-	snprintf(name, sizeof(name), "%s", v[0].name);
-	cmd_client_aim(c, &v[0]);
+	snprintf(name, sizeof(name), "%s", v[pick].name);
+	cmd_client_aim(c, &v[pick]);
 	cmd_clusters_free(v, n);
 	return name;
 }

@@ -114,9 +114,9 @@ void jobopt_info(const struct jobopt *o, FILE *out);
 /* Print the notes, then (rc < 0) err as "PROG: error: ..." (or fatal). */
 void jobopt_report(struct jobopt *o, int rc, const struct herd_error *err);
 
-/* -M/--clusters: c aimed at the first named cluster that resolves (this
- * one, or one sharing the accounting database: cmd_clusters_resolve);
- * returns its name, NULL when -M was not given, "" when none resolved
+/* -M/--clusters: c aimed at the named cluster (this one, or one sharing
+ * the accounting database: cmd_clusters_resolve) where the job would
+ * start first, each asked with a --test-only submission; returns its name, NULL when -M was not given, "" when none resolved
  * (Slurm's sentences printed). */
 struct cmd_client;
 const char *jobopt_clusters(const struct jobopt *o, struct cmd_client *c);

@@ -325,7 +325,7 @@ int main(int argc, char **argv)
 		status = 0;
 		goto out;
 	}
-	set_job_env(&o, job, conf_cluster_name(client.conf), cwd);
+	set_job_env(&o, job, cluster ? cluster : conf_cluster_name(client.conf), cwd);   /* -M: its cluster */
 	if (cmd_jint(job, "het_job_id") == job_id)
 		srun_alloc_het_env(&client, job_id, NULL, 0);
 	/* The terminal's Ctrl-C is the command's; salloc waits it out. */

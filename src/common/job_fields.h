@@ -98,6 +98,7 @@ enum {
 	X(signal_flags, STR, JF_KEPT, 0, NULL, NULL, NULL, NULL, NULL) \
 	X(qos, STR, JF_KEPT, 'q', "QOS", "QOS", "QOS", "QOS", NULL) \
 	X(features, STR, JF_KEPT, 'f', "Feature", "FEATURES", "Features", "Constraints", "features") \
+	X(batch_features, STR, JF_KEPT | JF_SPARSE, 0, NULL, NULL, NULL, NULL, "batch_features") \
 	X(reservation, STR, JF_KEPT | JF_SPARSE, 'v', "Reservation", "RESERVATION", "Reservation", NULL, NULL) \
 	X(container, STR, JF_KEPT | JF_SPARSE, '\x04', "Container", "CONTAINER", "Container", "Container", "container") \
 	X(wckey, STR, JF_KEPT | JF_SPARSE, 'w', "WCKey", "WCKEY", "WCKey", "WCKey", "wckey") \

@@ -6,6 +6,7 @@
  * here: what the plan decides (src/sched/pass.c). */
 #include <stdlib.h>
 #include "common/log.h"
+#include "common/xmalloc.h"
 #include "core/env.h"
 #include "core/core.h"
 #include "core/sched_snap.h"
@@ -17,7 +18,29 @@ static struct {
 	bool in_flight;
 	uint64_t last_ms;            /* core_now_ms when the last pass began */
 	bool ready;
+	void **later;                /* backfill_free_later's, while a pass runs */
+	size_t nlater;
 } bf;
+
+void backfill_free_later(void *p)
+{
+	if (!bf.in_flight) {
+		free(p);
+		return;
+	}
+	if ((bf.nlater & (bf.nlater - 1)) == 0)   /* 0, 1, 2, 4, ...: doubled */
+		bf.later = xrealloc(bf.later, (bf.nlater ? 2 * bf.nlater : 1) * sizeof(*bf.later));
+	bf.later[bf.nlater++] = p;
+}
+
+static void free_the_later(void)
+{
+	for (size_t i = 0; i < bf.nlater; i++)
+		free(bf.later[i]);
+	free(bf.later);
+	bf.later = NULL;
+	bf.nlater = 0;
+}
 
 static bool enabled(void)
 {
@@ -43,6 +66,7 @@ static void after_cb(struct core_work *w, bool ran)
 	struct sched_stats *st = (struct sched_stats *)sched_stats();
 
 	bf.in_flight = false;
+	free_the_later();   /* the worker is done with them */
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	int started = ran ? snap_apply(s, true) : 0;
 	double apply_ms = ms_since(&t0);

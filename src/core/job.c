@@ -200,6 +200,8 @@ void job_destroy(struct job *job)
 	free(job->mail_user);
 	free(job->qos);
 	free(job->features);
+	free(job->batch_features);
+	backfill_free_later(job->batch_idx);
 	free(job->reservation);
 	free(job->wckey);
 	licenses_job_free(job);
@@ -360,6 +362,7 @@ int job_check_placement(struct job *job, struct herd_error *err)
 		errprintf(err, "%s", herd_strerror(rc));
 		return rc;
 	}
+	job_batch_set(job);   /* --batch: the nodes that will do */
 	/* -w names more nodes than -N: the job gets them all (as Slurm) */
 	if (job->nreq_idx > (int)job->req_nodes && job->req_nodes)
 		job->req_nodes = job->nreq_idx;
@@ -402,6 +405,8 @@ struct job *job_copy(const struct job *job)
 	c->mail_user = dup_or_null(job->mail_user);
 	c->qos = dup_or_null(job->qos);
 	c->features = dup_or_null(job->features);
+	c->batch_features = dup_or_null(job->batch_features);
+	c->batch_idx = job->batch_idx ? mem_dup(job->batch_idx, (job->nbatch_idx + 1) * sizeof(int)) : NULL;
 	c->reservation = dup_or_null(job->reservation);
 	c->wckey = dup_or_null(job->wckey);
 	licenses_job_copy(c, job);
@@ -573,7 +578,7 @@ static char *expand_node(const char *path, const char *node)
 
 void job_expand_node_patterns(struct job *job)
 {
-	const char *host = core.nodes[job->alloc_node[0]].name;
+	const char *host = core.nodes[job_batch_node(job)].name;
 	char **paths[] = { &job->std_out, &job->std_err, &job->std_in };
 	for (size_t i = 0; i < 3; i++) {
 		char *x = expand_node(*paths[i], host);
@@ -699,6 +704,34 @@ char *job_unavailable_reason(const struct job *job)
 	return why;
 }
 
+void job_batch_set(struct job *job)
+{
+	backfill_free_later(job->batch_idx);
+	job->batch_idx = NULL;
+	job->nbatch_idx = 0;
+	if (!job->batch_features)
+		return;
+	/* one more: a job none of whose nodes will do still has a set (empty) */
+	job->batch_idx = xmalloc((core.nnodes + 1) * sizeof(int));
+	for (int i = 0; i < core.nnodes; i++)
+		if (feature_match(job->batch_features, core.nodes[i].conf->features) == 1)
+			job->batch_idx[job->nbatch_idx++] = i;
+}
+
+static int int_cmp(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
+int job_batch_pick(const struct job *job)
+{
+	for (int i = 0; job->batch_idx && i < job->nalloc; i++)
+		if (bsearch(&job->alloc_node[i], job->batch_idx, job->nbatch_idx, sizeof(int), int_cmp))
+			return job->alloc_node[i];
+	return job->alloc_node[0];
+}
+
 /* The partitions a job may run in, comma-separated, as squeue shows them. */
 char *job_parts_string(const struct job *job)
 {
@@ -784,7 +817,14 @@ struct job *job_from_json(const json_t *rec)
 				job->alloc_cpuset[job->nalloc] = bitmap_parse(ids, 1u << 20);
 			job->alloc_cpus[job->nalloc++] = json_integer_value(json_array_get(a, 1));
 		}
+		/* the batch host as shown (job_view.c loaded it), if still one of them */
+		bool kept = false;
+		for (int k = 0; k < job->nalloc; k++)
+			kept |= job->alloc_node[k] == job->batch_node;
+		if (!kept && job->nalloc)
+			job->batch_node = job->alloc_node[0];
 	}
+	job_batch_set(job);
 	return job;
 }
 

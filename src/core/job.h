@@ -182,6 +182,11 @@ struct job {
 	bool signal_batch;          /* B: the batch shell only */
 	char *qos;
 	char *features;             /* -C expression, NULL = none */
+	/* --batch: the features the batch host must have (NULL = none), and
+	 * the nodes that have them, ascending (job_batch_set; the passes'
+	 * requests point at it, so it is freed through backfill_free_later) */
+	char *batch_features;
+	int *batch_idx, nbatch_idx;
 	char *reservation;          /* --reservation, NULL = none (resv.c) */
 	char *wckey;                /* TrackWCKey: "name", "*default" (acct/wckey.c); NULL = none */
 	uint32_t wckey_id;          /* its record's ID, 0 = none */
@@ -206,6 +211,7 @@ struct job {
 	/* allocation, while running/completing */
 	int nalloc;
 	int *alloc_node;            /* node indexes */
+	int batch_node;             /* the one of them the batch script runs on (job_batch_node) */
 	int *alloc_cpus;            /* CPUs on each */
 	struct bitmap **alloc_cpuset;   /* the CPU IDs on each (NULL entries: none known) */
 	uint64_t alloc_mem;         /* per node */
@@ -360,6 +366,16 @@ int job_resolve(struct job *job, struct herd_error *err);
  * the job may run: -C names known features, no node both in -w and -x; a
  * -w list longer than -N raises -N.  0, or an rc with err. */
 int job_check_placement(struct job *job, struct herd_error *err);
+/* --batch: batch_idx made again from batch_features and the nodes'
+ * features (the old one freed through backfill_free_later). */
+void job_batch_set(struct job *job);
+/* The node of the started job (nalloc > 0) its batch script runs on: the
+ * first of its nodes with the --batch features (Slurm 22.05), else its first. */
+int job_batch_pick(const struct job *job);
+static inline int job_batch_node(const struct job *job)
+{
+	return job->batch_node;
+}
 /* The partitions the job may run in (at least its part). */
 struct part *const *job_parts(const struct job *job, int *n);
 

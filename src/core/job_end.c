@@ -18,7 +18,7 @@ enum job_end_taken job_ended(const struct job_end *end)
 		return JOB_END_TAKEN;
 	}
 	if ((job->state != JOB_RUNNING && job->state != JOB_COMPLETING) ||
-	    (end->node && job->nalloc && strcmp(end->node, core.nodes[job->alloc_node[0]].name))) {
+	    (end->node && job->nalloc && strcmp(end->node, core.nodes[job_batch_node(job)].name))) {
 		/* A launch we gave up on (and requeued) ran after all: the job
 		 * is queued again, or runs again elsewhere.  Taken as heard, so
 		 * herdstepd stops repeating it; this run is not the job's. */

@@ -137,7 +137,8 @@ SHOWN(reason, if (job->reason == REASON_REQ_NODE_NOT_AVAIL) v->owned = job_unava
 INT_MEMBER(priority, priority)
 INT_MEMBER(nice, nice)
 STR_MEMBER(nodes, nodes_str)
-SHOWN(batch_host, v->s = job->nalloc ? core.nodes[job->alloc_node[0]].name : "")
+GET(batch_host, v->s = job->nalloc ? core.nodes[job_batch_node(job)].name : "")
+LOAD(batch_host, job->batch_node = node_index(json_string_value(v) ?: ""))   /* job_from_json checks it */
 SHOWN(num_nodes, v->i = job->nalloc ? job->nalloc : job->req_nodes ? job->req_nodes : 1)
 SHOWN(num_cpus, v->i = shown_cpus(job))
 /* the record keeps the number asked, 0 when not given (job_to_json) */
@@ -202,6 +203,7 @@ LOAD(signal_flags, job->signal_batch = !strcmp(json_string_value(v) ?: "", "B"))
 GET(qos, v->s = job->qos ? job->qos : "normal")
 LOAD(qos, job->qos = str_of(v))
 STR_MEMBER(features, features)
+STR_MEMBER(batch_features, batch_features)
 STR_MEMBER(reservation, reservation)
 STR_MEMBER(container, container)
 STR_MEMBER(wckey, wckey)

@@ -152,7 +152,7 @@ void node_alloc(struct job *job)
 		n->alloc_cpus += job_node_charge(job, i);
 		n->alloc_mem += job_node_mem(job, i);
 		n->njobs++;
-		n->nbatch += i == 0 && !job->alloc_only;
+		n->nbatch += job->alloc_node[i] == job_batch_node(job) && !job->alloc_only;
 		if (job->exclusive)
 			n->exclusive_job = true;
 		/* A job restored at start brings its CPU IDs; a new one gets the
@@ -180,7 +180,7 @@ static void free_one(struct job *job, int i)
 	n->alloc_cpus -= job_node_charge(job, i);
 	n->alloc_mem -= job_node_mem(job, i);
 	n->njobs--;
-	n->nbatch -= i == 0 && !job->alloc_only;
+	n->nbatch -= job->alloc_node[i] == job_batch_node(job) && !job->alloc_only;
 	if (job->exclusive)
 		n->exclusive_job = false;
 	if (job->alloc_cpuset && job->alloc_cpuset[i] && job->cpu_share <= 1) {
@@ -213,7 +213,7 @@ static bool drop_failed_node(struct job *job, struct node *n)
 	for (int i = 0; i < job->nalloc; i++)
 		if (job->alloc_node[i] == idx)
 			pos = i;
-	if (pos < 0 || (pos == 0 && !job->alloc_only))
+	if (pos < 0 || (idx == job_batch_node(job) && !job->alloc_only))
 		return false;
 	log_error("job %u: node %s failed; --no-kill: it goes on without it", job->id, n->name);
 	core_steps_node_dropped(job, pos);
@@ -327,7 +327,7 @@ static void node_lost_job(struct job *job, struct node *n)
 	core_steps_node_failed(job, (int)(n - core.nodes));
 	/* Whatever still runs of it elsewhere (its batch script, when the lost
 	 * node was another of its nodes) must stop too. */
-	if (job->nalloc && &core.nodes[job->alloc_node[0]] != n)
+	if (job->nalloc && &core.nodes[job_batch_node(job)] != n)
 		core_terminate(job);
 	if (job->requeue_requested && !job->cancel_requested)
 		job_requeue_finish(job);   /* it was to end anyway, and go back to the queue */
@@ -357,7 +357,7 @@ static void reconcile_one(struct job *job, void *arg)
 {
 	struct reconcile *r = arg;
 	if ((job->state != JOB_RUNNING && job->state != JOB_COMPLETING) || !job->nalloc ||
-	    job->alloc_node[0] != r->idx)
+	    job_batch_node(job) != r->idx)
 		return;
 	/* A launch may be on its way; give it time before calling the job lost. */
 	if (!reported_has(r->reported, job->id) && job->start_time + 30 < r->now)
@@ -433,7 +433,7 @@ int node_report(const json_t *b, bool *first)
 	json_array_foreach(jobs, i, v) {
 		struct job *job = job_find(json_integer_value(v));
 		if (job && (job->state == JOB_RUNNING || job->state == JOB_COMPLETING) &&
-		    job->nalloc && job->alloc_node[0] == idx)
+		    job->nalloc && job_batch_node(job) == idx)
 			accounted++;
 	}
 	if (accounted < n->nbatch && (!*first || core.start_time + 5 < now)) {

@@ -283,6 +283,12 @@ void part_limits_req(const struct job *job, const struct part *p, struct sched_r
 
 	req->share = part_cpu_share(job);
 
+	/* --batch: one of its nodes must have those features.  Set here, with
+	 * the rest that snap_job_req's plain fields do not say; the pass in a
+	 * worker reads the set, which is why the job frees it through
+	 * backfill_free_later. */
+	req->batch = job->batch_idx;
+	req->nbatch = job->nbatch_idx;
 	req->user = (uint32_t)job->uid + 1;
 	if (p->conf->exclusive_user || job->exclusive_user)
 		req->exclusive_user = true;

@@ -47,9 +47,16 @@ static double ms_since(const struct timespec *t0)
 static struct strbuf known_features;
 static bool known_features_valid;
 
+static void batch_set_again(struct job *job, void *arg)
+{
+	if (job->batch_features && job->state == JOB_PENDING)
+		job_batch_set(job);
+}
+
 void sched_features_changed(void)
 {
 	known_features_valid = false;
+	job_foreach(batch_set_again, NULL);   /* --batch: which nodes have them now */
 }
 
 const char *sched_known_features(void)
@@ -141,6 +148,7 @@ static void job_start(struct job *job, const int *node, const int *cpus, int n)
 	job->alloc_cpus = xmalloc(n * sizeof(int));
 	memcpy(job->alloc_node, node, n * sizeof(int));
 	memcpy(job->alloc_cpus, cpus, n * sizeof(int));
+	job->batch_node = job_batch_pick(job);
 	job->alloc_mem = job->mem_mb;   /* per node; with --mem-per-cpu see job_node_mem() */
 	job->cpu_share = part_cpu_share(job);   /* -s, OverSubscribe=YES:N */
 	free(job->nodes_str);

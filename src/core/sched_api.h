@@ -42,4 +42,8 @@ struct sched_stats {
 };
 const struct sched_stats *sched_stats(void);
 
+/* backfill.c: free p now, or once the backfill pass in its worker is over
+ * (memory a job lends the pass's requests: job->batch_idx). */
+void backfill_free_later(void *p);
+
 #endif

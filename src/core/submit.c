@@ -16,6 +16,7 @@
 #include "core/prio.h"
 #include "core/resv.h"
 #include "core/taskopts.h"
+#include "sched/feature.h"
 
 /* Once its row is durable a job may be scheduled; a submission that never
  * reached the disk never happened. */
@@ -135,7 +136,9 @@ int job_submit(const json_t *spec, const struct submitter *who, bool test_only,
 		err->text[0] = '\0';   /* Slurm's sentence for the code */
 		return HERD_ERR_INVALID_ARG;
 	}
-	if (!batch_features_ok(msg_str_or(spec, "batch_features"), msg_str_or(spec, "constraint"))) {
+	const char *batch = msg_str_or(spec, "batch_features");
+	if (!batch_features_ok(batch, msg_str_or(spec, "constraint")) ||
+	    (*batch && feature_check(batch, sched_known_features()) < 0)) {
 		errprintf(err, "Job --batch option is invalid or not a subset of --constraints");
 		return HERD_ERR_INVALID_ARG;
 	}
@@ -210,6 +213,7 @@ int job_submit(const json_t *spec, const struct submitter *who, bool test_only,
 	job->signal_batch = sig && !strcmp(msg_str_or(spec, "signal_flags"), "B");
 	job->qos = *msg_str_or(spec, "qos") ? text_lower(msg_str_or(spec, "qos")) : NULL;
 	job->features = *msg_str_or(spec, "constraint") ? xstrdup(msg_str_or(spec, "constraint")) : NULL;
+	job->batch_features = *batch ? xstrdup(batch) : NULL;
 	job->req_nodelist = *msg_str_or(spec, "req_nodelist") ? xstrdup(msg_str_or(spec, "req_nodelist")) : NULL;
 	job->exc_nodelist = *msg_str_or(spec, "exc_nodelist") ? xstrdup(msg_str_or(spec, "exc_nodelist")) : NULL;
 	job->partitions = multi ? xstrdup(pname) : NULL;

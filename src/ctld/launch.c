@@ -83,7 +83,7 @@ static void launch_done(void *arg, json_t *reply, const struct herd_error *err)
 	}
 	if (job->state != JOB_RUNNING)
 		return;
-	struct node *host = &core.nodes[job->alloc_node[0]];
+	struct node *host = &core.nodes[job_batch_node(job)];
 	log_error("job %u: launch on %s failed: %s", id, host->name, reply ? rerr.text : err->text);
 	if (!reply) {
 		/* The node did not answer (its herdd is down or restarting): as
@@ -256,7 +256,7 @@ static void het_env(const struct job *job, json_t *launch)
 
 void launch_job(struct job *job)
 {
-	const struct node *host = &core.nodes[job->alloc_node[0]];
+	const struct node *host = &core.nodes[job_batch_node(job)];
 	json_t *spec, *body;
 
 	step_extern_start(job);   /* PrologFlags=Contain */
@@ -372,11 +372,12 @@ struct net_target launch_node_target(const struct node *n)
  * node of the job, where its steps run. */
 void launch_signal(struct job *job, int signal, const char *flags)
 {
-	int n = !strcmp(flags, "batch") && !job->alloc_only ? 1 : job->nalloc;
-	for (int i = 0; i < n && i < job->nalloc; i++) {
+	bool batch = !strcmp(flags, "batch") && !job->alloc_only;
+	for (int i = 0; i < (batch ? 1 : job->nalloc) && i < job->nalloc; i++) {
 		json_t *body = json_pack("{s:I, s:i, s:s}", "job_id", (json_int_t)job->id, "signal",
 					 signal, "flags", flags);
-		struct net_target to = node_target(&core.nodes[job->alloc_node[i]]);
+		int node = batch ? job_batch_node(job) : job->alloc_node[i];
+		struct net_target to = node_target(&core.nodes[node]);
 		net_call_async(ctld.loop, &to, MSG_SIGNAL_JOB, body, 10000, node_reply_logged,
 			       (void *)(uintptr_t)job->id);
 		json_decref(body);
@@ -433,7 +434,7 @@ static void limit_send_now(struct limit_send *ls)
 	}
 	json_t *body = json_pack("{s:I, s:I}", "job_id", (json_int_t)job->id, "time_limit",
 				 (json_int_t)job->time_limit);   /* the latest, on a retry too */
-	struct net_target to = node_target(&core.nodes[job->alloc_node[0]]);
+	struct net_target to = node_target(&core.nodes[job_batch_node(job)]);
 	net_call_async(ctld.loop, &to, MSG_UPDATE_JOB_LIMIT, body, 10000, limit_reply, ls);
 	json_decref(body);
 }

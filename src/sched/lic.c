@@ -98,35 +98,6 @@ static int64_t lent(const struct lic_state *l, const struct sched_job *job, int 
 	return n;
 }
 
-bool lic_fits_now(const struct lic_state *l, const struct sched_job *job, int *alt)
-{
-	*alt = 0;
-	if (!job->nlic)
-		return true;
-	for (int o = 0; o < noptions(job); o++) {
-		int first, n = option_items(job, o, &first);
-		bool ok = true;
-		for (int k = first; ok && k < first + n; k++) {
-			const struct sched_lic *it = &job->lic[k];
-			ok = it->count == 0 ||
-			     (known(l, it) && l->free[it->lic] + lent(l, job, it->lic, true) >= it->count);
-		}
-		if (ok) {
-			*alt = o;
-			return true;
-		}
-	}
-	return false;
-}
-
-void lic_take_now(struct lic_state *l, const struct sched_job *job, int alt)
-{
-	int first, n = option_items(job, alt, &first);
-	for (int k = first; k < first + n && k < job->nlic; k++)
-		if (known(l, &job->lic[k]))
-			l->free[job->lic[k].lic] -= job->lic[k].count;
-}
-
 /* The most of license lic held at any time in [start, end): the holds
  * only grow at a hold's start, so at start or at one of those. */
 static int64_t held_max(const struct lic_state *l, int lic, time_t start, time_t end)
@@ -148,8 +119,25 @@ static int64_t held_max(const struct lic_state *l, int lic, time_t start, time_t
 	return most;
 }
 
-bool lic_fits(const struct lic_state *l, const struct sched_job *job, time_t start, time_t end,
-	      int *alt)
+/* Does one item of the job fit: now (the present counts), or, planning
+ * (plan true), over [start, end)? */
+static bool item_fits(const struct lic_state *l, const struct sched_job *job,
+		      const struct sched_lic *it, bool plan, time_t start, time_t end)
+{
+	if (it->count == 0)
+		return true;
+	if (!known(l, it))
+		return false;
+	if (!plan)
+		return l->free[it->lic] + lent(l, job, it->lic, true) >= it->count;
+	return held_max(l, it->lic, start, end) + it->count <=
+	       l->cap[it->lic] + lent(l, job, it->lic, false);
+}
+
+/* The first option of the job (all its items, or one of an OR list) whose
+ * items all fit, into *alt. */
+static bool fits(const struct lic_state *l, const struct sched_job *job, bool plan, time_t start,
+		 time_t end, int *alt)
 {
 	*alt = 0;
 	if (!job->nlic)
@@ -157,18 +145,33 @@ bool lic_fits(const struct lic_state *l, const struct sched_job *job, time_t sta
 	for (int o = 0; o < noptions(job); o++) {
 		int first, n = option_items(job, o, &first);
 		bool ok = true;
-		for (int k = first; ok && k < first + n; k++) {
-			const struct sched_lic *it = &job->lic[k];
-			ok = it->count == 0 ||
-			     (known(l, it) && held_max(l, it->lic, start, end) + it->count <=
-						      l->cap[it->lic] + lent(l, job, it->lic, false));
-		}
+		for (int k = first; ok && k < first + n; k++)
+			ok = item_fits(l, job, &job->lic[k], plan, start, end);
 		if (ok) {
 			*alt = o;
 			return true;
 		}
 	}
 	return false;
+}
+
+bool lic_fits_now(const struct lic_state *l, const struct sched_job *job, int *alt)
+{
+	return fits(l, job, false, 0, 0, alt);
+}
+
+bool lic_fits(const struct lic_state *l, const struct sched_job *job, time_t start, time_t end,
+	      int *alt)
+{
+	return fits(l, job, true, start, end, alt);
+}
+
+void lic_take_now(struct lic_state *l, const struct sched_job *job, int alt)
+{
+	int first, n = option_items(job, alt, &first);
+	for (int k = first; k < first + n && k < job->nlic; k++)
+		if (known(l, &job->lic[k]))
+			l->free[job->lic[k].lic] -= job->lic[k].count;
 }
 
 void lic_hold(struct lic_state *l, const struct sched_job *job, int alt, time_t start, time_t end)

@@ -2,7 +2,8 @@
  * comes with topology/tree), required nodes (-w) first.  With -N, every node
  * gets ceil(ntasks/N) tasks' worth of CPUs; without it, one node that holds
  * the whole job is preferred, else nodes are filled in order.  A job asking
- * for nodes by name gets at least that many nodes, as in Slurm. */
+ * for nodes by name gets at least that many nodes, as in Slurm; one with
+ * sbatch --batch gets at least one node with those features. */
 #include <stddef.h>
 #include <stdlib.h>
 #include "sched/select.h"
@@ -68,6 +69,17 @@ static int task_room(const struct sched_node *n, const struct sched_req *req, in
 			tasks = (int)by_mem;
 	}
 	return tasks;
+}
+
+static int int_cmp(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
+static bool batch_node_ok(const struct sched_req *req, int node)
+{
+	return bsearch(&node, req->batch, req->nbatch, sizeof(int), int_cmp) != NULL;
 }
 
 static bool in_set(const int *set, int n, int node)
@@ -208,6 +220,8 @@ static bool try_pick(const struct sched_node *nodes, const int *cand, int ncand,
 	int64_t need = sched_mul(ntasks, cpt);
 	for (int i = 0; i < ncand && nreq == 0; i++) {   /* one node for all of it */
 		const struct sched_node *nd = &nodes[cand[i]];
+		if (req->batch && !batch_node_ok(req, cand[i]))
+			continue;   /* --batch: alone, only one with those features */
 		int64_t take = req->exclusive ? nd->cpus : need > req->mincpus ? need : req->mincpus;
 		if (node_ok(nd, req, empty) && room_cpus(nd, req, empty) >= need &&
 		    mem_fits(nd, req, take, empty)) {
@@ -248,22 +262,77 @@ static bool try_pick(const struct sched_node *nodes, const int *cand, int ncand,
 	return true;
 }
 
+/* --batch: the nodes that will do tried first after the required ones (a
+ * stable partition of order[nrequired..n) through tmp), so that the
+ * first-fit passes take one when one can be had at all. */
+static void batch_first(const struct sched_req *req, int *order, int n, int *tmp)
+{
+	int k = 0, from = req->nrequired < n ? req->nrequired : n;
+	for (int i = from; i < n; i++)
+		if (batch_node_ok(req, order[i]))
+			tmp[k++] = order[i];
+	for (int i = from; i < n; i++)
+		if (!batch_node_ok(req, order[i]))
+			tmp[k++] = order[i];
+	for (int i = 0; i < k; i++)
+		order[from + i] = tmp[i];
+}
+
+struct node_cpus {
+	int node, cpus;
+};
+
+static int by_node(const void *a, const void *b)
+{
+	return int_cmp(&((const struct node_cpus *)a)->node, &((const struct node_cpus *)b)->node);
+}
+
+/* try_pick, and with --batch only a pick with one of those nodes, given
+ * in node order as any other pick (the nodes that will do came first:
+ * batch_first), so that task 0 and the node list start at the same node. */
+static bool pick(const struct sched_node *nodes, const int *order, int n,
+		 const struct sched_req *req, bool empty, int *out_node, int *out_cpus, int *out_n)
+{
+	if (!try_pick(nodes, order, n, req, empty, out_node, out_cpus, out_n))
+		return false;
+	if (!req->batch)
+		return true;
+	bool found = false;
+	for (int k = 0; k < *out_n && !found; k++)
+		found = batch_node_ok(req, out_node[k]);
+	struct node_cpus *nc = found ? malloc((*out_n + 1) * sizeof(*nc)) : NULL;
+	if (!nc)
+		return false;
+	for (int k = 0; k < *out_n; k++)
+		nc[k] = (struct node_cpus){ out_node[k], out_cpus[k] };
+	qsort(nc, *out_n, sizeof(*nc), by_node);
+	for (int k = 0; k < *out_n; k++) {
+		out_node[k] = nc[k].node;
+		out_cpus[k] = nc[k].cpus;
+	}
+	free(nc);
+	return true;
+}
+
 enum sched_fit sched_select(const struct sched_node *nodes, const int *cand, int ncand,
 			    const struct sched_req *req, int *out_node, int *out_cpus, int *out_n)
 {
-	/* Without -w/-x the order is the candidates' own: no copy (a fit
-	 * found early on 10,000 nodes costs the nodes looked at, not all). */
-	bool plain = !req->nrequired && !req->nexcluded;
-	int *order = plain ? (int *)cand : malloc((ncand + req->nrequired + 1) * sizeof(int));
+	/* Without -w/-x/--batch the order is the candidates' own: no copy (a
+	 * fit found early on 10,000 nodes costs the nodes looked at, not all). */
+	bool plain = !req->nrequired && !req->nexcluded && !req->batch;
+	size_t room = (size_t)ncand + req->nrequired + 1;
+	int *order = plain ? (int *)cand : malloc((req->batch ? 2 : 1) * room * sizeof(int));
 	enum sched_fit fit = SCHED_NEVER;
 	int n;
 
 	if (!order)
 		return SCHED_BUSY;   /* try again later */
 	n = plain ? ncand : node_order(cand, ncand, req, order);
-	if (n >= 0 && try_pick(nodes, order, n, req, false, out_node, out_cpus, out_n))
+	if (n >= 0 && req->batch)
+		batch_first(req, order, n, order + room);
+	if (n >= 0 && pick(nodes, order, n, req, false, out_node, out_cpus, out_n))
 		fit = SCHED_PICKED;
-	else if (n >= 0 && try_pick(nodes, order, n, req, true, out_node, out_cpus, out_n))
+	else if (n >= 0 && pick(nodes, order, n, req, true, out_node, out_cpus, out_n))
 		fit = SCHED_BUSY;
 	if (!plain)
 		free(order);

@@ -55,6 +55,11 @@ struct sched_req {
 	int mincpus;
 	uint64_t tmp_mb;
 	int sockets, cores, threads;
+	/* sbatch --batch: at least one chosen node is one of these (node
+	 * indexes, ascending; nbatch may be 0: no node will do); NULL: not
+	 * asked. */
+	const int *batch;
+	int nbatch;
 };
 
 /* Is the node what the request asks for, whatever runs there (--tmp, -B,

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -388,8 +389,9 @@ static int oci_sh(const char *cmd, char **env, int out, bool quiet)
 	return status;
 }
 
-/* Child only: RunTimeQuery's "status" ("" when it said nothing readable). */
-static void oci_query(const char *cmd, char **env, char *state, size_t size)
+/* Child only: RunTimeQuery's "status" ("" when it said nothing readable),
+ * and its "pid" into *pid when asked (0 when none). */
+static void oci_query(const char *cmd, char **env, char *state, size_t size, pid_t *pid_out)
 {
 	int p[2];
 	char buf[65536];
@@ -423,22 +425,68 @@ static void oci_query(const char *cmd, char **env, char *state, size_t size)
 			;
 	json_t *j = json_loadb(buf, len, 0, NULL);
 	snprintf(state, size, "%s", json_string_value(json_object_get(j, "status")) ?: "");
+	if (pid_out) {
+		json_int_t v = json_integer_value(json_object_get(j, "pid"));
+		*pid_out = v > 1 && v < INT_MAX ? (pid_t)v : 0;
+	}
 	json_decref(j);
 }
 
+/* Child only: end as the container's process ended (a signal as a shell
+ * reports it, 128 + N, which is what RunTimeRun's runc and crun exit with). */
+static void oci_exit_as(int status)
+{
+	if (WIFSIGNALED(status))
+		_exit(128 + WTERMSIG(status));
+	_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 1);
+}
+
+/* Child only: the wait status of the container's process (its pid from
+ * RunTimeQuery) once it has ended, reaping whatever else of the runtime's
+ * was left to us; false while it runs, or when it is not ours to wait for. */
+static bool oci_reaped(pid_t init, bool block, int *status)
+{
+	pid_t r;
+	int st;
+	while ((r = waitpid(-1, &st, WNOHANG)) > 0 || (r < 0 && errno == EINTR))
+		if (r == init && init > 0) {
+			*status = st;
+			return true;
+		}
+	if (!block || init <= 0)
+		return false;
+	while ((r = waitpid(init, &st, 0)) < 0 && errno == EINTR)
+		;
+	if (r != init)
+		return false;   /* not our child: the runtime keeps it elsewhere */
+	*status = st;
+	return true;
+}
+
 /* Child only: RunTimeCreate, RunTimeStart, then RunTimeQuery until the
- * container stopped; the task's end is then. */
+ * container stopped; the task's end is then, with the exit status of the
+ * container's process.  The runtime's state does not say it (OCI's state
+ * has no exit code), so this process becomes the subreaper of what the
+ * create command leaves behind: the container's process, its "pid" in
+ * the state, is then its child once the create command is gone, and its
+ * end is waited for as RunTimeRun's runtime would wait for it. */
 static void oci_create_start(const struct oci_conf *oc, const struct oci_pattern_ctx *c, char **env)
 {
 	char *create = oci_pattern(oc->runtime_create, c, true);
 	char *start = oci_pattern(oc->runtime_start, c, true);
 	char *query = oci_pattern(oc->runtime_query, c, true);
 	char state[64];
+	pid_t init = 0;
 	int status;
 
+	signal(SIGCHLD, SIG_DFL);   /* waited for, not discarded */
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
+		init = -1;   /* its end is then not ours to see: as before, 0 */
 	status = oci_sh(create, env, -1, false);
 	if (status != 0)
 		_exit(status > 0 && WIFEXITED(status) ? WEXITSTATUS(status) : 1);
+	if (init == 0)
+		oci_query(query, env, state, sizeof(state), &init);   /* "created", and its pid */
 	status = oci_sh(start, env, -1, false);
 	if (status != 0)
 		_exit(status > 0 && WIFEXITED(status) ? WEXITSTATUS(status) : 1);
@@ -450,9 +498,14 @@ static void oci_create_start(const struct oci_conf *oc, const struct oci_pattern
 		dup2(null, 2);
 	}
 	for (;;) {
-		oci_query(query, env, state, sizeof(state));
-		if (!state[0] || !strcmp(state, "stopped"))
-			_exit(0);
+		if (oci_reaped(init, false, &status))
+			oci_exit_as(status);
+		oci_query(query, env, state, sizeof(state), NULL);
+		if (!state[0] || !strcmp(state, "stopped")) {
+			if (oci_reaped(init, true, &status))
+				oci_exit_as(status);
+			_exit(0);   /* its process was not ours: its code is not known */
+		}
 		struct timespec ts = { 0, OCI_QUERY_EVERY_MS * 1000000L };
 		nanosleep(&ts, NULL);
 	}

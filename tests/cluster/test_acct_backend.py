@@ -5,6 +5,7 @@ each: a job's and its steps' records read back by sacct and found in the
 database; a requeued job's runs (sacct -D); then, on PostgreSQL, two clusters
 sharing one database (sacct -M) and an outage in the middle of 1,000 jobs
 (every record arrives once)."""
+import contextlib
 import os
 import re
 import shutil
@@ -176,19 +177,29 @@ def start_cluster_sharing_key(other, nodes=1):
     return c
 
 
+@contextlib.contextmanager
+def clusters_sharing_db(prefix):
+    """Two one-node clusters (a, b) sharing a MUNGE key and one PostgreSQL
+    database, stopped at the end."""
+    server = pg.session_server()
+    db = server.create_db(f"{prefix}_{os.getpid()}")
+    a, b = start_cluster(1), None
+    try:
+        b = start_cluster_sharing_key(a)
+        pg.use_pgsql(a, server, db)
+        pg.use_pgsql(b, server, db)
+        yield a, b
+    finally:
+        stop_clusters(*[x for x in (a, b) if x])
+
+
 @needs_pg
 def test_commands_reach_another_cluster_with_M(users):
     """-M names a cluster sharing the accounting database: the commands ask
     this controller where that cluster's controller is (CLUSTER_INFO, from
     the database's cluster registry) and talk to it; an unknown name gets
     Slurm's two lines."""
-    server = pg.session_server()
-    db = server.create_db(f"herd_multi_{os.getpid()}")
-    a, b = start_cluster(1), None
-    try:
-        b = start_cluster_sharing_key(a)
-        pg.use_pgsql(a, server, db)
-        pg.use_pgsql(b, server, db)
+    with clusters_sharing_db("herd_multi") as (a, b):
         # sbatch -M on a submits to b, as Slurm's says it
         r = a.run(["sbatch", "-M", b.name, "-H", "-J", "onb", "--wrap", "true"])
         m = re.fullmatch(rf"Submitted batch job (\d+) on cluster {b.name}\n", r.out)
@@ -217,8 +228,36 @@ def test_commands_reach_another_cluster_with_M(users):
         # the cluster's own name needs no database
         r = a.run(["scontrol", "-M", a.name, "show", "partition"])
         assert r.rc == 0 and "PartitionName=" in r.out, r
-    finally:
-        stop_clusters(*[x for x in (a, b) if x])
+
+
+@needs_pg
+def test_M_goes_to_the_cluster_that_starts_the_job_first(users):
+    """-M a,b (sbatch, salloc, srun): as Slurm, the job goes to the cluster
+    where it would start first (a --test-only question to each), not to
+    the first named; a tie goes to the first named."""
+    with clusters_sharing_db("herd_first") as (a, b):
+        both = f"{a.name},{b.name}"
+        # both idle: the first named, either way round
+        for first, second in ((a, b), (b, a)):
+            r = a.run(["sbatch", "-M", f"{first.name},{second.name}", "--parsable", "-H",
+                       "--wrap", "true"])
+            assert r.rc == 0 and re.fullmatch(rf"(\d+);{first.name}\n", r.out), r
+            first.run(["scancel", r.out.split(";")[0]])
+        # a's one node busy for ten minutes: b starts the job now
+        r = a.run(["sbatch", "--parsable", "--exclusive", "-t", "10", "-o", "/dev/null",
+                   "--wrap", "sleep 600"])
+        assert r.rc == 0, r
+        hog = int(r.out)
+        a.wait_state(hog, ("RUNNING",))
+        r = a.run(["sbatch", "-M", both, "-J", "firstfree", "-o", "/dev/null", "--wrap", "true"])
+        m = re.fullmatch(rf"Submitted batch job (\d+) on cluster {b.name}\n", r.out)
+        assert r.rc == 0 and m, r
+        assert b.wait_done(int(m.group(1))) == "COMPLETED"
+        r = a.run(["srun", "-M", both, "-t", "1", "printenv", "SLURM_CLUSTER_NAME"])
+        assert r.rc == 0 and r.out == f"{b.name}\n", r
+        r = a.run(["salloc", "-M", both, "-t", "1", "printenv", "SLURM_CLUSTER_NAME"])
+        assert r.rc == 0 and r.out == f"{b.name}\n", r
+        assert a.run(["scancel", str(hog)]).rc == 0
 
 
 def log_text(c):

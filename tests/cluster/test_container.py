@@ -312,8 +312,9 @@ def create_start_conf(runtime, state, container_path):
 
 def test_create_start_mode_and_container_path(oci):
     """RunTimeCreate + RunTimeStart (instead of RunTimeRun): the task's
-    output still comes back; the generated bundle goes where ContainerPath
-    says, made by the user, and is removed when the task ends."""
+    output and its exit code still come back; the generated bundle goes
+    where ContainerPath says, made by the user, and is removed when the
+    task ends."""
     runtime = oci.oci_text.split('RunTimeQuery="', 1)[1].split()[0]
     state = os.path.join(oci.tmp, "state")
     where = os.path.join(oci.tmp, "generated")
@@ -330,6 +331,20 @@ def test_create_start_mode_and_container_path(oci):
         mine = os.path.join(where, USER)
         assert os.path.isdir(mine) and os.stat(mine).st_uid == pwd.getpwnam(USER).pw_uid
         assert os.listdir(mine) == [], os.listdir(mine)   # its task's bundle went
+        # the container's exit code is the task's, as in RunTimeRun mode
+        r = oci.run(["srun", f"--container={oci.bundle}", "sh", "-c",
+                     "cat /etc/herd-marker; exit 3"], user=USER)
+        assert r.rc == 3 and r.out == MARKER + "\n", r
+        assert "task 0: Exited with exit code 3" in r.err, r
+        r = oci.run(["srun", "-n", "2", f"--container={oci.bundle}", "sh", "-c",
+                     "exit $((SLURM_PROCID + 4))"], user=USER)
+        assert r.rc == 5, r   # srun's: the highest of its tasks'
+        assert os.listdir(mine) == [], os.listdir(mine)
+        # and the batch script's is the job's
+        job = oci.sbatch(f"--container={oci.bundle}", "-o", "/dev/null", "--wrap", "exit 6",
+                         user=USER)
+        assert oci.wait_done(job) == "FAILED"
+        assert oci.show_job(job)["ExitCode"] == "6:0"
     finally:
         with open(oci.oci_conf, "w") as f:
             f.write(oci.oci_text)

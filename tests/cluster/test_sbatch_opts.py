@@ -1,7 +1,7 @@
 """sbatch's scheduling and job-control options as a user meets them: --nice,
 --requeue/--no-requeue, --mail-type/--mail-user (MailProg), --mem-per-cpu,
 --ntasks-per-node, --open-mode, --time-min, --signal, -q, -C (node Features),
--w/-x, -p a,b and --test-only: what the job sees, where it runs, what squeue
+--batch, -w/-x, -p a,b and --test-only: what the job sees, where it runs, what squeue
 and scontrol show, and Slurm's refusals (message, exit code, nothing queued).
 Its own cluster: 3 nodes of 4 CPUs and 1000 MB; n1 has Features=big,fast, n2
 big, n3 slow; partitions debug (all, default) and p2 (n3); MailProg records
@@ -497,6 +497,42 @@ def test_constraint(clean):
             "-o", "/dev/null", "--wrap", "true", rc=1, env={"SBATCH_CONSTRAINT": "nope"})
 
 
+def test_batch_features(clean):
+    """--batch: the script runs on the first node of the job with those
+    features, and the job always has one (Slurm 22.05)."""
+    c = clean
+    wd = c.workdir(USER)
+    # without --batch, "big|slow" -N1 takes n1; with it, n3
+    assert ran_on(c, "-N", "1", "-C", "big|slow", "--batch=slow") == "n3"
+    # -N2: first fit would take n[1-2], neither slow
+    out = os.path.join(wd, "batch-host.txt")
+    jid = job_id(submit(c, "-N", "2", "-C", "big|slow", "--batch=slow", "-t", "2", "-o", out,
+                        "--wrap", "echo host=$SLURMD_NODENAME; sleep 30"))
+    c.wait_state(jid, "RUNNING")
+    info = c.show_job(jid)
+    assert (info["NodeList"], info["BatchHost"]) == ("n[1,3]", "n3"), info
+    assert squeue_field(c, jid, "%B") == "n3"
+    c.wait_until("the script's output", lambda: os.path.exists(out) and "host=" in read(out))
+    assert read(out).strip() == "host=n3"
+    c.run(["scancel", str(jid)])
+    c.wait_done(jid)
+    # the nodes that will do busy: the job waits, never runs without one
+    hog = job_id(submit(c, "-w", "n3", "--exclusive", "-t", "5", "-o", "/dev/null",
+                        "--wrap", "sleep 60"))
+    c.wait_state(hog, "RUNNING")
+    waiting = job_id(submit(c, "-N", "2", "-C", "big|slow", "--batch=slow", "-o", "/dev/null",
+                            "--wrap", "true"))
+    assert stays(lambda: c.job_state(waiting) == "PENDING", 1.5)
+    c.run(["scancel", str(hog)])
+    assert c.wait_done(waiting) == "COMPLETED"
+    assert c.show_job(waiting)["BatchHost"] == "n3"
+    # AND of two features no node has together: never
+    refused(c, "Requested node configuration is not available", "-C", "big|slow",
+            "--batch=big&slow", "-o", "/dev/null", "--wrap", "true", rc=1)
+    refused(c, "Job --batch option is invalid or not a subset of --constraints",
+            "-C", "big|slow", "--batch=big&(", "-o", "/dev/null", "--wrap", "true", rc=1)
+
+
 def test_nodelist(clean):
     c = clean
     assert ran_on(c, "-w", "n3") == "n3"
@@ -619,6 +655,11 @@ def test_options_survive_a_controller_restart(clean):
         ("7", "0", "END", "64M", "00:03:00", "high", "big", "n1", "n3", "4")
     part = squeue_field(c, jid, "%P")
     assert part == "p2,debug"
+    # a running job's batch host (--batch: not its first node)
+    batch = job_id(submit(c, "-N", "2", "-C", "fast|slow", "--batch=slow", "-t", "2",
+                          "-o", "/dev/null", "--wrap", "sleep 8"))
+    c.wait_state(batch, "RUNNING")
+    assert c.show_job(batch)["BatchHost"] == "n3"
     os.kill(c.ctld_pid(), signal.SIGKILL)
     c.wait_until("the controller to die", lambda: not c.daemon_pids("herdctld"))
     # and the restarted controller has JobRequeue=0 (for new jobs only)
@@ -631,6 +672,8 @@ def test_options_survive_a_controller_restart(clean):
                 "Features", "ReqNodeList", "ExcNodeList", "NumTasks", "Priority"):
         assert got[key] == want[key], key
     assert squeue_field(c, jid, "%P") == part
+    assert (c.show_job(batch)["NodeList"], c.show_job(batch)["BatchHost"]) == ("n[1,3]", "n3")
+    assert c.wait_done(batch) == "COMPLETED"   # its end heard from n3
     dflt = job_id(submit(c, "-H", "-o", "/dev/null", "--wrap", "true"))
     asked = job_id(submit(c, "-H", "--requeue", "-o", "/dev/null", "--wrap", "true"))
     by_env = job_id(submit(c, "-H", "-o", "/dev/null", "--wrap", "true",

@@ -147,7 +147,7 @@ static void views(void **state)
 		"\"std_out\":\"/home/alice/slurm-17.out\",\"std_err\":\"/home/alice/slurm-17.err\","
 		"\"std_in\":\"\",\"command\":\"(null)\",\"submit_host\":\"login1\",\"restarts\":0,\"requeue\":true,"
 		"\"mail_type\":\"END\",\"mail_user\":\"alice@example.org\",\"open_mode\":\"append\","
-		"\"signal\":10,\"signal_time\":60,\"signal_flags\":\"B\",\"qos\":\"normal\",\"features\":\"a&b\","
+		"\"signal\":10,\"signal_time\":60,\"signal_flags\":\"B\",\"qos\":\"normal\",\"features\":\"a&b\",\"batch_features\":\"\","
 		"\"reservation\":\"maint\",\"container\":\"\",\"wckey\":\"*alpha\",\"wckey_id\":3,"
 		"\"licenses\":\"\",\"req_nodelist\":\"\",\"exc_nodelist\":\"\",\"dependency\":\"\","
 		"\"node_alloc\":[],\"acts\":[],\"start_estimate\":0,\"sched_nodes\":\"\"}",
@@ -165,7 +165,7 @@ static void views(void **state)
 		"\"start_time\":0,\"end_time\":0,\"deadline\":0,\"exit_code\":0,\"work_dir\":\"\",\"std_out\":\"\","
 		"\"std_err\":\"\",\"std_in\":\"\",\"command\":\"(null)\",\"submit_host\":\"\",\"restarts\":0,"
 		"\"requeue\":false,\"mail_type\":\"NONE\",\"mail_user\":\"\",\"open_mode\":\"truncate\","
-		"\"signal\":0,\"signal_time\":0,\"signal_flags\":\"\",\"qos\":\"normal\",\"features\":\"\","
+		"\"signal\":0,\"signal_time\":0,\"signal_flags\":\"\",\"qos\":\"normal\",\"features\":\"\",\"batch_features\":\"\","
 		"\"reservation\":\"\",\"container\":\"\",\"wckey\":\"\",\"wckey_id\":0,"
 		"\"licenses\":\"\",\"req_nodelist\":\"\",\"exc_nodelist\":\"\",\"dependency\":\"\",\"node_alloc\":[],"
 		"\"acts\":[],\"start_estimate\":0,\"sched_nodes\":\"\",\"array_job_id\":30,\"array_task_id\":4294967294,"

@@ -12,6 +12,8 @@ static struct sched_node idle(int cpus)
 	return (struct sched_node){ .cpus = cpus, .memory = 1000, .usable = true };
 }
 
+static const int batch_23[] = { 2, 3 };   /* --batch: the nodes with its features */
+
 struct sel_case {
 	const char *what;
 	struct sched_req req;
@@ -55,6 +57,14 @@ static const struct sel_case cases[] = {
 	{ "--mincpus 5 never fits 4 CPUs", { .ntasks = 1, .mincpus = 5 }, { 0 }, SCHED_NEVER, 0, { 0 }, { 0 } },
 	{ "--tmp: no node has any", { .ntasks = 1, .tmp_mb = 1 }, { 0 }, SCHED_NEVER, 0, { 0 }, { 0 } },
 	{ "-B 2: no node says its sockets", { .ntasks = 1, .sockets = 2 }, { 0 }, SCHED_NEVER, 0, { 0 }, { 0 } },
+	/* sbatch --batch: one node of the allocation has its features */
+	{ "--batch -n1 takes the node that will do", { .ntasks = 1, .batch = batch_23, .nbatch = 2 }, { 0 }, SCHED_PICKED, 1, { 2 }, { 1 } },
+	{ "--batch -N2 takes the nodes that will do first", { .nodes = 2, .batch = batch_23, .nbatch = 2 }, { 0 }, SCHED_PICKED, 2, { 2, 3 }, { 1, 1 } },
+	{ "--batch -N2 with node 2 busy", { .nodes = 2, .batch = batch_23, .nbatch = 2 }, { 0, 0, 4, 0 }, SCHED_PICKED, 2, { 0, 3 }, { 1, 1 } },
+	{ "--batch: those nodes busy", { .ntasks = 1, .batch = batch_23, .nbatch = 2 }, { 0, 0, 4, 4 }, SCHED_BUSY, 0, { 0 }, { 0 } },
+	{ "--batch: no node will do", { .ntasks = 1, .batch = batch_23, .nbatch = 0 }, { 0 }, SCHED_NEVER, 0, { 0 }, { 0 } },
+	{ "--batch -n8 -c2: all four, in node order", { .ntasks = 8, .cpus_per_task = 2, .batch = batch_23, .nbatch = 1 }, { 0 }, SCHED_PICKED, 4, { 0, 1, 2, 3 }, { 4, 4, 4, 4 } },
+	{ "--batch -n3 fills node 2 first", { .ntasks = 3, .batch = batch_23, .nbatch = 1 }, { 0, 0, 2, 0 }, SCHED_PICKED, 2, { 0, 2 }, { 1, 2 } },
 };
 
 static void table(void **state)
