@@ -26,7 +26,7 @@ static void info_job(struct job *job, json_t *out, uid_t uid)
 				      "job_id", (json_int_t)job->id, "step_id", (json_int_t)STEP_BATCH,
 				      "name", "batch", "state", "RUNNING",
 				      "start_time", (json_int_t)job->start_time, "end_time", (json_int_t)0,
-				      "nodes", core.nodes[job->alloc_node[0]].name, "num_nodes", 1,
+				      "nodes", core.nodes[job_batch_node(job)].name, "num_nodes", 1,
 				      "num_tasks", 1, "cpus_per_task", (int)(job->cpus_per_task ?: 1),
 				      "time_limit", (json_int_t)-1, "user", job->user ? job->user : "",
 				      "partition", job->part ? job->part->name : "",
