@@ -259,8 +259,8 @@ const struct jobopt_row jobopt_table[] = {
 	  "if set, permit the job to be requeued" },
 	{ "reservation", 0, REQ, ALL, "SBATCH_RESERVATION SALLOC_RESERVATION SLURM_RESERVATION",
 	  "reservation", p_str, "=name", "allocate resources from named reservation" },
-	/* no MpiParams=ports: Slurm reserves none, and so here */
-	{ "resv-ports", 0, OPTL, R, "SLURM_RESV_PORTS", NULL, p_ignore, "[=count]",
+	/* MpiParams=ports=A-B: the controller's (ctld/step_ports.c) */
+	{ "resv-ports", 0, OPTL, R, "SLURM_RESV_PORTS", NULL, p_str, "[=count]",
 	  "reserve communication ports" },
 	{ "send-libs", 0, OPTL, R, "SLURM_SEND_LIBS", NULL, p_str, "[=yes|no]",
 	  "send the program's libraries with --bcast" },

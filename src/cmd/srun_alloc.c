@@ -122,6 +122,9 @@ json_t *srun_step_body(const struct jobopt *o, const char *name, char *const *en
 		json_object_set_new(step, "rlimits", jobopt_rlimits());
 	if (step && multi_prog)
 		json_object_set_new(step, "multi_prog", msg_strv(multi_prog));
+	const char *ports = jobopt_str(o, "resv-ports");   /* bare: -1, as many as tasks on a node */
+	if (step && ports)
+		json_object_set_new(step, "resv_ports", json_integer(*ports ? strtol(ports, NULL, 10) : -1));
 	if (step && jobopt_str(o, "container") && *jobopt_str(o, "container"))   /* doc/containers.md */
 		json_object_set_new(step, "container", json_string(jobopt_str(o, "container")));
 	return step;
@@ -187,11 +190,12 @@ json_t *srun_step_create(struct cmd_client *c, const struct jobopt *o, long long
 			reply = NULL;
 			break;
 		}
-		if (rc == HERD_ERR_NODES_BUSY || (rc == CMD_NO_REPLY && tries < 120)) {
-			if (rc == HERD_ERR_NODES_BUSY && !said_busy && !jobopt_flag(o, "quiet"))
+		bool busy = rc == HERD_ERR_NODES_BUSY || rc == HERD_ERR_PORTS_BUSY;
+		if (busy || (rc == CMD_NO_REPLY && tries < 120)) {
+			if (busy && !said_busy && !jobopt_flag(o, "quiet"))
 				fprintf(stderr, "srun: Job %lld step creation temporarily disabled, retrying "
 					"(%s)\n", job_id, err.text);
-			said_busy |= rc == HERD_ERR_NODES_BUSY;
+			said_busy |= busy;
 			usleep(STEP_RETRY_MS * 1000);
 			continue;
 		}

@@ -114,7 +114,6 @@ static const struct inert_key inert_plain[] = {
 	{ "MCSParameters", NULL },
 	{ "MCSPlugin", "mcs/none" },
 	{ "MemLimitEnforce", NULL },
-	{ "MpiParams", NULL },
 	{ "NodeFeaturesPlugins", NULL },
 	{ "OverTimeLimit", NULL },
 	{ "PluginDir", NULL },

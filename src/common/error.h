@@ -59,6 +59,8 @@ int errprintf(struct herd_error *err, const char *fmt, ...) __attribute__((forma
 	X(HERD_ERR_RESV_INVALID, 2058, "Requested reservation is invalid") \
 	X(HERD_ERR_RESV_BUSY, 2060, "Requested reservation is in use") \
 	X(HERD_ERR_RESV_OVERLAP, 2063, "Requested reservation overlaps with another reservation") \
+	X(HERD_ERR_PORTS_BUSY, 2064, "Required ports are in use") \
+	X(HERD_ERR_PORTS_INVALID, 2065, "Requires more ports than can be reserved") \
 	X(HERD_ERR_RESV_NAME_DUP, 2073, "Duplicate reservation name") \
 	X(HERD_ERR_RESV_NO_USERS, 2079, "Reservation request lacks users, groups or accounts") \
 	X(HERD_ERR_NOT_HET_LEADER, 2107, "Job not heterogeneous job leader") \

@@ -89,7 +89,8 @@ static const struct msg_field f_stepspec[] = {
 	REQ("launch_addr", MF_STR), OPT("multi_prog", MF_ARR_STR), OPT("srun_pid", MF_INT),
 	OPT("container", MF_STR),
 	OPT("ntasks_per_socket", MF_INT), OPT("ntasks_per_core", MF_INT), OPT("hint", MF_STR),
-	OPT("mem_bind", MF_STR), OPT("propagate", MF_STR), OPT("rlimits", MF_OBJ), END
+	OPT("mem_bind", MF_STR), OPT("propagate", MF_STR), OPT("rlimits", MF_OBJ),
+	OPT("resv_ports", MF_INT), END
 };
 
 static const struct msg_field f_step_het[] = {

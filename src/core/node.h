@@ -33,6 +33,7 @@ struct node {
 	int nsteps;                 /* step parts here not yet reported ended (step.c) */
 	bool exclusive_job;         /* held whole by an --exclusive job */
 	struct bitmap *cpus_used;   /* CPU IDs held by jobs (node_alloc picks the lowest free) */
+	struct bitmap *ports_used;  /* MpiParams ports held by steps (ctld/step_ports.c), or NULL */
 	time_t last_seen, boot_time, slurmd_start_time;
 	char *arch, *os;
 	const struct conf_node *conf;

@@ -145,6 +145,11 @@ json_t *step_to_json(const struct job *job, const struct step *s)
 	json_object_set_new(o, "srun_pid", json_integer(s->srun_pid));
 	if (s->container)   /* sacct's Container */
 		json_object_set_new(o, "container", json_string(s->container));
+	if (s->nports) {   /* restored after a restart */
+		char ports[32];
+		step_ports_string(s, ports, sizeof(ports));
+		json_object_set_new(o, "resv_ports", json_string(ports));
+	}
 	json_int_t cpus = 0;
 	for (int i = 0; i < s->nnodes; i++)
 		cpus += s->holds || s->cpuset[i]->nbits > 1 ? bitmap_count(s->cpuset[i])
@@ -167,6 +172,7 @@ static void step_end(struct job *job, struct step *s, enum job_state state)
 	s->state = state;
 	s->end_time = core_now();
 	step_layout_hold(job, s, false);
+	step_ports_give(job, s);
 	if (!s->parts_out) {
 		count_parts(job, s, -1);
 		s->parts_out = true;
@@ -379,6 +385,9 @@ static json_t *launch_step_object(const struct step *s, const json_t *spec)
 	json_object_set_new(step, "cpus_per_task", json_integer(s->cpus_per_task));
 	json_object_set_new(step, "distribution", json_string(s->distribution));
 	json_object_set_new(step, "time_limit", json_integer(s->time_limit));
+	char ports[32];
+	step_ports_string(s, ports, sizeof(ports));
+	json_object_set_new(step, "resv_ports", json_string(ports));
 	return step;
 }
 
@@ -538,6 +547,8 @@ static int step_prepare(const struct net_req *req, struct job *job, json_t *spec
 	s->job_id = job->id;
 	s->distribution = distribution;
 	int rc = step_layout(job, spec, s, err);
+	if (!rc)
+		rc = step_ports_take(job, s, json_integer_value(json_object_get(spec, "resv_ports")), err);
 	if (rc) {
 		step_free(s);
 		return rc;
@@ -624,8 +635,10 @@ void step_create(struct net_req *req)
 			step_free(steps[k]);
 	}
 	if (rc) {
-		for (int i = 0; i < k - 1; i++)
+		for (int i = 0; i < k - 1; i++) {
+			step_ports_give(jobs[i], steps[i]);
 			step_free(steps[i]);
+		}
 		net_respond(req, rc, NULL, err.text[0] ? err.text : NULL);
 		json_decref(specs);
 		free(steps);
@@ -818,6 +831,7 @@ void step_job_ended(struct job *job, enum job_state state)
 			 * still running is killed and counts as CANCELLED. */
 			s->with_job = true;
 			step_layout_hold(job, s, false);
+			step_ports_give(job, s);
 			continue;
 		}
 		step_end(job, s, final_state(s));
@@ -973,6 +987,7 @@ void step_restore(const json_t *rec)
 	s->node_done = xmalloc((s->nnodes + 1) * sizeof(bool));
 	count_parts(job, s, +1);
 	step_layout_hold(job, s, true);
+	step_ports_restore(job, s, json_string_value(json_object_get(rec, "resv_ports")));
 	s->next = job->steps;
 	job->steps = s;
 }

@@ -36,6 +36,7 @@ struct step {
 	char *container;            /* srun --container: the OCI bundle, or NULL */
 	long long srun_pid;
 	char *failed_node;          /* NODE_FAIL: the node that failed */
+	int port_lo, nports;        /* --resv-ports: held on each of its nodes (step_ports.c) */
 	uint64_t cpu_time_us, max_rss_kb, ave_rss_sum;
 	uint64_t tot_rss_kb, max_cpu_us;   /* sacct's TRESUsageInTot/Max: over the nodes */
 	/* STEP_CREATE's reply waits for every node's LAUNCH_STEP answer:
@@ -55,4 +56,12 @@ bool step_layout_count_ok(const json_t *spec, const char *key);
 void step_layout_hold(struct job *job, struct step *s, bool on);
 /* Global task IDs of step node i (block, cyclic, plane=P). */
 json_t *step_layout_task_ids(const struct step *s, int i);
+/* step_ports.c: srun --resv-ports (MpiParams=ports=A-B) */
+/* want: -1 bare (as many as the most tasks on a node), 0 none, N.  0, or
+ * HERD_ERR_PORTS_INVALID (more than the range, or no range and N given),
+ * HERD_ERR_PORTS_BUSY (not now). */
+int step_ports_take(const struct job *job, struct step *s, long long want, struct herd_error *err);
+void step_ports_give(const struct job *job, struct step *s);
+void step_ports_string(const struct step *s, char *buf, size_t len);   /* "A-B", "A", "" */
+void step_ports_restore(const struct job *job, struct step *s, const char *list);
 #endif

@@ -285,6 +285,8 @@ void env_step(struct env *e, const struct launch *l, const struct env_node *node
 	env_taskopts(e, &s->opts, s->distribution, true);
 	if (s->launch_addr[0])
 		env_set(e, "SLURM_LAUNCH_NODE_IPADDR", s->launch_addr);
+	if (s->resv_ports[0])
+		env_set(e, "SLURM_STEP_RESV_PORTS", s->resv_ports);
 	env_set(e, "SLURM_SRUN_COMM_HOST", s->launch_addr[0] ? s->launch_addr : s->io_host);
 	env_setf(e, "SLURM_SRUN_COMM_PORT", "%d", s->io_port);
 	if (!env_get(e, "SLURM_PRIO_PROCESS"))

@@ -50,6 +50,7 @@ struct launch_step {
 	int64_t time_limit;                   /* seconds from the step's start, -1 none */
 	int signal, signal_time;
 	char *launch_addr;
+	char *resv_ports;         /* srun --resv-ports: "A-B" held on every node, "" none */
 	int64_t srun_pid;
 	char *container;                      /* srun --container: OCI bundle, NULL none */
 	struct launch_taskopts opts;          /* srun's own (distribution is above) */

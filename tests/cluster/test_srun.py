@@ -510,3 +510,40 @@ def test_bcast_send_libs(cluster):
     r = cluster.run(env + ["-N1", "--send-libs", f"--bcast-exclude={libdir}", f"--bcast={dest}/", prog],
                     user="herdu1", timeout=60)
     assert r.rc == 0 and r.out == f"answer 42 from {os.path.join(libdir, 'libherdanswer.so')}\n", r
+
+
+def test_resv_ports(cluster):
+    """--resv-ports: without MpiParams=ports a count is refused in Slurm's
+    words and a bare one reserves nothing; with ports=A-B each task sees
+    SLURM_STEP_RESV_PORTS, the same block on every node of the step (bare:
+    as many as its most tasks on a node), held until the step ends (another
+    step that needs them waits), more than the range refused."""
+    r = srun(cluster, "--resv-ports=2", "true")
+    assert r.rc == 1 and re.search(r"srun: error: Unable to create step for job \d+: "
+                                   r"Requires more ports than can be reserved", r.err), r
+    r = srun(cluster, "--resv-ports", "sh", "-c", "echo ${SLURM_STEP_RESV_PORTS-none}")
+    assert r.rc == 0 and r.out == "none\n", r
+    with open(cluster.conf) as f:
+        conf = f.read()
+    with open(cluster.conf, "a") as f:
+        f.write("MpiParams=ports=12000-12003\n")
+    try:
+        assert cluster.run(["scontrol", "reconfigure"]).rc == 0
+        r = srun(cluster, "-N2", "-n4", "--resv-ports", "sh", "-c", "echo $SLURM_STEP_RESV_PORTS")
+        assert r.rc == 0 and r.out.split() == ["12000-12001"] * 4, r
+        r = srun(cluster, "-N1", "--resv-ports=5", "true")
+        assert r.rc == 1 and "Requires more ports than can be reserved" in r.err, r
+        # a step holding all four: the next waits for them
+        job = cluster.sbatch("-N1", "-o", "/dev/null", "--wrap",
+                             "srun --overlap --resv-ports=4 sleep 3 & sleep 1; "
+                             "srun --overlap --resv-ports=1 sh -c 'echo got $SLURM_STEP_RESV_PORTS' > resv.out 2> resv.err; wait",
+                             user="herdu1", cwd=cluster.workdir("herdu1"))
+        assert cluster.wait_done(job, timeout=60) == "COMPLETED", cluster.show_job(job)
+        text = read(os.path.join(cluster.workdir("herdu1"), "resv.out"))
+        err = read(os.path.join(cluster.workdir("herdu1"), "resv.err"))
+        assert text == "got 12000\n", (text, err)
+        assert "step creation temporarily disabled, retrying (Required ports are in use)" in err, err
+    finally:
+        with open(cluster.conf, "w") as f:
+            f.write(conf)
+        cluster.run(["scontrol", "reconfigure"])
