@@ -725,6 +725,22 @@ int p_zero_one_opt(struct jobopt *o, const struct jobopt_row *r, const char *arg
 	return p_zero_one(o, r, arg && *arg ? arg : "1", err);
 }
 
+/* --slurmd-debug=level: 0-9 or SlurmdDebug's names (quiet .. debug5),
+ * kept as the number. */
+int p_debug_level(struct jobopt *o, const struct jobopt_row *r, const char *arg,
+		  struct herd_error *err)
+{
+	static const char *names[] = { "quiet", "fatal", "error", "info", "verbose", "debug",
+				       "debug2", "debug3", "debug4", "debug5" };
+	for (int i = 0; i < 10; i++) {
+		char num[4];
+		snprintf(num, sizeof(num), "%d", i);
+		if (!strcasecmp(arg, names[i]) || !strcmp(arg, num))
+			return put(o, r, json_integer(i), err);
+	}
+	return errprintf(err, "Invalid --%s specification: %s", r->name, arg);
+}
+
 /* --external-launcher: an --overlap step */
 int p_external_launcher(struct jobopt *o, const struct jobopt_row *r, const char *arg,
 			       struct herd_error *err)

@@ -271,8 +271,8 @@ const struct jobopt_row jobopt_table[] = {
 	{ "share", 0, NO, ALL, NULL, "oversubscribe", p_flag, "", NULL },
 	{ "signal", 0, REQ, ALL, "SBATCH_SIGNAL SALLOC_SIGNAL SLURM_SIGNAL", NULL, p_signal,
 	  "=[[R|B]:]num[@time]", "send signal when time limit within time seconds" },
-	/* herdd logs at its own level */
-	{ "slurmd-debug", 0, REQ, R, NULL, NULL, p_ignore, "=level", "slurmd debug level" },
+	/* herdstepd's lines about the step's tasks on srun's stderr (stepd/step.c) */
+	{ "slurmd-debug", 0, REQ, R, NULL, NULL, p_debug_level, "=level", "slurmd debug level" },
 	{ "sockets-per-node", 0, REQ, ALL, NULL, "sockets_per_node", p_count, "=S",
 	  "number of sockets per node to allocate" },
 	{ "spread-segments", 0, NO, ALL, NULL, NULL, p_topology, "",

@@ -122,6 +122,8 @@ json_t *srun_step_body(const struct jobopt *o, const char *name, char *const *en
 		json_object_set_new(step, "rlimits", jobopt_rlimits());
 	if (step && multi_prog)
 		json_object_set_new(step, "multi_prog", msg_strv(multi_prog));
+	if (step && jobopt_int(o, "slurmd-debug", 0) > 0)
+		json_object_set_new(step, "slurmd_debug", json_integer(jobopt_int(o, "slurmd-debug", 0)));
 	const char *ports = jobopt_str(o, "resv-ports");   /* bare: -1, as many as tasks on a node */
 	if (step && ports)
 		json_object_set_new(step, "resv_ports", json_integer(*ports ? strtol(ports, NULL, 10) : -1));

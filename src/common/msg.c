@@ -90,7 +90,7 @@ static const struct msg_field f_stepspec[] = {
 	OPT("container", MF_STR),
 	OPT("ntasks_per_socket", MF_INT), OPT("ntasks_per_core", MF_INT), OPT("hint", MF_STR),
 	OPT("mem_bind", MF_STR), OPT("propagate", MF_STR), OPT("rlimits", MF_OBJ),
-	OPT("resv_ports", MF_INT), END
+	OPT("resv_ports", MF_INT), OPT("slurmd_debug", MF_INT), END
 };
 
 static const struct msg_field f_step_het[] = {

@@ -189,6 +189,7 @@ static struct launch_step *launch_step_parse(const json_t *obj, const struct lau
 	    launch_step_int(obj, "signal_time", true, 0, 0, 0xffff, &sig_time, err) < 0 ||
 	    launch_step_str(obj, "launch_addr", "", &s->launch_addr, err) < 0 ||
 	    launch_step_str(obj, "resv_ports", "", &s->resv_ports, err) < 0 ||
+	    launch_step_int(obj, "slurmd_debug", true, 0, 0, 9, &s->slurmd_debug, err) < 0 ||
 	    launch_step_int(obj, "srun_pid", true, 0, 0, INT32_MAX, &s->srun_pid, err) < 0 ||
 	    launch_str(obj, "container", true, &s->container, err) < 0)
 		goto error;

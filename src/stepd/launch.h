@@ -51,6 +51,7 @@ struct launch_step {
 	int signal, signal_time;
 	char *launch_addr;
 	char *resv_ports;         /* srun --resv-ports: "A-B" held on every node, "" none */
+	int64_t slurmd_debug;     /* srun --slurmd-debug: >0 says the tasks' starts and ends */
 	int64_t srun_pid;
 	char *container;                      /* srun --container: OCI bundle, NULL none */
 	struct launch_taskopts opts;          /* srun's own (distribution is above) */

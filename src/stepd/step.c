@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,6 +124,33 @@ static void step_start_kill(struct step *st, int kill_wait)
 	uv_timer_start(&st->kill_timer, step_sweep_cb, (uint64_t)kill_wait * 1000, STEP_SWEEP_MS);
 }
 
+/* A line of herdstepd's own to the step's stderr: task's stream (task 0's
+ * file when the step's stderr goes to files). */
+static void step_own_line(struct step *st, uint32_t task, const char *line)
+{
+	if (st->tasks[0].err_path)
+		task_append_stderr(st->sd, line);   /* sd->std_err is task 0's file */
+	else
+		io_send(st->io, STEPIO_STDERR, task, line, strlen(line));
+}
+
+/* srun --slurmd-debug: what Slurm's step daemon says at info level about
+ * the tasks, "slurmstepd-NODE: ..." on srun's stderr. */
+static void step_debug_line(struct step *st, uint32_t task, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void step_debug_line(struct step *st, uint32_t task, const char *fmt, ...)
+{
+	char text[256], line[320];
+	va_list ap;
+	if (step_launch(st)->slurmd_debug < 1 || !st->ntasks)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	snprintf(line, sizeof(line), "slurmstepd-%s: %s\n", st->sd->node, text);
+	step_own_line(st, task, line);
+}
+
 /* Slurm's line on the step's stderr stream (task 0's: the first on this node). */
 static void step_cancel_line(struct step *st, const char *why)
 {
@@ -138,10 +166,7 @@ static void step_cancel_line(struct step *st, const char *why)
 	/* Slurm's step daemons name their node in what srun shows */
 	snprintf(line, sizeof(line), "slurmstepd-%s: error: *** STEP %u.%u ON %s CANCELLED AT %s%s ***\n",
 		 st->sd->node, st->sd->launch.job_id, step_launch(st)->step_id, st->sd->node, stamp, why);
-	if (t0->err_path)
-		task_append_stderr(st->sd, line);   /* sd->std_err is task 0's file */
-	else
-		io_send(st->io, STEPIO_STDERR, t0->task_id, line, strlen(line));
+	step_own_line(st, t0->task_id, line);
 }
 
 static void step_limit_cb(uv_timer_t *timer)
@@ -297,6 +322,12 @@ static void step_reap(struct step *st)
 			oci_task_ended(st->sd, i);   /* RunTimeDelete, its files */
 			log_debug("step %u.%u: task %d (pid %d) ended, status %d", st->sd->launch.job_id,
 				  step_launch(st)->step_id, t->task_id, (int)pid, status);
+			if (WIFSIGNALED(status))
+				step_debug_line(st, t->task_id, "task %d (%d) exited. Killed by signal %d.",
+						t->task_id, (int)pid, WTERMSIG(status));
+			else
+				step_debug_line(st, t->task_id, "task %d (%d) exited with exit code %d.",
+						t->task_id, (int)pid, WEXITSTATUS(status));
 			step_send_exit(t);
 		}
 	}
@@ -581,6 +612,16 @@ static void step_io_connected(void *arg, int status, const struct herd_error *ce
 	stepd_ready(sd, "ok\n");
 	log_info("step %u.%u: %zu task(s) started as uid %d", sd->launch.job_id, s->step_id,
 		 st->ntasks, sd->launch.uid);
+	step_debug_line(st, st->tasks[0].task_id, "starting %zu tasks", st->ntasks);
+	for (size_t i = 0; i < st->ntasks; i++) {
+		char stamp[32];
+		time_t now = time(NULL);
+		struct tm tm;
+		localtime_r(&now, &tm);
+		strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
+		step_debug_line(st, st->tasks[i].task_id, "task %d (%d) started %s", st->tasks[i].task_id,
+				(int)st->tasks[i].pid, stamp);
+	}
 	if (s->time_limit > 0)
 		uv_timer_start(&st->limit_timer, step_limit_cb, (uint64_t)s->time_limit * 1000, 0);
 	uv_timer_start(&st->sample_timer, step_sample_cb, STEP_SAMPLE_MS, STEP_SAMPLE_MS);

@@ -547,3 +547,19 @@ def test_resv_ports(cluster):
         with open(cluster.conf, "w") as f:
             f.write(conf)
         cluster.run(["scontrol", "reconfigure"])
+
+
+def test_slurmd_debug_says_the_tasks(cluster):
+    """--slurmd-debug=N (0-9 or SlurmdDebug's names) has each node's step
+    daemon say its tasks' starts and ends on srun's stderr, as Slurm's
+    slurmstepd does; quiet (0) says nothing; a bad level is refused."""
+    r = srun(cluster, "-N2", "-n2", "--slurmd-debug=info", "sh", "-c", "exit 3")
+    assert r.rc == 3, r
+    for node in ("n1", "n2"):
+        assert f"slurmstepd-{node}: starting 1 tasks" in r.err, r
+    assert re.search(r"slurmstepd-n1: task 0 \(\d+\) started \d{4}-\d\d-\d\dT", r.err), r
+    assert re.search(r"slurmstepd-n2: task 1 \(\d+\) exited with exit code 3\.", r.err), r
+    r = srun(cluster, "--slurmd-debug=0", "true")
+    assert r.rc == 0 and "slurmstepd" not in r.err, r
+    r = srun(cluster, "--slurmd-debug=loud", "true")
+    assert r.rc == 1 and "Invalid --slurmd-debug specification: loud" in r.err, r
