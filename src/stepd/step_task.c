@@ -28,16 +28,16 @@
 
 
 /* Child only: the program as execvp would find it, with the task's PATH
- * (a task without one, srun --export=NONE, searches the standard places,
- * as slurmstepd does) and the user's permissions (we are the user by now). */
+ * and the user's permissions (we are the user by now).  A task without
+ * PATH (srun --export=NONE) searches nowhere: "true" then fails as
+ * Slurm 22.05's slurmstepd fails it, "execve(): true: No such file or
+ * directory". */
 static const char *step_task_find(const char *prog, const struct env *env, char *buf, size_t size)
 {
 	const char *path = env_get(env, "PATH");
 	struct stat st;
 
-	if (!path)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	if (strchr(prog, '/'))
+	if (!path || strchr(prog, '/'))
 		return prog;
 	for (const char *p = path;; ) {
 		const char *colon = strchr(p, ':');

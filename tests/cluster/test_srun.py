@@ -260,9 +260,13 @@ def test_unbuffered_and_line_buffered(clean):
 
 def test_export(clean):
     c = clean
-    r = c.run(["env", "MARK=here", os.path.join(BIN, "srun"), "--export=NONE,FOO=bar", "sh", "-c",
+    r = c.run(["env", "MARK=here", os.path.join(BIN, "srun"), "--export=NONE,FOO=bar", "/bin/sh", "-c",
                'echo "${FOO}-${MARK:-unset}"'], user="herdu1")
     assert r.out == "bar-unset\n", r
+    # no PATH in the task's environment: a bare name is not searched for,
+    # as Slurm's slurmstepd (exit code 2, its words)
+    r = c.run([os.path.join(BIN, "srun"), "--export=NONE", "true"], user="herdu1")
+    assert r.rc == 2 and "execve(): true: No such file or directory" in r.err, r
     r = c.run(["env", "MARK=here", os.path.join(BIN, "srun"), "sh", "-c", 'echo "${MARK}"'],
               user="herdu1")
     assert r.out == "here\n", r
