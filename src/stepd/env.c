@@ -1,6 +1,7 @@
 /* Slurm's batch environment.  The variable list follows Slurm's sbatch(1)
  * "OUTPUT ENVIRONMENT VARIABLES"; values come from the launch only, so the
  * same inputs always give the same environment (unit-tested). */
+#define _GNU_SOURCE
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include "common/taskopt.h"
 #include "common/xmalloc.h"
 #include "stepd/env.h"
+#include "stepd/gpu_env.h"
 
 void env_init(struct env *e)
 {
@@ -77,6 +79,16 @@ void env_put(struct env *e, const char *entry)
 	if (!eq || eq == entry)
 		return;
 	env_store(e, entry, eq - entry, xstrdup(entry));
+}
+
+void env_unset(struct env *e, const char *key)
+{
+	ssize_t i = env_find(e, key, strlen(key));
+	if (i < 0)
+		return;
+	free(e->v[i]);
+	memmove(&e->v[i], &e->v[i + 1], (e->n - i) * sizeof(char *));   /* the NULL too */
+	e->n--;
 }
 
 const char *env_get(const struct env *e, const char *key)
@@ -243,6 +255,7 @@ void env_batch(struct env *e, const struct launch *l, const struct env_node *nod
 	env_set(e, "SLURM_GTIDS", "0");
 	env_set(e, "ENVIRONMENT", "BATCH");
 	env_taskopts(e, &l->opts, l->opts.distribution, false);
+	gpu_env_batch(e, l, node->constrain_devices);
 	env_login(e, l, node);
 }
 
@@ -308,5 +321,7 @@ void env_step(struct env *e, const struct launch *l, const struct env_node *node
 		env_set(e, "SLURM_CPU_BIND_LIST", t->cpu_bind_list);
 		env_set(e, "SLURM_CPU_BIND_VERBOSE", t->cpu_bind_verbose);
 	}
+	gpu_env_task(e, l, node->constrain_devices, t->local, t->task_id, t->cpus, t->gpu_verbose,
+		     t->gpu_verbose ? 512 : 0, t->gpu_warning, t->gpu_warning ? 256 : 0);
 	env_login(e, l, node);
 }

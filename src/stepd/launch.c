@@ -6,8 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/strbuf.h"
 #include "common/taskopt.h"
 #include "common/xmalloc.h"
+#include "stepd/gpu_env.h"
 #include "stepd/launch.h"
 
 static int launch_str(const json_t *obj, const char *key, bool optional, char **out,
@@ -74,6 +76,168 @@ static int launch_step_str(const json_t *obj, const char *key, const char *dflt,
 }
 
 static void launch_free_strv(char **v, size_t n);
+
+void launch_gres_free(struct launch_gres *g, size_t n)
+{
+	if (!g)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		free(g[i].name);
+		free(g[i].type);
+		free(g[i].file);
+		free(g[i].cores);
+		free(g[i].flags);
+	}
+	free(g);
+}
+
+/* A record's string: optional ("" when absent), at most max bytes. */
+static int launch_gres_str(const json_t *rec, const char *key, bool optional, size_t max,
+			   char **out, struct herd_error *err)
+{
+	json_t *v = json_object_get(rec, key);
+	if (!v && optional) {
+		*out = xstrdup("");
+		return 0;
+	}
+	if (!json_is_string(v) || json_string_length(v) > max ||
+	    strlen(json_string_value(v)) != json_string_length(v))
+		return errprintf(err, "%s: expected a string of at most %zu bytes", key, max);
+	*out = xstrdup(json_string_value(v));
+	return 0;
+}
+
+/* "flags": gres.conf's words, a string ("nvidia_gpu_env,opencl_env") or an
+ * array of them. */
+static int launch_gres_flags(const json_t *rec, char **out, struct herd_error *err)
+{
+	json_t *v = json_object_get(rec, "flags"), *f;
+	size_t i;
+	if (!json_is_array(v))
+		return launch_gres_str(rec, "flags", true, 256, out, err);
+	if (json_array_size(v) > 16)
+		return errprintf(err, "flags: more than 16");
+	struct strbuf sb = { 0 };
+	strbuf_add(&sb, "", 0);
+	json_array_foreach(v, i, f) {
+		if (!json_is_string(f) || json_string_length(f) > 64) {
+			free(sb.s);
+			return errprintf(err, "flags[%zu]: expected a flag name", i);
+		}
+		if (i)
+			strbuf_adds(&sb, ",");
+		strbuf_adds(&sb, json_string_value(f));
+	}
+	*out = sb.s;
+	return 0;
+}
+
+/* A "gres" array of device records (doc/gres.md section 3): bounded in
+ * count and in each field, names as gres.conf's (letters, digits, '_'). */
+static int launch_gres(const json_t *arr, const char *what, struct launch_gres **out, size_t *n,
+		       struct herd_error *err)
+{
+	json_t *rec;
+	size_t i;
+	struct herd_error why;
+
+	*out = NULL;
+	*n = 0;
+	if (!json_is_array(arr) || json_array_size(arr) > LAUNCH_GRES_MAX)
+		return errprintf(err, "launch: %s: expected an array of at most %d records", what,
+				 LAUNCH_GRES_MAX);
+	*out = xmalloc((json_array_size(arr) + 1) * sizeof(**out));
+	json_array_foreach(arr, i, rec) {
+		struct launch_gres *g = &(*out)[*n];
+		memset(g, 0, sizeof(*g));
+		g->count = 1;
+		int64_t index = -1;
+		if (!json_is_object(rec)) {
+			errprintf(&why, "expected an object");
+			goto bad;
+		}
+		(*n)++;   /* from here launch_gres_free frees its fields */
+		if (launch_gres_str(rec, "name", false, 64, &g->name, &why) < 0 ||
+		    launch_gres_str(rec, "type", true, 64, &g->type, &why) < 0 ||
+		    launch_gres_str(rec, "file", true, 4096, &g->file, &why) < 0 ||
+		    launch_gres_str(rec, "cores", true, 4096, &g->cores, &why) < 0 ||
+		    launch_gres_flags(rec, &g->flags, &why) < 0 ||
+		    launch_int(rec, "index", false, &index, &why) < 0 ||
+		    launch_int(rec, "count", true, &g->count, &why) < 0 ||
+		    launch_int(rec, "total", true, &g->total, &why) < 0)
+			goto bad;
+		if (!g->name[0] || strspn(g->name, "abcdefghijklmnopqrstuvwxyz"
+					  "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != strlen(g->name)) {
+			errprintf(&why, "name: not a GRES name");
+			goto bad;
+		}
+		if (index < 0 || index > GPU_BIND_ID_MAX || g->count < 0 || g->count > INT32_MAX ||
+		    g->total < 0 || g->total > INT32_MAX) {
+			errprintf(&why, "index/count/total: out of range");
+			goto bad;
+		}
+		g->index = (int)index;
+		for (size_t j = 0; j + 1 < *n; j++)
+			if (!strcmp((*out)[j].name, g->name) && (*out)[j].index == g->index &&
+			    !strcmp(g->name, "gpu")) {
+				errprintf(&why, "GPU %d given twice", g->index);
+				goto bad;
+			}
+	}
+	return 0;
+bad:
+	errprintf(err, "launch: %s[%zu]: %s", what, i,
+		  strncmp(why.text, "launch: ", 8) ? why.text : why.text + 8);
+	launch_gres_free(*out, *n);
+	*out = NULL;
+	*n = 0;
+	return -1;
+}
+
+/* The step's GRES, --gpu-bind and --gpus-per-task.  No "gres": the job's
+ * (srun(1): a step gets all the job's generic resources by default). */
+static int launch_step_gres(const json_t *obj, const struct launch *l, struct launch_step *s,
+			    struct herd_error *err)
+{
+	json_t *g = json_object_get(obj, "gres");
+	int64_t gpt = 0;
+	struct gpu_bind b;
+
+	if (g) {
+		if (launch_gres(g, "step.gres", &s->gres, &s->ngres, err) < 0)
+			return -1;
+		/* a subset of the job's devices here, when the job's are given */
+		for (size_t i = 0; l->gres && i < s->ngres; i++) {
+			bool found = false;
+			for (size_t j = 0; j < l->ngres && !found; j++)
+				found = !strcmp(l->gres[j].name, s->gres[i].name) &&
+					l->gres[j].index == s->gres[i].index;
+			if (!found)
+				return errprintf(err, "launch: step.gres[%zu]: %s %d is not the job's",
+						 i, s->gres[i].name, s->gres[i].index);
+		}
+	} else if (l->ngres) {
+		s->gres = xmalloc(l->ngres * sizeof(*s->gres));
+		for (size_t i = 0; i < l->ngres; i++) {
+			s->gres[i] = l->gres[i];
+			s->gres[i].name = xstrdup(l->gres[i].name);
+			s->gres[i].type = xstrdup(l->gres[i].type);
+			s->gres[i].file = xstrdup(l->gres[i].file);
+			s->gres[i].cores = xstrdup(l->gres[i].cores);
+			s->gres[i].flags = xstrdup(l->gres[i].flags);
+		}
+		s->ngres = l->ngres;
+	}
+	if (launch_step_str(obj, "gpu_bind", "", &s->gpu_bind, err) < 0 ||
+	    launch_step_int(obj, "gpus_per_task", true, 0, 0, GPU_BIND_ID_MAX, &gpt, err) < 0)
+		return -1;
+	s->gpus_per_task = (int)gpt;
+	struct herd_error why;
+	if (gpu_bind_parse(s->gpu_bind, &b, &why) < 0)
+		return errprintf(err, "launch: step.gpu_bind: %.100s", why.text);
+	gpu_bind_free(&b);
+	return 0;
+}
 
 static void launch_taskopts_free(struct launch_taskopts *o)
 {
@@ -143,6 +307,8 @@ static void launch_step_free(struct launch_step *s)
 	free(s->resv_ports);
 	free(s->container);
 	launch_taskopts_free(&s->opts);
+	launch_gres_free(s->gres, s->ngres);
+	free(s->gpu_bind);
 	free(s);
 }
 
@@ -193,7 +359,7 @@ static struct launch_step *launch_step_parse(const json_t *obj, const struct lau
 	    launch_step_int(obj, "srun_pid", true, 0, 0, INT32_MAX, &s->srun_pid, err) < 0 ||
 	    launch_str(obj, "container", true, &s->container, err) < 0)
 		goto error;
-	if (launch_taskopts(obj, &s->opts, false, err) < 0)
+	if (launch_taskopts(obj, &s->opts, false, err) < 0 || launch_step_gres(obj, l, s, err) < 0)
 		goto error;
 	if (!s->env)
 		s->env = xmalloc(sizeof(char *));   /* none given: an empty environment from srun */
@@ -347,6 +513,9 @@ int launch_parse(const json_t *obj, struct launch *l, struct herd_error *err)
 	l->cpus_on_node = cpus_on_node;
 	l->kill_wait = kill_wait < 0 ? 0 : kill_wait;
 	l->restarts = restarts;
+	if (json_object_get(obj, "gres") &&
+	    launch_gres(json_object_get(obj, "gres"), "gres", &l->gres, &l->ngres, err) < 0)
+		goto error;
 	if (json_object_get(obj, "step") && !(l->step = launch_step_parse(json_object_get(obj, "step"), l, err)))
 		goto error;
 	return 0;
@@ -404,6 +573,7 @@ void launch_free(struct launch *l)
 	free(l->cpus_per_node);
 	free(l->cpu_ids);
 	free(l->get_user_env);
+	launch_gres_free(l->gres, l->ngres);
 	launch_taskopts_free(&l->opts);
 	launch_step_free(l->step);
 	memset(l, 0, sizeof(*l));

@@ -26,6 +26,20 @@ struct launch_taskopts {
 	struct launch_rlimits rlimits;
 };
 
+/* One generic resource record of LAUNCH's "gres" or the step's (doc/gres.md
+ * section 3): a GPU (count 1) or, for shard/mps, count shares of GPU index. */
+struct launch_gres {
+	char *name;               /* "gpu", "shard", "mps", ... */
+	char *type;               /* "h100", "" none */
+	int index;                /* Slurm's global index among the node's devices of that name */
+	char *file;               /* device path(s), comma separated; "" none */
+	char *cores;              /* CPU IDs close to it ("0-7"), "" any */
+	char *flags;              /* gres.conf Flags ("nvidia_gpu_env,..."), "" default */
+	int64_t count;            /* 1 for a device; shares for shard/mps */
+	int64_t total;            /* mps: the shares GPU index has in all, 0 unknown */
+};
+#define LAUNCH_GRES_MAX 1024      /* records per list */
+
 /* LAUNCH_STEP's "step" object (doc/steps.md): one job step on this node. */
 struct launch_step {
 	uint32_t step_id;
@@ -55,6 +69,9 @@ struct launch_step {
 	int64_t srun_pid;
 	char *container;                      /* srun --container: OCI bundle, NULL none */
 	struct launch_taskopts opts;          /* srun's own (distribution is above) */
+	struct launch_gres *gres;  size_t ngres;   /* the step's; absent: the job's (copied) */
+	char *gpu_bind;                       /* srun --gpu-bind, "" none */
+	int gpus_per_task;                    /* srun --gpus-per-task, 0 none */
 };
 
 struct launch {
@@ -90,6 +107,7 @@ struct launch {
 	char *cpu_ids;            /* optional: the job's CPUs here ("0-3"); NULL = all */
 	struct launch_taskopts opts;  /* the job's, as submitted */
 	char *get_user_env;       /* optional sbatch --get-user-env ("" bare), NULL not given */
+	struct launch_gres *gres;  size_t ngres;   /* optional: the job's devices on this node */
 	struct launch_step *step; /* LAUNCH_STEP; NULL for the batch step */
 };
 
@@ -98,5 +116,6 @@ int launch_parse(const json_t *obj, struct launch *l, struct herd_error *err);
 /* Read and parse a launch file. */
 int launch_load(const char *path, struct launch *l, struct herd_error *err);
 void launch_free(struct launch *l);
+void launch_gres_free(struct launch_gres *g, size_t n);
 
 #endif

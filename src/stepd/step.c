@@ -713,13 +713,26 @@ static int step_prepare_task(struct stepd *sd, struct step *st, size_t i, struct
 	struct env_node node = {
 		.node = sd->node, .conf_path = sd->conf_path, .home = sd->home, .shell = sd->shell,
 	};
+	node.constrain_devices = sd->cgconf.constrain_devices;
+	/* --gpu-bind=closest: the task's own CPUs, else the step's (none: any) */
+	cpu_set_t step_cpus;
+	CPU_ZERO(&step_cpus);
+	for (size_t k = 0; k < st->ncpus; k++)
+		if (st->cpus[k] >= 0 && st->cpus[k] < CPU_SETSIZE)
+			CPU_SET(st->cpus[k], &step_cpus);
+	char gpu_verbose[512] = "", gpu_warning[256] = "";
 	struct env_task et = {
 		.local = i, .task_id = t->task_id,
 		.cpu_bind = st->bind_env[0], .cpu_bind_type = st->bind_env[1],
 		.cpu_bind_list = st->bind_env[2], .cpu_bind_verbose = st->bind_env[3],
+		.cpus = t->bound ? &t->mask : s->cpus[0] ? &step_cpus : NULL,
+		.gpu_verbose = gpu_verbose, .gpu_warning = gpu_warning,
 	};
 	env_init(&t->env);
 	env_step(&t->env, l, &node, &et);
+	if (gpu_warning[0])
+		log_error("%s", gpu_warning);
+	t->gpu_verbose = gpu_verbose[0] ? xstrdup(gpu_verbose) : NULL;
 	if (oci_bundle(sd))   /* as Slurm's SLURM_CONTAINER: the bundle the task runs in */
 		env_set(&t->env, "SLURM_CONTAINER", oci_bundle(sd));
 	t->pmi_fd = -1;
@@ -896,6 +909,7 @@ void step_free(struct stepd *sd)
 		if (t->argv)
 			multiprog_free_argv(t->argv);
 		env_free(&t->env);
+		free(t->gpu_verbose);
 		free(t->out_path);
 		free(t->err_path);
 		free(t->in_path);

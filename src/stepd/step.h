@@ -38,6 +38,7 @@ struct step_task {
 	bool bound;
 	cpu_set_t mask;
 	struct membind_task mem;   /* --mem-bind */
+	char *gpu_verbose;         /* --gpu-bind=verbose's line for its stderr, NULL none */
 
 	/* the parent's ends */
 	uv_pipe_t out, err, in;

@@ -209,6 +209,8 @@ static void step_task_child(struct stepd *sd, struct step_task *t, const struct 
 				  (int)getpid(), line, sizeof(line));
 		step_task_stderr(line);
 	}
+	if (t->gpu_verbose)
+		step_task_stderr(t->gpu_verbose);
 	if (membind_apply(&t->mem) < 0)
 		dprintf(2, "slurmstepd-%s: error: --mem-bind: set_mempolicy: %s\n", sd->node,
 			strerror(errno));

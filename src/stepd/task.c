@@ -209,6 +209,7 @@ pid_t task_spawn(struct stepd *sd, struct herd_error *err)
 		if (get_user_env_parse(l->get_user_env, &timeout, &mode, NULL) == 0)
 			user_env_get(sd, timeout, mode, &env);
 	}
+	node.constrain_devices = sd->cgconf.constrain_devices;
 	env_batch(&env, l, &node);
 	if (oci_bundle(sd)) {   /* --container: the script runs in the bundle (oci.c) */
 		env_set(&env, "SLURM_CONTAINER", oci_bundle(sd));
