@@ -60,7 +60,10 @@ $(B)/bin/$(1): $(call obj,$(wildcard src/$(2)/*.c)) $(LIB)
 endef
 $(foreach d,$(DAEMONS),$(eval $(call daemon_rule,$(firstword $(subst :, ,$(d))),$(lastword $(subst :, ,$(d))))))
 # herdd cleans up after a killed herdstepd (src/noded/reclaim.c): its cgroups
-$(B)/bin/herdd: $(call obj,src/stepd/cgroup.c)
+$(B)/bin/herdd: $(call obj,src/stepd/cgroup.c src/stepd/cgroup_dev.c)
+# libbpf (libbpf-dev): cgroup v2's ConstrainDevices loads an eBPF device
+# program (src/stepd/cgroup_dev.c)
+$(B)/bin/herdd $(B)/bin/herdstepd $(B)/tests/test_stepd_cgroup: LDLIBS += -lbpf
 
 # Commands start thousands of times a second on a busy cluster: link the small
 # libraries they use statically, so start-up is not spent in the dynamic loader

@@ -21,6 +21,7 @@
 #include "common/parse.h"
 #include "common/xmalloc.h"
 #include "stepd/cgroup.h"
+#include "stepd/cgroup_dev.h"
 
 #ifndef CGROUP_SUPER_MAGIC
 #define CGROUP_SUPER_MAGIC 0x27e0eb
@@ -311,6 +312,7 @@ struct cgroup_step {
 	size_t ntasks;
 	bool v2_memory, v2_cpuset; /* controllers enabled for the step (v2) */
 	uint64_t rss_seen;         /* v2 without memory.peak: the highest sample */
+	bool constrain_devices;    /* ConstrainDevices: cgroup_constrain_devices acts */
 };
 
 /* mkdir that takes an existing directory.  0755 whatever the umask (herdstepd
@@ -398,18 +400,21 @@ static int cg_make_levels(const char *root, const char *node, uint32_t job_id, c
 	return rc;
 }
 
-/* Devices a step may use under ConstrainDevices when it has no GRES: the
- * character devices every program expects. */
-static const char *const cg_default_devices[] = {
-	"c 1:3 rwm",   /* /dev/null */
-	"c 1:5 rwm",   /* /dev/zero */
-	"c 1:7 rwm",   /* /dev/full */
-	"c 1:8 rwm",   /* /dev/random */
-	"c 1:9 rwm",   /* /dev/urandom */
-	"c 5:0 rwm",   /* /dev/tty */
-	"c 5:2 rwm",   /* /dev/ptmx */
-	"c 136:* rwm", /* /dev/pts/N */
-};
+/* ConstrainDevices: the defaults and the step's GRES device files
+ * (cgroup_dev.c).  Caller frees. */
+int cgroup_constrain_devices(struct cgroup_step *cg, const char *const *files, size_t n)
+{
+	if (!cg || cg->version == 0 || !cg->constrain_devices)
+		return 0;
+	const char *dir = cg->step[cg->version == 1 ? CG_DEVICES : CG_V2];
+	if (!dir)
+		return -1;   /* v1 without the devices controller: said at creation */
+	struct cgroup_dev *devs = xmalloc(CGROUP_DEV_MAX * sizeof(*devs));
+	size_t ndevs = cgroup_dev_list(files, n, devs, CGROUP_DEV_MAX);
+	int rc = (cg->version == 1 ? cgroup_dev_v1 : cgroup_dev_v2)(dir, devs, ndevs);
+	free(devs);
+	return rc;
+}
 
 /* The name a directory may carry: no '/', not "." or "..". */
 static char *cg_safe_name(const char *s)
@@ -509,16 +514,6 @@ static int cg_v1_create(struct cgroup_step *cg, const struct cgroup_conf *cc, co
 		if (cg_write(cg->step[CG_CPUSET], "cpuset.cpus", "%s", lim->cpus) < 0)
 			log_error("cgroup: cannot set cpuset.cpus of %s to %s: %s",
 				  cg->step[CG_CPUSET], lim->cpus, strerror(errno));
-	}
-	if (cg->step[CG_DEVICES]) {
-		const char *d = cg->step[CG_DEVICES];
-		if (cg_write(d, "devices.deny", "a") < 0)
-			log_error("cgroup: cannot write devices.deny of %s: %s", d, strerror(errno));
-		else
-			for (size_t i = 0; i < sizeof(cg_default_devices) / sizeof(*cg_default_devices); i++)
-				if (cg_write(d, "devices.allow", "%s", cg_default_devices[i]) < 0)
-					log_error("cgroup: cannot allow \"%s\" in %s: %s",
-						  cg_default_devices[i], d, strerror(errno));
 	}
 	return 0;
 }
@@ -625,9 +620,6 @@ static int cg_v2_create(struct cgroup_step *cg, const struct cgroup_conf *cc, co
 			log_error("cgroup: cannot set cpuset.cpus of %s to %s: %s", s, lim->cpus,
 				  strerror(errno));
 	}
-	if (cc->constrain_devices)
-		log_info("cgroup: ConstrainDevices is not applied on cgroup v2 (it needs a BPF "
-			 "device program, which herdstepd does not load)");
 	return 0;
 }
 
@@ -672,6 +664,7 @@ struct cgroup_step *cgroup_step_create(const struct cgroup_conf *cc, const char 
 	if (version) {
 		char *safe_node = cg_safe_name(node), *safe_step = cg_safe_name(step);
 		cg->version = version;
+		cg->constrain_devices = cc->constrain_devices;
 		int rc = (version == 1 ? cg_v1_create : cg_v2_create)(cg, &eff, safe_node, job_id,
 								       safe_step, lim, why,
 								       sizeof(why));

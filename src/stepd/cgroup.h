@@ -53,6 +53,11 @@ char *cgroup_scope(const char *cluster, const char *node);
 struct cgroup_step *cgroup_step_create(const struct cgroup_conf *cc, const char *node,
 				       uint32_t job_id, const char *step,
 				       const struct cgroup_limits *lim);
+/* ConstrainDevices (when cc asked for it at creation; otherwise nothing):
+ * the step may use the default character devices and the device files
+ * named (its GRES files, doc/gres.md section 3), nothing else.  Call once,
+ * before the first task joins.  -1 (logged) when it could not be applied. */
+int cgroup_constrain_devices(struct cgroup_step *cg, const char *const *files, size_t n);
 /* Which version is in use: 1, 2, or 0 when none (the handle does nothing). */
 int cgroup_version(const struct cgroup_step *cg);
 /* Put pid (a task, before it execs) into the step's task_T cgroup, made on

@@ -453,3 +453,48 @@ void gpu_env_task(struct env *e, const struct launch *l, bool constrained, int l
 	}
 	gpu_bind_free(&b);
 }
+
+/* ---- the device files (for ConstrainDevices) ---- */
+
+static void gpu_files_add(char ***files, size_t *n, const char *path)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (!strcmp((*files)[i], path))
+			return;
+	*files = xrealloc(*files, (*n + 1) * sizeof(**files));
+	(*files)[(*n)++] = xstrdup(path);
+}
+
+char **gpu_dev_files(const struct launch_gres *list, size_t n, size_t *count)
+{
+	char **files = NULL;
+	bool nvidia = false, amd = false;
+	*count = 0;
+	for (size_t i = 0; i < n; i++) {
+		char *copy = xstrdup(list[i].file ? list[i].file : ""), *save = NULL;
+		for (char *f = strtok_r(copy, ",", &save); f; f = strtok_r(NULL, ",", &save)) {
+			if (f[0] != '/')
+				continue;   /* not a path: nothing to allow */
+			gpu_files_add(&files, count, f);
+			nvidia |= !strncmp(f, "/dev/nvidia", 11);
+			amd |= !strncmp(f, "/dev/dri/", 9);
+		}
+		free(copy);
+	}
+	if (nvidia) {
+		static const char *const shared[] = { "/dev/nvidiactl", "/dev/nvidia-uvm",
+						      "/dev/nvidia-uvm-tools", "/dev/nvidia-modeset" };
+		for (size_t i = 0; i < sizeof(shared) / sizeof(*shared); i++)
+			gpu_files_add(&files, count, shared[i]);
+	}
+	if (amd)
+		gpu_files_add(&files, count, "/dev/kfd");
+	return files;
+}
+
+void gpu_dev_files_free(char **files, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(files[i]);
+	free(files);
+}

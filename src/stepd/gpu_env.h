@@ -66,4 +66,12 @@ void gpu_env_task(struct env *e, const struct launch *l, bool constrained, int l
 		  int task_id, const cpu_set_t *cpus, char *verbose, size_t verbose_len,
 		  char *warn, size_t warnlen);
 
+/* The device files of records (each "file" may name several, comma
+ * separated: Slurm's MultipleFiles), and with a GPU of NVIDIA's or AMD's the
+ * driver's shared files (/dev/nvidiactl, /dev/nvidia-uvm, -uvm-tools,
+ * -modeset; /dev/kfd) that CUDA/ROCm open besides the GPU's own.  Caller
+ * frees with gpu_dev_files_free; *n the count. */
+char **gpu_dev_files(const struct launch_gres *list, size_t n, size_t *count);
+void gpu_dev_files_free(char **files, size_t n);
+
 #endif

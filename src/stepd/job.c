@@ -23,6 +23,7 @@
 #include "stepd/pattern.h"
 #include "stepd/proctree.h"
 #include "stepd/oci.h"
+#include "stepd/gpu_env.h"
 #include "stepd/stepd.h"
 
 #define JOB_SWEEP_MS 1000   /* SIGKILL sweeps until the tree is gone */
@@ -291,9 +292,13 @@ int job_start(struct stepd *sd, struct herd_error *err)
 			: l->mem_per_cpu > 0 ? (uint64_t)l->mem_per_cpu * (l->cpus_on_node > 0 ? l->cpus_on_node : 1)
 			: 0,
 	};
+	size_t ndev = 0;
+	char **dev = gpu_dev_files(l->gres, l->ngres, &ndev);   /* ConstrainDevices */
 	char *scope = cgroup_scope(l->cluster, sd->node);
 	sd->cg = cgroup_step_create(&sd->cgconf, scope, l->job_id, "batch", &lim);
 	free(scope);
+	cgroup_constrain_devices(sd->cg, (const char *const *)dev, ndev);
+	gpu_dev_files_free(dev, ndev);
 	cgroup_freeze(sd->cg, false);   /* one left frozen by a killed herdstepd (step.c) */
 
 	uv_signal_init(sd->loop, &sd->sigchld);

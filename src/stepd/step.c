@@ -31,6 +31,7 @@
 #include "stepd/pmi.h"
 #include "stepd/proctree.h"
 #include "stepd/oci.h"
+#include "stepd/gpu_env.h"
 #include "stepd/step.h"
 #include "stepd/stepd.h"
 
@@ -864,10 +865,14 @@ int step_start(struct stepd *sd, struct herd_error *err)
 
 	char step_name[16];
 	snprintf(step_name, sizeof(step_name), s->extern_step ? "extern" : "%u", s->step_id);
+	size_t ndev = 0;
+	char **dev = gpu_dev_files(s->gres, s->ngres, &ndev);   /* ConstrainDevices */
 	struct cgroup_limits lim = { .cpus = s->cpus, .mem_mb = s->mem_mb };
 	char *scope = cgroup_scope(sd->launch.cluster, sd->node);
 	sd->cg = cgroup_step_create(&sd->cgconf, scope, sd->launch.job_id, step_name, &lim);
 	free(scope);
+	cgroup_constrain_devices(sd->cg, (const char *const *)dev, ndev);
+	gpu_dev_files_free(dev, ndev);
 	/* a cgroup left frozen by a herdstepd that was killed while its step
 	 * was suspended would freeze our tasks before they exec */
 	cgroup_freeze(sd->cg, false);

@@ -22,6 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "stepd/cgroup.c"
+#include "stepd/cgroup_dev.c"
 
 static char node[64];          /* "unit-PID": runs never share cgroups */
 static pid_t kids[8];
@@ -652,17 +653,64 @@ static void test_v1_pids_escaped(void **state)
 	prctl(PR_SET_CHILD_SUBREAPER, 0);
 }
 
+/* What a task can open: /dev/null, then confdir's kmsg (char 1:11, not
+ * allowed), gpu0 (char 195:0, the step's GRES: with no driver, ENXIO) and
+ * gpu1 (char 195:1, not the step's).  0 or the errno of each. */
+#define NDEV_PROBES 4
 static void open_devices(int out)
 {
-	int r[2];
-	int fd = open("/dev/null", O_WRONLY);
-	r[0] = fd >= 0 ? 0 : errno;
-	char path[128];
-	snprintf(path, sizeof(path), "%s/kmsg", confdir);
-	fd = open(path, O_RDONLY | O_NONBLOCK);
-	r[1] = fd >= 0 ? 0 : errno;
+	int r[NDEV_PROBES];
+	const char *names[NDEV_PROBES] = { NULL, "kmsg", "gpu0", "gpu1" };
+	for (int i = 0; i < NDEV_PROBES; i++) {
+		char path[128];
+		if (names[i])
+			snprintf(path, sizeof(path), "%s/%s", confdir, names[i]);
+		else
+			snprintf(path, sizeof(path), "/dev/null");
+		int fd = open(path, O_RDONLY | O_NONBLOCK);
+		r[i] = fd >= 0 ? 0 : errno;
+	}
 	if (write(out, r, sizeof(r)) != sizeof(r))
 		_exit(98);
+}
+
+/* The device files outside the default set, made here so the test does not
+ * depend on what /dev holds.  false (said) when mknod is not allowed. */
+static bool make_devices(void)
+{
+	static const struct { const char *name; unsigned major, minor; } devs[] = {
+		{ "kmsg", 1, 11 }, { "gpu0", 195, 0 }, { "gpu1", 195, 1 },
+	};
+	for (size_t i = 0; i < sizeof(devs) / sizeof(*devs); i++) {
+		char path[128];
+		snprintf(path, sizeof(path), "%s/%s", confdir, devs[i].name);
+		unlink(path);
+		if (mknod(path, S_IFCHR | 0600, makedev(devs[i].major, devs[i].minor)) < 0) {
+			print_message("skipped: mknod: %s\n", strerror(errno));
+			return false;
+		}
+	}
+	return true;
+}
+
+/* A task in cg opens what it is allowed (gpu0: ENXIO, no driver behind it)
+ * and gets EPERM for the rest. */
+static void check_devices(struct cgroup_step *cg)
+{
+	int go[2], res[2];
+	assert_int_equal(pipe(res), 0);
+	pid_t pid = spawn(go, open_devices, res[1]);
+	close(res[1]);
+	assert_int_equal(cgroup_add_task(cg, pid, 0), 0);
+	release(go);
+	int r[NDEV_PROBES];
+	assert_int_equal(read(res[0], r, sizeof(r)), sizeof(r));
+	close(res[0]);
+	reap(pid);
+	assert_int_equal(r[0], 0);        /* /dev/null is allowed */
+	assert_int_equal(r[1], EPERM);    /* kmsg is not */
+	assert_int_equal(r[2], ENXIO);    /* the step's GPU is */
+	assert_int_equal(r[3], EPERM);    /* another GPU is not */
 }
 
 static void test_v1_devices(void **state)
@@ -673,38 +721,57 @@ static void test_v1_devices(void **state)
 		print_message("skipped: no devices controller mounted\n");
 		skip();
 	}
-	/* A device outside the default set (/dev/kmsg, char 1:11), made here
-	 * so the test does not depend on what /dev holds. */
-	char path[128];
-	snprintf(path, sizeof(path), "%s/kmsg", confdir);
-	unlink(path);
-	if (mknod(path, S_IFCHR | 0600, makedev(1, 11)) < 0) {
-		print_message("skipped: mknod: %s\n", strerror(errno));
+	if (!make_devices())
 		skip();
-	}
 	struct cgroup_conf cc;
 	load("ConstrainDevices=yes\n", &cc);
 	struct cgroup_step *cg = live = cgroup_step_create(&cc, node, 15, "0", NULL);
 	assert_int_equal(cgroup_version(cg), 1);
 	assert_non_null(cg->step[CG_DEVICES]);
+	char gpu0[128], missing[128];
+	snprintf(gpu0, sizeof(gpu0), "%s/gpu0", confdir);
+	snprintf(missing, sizeof(missing), "%s/no-such-device", confdir);
+	const char *files[] = { gpu0, missing, "/etc/passwd" };
+	assert_int_equal(cgroup_constrain_devices(cg, files, 3), 0);
 	char list[1024];
 	assert_true(cg_read(cg->step[CG_DEVICES], "devices.list", list, sizeof(list)) > 0);
 	assert_non_null(strstr(list, "c 1:3 rwm"));
+	assert_non_null(strstr(list, "c 195:0 rwm"));
+	assert_null(strstr(list, "c 195:1 rwm"));
 	assert_null(strstr(list, "a *:* rwm"));
+	check_devices(cg);
+	live = NULL;
+	cgroup_step_destroy(cg);
+	cgroup_conf_free(&cc);
+}
 
-	int go[2], res[2];
-	assert_int_equal(pipe(res), 0);
-	pid_t pid = spawn(go, open_devices, res[1]);
-	close(res[1]);
-	assert_int_equal(cgroup_add_task(cg, pid, 0), 0);
-	release(go);
-	int r[2];
-	assert_int_equal(read(res[0], r, sizeof(r)), sizeof(r));
-	close(res[0]);
-	reap(pid);
-	assert_int_equal(r[0], 0);        /* /dev/null is allowed */
-	assert_int_equal(r[1], EPERM);    /* kmsg is not */
-	unlink(path);
+/* v2: the eBPF device program (cgroup_dev.c) on the step's cgroup. */
+static void test_v2_devices(void **state)
+{
+	const char *mnt = "/sys/fs/cgroup/unified";
+	if (cg_fs_is("/sys/fs/cgroup", CGROUP2_SUPER_MAGIC))
+		mnt = "/sys/fs/cgroup";
+	if (!cg_fs_is(mnt, CGROUP2_SUPER_MAGIC) || geteuid() != 0) {
+		print_message("skipped: no cgroup2 filesystem or not root\n");
+		skip();
+	}
+	if (!make_devices())
+		skip();
+	struct cgroup_conf cc;
+	char conf[256];
+	snprintf(conf, sizeof(conf), "CgroupMountpoint=%s\nConstrainDevices=yes\n", mnt);
+	load(conf, &cc);
+	struct cgroup_step *cg = live = cgroup_step_create(&cc, node, 22, "0", NULL);
+	if (cgroup_version(cg) != 2) {
+		print_message("skipped: %s is not writable here\n", mnt);
+		cgroup_conf_free(&cc);
+		skip();
+	}
+	char gpu0[128];
+	snprintf(gpu0, sizeof(gpu0), "%s/gpu0", confdir);
+	const char *files[] = { gpu0 };
+	assert_int_equal(cgroup_constrain_devices(cg, files, 1), 0);
+	check_devices(cg);
 	live = NULL;
 	cgroup_step_destroy(cg);
 	cgroup_conf_free(&cc);
@@ -803,6 +870,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_v1_pids_and_shared_job, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_v1_pids_escaped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_v1_devices, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_v2_devices, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_v2_unified, setup, teardown),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
