@@ -206,15 +206,23 @@ static int launch_step_gres(const json_t *obj, const struct launch *l, struct la
 	if (g) {
 		if (launch_gres(g, "step.gres", &s->gres, &s->ngres, err) < 0)
 			return -1;
-		/* a subset of the job's devices here, when the job's are given */
+		/* a subset of the job's devices here, when the job's are given;
+		 * what a step's record leaves out (file, cores, ...) is the job's */
 		for (size_t i = 0; l->gres && i < s->ngres; i++) {
-			bool found = false;
-			for (size_t j = 0; j < l->ngres && !found; j++)
-				found = !strcmp(l->gres[j].name, s->gres[i].name) &&
-					l->gres[j].index == s->gres[i].index;
-			if (!found)
+			struct launch_gres *sg = &s->gres[i], *jg = NULL;
+			for (size_t j = 0; j < l->ngres && !jg; j++)
+				if (!strcmp(l->gres[j].name, sg->name) && l->gres[j].index == sg->index)
+					jg = &l->gres[j];
+			if (!jg)
 				return errprintf(err, "launch: step.gres[%zu]: %s %d is not the job's",
-						 i, s->gres[i].name, s->gres[i].index);
+						 i, sg->name, sg->index);
+			char **fields[4][2] = { { &sg->type, &jg->type }, { &sg->file, &jg->file },
+						{ &sg->cores, &jg->cores }, { &sg->flags, &jg->flags } };
+			for (int f = 0; f < 4; f++)
+				if (!**fields[f][0] && **fields[f][1]) {
+					free(*fields[f][0]);
+					*fields[f][0] = xstrdup(*fields[f][1]);
+				}
 		}
 	} else if (l->ngres) {
 		s->gres = xmalloc(l->ngres * sizeof(*s->gres));
