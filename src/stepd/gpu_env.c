@@ -90,7 +90,7 @@ int gpu_bind_parse(const char *spec, struct gpu_bind *b, struct herd_error *err)
 	int rc = 0;
 	if (!strcasecmp(s, "none"))
 		b->type = GPU_BIND_NONE;
-	else if (!strcasecmp(s, "closest") || !strcasecmp(s, "g"))
+	else if (!strcasecmp(s, "closest"))
 		b->type = GPU_BIND_CLOSEST;
 	else if (!strncasecmp(s, "single:", 7)) {
 		b->type = GPU_BIND_SINGLE;

@@ -267,8 +267,11 @@ def test_batch_env_and_devices(cluster, gpus, constrain_devices):
     with open(os.path.join(jobdir, "launch.json"), "w") as f:
         json.dump(launch, f)
     r, w = os.pipe()
-    proc = subprocess.Popen([HERDSTEPD, "-f", cluster.conf, "-N", "n1", "-r", str(w), jobdir],
-                            pass_fds=(w,), stdin=subprocess.DEVNULL, start_new_session=True)
+    # its stderr (a sanitizer's reports) where stop_cluster looks
+    with open(os.path.join(cluster.dir, "log", "herdstepd-direct.out"), "ab") as err:
+        proc = subprocess.Popen([HERDSTEPD, "-f", cluster.conf, "-N", "n1", "-r", str(w), jobdir],
+                                pass_fds=(w,), stdin=subprocess.DEVNULL, stderr=err,
+                                start_new_session=True)
     os.close(w)
     try:
         with os.fdopen(r) as ready:
