@@ -402,6 +402,16 @@ static int cg_make_levels(const char *root, const char *node, uint32_t job_id, c
 
 /* ConstrainDevices: the defaults and the step's GRES device files
  * (cgroup_dev.c).  Caller frees. */
+static int cg_constrain_dir(const struct cgroup_step *cg, const char *dir, const char *const *files,
+			    size_t n)
+{
+	struct cgroup_dev *devs = xmalloc(CGROUP_DEV_MAX * sizeof(*devs));
+	size_t ndevs = cgroup_dev_list(files, n, devs, CGROUP_DEV_MAX);
+	int rc = (cg->version == 1 ? cgroup_dev_v1 : cgroup_dev_v2)(dir, devs, ndevs);
+	free(devs);
+	return rc;
+}
+
 int cgroup_constrain_devices(struct cgroup_step *cg, const char *const *files, size_t n)
 {
 	if (!cg || cg->version == 0 || !cg->constrain_devices)
@@ -409,10 +419,27 @@ int cgroup_constrain_devices(struct cgroup_step *cg, const char *const *files, s
 	const char *dir = cg->step[cg->version == 1 ? CG_DEVICES : CG_V2];
 	if (!dir)
 		return -1;   /* v1 without the devices controller: said at creation */
-	struct cgroup_dev *devs = xmalloc(CGROUP_DEV_MAX * sizeof(*devs));
-	size_t ndevs = cgroup_dev_list(files, n, devs, CGROUP_DEV_MAX);
-	int rc = (cg->version == 1 ? cgroup_dev_v1 : cgroup_dev_v2)(dir, devs, ndevs);
-	free(devs);
+	return cg_constrain_dir(cg, dir, files, n);
+}
+
+static char *cg_task_dir(const char *step_dir, uint32_t task_id);
+
+int cgroup_constrain_task_devices(struct cgroup_step *cg, uint32_t task_id,
+				  const char *const *files, size_t n)
+{
+	if (!cg || cg->version == 0 || !cg->constrain_devices)
+		return 0;
+	const char *step = cg->step[cg->version == 1 ? CG_DEVICES : CG_V2];
+	if (!step)
+		return -1;
+	char *dir = cg_task_dir(step, task_id);
+	int rc = -1;
+	if (cg_mkdir(dir) < 0)
+		log_error("cgroup: cannot create %s: %s: the task's devices are its step's", dir,
+			  strerror(errno));
+	else
+		rc = cg_constrain_dir(cg, dir, files, n);
+	free(dir);
 	return rc;
 }
 

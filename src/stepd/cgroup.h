@@ -58,6 +58,11 @@ struct cgroup_step *cgroup_step_create(const struct cgroup_conf *cc, const char 
  * named (its GRES files, doc/gres.md section 3), nothing else.  Call once,
  * before the first task joins.  -1 (logged) when it could not be applied. */
 int cgroup_constrain_devices(struct cgroup_step *cg, const char *const *files, size_t n);
+/* The same for one task's own cgroup (task_T, made here), narrower than its
+ * step's (srun --gpu-bind under ConstrainDevices, as Slurm: the task sees
+ * only its GPUs).  Call before the task joins (cgroup_add_task). */
+int cgroup_constrain_task_devices(struct cgroup_step *cg, uint32_t task_id,
+				  const char *const *files, size_t n);
 /* Which version is in use: 1, 2, or 0 when none (the handle does nothing). */
 int cgroup_version(const struct cgroup_step *cg);
 /* Put pid (a task, before it execs) into the step's task_T cgroup, made on

@@ -19,6 +19,7 @@
 void gpu_bind_free(struct gpu_bind *b)
 {
 	free(b->list);
+	free(b->spec);
 	memset(b, 0, sizeof(*b));
 }
 
@@ -85,9 +86,11 @@ int gpu_bind_parse(const char *spec, struct gpu_bind *b, struct herd_error *err)
 		s = strchr(s, ',') + 1;
 	} else if (!strcasecmp(s, "verbose") || !strcasecmp(s, "v")) {
 		b->verbose = true;
+		b->spec = xstrdup(spec);
 		return 0;
 	}
 	int rc = 0;
+	b->spec = xstrdup(spec);
 	if (!strcasecmp(s, "none"))
 		b->type = GPU_BIND_NONE;
 	else if (!strcasecmp(s, "closest"))
@@ -237,12 +240,13 @@ size_t gpu_task_select(const struct gpu_bind *b, int gpus_per_task, int step_tas
 			}
 		}
 		if (count == 0) {
-			/* Slurm's words for it, and its choice */
+			/* Slurm's words for it (its request is "gpu:" and
+			 * --gpu-bind), and its choice */
 			if (warn && warnlen)
-				snprintf(warn, warnlen, "Bind request %s does not specify any devices "
-					 "within the allocation for task %d. Binding to the first "
-					 "device in the allocation instead.",
-					 type == GPU_BIND_MAP ? "map_gpu" : "mask_gpu", local);
+				snprintf(warn, warnlen, "Bind request gpu:%.64s does not specify any "
+					 "devices within the allocation for task %d. Binding to the "
+					 "first device in the allocation instead.",
+					 b->spec ? b->spec : "", local);
 			use[0] = true;
 			count = 1;
 		}
@@ -364,13 +368,15 @@ static void gpu_env_set(struct env *e, const struct launch_gres *const *gpus, si
 	strbuf_add(&global, "", 0);
 	for (size_t i = 0; i < n; i++)
 		gpu_add(&global, gpus[i]->index);
+	long pos = 0;   /* among the GPUs this process has: what its cgroup shows */
 	for (size_t i = 0; i < n; i++) {
 		if (use && !use[i])
 			continue;
 		unsigned bits = gpu_env_flags(gpus[i]->flags);
 		for (size_t v = 0; v < GPU_NVARS; v++)
 			if (bits & gpu_env_vars[v].bit)
-				gpu_add(&visible[v], constrained ? (long)i : gpus[i]->index);
+				gpu_add(&visible[v], constrained ? pos : gpus[i]->index);
+		pos++;
 	}
 	gpu_unset_all(e, batch);
 	env_set(e, batch ? "SLURM_JOB_GPUS" : "SLURM_STEP_GPUS", global.s);
@@ -455,6 +461,40 @@ void gpu_env_task(struct env *e, const struct launch *l, bool constrained, int l
 }
 
 /* ---- the device files (for ConstrainDevices) ---- */
+
+char **gpu_task_dev_files(const struct launch *l, bool constrained, int local,
+			  const cpu_set_t *cpus, size_t *count)
+{
+	const struct launch_step *s = l->step;
+	const struct launch_gres *gpus[LAUNCH_GRES_MAX];
+	bool use[LAUNCH_GRES_MAX];
+	struct gpu_bind b;
+
+	*count = 0;
+	if (!constrained)
+		return NULL;
+	size_t n = gpu_list(s->gres, s->ngres, gpus, LAUNCH_GRES_MAX);
+	if (n == 0 || gpu_bind_parse(s->gpu_bind, &b, NULL) < 0)
+		return NULL;
+	size_t k = gpu_task_select(&b, s->gpus_per_task, s->step_num_tasks, constrained, gpus, n,
+				   local, cpus, use, NULL, 0);
+	gpu_bind_free(&b);
+	if (k == n)
+		return NULL;
+	/* the task's GPUs, and the step's other records (shares, other GRES) */
+	struct launch_gres *mine = xmalloc(s->ngres * sizeof(*mine));
+	size_t m = 0;
+	for (size_t i = 0; i < s->ngres; i++) {
+		bool skip = false;
+		for (size_t j = 0; j < n && !skip; j++)
+			skip = gpus[j] == &s->gres[i] && !use[j];
+		if (!skip)
+			mine[m++] = s->gres[i];
+	}
+	char **files = gpu_dev_files(mine, m, count);
+	free(mine);
+	return files;
+}
 
 static void gpu_files_add(char ***files, size_t *n, const char *path)
 {

@@ -32,6 +32,7 @@ struct gpu_bind {
 	int n;                  /* single: tasks per GPU; per_task: GPUs per task */
 	uint64_t *list;         /* map: IDs; mask: masks (bit i = GPU ID i), repeats expanded */
 	size_t nlist;
+	char *spec;             /* as given, for messages */
 };
 
 /* Parse a --gpu-bind string ("" or NULL: the default).  -1 with err naming
@@ -59,12 +60,19 @@ size_t gpu_task_select(const struct gpu_bind *b, int gpus_per_task, int step_tas
 void gpu_env_batch(struct env *e, const struct launch *l, bool constrained);
 
 /* One task of a step (l->step set): SLURM_STEP_GPUS, SLURM_GPUS_ON_NODE, and
- * the visible-devices variables of the GPUs it is bound to.  verbose (NULL
+ * the visible-devices variables of the GPUs it is bound to (under
+ * ConstrainDevices numbered from 0 among them: its cgroup shows no other).  verbose (NULL
  * or verbose_len bytes) gets the --gpu-bind=verbose line for the task's
  * stderr ("" when not asked); warn as gpu_task_select's. */
 void gpu_env_task(struct env *e, const struct launch *l, bool constrained, int local,
 		  int task_id, const cpu_set_t *cpus, char *verbose, size_t verbose_len,
 		  char *warn, size_t warnlen);
+
+/* ConstrainDevices for one task bound to fewer GPUs than its step has: the
+ * device files of its GPUs (as gpu_dev_files), for its task_T cgroup.  NULL
+ * (and *count 0) when it has all the step's: the step's cgroup says it. */
+char **gpu_task_dev_files(const struct launch *l, bool constrained, int local,
+			  const cpu_set_t *cpus, size_t *count);
 
 /* The device files of records (each "file" may name several, comma
  * separated: Slurm's MultipleFiles), and with a GPU of NVIDIA's or AMD's the

@@ -731,9 +731,12 @@ static int step_prepare_task(struct stepd *sd, struct step *st, size_t i, struct
 	};
 	env_init(&t->env);
 	env_step(&t->env, l, &node, &et);
-	if (gpu_warning[0])
+	if (gpu_warning[0]) {   /* Slurm says it on the task's stderr */
 		log_error("%s", gpu_warning);
+		t->gpu_error = xasprintf("slurmstepd-%s: error: %s\n", sd->node, gpu_warning);
+	}
 	t->gpu_verbose = gpu_verbose[0] ? xstrdup(gpu_verbose) : NULL;
+	t->dev_files = gpu_task_dev_files(l, node.constrain_devices, (int)i, et.cpus, &t->ndev_files);
 	if (oci_bundle(sd))   /* as Slurm's SLURM_CONTAINER: the bundle the task runs in */
 		env_set(&t->env, "SLURM_CONTAINER", oci_bundle(sd));
 	t->pmi_fd = -1;
@@ -915,6 +918,8 @@ void step_free(struct stepd *sd)
 			multiprog_free_argv(t->argv);
 		env_free(&t->env);
 		free(t->gpu_verbose);
+		free(t->gpu_error);
+		gpu_dev_files_free(t->dev_files, t->ndev_files);
 		free(t->out_path);
 		free(t->err_path);
 		free(t->in_path);

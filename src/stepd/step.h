@@ -39,6 +39,9 @@ struct step_task {
 	cpu_set_t mask;
 	struct membind_task mem;   /* --mem-bind */
 	char *gpu_verbose;         /* --gpu-bind=verbose's line for its stderr, NULL none */
+	char *gpu_error;           /* a --gpu-bind complaint for its stderr, NULL none */
+	char **dev_files;          /* ConstrainDevices: its own GPUs' files (--gpu-bind), NULL: the step's */
+	size_t ndev_files;
 
 	/* the parent's ends */
 	uv_pipe_t out, err, in;

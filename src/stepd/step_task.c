@@ -209,6 +209,8 @@ static void step_task_child(struct stepd *sd, struct step_task *t, const struct 
 				  (int)getpid(), line, sizeof(line));
 		step_task_stderr(line);
 	}
+	if (t->gpu_error)
+		step_task_stderr(t->gpu_error);
 	if (t->gpu_verbose)
 		step_task_stderr(t->gpu_verbose);
 	if (membind_apply(&t->mem) < 0)
@@ -316,6 +318,9 @@ int step_task_spawn(struct stepd *sd, struct step_task *t, char *child_err, size
 	step_task_close(&tell[1]);
 	/* into the cgroup before the child may exec or fork (a refusal is
 	 * logged there; the task runs anyway) */
+	if (t->dev_files)   /* --gpu-bind under ConstrainDevices: only its GPUs */
+		cgroup_constrain_task_devices(sd->cg, t->task_id, (const char *const *)t->dev_files,
+					      t->ndev_files);
 	cgroup_add_task(sd->cg, pid, t->task_id);
 	step_task_close(&go[1]);
 	t->tell_fd = tell[0];   /* read by step_task_exec_result */

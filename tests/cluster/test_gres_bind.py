@@ -235,16 +235,28 @@ def test_devices_isolated(cluster, gpus, constrain_devices):
         assert [e[f"open nvidia{i}"] for i in range(NGPUS)] == \
             ["EPERM", "EPERM", "ENXIO", "EPERM"], e
         assert e["CUDA_VISIBLE_DEVICES"] == "0" and e["SLURM_STEP_GPUS"] == "2", e
-    # the whole job's GPUs, bound one per task: the same numbering
+    # bound one per task: each task's own cgroup shows only its GPU, as
+    # Slurm 22.05 does, so each counts it as 0
     got = run(cluster, job, argv=probe_argv(gpus), gpus_per_task=1)
-    for task in (0, 1):
+    for task, mine in ((0, 1), (1, 2)):
         e = got[task]
         assert [e[f"open nvidia{i}"] for i in range(NGPUS)] == \
-            ["EPERM", "ENXIO", "ENXIO", "EPERM"], e
-        assert e["CUDA_VISIBLE_DEVICES"] == str(task) and e["SLURM_STEP_GPUS"] == "1,2", e
+            ["ENXIO" if i == mine else "EPERM" for i in range(NGPUS)], e
+        assert e["CUDA_VISIBLE_DEVICES"] == "0" and e["SLURM_STEP_GPUS"] == "1,2", e
     # map_gpu's IDs are positions among the step's GPUs under ConstrainDevices
     got = run(cluster, job, argv=probe_argv(gpus), gpu_bind="map_gpu:1,0")
-    assert [got[0]["CUDA_VISIBLE_DEVICES"], got[1]["CUDA_VISIBLE_DEVICES"]] == ["1", "0"]
+    for task, mine in ((0, 2), (1, 1)):
+        e = got[task]
+        assert [e[f"open nvidia{i}"] for i in range(NGPUS)] == \
+            ["ENXIO" if i == mine else "EPERM" for i in range(NGPUS)], e
+        assert e["CUDA_VISIBLE_DEVICES"] == "0", e
+    # a map naming none of them: the first, and Slurm's complaint on stderr
+    got = run(cluster, job, argv=probe_argv(gpus), gpu_bind="map_gpu:7")
+    assert got[1]["open nvidia1"] == "ENXIO" and got[1]["open nvidia2"] == "EPERM", got[1]
+    assert got[1]["stderr"].startswith(
+        "slurmstepd-n1: error: Bind request gpu:map_gpu:7 does not specify any devices within "
+        "the allocation for task 1. Binding to the first device in the allocation instead.\n"), \
+        got[1]["stderr"]
 
 
 def test_batch_env_and_devices(cluster, gpus, constrain_devices):

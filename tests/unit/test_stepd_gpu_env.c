@@ -198,24 +198,25 @@ static void test_task_matrix(void **state)
 		      { "0,1,2,3", "0,1,2,3", "0,1,2,3", "0,1,2,3" } },
 		{ ", \"gpu_bind\": \"none\"", { "1,3,4,6", "1,3,4,6", "1,3,4,6", "1,3,4,6" },
 		      { "0,1,2,3", "0,1,2,3", "0,1,2,3", "0,1,2,3" } },
-		{ ", \"gpus_per_task\": 1", { "1", "3", "4", "6" }, { "0", "1", "2", "3" } },
+		{ ", \"gpus_per_task\": 1", { "1", "3", "4", "6" }, { "0", "0", "0", "0" } },
 		{ ", \"gpus_per_task\": 2", { "1,3", "4,6", "1,3", "4,6" },
-		      { "0,1", "2,3", "0,1", "2,3" } },
+		      { "0,1", "0,1", "0,1", "0,1" } },
 		{ ", \"gpus_per_task\": 1, \"gpu_bind\": \"none\"",
 		      { "1,3,4,6", "1,3,4,6", "1,3,4,6", "1,3,4,6" },
 		      { "0,1,2,3", "0,1,2,3", "0,1,2,3", "0,1,2,3" } },
-		{ ", \"gpu_bind\": \"per_task:1\"", { "1", "3", "4", "6" }, { "0", "1", "2", "3" } },
-		{ ", \"gpu_bind\": \"single:1\"", { "1", "3", "4", "6" }, { "0", "1", "2", "3" } },
-		{ ", \"gpu_bind\": \"single:2\"", { "1", "1", "3", "3" }, { "0", "0", "1", "1" } },
-		/* map_gpu: global IDs unconstrained, positions constrained */
+		{ ", \"gpu_bind\": \"per_task:1\"", { "1", "3", "4", "6" }, { "0", "0", "0", "0" } },
+		{ ", \"gpu_bind\": \"single:1\"", { "1", "3", "4", "6" }, { "0", "0", "0", "0" } },
+		{ ", \"gpu_bind\": \"single:2\"", { "1", "1", "3", "3" }, { "0", "0", "0", "0" } },
+		/* map_gpu: global IDs unconstrained, positions constrained (the
+		 * task's own GPUs are test_task_files') */
 		{ ", \"gpu_bind\": \"map_gpu:6,4,3,1\"", { "6", "4", "3", "1" },
-		      { "0", "0", "3", "1" } },   /* 6, 4 are not positions: the first */
+		      { "0", "0", "0", "0" } },   /* one GPU each: its cgroup shows it as 0 */
 		{ ", \"gpu_bind\": \"map_gpu:3,2,1,0\"", { "3", "1", "1", "1" },
-		      { "3", "2", "1", "0" } },
-		{ ", \"gpu_bind\": \"map_gpu:1*2,3\"", { "1", "1", "3", "1" }, { "1", "1", "3", "1" } },
+		      { "0", "0", "0", "0" } },
+		{ ", \"gpu_bind\": \"map_gpu:1*2,3\"", { "1", "1", "3", "1" }, { "0", "0", "0", "0" } },
 		/* mask_gpu: bit i = ID i */
 		{ ", \"gpu_bind\": \"mask_gpu:0x0a,0x50\"", { "1,3", "4,6", "1,3", "4,6" },
-		      { "1,3", "0", "1,3", "0" } },
+		      { "0,1", "0", "0,1", "0" } },
 		{ ", \"gpu_bind\": \"verbose,mask_gpu:0x3\"", { "1", "1", "1", "1" },
 		      { "0,1", "0,1", "0,1", "0,1" } },
 	};
@@ -244,6 +245,38 @@ static void test_task_matrix(void **state)
 	}
 }
 
+/* Under ConstrainDevices a bound task's cgroup gets its own GPUs' files:
+ * map_gpu's IDs are then positions among the step's GPUs. */
+static void test_task_files(void **state)
+{
+	struct launch l;
+	struct herd_error err;
+	size_t n;
+	assert_int_equal(parse(four_gpus, ", \"gpu_bind\": \"map_gpu:3,0\"", &l, &err), 0);
+	char **f = gpu_task_dev_files(&l, true, 0, NULL, &n);
+	assert_int_equal(n, 5);   /* its GPU and NVIDIA's shared files */
+	assert_string_equal(f[0], "/dev/nvidia6");
+	assert_string_equal(f[1], "/dev/nvidiactl");
+	gpu_dev_files_free(f, n);
+	f = gpu_task_dev_files(&l, true, 1, NULL, &n);
+	assert_string_equal(f[0], "/dev/nvidia1");
+	gpu_dev_files_free(f, n);
+	assert_null(gpu_task_dev_files(&l, false, 1, NULL, &n));   /* not constrained */
+	launch_free(&l);
+	assert_int_equal(parse(four_gpus, "", &l, &err), 0);
+	assert_null(gpu_task_dev_files(&l, true, 1, NULL, &n));    /* all the step's */
+	assert_int_equal(n, 0);
+	launch_free(&l);
+	assert_int_equal(parse("[{\"name\": \"gpu\", \"index\": 0, \"file\": \"/dev/dri/card0,/dev/dri/renderD128\"}]",
+			       "", &l, &err), 0);
+	f = gpu_dev_files(l.gres, l.ngres, &n);
+	assert_int_equal(n, 3);
+	assert_string_equal(f[1], "/dev/dri/renderD128");
+	assert_string_equal(f[2], "/dev/kfd");
+	gpu_dev_files_free(f, n);
+	launch_free(&l);
+}
+
 /* closest and single:N with the task's CPUs: the GPUs whose Cores meet them. */
 static void test_closest(void **state)
 {
@@ -262,7 +295,7 @@ static void test_closest(void **state)
 	assert_string_equal(v, "1,3");
 	free(v);
 	v = task_var(&l, true, 1, &high, "CUDA_VISIBLE_DEVICES", warn);
-	assert_string_equal(v, "2,3");
+	assert_string_equal(v, "0,1");
 	free(v);
 	v = task_var(&l, false, 2, &none, "CUDA_VISIBLE_DEVICES", warn);   /* near none: all */
 	assert_string_equal(v, "1,3,4,6");
@@ -292,7 +325,7 @@ static void test_bind_edges(void **state)
 	char *v = task_var(&l, false, 2, NULL, "CUDA_VISIBLE_DEVICES", warn);
 	assert_string_equal(v, "1");
 	free(v);
-	assert_string_equal(warn, "Bind request map_gpu does not specify any devices within the "
+	assert_string_equal(warn, "Bind request gpu:verbose,map_gpu:9 does not specify any devices within the "
 			    "allocation for task 2. Binding to the first device in the allocation "
 			    "instead.");
 	struct env e;
@@ -411,6 +444,7 @@ int main(void)
 		cmocka_unit_test(test_batch),
 		cmocka_unit_test(test_flags),
 		cmocka_unit_test(test_task_matrix),
+		cmocka_unit_test(test_task_files),
 		cmocka_unit_test(test_closest),
 		cmocka_unit_test(test_bind_edges),
 		cmocka_unit_test(test_step_gres),
