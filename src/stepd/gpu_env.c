@@ -365,9 +365,13 @@ static void gpu_env_set(struct env *e, const struct launch_gres *const *gpus, si
 			int mps_percent, char *local_out, size_t local_len)
 {
 	struct strbuf global = { 0 }, visible[GPU_NVARS] = { { 0 } };
+	/* the job's (batch) or this task's GPUs, global: Slurm 22.05 sets
+	 * SLURM_STEP_GPUS to the GPUs a bound task has (seen on Slurm; under
+	 * ConstrainDevices it prints positions mapped wrongly, not copied) */
 	strbuf_add(&global, "", 0);
 	for (size_t i = 0; i < n; i++)
-		gpu_add(&global, gpus[i]->index);
+		if (!use || use[i])
+			gpu_add(&global, gpus[i]->index);
 	long pos = 0;   /* among the GPUs this process has: what its cgroup shows */
 	for (size_t i = 0; i < n; i++) {
 		if (use && !use[i])
@@ -447,15 +451,14 @@ void gpu_env_task(struct env *e, const struct launch *l, bool constrained, int l
 			use, warn, warnlen);
 	gpu_env_set(e, gpus, n, use, constrained, false, 0, -1, local_list, sizeof(local_list));
 	if (b.verbose && verbose && verbose_len) {
-		struct strbuf mine = { 0 };
-		strbuf_add(&mine, "", 0);
+		struct strbuf all = { 0 };
+		strbuf_add(&all, "", 0);
 		for (size_t i = 0; i < n; i++)
-			if (use[i])
-				gpu_add(&mine, gpus[i]->index);
+			gpu_add(&all, gpus[i]->index);
 		snprintf(verbose, verbose_len, "gpu-bind: task %d (local %d): GPUs %s of the step's %s: %s\n",
-			 task_id, local, mine.s, env_get(e, "SLURM_STEP_GPUS"),
+			 task_id, local, env_get(e, "SLURM_STEP_GPUS"), all.s,
 			 local_list[0] ? local_list : "no GPU variable (Flags=no_gpu_env)");
-		free(mine.s);
+		free(all.s);
 	}
 	gpu_bind_free(&b);
 }

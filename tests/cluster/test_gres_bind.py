@@ -129,7 +129,7 @@ def test_task_env_matrix(cluster, gpus, step, want):
         for var in ("CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "ZE_AFFINITY_MASK",
                     "GPU_DEVICE_ORDINAL"):
             assert e[var] == want[task], (task, var, e)
-        assert e["SLURM_STEP_GPUS"] == step_gpus, e
+        assert e["SLURM_STEP_GPUS"] == want[task], e   # the task's, global (Slurm 22.05)
         assert e["SLURM_GPUS_ON_NODE"] == str(len(step_gpus.split(","))), e
         assert e["SLURM_JOB_GPUS"] == "(unset)", e
         # not constrained: every device file opens (ENXIO: no driver behind it)
@@ -143,7 +143,7 @@ def test_flags_verbose_and_bad_map(cluster, gpus):
         e = got[task]
         # map_gpu:9 names no GPU of the step: the first (1), which sets only ROCR_
         assert e["ROCR_VISIBLE_DEVICES"] == "1" and e["CUDA_VISIBLE_DEVICES"] == "(unset)", e
-        assert e["SLURM_STEP_GPUS"] == "1,3", e
+        assert e["SLURM_STEP_GPUS"] == "1", e
         assert f"gpu-bind: task {task} (local {task}): GPUs 1 of the step's 1,3: " \
                "ROCR_VISIBLE_DEVICES=1\n" in e["stderr"], e["stderr"]
     # srun's own CUDA_VISIBLE_DEVICES is not the step's when the step has no GPU
@@ -242,7 +242,7 @@ def test_devices_isolated(cluster, gpus, constrain_devices):
         e = got[task]
         assert [e[f"open nvidia{i}"] for i in range(NGPUS)] == \
             ["ENXIO" if i == mine else "EPERM" for i in range(NGPUS)], e
-        assert e["CUDA_VISIBLE_DEVICES"] == "0" and e["SLURM_STEP_GPUS"] == "1,2", e
+        assert e["CUDA_VISIBLE_DEVICES"] == "0" and e["SLURM_STEP_GPUS"] == str(mine), e
     # map_gpu's IDs are positions among the step's GPUs under ConstrainDevices
     got = run(cluster, job, argv=probe_argv(gpus), gpu_bind="map_gpu:1,0")
     for task, mine in ((0, 2), (1, 1)):
