@@ -10,11 +10,12 @@ FUZZ_CFLAGS := -O1 -g -std=gnu11 -Wall -Wno-unused-parameter -Wno-sign-compare -
                -MMD -MP $(FUZZ_SAN) -fsanitize=fuzzer-no-link \
                $(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(PMIX_CFLAGS) $(PQ_CFLAGS)
 FUZZ_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lmunge -ljwt -lmicrohttpd -lz \
-               $(PMIX_LIBS) -lpthread -lm
+               $(PMIX_LIBS) -lbpf -lpthread -lm
 # What the targets reach beyond src/common: an archive, so each target
 # links only the objects it uses.
 FUZZ_LIB_SRC := $(COMMON_SRC) $(CMD_SHARED) $(wildcard src/cmd/sacctmgr/*.c) src/acct/tres.c \
                 src/herd/sim_swf.c src/stepd/pmi.c src/stepd/pmi_kvs.c src/stepd/pmix.c src/stepd/rmtree.c src/stepd/cgroup.c \
+                src/stepd/cgroup_dev.c src/stepd/launch.c src/stepd/env.c src/stepd/gpu_env.c \
                 src/restd/route.c src/restd/submit.c src/restd/map.c src/restd/metrics.c \
                 src/core/depend.c src/sched/feature.c
 FUZZ_SRC    := $(wildcard tests/fuzz/fuzz_*.c)
