@@ -741,6 +741,14 @@ int p_debug_level(struct jobopt *o, const struct jobopt_row *r, const char *arg,
 	return errprintf(err, "Invalid --%s specification: %s", r->name, arg);
 }
 
+/* srun --whole: not --exact */
+int p_whole(struct jobopt *o, const struct jobopt_row *r, const char *arg,
+	    struct herd_error *err)
+{
+	json_object_set_new(o->local, "exact", json_false());
+	return JOBOPT_OK;
+}
+
 /* --external-launcher: an --overlap step */
 int p_external_launcher(struct jobopt *o, const struct jobopt_row *r, const char *arg,
 			       struct herd_error *err)

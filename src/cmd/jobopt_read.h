@@ -97,6 +97,8 @@ int p_spec_resources(struct jobopt *o, const struct jobopt_row *r, const char *a
 			    struct herd_error *err);
 int p_debug_level(struct jobopt *o, const struct jobopt_row *r, const char *arg,
 		  struct herd_error *err);
+int p_whole(struct jobopt *o, const struct jobopt_row *r, const char *arg,
+	    struct herd_error *err);
 int p_zero_one(struct jobopt *o, const struct jobopt_row *r, const char *arg,
 		      struct herd_error *err);
 int p_zero_one_opt(struct jobopt *o, const struct jobopt_row *r, const char *arg,

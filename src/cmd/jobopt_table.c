@@ -178,6 +178,9 @@ const struct jobopt_row jobopt_table[] = {
 	  p_gres, "=n", "memory per GPU (no GPUs here)" },
 	{ "mincpus", 0, REQ, ALL, NULL, "mincpus", p_count, "=n",
 	  "minimum number of logical processors per node" },
+	/* Slurm 22.05's srun takes it and documents it no more: its own
+	 * message timeout; Herd's srun has its own */
+	{ "msg-timeout", 0, REQ, R, NULL, NULL, p_count, "=secs", NULL },
 	{ "mpi", 0, REQ, R, "SLURM_MPI_TYPE", NULL, p_mpi, "=type",
 	  "type of MPI being used (--mpi=list)" },
 	{ "multi-prog", 0, NO, R, NULL, NULL, p_flag, "",
@@ -323,6 +326,9 @@ const struct jobopt_row jobopt_table[] = {
 	  "seconds to wait after first task exits\nbefore killing job" },
 	{ "wait-all-nodes", 0, REQ, B | A, "SBATCH_WAIT_ALL_NODES SALLOC_WAIT_ALL_NODES",
 	  "wait_all_nodes", p_zero_one, "=0|1", "start once every node is up (1) or at once (0)" },
+	/* srun --whole (Slurm 22.05 takes it undocumented): the step has every
+	 * CPU of its nodes, what a step without --exact has here anyway */
+	{ "whole", 0, NO, R, NULL, NULL, p_whole, "", NULL },
 	{ "wckey", 0, REQ, ALL, "SBATCH_WCKEY SALLOC_WCKEY SLURM_WCKEY", "wckey", p_str, "=wckey",
 	  "wckey to run job under" },
 	{ "wrap", 0, REQ, B, NULL, NULL, p_str, "[=command string]",
