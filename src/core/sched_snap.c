@@ -187,11 +187,11 @@ static int job_alts(struct sched_snap *s, const struct job *job, struct sched_al
 
 /* The per-entry arrays of the last whole-queue snapshot, kept for the
  * next one (snapshots are made and destroyed in the loop thread only).  At
- * 100,000 jobs they are some 25 MB, and every fresh page costs a page
- * fault, 10 to 20 us on our VMs, more than filling it: without them more
- * than half of the whole-queue pass went on those.  Made with room for
- * twice the jobs, so that a queue that grows keeps them (pages not written
- * cost nothing); let go when the queue is down to a quarter. */
+ * 100,000 jobs they are some 22 MB, and every fresh page costs a page
+ * fault, 10 to 20 us on our VMs, more than filling it: without them two
+ * thirds of the whole-queue pass went on those.  Made with room for twice
+ * the jobs, so that a queue that grows keeps them (pages not written cost
+ * nothing); let go when the queue is below a quarter of that room. */
 static struct sched_snap spare;
 
 static void entries_alloc(struct sched_snap *s, int cap, bool whole)
