@@ -8,7 +8,7 @@ warnings), and the GPU/GRES and topology options refused with a sentence."""
 import os
 import re
 
-from cmd_helpers import clean, read, run_env, write_script  # noqa: F401  (clean: fixture)
+from cmd_helpers import clean, conf_lines, read, run_env, write_script  # noqa: F401  (clean: fixture)
 from test_srun import cluster  # noqa: F401  (fixture)
 
 USER = "herdu1"
@@ -283,12 +283,7 @@ def test_gres_request_reaches_the_controller(clean):
     scheduler places generic resources (issue 16) the controller refuses
     any count above 0 in Slurm's words, and nothing is queued."""
     c = clean
-    with open(c.conf) as f:
-        conf = f.read()
-    with open(c.conf, "a") as f:
-        f.write("GresTypes=gpu\n")
-    try:
-        assert c.run(["scontrol", "reconfigure"]).rc == 0
+    with conf_lines(c, "GresTypes=gpu\n"):
         for args in (["--gpus=h100:2"], ["--gres=gpu:1"], ["--gpus-per-task=1", "--cpus-per-gpu=2"]):
             r = sbatch(c, *args, "--wrap", "true")
             assert r.rc == 1 and r.err == "sbatch: error: Batch job submission failed: " \
@@ -296,7 +291,3 @@ def test_gres_request_reaches_the_controller(clean):
         r = sbatch(c, "--gres=gpu:0", "--test-only", "--wrap", "true")
         assert r.rc == 0, r
         assert not queued(c)
-    finally:
-        with open(c.conf, "w") as f:
-            f.write(conf)
-        c.run(["scontrol", "reconfigure"])
