@@ -43,7 +43,14 @@ BENCHES    := $(BENCH_SRC:bench/%.c=$(B)/bench/%)
 
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 
-all: $(BINS) $(UNITS) $(BENCHES)
+# The tests' fake NVML (doc/gres.md): herdd loads it through HERD_NVML_LIBRARY.
+FAKE_NVML  := $(B)/lib/fake-nvml/libnvidia-ml.so.1
+
+all: $(BINS) $(UNITS) $(BENCHES) $(FAKE_NVML)
+
+$(FAKE_NVML): tests/fake/nvml.c
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -fPIC -shared -Wl,-soname,libnvidia-ml.so.1 -o $@ $<
 
 $(B)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -61,6 +68,8 @@ endef
 $(foreach d,$(DAEMONS),$(eval $(call daemon_rule,$(firstword $(subst :, ,$(d))),$(lastword $(subst :, ,$(d))))))
 # herdd cleans up after a killed herdstepd (src/noded/reclaim.c): its cgroups
 $(B)/bin/herdd: $(call obj,src/stepd/cgroup.c)
+# herdd opens NVML with dlopen (src/noded/nvml.c)
+$(B)/bin/herdd: LDLIBS += -ldl
 
 # Commands start thousands of times a second on a busy cluster: link the small
 # libraries they use statically, so start-up is not spent in the dynamic loader
