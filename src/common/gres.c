@@ -1,6 +1,7 @@
 /* Generic resources as declared: gres.conf and a node's Gres= parsed into
  * records, and the strings shown for them (doc/gres.md section 1).  Pure
  * but for gres_conf_load's read of the file.  Scheduling is elsewhere. */
+#define _GNU_SOURCE   /* strcasestr */
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -539,7 +540,7 @@ uint64_t gres_devs_count(const struct gres_dev *devs, size_t n, const char *name
 {
 	uint64_t total = 0;
 	for (size_t i = 0; i < n; i++)
-		if (!strcmp(devs[i].name, name) && (!type || !strcmp(devs[i].type, type)))
+		if (!strcmp(devs[i].name, name) && gres_type_matches(devs[i].type, type))
 			total += devs[i].count;
 	return total;
 }
@@ -601,9 +602,14 @@ static void decl_head(struct strbuf *sb, const struct gres_decl *d)
 	strbuf_adds(sb, ":");
 }
 
+bool gres_type_matches(const char *dev_type, const char *want)
+{
+	return !want || !*want || strcasestr(dev_type, want);
+}
+
 static bool dev_matches(const struct gres_dev *dev, const struct gres_decl *d)
 {
-	return !strcmp(dev->name, d->name) && (!d->type[0] || !strcmp(dev->type, d->type));
+	return !strcmp(dev->name, d->name) && gres_type_matches(dev->type, d->type);
 }
 
 char *gres_node_string(const struct gres_decl *decl, size_t ndecl, const struct gres_dev *devs,

@@ -85,6 +85,10 @@ json_t *gres_devs_to_json(const struct gres_dev *devs, size_t n);
 int gres_devs_from_json(const json_t *arr, struct gres_dev **out, size_t *n,
 			struct herd_error *err);
 
+/* Does a device of dev_type answer to a declared or requested type (NULL
+ * or "": any)?  As Slurm: a substring, case aside ("h100" is a
+ * "nvidia_h100_80gb_hbm3"). */
+bool gres_type_matches(const char *dev_type, const char *want);
 /* Devices of devs with this name and (type NULL: any) type. */
 uint64_t gres_devs_count(const struct gres_dev *devs, size_t n, const char *name,
 			 const char *type);

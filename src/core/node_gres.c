@@ -3,7 +3,6 @@
  * the devices herdd reports, compared with it (fewer drains the node, as
  * Slurm does); the strings `scontrol show node` and sinfo print.  Nothing
  * is allocated yet (section 2). */
-#define _GNU_SOURCE   /* strcasestr */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,7 +64,7 @@ static uint64_t reported_count(const struct node *n, const struct gres_decl *d)
 	uint64_t total = 0;
 	for (size_t i = 0; i < n->ngres_devs; i++) {
 		const struct gres_dev *dev = &n->gres_devs[i];
-		if (!strcmp(dev->name, d->name) && (!d->type[0] || strcasestr(dev->type, d->type)))
+		if (!strcmp(dev->name, d->name) && gres_type_matches(dev->type, d->type))
 			total += dev->count;
 	}
 	return total;

@@ -151,6 +151,9 @@ static void test_strings(void **state)
 	assert_int_equal(gres_devs_count(gc.devs, gc.ndevs, "gpu", "h100"), 4);
 	assert_int_equal(gres_devs_count(gc.devs, gc.ndevs, "gpu", NULL), 4);
 	assert_int_equal(gres_devs_count(gc.devs, gc.ndevs, "gpu", "a100"), 0);
+	assert_int_equal(gres_devs_count(gc.devs, gc.ndevs, "gpu", "H10"), 4);   /* a substring, as Slurm */
+	assert_true(gres_type_matches("nvidia_h100_80gb_hbm3", "h100"));
+	assert_false(gres_type_matches("nvidia_a100", "h100"));
 
 	/* the wire form round-trips */
 	json_t *j = gres_devs_to_json(gc.devs, gc.ndevs);
