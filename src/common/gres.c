@@ -19,6 +19,7 @@
 #define GRES_MAX_FILE (1 << 20)     /* bytes of gres.conf */
 #define GRES_MAX_DECL 64            /* words of a node's Gres= */
 #define GRES_MAX_COUNT (1ULL << 48)
+#define GRES_MAX_CORE 65536         /* core IDs below it */
 
 static void __attribute__((format(printf, 2, 3))) sb_addf(struct strbuf *sb, const char *fmt, ...)
 {
@@ -102,7 +103,7 @@ static int cores_walk(const char *s, int limit, void (*fn)(long, void *), void *
 			hi = strtol(p + 1, &end, 10);
 			p = end;
 		}
-		if (hi < lo || hi > 1000000 || (limit > 0 && hi >= limit))
+		if (hi < lo || hi >= GRES_MAX_CORE || (limit > 0 && hi >= limit))
 			return -1;
 		if (*p == ',' && !p[1])
 			return -1;

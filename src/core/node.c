@@ -85,7 +85,7 @@ void node_setup(void)
 		n->cores = cn->cores_per_socket ? cn->cores_per_socket : 1;
 		n->threads = cn->threads_per_core ? cn->threads_per_core : 1;
 		n->real_memory = cn->real_memory ? cn->real_memory : 1;
-		node_gres_setup(n);
+		node_gres_setup(n, conf);
 	}
 	names_build();
 }

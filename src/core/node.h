@@ -45,6 +45,7 @@ struct node {
 	size_t ngres_decl;
 	struct gres_dev *gres_devs;    /* as herdd last reported them */
 	size_t ngres_devs;
+	char *gres_shown, *gres_used_shown;   /* NODE_INFO's gres, gres_used */
 };
 
 /* node.c */
@@ -80,7 +81,7 @@ void node_admin_restore(const char *name, const json_t *rec);   /* from the stor
  * taken, a node reporting fewer than declared drained with Slurm's reason;
  * NODE_INFO's "gres", "gres_used", "gres_devs" set in o. */
 int node_gres_check(const struct conf *conf, struct herd_error *err);
-void node_gres_setup(struct node *n);
+void node_gres_setup(struct node *n, const struct conf *conf);
 void node_gres_report(struct node *n, const json_t *gres);
 void node_gres_json(const struct node *n, json_t *o);
 /* Drained by the controller for reason (node.c): kept over a restart. */

@@ -48,13 +48,27 @@ int node_gres_check(const struct conf *conf, struct herd_error *err)
 	return 0;
 }
 
-void node_gres_setup(struct node *n)
+static char *used_string(const struct node *n, const char *types);
+
+/* What NODE_INFO shows, made when the declaration or the devices change,
+ * not at every request: a node's records may name 4096 devices. */
+static void strings_update(struct node *n, const char *types)
+{
+	free(n->gres_shown);
+	free(n->gres_used_shown);
+	n->gres_shown = gres_node_string(n->gres_decl, n->ngres_decl, n->gres_devs, n->ngres_devs,
+					 n->cores);
+	n->gres_used_shown = used_string(n, types);
+}
+
+void node_gres_setup(struct node *n, const struct conf *conf)
 {
 	free(n->gres_decl);
 	n->gres_decl = NULL;
 	n->ngres_decl = 0;
 	if (n->conf->gres && gres_decl_parse(n->conf->gres, &n->gres_decl, &n->ngres_decl, NULL) < 0)
 		log_error("node %s: Gres=%s does not parse", n->name, n->conf->gres);   /* checked at load */
+	strings_update(n, conf_get(conf, "GresTypes"));
 }
 
 /* The declared count of name that the devices cover; the type a substring
@@ -85,6 +99,7 @@ void node_gres_report(struct node *n, const json_t *gres)
 	free(n->gres_devs);
 	n->gres_devs = devs;
 	n->ngres_devs = ndevs;
+	strings_update(n, conf_get(core.conf, "GresTypes"));
 	for (size_t i = 0; i < n->ngres_decl; i++) {
 		const struct gres_decl *d = &n->gres_decl[i];
 		uint64_t got = reported_count(n, d);
@@ -103,10 +118,9 @@ void node_gres_report(struct node *n, const json_t *gres)
 /* GresUsed: each declared GRES with nothing in use ("(IDX:N/A)" when the
  * node has device files for it), then GresTypes' other names at 0, as
  * Slurm 22.05 prints them. */
-static char *used_string(const struct node *n)
+static char *used_string(const struct node *n, const char *types)
 {
 	char *s = gres_used_string(n->gres_decl, n->ngres_decl, n->gres_devs, n->ngres_devs);
-	const char *types = conf_get(core.conf, "GresTypes");
 
 	for (const char *p = types ? types : ""; *p;) {
 		size_t len = strcspn(p, ","), k;
@@ -126,12 +140,7 @@ static char *used_string(const struct node *n)
 
 void node_gres_json(const struct node *n, json_t *o)
 {
-	char *gres = gres_node_string(n->gres_decl, n->ngres_decl, n->gres_devs, n->ngres_devs,
-				      n->cores);
-	json_object_set_new(o, "gres", json_string(gres));
-	free(gres);
-	char *used = used_string(n);
-	json_object_set_new(o, "gres_used", json_string(used));
-	free(used);
+	json_object_set_new(o, "gres", json_string(n->gres_shown ? n->gres_shown : ""));
+	json_object_set_new(o, "gres_used", json_string(n->gres_used_shown ? n->gres_used_shown : ""));
 	json_object_set_new(o, "gres_devs", gres_devs_to_json(n->gres_devs, n->ngres_devs));
 }

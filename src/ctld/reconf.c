@@ -107,7 +107,7 @@ static void nodes_apply(const struct conf *conf)
 			n->threads = cn->threads_per_core;
 		if (cn->real_memory)
 			n->real_memory = cn->real_memory;
-		node_gres_setup(n);
+		node_gres_setup(n, conf);
 		node_update_state(n);
 	}
 	sched_features_changed();   /* Features= may differ: -C checks the new ones */

@@ -86,7 +86,7 @@ static void hw_apply_declared(struct hw *hw, const struct conf_node *cn)
 /* The node's generic resources: gres.conf beside herd.conf (its lines for
  * this node), the GPUs NVML finds with AutoDetect=nvml (they replace the
  * file's gpu lines, whose other names stay), and, as Slurm's slurmd, a
- * declared Gres= name no line describes counted as declared. */
+ * declared Gres= name no line describes counted as declared (not gpu). */
 static int hw_gres(struct hw *hw, const struct conf *conf, const struct conf_node *cn,
 		   const char *node, struct herd_error *err)
 {
@@ -119,7 +119,8 @@ static int hw_gres(struct hw *hw, const struct conf *conf, const struct conf_nod
 	}
 	if (cn->gres && gres_decl_parse(cn->gres, &decl, &ndecl, err) == 0) {
 		for (size_t i = 0; i < ndecl; i++) {
-			bool described = false;
+			/* a GPU is one found: a line or NVML (Slurm: "count reported lower") */
+			bool described = !strcmp(decl[i].name, "gpu");
 			for (size_t j = 0; j < gc.ndevs && !described; j++)
 				described = !strcmp(gc.devs[j].name, decl[i].name);
 			if (described)
