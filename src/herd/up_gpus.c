@@ -115,10 +115,11 @@ done:
 /* herdd's environment for the fake NVML; NULL-terminated, caller frees each. */
 char **up_gpus_env(const char *dir, int node, const char *fake_lib)
 {
-	char **env = xmalloc(4 * sizeof(*env));
+	char **env = xmalloc(5 * sizeof(*env));
 	env[0] = xasprintf("HERD_NVML_LIBRARY=%s", fake_lib);
 	env[1] = xasprintf("HERD_FAKE_NVML=%s/dev/n%d/nvml.conf", dir, node);
 	env[2] = xasprintf("HERD_NVML_DEV_DIR=%s/dev/n%d", dir, node);
-	env[3] = NULL;
+	env[3] = xasprintf("HERD_NVML_MIG_MINORS=%s/dev/n%d/mig-minors", dir, node);
+	env[4] = NULL;
 	return env;
 }

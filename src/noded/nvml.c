@@ -2,7 +2,8 @@
  * with dlopen at run time (no build dependency; HERD_NVML_LIBRARY names
  * another file, as the tests' fake).  Only the few calls we use are declared
  * here, with NVML's documented types: Debian main ships no NVIDIA header.
- * Not MIG (yet). */
+ * A GPU in MIG mode is reported as its MIG instances, each a GPU of its own
+ * whose files are the parent's and its two /dev/nvidia-caps devices. */
 #include <dlfcn.h>
 #include <ctype.h>
 #include <stdio.h>
@@ -36,7 +37,76 @@ struct nvml {
 	int (*pci)(nvmlDevice_t, nvml_pci_info *);
 	int (*link_state)(nvmlDevice_t, unsigned, int *);
 	int (*link_remote)(nvmlDevice_t, unsigned, nvml_pci_info *);
+	/* MIG: optional */
+	int (*mig_mode)(nvmlDevice_t, unsigned *, unsigned *);
+	int (*mig_max)(nvmlDevice_t, unsigned *);
+	int (*mig_handle)(nvmlDevice_t, unsigned, nvmlDevice_t *);
+	int (*gi_id)(nvmlDevice_t, unsigned *);
+	int (*ci_id)(nvmlDevice_t, unsigned *);
 };
+
+static void type_from_name(const char *name, char *type, size_t size);
+
+/* The minor of /dev/nvidia-caps/nvidia-cap<N> for "gpu0/gi1/access" in
+ * the driver's table (/proc/driver/nvidia-caps/mig-minors; HERD_NVML_MIG_MINORS
+ * names another, for tests); -1 when absent. */
+static int cap_minor(const char *key)
+{
+	const char *path = getenv("HERD_NVML_MIG_MINORS");
+	char line[128], name[96];
+	int minor, found = -1;
+	FILE *f = fopen(path && *path ? path : "/proc/driver/nvidia-caps/mig-minors", "r");
+
+	if (!f)
+		return -1;
+	while (found < 0 && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%95s %d", name, &minor) == 2 && !strcmp(name, key) && minor >= 0)
+			found = minor;
+	fclose(f);
+	return found;
+}
+
+/* The MIG instances of GPU i (minor, in MIG mode) appended to out; how many. */
+static int mig_devices(struct nvml *n, nvmlDevice_t dev, unsigned minor, const struct gres_dev *gpu,
+		       const char *dev_dir, struct gres_conf *out)
+{
+	unsigned current = 0, pending = 0, max = 0;
+	int found = 0;
+
+	if (!n->mig_mode || !n->mig_max || !n->mig_handle || !n->gi_id || !n->ci_id ||
+	    n->mig_mode(dev, &current, &pending) != NVML_SUCCESS || current != 1 ||
+	    n->mig_max(dev, &max) != NVML_SUCCESS)
+		return 0;
+	for (unsigned k = 0; k < max && k < 64; k++) {
+		nvmlDevice_t mig;
+		unsigned gi, ci;
+		char name[96] = "", key[64];
+		if (n->mig_handle(dev, k, &mig) != NVML_SUCCESS || n->gi_id(mig, &gi) != NVML_SUCCESS ||
+		    n->ci_id(mig, &ci) != NVML_SUCCESS)
+			continue;   /* an empty slot */
+		struct gres_dev d = *gpu;
+		if (n->name(mig, name, sizeof(name)) == NVML_SUCCESS) {
+			name[sizeof(name) - 1] = '\0';
+			type_from_name(name, d.type, sizeof(d.type));
+		}
+		snprintf(key, sizeof(key), "gpu%u/gi%u/access", minor, gi);
+		int gi_minor = cap_minor(key);
+		snprintf(key, sizeof(key), "gpu%u/gi%u/ci%u/access", minor, gi, ci);
+		int ci_minor = cap_minor(key);
+		if (gi_minor < 0 || ci_minor < 0)
+			log_error("AutoDetect=nvml: GPU %u MIG %u/%u: no nvidia-caps minors", minor, gi, ci);
+		else
+			snprintf(d.file, sizeof(d.file), "%s/nvidia%u,%s/nvidia-caps/nvidia-cap%d,"
+				 "%s/nvidia-caps/nvidia-cap%d", dev_dir, minor, dev_dir, gi_minor, dev_dir,
+				 ci_minor);
+		d.links[0] = '\0';
+		gres_conf_add(out, &d);
+		log_info("AutoDetect=nvml: GPU %u MIG %u/%u: %s (%s) %s", minor, gi, ci, name, d.type,
+			 d.file);
+		found++;
+	}
+	return found;
+}
 
 static void *sym(struct nvml *n, const char *name, bool required, bool *missing)
 {
@@ -140,6 +210,11 @@ int nvml_detect(int threads, const char *dev_dir, struct gres_conf *out, struct 
 	n.pci = sym(&n, "nvmlDeviceGetPciInfo_v3", false, &missing);
 	n.link_state = sym(&n, "nvmlDeviceGetNvLinkState", false, &missing);
 	n.link_remote = sym(&n, "nvmlDeviceGetNvLinkRemotePciInfo_v2", false, &missing);
+	n.mig_mode = sym(&n, "nvmlDeviceGetMigMode", false, &missing);
+	n.mig_max = sym(&n, "nvmlDeviceGetMaxMigDeviceCount", false, &missing);
+	n.mig_handle = sym(&n, "nvmlDeviceGetMigDeviceHandleByIndex", false, &missing);
+	n.gi_id = sym(&n, "nvmlDeviceGetGpuInstanceId", false, &missing);
+	n.ci_id = sym(&n, "nvmlDeviceGetComputeInstanceId", false, &missing);
 	if (missing) {
 		errprintf(err, "AutoDetect=nvml: %s lacks NVML's functions", path);
 		dlclose(n.lib);
@@ -182,6 +257,8 @@ int nvml_detect(int threads, const char *dev_dir, struct gres_conf *out, struct 
 			cores_from_mask(mask, 16, threads, d.cores, sizeof(d.cores));
 		links_of(&n, devs, pci, count, i, d.links, sizeof(d.links));
 		d.flags = GRES_F_NVIDIA_GPU_ENV;
+		if (mig_devices(&n, devs[i], minor, &d, dev_dir, out) > 0)
+			continue;   /* in MIG mode: its instances are the GPUs */
 		gres_conf_add(out, &d);
 		log_info("AutoDetect=nvml: GPU %u: %s (%s) %s cores %s links %s", i, name, d.type,
 			 d.file, d.cores[0] ? d.cores : "any", d.links[0] ? d.links : "none");

@@ -198,6 +198,28 @@ def test_autodetect_nvml(nv):
     assert "Reason=gres/gpu count reported lower than configured (1 < 2)" in show(nv, "n1")
 
 
+def test_autodetect_nvml_mig(nv):
+    """A GPU in MIG mode is its MIG instances, each a GPU of its own: the
+    parent's device file and its two nvidia-caps devices (the driver's
+    minors table)."""
+    d = os.path.join(nv.dir, "dev", "n1")
+    with open(os.path.join(d, "mig-minors"), "w") as f:
+        f.write("gpu0/gi1/access 12\ngpu0/gi1/ci0/access 13\n"
+                "gpu0/gi2/access 21\ngpu0/gi2/ci0/access 22\n")
+    with open(os.path.join(d, "nvml.conf"), "w") as f:
+        f.write("name=NVIDIA H100 80GB HBM3;cpus=0-1;mig=1g.10gb,3g.40gb\n"
+                "name=NVIDIA H100 80GB HBM3;cpus=2-3\n")
+    reconfigure(nv)
+    nv.wait_until("the MIG instances", lambda: len(node_info(nv, "n1")["gres_devs"]) == 3)
+    devs = node_info(nv, "n1")["gres_devs"]
+    assert [(x["index"], x["type"], x["file"], x["cores"]) for x in devs] == [
+        (0, "nvidia_h100_80gb_hbm3_mig_1g.10gb",
+         f"{d}/nvidia0,{d}/nvidia-caps/nvidia-cap12,{d}/nvidia-caps/nvidia-cap13", "0-1"),
+        (1, "nvidia_h100_80gb_hbm3_mig_3g.40gb",
+         f"{d}/nvidia0,{d}/nvidia-caps/nvidia-cap21,{d}/nvidia-caps/nvidia-cap22", "0-1"),
+        (2, "nvidia_h100_80gb_hbm3", f"{d}/nvidia1", "2-3")]
+
+
 def conf_copy(cl, tmp, fn):
     """The cluster's herd.conf changed by fn, in tmp, apart from its state."""
     with open(cl.conf) as f:

@@ -7,7 +7,11 @@
  * name: the product name (default "NVIDIA Fake GPU"); minor: /dev/nvidiaN
  * (default the line's position); cpus: the CPU IDs of its affinity (Linux
  * ranges); nvlink: for each of its NVLinks, the index of the GPU at the
- * other end.  '#' starts a comment.  No file, or none named: no GPUs.
+ * other end; mig: the GPU is in MIG mode with these instances (profile
+ * names, "1g.10gb,3g.40gb"), GPU instance IDs 1, 2, ... and compute
+ * instance 0 each, named "<name> MIG <profile>" (their /dev/nvidia-caps
+ * minors are the driver's table's: herdd reads HERD_NVML_MIG_MINORS).
+ * '#' starts a comment.  No file, or none named: no GPUs.
  * Only the NVML calls herdd makes (src/noded/nvml.c) exist. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,10 +19,12 @@
 
 #define MAX_GPUS 64
 #define MAX_LINKS 18
+#define MAX_MIGS 8
 #define NVML_SUCCESS 0
 #define NVML_ERROR_INVALID_ARGUMENT 2
 #define NVML_ERROR_INSUFFICIENT_SIZE 7
 #define NVML_ERROR_NOT_SUPPORTED 3
+#define NVML_ERROR_NOT_FOUND 6
 
 struct gpu {
 	char name[96];
@@ -26,6 +32,10 @@ struct gpu {
 	unsigned long mask[16];
 	int links[MAX_LINKS];
 	int nlinks;
+	int mig_mode;
+	struct gpu *migs;          /* MAX_MIGS of them, or NULL */
+	int nmigs;
+	unsigned gi, ci;           /* of a MIG instance */
 };
 
 typedef struct {
@@ -35,7 +45,26 @@ typedef struct {
 } pci_info;
 
 static struct gpu gpus[MAX_GPUS];
+static struct gpu mig_pool[MAX_GPUS][MAX_MIGS];
 static unsigned ngpus;
+
+static void set_migs(struct gpu *g, unsigned index, const char *s)
+{
+	g->mig_mode = 1;
+	g->migs = mig_pool[index];
+	while (*s && g->nmigs < MAX_MIGS) {
+		size_t n = strcspn(s, ",");
+		struct gpu *m = &g->migs[g->nmigs];
+		memset(m, 0, sizeof(*m));
+		snprintf(m->name, sizeof(m->name), "%.60s MIG %.*s", g->name, (int)(n < 30 ? n : 30), s);
+		m->minor = g->minor;
+		memcpy(m->mask, g->mask, sizeof(m->mask));
+		m->gi = g->nmigs + 1;
+		m->ci = 0;
+		g->nmigs++;
+		s += n + (s[n] == ',');
+	}
+}
 
 static void set_cpus(struct gpu *g, const char *s)
 {
@@ -81,6 +110,7 @@ int nvmlInit_v2(void)
 		if (!line[strspn(line, " \t")])
 			continue;
 		struct gpu *g = &gpus[ngpus];
+		const char *mig = NULL;
 		memset(g, 0, sizeof(*g));
 		strcpy(g->name, "NVIDIA Fake GPU");
 		g->minor = ngpus;
@@ -94,7 +124,11 @@ int nvmlInit_v2(void)
 				set_cpus(g, w + 5);
 			else if (!strncmp(w, "nvlink=", 7))
 				set_links(g, w + 7);
+			else if (!strncmp(w, "mig=", 4))
+				mig = w + 4;
 		}
+		if (mig)   /* after the rest: the instances take the GPU's name and CPUs */
+			set_migs(g, ngpus, mig);
 		ngpus++;
 	}
 	fclose(f);
@@ -170,4 +204,36 @@ int nvmlDeviceGetNvLinkRemotePciInfo_v2(struct gpu *dev, unsigned link, pci_info
 		return NVML_ERROR_NOT_SUPPORTED;
 	pci_of((unsigned)dev->links[link], pci);
 	return NVML_SUCCESS;
+}
+
+int nvmlDeviceGetMigMode(struct gpu *dev, unsigned *current, unsigned *pending)
+{
+	*current = *pending = (unsigned)dev->mig_mode;
+	return NVML_SUCCESS;
+}
+
+int nvmlDeviceGetMaxMigDeviceCount(struct gpu *dev, unsigned *count)
+{
+	*count = dev->mig_mode ? MAX_MIGS : 0;
+	return NVML_SUCCESS;
+}
+
+int nvmlDeviceGetMigDeviceHandleByIndex(struct gpu *dev, unsigned index, struct gpu **mig)
+{
+	if (!dev->mig_mode || index >= (unsigned)dev->nmigs)
+		return NVML_ERROR_NOT_FOUND;
+	*mig = &dev->migs[index];
+	return NVML_SUCCESS;
+}
+
+int nvmlDeviceGetGpuInstanceId(struct gpu *dev, unsigned *id)
+{
+	*id = dev->gi;
+	return dev->gi ? NVML_SUCCESS : NVML_ERROR_INVALID_ARGUMENT;
+}
+
+int nvmlDeviceGetComputeInstanceId(struct gpu *dev, unsigned *id)
+{
+	*id = dev->ci;
+	return dev->gi ? NVML_SUCCESS : NVML_ERROR_INVALID_ARGUMENT;
 }
