@@ -307,6 +307,7 @@ int main(int argc, char **argv)
 	free((char *)nd.node);
 	free(log_file);
 	free(pid_file);
+	hw_release(&nd.hw);
 	conf_destroy(nd.conf);
 	log_info("stopped");
 	return 0;
