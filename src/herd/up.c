@@ -345,14 +345,14 @@ static int write_conf(const struct cluster *c, const struct up_opts *o, struct h
 	fprintf(f, "ReturnToService=2\n");   /* a restarted herdd brings its node back */
 	fprintf(f, "KillWait=5\n");
 	fprintf(f, "MinJobAge=300\n");
-	if (o->gpus.count)
+	if (o->gpus.count || o->gpus.real)
 		fprintf(f, "GresTypes=gpu\n");
 	for (int i = 0; i < o->nodes; i++) {
 		fprintf(f, "NodeName=n%d NodeAddr=127.0.0.1 Port=%d CPUs=%d RealMemory=%ld", i + 1,
 			c->node_ports[i], cpus, mem);
-		if (o->gpus.count)
+		if (o->gpus.count || o->gpus.real)
 			fprintf(f, " Gres=gpu:%s%s%d", o->gpus.type ? o->gpus.type : "",
-				o->gpus.type ? ":" : "", o->gpus.count);
+				o->gpus.type ? ":" : "", o->gpus.count ? o->gpus.count : o->gpus.real);
 		fprintf(f, "\n");
 	}
 	fprintf(f, "PartitionName=%s Nodes=ALL Default=YES MaxTime=UNLIMITED State=UP\n",
@@ -566,6 +566,7 @@ static int up_run(struct cluster *c, const struct up_opts *o, struct herd_error 
 	if (pick_ports(c, o->nodes, err) < 0 || write_conf(c, o, err) < 0)
 		return -1;
 	if (o->gpus.count ? up_gpus_make(c->dir, o->nodes, &o->gpus, err) < 0
+			  : o->gpus.real ? up_gpus_real(c->dir, err) < 0
 			  : drop_our_gres_conf(c->dir, err) < 0)
 		return -1;
 
@@ -684,6 +685,8 @@ int herd_up_main(int argc, char **argv)
 		fprintf(stderr, "herd: up: --gpu-type and --gpu-nvml need --gpus\n");
 		return 2;
 	}
+	if (!o.gpus.count)
+		up_gpus_detect(&o.gpus);   /* a machine with GPUs: every node has them */
 	if (up_run(&c, &o, &err) < 0) {
 		fprintf(stderr, "herd: error: %s\n", err.text);
 		if (c.nstarted) {
@@ -701,6 +704,9 @@ int herd_up_main(int argc, char **argv)
 	if (o.gpus.count)
 		fprintf(stderr, "herd: each node has %d fake GPUs (%s/dev/<node>, %s)\n", o.gpus.count,
 			c.dir, o.gpus.nvml ? "the fake NVML" : "gres.conf");
+	else if (o.gpus.real)
+		fprintf(stderr, "herd: NVML reports %d GPUs here: every node has them (gres.conf "
+			"AutoDetect=nvml)\n", o.gpus.real);
 	fputs("export HERD_CONF=", stdout);
 	print_quoted(c.conf_path);
 	fputs("\nexport PATH=", stdout);

@@ -2,7 +2,8 @@
  * (doc/gres.md): character devices DIR/dev/<node>/nvidia<i> (major 195, the
  * NVIDIA driver's: with no driver an allowed one opens with ENXIO), and
  * either a gres.conf naming them or, with --gpu-nvml, AutoDetect=nvml with
- * the tests' fake NVML reporting them.  Not real GPUs: nothing runs on them. */
+ * the tests' fake NVML reporting them.  Not real GPUs: nothing runs on them.
+ * Without --gpus, the real GPUs NVML reports (if any), on every node. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -12,7 +13,11 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 #include "common/xmalloc.h"
+#include "common/gres.h"
 #include "herd/herd.h"
+
+/* src/noded/nvml.c */
+int nvml_detect(int threads, const char *dev_dir, struct gres_conf *out, struct herd_error *err);
 
 #define NVIDIA_MAJOR 195
 
@@ -122,4 +127,40 @@ char **up_gpus_env(const char *dir, int node, const char *fake_lib)
 	env[3] = xasprintf("HERD_NVML_MIG_MINORS=%s/dev/n%d/mig-minors", dir, node);
 	env[4] = NULL;
 	return env;
+}
+
+void up_gpus_detect(struct up_gpus *g)
+{
+	struct gres_conf gc = { 0 };
+	struct herd_error err;
+
+	g->real = 0;
+	if (nvml_detect(1, "/dev", &gc, &err) < 0 || !gc.ndevs) {
+		gres_conf_free(&gc);
+		return;
+	}
+	g->real = (int)gc.ndevs;
+	snprintf(g->real_type, sizeof(g->real_type), "%s", gc.devs[0].type);
+	for (size_t i = 1; i < gc.ndevs; i++)
+		if (strcmp(gc.devs[i].type, g->real_type))
+			g->real_type[0] = '\0';
+	g->type = g->real_type[0] ? g->real_type : NULL;
+	gres_conf_free(&gc);
+}
+
+int up_gpus_real(const char *dir, struct herd_error *err)
+{
+	char *path = xasprintf("%s/gres.conf", dir), *tmp = xasprintf("%s/gres.conf.tmp", dir);
+	FILE *f = fopen(tmp, "w");
+	int rc = 0;
+
+	if (f)
+		fprintf(f, "# Written by `herd up --gpus` (doc/gres.md): this machine's GPUs, as "
+			"NVML reports them.\nAutoDetect=nvml\n");
+	if (!f || fclose(f) != 0 || rename(tmp, path) < 0) {
+		rc = errprintf(err, "cannot write %s: %s", path, strerror(errno));
+		unlink(tmp);
+	}
+	free(path), free(tmp);
+	return rc;
 }

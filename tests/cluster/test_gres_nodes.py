@@ -220,6 +220,31 @@ def test_autodetect_nvml_mig(nv):
         (2, "nvidia_h100_80gb_hbm3", f"{d}/nvidia1", "2-3")]
 
 
+def test_herd_up_finds_this_machines_gpus(users):
+    """Without --gpus, herd up gives every node the GPUs NVML reports (here
+    the fake's, named by HERD_NVML_LIBRARY in herd up's environment, which
+    the node daemons inherit)."""
+    root = make_root()
+    gpus = os.path.join(root, "nvml.conf")
+    with open(gpus, "w") as f:
+        f.write("name=NVIDIA H200;cpus=0-1\nname=NVIDIA H200;cpus=2-3\n")
+    cl = Cluster(root, 1)
+    try:
+        cl.up("--cpus", "4", env={"HERD_NVML_LIBRARY": os.path.join(
+            os.path.dirname(BIN), "lib", "fake-nvml", "libnvidia-ml.so.1"),
+            "HERD_FAKE_NVML": gpus})
+        assert "NVML reports 2 GPUs here" in cl.up_result.err
+        assert cl.kv["GresTypes"] == "gpu" and cl.nodes[0]["Gres"] == "gpu:nvidia_h200:2"
+        with open(os.path.join(cl.dir, "gres.conf")) as f:
+            assert "AutoDetect=nvml" in f.read()
+        out = show(cl, "n1")
+        assert field(out, "Gres") == "gpu:nvidia_h200:2(S:0-3)" and field(out, "State") == "IDLE"
+        assert [d["file"] for d in node_info(cl, "n1")["gres_devs"]] == ["/dev/nvidia0",
+                                                                        "/dev/nvidia1"]
+    finally:
+        stop_cluster(cl)
+
+
 def conf_copy(cl, tmp, fn):
     """The cluster's herd.conf changed by fn, in tmp, apart from its state."""
     with open(cl.conf) as f:
