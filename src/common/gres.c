@@ -20,6 +20,7 @@
 #define GRES_MAX_DECL 64            /* words of a node's Gres= */
 #define GRES_MAX_COUNT (1ULL << 48)
 #define GRES_MAX_CORE 65536         /* core IDs below it */
+#define GRES_MAX_NODE_NAMES 1000000 /* NodeName= names of a whole file, expanded */
 
 static void __attribute__((format(printf, 2, 3))) sb_addf(struct strbuf *sb, const char *fmt, ...)
 {
@@ -83,8 +84,8 @@ int gres_flags_parse(const char *s, unsigned *flags, struct herd_error *err)
 	return 0;
 }
 
-/* Calls fn for each core of a valid ranges string; -1 when malformed. */
-static int cores_walk(const char *s, int limit, void (*fn)(long, void *), void *arg)
+/* Calls fn for each range lo-hi of a valid ranges string; -1 when malformed. */
+static int cores_walk(const char *s, int limit, void (*fn)(long, long, void *), void *arg)
 {
 	const char *p = s;
 
@@ -110,8 +111,8 @@ static int cores_walk(const char *s, int limit, void (*fn)(long, void *), void *
 		if (*p && *p != ',')
 			return -1;
 		p += *p == ',';
-		for (long c = lo; fn && c <= hi; c++)
-			fn(c, arg);
+		if (fn)
+			fn(lo, hi, arg);
 	}
 	return 0;
 }
@@ -207,17 +208,25 @@ static int line_set(struct line *l, char *word, const char *where, struct herd_e
 	return errprintf(err, "%s: unknown key '%s'", where, word);
 }
 
-static bool line_is_mine(const struct line *l, const char *node, const char *where,
-			 struct herd_error *err, int *rc)
+/* *names_left: what the file's NodeName= lines may still expand to (a
+ * hostile file cannot make the parse expand 10^6 names per line). */
+static bool line_is_mine(const struct line *l, const char *node, size_t *names_left,
+			 const char *where, struct herd_error *err, int *rc)
 {
 	*rc = 0;
 	if (!l->node || !node)
 		return true;
-	struct hostlist *hl = hostlist_create(l->node);
+	struct hostlist *hl = NULL;
+	errno = E2BIG;
+	if (*names_left)
+		hl = hostlist_create_max(l->node, *names_left);
 	if (!hl) {
-		*rc = errprintf(err, "%s: invalid NodeName=%s", where, l->node);
+		*rc = errno == E2BIG ? errprintf(err, "%s: NodeName= lines name more than %d nodes",
+						 where, GRES_MAX_NODE_NAMES)
+				     : errprintf(err, "%s: invalid NodeName=%s", where, l->node);
 		return false;
 	}
+	*names_left -= hostlist_count(hl);
 	bool mine = hostlist_find(hl, node) >= 0;
 	hostlist_destroy(hl);
 	return mine;
@@ -308,8 +317,8 @@ static int autodetect_parse(const char *s, enum gres_autodetect *out, const char
 }
 
 /* One logical line (continuations joined, comment cut). */
-static int parse_line(char *text, const char *where, const char *node, struct gres_conf *gc,
-		      enum gres_autodetect *global, enum gres_autodetect *mine,
+static int parse_line(char *text, const char *where, const char *node, size_t *names_left,
+		      struct gres_conf *gc, enum gres_autodetect *global, enum gres_autodetect *mine,
 		      struct herd_error *err)
 {
 	struct line l = { 0 };
@@ -319,7 +328,7 @@ static int parse_line(char *text, const char *where, const char *node, struct gr
 	for (char *w = strtok_r(text, " \t\r", &save); w; w = strtok_r(NULL, " \t\r", &save))
 		if (line_set(&l, w, where, err) < 0)
 			return -1;
-	if (!line_is_mine(&l, node, where, err, &rc))
+	if (!line_is_mine(&l, node, names_left, where, err, &rc))
 		return rc;
 	if (l.autodetect) {
 		enum gres_autodetect a = GRES_AUTODETECT_UNSET;
@@ -342,6 +351,7 @@ int gres_conf_parse(const char *text, const char *path, const char *node,
 	enum gres_autodetect global = GRES_AUTODETECT_UNSET, mine = GRES_AUTODETECT_UNSET;
 	struct strbuf sb = { 0 };
 	int lineno = 0, first = 0;
+	size_t names_left = GRES_MAX_NODE_NAMES;
 
 	for (const char *p = text; *p || sb.len;) {
 		size_t n = strcspn(p, "\n");
@@ -366,7 +376,7 @@ int gres_conf_parse(const char *text, const char *path, const char *node,
 			continue;
 		char where[300];
 		snprintf(where, sizeof(where), "%s:%d", path, first);
-		int rc = parse_line(sb.s, where, node, &gc, &global, &mine, err);
+		int rc = parse_line(sb.s, where, node, &names_left, &gc, &global, &mine, err);
 		free(sb.s);
 		sb = (struct strbuf){ 0 };
 		if (rc < 0) {
@@ -565,11 +575,11 @@ struct sockets {
 	unsigned char seen[1024];
 };
 
-static void socket_mark(long core, void *arg)
+static void socket_mark(long lo, long hi, void *arg)
 {
 	struct sockets *s = arg;
-	long sock = core / s->per_socket;
-	if (sock < (long)sizeof(s->seen))
+	for (long sock = lo / s->per_socket; sock <= hi / s->per_socket &&
+	     sock < (long)sizeof(s->seen); sock++)
 		s->seen[sock] = 1;
 }
 

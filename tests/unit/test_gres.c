@@ -77,6 +77,8 @@ static const struct {
 	{ "Name=gpu File=/dev/nvidia[0-99999]\n", "g.conf:1: invalid File=/dev/nvidia[0-99999]" },
 	{ "Name\n", "g.conf:1: expected Key=Value, found 'Name'" },
 	{ "NodeName=n[1- Name=gpu\n", "g.conf:1: invalid NodeName=n[1-" },
+	{ "NodeName=a[1-600000] Name=gpu\nNodeName=b[1-600000] Name=gpu\n",
+	  "g.conf:2: NodeName= lines name more than 1000000 nodes" },
 };
 
 static void test_bad_lines(void **state)
