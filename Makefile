@@ -43,7 +43,14 @@ BENCHES    := $(BENCH_SRC:bench/%.c=$(B)/bench/%)
 
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 
-all: $(BINS) $(UNITS) $(BENCHES)
+# The tests' fake NVML (doc/gres.md): herdd loads it through HERD_NVML_LIBRARY.
+FAKE_NVML  := $(B)/lib/fake-nvml/libnvidia-ml.so.1
+
+all: $(BINS) $(UNITS) $(BENCHES) $(FAKE_NVML)
+
+$(FAKE_NVML): tests/fake/nvml.c
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -fPIC -shared -Wl,-soname,libnvidia-ml.so.1 -o $@ $<
 
 $(B)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -61,6 +68,8 @@ endef
 $(foreach d,$(DAEMONS),$(eval $(call daemon_rule,$(firstword $(subst :, ,$(d))),$(lastword $(subst :, ,$(d))))))
 # herdd cleans up after a killed herdstepd (src/noded/reclaim.c): its cgroups
 $(B)/bin/herdd: $(call obj,src/stepd/cgroup.c src/stepd/cgroup_dev.c)
+# herdd opens NVML with dlopen (src/noded/nvml.c)
+$(B)/bin/herdd: LDLIBS += -ldl
 # libbpf (libbpf-dev): cgroup v2's ConstrainDevices loads an eBPF device
 # program (src/stepd/cgroup_dev.c)
 $(B)/bin/herdd $(B)/bin/herdstepd $(B)/tests/test_stepd_cgroup: LDLIBS += -lbpf
@@ -116,10 +125,12 @@ $(B)/tests/test_ctld_%: $(B)/obj/tests/unit/test_ctld_%.o $(CTLD_OBJS) $(LIB)
 # file, scontrol's reservation request): herd links those objects too.
 HERD_CMD_OBJS := $(call obj,$(addprefix src/cmd/,opt.c fmt.c record.c step.c jobopt.c jobopt_read.c jobopt_table.c jobopt_pbs.c srun_check.c \
                    scontrol_resv.c sacctmgr/flat_parse.c sacctmgr/keys.c))
-HERD_OBJS := $(call obj,$(filter-out src/herd/herd.c,$(wildcard src/herd/*.c))) $(HERD_CMD_OBJS)
-$(B)/bin/herd: $(CTLD_OBJS) $(HERD_CMD_OBJS)
+# `herd up` on a machine with GPUs finds them as herdd does (src/noded/nvml.c, dlopen).
+HERD_OBJS := $(call obj,$(filter-out src/herd/herd.c,$(wildcard src/herd/*.c))) $(HERD_CMD_OBJS) \
+             $(call obj,src/noded/nvml.c)
+$(B)/bin/herd: $(CTLD_OBJS) $(HERD_CMD_OBJS) $(call obj,src/noded/nvml.c)
 $(B)/bin/herd: LDLIBS += $(LIB)   # again, after the controller's objects
-$(B)/bin/herd $(B)/tests/test_sim $(B)/tests/test_sim_%: LDLIBS += -lz $(PQ_LIBS) -ljwt
+$(B)/bin/herd $(B)/tests/test_sim $(B)/tests/test_sim_%: LDLIBS += -lz $(PQ_LIBS) -ljwt -ldl
 $(B)/tests/test_sim: $(B)/obj/tests/unit/test_sim.o $(HERD_OBJS) $(CTLD_OBJS) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "cmd/jobopt.h"
+#include "common/tres_req.h"
 #include "cmd/opt.h"
 #include "cmd/srun_opt.h"
 #include "common/msg.h"
@@ -570,6 +571,41 @@ static size_t earliest_cluster(const struct jobopt *o, struct cmd_client *c,
 	}
 	json_decref(body);
 	return best;
+}
+
+/* Is name one of the comma-separated words of list (case-insensitive)? */
+static bool in_list(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = list; p && *p; p += strcspn(p, ","), p += *p == ',')
+		if (strcspn(p, ",") == n && !strncasecmp(p, name, n))
+			return true;
+	return false;
+}
+
+int jobopt_gres_check(const struct jobopt *o, const struct conf *conf, struct herd_error *err)
+{
+	static const char *const keys[] = { "tres_per_job", "tres_per_node", "tres_per_socket",
+					    "tres_per_task" };
+	const char *types = conf_get(conf, "GresTypes");
+	for (; o; o = o->het_next) {
+		/* what counts per GPU asks for GPUs: Slurm's sentence without them */
+		bool per_gpu = jobopt_given(o, "cpus_per_gpu") || jobopt_given(o, "mem_per_gpu") ||
+			       jobopt_given(o, "ntasks_per_gpu");
+		if (per_gpu && !in_list(types, "gpu"))
+			return errprintf(err, "Invalid generic resource (gres) specification");
+		for (size_t k = 0; k < sizeof(keys) / sizeof(*keys); k++) {
+			struct tres_item items[TRES_REQ_MAX];
+			int n = tres_req_parse(json_string_value(json_object_get(o->spec, keys[k])), items,
+					       TRES_REQ_MAX, err);
+			for (int i = 0; i < n; i++)
+				if (items[i].count && !in_list(types, items[i].name))
+					n = -1;
+			if (n < 0)
+				return errprintf(err, "Invalid generic resource (gres) specification");
+		}
+	}
+	return 0;
 }
 
 const char *jobopt_clusters(const struct jobopt *o, struct cmd_client *c)

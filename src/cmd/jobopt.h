@@ -120,6 +120,12 @@ void jobopt_report(struct jobopt *o, int rc, const struct herd_error *err);
  * (Slurm's sentences printed). */
 struct cmd_client;
 const char *jobopt_clusters(const struct jobopt *o, struct cmd_client *c);
+/* Each generic resource o (and its components) asks for is one of the
+ * cluster's GresTypes, as Slurm's commands check with their own
+ * slurm.conf: 0, or -1 with err "Invalid generic resource (gres)
+ * specification". */
+struct conf;
+int jobopt_gres_check(const struct jobopt *o, const struct conf *conf, struct herd_error *err);
 
 /* What the job object takes from outside the options. */
 struct jobopt_ctx {

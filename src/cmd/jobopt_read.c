@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "cmd/jobopt.h"
 #include "cmd/jobopt_read.h"
+#include "common/tres_req.h"
 #include "cmd/opt.h"
 #include "cmd/srun_opt.h"
 #include "common/bitmap.h"
@@ -741,6 +742,14 @@ int p_debug_level(struct jobopt *o, const struct jobopt_row *r, const char *arg,
 	return errprintf(err, "Invalid --%s specification: %s", r->name, arg);
 }
 
+/* srun --whole: not --exact */
+int p_whole(struct jobopt *o, const struct jobopt_row *r, const char *arg,
+	    struct herd_error *err)
+{
+	json_object_set_new(o->local, "exact", json_false());
+	return JOBOPT_OK;
+}
+
 /* --external-launcher: an --overlap step */
 int p_external_launcher(struct jobopt *o, const struct jobopt_row *r, const char *arg,
 			       struct herd_error *err)
@@ -749,17 +758,128 @@ int p_external_launcher(struct jobopt *o, const struct jobopt_row *r, const char
 	return JOBOPT_OK;
 }
 
-/* GPU and GRES options: this cluster has no generic resources (issue 16
- * brings them); Slurm's controller refuses a job asking for what no node
- * has with this sentence. */
-int p_gres(struct jobopt *o, const struct jobopt_row *r, const char *arg,
-		  struct herd_error *err)
+/* ---- generic resources (doc/gres.md section 2) ---- */
+
+/* items added to the request kept under key (JOBSPEC's tres_per_*) */
+static int tres_add(struct jobopt *o, const char *key, const struct tres_item *items, int n,
+		    struct herd_error *err)
 {
-	if (arg && !strcasecmp(arg, "none") && !strcmp(r->name, "gres"))
-		return JOBOPT_OK;   /* Slurm: --gres=none asks for none (steps use it) */
-	note(o, "--%s: this cluster has no GPUs or other generic resources (GresTypes)", r->name);
-	errprintf(err, "Invalid generic resource (gres) specification");
-	return JOBOPT_FATAL;
+	struct tres_item all[TRES_REQ_MAX];
+	int have = tres_req_parse(json_string_value(json_object_get(o->spec, key)), all,
+				  TRES_REQ_MAX, err);
+	for (int i = 0; have >= 0 && i < n; i++)
+		have = tres_req_put(all, have, TRES_REQ_MAX, &items[i]);
+	if (have < 0)
+		return errprintf(err, "Invalid generic resource (gres) specification"), JOBOPT_FATAL;
+	char *text = tres_req_format(all, have);
+	json_object_set_new(o->spec, key, json_string(text));
+	free(text);
+	return JOBOPT_OK;
+}
+
+/* --gres=list ("none": none, as Slurm's steps say it) */
+int p_gres(struct jobopt *o, const struct jobopt_row *r, const char *arg,
+	   struct herd_error *err)
+{
+	struct tres_item items[TRES_REQ_MAX];
+	if (!strcasecmp(arg, "none"))
+		return JOBOPT_OK;
+	int n = tres_req_parse(arg, items, TRES_REQ_MAX, err);
+	if (n < 0)
+		return JOBOPT_FATAL;
+	return tres_add(o, r->key, items, n, err);
+}
+
+/* --gpus, --gpus-per-node, -per-socket, -per-task: "[type:]count,..." */
+int p_gpus(struct jobopt *o, const struct jobopt_row *r, const char *arg,
+	   struct herd_error *err)
+{
+	struct tres_item items[TRES_REQ_MAX];
+	char *list = xstrdup(arg), *save = NULL;
+	int n = 0;
+	for (char *w = strtok_r(list, ",", &save); w && n >= 0; w = strtok_r(NULL, ",", &save)) {
+		char *one = xasprintf("gpu:%s", w);
+		struct tres_item t[1];
+		int k = tres_req_parse(one, t, 1, err);
+		free(one);
+		n = k == 1 ? tres_req_put(items, n, TRES_REQ_MAX, t) : -1;
+	}
+	free(list);
+	if (n <= 0)
+		return errprintf(err, "Invalid generic resource (gres) specification"), JOBOPT_FATAL;
+	return tres_add(o, r->key, items, n, err);
+}
+
+/* --tres-per-task=cpu:4,gres/gpu:1 (or cpu=4, gres/gpu=1): cpu sets -c */
+int p_tres_per_task(struct jobopt *o, const struct jobopt_row *r, const char *arg,
+		    struct herd_error *err)
+{
+	struct tres_item items[TRES_REQ_MAX];
+	char *list = xstrdup(arg), *save = NULL;
+	int n = 0, rc = JOBOPT_OK;
+	for (char *w = strtok_r(list, ",", &save); w && rc == JOBOPT_OK; w = strtok_r(NULL, ",", &save)) {
+		char *eq = strrchr(w, '=');
+		if (eq)
+			*eq = ':';
+		if (!strncasecmp(w, "cpu:", 4)) {
+			long cpus;
+			if (opt_count(w + 4, &cpus) < 0 || cpus < 1)
+				rc = (errprintf(err, "Invalid --tres-per-task specification: %s", arg), JOBOPT_FATAL);
+			else
+				json_object_set_new(o->spec, "cpus_per_task", json_integer(cpus));
+			continue;
+		}
+		if (strncmp(w, "gres/", 5) && strncmp(w, "gres:", 5)) {
+			rc = (errprintf(err, "Invalid --tres-per-task specification: %s", arg), JOBOPT_FATAL);
+			continue;
+		}
+		struct tres_item t[1];
+		if (tres_req_parse(w, t, 1, err) != 1 || (n = tres_req_put(items, n, TRES_REQ_MAX, t)) < 0)
+			rc = (errprintf(err, "Invalid generic resource (gres) specification"), JOBOPT_FATAL);
+	}
+	free(list);
+	return rc == JOBOPT_OK && n ? tres_add(o, r->key, items, n, err) : rc;
+}
+
+/* --gpu-bind=[verbose,]closest|none|map_gpu:L|mask_gpu:L|single:N|per_task:N */
+int p_gpu_bind(struct jobopt *o, const struct jobopt_row *r, const char *arg,
+	       struct herd_error *err)
+{
+	const char *v = !strncasecmp(arg, "verbose,", 8) ? arg + 8 : arg;
+	static const char *const plain[] = { "closest", "none" };
+	static const char *const listed[] = { "map_gpu:", "mask_gpu:", "single:", "per_task:" };
+	bool ok = false;
+	for (size_t i = 0; i < sizeof(plain) / sizeof(*plain); i++)
+		ok |= !strcasecmp(v, plain[i]);
+	for (size_t i = 0; i < sizeof(listed) / sizeof(*listed); i++) {
+		size_t n = strlen(listed[i]);
+		ok |= !strncasecmp(v, listed[i], n) && v[n] && strspn(v + n, "0123456789abcdefxABCDEFX,*") ==
+									 strlen(v + n);
+	}
+	if (!ok)   /* Slurm's words: it reads the value as "gpu:" and the value */
+		return errprintf(err, "Invalid --gpu-bind argument: gpu:%s", arg), JOBOPT_ERROR;
+	return put(o, r, json_string(arg), err);
+}
+
+/* --gres-flags: Slurm's words, comma-separated */
+int p_gres_flags(struct jobopt *o, const struct jobopt_row *r, const char *arg,
+		 struct herd_error *err)
+{
+	static const char *const words[] = { "enforce-binding", "disable-binding",
+					      "multiple-tasks-per-sharing", "one-task-per-sharing",
+					      "allow-task-sharing" };
+	char *list = xstrdup(arg), *save = NULL;
+	bool ok = *arg != '\0';
+	for (char *w = strtok_r(list, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		bool known = false;
+		for (size_t i = 0; i < sizeof(words) / sizeof(*words); i++)
+			known |= !strcasecmp(w, words[i]);
+		ok &= known;
+	}
+	free(list);
+	if (!ok)
+		return errprintf(err, "Invalid --gres-flags specification"), JOBOPT_ERROR;
+	return put(o, r, json_string(arg), err);
 }
 
 /* Network topology options (issue 17 brings them): refused, never dropped. */

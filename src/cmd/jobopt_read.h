@@ -97,6 +97,8 @@ int p_spec_resources(struct jobopt *o, const struct jobopt_row *r, const char *a
 			    struct herd_error *err);
 int p_debug_level(struct jobopt *o, const struct jobopt_row *r, const char *arg,
 		  struct herd_error *err);
+int p_whole(struct jobopt *o, const struct jobopt_row *r, const char *arg,
+	    struct herd_error *err);
 int p_zero_one(struct jobopt *o, const struct jobopt_row *r, const char *arg,
 		      struct herd_error *err);
 int p_zero_one_opt(struct jobopt *o, const struct jobopt_row *r, const char *arg,
@@ -104,7 +106,15 @@ int p_zero_one_opt(struct jobopt *o, const struct jobopt_row *r, const char *arg
 int p_external_launcher(struct jobopt *o, const struct jobopt_row *r, const char *arg,
 			       struct herd_error *err);
 int p_gres(struct jobopt *o, const struct jobopt_row *r, const char *arg,
-		  struct herd_error *err);
+	   struct herd_error *err);
+int p_gpus(struct jobopt *o, const struct jobopt_row *r, const char *arg,
+	   struct herd_error *err);
+int p_tres_per_task(struct jobopt *o, const struct jobopt_row *r, const char *arg,
+		    struct herd_error *err);
+int p_gpu_bind(struct jobopt *o, const struct jobopt_row *r, const char *arg,
+	       struct herd_error *err);
+int p_gres_flags(struct jobopt *o, const struct jobopt_row *r, const char *arg,
+		 struct herd_error *err);
 int p_topology(struct jobopt *o, const struct jobopt_row *r, const char *arg,
 		      struct herd_error *err);
 int p_bbf(struct jobopt *o, const struct jobopt_row *r, const char *arg,

@@ -321,7 +321,7 @@ static const char *node_state_text(const json_t *node, char *buf, size_t len)
 	return buf;
 }
 
-void record_node(const json_t *node, long long slurmd_port, struct record *r)
+void record_node(const json_t *node, long long slurmd_port, int details, struct record *r)
 {
 	char a[64], b[64], c[64];
 	long long cpus = cmd_jint(node, "cpus"), alloc = cmd_jint(node, "alloc_cpus");
@@ -343,6 +343,10 @@ void record_node(const json_t *node, long long slurmd_port, struct record *r)
 	record_add(r, "AvailableFeatures=%s", or_null(cmd_jstr(node, "features")));
 	record_add(r, "ActiveFeatures=%s", or_null(cmd_jstr(node, "features")));
 	record_add(r, "Gres=%s", or_null(cmd_jstr(node, "gres")));
+	if (details) {   /* Slurm 22.05's scontrol -d; nothing drains GRES apart */
+		record_add(r, "GresDrain=N/A");
+		record_add(r, "GresUsed=%s", or_null(cmd_jstr(node, "gres_used")));
+	}
 	/* Slurm names the port only when it is not the cluster's SlurmdPort */
 	if (cmd_jint(node, "port") != slurmd_port)
 		snprintf(b, sizeof(b), " Port=%lld", cmd_jint(node, "port"));

@@ -290,6 +290,10 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	have_client = true;
+	if (jobopt_gres_check(&o, client.conf, &err) < 0) {
+		fprintf(stderr, "salloc: error: %s\n", err.text);
+		goto out;
+	}
 	const char *cluster = jobopt_clusters(&o, &client);
 	if (cluster && !*cluster)
 		goto out;

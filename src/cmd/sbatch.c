@@ -123,6 +123,11 @@ static int submit(const struct jobopt *o, json_t *body)
 		fprintf(stderr, "sbatch: error: %s\n", err.text);
 		return 1;
 	}
+	if (jobopt_gres_check(o, client.conf, &err) < 0) {
+		fprintf(stderr, "sbatch: error: %s\n", err.text);
+		cmd_client_fini(&client);
+		return 1;
+	}
 	const char *cluster = jobopt_clusters(o, &client);
 	if (cluster && !*cluster) {
 		cmd_client_fini(&client);

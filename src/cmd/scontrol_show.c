@@ -335,7 +335,7 @@ static int show_nodes(struct scontrol *sc, const char *name)
 		if (want && hostlist_find(want, cmd_jstr(node, "name")) < 0)
 			continue;
 		struct record r = { 0 };
-		record_node(node, conf_get_int(sc->client.conf, "SlurmdPort", 6818), &r);
+		record_node(node, conf_get_int(sc->client.conf, "SlurmdPort", 6818), sc->details, &r);
 		record_print(&r, sc->oneliner);
 		shown++;
 	}

@@ -387,9 +387,9 @@ static const char *record_value(char letter, const void *arg, char *buf, size_t 
 	 * the configured ones. */
 	case 'f': case 'b': return or_null(cmd_jstr(node, "features"));
 	case 'G': return or_null(cmd_jstr(node, "gres"));
-	/* Herd keeps no GRES use, node comments or extra strings: Slurm's
-	 * unset value. */
-	case F_GRES_USED: case F_COMMENT: case F_EXTRA: return "(null)";
+	case F_GRES_USED: return or_null(cmd_jstr(node, "gres_used"));
+	/* Herd keeps no node comments or extra strings: Slurm's unset value. */
+	case F_COMMENT: case F_EXTRA: return "(null)";
 	case 'v': {
 		const char *s = cmd_jstr(node, "version");
 		return *s ? s : "N/A";

@@ -70,7 +70,6 @@ static const struct inert_key inert_plain[] = {
 	{ "FederationParameters", NULL },
 	{ "GetEnvTimeout", NULL },
 	{ "GpuFreqDef", NULL },
-	{ "GresTypes", NULL },
 	{ "GroupUpdateForce", NULL },
 	{ "GroupUpdateTime", NULL },
 	{ "HashPlugin", NULL },
@@ -200,7 +199,6 @@ struct inert_attr {
 static const struct inert_attr inert_node[] = {
 	{ "SocketsPerBoard", 0, NULL }, { "CoreSpecCount", 0, NULL }, { "CpuSpecList", 0, NULL },
 	{ "MemSpecLimit", 0, NULL }, { "Weight", 1, NULL },   /* TmpDisk: --tmp */
-	{ "Gres", 0, NULL },
 	/* only FUTURE is read: a node starts UNKNOWN until it registers */
 	{ "State", 0, "UNKNOWN,FUTURE,IDLE" }, { "Reason", 0, NULL },
 	{ NULL, 0, NULL },

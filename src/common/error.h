@@ -37,6 +37,7 @@ int errprintf(struct herd_error *err, const char *fmt, ...) __attribute__((forma
 	X(HERD_ERR_NODE_CONFIG, 2014, "Requested node configuration is not available") \
 	X(HERD_ERR_NODES_BUSY, 2016, "Requested nodes are busy") \
 	X(HERD_ERR_PARTITION_DOWN, 2015, "Required partition not available (inactive or drain)") \
+	X(HERD_ERR_INVALID_GRES, 2033, "Invalid generic resource (gres) specification") \
 	X(HERD_ERR_JOB_NOT_PENDING, 2034, "Job is no longer pending execution") \
 	X(HERD_ERR_JOB_PENDING, 2019, "Job is pending execution") \
 	X(HERD_ERR_INVALID_ARG, 2072, "Invalid argument") \

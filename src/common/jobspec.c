@@ -48,6 +48,12 @@ const struct msg_field jobspec_fields[] = {
 	OPT("burst_buffer", MF_STR), OPT("mcs_label", MF_STR), OPT("network", MF_STR),
 	OPT("profile", MF_STR), OPT("power", MF_STR), OPT("prefer", MF_STR), OPT("reboot", MF_BOOL),
 	OPT("wait_all_nodes", MF_BOOL), OPT_IN("uid", 0, INT64_MAX), OPT_IN("gid", 0, INT64_MAX),
+	/* issue 16: generic resources (doc/gres.md), TRES form */
+	OPT("tres_per_job", MF_STR), OPT("tres_per_node", MF_STR), OPT("tres_per_socket", MF_STR),
+	OPT("tres_per_task", MF_STR), OPT_IN("cpus_per_gpu", 0, COUNT_MAX),
+	OPT_IN("mem_per_gpu", 0, INT64_MAX), OPT_IN("ntasks_per_gpu", 0, COUNT_MAX),
+	OPT("gpu_bind", MF_STR), OPT("gpu_freq", MF_STR), OPT("gres_flags", MF_STR),
+	OPT("tres_bind", MF_STR),
 	{ NULL, 0, false, NULL, 0, 0 },
 };
 

@@ -63,11 +63,18 @@ static const struct msg_field f_job_limit[] = {
 	REQ("job_id", MF_INT), REQ("time_limit", MF_INT), END
 };
 
+/* A GRES device record (doc/gres.md); flags optional. */
+static const struct msg_field f_gres_dev[] = {
+	REQ("name", MF_STR), REQ("type", MF_STR), REQ("index", MF_INT), REQ("file", MF_STR),
+	REQ("cores", MF_STR), REQ("links", MF_STR), REQ("count", MF_INT), OPT("flags", MF_INT), END
+};
+
 static const struct msg_field f_register[] = {
 	REQ("node", MF_STR), REQ("cpus", MF_INT), REQ("boards", MF_INT), REQ("sockets", MF_INT),
 	REQ("cores", MF_INT), REQ("threads", MF_INT), REQ("memory", MF_INT),
 	REQ("boot_time", MF_INT), REQ("start_time", MF_INT), REQ("arch", MF_STR),
-	REQ("os", MF_STR), REQ("jobs", MF_ARR_INT), OPT("steps", MF_ANY), END
+	REQ("os", MF_STR), REQ("jobs", MF_ARR_INT), OPT("steps", MF_ANY),
+	{ "gres", MF_ARR_OBJ, true, f_gres_dev, 0, 0 }, END
 };
 
 static const struct msg_field f_complete[] = {

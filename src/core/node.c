@@ -85,6 +85,7 @@ void node_setup(void)
 		n->cores = cn->cores_per_socket ? cn->cores_per_socket : 1;
 		n->threads = cn->threads_per_core ? cn->threads_per_core : 1;
 		n->real_memory = cn->real_memory ? cn->real_memory : 1;
+		node_gres_setup(n, conf);
 	}
 	names_build();
 }
@@ -395,6 +396,7 @@ int node_report(const json_t *b, bool *first)
 	set_str(&n->os, json_string_value(json_object_get(b, "os")));
 	n->last_seen = now;
 	n->registered = true;
+	node_gres_report(n, json_object_get(b, "gres"));
 	if (n->not_responding) {
 		n->not_responding = false;
 		log_info("node %s responding again", n->name);
@@ -501,7 +503,7 @@ json_t *node_to_json(const struct node *n)
 	json_object_set_new(o, "tmp_disk", json_integer((json_int_t)n->conf->tmp_disk));
 	json_object_set_new(o, "weight", json_integer(n->conf->weight));
 	json_object_set_new(o, "features", json_string(n->conf->features ? n->conf->features : ""));
-	json_object_set_new(o, "gres", json_string(n->conf->gres ? n->conf->gres : ""));
+	node_gres_json(n, o);   /* "gres", "gres_used", "gres_devs" */
 	/* an active reservation's hold: "MAINT" or "RESERVED" (sinfo) */
 	const char *held = resv_node_state((int)(n - core.nodes), core_now());
 	if (held)
@@ -523,6 +525,14 @@ static void set_reason(struct node *n, const char *reason, const char *user)
 	set_str(&n->reason, reason && *reason ? reason : NULL);
 	set_str(&n->reason_user, n->reason ? user : NULL);
 	n->reason_time = n->reason ? core_now() : 0;
+}
+
+void node_drain_for(struct node *n, const char *reason)
+{
+	const char *user = conf_get(core.conf, "SlurmUser");
+	n->drain = true;
+	set_reason(n, reason, user ? user : "root");   /* Slurm's [SlurmUser@time] */
+	admin_save(n);
 }
 
 /* Unlike a silent node, one set DOWN still runs its jobs' processes: they

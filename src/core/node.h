@@ -7,9 +7,13 @@
 #include <sys/types.h>
 #include <time.h>
 #include "common/auth.h"
+#include "common/error.h"
 #include "common/state.h"
 
 struct job;
+struct gres_decl;
+struct gres_dev;
+struct conf;
 
 struct node {
 	char *name;
@@ -37,6 +41,11 @@ struct node {
 	time_t last_seen, boot_time, slurmd_start_time;
 	char *arch, *os;
 	const struct conf_node *conf;
+	struct gres_decl *gres_decl;   /* Gres= (node_gres.c) */
+	size_t ngres_decl;
+	struct gres_dev *gres_devs;    /* as herdd last reported them */
+	size_t ngres_devs;
+	char *gres_shown, *gres_used_shown;   /* NODE_INFO's gres, gres_used */
 };
 
 /* node.c */
@@ -65,5 +74,17 @@ void node_update_state(struct node *node);
 int node_admin(const char *names, const char *state, const char *reason, const char *user,
 	       struct herd_error *err);
 void node_admin_restore(const char *name, const json_t *rec);   /* from the store at start */
+
+/* node_gres.c: Gres= names only GresTypes names (-1 with err: the
+ * controller does not start, a reconfigure is refused); a node's Gres=
+ * parsed (at setup and reconfigure); its registration's "gres" devices
+ * taken, a node reporting fewer than declared drained with Slurm's reason;
+ * NODE_INFO's "gres", "gres_used", "gres_devs" set in o. */
+int node_gres_check(const struct conf *conf, struct herd_error *err);
+void node_gres_setup(struct node *n, const struct conf *conf);
+void node_gres_report(struct node *n, const json_t *gres);
+void node_gres_json(const struct node *n, json_t *o);
+/* Drained by the controller for reason (node.c): kept over a restart. */
+void node_drain_for(struct node *n, const char *reason);
 
 #endif

@@ -256,11 +256,13 @@ int part_limits_submit(struct job *job, struct herd_error *err)
 static int part_share(const struct job *job, const struct part *p)
 {
 	const char *os = p->conf->oversubscribe;
-	bool yes = os && !strncasecmp(os, "YES", 3), force = os && !strncasecmp(os, "FORCE", 5);
-	const char *colon = os ? strchr(os, ':') : NULL;
 
-	if (job->exclusive || (!yes && !force) || (yes && !job->oversubscribe) || gang_part(p))
+	if (job->exclusive || !os)   /* before reading it: every pass asks, for every job */
 		return 1;
+	bool yes = !strncasecmp(os, "YES", 3), force = !strncasecmp(os, "FORCE", 5);
+	if ((!yes && !force) || (yes && !job->oversubscribe) || gang_part(p))
+		return 1;
+	const char *colon = strchr(os, ':');
 	long n = colon ? strtol(colon + 1, NULL, 10) : 4;
 	return n < 1 ? 1 : n > 0xFFFF ? 0xFFFF : (int)n;
 }

@@ -423,7 +423,6 @@ void snap_run(struct sched_snap *s)
 	struct timespec t0;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	s->out = xmalloc((s->njobs + 1) * sizeof(*s->out));
 	s->started = sched_pass(&s->params, s->nodes, s->nnodes, s->run, s->nrun, s->resv, s->nresv,
 				s->jobs, s->njobs, s->out);
 	s->ms = ms_since(&t0);

@@ -3,6 +3,7 @@
  * src/sched/pass.h's plain data so that a pass may run off the loop thread.
  * Built in the loop thread; which jobs may go is sched_eligible.c's
  * business, what the pass decides pass.c's, applying it sched.c's. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -182,16 +183,76 @@ static int job_alts(struct sched_snap *s, const struct job *job, struct sched_al
 	return nalt;
 }
 
+/* ---- the entries' arrays ---------------------------------------------- */
+
+/* The per-entry arrays of the last whole-queue snapshot, kept for the
+ * next one (snapshots are made and destroyed in the loop thread only).  At
+ * 100,000 jobs they are some 22 MB, and every fresh page costs a page
+ * fault, 10 to 20 us on our VMs, more than filling it: without them two
+ * thirds of the whole-queue pass went on those.  Made with room for twice
+ * the jobs, so that a queue that grows keeps them (pages not written cost
+ * nothing); let go when the queue is below a quarter of that room. */
+static struct sched_snap spare;
+
+static void entries_alloc(struct sched_snap *s, int cap, bool whole)
+{
+	s->whole = whole;
+	if (whole && spare.jobs && spare.cap >= cap && spare.cap / 4 <= cap) {
+		s->cap = spare.cap;
+		s->jobs = spare.jobs;
+		s->per_task = spare.per_task;
+		s->skip = spare.skip;
+		s->who = spare.who;
+		s->out = spare.out;   /* all node/cpus NULL: sched_decisions_free */
+		spare = (struct sched_snap){ 0 };
+		return;
+	}
+	s->cap = whole && cap < INT_MAX / 2 ? 2 * cap : cap;
+	s->jobs = xmalloc(s->cap * sizeof(*s->jobs));
+	s->per_task = xmalloc(s->cap * sizeof(*s->per_task));
+	s->skip = xmalloc(s->cap * sizeof(*s->skip));
+	s->who = xmalloc(s->cap * sizeof(*s->who));
+	s->out = xmalloc(s->cap * sizeof(*s->out));
+}
+
+static void entries_grow(struct sched_snap *s)
+{
+	int old = s->cap;
+	s->cap = s->cap ? 2 * s->cap : 256;
+	s->jobs = xrealloc(s->jobs, s->cap * sizeof(*s->jobs));
+	s->per_task = xrealloc(s->per_task, s->cap * sizeof(*s->per_task));
+	s->skip = xrealloc(s->skip, s->cap * sizeof(*s->skip));
+	s->who = xrealloc(s->who, s->cap * sizeof(*s->who));
+	s->out = xrealloc(s->out, s->cap * sizeof(*s->out));
+	memset(s->out + old, 0, (s->cap - old) * sizeof(*s->out));
+}
+
+static void arrays_free(struct sched_snap *s)
+{
+	free(s->jobs);
+	free(s->per_task);
+	free(s->skip);
+	free(s->who);
+	free(s->out);
+}
+
+static void entries_free(struct sched_snap *s)
+{
+	sched_decisions_free(s->out, s->njobs);
+	if (!s->whole) {
+		arrays_free(s);
+		return;
+	}
+	arrays_free(&spare);   /* the next whole-queue snapshot takes these instead */
+	spare = (struct sched_snap){ .cap = s->cap, .jobs = s->jobs, .per_task = s->per_task,
+				     .skip = s->skip, .who = s->who, .out = s->out };
+}
+
 static void add_entry(struct sched_snap *s, const struct job *job, const struct sched_alt *alt,
 		      int nalt, bool per_task, enum job_reason skip, time_t now)
 {
-	if (s->njobs == s->cap) {
-		s->cap = s->cap ? 2 * s->cap : 256;
-		s->jobs = xrealloc(s->jobs, s->cap * sizeof(*s->jobs));
-		s->per_task = xrealloc(s->per_task, s->cap * sizeof(*s->per_task));
-		s->skip = xrealloc(s->skip, s->cap * sizeof(*s->skip));
-		s->who = xrealloc(s->who, s->cap * sizeof(*s->who));
-	}
+	if (s->njobs == s->cap)
+		entries_grow(s);
 	s->who[s->njobs] = (struct job *)job;
 	struct sched_req req = snap_job_req(job);
 	/* What its partition adds (whole nodes, ExclusiveUser): one request
@@ -442,11 +503,7 @@ struct sched_snap *snap_create(bool backfill, int depth, time_t now, const struc
 	struct order o;
 	order_init(&o, c.r, c.n, !depth);
 	/* room for them all at once (an array's entries may ask for more) */
-	s->cap = (depth && (size_t)depth < c.n ? (size_t)depth : c.n) + 2;
-	s->jobs = xmalloc(s->cap * sizeof(*s->jobs));
-	s->per_task = xmalloc(s->cap * sizeof(*s->per_task));
-	s->skip = xmalloc(s->cap * sizeof(*s->skip));
-	s->who = xmalloc(s->cap * sizeof(*s->who));
+	entries_alloc(s, (depth && (size_t)depth < c.n ? (size_t)depth : c.n) + 2, !backfill && !depth);
 	struct ranked x = { (struct job *)extra, extra ? extra->priority : 0, extra ? extra->id : 0,
 			    extra ? job_tier(extra) : 0 };
 	const struct ranked *next;
@@ -491,9 +548,7 @@ void snap_destroy(struct sched_snap *s)
 {
 	if (!s)
 		return;
-	if (s->out)
-		sched_decisions_free(s->out, s->njobs);
-	free(s->out);
+	entries_free(s);
 	for (int i = 0; i < s->nown; i++)
 		free(s->own[i]);
 	free(s->own);
@@ -506,10 +561,6 @@ void snap_destroy(struct sched_snap *s)
 	free(s->nodes);
 	free(s->run);
 	free(s->resv);
-	free(s->jobs);
-	free(s->per_task);
-	free(s->skip);
-	free(s->who);
 	free(s->part_alt);
 	free(s);
 }

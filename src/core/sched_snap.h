@@ -30,7 +30,8 @@ struct sched_snap {
 	unsigned gen;                /* sched_generation when made */
 	time_t wake;                 /* the soonest --begin of a job left out for it, 0 = none */
 	int extra;                   /* --test-only: the entry of the job tested, else -1 */
-	struct sched_decision *out;  /* njobs, after snap_run */
+	struct sched_decision *out;  /* per entry: the decisions, after snap_run */
+	bool whole;                  /* a whole-queue main pass's: its arrays are kept for the next */
 	int started;
 	double ms;                   /* how long sched_pass took */
 	/* storage the entries point into */

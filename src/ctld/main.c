@@ -106,6 +106,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "herdctld: error: %s: %s\n", conf->path, err.text);
 		return 1;
 	}
+	/* A node's Gres= naming what GresTypes does not stops the start (Slurm only logs it). */
+	if (node_gres_check(conf, &err) < 0) {
+		fprintf(stderr, "herdctld: error: %s\n", err.text);
+		return 1;
+	}
 	/* auth/jwt's key: a missing or world-readable one stops the start. */
 	if (auth_jwt_configure(conf, &err) < 0) {
 		fprintf(stderr, "herdctld: error: %s\n", err.text);

@@ -76,6 +76,8 @@ static int settings_check(const struct conf *conf, struct herd_error *err)
 	if (max_array < 0 || max_array > MAX_ARRAY_SIZE_LIMIT)
 		return errprintf(err, "%s: MaxArraySize=%ld is out of range (0-%d)", conf->path,
 				 max_array, MAX_ARRAY_SIZE_LIMIT);
+	if (node_gres_check(conf, err) < 0)
+		return -1;
 	struct herd_error sched_err;
 	if (sched_check(conf, &sched_err) < 0)
 		return errprintf(err, "%s: %s", conf->path, sched_err.text);
@@ -105,6 +107,7 @@ static void nodes_apply(const struct conf *conf)
 			n->threads = cn->threads_per_core;
 		if (cn->real_memory)
 			n->real_memory = cn->real_memory;
+		node_gres_setup(n, conf);
 		node_update_state(n);
 	}
 	sched_features_changed();   /* Features= may differ: -C checks the new ones */

@@ -56,6 +56,23 @@ bool proc_wait_gone(const struct pid_entry *procs, size_t n, int timeout_ms);
  * Returns how many were stopped. */
 size_t proc_stop_all(const struct pid_entry *procs, size_t n, int grace_ms);
 
+/* up_gpus.c: `herd up --gpus`.  The fake GPUs of nodes n1..nN: device
+ * files in DIR/dev/<node>/, DIR/gres.conf (or, nvml, the fake NVML's files
+ * and AutoDetect=nvml). */
+struct up_gpus {
+	int count;            /* per node; 0 = none */
+	const char *type;     /* --gpu-type, or NULL */
+	bool nvml;            /* --gpu-nvml */
+	int real;             /* without --gpus: the GPUs NVML reports here */
+	char real_type[64];   /* their type when they all have one */
+};
+int up_gpus_make(const char *dir, int nodes, const struct up_gpus *g, struct herd_error *err);
+/* Without --gpus: NVML's GPUs (none when no NVML answers) into g->real and
+ * g->type; up_gpus_real writes the gres.conf that has herdd detect them. */
+void up_gpus_detect(struct up_gpus *g);
+int up_gpus_real(const char *dir, struct herd_error *err);
+char **up_gpus_env(const char *dir, int node, const char *fake_lib);
+
 /* Directory holding our own binary (from /proc/self/exe); caller frees. */
 char *herd_bindir(void);
 

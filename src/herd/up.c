@@ -32,6 +32,7 @@ struct up_opts {
 	long memory_mb;        /* per node; 0 = 90% of this machine's memory */
 	const char *partition;
 	int timeout_s;
+	struct up_gpus gpus;   /* --gpus, --gpu-type, --gpu-nvml */
 };
 
 struct cluster {
@@ -40,6 +41,7 @@ struct cluster {
 	char *name;            /* ClusterName */
 	char *munge_socket;    /* our own munged's socket, or NULL for the default */
 	char *bindir, *sbindir;
+	char *fake_nvml;       /* the tests' libnvidia-ml.so.1 (--gpu-nvml) */
 	int ctld_port;
 	int *node_ports;
 	struct pid_entry *started;   /* what this run started, to stop it on failure */
@@ -50,16 +52,19 @@ static void cluster_release(struct cluster *c)
 {
 	free(c->dir), free(c->conf_path), free(c->name), free(c->munge_socket);
 	free(c->bindir), free(c->sbindir), free(c->node_ports), free(c->started);
+	free(c->fake_nvml);
 	memset(c, 0, sizeof(*c));
 }
 
 static void up_usage(FILE *f)
 {
 	fputs("Usage: herd up --nodes N --dir DIR [--cpus C] [--memory MB] [--partition NAME]\n"
-	      "               [--timeout SECONDS]\n"
+	      "               [--timeout SECONDS] [--gpus G [--gpu-type T] [--gpu-nvml]]\n"
 	      "Start a cluster of N nodes on this machine in DIR and print, for a shell to\n"
 	      "eval, the HERD_CONF and PATH that reach it:\n"
-	      "  eval \"$(herd up --nodes 4 --dir /tmp/c1)\"\n",
+	      "  eval \"$(herd up --nodes 4 --dir /tmp/c1)\"\n"
+	      "--gpus G gives every node G fake GPUs (device files in DIR/dev, gres.conf,\n"
+	      "Gres=gpu[:T]:G); --gpu-nvml reports them through the fake NVML instead.\n",
 	      f);
 }
 
@@ -183,10 +188,12 @@ static void started_add(struct cluster *c, pid_t pid, const char *name)
 }
 
 static pid_t start_daemon(struct cluster *c, char *const argv[], const char *name,
-			  const char *out_path, struct herd_error *err)
+			  const char *out_path, char *const more_env[], struct herd_error *err)
 {
 	char *env_conf = xasprintf("HERD_CONF=%s", c->conf_path);
-	char *extra[] = {env_conf, NULL};
+	char *extra[8] = {env_conf, NULL};
+	for (int i = 0; more_env && more_env[i] && i < 6; i++)
+		extra[i + 1] = more_env[i];
 	pid_t pid = proc_spawn(argv, out_path, extra, err);
 
 	free(env_conf);
@@ -242,7 +249,7 @@ static int start_munge(struct cluster *c, struct herd_error *err)
 			goto out;
 		}
 	}
-	if (start_daemon(c, argv, "munged", log, err) < 0)
+	if (start_daemon(c, argv, "munged", log, NULL, err) < 0)
 		goto out;
 	for (int i = 0; i < 200; i++) {
 		if (munge_answers(sock)) {
@@ -288,6 +295,23 @@ static int pick_ports(struct cluster *c, int nodes, struct herd_error *err)
 	return 0;
 }
 
+/* A gres.conf an earlier `herd up --gpus` wrote goes with its GPUs. */
+static int drop_our_gres_conf(const char *dir, struct herd_error *err)
+{
+	char *path = xasprintf("%s/gres.conf", dir), line[80] = "";
+	FILE *f = fopen(path, "r");
+	int rc = 0;
+
+	if (f) {
+		if (fgets(line, sizeof(line), f) && !strncmp(line, "# Written by `herd up --gpus`", 29) &&
+		    unlink(path) < 0)
+			rc = errprintf(err, "cannot remove %s: %s", path, strerror(errno));
+		fclose(f);
+	}
+	free(path);
+	return rc;
+}
+
 static int write_conf(const struct cluster *c, const struct up_opts *o, struct herd_error *err)
 {
 	char *tmp = xasprintf("%s.tmp", c->conf_path);
@@ -321,9 +345,16 @@ static int write_conf(const struct cluster *c, const struct up_opts *o, struct h
 	fprintf(f, "ReturnToService=2\n");   /* a restarted herdd brings its node back */
 	fprintf(f, "KillWait=5\n");
 	fprintf(f, "MinJobAge=300\n");
-	for (int i = 0; i < o->nodes; i++)
-		fprintf(f, "NodeName=n%d NodeAddr=127.0.0.1 Port=%d CPUs=%d RealMemory=%ld\n", i + 1,
+	if (o->gpus.count || o->gpus.real)
+		fprintf(f, "GresTypes=gpu\n");
+	for (int i = 0; i < o->nodes; i++) {
+		fprintf(f, "NodeName=n%d NodeAddr=127.0.0.1 Port=%d CPUs=%d RealMemory=%ld", i + 1,
 			c->node_ports[i], cpus, mem);
+		if (o->gpus.count || o->gpus.real)
+			fprintf(f, " Gres=gpu:%s%s%d", o->gpus.type ? o->gpus.type : "",
+				o->gpus.type ? ":" : "", o->gpus.count ? o->gpus.count : o->gpus.real);
+		fprintf(f, "\n");
+	}
 	fprintf(f, "PartitionName=%s Nodes=ALL Default=YES MaxTime=UNLIMITED State=UP\n",
 		o->partition);
 	if (fclose(f) != 0 || chmod(tmp, 0644) < 0 || rename(tmp, c->conf_path) < 0) {
@@ -495,6 +526,9 @@ static int up_run(struct cluster *c, const struct up_opts *o, struct herd_error 
 	if (!c->bindir)
 		return errprintf(err, "cannot find herd's own directory (/proc/self/exe)");
 	c->sbindir = xasprintf("%s/../sbin", c->bindir);
+	c->fake_nvml = xasprintf("%s/../lib/fake-nvml/libnvidia-ml.so.1", c->bindir);
+	if (o->gpus.nvml && access(c->fake_nvml, R_OK) < 0)
+		return errprintf(err, "--gpu-nvml: no fake NVML at %s (make builds it)", c->fake_nvml);
 
 	const char *subdirs[][2] = {{"state", "0700"}, {"spool", "0755"}, {"log", "0755"},
 				    {"run", "0755"}};
@@ -531,6 +565,10 @@ static int up_run(struct cluster *c, const struct up_opts *o, struct herd_error 
 	}
 	if (pick_ports(c, o->nodes, err) < 0 || write_conf(c, o, err) < 0)
 		return -1;
+	if (o->gpus.count ? up_gpus_make(c->dir, o->nodes, &o->gpus, err) < 0
+			  : o->gpus.real ? up_gpus_real(c->dir, err) < 0
+			  : drop_our_gres_conf(c->dir, err) < 0)
+		return -1;
 
 	ctld = find_program(c, "herdctld");
 	noded = find_program(c, "herdd");
@@ -539,7 +577,7 @@ static int up_run(struct cluster *c, const struct up_opts *o, struct herd_error 
 	log = xasprintf("%s/log/herdctld.log", c->dir);
 	{
 		char *argv[] = {ctld, "-D", "-f", c->conf_path, NULL};
-		if (start_daemon(c, argv, "herdctld", log, err) < 0)
+		if (start_daemon(c, argv, "herdctld", log, NULL, err) < 0)
 			goto fail;
 	}
 	for (int i = 0; i < o->nodes; i++) {
@@ -548,7 +586,12 @@ static int up_run(struct cluster *c, const struct up_opts *o, struct herd_error 
 		free(log);
 		log = xasprintf("%s/log/herdd-%s.log", c->dir, node);
 		char *argv[] = {noded, "-D", "-N", node, "-f", c->conf_path, NULL};
-		if (start_daemon(c, argv, "herdd", log, err) < 0)
+		char **env = o->gpus.nvml ? up_gpus_env(c->dir, i + 1, c->fake_nvml) : NULL;
+		pid_t pid = start_daemon(c, argv, "herdd", log, env, err);
+		for (int k = 0; env && env[k]; k++)
+			free(env[k]);
+		free(env);
+		if (pid < 0)
 			goto fail;
 	}
 	free(log), free(ctld), free(noded);
@@ -567,6 +610,9 @@ int herd_up_main(int argc, char **argv)
 		{"memory", required_argument, NULL, 'm'},
 		{"partition", required_argument, NULL, 'p'},
 		{"timeout", required_argument, NULL, 't'},
+		{"gpus", required_argument, NULL, 'G'},
+		{"gpu-type", required_argument, NULL, 'T'},
+		{"gpu-nvml", no_argument, NULL, 'V'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -607,6 +653,20 @@ int herd_up_main(int argc, char **argv)
 				goto bad_value;
 			o.timeout_s = v;
 			break;
+		case 'G':
+			if (parse_int(optarg, 1, 64, &v) < 0)
+				goto bad_value;
+			o.gpus.count = v;
+			break;
+		case 'T':
+			o.gpus.type = optarg;
+			if (!*optarg || strlen(optarg) > 60 || optarg[strspn(optarg,
+			    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.")])
+				goto bad_value;
+			break;
+		case 'V':
+			o.gpus.nvml = true;
+			break;
 		case 'h':
 			up_usage(stdout);
 			return 0;
@@ -621,6 +681,12 @@ int herd_up_main(int argc, char **argv)
 		up_usage(stderr);
 		return 2;
 	}
+	if ((o.gpus.type || o.gpus.nvml) && !o.gpus.count) {
+		fprintf(stderr, "herd: up: --gpu-type and --gpu-nvml need --gpus\n");
+		return 2;
+	}
+	if (!o.gpus.count)
+		up_gpus_detect(&o.gpus);   /* a machine with GPUs: every node has them */
 	if (up_run(&c, &o, &err) < 0) {
 		fprintf(stderr, "herd: error: %s\n", err.text);
 		if (c.nstarted) {
@@ -635,6 +701,12 @@ int herd_up_main(int argc, char **argv)
 	}
 	fprintf(stderr, "herd: cluster %s is up: %d nodes, controller on 127.0.0.1:%d\n", c.name,
 		o.nodes, c.ctld_port);
+	if (o.gpus.count)
+		fprintf(stderr, "herd: each node has %d fake GPUs (%s/dev/<node>, %s)\n", o.gpus.count,
+			c.dir, o.gpus.nvml ? "the fake NVML" : "gres.conf");
+	else if (o.gpus.real)
+		fprintf(stderr, "herd: NVML reports %d GPUs here: every node has them (gres.conf "
+			"AutoDetect=nvml)\n", o.gpus.real);
 	fputs("export HERD_CONF=", stdout);
 	print_quoted(c.conf_path);
 	fputs("\nexport PATH=", stdout);
@@ -645,6 +717,6 @@ int herd_up_main(int argc, char **argv)
 bad_value:
 	fprintf(stderr, "herd: up: invalid value '%s' for --%s\n", optarg,
 		ch == 'N' ? "nodes" : ch == 'c' ? "cpus" : ch == 'm' ? "memory" :
-		ch == 'p' ? "partition" : "timeout");
+		ch == 'p' ? "partition" : ch == 'G' ? "gpus" : ch == 'T' ? "gpu-type" : "timeout");
 	return 2;
 }

@@ -1,13 +1,17 @@
 /* What the node is: hwloc's topology and uname, corrected by the NodeName
  * line.  Declared values win, as in Slurm with FastSchedule: that is how test
- * nodes declare 8 CPUs on a 2-core host. */
+ * nodes declare 8 CPUs on a 2-core host.  And its generic resources:
+ * gres.conf's lines for it, or what NVML finds (nvml.c). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/sysinfo.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 #include <hwloc.h>
+#include "common/log.h"
+#include "common/xmalloc.h"
 #include "noded/noded.h"
 
 static int hw_count(hwloc_topology_t topo, hwloc_obj_type_t type)
@@ -79,15 +83,82 @@ static void hw_apply_declared(struct hw *hw, const struct conf_node *cn)
 		hw->memory_mb = cn->real_memory;
 }
 
-int hw_detect(struct hw *hw, const struct conf_node *cn, struct herd_error *err)
+/* The node's generic resources: gres.conf beside herd.conf (its lines for
+ * this node), the GPUs NVML finds with AutoDetect=nvml (they replace the
+ * file's gpu lines, whose other names stay), and, as Slurm's slurmd, a
+ * declared Gres= name no line describes counted as declared (not gpu). */
+static int hw_gres(struct hw *hw, const struct conf *conf, const struct conf_node *cn,
+		   const char *node, struct herd_error *err)
 {
+	const char *slash = strrchr(conf->path, '/');
+	char *path = slash ? xasprintf("%.*s/gres.conf", (int)(slash - conf->path), conf->path)
+			   : xstrdup("gres.conf");
+	struct gres_conf gc;
+	struct gres_decl *decl = NULL;
+	size_t ndecl = 0;
+
+	if (gres_conf_load(path, node, &gc, err) < 0) {
+		free(path);
+		return -1;
+	}
+	free(path);
+	if (gc.autodetect == GRES_AUTODETECT_NVML) {
+		struct gres_conf det = { 0 };
+		struct herd_error nerr = { "" };
+		const char *dev_dir = getenv("HERD_NVML_DEV_DIR");
+		if (nvml_detect(hw->threads, dev_dir && *dev_dir ? dev_dir : "/dev", &det, &nerr) < 0) {
+			log_error("%s; using gres.conf's lines", nerr.text);
+		} else {
+			for (size_t i = 0; i < gc.ndevs; i++)
+				if (strcmp(gc.devs[i].name, "gpu"))
+					gres_conf_add(&det, &gc.devs[i]);
+			det.autodetect = gc.autodetect;
+			gres_conf_free(&gc);
+			gc = det;
+		}
+	}
+	if (cn->gres && gres_decl_parse(cn->gres, &decl, &ndecl, err) == 0) {
+		for (size_t i = 0; i < ndecl; i++) {
+			/* a GPU is one found: a line or NVML (Slurm: "count reported lower") */
+			bool described = !strcmp(decl[i].name, "gpu");
+			for (size_t j = 0; j < gc.ndevs && !described; j++)
+				described = !strcmp(gc.devs[j].name, decl[i].name);
+			if (described)
+				continue;
+			struct gres_dev d = { .count = decl[i].count, .flags = GRES_F_COUNT_ONLY };
+			snprintf(d.name, sizeof(d.name), "%s", decl[i].name);
+			snprintf(d.type, sizeof(d.type), "%s", decl[i].type);
+			gres_conf_add(&gc, &d);
+		}
+		free(decl);
+	}
+	gres_devs_number(gc.devs, gc.ndevs);
+	hw->gres = gc.devs;
+	hw->ngres = gc.ndevs;
+	return 0;
+}
+
+void hw_release(struct hw *hw)
+{
+	free(hw->gres);
+	hw->gres = NULL;
+	hw->ngres = 0;
+}
+
+int hw_detect(struct hw *hw, const struct conf *conf, const char *node, struct herd_error *err)
+{
+	const struct conf_node *cn = conf_node_find(conf, node);
 	struct utsname u;
 	struct sysinfo si;
 
 	memset(hw, 0, sizeof(*hw));
+	if (!cn)
+		return errprintf(err, "node %s is not in %s", node, conf->path);
 	if (hw_hwloc(hw, err) < 0)
 		return -1;
 	hw_apply_declared(hw, cn);
+	if (hw_gres(hw, conf, cn, node, err) < 0)
+		return -1;
 	if (uname(&u) == 0) {
 		snprintf(hw->arch, sizeof(hw->arch), "%s", u.machine);
 		/* Slurm's "OS=" is sysname, release and version */

@@ -238,7 +238,7 @@ int main(int argc, char **argv)
 	nd.spool = noded_expand_path(spool ? spool : NODED_DEFAULT_SPOOL, nd.node);
 	if (mkdir_p(nd.spool, 0755) < 0)
 		die("cannot create spool %s: %s", nd.spool, strerror(errno));
-	if (hw_detect(&nd.hw, nd.cn, &err) < 0)
+	if (hw_detect(&nd.hw, nd.conf, nd.node, &err) < 0)
 		die("%s", err.text);
 
 	if (!foreground)
@@ -307,6 +307,7 @@ int main(int argc, char **argv)
 	free((char *)nd.node);
 	free(log_file);
 	free(pid_file);
+	hw_release(&nd.hw);
 	conf_destroy(nd.conf);
 	log_info("stopped");
 	return 0;

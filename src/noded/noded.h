@@ -10,6 +10,7 @@
 #include <uv.h>
 #include "common/conf.h"
 #include "common/error.h"
+#include "common/gres.h"
 #include "common/net.h"
 
 /* Names inside a job's spool directory, shared with herdstepd
@@ -27,6 +28,8 @@ struct hw {
 	uint64_t memory_mb;
 	int64_t boot_time;
 	char arch[80], os[256];
+	struct gres_dev *gres;    /* gres.conf's and detected devices (NODE_REGISTER's "gres") */
+	size_t ngres;
 };
 
 /* A job step whose herdstepd runs (or is being started) on this node: the
@@ -64,7 +67,12 @@ struct noded {
 
 /* hw.c */
 /* Fill hw from hwloc and uname, then apply what the NodeName line declares. */
-int hw_detect(struct hw *hw, const struct conf_node *cn, struct herd_error *err);
+int hw_detect(struct hw *hw, const struct conf *conf, const char *node, struct herd_error *err);
+void hw_release(struct hw *hw);
+
+/* nvml.c: the GPUs NVML reports (device files dev_dir/nvidiaN), appended
+ * to out; -1 with err when no NVML answers. */
+int nvml_detect(int threads, const char *dev_dir, struct gres_conf *out, struct herd_error *err);
 
 /* jobs.c: the job table and the spool. */
 char *noded_expand_path(const char *pattern, const char *node);   /* %n, %h */

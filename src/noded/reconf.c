@@ -24,9 +24,10 @@ int reconf_reload(struct noded *nd, struct herd_error *err)
 		errprintf(err, "%s: SlurmUser %s does not exist on this node", conf->path, user);
 		goto error;
 	}
-	if (hw_detect(&hw, cn, err) < 0)
+	if (hw_detect(&hw, conf, nd->node, err) < 0)
 		goto error;
 	/* From here nothing can fail. */
+	hw_release(&nd->hw);
 	nd->hw = hw;
 	nd->slurm_uid = pw ? pw->pw_uid : 0;
 	if (!nd->verbose)

@@ -84,6 +84,8 @@ static void register_send(struct noded *nd)
 			 "memory", (json_int_t)hw->memory_mb, "boot_time", (json_int_t)hw->boot_time,
 			 "start_time", (json_int_t)nd->start_time, "arch", hw->arch, "os", hw->os,
 			 "jobs", jobs_ids(nd), "steps", jobs_steps(nd));
+	/* the node's GRES devices (doc/gres.md): the controller compares them with Gres= */
+	json_object_set_new(body, "gres", gres_devs_to_json(hw->gres, hw->ngres));
 	nd->register_in_flight = true;
 	net_call_async(nd->loop, &to, MSG_NODE_REGISTER, body, REGISTER_TIMEOUT_MS, register_reply, nd);
 	json_decref(body);

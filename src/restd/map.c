@@ -165,7 +165,9 @@ json_t *restd_node_v38(const json_t *node)
 	json_object_set_new(o, "partitions", parts);
 	json_object_set_new(o, "features", json_string(""));
 	json_object_set_new(o, "active_features", json_string(""));
-	json_object_set_new(o, "gres", json_string(""));
+	json_object_set_new(o, "gres", json_string(map_str(node, "gres")));
+	json_object_set_new(o, "gres_drained", json_string("N/A"));
+	json_object_set_new(o, "gres_used", json_string(map_str(node, "gres_used")));
 	json_object_set_new(o, "owner", json_null());
 	json_object_set_new(o, "next_state_after_reboot", json_string("invalid"));
 	json_object_set_new(o, "next_state_after_reboot_flags", json_array());

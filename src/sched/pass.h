@@ -44,15 +44,16 @@ struct sched_lic {
 	uint32_t count;
 };
 
+/* (In an order that leaves few holes, as struct sched_req.) */
 struct sched_job {
 	uint32_t id;                 /* ties and logs only */
 	uint32_t user;               /* bf_max_job_user */
 	struct sched_req req;
 	const struct sched_alt *alt;
 	int nalt;
+	int resv;                    /* index into the reservations, -1 = none */
 	int64_t time_limit;          /* seconds, SCHED_TIME_INFINITE */
 	int64_t time_min;            /* --time-min seconds, 0 = none: may start shrunk to fit */
-	int resv;                    /* index into the reservations, -1 = none */
 	const struct sched_lic *lic; /* -L: all of them, or one (lic_any) */
 	int nlic;
 	bool lic_any;

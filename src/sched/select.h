@@ -23,18 +23,20 @@ struct sched_node {
 	int sockets, cores, threads;  /* per node, per socket, per core */
 };
 
+/* In an order that leaves few holes: a whole-queue pass has one per job
+ * (100,000 of them), and memory is what it costs most. */
 struct sched_req {
 	int nodes;                    /* -N; 0 = as few as fit */
 	int ntasks;                   /* -n; 0 = one per node */
 	int cpus_per_task;            /* -c; 0 = 1 */
+	bool exclusive;
 	uint64_t mem_per_node;        /* MB; 0 = not asked */
 	uint64_t mem_per_cpu;         /* MB per allocated CPU (--mem-per-cpu); 0 = not asked */
-	bool exclusive;
 	/* -w: nodes the job must have, all of them (more when -N or the CPUs
 	 * ask); -x: nodes it must not have.  Node indexes, as in cand. */
 	const int *required;
-	int nrequired;
 	const int *excluded;
+	int nrequired;
 	int nexcluded;
 	/* uid + 1 of the job's user (0: not known, joins no user_owned node);
 	 * exclusive_user (its partition's ExclusiveUser=YES): it shares its
@@ -46,15 +48,15 @@ struct sched_req {
 	 * mincpus: at least that many CPUs on each node; tmp_mb, sockets,
 	 * cores, threads: only nodes with at least those; spread: as many
 	 * nodes as there are tasks, their tasks spread evenly. */
-	int max_nodes;
 	bool use_min_nodes, spread;
+	int max_nodes;
 	/* -s in OverSubscribe=YES:N (FORCE:N: every job): each CPU it gets
 	 * may be another N-1 jobs' too, so it holds 1/N of each (rounded up
 	 * over the node: sched_charge); 0 or 1: its CPUs are its own. */
 	int share;
 	int mincpus;
-	uint64_t tmp_mb;
 	int sockets, cores, threads;
+	uint64_t tmp_mb;
 	/* sbatch --batch: at least one chosen node is one of these (node
 	 * indexes, ascending; nbatch may be 0: no node will do); NULL: not
 	 * asked. */

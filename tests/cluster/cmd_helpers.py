@@ -2,6 +2,7 @@
 test_scancel, test_sinfo, test_scontrol): files a job writes, extra
 environment for one command, and leaving the shared cluster empty between
 tests.  The cluster itself comes from conftest."""
+import contextlib
 import os
 import time
 
@@ -92,3 +93,21 @@ def clean(cluster):
     cancel_all(cluster)
     yield cluster
     cancel_all(cluster)
+
+
+@contextlib.contextmanager
+def conf_lines(cluster, text):
+    """herd.conf with text appended (and scontrol reconfigure) for the
+    while of a with block; the file as it was, reconfigured, after."""
+    with open(cluster.conf) as f:
+        original = f.read()
+    with open(cluster.conf, "a") as f:
+        f.write(text)
+    try:
+        r = cluster.run(["scontrol", "reconfigure"])
+        assert r.rc == 0, r
+        yield
+    finally:
+        with open(cluster.conf, "w") as f:
+            f.write(original)
+        cluster.run(["scontrol", "reconfigure"])

@@ -128,10 +128,13 @@ class Cluster:
         self.up_result = None
 
     # ---- lifecycle -------------------------------------------------------
-    def up(self, *extra, timeout=60, user=None):
+    def up(self, *extra, timeout=60, user=None, env=None):
         as_user = ["runuser", "-u", user, "--"] if user else []
+        # On a machine with GPUs herd up gives every node its GPUs (doc/gres.md):
+        # a test's cluster has none unless it asks (env names an NVML).
+        env = {**os.environ, "HERD_NVML_LIBRARY": "/nonexistent/libnvidia-ml.so.1", **(env or {})}
         p = subprocess.run([*as_user, HERD, "up", "--nodes", str(self.nnodes), "--dir", self.dir,
-                            *extra], capture_output=True, text=True, timeout=timeout)
+                            *extra], capture_output=True, text=True, timeout=timeout, env=env)
         self.up_result = Result(p)
         if p.returncode != 0:
             raise RuntimeError(f"herd up failed ({p.returncode}):\n{p.stderr}\n{self.logs()}")

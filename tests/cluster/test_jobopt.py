@@ -8,7 +8,7 @@ warnings), and the GPU/GRES and topology options refused with a sentence."""
 import os
 import re
 
-from cmd_helpers import clean, read, run_env, write_script  # noqa: F401  (clean: fixture)
+from cmd_helpers import clean, conf_lines, read, run_env, write_script  # noqa: F401  (clean: fixture)
 from test_srun import cluster  # noqa: F401  (fixture)
 
 USER = "herdu1"
@@ -245,10 +245,22 @@ def test_accepted_as_slurm_without_the_plugin(clean):
 
 def test_gres_and_topology_are_refused(clean):
     c = clean
-    for args in (["--gpus=1"], ["--gres=gpu:1"], ["--mem-per-gpu=1G"], ["--gpus-per-task=1"]):
+    # without GresTypes, as Slurm's commands read their slurm.conf
+    for args in (["--gpus=1"], ["--gres=gpu:1"], ["--mem-per-gpu=1G"], ["--gpus-per-task=1"],
+                 ["--cpus-per-gpu=2"], ["--tres-per-task=gres/gpu:1"]):
         r = sbatch(c, *args, "--wrap", "true")
-        assert r.rc == 1 and "sbatch: error: Invalid generic resource (gres) specification" \
-            in r.err and "no GPUs" in r.err, (args, r)
+        assert r.rc == 1 and r.err == "sbatch: error: Invalid generic resource (gres) specification\n", \
+            (args, r)
+    r = c.run(["srun", "--gpus-per-node=1", "true"], user=USER)
+    assert r.rc == 1 and r.err == "srun: error: Invalid generic resource (gres) specification\n", r
+    # Slurm's sentences for malformed values; --gres=gpu:0 and --gpu-bind alone ask for nothing
+    r = sbatch(c, "--gpu-bind=foo", "--wrap", "true")
+    assert r.rc == 255 and r.err == "sbatch: error: Invalid --gpu-bind argument: gpu:foo\n", r
+    r = sbatch(c, "--gres-flags=foo", "--wrap", "true")
+    assert r.rc == 255 and r.err == "sbatch: error: Invalid --gres-flags specification\n", r
+    for args in (["--gres=gpu:0"], ["--gpu-bind=closest"], ["--gres-flags=enforce-binding"]):
+        r = sbatch(c, *args, "--test-only", "--wrap", "true")
+        assert r.rc == 0, (args, r)
     r = c.run(["salloc", "--switches=1", "true"], user=USER)
     assert r.rc == 1 and "--switches needs a network topology" in r.err, r
     r = c.run(["srun", "--x11", "true"], user=USER)
@@ -263,3 +275,19 @@ def test_gres_and_topology_are_refused(clean):
     # --gres=none asks for none, as Slurm reads it (a step's way to say so)
     r = sbatch(c, "--gres=none", "--test-only", "--wrap", "true")
     assert r.rc == 0, r
+
+
+def test_gres_request_reaches_the_controller(clean):
+    """With GresTypes=gpu the commands read GPU requests and send them in
+    TRES form (tres_per_job, tres_per_node, tres_per_task); until the
+    scheduler places generic resources (issue 16) the controller refuses
+    any count above 0 in Slurm's words, and nothing is queued."""
+    c = clean
+    with conf_lines(c, "GresTypes=gpu\n"):
+        for args in (["--gpus=h100:2"], ["--gres=gpu:1"], ["--gpus-per-task=1", "--cpus-per-gpu=2"]):
+            r = sbatch(c, *args, "--wrap", "true")
+            assert r.rc == 1 and r.err == "sbatch: error: Batch job submission failed: " \
+                "Invalid generic resource (gres) specification\n", (args, r)
+        r = sbatch(c, "--gres=gpu:0", "--test-only", "--wrap", "true")
+        assert r.rc == 0, r
+        assert not queued(c)

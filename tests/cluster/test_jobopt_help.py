@@ -32,11 +32,11 @@ SAMPLES = {
     "user|mcs": "user", "<g|m|n|v>": "g", "size": "2", "opts": "enforce-binding", "command string": "true", "file|fd": "/dev/null", "filename": "/dev/null",
     "<file_name>": "/dev/null", "group_id": "0", "user_id": "0", "=...": "none", "all|first|last": "all", "dist": "block", "value,...": "0",
 }
-# Options the table refuses by design (GPU/GRES, topology: issues 16, 17;
-# X11 forwarding): read, then refused with a sentence, never "unrecognized".
-REFUSED = {"segment", "spread-segments", "cpus-per-gpu", "gpu-bind", "gpu-freq", "gpus", "gpus-per-node",
-           "gpus-per-socket", "gpus-per-task", "gres", "gres-flags", "mem-per-gpu",
-           "ntasks-per-gpu", "switches", "tres-bind", "tres-per-task", "x11"}
+# Options the table refuses by design (topology: issue 17; X11 forwarding):
+# read, then refused with a sentence, never "unrecognized".  The GPU/GRES
+# options are read (issue 16); a cluster without GresTypes refuses them
+# once the command has read its configuration, as Slurm's commands do.
+REFUSED = {"segment", "spread-segments", "switches", "x11"}
 # Options whose sample needs more than a value: what to give instead.
 SPECIAL = {
     "help": None, "usage": None, "version": None,   # they answer themselves
@@ -44,6 +44,7 @@ SPECIAL = {
     "test-only": ["--test-only"], "wrap": ["--wrap=true"], "mail-type": ["--mail-type=END"],
     "nice": ["--nice=10"], "power": ["--power=level"], "profile": ["--profile=all"],
     "priority": ["--priority=10"], "hint": ["--hint=nomultithread"],
+    "tres-per-task": ["--tres-per-task=cpu:1"], "gres-flags": ["--gres-flags=enforce-binding"],
 }
 
 # Slurm 22.05's --help of each command (the long names; the anchor's).

@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from cmd_helpers import clean, read, wait_text, write_script  # noqa: F401  (clean: fixture)
+from cmd_helpers import clean, conf_lines, read, wait_text, write_script  # noqa: F401  (clean: fixture)
 from conftest import BIN, COMMANDS, Cluster, make_root, stop_cluster
 
 NODES = ("n1", "n2", "n3", "n4")
@@ -527,12 +527,7 @@ def test_resv_ports(cluster):
                                    r"Requires more ports than can be reserved", r.err), r
     r = srun(cluster, "--resv-ports", "sh", "-c", "echo ${SLURM_STEP_RESV_PORTS-none}")
     assert r.rc == 0 and r.out == "none\n", r
-    with open(cluster.conf) as f:
-        conf = f.read()
-    with open(cluster.conf, "a") as f:
-        f.write("MpiParams=ports=12000-12003\n")
-    try:
-        assert cluster.run(["scontrol", "reconfigure"]).rc == 0
+    with conf_lines(cluster, "MpiParams=ports=12000-12003\n"):
         r = srun(cluster, "-N2", "-n4", "--resv-ports", "sh", "-c", "echo $SLURM_STEP_RESV_PORTS")
         assert r.rc == 0 and r.out.split() == ["12000-12001"] * 4, r
         r = srun(cluster, "-N1", "--resv-ports=5", "true")
@@ -547,10 +542,6 @@ def test_resv_ports(cluster):
         err = read(os.path.join(cluster.workdir("herdu1"), "resv.err"))
         assert text == "got 12000\n", (text, err)
         assert "step creation temporarily disabled, retrying (Required ports are in use)" in err, err
-    finally:
-        with open(cluster.conf, "w") as f:
-            f.write(conf)
-        cluster.run(["scontrol", "reconfigure"])
 
 
 def test_slurmd_debug_says_the_tasks(cluster):

@@ -294,10 +294,15 @@ def test_exec_failure(cluster):
     assert [json.loads(p)["status"] for k, p in srun.of(EXIT)] == [2 << 8]
 
 
-def test_no_path_searches_the_standard_places(cluster):
-    srun, _ = run_step(cluster, task_ids=[0], env=["FOO=bar"], argv=["env"])
+def test_no_path_searches_nowhere(cluster):
+    """A task without PATH (srun --export=NONE) runs a program named by its
+    path; a bare name is not searched for, as Slurm's slurmstepd does not."""
+    srun, _ = run_step(cluster, task_ids=[0], env=["FOO=bar"], argv=["/usr/bin/env"])
     env = env_of(srun.stream(STDOUT, 0))
     assert env.get("FOO") == "bar" and "PATH" not in env, srun.stream(STDERR, 0)
+    srun, _ = run_step(cluster, task_ids=[0], env=["FOO=bar"], argv=["env"])
+    assert srun.stream(STDERR, 0) == "slurmstepd-n1: error: execve(): env: No such file or directory\n"
+    assert [json.loads(p)["status"] for k, p in srun.of(EXIT)] == [2 << 8]
 
 
 def test_multi_prog(cluster):

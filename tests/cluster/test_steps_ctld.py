@@ -167,3 +167,37 @@ def test_step_larger_than_the_job_is_refused(cluster, wire):
         assert r["rc"] == 2014, r
     assert cluster.ping_ok()
     cluster.run(["scancel", str(job)])
+
+
+def het_step_body(first, *others, **over):
+    """STEP_CREATE with "het": the first job's step, then the others'."""
+    body = json.loads(step_body(first, **over))
+    body["het"] = [json.loads(step_body(j, **over)) for j in others]
+    return json.dumps(body).encode()
+
+
+def test_het_step_create_refusals(cluster, wire):
+    """A step over several jobs is one over the components of one
+    heterogeneous job, each once, all the caller's: anything else is
+    refused whole, and nothing is made."""
+    mine = submit_alloc(cluster, wire, nodes=1)
+    other = submit_alloc(cluster, wire, nodes=1)
+    theirs = submit_alloc(cluster, wire, user="herdu2", nodes=1)
+    for job in (mine, other, theirs):
+        cluster.wait_state(job, "RUNNING")
+    # two jobs that are not components of one heterogeneous job
+    r = call(cluster, wire, STEP_CREATE, het_step_body(mine, other), user="herdu1")
+    assert r["rc"] == 2072 and "heterogeneous job" in r["error"], r
+    # another user's job among the parts
+    r = call(cluster, wire, STEP_CREATE, het_step_body(mine, theirs), user="herdu1")
+    assert r["rc"] == 2002, r
+    # the same job twice
+    r = call(cluster, wire, STEP_CREATE, het_step_body(mine, mine), user="herdu1")
+    assert r["rc"] == 2072, r
+    # more parts than a heterogeneous job may have
+    r = call(cluster, wire, STEP_CREATE, het_step_body(mine, *([other] * 128)), user="herdu1")
+    assert r["rc"] == 2072, r
+    info = call(cluster, wire, STEP_INFO, json.dumps({"job_ids": [mine, other]}).encode())
+    assert info["rc"] == 0 and info["steps"] == [], info
+    for job in (mine, other, theirs):
+        cluster.run(["scancel", str(job)])

@@ -61,8 +61,15 @@ def c(users):
         for node, extra in NODE_EXTRA.items():
             text = re.sub(rf"(?m)^(NodeName={node} .*)$", rf"\1{extra}", text)
         text += "PartitionName=other Nodes=n[1-3] MaxTime=30 State=UP\n" + THIRD_PART + "\n"
+        text += "GresTypes=gpu\n"
         with open(c.conf, "w") as f:
             f.write(text)
+        # n3's GPUs as its herdd reports them (else it drains: doc/gres.md)
+        with open(os.path.join(c.dir, "gres.conf"), "w") as f:
+            f.write("NodeName=n3 Name=gpu Count=2\n")
+        os.kill(c.herdd_pid("n3"), signal.SIGTERM)
+        c.wait_until("n3's herdd to stop", lambda: not c.daemon_pids("herdd", "n3"))
+        c.restart_herdd("n3")
         c.restart_ctld()
         wait_idle(c)
         yield c

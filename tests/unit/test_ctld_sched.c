@@ -175,6 +175,62 @@ static void array_entries(void **state)
 	forget_all();
 }
 
+/* A whole-queue snapshot's per-entry arrays are the next one's
+ * (sched_snap.c keeps them: fresh pages cost more than the pass), never an
+ * event-driven or backfill pass's, and the decisions made on them are the
+ * same; grown past their room by an array's entries and let go before any
+ * pass, nothing stale in them is freed. */
+static void whole_queue_arrays_kept(void **state)
+{
+	time_t now = time(NULL);
+	pending("low", 0, 60);
+	pending("low", 0, 60);
+
+	struct sched_snap *s = snap_create(false, 0, now, NULL);
+	snap_run(s);
+	struct sched_job *kept = s->jobs;
+	assert_int_equal(s->njobs, 2);
+	struct sched_decision first[2] = { s->out[0], s->out[1] };
+	int first_node[2] = { s->out[0].node[0], s->out[1].node[0] };
+	assert_int_equal(first[0].what, SCHED_D_START);
+	snap_destroy(s);
+
+	s = snap_create(true, sched_conf.bf_max_job_test, now, NULL);
+	assert_ptr_not_equal(s->jobs, kept);
+	snap_destroy(s);
+	s = snap_create(false, 1, now, NULL);
+	assert_ptr_not_equal(s->jobs, kept);
+	snap_destroy(s);
+
+	s = snap_create(false, 0, now, NULL);
+	assert_ptr_equal(s->jobs, kept);
+	snap_run(s);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(s->out[i].what, first[i].what);
+		assert_int_equal(s->out[i].n, first[i].n);
+		assert_int_equal(s->out[i].node[0], first_node[i]);
+	}
+	snap_destroy(s);
+
+	struct job *meta = pending("low", 0, 60);
+	meta->array_job_id = meta->id;
+	meta->array_task_id = ARRAY_NO_TASK;
+	meta->array_pending = bitmap_create(200);
+	for (int t = 0; t < 200; t++)
+		bitmap_set(meta->array_pending, t);
+	s = snap_create(false, 0, now, NULL);
+	assert_int_equal(s->njobs, 102);   /* the array's 100 (at most) and the two */
+	snap_destroy(s);                   /* no pass: decisions all empty */
+	s = snap_create(false, 0, now, NULL);
+	snap_run(s);
+	int starts = 0;
+	for (int i = 0; i < s->njobs; i++)
+		starts += s->out[i].what == SCHED_D_START;
+	assert_int_equal(starts, 6);   /* 6 CPUs, one each */
+	snap_destroy(s);
+	forget_all();
+}
+
 static struct job *running(int node, int64_t limit, time_t start)
 {
 	struct job *job = pending("low", 0, limit);
@@ -279,6 +335,7 @@ int main(void)
 		cmocka_unit_test(node_lists_and_counts_bounded),
 		cmocka_unit_test(order_and_alternatives),
 		cmocka_unit_test(array_entries),
+		cmocka_unit_test(whole_queue_arrays_kept),
 		cmocka_unit_test(test_only),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);

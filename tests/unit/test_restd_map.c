@@ -328,6 +328,14 @@ static void test_node_v38(void **state)
 	assert_string_equal(gets_(n, "architecture"), "x86_64");
 	assert_string_equal(gets_(n, "operating_system"), "Linux");
 	assert_int_equal(json_array_size(json_object_get(n, "partitions")), 2);
+	assert_string_equal(gets_(n, "gres"), "");   /* none declared */
+	json_decref(n);
+	json_object_set_new(in, "gres", json_string("gpu:h100:2(S:0-1)"));
+	json_object_set_new(in, "gres_used", json_string("gpu:h100:0(IDX:N/A)"));
+	n = restd_node_v38(in);
+	assert_string_equal(gets_(n, "gres"), "gpu:h100:2(S:0-1)");
+	assert_string_equal(gets_(n, "gres_used"), "gpu:h100:0(IDX:N/A)");
+	assert_string_equal(gets_(n, "gres_drained"), "N/A");
 	json_decref(n);
 
 	/* Over-allocated (a reconfigured node) never shows negative idle CPUs. */

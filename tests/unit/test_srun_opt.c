@@ -195,7 +195,7 @@ static void test_parse_errors(void **state)
 		{ JOBOPT_SRUN, "--signal=NOPE x", "Invalid --signal specification" },
 		{ JOBOPT_SRUN, "-l", "No executable name specified" },
 		{ JOBOPT_SRUN, "--pty --multi-prog x", "--pty and --multi-prog are incompatible" },
-		{ JOBOPT_SRUN, "--gres=gpu:1 x", "Invalid generic resource (gres) specification" },
+		{ JOBOPT_SRUN, "--gres=gpu:1:x:2 x", "Invalid generic resource (gres) specification" },
 		{ JOBOPT_SRUN, "--exclusive=foo x", "Invalid --exclusive specification" },
 		{ JOBOPT_SRUN, "--hint=foo x", "unrecognized --hint argument \"foo\", see --hint=help" },
 		{ JOBOPT_SRUN, "-N 3-2 x", "Maximum node count 2 is less than minimum node count 3" },
