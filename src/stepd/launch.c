@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/gres.h"
 #include "common/strbuf.h"
 #include "common/taskopt.h"
 #include "common/xmalloc.h"
@@ -107,12 +108,31 @@ static int launch_gres_str(const json_t *rec, const char *key, bool optional, si
 	return 0;
 }
 
-/* "flags": gres.conf's words, a string ("nvidia_gpu_env,opencl_env") or an
- * array of them. */
+/* "flags": section 1's record carries GRES_F_* bits (common/gres.h); also
+ * gres.conf's words, a string ("nvidia_gpu_env,opencl_env") or an array of
+ * them.  Kept as the words (gpu_env.c reads them). */
 static int launch_gres_flags(const json_t *rec, char **out, struct herd_error *err)
 {
 	json_t *v = json_object_get(rec, "flags"), *f;
 	size_t i;
+	if (json_is_integer(v)) {
+		static const struct { unsigned bit; const char *word; } words[] = {
+			{ GRES_F_NVIDIA_GPU_ENV, "nvidia_gpu_env" }, { GRES_F_AMD_GPU_ENV, "amd_gpu_env" },
+			{ GRES_F_OPENCL_ENV, "opencl_env" }, { GRES_F_NO_GPU_ENV, "no_gpu_env" },
+		};
+		json_int_t bits = json_integer_value(v);
+		if (bits < 0 || bits > 0xffff)
+			return errprintf(err, "flags: out of range");
+		struct strbuf sb = { 0 };
+		strbuf_add(&sb, "", 0);
+		for (size_t k = 0; k < sizeof(words) / sizeof(*words); k++)
+			if (bits & words[k].bit) {
+				strbuf_adds(&sb, sb.len ? "," : "");
+				strbuf_adds(&sb, words[k].word);
+			}
+		*out = sb.s;
+		return 0;
+	}
 	if (!json_is_array(v))
 		return launch_gres_str(rec, "flags", true, 256, out, err);
 	if (json_array_size(v) > 16)

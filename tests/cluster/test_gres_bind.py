@@ -300,3 +300,16 @@ def test_batch_env_and_devices(cluster, gpus, constrain_devices):
     assert e["SLURM_GPUS_ON_NODE"] == "2" and e["SLURM_STEP_GPUS"] == "(unset)", text
     for i, want in enumerate(["ENXIO", "EPERM", "EPERM", "ENXIO"]):
         assert f"open nvidia{i} {want}\n" in text, text
+
+
+def test_section1_records(cluster, gpus):
+    """Records in the form herdd registers them (doc/gres.md section 1:
+    "links", "count", "flags" as GRES_F_* bits): nvidia_gpu_env (2) and
+    opencl_env (8) set CUDA_VISIBLE_DEVICES and GPU_DEVICE_ORDINAL only."""
+    job = [{"name": "gpu", "type": "h100", "index": i, "file": os.path.join(gpus, f"nvidia{i}"),
+            "cores": "", "links": "", "count": 1, "flags": 2 | 8} for i in (0, 2)]
+    got = run(cluster, job, argv=probe_argv(gpus), gpus_per_task=1)
+    for task, mine in ((0, "0"), (1, "2")):
+        e = got[task]
+        assert e["CUDA_VISIBLE_DEVICES"] == mine and e["GPU_DEVICE_ORDINAL"] == mine, e
+        assert e["ROCR_VISIBLE_DEVICES"] == "(unset)" and e["ZE_AFFINITY_MASK"] == "(unset)", e

@@ -186,6 +186,18 @@ static void test_flags(void **state)
 	expect_var(&l, true, 0, "CUDA_VISIBLE_DEVICES", "1");   /* the step's second GPU */
 	expect_var(&l, false, 0, "SLURM_STEP_GPUS", "2,5");   /* unbound: the step's */
 	launch_free(&l);
+	/* section 1's records: GRES_F_* bits (common/gres.h) */
+	char *bits = xasprintf("[{\"name\": \"gpu\", \"index\": 2, \"flags\": %d},"
+			       " {\"name\": \"gpu\", \"index\": 5, \"flags\": %d}]",
+			       GRES_F_AMD_GPU_ENV | GRES_F_COUNT_ONLY,
+			       GRES_F_NVIDIA_GPU_ENV | GRES_F_OPENCL_ENV);
+	assert_int_equal(parse(bits, "", &l, &err), 0);
+	free(bits);
+	expect_var(&l, false, 0, "ROCR_VISIBLE_DEVICES", "2");
+	expect_var(&l, false, 0, "CUDA_VISIBLE_DEVICES", "5");
+	expect_var(&l, false, 0, "GPU_DEVICE_ORDINAL", "5");
+	expect_var(&l, false, 0, "ZE_AFFINITY_MASK", NULL);
+	launch_free(&l);
 	assert_int_equal(parse("[{\"name\": \"gpu\", \"index\": 2, \"flags\": \"no_gpu_env\"}]", "",
 			       &l, &err), 0);
 	expect_var(&l, false, 0, "CUDA_VISIBLE_DEVICES", NULL);   /* srun's "7" removed too */
@@ -421,6 +433,7 @@ static void test_refusals(void **state)
 		{ "[{\"name\": \"gpu\", \"index\": 0, \"file\": 5}]", NULL, "launch: gres[0]: file: expected a string" },
 		{ "[{\"name\": \"gpu\", \"index\": 0}, {\"name\": \"gpu\", \"index\": 0}]", NULL, "launch: gres[1]: GPU 0 given twice" },
 		{ "[{\"name\": \"gpu\", \"index\": 0, \"flags\": [1]}]", NULL, "launch: gres[0]: flags[0]: expected a flag name" },
+		{ "[{\"name\": \"gpu\", \"index\": 0, \"flags\": -1}]", NULL, "launch: gres[0]: flags: out of range" },
 		{ "[]", ", \"gpu_bind\": \"map_gpu:x\"", "launch: step.gpu_bind: Invalid --gpu-bind argument: map_gpu:x" },
 		{ "[]", ", \"gpus_per_task\": -1", "launch: step.gpus_per_task: out of range" },
 		{ "[]", ", \"gpus_per_task\": \"1\"", "launch: step.gpus_per_task: expected integer" },
