@@ -400,8 +400,8 @@ static int cg_make_levels(const char *root, const char *node, uint32_t job_id, c
 	return rc;
 }
 
-/* ConstrainDevices: the defaults and the step's GRES device files
- * (cgroup_dev.c).  Caller frees. */
+/* ConstrainDevices on dir (a step's or a task's cgroup): the defaults and
+ * the device files named, nothing else (cgroup_dev.c). */
 static int cg_constrain_dir(const struct cgroup_step *cg, const char *dir, const char *const *files,
 			    size_t n)
 {
