@@ -320,7 +320,9 @@ static int registry_read(struct acct_query *q, struct adb *db)
 							      "rpc", (json_int_t)adb_int(rows, 3)));
 	}
 	int rc = rows ? adb_done(rows) : 0;
-	char *text = json_dumps(json_pack("{s:o, s:i}", "clusters", list, "rc", 0), JSON_COMPACT);
+	json_t *reply = json_pack("{s:o, s:i}", "clusters", list, "rc", 0);
+	char *text = json_dumps(reply, JSON_COMPACT);
+	json_decref(reply);
 	strbuf_adds(&q->out, text);
 	free(text);
 	return rc;
