@@ -44,9 +44,10 @@ def users_copy(bin_dir):
     os.chmod(top, 0o755)
     atexit.register(shutil.rmtree, top, True)
     shutil.copytree(bin_dir, os.path.join(top, "bin"))
-    mpi = os.path.join(os.path.dirname(bin_dir), "tests", "mpi")
-    if os.path.isdir(mpi):
-        shutil.copytree(mpi, os.path.join(top, "tests", "mpi"))
+    for sub in (("tests", "mpi"), ("lib",)):   # the MPI test programs, the fake NVML
+        src = os.path.join(os.path.dirname(bin_dir), *sub)
+        if os.path.isdir(src):
+            shutil.copytree(src, os.path.join(top, *sub))
     for d, subdirs, files in os.walk(top):
         for name in subdirs + files:
             p = os.path.join(d, name)
