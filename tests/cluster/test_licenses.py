@@ -43,14 +43,16 @@ def c(users):
 @pytest.fixture
 def clean(c):
     yield c
-    cancel_all(c)
-    with open(c.conf) as f:
-        text = f.read()
-    if not text.endswith(LICENSES):   # a test changed Licenses=: put it back
-        text = re.sub(r"(?m)^Licenses=.*\n", "", text) + LICENSES
-        with open(c.conf, "w") as f:
-            f.write(text)
-        reconfigure(c)
+    try:
+        cancel_all(c)
+    finally:   # even when that failed: the next test's Licenses= as it expects
+        with open(c.conf) as f:
+            text = f.read()
+        if not text.endswith(LICENSES):   # a test changed Licenses=: put it back
+            text = re.sub(r"(?m)^Licenses=.*\n", "", text) + LICENSES
+            with open(c.conf, "w") as f:
+                f.write(text)
+            reconfigure(c)
 
 
 def submit(c, licenses, script="sleep 300", hold=False, time_limit=-2):

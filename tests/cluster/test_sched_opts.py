@@ -37,7 +37,10 @@ def c(users):
         with open(c.conf) as f:
             text = "\n".join(node_line(l) for l in f.read().splitlines()) + "\n"
         with open(c.conf, "w") as f:
-            f.write(text + "PartitionName=share Nodes=ALL OverSubscribe=YES:2 State=UP\n")
+            # backfill each second: what only backfill starts (a job beside
+            # a waiting one of higher priority) starts in seconds, not 30
+            f.write(text + "PartitionName=share Nodes=ALL OverSubscribe=YES:2 State=UP\n"
+                    "SchedulerParameters=bf_interval=1\n")
         r = c.run(["scontrol", "reconfigure"])
         assert r.rc == 0, r
         c.wait_until("n4's two sockets",
