@@ -76,10 +76,10 @@ TEST_ONLY = re.compile(r"sbatch: Job (\d+) to start at (\S+) using (\d+) process
 
 def test_backfill_plan_and_estimates_come_true(clean):
     c = clean
-    # n1 busy for 3 minutes
-    hog = submit(c, "-w", "n1", "--exclusive", "-t", "3", "--wrap", "sleep 600")
+    # n1 busy for 2 minutes
+    hog = submit(c, "-w", "n1", "--exclusive", "-t", "2", "--wrap", "sleep 600")
     c.wait_state(hog, "RUNNING")
-    hog_end = stamp(c.show_job(hog)["StartTime"]) + 180
+    hog_end = stamp(c.show_job(hog)["StartTime"]) + 120
 
     # --test-only: the whole machine once the hog's limit ends it
     r = c.run(["sbatch", "--test-only", "-N", "2", "--exclusive", "-t", "5", "-o", "/dev/null",
