@@ -45,6 +45,30 @@ struct step {
 	struct step *next;
 };
 
+/* One STEP_CREATE: its step, or one step per component of a heterogeneous
+ * job ("het": srun A : B), made together under one step ID, launched
+ * together as one set of tasks (global task IDs), and answered once every
+ * node's LAUNCH_STEP has.  It names its steps by job and step ID, never by
+ * pointer: a component's job may end (and its steps go) meanwhile. */
+struct step_group {
+	struct net_req *req;        /* NULL once answered */
+	int n;
+	uint32_t *job_ids;          /* each component's job */
+	uint32_t step_id;
+	json_t *specs;              /* each component's "step" */
+	int launches_left;
+	char *launch_error;
+};
+
+/* step.c: the steps of a job */
+struct step *step_find(const struct job *job, uint32_t step_id);
+void step_free(struct step *s);
+void count_parts(const struct job *job, struct step *s, int delta);   /* nodes' nsteps */
+void step_save(const struct job *job, const struct step *s);          /* to the store */
+void step_end(struct job *job, struct step *s, enum job_state state);  /* final, saved */
+/* step_launch.c: the request's steps fail (each FAILED), it hears why */
+void step_group_fail(struct step_group *g, const char *why);
+
 /* step_layout.c: where a step's tasks and CPUs go */
 /* Lay the step out on the job's nodes (spec: STEP_CREATE's "step"): its
  * nodes, tasks on each and CPU IDs, into s.  0, or an rc with err (2014
