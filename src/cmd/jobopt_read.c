@@ -20,13 +20,6 @@
 #include "common/parse.h"
 #include "common/xmalloc.h"
 
-#define B JOBOPT_SBATCH
-#define A JOBOPT_SALLOC
-#define R JOBOPT_SRUN
-#define ALL (B | A | R)
-#define NO no_argument
-#define REQ required_argument
-#define OPTL optional_argument
 /* ---- storing ------------------------------------------------------------ */
 
 /* v into the row's key (or the command's own value of its name); steals v.

@@ -118,6 +118,18 @@ int gpu_bind_parse(const char *spec, struct gpu_bind *b, struct herd_error *err)
 
 /* ---- the GPUs and the task's share of them ---- */
 
+/* r into out (k of them, in index order): where its index sorts; k + 1. */
+static size_t insert_by_index(const struct launch_gres **out, size_t k, const struct launch_gres *r)
+{
+	size_t j = k;
+	while (j > 0 && out[j - 1]->index > r->index) {
+		out[j] = out[j - 1];
+		j--;
+	}
+	out[j] = r;
+	return k + 1;
+}
+
 size_t gpu_list(const struct launch_gres *list, size_t n, const struct launch_gres **out,
 		size_t max)
 {
@@ -125,13 +137,7 @@ size_t gpu_list(const struct launch_gres *list, size_t n, const struct launch_gr
 	for (size_t i = 0; i < n && k < max; i++) {
 		if (strcmp(list[i].name, "gpu"))
 			continue;
-		/* insertion in index order: the lists are short (LAUNCH_GRES_MAX) */
-		size_t j = k++;
-		while (j > 0 && out[j - 1]->index > list[i].index) {
-			out[j] = out[j - 1];
-			j--;
-		}
-		out[j] = &list[i];
+		k = insert_by_index(out, k, &list[i]);   /* the lists are short (LAUNCH_GRES_MAX) */
 	}
 	return k;
 }
@@ -337,12 +343,7 @@ static size_t gpu_shares(const struct launch_gres *list, size_t n, const struct 
 			seen = out[j]->index == list[i].index;
 		if (seen || k >= max)
 			continue;
-		size_t j = k++;
-		while (j > 0 && out[j - 1]->index > list[i].index) {
-			out[j] = out[j - 1];
-			j--;
-		}
-		out[j] = &list[i];
+		k = insert_by_index(out, k, &list[i]);
 	}
 	return k;
 }
