@@ -96,6 +96,46 @@ static const char *group_name(const json_t *job, char *buf, size_t len)
 	return buf;
 }
 
+/* JOB_GRES=: the GRES of its nodes' lines summed by name[:type]
+ * ("gpu:h100:4"), (null) for none. */
+static const char *job_gres_sum(const json_t *job, char *buf, size_t len)
+{
+	const json_t *alloc = json_object_get(job, "node_alloc"), *e;
+	struct { char word[100]; long long n; } sum[16];
+	int nsum = 0;
+	size_t i;
+
+	json_array_foreach(alloc, i, e) {
+		const char *g = json_string_value(json_array_get(e, 3)) ?: "";
+		while (*g) {   /* "gpu:h100:1(IDX:0),shard:2(IDX:1)" */
+			size_t item = strcspn(g, ",(");
+			const char *colon = item ? memrchr(g, ':', item) : NULL;
+			if (colon && nsum < 16) {
+				char word[100];
+				snprintf(word, sizeof(word), "%.*s", (int)(colon - g), g);
+				long long n = atoll(colon + 1);
+				int k = 0;
+				while (k < nsum && strcmp(sum[k].word, word))
+					k++;
+				if (k == nsum) {
+					snprintf(sum[nsum].word, sizeof(sum[nsum].word), "%s", word);
+					sum[nsum++].n = 0;
+				}
+				sum[k].n += n;
+			}
+			g += item;
+			if (*g == '(')
+				g += strcspn(g, ")") + (g[strcspn(g, ")")] == ')');
+			g += *g == ',';
+		}
+	}
+	size_t used = 0;
+	buf[0] = '\0';
+	for (int k = 0; k < nsum && used < len; k++)
+		used += snprintf(buf + used, len - used, "%s%s:%lld", k ? "," : "", sum[k].word, sum[k].n);
+	return nsum ? buf : "(null)";
+}
+
 /* -d: one line per run of nodes where the job has the same CPUs and memory,
  * as Slurm's.  Herd does not pin a job to CPU IDs: CPU_IDs numbers its CPUs
  * on the node from 0, so that their count is right. */
@@ -108,12 +148,14 @@ static void node_alloc_lines(const json_t *job, struct record *r)
 		const json_t *e = json_array_get(alloc, i);
 		long long cpus = json_integer_value(json_array_get(e, 1));
 		long long mem = json_integer_value(json_array_get(e, 2));
+		const char *gres = json_string_value(json_array_get(e, 3)) ?: "";
 		const char **names = xmalloc(n * sizeof(*names));
 		size_t k = 0;
 		for (; i < n; i++, k++) {
 			e = json_array_get(alloc, i);
 			if (json_integer_value(json_array_get(e, 1)) != cpus ||
-			    json_integer_value(json_array_get(e, 2)) != mem)
+			    json_integer_value(json_array_get(e, 2)) != mem ||
+			    strcmp(json_string_value(json_array_get(e, 3)) ?: "", gres))
 				break;
 			names[k] = json_string_value(json_array_get(e, 0));
 		}
@@ -122,7 +164,7 @@ static void node_alloc_lines(const json_t *job, struct record *r)
 			snprintf(ids, sizeof(ids), "0-%lld", cpus - 1);
 		else
 			snprintf(ids, sizeof(ids), "0");
-		record_add(r, "  Nodes=%s CPU_IDs=%s Mem=%lld GRES=", hosts, ids, mem);
+		record_add(r, "  Nodes=%s CPU_IDs=%s Mem=%lld GRES=%s", hosts, ids, mem, gres);
 		free(hosts);
 		free(names);
 	}
@@ -247,14 +289,15 @@ void record_job(const json_t *job, time_t now, int details, struct record *r)
 	}
 	record_add(r, "NumNodes=%s NumCPUs=%lld NumTasks=%lld CPUs/Task=%lld ReqB:S:C:T=0:0:%s:%s",
 		range, cpus, tasks, cpt > 0 ? cpt : 1, sct[1], sct[2]);
+	const char *gres = cmd_jstr(job, "gres_alloc"), *comma = *gres ? "," : "";
 	if (cmd_jint(job, "mem_per_cpu") > 0)
-		record_add(r, "TRES=cpu=%lld,mem=%s,node=%lld,billing=%lld", cpus,
-			fmt_size_mb(cmd_jint(job, "mem_per_cpu") * cpus, c, sizeof(c)), nodes, cpus);
+		record_add(r, "TRES=cpu=%lld,mem=%s,node=%lld,billing=%lld%s%s", cpus,
+			fmt_size_mb(cmd_jint(job, "mem_per_cpu") * cpus, c, sizeof(c)), nodes, cpus, comma, gres);
 	else if (mem > 0)
-		record_add(r, "TRES=cpu=%lld,mem=%s,node=%lld,billing=%lld", cpus,
-			fmt_size_mb(mem * (nodes > 0 ? nodes : 1), c, sizeof(c)), nodes, cpus);
+		record_add(r, "TRES=cpu=%lld,mem=%s,node=%lld,billing=%lld%s%s", cpus,
+			fmt_size_mb(mem * (nodes > 0 ? nodes : 1), c, sizeof(c)), nodes, cpus, comma, gres);
 	else
-		record_add(r, "TRES=cpu=%lld,node=%lld,billing=%lld", cpus, nodes, cpus);
+		record_add(r, "TRES=cpu=%lld,node=%lld,billing=%lld%s%s", cpus, nodes, cpus, comma, gres);
 	char per_socket[24] = "*", per_core[24] = "*";
 	if (cmd_jint(job, "ntasks_per_socket") > 0)
 		snprintf(per_socket, sizeof(per_socket), "%lld", cmd_jint(job, "ntasks_per_socket"));
@@ -263,7 +306,8 @@ void record_job(const json_t *job, time_t now, int details, struct record *r)
 	record_add(r, "Socks/Node=%s NtasksPerN:B:S:C=%lld:0:%s:%s CoreSpec=*", sct[0],
 		cmd_jint(job, "ntasks_per_node"), per_socket, per_core);
 	if (details && json_array_size(json_object_get(job, "node_alloc"))) {
-		record_add(r, "JOB_GRES=(null)");
+		char gsum[256];
+		record_add(r, "JOB_GRES=%s", job_gres_sum(job, gsum, sizeof(gsum)));
 		node_alloc_lines(job, r);
 	}
 	long long mpc = cmd_jint(job, "mem_per_cpu");
@@ -294,6 +338,18 @@ void record_job(const json_t *job, time_t now, int details, struct record *r)
 	record_add(r, "StdIn=%s", cmd_jstr(job, "std_in"));
 	record_add(r, "StdOut=%s", cmd_jstr(job, "std_out"));
 	record_add(r, "Power=");
+	/* GRES asked (Slurm: each only when given) */
+	static const char *const tres_keys[][2] = { { "tres_per_job", "TresPerJob" },
+						    { "tres_per_node", "TresPerNode" },
+						    { "tres_per_socket", "TresPerSocket" },
+						    { "tres_per_task", "TresPerTask" } };
+	for (size_t k = 0; k < sizeof(tres_keys) / sizeof(*tres_keys); k++)
+		if (*cmd_jstr(job, tres_keys[k][0]))
+			record_add(r, "%s=%s", tres_keys[k][1], cmd_jstr(job, tres_keys[k][0]));
+	if (cmd_jint(job, "cpus_per_gpu") > 0)
+		record_add(r, "CpusPerTres=gres:gpu:%lld", cmd_jint(job, "cpus_per_gpu"));
+	if (cmd_jint(job, "mem_per_gpu") > 0)
+		record_add(r, "MemPerTres=gres:gpu:%lld", cmd_jint(job, "mem_per_gpu"));
 	/* as Slurm: only for a job that asked for mail */
 	const char *mail_type = cmd_jstr(job, "mail_type");
 	if (*mail_type && strcmp(mail_type, "NONE") && *cmd_jstr(job, "mail_user"))

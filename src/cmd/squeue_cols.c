@@ -372,7 +372,10 @@ static const struct column {
 	[JOB_F_het_job_id_set] = { .keys = "het_job_id het_job_id_set", .cell = c_het, .unsorted = true },
 	/* Fields this scheduler does not have: Slurm's placeholders for "none". */
 	[JOB_F_wckey] = { .empty = "(null)" },
-	[JOB_F_tres_per_node] = { .fixed = "N/A" },
+	[JOB_F_tres_per_node] = { .empty = "N/A" },
+	[JOB_F_tres_per_job] = { .empty = "N/A" },
+	[JOB_F_tres_per_socket] = { .empty = "N/A" },
+	[JOB_F_tres_per_task] = { .empty = "N/A" },
 	[JOB_F_core_spec] = { .fixed = "N/A" },
 	[JOB_F_contiguous] = { .fixed = "0" },
 	[JOB_F_min_tmp_disk] = { .cell = c_tmp_disk },

@@ -104,6 +104,16 @@ enum {
 	X(wckey, STR, JF_KEPT | JF_SPARSE, 'w', "WCKey", "WCKEY", "WCKey", "WCKey", "wckey") \
 	X(wckey_id, INT, JF_KEPT | JF_SPARSE, 0, NULL, NULL, NULL, "WCKeyID", NULL) \
 	X(licenses, STR, JF_KEPT | JF_SPARSE, 'W', "Licenses", "LICENSES", "Licenses", NULL, "licenses") \
+	X(tres_per_job, STR, JF_KEPT | JF_SPARSE, 0, "tres-per-job", "TRES_PER_JOB", "TresPerJob", NULL, "tres_per_job") \
+	X(tres_per_node, STR, JF_KEPT | JF_SPARSE, 'b', "tres-per-node", "TRES_PER_NODE", "TresPerNode", NULL, "tres_per_node") \
+	X(tres_per_socket, STR, JF_KEPT | JF_SPARSE, 0, "tres-per-socket", "TRES_PER_SOCKET", "TresPerSocket", NULL, "tres_per_socket") \
+	X(tres_per_task, STR, JF_KEPT | JF_SPARSE, 0, "tres-per-task", "TRES_PER_TASK", "TresPerTask", NULL, "tres_per_task") \
+	X(cpus_per_gpu, INT, JF_KEPT | JF_SPARSE, 0, NULL, NULL, NULL, NULL, "cpus_per_tres") \
+	X(mem_per_gpu, INT, JF_KEPT | JF_SPARSE, 0, NULL, NULL, NULL, NULL, "memory_per_tres") \
+	X(gpu_bind, STR, JF_KEPT | JF_SPARSE, 0, NULL, NULL, NULL, NULL, NULL) \
+	X(gpu_freq, STR, JF_KEPT | JF_SPARSE, 0, NULL, NULL, NULL, NULL, NULL) \
+	X(gres_flags, STR, JF_KEPT | JF_SPARSE, 0, NULL, NULL, NULL, NULL, NULL) \
+	X(gres_alloc, STR, JF_SHOWN, 0, "tres-alloc", "TRES_ALLOC", NULL, NULL, NULL) \
 	X(req_nodelist, STR, JF_KEPT, 'n', "ReqNodes", "REQ_NODES", "ReqNodeList", NULL, "required_nodes") \
 	X(exc_nodelist, STR, JF_KEPT, 'x', "ExcNodes", "EXC_NODES", "ExcNodeList", NULL, "excluded_nodes") \
 	X(dependency, STR, JF_SHOWN, 'E', "Dependency", "DEPENDENCY", "Dependency", NULL, NULL) \
@@ -156,7 +166,6 @@ enum {
 	X(priority_norm, NONE, 0, 'p', "Priority", "PRIORITY", NULL, NULL, NULL) \
 	X(time_used, NONE, 0, 'M', "TimeUsed", "TIME", "RunTime", "Elapsed", NULL) \
 	X(time_left, NONE, 0, 'L', "TimeLeft", "TIME_LEFT", NULL, NULL, NULL) \
-	X(tres_per_node, NONE, 0, 'b', "tres-per-node", "TRES_PER_NODE", NULL, NULL, NULL) \
 	X(contiguous, NONE, 0, 'O', "Contiguous", "CONTIGUOUS", "Contiguous", NULL, NULL) \
 	X(core_spec, NONE, 0, 'X', "CoreSpec", "CORE_SPEC", "CoreSpec", NULL, NULL) \
 	X(sct, NONE, 0, 'z', "SCT", "S:C:T", NULL, NULL, NULL)

@@ -217,11 +217,13 @@ void job_destroy(struct job *job)
 	free(job->prio);
 	free(job->lim_tres);
 	json_decref(job->acts);
+	job_gres_free(job);
 	free(job);
 }
 
 void job_alloc_clear(struct job *job)
 {
+	job_gres_clear_alloc(job);
 	for (int i = 0; i < job->nalloc; i++) {
 		if (job->alloc_cpuset)
 			bitmap_destroy(job->alloc_cpuset[i]);
@@ -239,6 +241,8 @@ void job_alloc_clear(struct job *job)
 
 uint64_t job_node_mem(const struct job *job, int i)
 {
+	if (job->mem_per_gpu)
+		return job->mem_per_gpu * job_node_gpus(job, i);
 	if (job->mem_per_cpu)
 		return job->mem_per_cpu * (uint64_t)job->alloc_cpus[i];
 	return job->alloc_mem;
@@ -416,6 +420,16 @@ struct job *job_copy(const struct job *job)
 	c->req_idx = job->nreq_idx ? mem_dup(job->req_idx, job->nreq_idx * sizeof(int)) : NULL;
 	c->exc_idx = job->nexc_idx ? mem_dup(job->exc_idx, job->nexc_idx * sizeof(int)) : NULL;
 	c->parts = job->nparts ? mem_dup(job->parts, job->nparts * sizeof(*job->parts)) : NULL;
+	c->tres_per_job = dup_or_null(job->tres_per_job);
+	c->tres_per_node = dup_or_null(job->tres_per_node);
+	c->tres_per_socket = dup_or_null(job->tres_per_socket);
+	c->tres_per_task = dup_or_null(job->tres_per_task);
+	c->gpu_bind = dup_or_null(job->gpu_bind);
+	c->gpu_freq = dup_or_null(job->gpu_freq);
+	c->gres_flags = dup_or_null(job->gres_flags);
+	c->gres = job->ngres ? mem_dup(job->gres, job->ngres * sizeof(*job->gres)) : NULL;
+	c->alloc_gres = NULL;
+	c->nalloc_gres = NULL;
 	c->nalloc = 0;
 	c->alloc_node = c->alloc_cpus = NULL;
 	c->alloc_cpuset = c->step_cpus = NULL;
@@ -766,8 +780,9 @@ json_t *job_to_json(const struct job *job)
 		/* [node, CPUs, CPU IDs] */
 		char *ids = job->alloc_cpuset && job->alloc_cpuset[i] ? bitmap_fmt_ranges(job->alloc_cpuset[i])
 								      : xstrdup("");
-		json_array_append_new(alloc, json_pack("[s,i,s]", core.nodes[job->alloc_node[i]].name,
-							  job->alloc_cpus[i], ids));
+		/* [node, CPUs, CPU IDs, GRES holds] */
+		json_array_append_new(alloc, json_pack("[s,i,s,o]", core.nodes[job->alloc_node[i]].name,
+							  job->alloc_cpus[i], ids, job_gres_hold_json(job, i)));
 		free(ids);
 	}
 	json_object_set_new(o, "alloc", alloc);
@@ -791,6 +806,7 @@ struct job *job_from_json(const json_t *rec)
 	job->state = st;
 	job->reason = reason_parse(json_string_value(json_object_get(rec, "reason")));
 	job_view_load(job, rec);
+	job_gres_load(job);
 	struct herd_error err;
 	if (job_resolve(job, &err) != 0)   /* the config changed under it: run where it may */
 		log_error("job %u: %s (in -w/-x/-p of the stored job)", job->id, err.text);
@@ -812,6 +828,7 @@ struct job *job_from_json(const json_t *rec)
 				continue;
 			}
 			job->alloc_node[job->nalloc] = idx;
+			job_gres_hold_load(job, job->nalloc, (int)json_array_size(alloc), json_array_get(a, 3));
 			const char *ids = json_string_value(json_array_get(a, 2));
 			if (ids && *ids)
 				job->alloc_cpuset[job->nalloc] = bitmap_parse(ids, 1u << 20);

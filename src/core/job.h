@@ -208,6 +208,17 @@ struct job {
 	struct depend *depend;      /* what is left of --dependency, NULL = none */
 	int kill_invalid_dep;       /* --kill-on-invalid-dep: 1 yes, 0 no, -1 the config's */
 	int exit_status;            /* raw wait status */
+	/* GRES (job_gres.c, doc/gres.md section 2): the request as given
+	 * (TRES form, "gres/gpu:h100:2"; NULL none), its items, and while it
+	 * runs its devices on each allocated node (gres_hold arrays) */
+	char *tres_per_job, *tres_per_node, *tres_per_socket, *tres_per_task;
+	uint32_t cpus_per_gpu;
+	uint64_t mem_per_gpu;       /* MB */
+	char *gpu_bind, *gpu_freq, *gres_flags;
+	struct job_gres *gres;
+	int ngres;
+	struct gres_hold **alloc_gres;   /* per allocated node (NULL: no GRES) */
+	int *nalloc_gres;
 	/* allocation, while running/completing */
 	int nalloc;
 	int *alloc_node;            /* node indexes */
@@ -383,6 +394,50 @@ struct part *const *job_parts(const struct job *job, int *n);
  * (%j %A %a %x %u %%) filled in; dflt when given is empty. */
 char *job_output_path(const struct job *job, const char *given, const char *dflt);
 void job_set_output_paths(struct job *job, const json_t *spec);
+
+/* job_gres.c: generic resources (doc/gres.md section 2) */
+#define JOB_GRES_MAX 4               /* items of one job (SCHED_GRES_ITEMS) */
+struct job_gres {                    /* one requested name[:type], from every option */
+	char name[32], type[64];
+	uint32_t per_node, per_task, per_job, per_socket;
+};
+struct gres_hold {                   /* a device (count 1) or a share of one, on a node */
+	char name[32], type[64];
+	uint32_t index, count;
+};
+/* The SUBMIT_JOB keys tres_per_*, cpus_per_gpu, mem_per_gpu, gpu_bind,
+ * gpu_freq, gres_flags into job: 0, or rc 2033 (Invalid generic resource
+ * (gres) specification) with err when malformed, too large or of a GRES
+ * no node has. */
+int job_gres_set(struct job *job, const json_t *spec, struct herd_error *err);
+void job_gres_load(struct job *job);     /* items from the stored strings */
+void job_gres_free(struct job *job);     /* the request and the holds */
+void job_gres_clear_alloc(struct job *job);
+/* The pass's items of the job (kinds of the present configuration). */
+struct sched_gres;
+const struct sched_gres *job_gres_sched(const struct job *job, int *n);
+/* The devices the GRES counts (n nodes x the job's items, sched_gres_split)
+ * come to on those nodes, lowest free index first; false when they are not
+ * free (a worker's pass on an older state).  install: they become the
+ * job's (alloc_gres), else only checked. */
+bool job_gres_pick(struct job *job, const int *node, int n, const uint32_t *counts, bool install);
+int64_t job_gres_count(const struct job *job, const char *name);   /* held, or asked (pending) */
+uint32_t job_node_gpus(const struct job *job, int i);   /* GPUs on its i-th node */
+/* The LAUNCH "gres" records of its i-th node (NULL: none). */
+json_t *job_gres_launch(const struct job *job, int i);
+/* Its holds on node i as stored: [[name, type, index, count], ...]; back. */
+json_t *job_gres_hold_json(const struct job *job, int i);
+void job_gres_hold_load(struct job *job, int i, int nodes, const json_t *a);
+/* "gpu:h100:2(IDX:0-1)": scontrol -d show job's GRES= of node i; caller frees. */
+char *job_gres_node_string(const struct job *job, int i);
+/* What it holds in all, as TRES: "gres/gpu=2,gres/gpu:h100=2" ("" none);
+ * a request as Slurm 22.05 shows it ("gres:gpu:2"), NULL for none.
+ * Caller frees. */
+char *job_gres_alloc_string(const struct job *job);
+char *job_gres_shown(const char *tres);
+/* Its holds as counts per pass kind on each node (nalloc x
+ * SCHED_GRES_KINDS, caller frees), NULL when none. */
+uint16_t *job_gres_kinds(const struct job *job);
 
 /* het.c: heterogeneous jobs */
 /* A SUBMIT_JOB with "het": every component checked, then made with

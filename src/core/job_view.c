@@ -66,7 +66,7 @@ static int64_t shown_cpus(const struct job *job)
 	return cpus;
 }
 
-/* scontrol show job -d: each allocated node, its CPUs and memory there */
+/* scontrol show job -d: each allocated node, its CPUs, memory and GRES there */
 static void w_node_alloc(struct strbuf *o, const struct job *job)
 {
 	strbuf_add(o, "[", 1);
@@ -77,6 +77,10 @@ static void w_node_alloc(struct strbuf *o, const struct job *job)
 		put_int(o, job->alloc_cpus[i]);
 		strbuf_add(o, ",", 1);
 		put_int(o, (long long)job_node_mem(job, i));
+		strbuf_add(o, ",", 1);
+		char *gres = job_gres_node_string(job, i);
+		put_str(o, gres);
+		free(gres);
 		strbuf_add(o, "]", 1);
 	}
 	strbuf_add(o, "]", 1);
@@ -211,6 +215,22 @@ INT_MEMBER(wckey_id, wckey_id)
 /* -L as given; the record's text is parsed again at a restart (licenses.c) */
 GET(licenses, v->s = job->licenses)
 LOAD(licenses, licenses_job_load(job, json_string_value(v)))
+/* GRES (job_gres.c): the request as given, in Slurm 22.05's words
+ * ("gres:gpu:2"; the record reads either form back) */
+GET(tres_per_job, v->owned = job_gres_shown(job->tres_per_job))
+LOAD(tres_per_job, job->tres_per_job = str_of(v))
+GET(tres_per_node, v->owned = job_gres_shown(job->tres_per_node))
+LOAD(tres_per_node, job->tres_per_node = str_of(v))
+GET(tres_per_socket, v->owned = job_gres_shown(job->tres_per_socket))
+LOAD(tres_per_socket, job->tres_per_socket = str_of(v))
+GET(tres_per_task, v->owned = job_gres_shown(job->tres_per_task))
+LOAD(tres_per_task, job->tres_per_task = str_of(v))
+INT_MEMBER(cpus_per_gpu, cpus_per_gpu)
+INT_MEMBER(mem_per_gpu, mem_per_gpu)
+STR_MEMBER(gpu_bind, gpu_bind)
+STR_MEMBER(gpu_freq, gpu_freq)
+STR_MEMBER(gres_flags, gres_flags)
+SHOWN(gres_alloc, v->owned = job_gres_alloc_string(job))
 STR_MEMBER(req_nodelist, req_nodelist)
 STR_MEMBER(exc_nodelist, exc_nodelist)
 SHOWN(dependency, v->owned = depend_render(job->depend))   /* the record has "depend" */

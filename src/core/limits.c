@@ -96,6 +96,7 @@ static void request_tres(const struct job *job, tres_vec v)
 	v[TRES_MEM] = mem > INT64_MAX ? INT64_MAX : (int64_t)mem;
 	v[TRES_NODE] = nodes;
 	v[TRES_BILLING] = cpus;   /* no TRESBillingWeights: billing is the CPU count */
+	v[TRES_GPU] = job_gres_count(job, "gpu");
 }
 
 /* What a started job holds. */
@@ -112,6 +113,7 @@ static void alloc_tres(const struct job *job, tres_vec v)
 	}
 	v[TRES_NODE] = job->nalloc;
 	v[TRES_BILLING] = v[TRES_CPU];
+	v[TRES_GPU] = job_gres_count(job, "gpu");
 }
 
 static struct assoc *job_assoc(const struct job *job)

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <strings.h>
 #include "common/auth.h"
+#include "common/gres.h"
 #include "common/hostlist.h"
 #include "common/bitmap.h"
 #include "common/log.h"
@@ -131,6 +132,49 @@ static struct bitmap *node_pick_cpus(struct node *n, int count)
 	return mine;
 }
 
+/* The CPU IDs near the job's devices on its i-th node (gres.conf Cores=),
+ * NULL when none says (or --gres-flags=disable-binding). */
+static struct bitmap *gres_near(const struct job *job, int i, const struct node *n)
+{
+	struct bitmap *near = NULL;
+
+	if (!job->alloc_gres || (job->gres_flags && !strcmp(job->gres_flags, "disable-binding")))
+		return NULL;
+	for (int h = 0; h < job->nalloc_gres[i]; h++)
+		for (int s = 0; s < n->ngres_slots; s++) {
+			const struct gres_slot *sl = &n->gres_slots[s];
+			if (sl->dev < 0 || strcmp(sl->name, job->alloc_gres[i][h].name) ||
+			    sl->index != job->alloc_gres[i][h].index || !n->gres_devs[sl->dev].cores[0])
+				continue;
+			struct bitmap *c = bitmap_parse(n->gres_devs[sl->dev].cores, 1u << 16);
+			if (!c)
+				continue;
+			if (!near)
+				near = bitmap_create(c->nbits > (uint32_t)n->cpus ? c->nbits : (uint32_t)n->cpus);
+			for (uint32_t b = bitmap_next(c, 0); b != BITMAP_NONE; b = bitmap_next(c, b + 1))
+				bitmap_set(near, b);
+			bitmap_destroy(c);
+		}
+	return near;
+}
+
+/* The job's count CPU IDs on node n: the lowest free ones near its
+ * devices (near, NULL none) first, then the lowest other free ones. */
+static struct bitmap *node_pick_near(struct node *n, int count, const struct bitmap *near)
+{
+	if (!near)
+		return node_pick_cpus(n, count);
+	struct bitmap *used = node_cpu_bits(n), *mine = bitmap_create(used->nbits);
+	for (int pass = 0; pass < 2; pass++)
+		for (uint32_t c = 0; c < used->nbits && count > 0; c++)
+			if (!bitmap_test(used, c) && !bitmap_test(mine, c) &&
+			    (pass || bitmap_test(near, c))) {
+				bitmap_set(mine, c);
+				count--;
+			}
+	return mine;
+}
+
 /* A sharing job's count CPU IDs: the free ones first, then the taken. */
 static struct bitmap *node_share_cpus(struct node *n, int count)
 {
@@ -159,9 +203,16 @@ void node_alloc(struct job *job)
 		/* A job restored at start brings its CPU IDs; a new one gets the
 		 * lowest free (a sharing one the lowest, taken or not: it holds
 		 * none of them alone, and marks none taken). */
-		if (!job->alloc_cpuset[i])
+		for (int h = 0; job->alloc_gres && h < job->nalloc_gres[i]; h++)
+			node_gres_hold(n, &job->alloc_gres[i][h], 1);
+		if (job->alloc_gres)
+			node_gres_used_changed(n);
+		if (!job->alloc_cpuset[i]) {
+			struct bitmap *near = job->cpu_share > 1 ? NULL : gres_near(job, i, n);
 			job->alloc_cpuset[i] = job->cpu_share > 1 ? node_share_cpus(n, job->alloc_cpus[i])
-								  : node_pick_cpus(n, job->alloc_cpus[i]);
+								  : node_pick_near(n, job->alloc_cpus[i], near);
+			bitmap_destroy(near);
+		}
 		if (job->cpu_share > 1) {
 			node_update_state(n);
 			continue;
@@ -190,6 +241,10 @@ static void free_one(struct job *job, int i)
 		     c != BITMAP_NONE && c < used->nbits; c = bitmap_next(job->alloc_cpuset[i], c + 1))
 			bitmap_clear(used, c);
 	}
+	for (int h = 0; job->alloc_gres && h < job->nalloc_gres[i]; h++)
+		node_gres_hold(n, &job->alloc_gres[i][h], -1);
+	if (job->alloc_gres)
+		node_gres_used_changed(n);
 	node_update_state(n);
 }
 
@@ -224,9 +279,15 @@ static bool drop_failed_node(struct job *job, struct node *n)
 		bitmap_destroy(job->alloc_cpuset[pos]);
 	if (job->step_cpus)
 		bitmap_destroy(job->step_cpus[pos]);
+	if (job->alloc_gres)
+		free(job->alloc_gres[pos]);
 	for (int i = pos; i + 1 < job->nalloc; i++) {
 		job->alloc_node[i] = job->alloc_node[i + 1];
 		job->alloc_cpus[i] = job->alloc_cpus[i + 1];
+		if (job->alloc_gres) {
+			job->alloc_gres[i] = job->alloc_gres[i + 1];
+			job->nalloc_gres[i] = job->nalloc_gres[i + 1];
+		}
 		if (job->alloc_cpuset)
 			job->alloc_cpuset[i] = job->alloc_cpuset[i + 1];
 		if (job->step_cpus)

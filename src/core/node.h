@@ -13,6 +13,7 @@
 struct job;
 struct gres_decl;
 struct gres_dev;
+struct gres_hold;
 struct conf;
 
 struct node {
@@ -46,6 +47,18 @@ struct node {
 	struct gres_dev *gres_devs;    /* as herdd last reported them */
 	size_t ngres_devs;
 	char *gres_shown, *gres_used_shown;   /* NODE_INFO's gres, gres_used */
+	struct gres_slot *gres_slots;  /* what is given out of them (node_gres.c) */
+	int ngres_slots;
+};
+
+/* One unit of a node's GRES the scheduler gives out: a device (cap 1), a
+ * device of shares (a shard/mps line of a GPU: cap its count), or a
+ * declared count with no device (cap the count, index 0). */
+struct gres_slot {
+	int kind;                   /* node_gres_kind's (-1: beyond the pass's kinds) */
+	int dev;                    /* its record in gres_devs, -1 none */
+	char name[32], type[64];
+	uint32_t index, cap, used;
 };
 
 /* node.c */
@@ -84,6 +97,17 @@ int node_gres_check(const struct conf *conf, struct herd_error *err);
 void node_gres_setup(struct node *n, const struct conf *conf);
 void node_gres_report(struct node *n, const json_t *gres);
 void node_gres_json(const struct node *n, json_t *o);
+/* The pass's GRES kinds: (name, type) pairs of every node's Gres=, a
+ * stable index each (at most SCHED_GRES_KINDS: node_gres_check refuses
+ * more); kinds is a bit per kind satisfying a request of name and type
+ * (type NULL or "": any). */
+int node_gres_nkinds(void);
+uint32_t node_gres_kinds_of(const char *name, const char *type);
+/* Its count and the count held of each kind (SCHED_GRES_KINDS entries). */
+void node_gres_counts(const struct node *n, uint16_t *total, uint16_t *alloc);
+/* A job's hold taken (sign 1) or given back (-1): the slot it names. */
+void node_gres_hold(struct node *n, const struct gres_hold *h, int sign);
+void node_gres_used_changed(struct node *n);   /* GresUsed to make again */
 /* Drained by the controller for reason (node.c): kept over a restart. */
 void node_drain_for(struct node *n, const char *reason);
 

@@ -8,10 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "common/bitmap.h"
 #include "common/gres.h"
+#include "common/strbuf.h"
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "core/core.h"
+#include "sched/select.h"
 
 /* Slurm's word for a declared GRES ("foo:1", "gpu:h100:8"). */
 static void decl_word(const struct gres_decl *d, char *buf, size_t len)
@@ -19,9 +22,47 @@ static void decl_word(const struct gres_decl *d, char *buf, size_t len)
 	snprintf(buf, len, "%s%s%s:%" PRIu64, d->name, d->type[0] ? ":" : "", d->type, d->count);
 }
 
+/* ---- the pass's kinds ---- */
+
+static struct {
+	char name[32], type[64];
+} kinds[SCHED_GRES_KINDS];
+static int nkinds;
+
+/* Kind of (name, type), added when new (add); -1 when not known or full. */
+static int kind_index(const char *name, const char *type, bool add)
+{
+	for (int k = 0; k < nkinds; k++)
+		if (!strcmp(kinds[k].name, name) && !strcmp(kinds[k].type, type))
+			return k;
+	if (!add || nkinds == SCHED_GRES_KINDS)
+		return -1;
+	snprintf(kinds[nkinds].name, sizeof(kinds[nkinds].name), "%s", name);
+	snprintf(kinds[nkinds].type, sizeof(kinds[nkinds].type), "%s", type);
+	return nkinds++;
+}
+
+int node_gres_nkinds(void)
+{
+	return nkinds;
+}
+
+uint32_t node_gres_kinds_of(const char *name, const char *type)
+{
+	uint32_t bits = 0;
+	for (int k = 0; k < nkinds; k++)
+		if (!strcmp(kinds[k].name, name) &&
+		    (!type || !*type || !strcasecmp(kinds[k].type, type) ||
+		     gres_type_matches(kinds[k].type, type)))
+			bits |= 1u << k;
+	return bits;
+}
+
 int node_gres_check(const struct conf *conf, struct herd_error *err)
 {
 	const char *types = conf_get(conf, "GresTypes");
+	struct gres_decl seen[SCHED_GRES_KINDS];
+	int nseen = 0;
 
 	for (size_t i = 0; i < conf->nnodes; i++) {
 		const struct conf_node *cn = &conf->nodes[i];
@@ -43,6 +84,24 @@ int node_gres_check(const struct conf *conf, struct herd_error *err)
 				free(decl);
 				return -1;
 			}
+		for (size_t k = 0; k < n; k++) {   /* the pass counts so many kinds */
+			int j = 0;
+			while (j < nseen && (strcmp(seen[j].name, decl[k].name) ||
+					     strcmp(seen[j].type, decl[k].type)))
+				j++;
+			if (j < nseen)
+				continue;
+			if (nseen == SCHED_GRES_KINDS) {
+				char word[128];
+				decl_word(&decl[k], word, sizeof(word));
+				errprintf(err, "%s: Invalid GRES configured on node %s: %s (more than %d "
+					  "GRES name:type pairs in the cluster)", conf->path, cn->name, word,
+					  SCHED_GRES_KINDS);
+				free(decl);
+				return -1;
+			}
+			seen[nseen++] = decl[k];
+		}
 		free(decl);
 	}
 	return 0;
@@ -61,6 +120,102 @@ static void strings_update(struct node *n, const char *types)
 	n->gres_used_shown = used_string(n, types);
 }
 
+/* ---- what is given out ---- */
+
+static void slot_add(struct node *n, int *cap, int kind, int dev, const char *name,
+		     const char *type, uint32_t index, uint64_t count)
+{
+	if (n->ngres_slots == *cap) {
+		*cap = *cap ? 2 * *cap : 8;
+		n->gres_slots = xrealloc(n->gres_slots, *cap * sizeof(*n->gres_slots));
+	}
+	struct gres_slot *sl = &n->gres_slots[n->ngres_slots++];
+	*sl = (struct gres_slot){ .kind = kind, .dev = dev, .index = index,
+				  .cap = count > UINT16_MAX ? UINT16_MAX : (uint32_t)count };
+	snprintf(sl->name, sizeof(sl->name), "%s", name);
+	snprintf(sl->type, sizeof(sl->type), "%s", type);
+}
+
+static void hold_again(struct job *job, void *arg)
+{
+	struct node *n = arg;
+	int idx = (int)(n - core.nodes);
+	if (job->state != JOB_RUNNING && job->state != JOB_COMPLETING && job->state != JOB_SUSPENDED)
+		return;
+	for (int i = 0; job->alloc_gres && i < job->nalloc; i++)
+		if (job->alloc_node[i] == idx)
+			for (int h = 0; h < job->nalloc_gres[i]; h++)
+				node_gres_hold(n, &job->alloc_gres[i][h], 1);
+}
+
+/* The slots of the declaration, from the devices reported (the first
+ * ones of each declared name and type, up to its count), the rest of a
+ * count without devices; the running jobs' holds marked again. */
+static void slots_build(struct node *n)
+{
+	int cap = 0;
+	bool *taken = xmalloc(n->ngres_devs + 1);
+
+	free(n->gres_slots);
+	n->gres_slots = NULL;
+	n->ngres_slots = 0;
+	memset(taken, 0, n->ngres_devs + 1);
+	for (size_t i = 0; i < n->ngres_decl; i++) {
+		const struct gres_decl *d = &n->gres_decl[i];
+		int kind = kind_index(d->name, d->type, true);
+		uint64_t left = d->count;
+		if (d->flags & GRES_F_NO_CONSUME)
+			left = 0;   /* not counted: any job may have it */
+		for (size_t j = 0; j < n->ngres_devs && left > 0; j++) {
+			const struct gres_dev *dev = &n->gres_devs[j];
+			if (taken[j] || strcmp(dev->name, d->name) || !gres_type_matches(dev->type, d->type))
+				continue;
+			uint64_t c = dev->count < left ? dev->count : left;
+			taken[j] = true;
+			slot_add(n, &cap, kind, (int)j, d->name, dev->type[0] ? dev->type : d->type,
+				 (uint32_t)dev->index, c);
+			left -= c;
+		}
+		if (left > 0)
+			slot_add(n, &cap, kind, -1, d->name, d->type, 0, left);
+	}
+	free(taken);
+	job_foreach(hold_again, n);
+}
+
+void node_gres_counts(const struct node *n, uint16_t *total, uint16_t *alloc)
+{
+	memset(total, 0, SCHED_GRES_KINDS * sizeof(*total));
+	memset(alloc, 0, SCHED_GRES_KINDS * sizeof(*alloc));
+	for (int i = 0; i < n->ngres_slots; i++) {
+		const struct gres_slot *sl = &n->gres_slots[i];
+		if (sl->kind < 0)
+			continue;
+		total[sl->kind] += sl->cap;
+		alloc[sl->kind] += sl->used < sl->cap ? sl->used : sl->cap;
+	}
+}
+
+void node_gres_hold(struct node *n, const struct gres_hold *h, int sign)
+{
+	for (int i = 0; i < n->ngres_slots; i++) {
+		struct gres_slot *sl = &n->gres_slots[i];
+		if (strcmp(sl->name, h->name) || sl->index != h->index)
+			continue;
+		if (sign > 0)
+			sl->used += h->count;
+		else
+			sl->used = sl->used > h->count ? sl->used - h->count : 0;
+		return;
+	}
+}
+
+void node_gres_used_changed(struct node *n)
+{
+	free(n->gres_used_shown);
+	n->gres_used_shown = used_string(n, conf_get(core.conf, "GresTypes"));
+}
+
 void node_gres_setup(struct node *n, const struct conf *conf)
 {
 	free(n->gres_decl);
@@ -68,6 +223,7 @@ void node_gres_setup(struct node *n, const struct conf *conf)
 	n->ngres_decl = 0;
 	if (n->conf->gres && gres_decl_parse(n->conf->gres, &n->gres_decl, &n->ngres_decl, NULL) < 0)
 		log_error("node %s: Gres=%s does not parse", n->name, n->conf->gres);   /* checked at load */
+	slots_build(n);
 	strings_update(n, conf_get(conf, "GresTypes"));
 }
 
@@ -99,6 +255,7 @@ void node_gres_report(struct node *n, const json_t *gres)
 	free(n->gres_devs);
 	n->gres_devs = devs;
 	n->ngres_devs = ndevs;
+	slots_build(n);
 	strings_update(n, conf_get(core.conf, "GresTypes"));
 	for (size_t i = 0; i < n->ngres_decl; i++) {
 		const struct gres_decl *d = &n->gres_decl[i];
@@ -120,7 +277,40 @@ void node_gres_report(struct node *n, const json_t *gres)
  * Slurm 22.05 prints them. */
 static char *used_string(const struct node *n, const char *types)
 {
-	char *s = gres_used_string(n->gres_decl, n->ngres_decl, n->gres_devs, n->ngres_devs);
+	struct strbuf sb = { 0 };
+
+	for (size_t i = 0; i < n->ngres_decl; i++) {
+		const struct gres_decl *d = &n->gres_decl[i];
+		int kind = kind_index(d->name, d->type, false);
+		uint64_t used = 0;
+		bool files = !strcmp(d->name, "gpu");
+		uint32_t top = 0;
+		for (int k = 0; k < n->ngres_slots; k++)
+			if (n->gres_slots[k].index >= top)
+				top = n->gres_slots[k].index + 1;
+		struct bitmap *idx = bitmap_create(top + 1);
+		for (int k = 0; k < n->ngres_slots; k++) {
+			const struct gres_slot *sl = &n->gres_slots[k];
+			if (sl->kind != kind || kind < 0)
+				continue;
+			used += sl->used;
+			if (sl->dev >= 0 && n->gres_devs[sl->dev].file[0])
+				files = true;
+			if (sl->used && sl->dev >= 0)
+				bitmap_set(idx, sl->index);
+		}
+		char *ranges = bitmap_count(idx) ? bitmap_fmt_ranges(idx) : xstrdup("N/A");
+		char word[128];
+		decl_word(d, word, sizeof(word));
+		*strrchr(word, ':') = '\0';   /* name[:type] */
+		char *item = xasprintf("%s%s:%" PRIu64 "%s%s%s", sb.len ? "," : "", word, used,
+				       files ? "(IDX:" : "", files ? ranges : "", files ? ")" : "");
+		strbuf_adds(&sb, item);
+		free(item);
+		free(ranges);
+		bitmap_destroy(idx);
+	}
+	char *s = sb.s ? sb.s : xstrdup("");
 
 	for (const char *p = types ? types : ""; *p;) {
 		size_t len = strcspn(p, ","), k;

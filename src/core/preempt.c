@@ -321,6 +321,7 @@ struct gather {
 	struct job **jobs;
 	struct sched_preempt_cand *cand;
 	uint64_t **mem;
+	uint16_t **gres;
 	enum preempt_mode *mode;
 	int n, cap;
 };
@@ -353,6 +354,7 @@ static void gather_one(struct job *v, void *arg)
 		g->jobs = xrealloc(g->jobs, g->cap * sizeof(*g->jobs));
 		g->cand = xrealloc(g->cand, g->cap * sizeof(*g->cand));
 		g->mem = xrealloc(g->mem, g->cap * sizeof(*g->mem));
+		g->gres = xrealloc(g->gres, g->cap * sizeof(*g->gres));
 		g->mode = xrealloc(g->mode, g->cap * sizeof(*g->mode));
 	}
 	uint64_t *mem = NULL;
@@ -364,9 +366,11 @@ static void gather_one(struct job *v, void *arg)
 	const struct acct_qos *q = preempt_conf.type == PT_QOS ? acct_qos_find(qos_name(v)) : NULL;
 	g->jobs[g->n] = v;
 	g->mem[g->n] = mem;
+	g->gres[g->n] = mode != PM_SUSPEND ? job_gres_kinds(v) : NULL;   /* suspended: kept */
 	g->mode[g->n] = mode;
 	g->cand[g->n] = (struct sched_preempt_cand){
-		.id = v->id, .node = v->alloc_node, .cpus = v->alloc_cpus, .mem = mem, .n = v->nalloc,
+		.id = v->id, .node = v->alloc_node, .cpus = v->alloc_cpus, .mem = mem,
+		.gres = g->gres[g->n], .n = v->nalloc,
 		.start = v->start_time, .tier = v->part->conf->priority_tier,
 		.priority = q ? q->priority : v->priority, .preemptable = true,
 	};
@@ -455,11 +459,14 @@ bool preempt_for(struct job *job, const struct part *p)
 		job->slice_start = 0;
 		sched_request();
 	}
-	for (int i = 0; i < g.n; i++)
+	for (int i = 0; i < g.n; i++) {
 		free(g.mem[i]);
+		free(g.gres[i]);
+	}
 	free(g.jobs);
 	free(g.cand);
 	free(g.mem);
+	free(g.gres);
 	free(g.mode);
 	free(sn);
 	free(victims);

@@ -90,12 +90,12 @@ static enum sched_fit fit_in(const struct job *job, const struct part *p,
 
 	if (!nalts) {
 		int ncand = snap_candidates(job->features, p, cand);
-		fit = sched_select(sn, cand, ncand, &req, node, cpus, n);
+		fit = sched_select(sn, cand, ncand, &req, node, cpus, n, NULL);
 	}
 	for (int i = 0; i < nalts; i++) {
 		if (fit != SCHED_PICKED) {
 			int ncand = snap_candidates(alts[i], p, cand);
-			enum sched_fit f = sched_select(sn, cand, ncand, &req, node, cpus, n);
+			enum sched_fit f = sched_select(sn, cand, ncand, &req, node, cpus, n, NULL);
 			if (f > fit)
 				fit = f;
 		}
@@ -141,8 +141,11 @@ static void set_estimate(struct job *job, time_t when, const int *node, int n)
 	job->sched_nodes = n ? node_list_string(node, n) : NULL;
 }
 
-static void job_start(struct job *job, const int *node, const int *cpus, int n)
+static void job_start(struct job *job, const int *node, const int *cpus, int n,
+		      const uint32_t *gres)
 {
+	if (job->ngres)   /* checked free before (start_entry) */
+		job_gres_pick(job, node, n, gres, true);
 	job->nalloc = n;
 	job->alloc_node = xmalloc(n * sizeof(int));
 	job->alloc_cpus = xmalloc(n * sizeof(int));
@@ -172,7 +175,7 @@ static bool nodes_still_free(const struct job *job, const struct sched_decision 
 	for (int k = 0; k < d->n; k++) {
 		const struct node *nd = &core.nodes[d->node[k]];
 		const struct sched_node *sn = &live[d->node[k]];
-		uint64_t mem = job->mem_per_cpu ? job->mem_per_cpu * d->cpus[k] : job->mem_mb;
+		uint64_t mem = sched_mem_on(req, d->cpus[k], d->gres ? d->gres + (size_t)k * req->ngres : NULL);
 		if (!snap_node_usable(nd) || nd->exclusive_job || (job->exclusive && nd->njobs) ||
 		    nd->cpus - nd->alloc_cpus < sched_charge(req, d->cpus[k]) || nd->cpus < d->cpus[k] ||
 		    (mem && nd->alloc_mem + mem > nd->real_memory))
@@ -196,6 +199,8 @@ static bool same_request(const struct job *job, const struct sched_job *sj)
 	       r.tmp_mb == sj->req.tmp_mb && r.spread == sj->req.spread &&
 	       r.use_min_nodes == sj->req.use_min_nodes && r.sockets == sj->req.sockets &&
 	       r.cores == sj->req.cores && r.threads == sj->req.threads &&
+	       r.ngres == sj->req.ngres &&
+	       (!r.ngres || !memcmp(r.gres, sj->req.gres, r.ngres * sizeof(*r.gres))) &&
 	       (job->time_limit < 0 ? SCHED_TIME_INFINITE : job->time_limit) == sj->time_limit;
 }
 
@@ -257,6 +262,10 @@ static bool start_entry(struct sched_snap *s, int i, struct job *job, struct sch
 		job->reason = REASON_LICENSES;
 		return false;
 	}
+	/* its devices are free (a worker's pass saw an older state; a GPU
+	 * taken whole may hold shares another start of the pass took) */
+	if (job->ngres && (!d->gres || !job_gres_pick(job, d->node, d->n, d->gres, false)))
+		return false;
 	uint32_t task = meta ? sched_next_task(job, s->per_task[i]) : 0;
 	if (task == BITMAP_NONE)
 		return false;
@@ -268,9 +277,10 @@ static bool start_entry(struct sched_snap *s, int i, struct job *job, struct sch
 	run->part = &core.parts[sj->alt[d->alt].part];
 	if (d->time_limit > 0 && d->time_limit != run->time_limit)
 		run->time_limit = d->time_limit;   /* --time-min: shrunk to fit */
-	job_start(run, d->node, d->cpus, d->n);
+	job_start(run, d->node, d->cpus, d->n, d->gres);
 	for (int k = 0; live && k < d->n; k++)
-		sched_node_take(&live[d->node[k]], &req, d->cpus[k], job_node_mem(run, k));
+		sched_node_take(&live[d->node[k]], &req, d->cpus[k], job_node_mem(run, k),
+				d->gres ? d->gres + (size_t)k * req.ngres : NULL);
 	return true;
 }
 

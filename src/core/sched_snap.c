@@ -40,6 +40,8 @@ struct sched_node *snap_nodes(void)
 			.tmp_disk = n->conf->tmp_disk, .sockets = n->sockets,   /* all its boards' */
 			.cores = n->cores, .threads = n->threads,
 		};
+		if (n->ngres_slots)
+			node_gres_counts(n, sn[i].gres, sn[i].alloc_gres);
 	}
 	part_limits_nodes(sn);   /* partition limits: whose jobs hold them (ExclusiveUser) */
 	return sn;
@@ -50,9 +52,29 @@ static bool part_up(const struct part *p)
 	return !p->removed && (!p->conf->state || !strcasecmp(p->conf->state, "UP"));
 }
 
+/* GRES items, and what --cpus-per-gpu and --mem-per-gpu make of the
+ * per-node and per-task ones (CPUs on each node, CPUs per task). */
+static void gres_req(const struct job *job, struct sched_req *req)
+{
+	req->gres = job_gres_sched(job, &req->ngres);
+	req->cpus_per_gpu = job->cpus_per_gpu;
+	req->mem_per_gpu = job->mem_per_gpu;
+	for (int g = 0; g < req->ngres && job->cpus_per_gpu; g++) {
+		const struct sched_gres *it = &req->gres[g];
+		if (!it->gpu)
+			continue;
+		int64_t node_cpus = sched_mul(it->per_node, job->cpus_per_gpu);
+		int64_t task_cpus = sched_mul(it->per_task, job->cpus_per_gpu);
+		if (node_cpus > req->mincpus)
+			req->mincpus = node_cpus > INT32_MAX ? INT32_MAX : (int)node_cpus;
+		if (task_cpus > req->cpus_per_task)
+			req->cpus_per_task = task_cpus > INT32_MAX ? INT32_MAX : (int)task_cpus;
+	}
+}
+
 struct sched_req snap_job_req(const struct job *job)
 {
-	return (struct sched_req){
+	struct sched_req req = {
 		/* -O: CPUs as for one task per node (sbatch(1)) */
 		.nodes = job->req_nodes, .ntasks = job->overcommit ? 0 : job->ntasks,
 		.cpus_per_task = job->cpus_per_task,
@@ -64,6 +86,9 @@ struct sched_req snap_job_req(const struct job *job)
 		.sockets = job->sockets_per_node, .cores = job->cores_per_socket,
 		.threads = job->threads_per_core,
 	};
+	if (job->ngres)
+		gres_req(job, &req);
+	return req;
 }
 
 /* The partition's nodes that satisfy the constraint expr (NULL: all), into cand. */
@@ -260,6 +285,8 @@ static void add_entry(struct sched_snap *s, const struct job *job, const struct 
 	part_limits_req(job, &core.parts[alt[0].part], &req);
 	req.required = own_dup(s, job->req_idx, job->nreq_idx * sizeof(int));
 	req.excluded = own_dup(s, job->exc_idx, job->nexc_idx * sizeof(int));
+	if (req.ngres)
+		req.gres = own_dup(s, req.gres, req.ngres * sizeof(*req.gres));
 	s->jobs[s->njobs] = (struct sched_job){
 		.id = job->id, .user = job->uid, .req = req, .alt = alt, .nalt = nalt,
 		.time_limit = job->time_limit < 0 ? SCHED_TIME_INFINITE : job->time_limit,
@@ -329,6 +356,8 @@ static void collect(struct job *job, void *arg)
 			.cpus = cpus,
 			.mem = mem, .n = job->nalloc, .end = end,
 		};
+		if (job->alloc_gres)   /* its GRES, given back at its end */
+			r->gres = own(s, job_gres_kinds(job));
 		if (job->lic) {   /* the licenses it holds until then */
 			struct sched_lic *lic = licenses_snap_held(job, &r->nlic);
 			r->lic = lic ? own(s, lic) : NULL;

@@ -39,25 +39,6 @@ static void submitted(void *arg, bool ok)
 /* sbatch --priority=N|TOP: the number, TOP the highest Slurm gives a job
  * (4294967293); -1 when not given, -2 when not a priority.  0 is as not
  * given: Slurm then computes the job's priority as usual. */
-/* A request of generic resources (doc/gres.md section 2): well formed,
- * and, until the scheduler places them, of none (a count of 0 is none):
- * Slurm's sentence for a cluster that has not what is asked. */
-static int gres_request_check(const json_t *spec, struct herd_error *err)
-{
-	static const char *const keys[] = { "tres_per_job", "tres_per_node", "tres_per_socket",
-					    "tres_per_task" };
-	for (size_t k = 0; k < sizeof(keys) / sizeof(*keys); k++) {
-		struct tres_item items[TRES_REQ_MAX];
-		int n = tres_req_parse(msg_str_or(spec, keys[k]), items, TRES_REQ_MAX, err);
-		for (int i = 0; i < n; i++)
-			if (items[i].count)
-				n = -1;
-		if (n < 0)
-			return errprintf(err, "Invalid generic resource (gres) specification");
-	}
-	return 0;
-}
-
 static int64_t spec_priority(const json_t *spec)
 {
 	const json_t *v = json_object_get(spec, "priority");
@@ -164,8 +145,6 @@ int job_submit(const json_t *spec, const struct submitter *who, bool test_only,
 	}
 	if (job_text_check(spec, err) < 0)   /* names, comment, --mail-user */
 		return HERD_ERR_INVALID_ARG;
-	if (gres_request_check(spec, err) < 0)
-		return HERD_ERR_INVALID_GRES;
 	int64_t priority = spec_priority(spec);
 	if (priority == -2)
 		return HERD_ERR_INVALID_ARG;
@@ -220,6 +199,8 @@ int job_submit(const json_t *spec, const struct submitter *who, bool test_only,
 		rc = HERD_ERR_INVALID_ARG;
 		goto refuse;
 	}
+	if ((rc = job_gres_set(job, spec, err)) != 0)   /* after -B: --gpus-per-socket */
+		goto refuse;
 	job->hold_user = json_is_true(json_object_get(spec, "hold"));
 	job->nice = nice;
 	json_t *rq = json_object_get(spec, "requeue");

@@ -190,6 +190,12 @@ json_t *launch_object(const struct job *job, const json_t *spec)
 		json_object_set_new(launch, "cpu_ids", json_string(ids));   /* the batch node's */
 		free(ids);
 	}
+	for (int i = 0; i < job->nalloc; i++)   /* the batch node's GRES (doc/gres.md) */
+		if (job->alloc_node[i] == job_batch_node(job)) {
+			json_t *gres = job_gres_launch(job, i);
+			if (gres)
+				json_object_set_new(launch, "gres", gres);
+		}
 	free(cpn);
 	free(tasks);
 	free(tpn);

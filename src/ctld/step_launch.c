@@ -162,6 +162,11 @@ static void send_launches(struct step_group *g, struct job *job, const struct st
 		json_object_set_new(step, "cpus", json_string(cpus));
 		json_object_set_new(step, "mem_mb", json_integer((json_int_t)mem));
 		json_object_set_new(launch, "cpus_on_node", json_integer(job->alloc_cpus[j]));
+		json_t *gres = job_gres_launch(job, j);   /* the job's GRES on this node */
+		if (gres)
+			json_object_set_new(launch, "gres", gres);
+		else
+			json_object_del(launch, "gres");
 		json_object_set(launch, "step", step);
 		json_t *body = json_pack("{s:I, s:I, s:O}", "job_id", (json_int_t)job->id, "step_id",
 					 (json_int_t)s->step_id, "launch", launch);

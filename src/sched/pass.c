@@ -17,41 +17,56 @@ struct ctx {
 	int nresv;
 	struct plan plan;            /* the main pass uses its reservation index only */
 	int *cand, *node, *cpus, *off;
+	uint32_t *gres;              /* the pick's GRES (sched_select's out_gres) */
 	struct sched_node *empty;    /* the nodes all idle (empty_nodes) */
 	int nnever;
 	bool *never;                 /* per alternative of the job at hand */
 	struct lic_state lic;        /* the licenses (sched/lic.h) */
 };
 
-static uint64_t mem_on(const struct sched_job *job, int cpus)
+/* The GRES counts of decision d's k-th node, NULL for none. */
+static const uint32_t *gres_on(const struct sched_job *job, const struct sched_decision *d, int k)
 {
-	return job->req.mem_per_cpu ? sched_umul(job->req.mem_per_cpu, (uint64_t)cpus) : job->req.mem_per_node;
+	return d->gres ? d->gres + (size_t)k * job->req.ngres : NULL;
+}
+
+static uint64_t mem_on(const struct sched_job *job, const struct sched_decision *d, int k)
+{
+	return sched_mem_on(&job->req, d->cpus[k], gres_on(job, d, k));
 }
 
 /* Take the chosen nodes in the working copy of the nodes (the main pass). */
 static void take(struct sched_node *sn, const struct sched_job *job, const struct sched_decision *d)
 {
 	for (int k = 0; k < d->n; k++)
-		sched_node_take(&sn[d->node[k]], &job->req, d->cpus[k], mem_on(job, d->cpus[k]));
-}
-
-static void set_nodes(struct sched_decision *d, const int *node, const int *cpus, int n)
-{
-	free(d->node);
-	free(d->cpus);
-	d->n = n;
-	d->node = xmalloc((n + 1) * sizeof(int));
-	d->cpus = xmalloc((n + 1) * sizeof(int));
-	memcpy(d->node, node, n * sizeof(int));
-	memcpy(d->cpus, cpus, n * sizeof(int));
+		sched_node_take(&sn[d->node[k]], &job->req, d->cpus[k], mem_on(job, d, k),
+				gres_on(job, d, k));
 }
 
 static void drop_nodes(struct sched_decision *d)
 {
 	free(d->node);
 	free(d->cpus);
+	free(d->gres);
 	d->node = d->cpus = NULL;
+	d->gres = NULL;
 	d->n = 0;
+}
+
+/* The pick (x->node, x->cpus, x->gres: n nodes) into d. */
+static void set_nodes(struct ctx *x, const struct sched_job *job, struct sched_decision *d, int n)
+{
+	size_t ng = (size_t)n * job->req.ngres;
+	drop_nodes(d);
+	d->n = n;
+	d->node = xmalloc((n + 1) * sizeof(int));
+	d->cpus = xmalloc((n + 1) * sizeof(int));
+	memcpy(d->node, x->node, n * sizeof(int));
+	memcpy(d->cpus, x->cpus, n * sizeof(int));
+	if (ng) {
+		d->gres = xmalloc(ng * sizeof(uint32_t));
+		memcpy(d->gres, x->gres, ng * sizeof(uint32_t));
+	}
 }
 
 /* The job's reservation, NULL for none; *bad when it names none there. */
@@ -111,7 +126,7 @@ static enum sched_fit fit_now(struct ctx *x, const struct sched_job *job, const 
 			}
 		}
 	}
-	fit = sched_select(x->sn, cand, ncand, &job->req, x->node, x->cpus, n);
+	fit = sched_select(x->sn, cand, ncand, &job->req, x->node, x->cpus, n, x->gres);
 	for (int k = 0; k < noff; k++)
 		x->sn[x->off[k]].usable = true;
 	if (kept_off)
@@ -175,6 +190,8 @@ static const struct sched_node *empty_nodes(struct ctx *x)
 							   .sockets = x->sn[i].sockets,
 							   .cores = x->sn[i].cores,
 							   .threads = x->sn[i].threads };
+		for (int i = 0; i < x->nnodes; i++)
+			memcpy(x->empty[i].gres, x->sn[i].gres, sizeof(x->empty[i].gres));
 	}
 	return x->empty;
 }
@@ -223,7 +240,7 @@ static bool main_job(struct ctx *x, const struct sched_job *job, struct sched_de
 			 * only whether it could ever run (on empty nodes the
 			 * first fit comes soon) */
 			why_add(d, sched_select(empty_nodes(x), cand, ncand, &job->req, x->node,
-						x->cpus, &n) == SCHED_NEVER ? SCHED_WHY_NEVER
+						x->cpus, &n, NULL) == SCHED_NEVER ? SCHED_WHY_NEVER
 									    : SCHED_WHY_PRIORITY);
 			continue;
 		}
@@ -240,7 +257,7 @@ static bool main_job(struct ctx *x, const struct sched_job *job, struct sched_de
 			d->alt = a;
 			d->start = x->params->now;
 			d->time_limit = job->time_limit;
-			set_nodes(d, x->node, x->cpus, n);
+			set_nodes(x, job, d, n);
 			take(x->sn, job, d);
 			lic_take_now(&x->lic, job, lalt);
 			started = true;
@@ -341,7 +358,7 @@ static void hold_all(struct ctx *x, const struct sched_job *job, const struct sc
 	time_t end = plan_window_end(start, time_limit);
 	for (int k = 0; k < d->n; k++)
 		plan_hold(&x->plan, d->node[k], start, end, sched_charge(&job->req, d->cpus[k]),
-			  mem_on(job, d->cpus[k]));
+			  mem_on(job, d, k), &job->req, gres_on(job, d, k));
 }
 
 /* The job's licenses from start for time_limit: planned (lic_plan), or
@@ -375,7 +392,7 @@ static void start_now(struct ctx *x, const struct sched_job *job, struct sched_d
 static time_t earliest_lic(struct ctx *x, const struct sched_job *job, struct plan_try *t, int *n,
 			   bool *never, int *lalt)
 {
-	time_t at = plan_earliest(&x->plan, t, x->node, x->cpus, n, never);
+	time_t at = plan_earliest(&x->plan, t, x->node, x->cpus, n, x->gres, never);
 	bool dummy;
 
 	*lalt = 0;
@@ -388,7 +405,7 @@ static time_t earliest_lic(struct ctx *x, const struct sched_job *job, struct pl
 		if (next < 0 || next > t->latest)
 			return -1;
 		t->earliest = next;
-		at = plan_earliest(&x->plan, t, x->node, x->cpus, n, &dummy);
+		at = plan_earliest(&x->plan, t, x->node, x->cpus, n, x->gres, &dummy);
 	}
 	return -1;
 }
@@ -444,7 +461,7 @@ static bool bf_job(struct ctx *x, const struct sched_job *job, struct sched_deci
 			best = at;
 			best_alt = a;
 			best_lalt = lalt;
-			set_nodes(d, x->node, x->cpus, n);
+			set_nodes(x, job, d, n);
 		}
 	}
 	if (!any)
@@ -465,10 +482,10 @@ static bool bf_job(struct ctx *x, const struct sched_job *job, struct sched_deci
 				.req = &job->req, .cand = cand, .ncand = ncand, .own_resv = job->resv,
 				.time_limit = job->time_limit, .earliest = now, .latest = now,
 			};
-			int64_t limit = plan_shrink(&x->plan, &t, job->time_min, x->node, x->cpus, &n);
+			int64_t limit = plan_shrink(&x->plan, &t, job->time_min, x->node, x->cpus, &n, x->gres);
 			if (limit > 0 && (!pr->lic_plan ||
 					  lic_fits(&x->lic, job, now, plan_window_end(now, limit), &lalt))) {
-				set_nodes(d, x->node, x->cpus, n);
+				set_nodes(x, job, d, n);
 				start_now(x, job, d, a, limit, lalt);
 				return true;
 			}
@@ -605,6 +622,7 @@ int sched_pass(const struct sched_params *params, const struct sched_node *nodes
 	x.cand = xmalloc((room + 1) * sizeof(int));
 	x.node = xmalloc((room + 1) * sizeof(int));
 	x.cpus = xmalloc((room + 1) * sizeof(int));
+	x.gres = xmalloc(((size_t)room * SCHED_GRES_ITEMS + 1) * sizeof(uint32_t));
 	x.off = xmalloc((nnodes + 1) * sizeof(int));
 	memset(out, 0, njobs * sizeof(*out));
 	lic_init(&x.lic, params, run, nrun, x.resv, x.nresv);
@@ -621,6 +639,7 @@ int sched_pass(const struct sched_params *params, const struct sched_node *nodes
 	free(x.cand);
 	free(x.node);
 	free(x.cpus);
+	free(x.gres);
 	free(x.off);
 	free(x.never);
 	free(x.empty);
@@ -632,6 +651,8 @@ void sched_decisions_free(struct sched_decision *out, int n)
 	for (int i = 0; i < n; i++) {
 		free(out[i].node);
 		free(out[i].cpus);
+		free(out[i].gres);
 		out[i].node = out[i].cpus = NULL;
+		out[i].gres = NULL;
 	}
 }

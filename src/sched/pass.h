@@ -68,6 +68,7 @@ struct sched_run {
 	const int *node;
 	const int *cpus;
 	const uint64_t *mem;         /* MB on each node */
+	const uint16_t *gres;        /* n * SCHED_GRES_KINDS: its GRES of each kind there; NULL none */
 	int n;
 	time_t end;                  /* start + time limit; 0 = never (no limit) */
 	const struct sched_lic *lic; /* the licenses it holds until end */
@@ -139,6 +140,8 @@ struct sched_decision {
 				      * estimate that holds nothing (beyond max_reservations), else 0 */
 	int64_t time_limit;          /* START: the job's, or less for a --time-min job */
 	int *node, *cpus, n;         /* the nodes (START, PLANNED); sched_decisions_free */
+	uint32_t *gres;              /* n * the job's req.ngres: each GRES item's count on each
+				      * node (sched_gres_split); NULL when it asks none */
 };
 
 /* Decide for jobs[0..njobs) in the order given; out has njobs entries.

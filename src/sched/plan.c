@@ -89,10 +89,15 @@ static void cum_from(struct plan_evs *e, int k)
 		e->ev[k].max_cpus = MAX(prev ? prev->max_cpus : 0, e->ev[k].cum_cpus);
 		e->ev[k].max_mem = MAX(prev ? prev->max_mem : 0, e->ev[k].cum_mem);
 		e->ev[k].max_njobs = MAX(prev ? prev->max_njobs : 0, e->ev[k].cum_njobs);
+		for (int g = 0; g < SCHED_GRES_KINDS; g++) {
+			e->ev[k].cum_gres[g] = (prev ? prev->cum_gres[g] : 0) + e->ev[k].gres[g];
+			e->ev[k].max_gres[g] = MAX(prev ? prev->max_gres[g] : 0, e->ev[k].cum_gres[g]);
+		}
 	}
 }
 
-static void ev_insert(struct plan_evs *e, time_t t, int cpus, int64_t mem, int njobs)
+static void ev_insert(struct plan_evs *e, time_t t, int cpus, int64_t mem, int njobs,
+		      const int32_t *gres)
 {
 	int k = e->n;
 
@@ -105,6 +110,7 @@ static void ev_insert(struct plan_evs *e, time_t t, int cpus, int64_t mem, int n
 		k--;
 	memmove(&e->ev[k + 1], &e->ev[k], (e->n - k) * sizeof(*e->ev));
 	e->ev[k] = (struct plan_ev){ .t = t, .cpus = cpus, .mem = mem, .njobs = njobs };
+	memcpy(e->ev[k].gres, gres, sizeof(e->ev[k].gres));
 	e->n++;
 	if (njobs > 0) {
 		if (t > e->last_hold)
@@ -121,13 +127,15 @@ static void ev_insert(struct plan_evs *e, time_t t, int cpus, int64_t mem, int n
 	cum_from(e, k);
 }
 
-static void mark_add(struct plan_marks *m, time_t t, int node, int cpus, int64_t mem)
+static void mark_add(struct plan_marks *m, time_t t, int node, int cpus, int64_t mem,
+		     const int32_t *gres)
 {
 	if (m->npend == m->cappend) {
 		m->cappend = m->cappend ? 2 * m->cappend : 64;
 		m->pend = xrealloc(m->pend, m->cappend * sizeof(*m->pend));
 	}
-	m->pend[m->npend++] = (struct plan_mark){ .t = t, .node = node, .cpus = cpus, .mem = mem };
+	m->pend[m->npend] = (struct plan_mark){ .t = t, .node = node, .cpus = cpus, .mem = mem };
+	memcpy(m->pend[m->npend++].gres, gres, sizeof(m->pend->gres));
 }
 
 /* Merge the marks added since into the sorted index. */
@@ -194,11 +202,15 @@ void plan_init(struct plan *p, time_t now, int resolution, struct sched_node *ba
 			if (node < 0 || node >= nnodes)
 				continue;
 			struct plan_evs *e = &p->evs[node];
-			e->ev[e->n++] = (struct plan_ev){
+			struct plan_ev *ev = &e->ev[e->n++];
+			*ev = (struct plan_ev){
 				.t = end, .cpus = run[j].cpus ? -run[j].cpus[k] : 0,
 				.mem = run[j].mem ? -(int64_t)run[j].mem[k] : 0, .njobs = -1 };
-			p->rel.m[p->rel.n++] = (struct plan_mark){
-				.t = end, .node = node, .cpus = e->ev[e->n - 1].cpus, .mem = e->ev[e->n - 1].mem };
+			for (int g = 0; run[j].gres && g < SCHED_GRES_KINDS; g++)
+				ev->gres[g] = -run[j].gres[k * SCHED_GRES_KINDS + g];
+			p->rel.m[p->rel.n] = (struct plan_mark){
+				.t = end, .node = node, .cpus = ev->cpus, .mem = ev->mem };
+			memcpy(p->rel.m[p->rel.n++].gres, ev->gres, sizeof(ev->gres));
 		}
 	}
 	for (int i = 0; i < nnodes; i++)
@@ -255,26 +267,38 @@ void plan_free(struct plan *p)
 	memset(p, 0, sizeof(*p));
 }
 
-void plan_hold(struct plan *p, int node, time_t start, time_t end, int cpus, uint64_t mem)
+void plan_hold(struct plan *p, int node, time_t start, time_t end, int cpus, uint64_t mem,
+	       const struct sched_req *req, const uint32_t *gres)
 {
 	struct plan_evs *e = &p->evs[node];
+	int32_t held[SCHED_GRES_KINDS] = { 0 }, back[SCHED_GRES_KINDS] = { 0 };
 
+	if (gres && req->ngres) {
+		/* of the kinds free then (the base's: a planned hold's kinds
+		 * are a guess where an item may take several) */
+		uint16_t kinds[SCHED_GRES_KINDS];
+		sched_gres_kinds(&p->base[node], req, gres, kinds);
+		for (int g = 0; g < SCHED_GRES_KINDS; g++)
+			back[g] = -(held[g] = kinds[g]);
+	}
 	p->now_lo[node] = p->now_hi[node] = 0;   /* its view from now is to work out again */
 	if (start <= p->now) {
 		p->base[node].alloc_cpus += cpus;
 		p->base[node].alloc_mem += mem;
 		p->base[node].njobs++;
+		for (int g = 0; g < SCHED_GRES_KINDS; g++)
+			p->base[node].alloc_gres[g] += (uint16_t)held[g];
 		p->now_view[node] = p->base[node];
 	} else {
 		if (e->last_hold == 0 && p->resv_first[node] == p->resv_first[node + 1])
 			p->special[p->nspecial++] = node;
-		ev_insert(e, start, cpus, (int64_t)mem, 1);
-		mark_add(&p->inc, start, node, cpus, (int64_t)mem);
+		ev_insert(e, start, cpus, (int64_t)mem, 1, held);
+		mark_add(&p->inc, start, node, cpus, (int64_t)mem, held);
 		p->last_hold[node] = e->last_hold;
 	}
 	if (end != PLAN_NEVER) {
-		ev_insert(e, end, -cpus, -(int64_t)mem, -1);
-		mark_add(&p->rel, end, node, -cpus, -(int64_t)mem);
+		ev_insert(e, end, -cpus, -(int64_t)mem, -1, back);
+		mark_add(&p->rel, end, node, -cpus, -(int64_t)mem, back);
 	}
 }
 
@@ -300,6 +324,7 @@ static void view_node(const struct plan *p, int c, time_t from, time_t to, int o
 	const struct plan_evs *e = &p->evs[c];
 	int cpus = 0, njobs = 0;
 	int64_t mem = 0;
+	int32_t gres[SCHED_GRES_KINDS] = { 0 };
 
 	if (e->n == 0) {
 		/* nothing changes */
@@ -310,6 +335,7 @@ static void view_node(const struct plan *p, int c, time_t from, time_t to, int o
 			cpus = e->ev[k - 1].cum_cpus;
 			mem = e->ev[k - 1].cum_mem;
 			njobs = e->ev[k - 1].cum_njobs;
+			memcpy(gres, e->ev[k - 1].cum_gres, sizeof(gres));
 		}
 	} else if (from == p->now) {
 		/* from now (nothing changes at now itself: starts now are in
@@ -319,6 +345,7 @@ static void view_node(const struct plan *p, int c, time_t from, time_t to, int o
 			cpus = e->ev[k - 1].max_cpus;
 			mem = e->ev[k - 1].max_mem;
 			njobs = e->ev[k - 1].max_njobs;
+			memcpy(gres, e->ev[k - 1].max_gres, sizeof(gres));
 		}
 	} else {
 		/* between two holds the allocation only falls: the most is at
@@ -328,6 +355,7 @@ static void view_node(const struct plan *p, int c, time_t from, time_t to, int o
 			cpus = e->ev[k - 1].cum_cpus;
 			mem = e->ev[k - 1].cum_mem;
 			njobs = e->ev[k - 1].cum_njobs;
+			memcpy(gres, e->ev[k - 1].cum_gres, sizeof(gres));
 		}
 		int lo = 0, hi = e->nhold;
 		while (lo < hi) {   /* the first hold after from */
@@ -344,12 +372,16 @@ static void view_node(const struct plan *p, int c, time_t from, time_t to, int o
 			cpus = MAX(cpus, e->ev[k - 1].cum_cpus);
 			mem = MAX(mem, e->ev[k - 1].cum_mem);
 			njobs = MAX(njobs, e->ev[k - 1].cum_njobs);
+			for (int g = 0; g < SCHED_GRES_KINDS; g++)
+				gres[g] = MAX(gres[g], e->ev[k - 1].cum_gres[g]);
 		}
 	}
 	*out = *b;
 	out->alloc_cpus = b->alloc_cpus + cpus > 0 ? b->alloc_cpus + cpus : 0;
 	out->alloc_mem = (int64_t)b->alloc_mem + mem > 0 ? (uint64_t)((int64_t)b->alloc_mem + mem) : 0;
 	out->njobs = b->njobs + njobs > 0 ? b->njobs + njobs : 0;
+	for (int g = 0; g < SCHED_GRES_KINDS; g++)
+		out->alloc_gres[g] = (uint16_t)MAX(0, b->alloc_gres[g] + gres[g]);
 	if (out->usable && p->resv_first[c] != p->resv_first[c + 1] &&
 	    plan_resv_blocks(p, c, from, to, own))
 		out->usable = false;
@@ -385,6 +417,7 @@ struct need {
 	int cpt, nreq;
 	int64_t per_node;         /* 64 bits, saturating (sched_mul): never wraps */
 	int64_t want;             /* nodes (by_nodes) or CPUs */
+	int64_t share_tasks;      /* by_nodes: the tasks of each node (its GRES per task) */
 };
 
 static void need_of(const struct sched_req *req, struct need *nd)
@@ -397,7 +430,8 @@ static void need_of(const struct sched_req *req, struct need *nd)
 	nd->cpt = cpt;
 	nd->by_nodes = req->nodes > 0 || (nreq > 0 && ntasks <= nreq);
 	if (nd->by_nodes) {
-		nd->per_node = sched_mul((ntasks + nodes_wanted - 1) / nodes_wanted, cpt);
+		nd->share_tasks = (ntasks + nodes_wanted - 1) / nodes_wanted;
+		nd->per_node = sched_mul(nd->share_tasks, cpt);
 		if (nd->per_node < req->mincpus)
 			nd->per_node = req->mincpus;
 		nd->want = nodes_wanted;   /* -N min-max: the least */
@@ -414,15 +448,19 @@ static int contrib_of(const struct sched_node *v, const struct need *nd, const s
 		free_cpus = (int)MIN((int64_t)v->cpus, sched_mul(free_cpus, req->share));
 	uint64_t free_mem = v->memory > v->alloc_mem ? v->memory - v->alloc_mem : 0;
 
+	int64_t by_gres = req->ngres ? sched_gres_tasks(v, req, false, false) : INT32_MAX;
+
 	if (!v->usable || (req->exclusive && v->njobs > 0) || req->mem_per_node > free_mem ||
-	    !sched_node_kind_ok(v, req) || free_cpus < req->mincpus)
+	    !sched_node_kind_ok(v, req) || free_cpus < req->mincpus || by_gres < 0)
 		return 0;
 	if (nd->by_nodes) {
 		int64_t take = req->exclusive ? v->cpus : nd->per_node;
-		return free_cpus >= nd->per_node &&
+		return free_cpus >= nd->per_node && by_gres >= nd->share_tasks &&
 		       sched_umul(req->mem_per_cpu, take > 0 ? (uint64_t)take : 0) <= free_mem;
 	}
 	int tasks = free_cpus / nd->cpt;
+	if (by_gres < tasks)
+		tasks = (int)by_gres;
 	if (req->mem_per_cpu) {
 		uint64_t by_mem = free_mem / sched_umul(req->mem_per_cpu, (uint64_t)nd->cpt);
 		if (by_mem < (uint64_t)tasks)
@@ -542,7 +580,7 @@ static void stamp_next(struct plan *p)
 }
 
 time_t plan_earliest(struct plan *p, const struct plan_try *t, int *node, int *cpus, int *n,
-		     bool *never)
+		     uint32_t *gres, bool *never)
 {
 	struct need nd;
 	struct tally ty = { 0, 0 };
@@ -555,9 +593,9 @@ time_t plan_earliest(struct plan *p, const struct plan_try *t, int *node, int *c
 		time_t to = plan_window_end(from, t->time_limit);
 		for (int i = 0; i < p->nspecial; i++)
 			now_view_node(p, p->special[i], to, t->own_resv);
-		fit = sched_select(p->now_view, t->cand, t->ncand, t->req, node, cpus, n);
+		fit = sched_select(p->now_view, t->cand, t->ncand, t->req, node, cpus, n, gres);
 	} else {
-		fit = sched_select(p->base, t->cand, t->ncand, t->req, node, cpus, n);
+		fit = sched_select(p->base, t->cand, t->ncand, t->req, node, cpus, n, gres);
 		if (fit == SCHED_PICKED)
 			fit = SCHED_BUSY;   /* only where its window allows */
 	}
@@ -588,7 +626,7 @@ time_t plan_earliest(struct plan *p, const struct plan_try *t, int *node, int *c
 	int ri = mark_after(&p->rel, from, true), ii = mark_after(&p->inc, to, false);
 	for (;;) {
 		if (tally_fits(&nd, &ty) &&
-		    sched_select(p->view, t->cand, t->ncand, t->req, node, cpus, n) == SCHED_PICKED) {
+		    sched_select(p->view, t->cand, t->ncand, t->req, node, cpus, n, gres) == SCHED_PICKED) {
 			found = from;
 			break;
 		}
@@ -621,6 +659,8 @@ time_t plan_earliest(struct plan *p, const struct plan_try *t, int *node, int *c
 				v->alloc_cpus = MAX(0, v->alloc_cpus + m->cpus);
 				v->alloc_mem = mem > 0 ? (uint64_t)mem : 0;
 				v->njobs = MAX(0, v->njobs - 1);
+				for (int g = 0; g < SCHED_GRES_KINDS; g++)
+					v->alloc_gres[g] = (uint16_t)MAX(0, v->alloc_gres[g] + m->gres[g]);
 				dirty_add(p, &ndirty, c, false);
 			} else {
 				dirty_add(p, &ndirty, c, true);
@@ -646,13 +686,13 @@ time_t plan_earliest(struct plan *p, const struct plan_try *t, int *node, int *c
 
 /* Does the job fit over [from, to)?  (roles marked) */
 static bool fits_window(struct plan *p, const struct plan_try *t, const struct need *nd, int nc,
-			time_t from, time_t to, int *node, int *cpus, int *n)
+			time_t from, time_t to, int *node, int *cpus, int *n, uint32_t *gres)
 {
 	struct tally ty = { 0, 0 };
 	for (int i = 0; i < nc; i++)
 		tally_node(p, t, nd, &ty, p->cand_buf[i], from, to, false, true);
 	return tally_fits(nd, &ty) &&
-	       sched_select(p->view, t->cand, t->ncand, t->req, node, cpus, n) == SCHED_PICKED;
+	       sched_select(p->view, t->cand, t->ncand, t->req, node, cpus, n, gres) == SCHED_PICKED;
 }
 
 static int time_cmp(const void *a, const void *b)
@@ -662,7 +702,7 @@ static int time_cmp(const void *a, const void *b)
 }
 
 int64_t plan_shrink(struct plan *p, const struct plan_try *t, int64_t time_min, int *node,
-		    int *cpus, int *n)
+		    int *cpus, int *n, uint32_t *gres)
 {
 	struct need nd;
 	time_t now = p->now, low = now + time_min, high = plan_window_end(now, t->time_limit);
@@ -676,7 +716,7 @@ int64_t plan_shrink(struct plan *p, const struct plan_try *t, int64_t time_min, 
 	nc = roles_mark(p, t, &nd);
 	if (nc <= 0 || time_min <= 0 || low >= high)
 		goto out;
-	if (!fits_window(p, t, &nd, nc, now, low, node, cpus, n))
+	if (!fits_window(p, t, &nd, nc, now, low, node, cpus, n, gres))
 		goto out;
 	/* The times where the job's window may stop fitting: planned holds
 	 * and reservations starting on its candidates.  The largest limit
@@ -695,12 +735,12 @@ int64_t plan_shrink(struct plan *p, const struct plan_try *t, int64_t time_min, 
 	int lo = 0, hi = ncut - 1;   /* cut[lo] fits */
 	while (lo < hi) {
 		int mid = lo + (hi - lo + 1) / 2;
-		if (fits_window(p, t, &nd, nc, now, cut[mid], node, cpus, n))
+		if (fits_window(p, t, &nd, nc, now, cut[mid], node, cpus, n, gres))
 			lo = mid;
 		else
 			hi = mid - 1;
 	}
-	if (fits_window(p, t, &nd, nc, now, cut[lo], node, cpus, n))
+	if (fits_window(p, t, &nd, nc, now, cut[lo], node, cpus, n, gres))
 		limit = cut[lo] - now;
 out:
 	free(cut);

@@ -21,6 +21,7 @@ struct plan_ev {
 	int64_t mem, cum_mem;
 	int max_cpus, max_njobs;     /* the most of cum_* up to here: windows from now */
 	int64_t max_mem;
+	int32_t gres[SCHED_GRES_KINDS], cum_gres[SCHED_GRES_KINDS], max_gres[SCHED_GRES_KINDS];
 };
 
 struct plan_evs {
@@ -38,6 +39,7 @@ struct plan_mark {
 	time_t t;
 	int node, cpus;
 	int64_t mem;
+	int32_t gres[SCHED_GRES_KINDS];
 };
 
 struct plan_marks {
@@ -97,19 +99,21 @@ bool plan_resv_blocks(const struct plan *p, int node, time_t from, time_t to, in
 void plan_init(struct plan *p, time_t now, int resolution, struct sched_node *base, int nnodes,
 	       const struct sched_run *run, int nrun, const struct sched_resv *resv, int nresv);
 void plan_free(struct plan *p);
-/* A job holds cpus and mem on node over [start, end) (end PLAN_NEVER: for
- * ever); start == now takes them from the present state (p->base). */
-void plan_hold(struct plan *p, int node, time_t start, time_t end, int cpus, uint64_t mem);
+/* A job holds cpus, mem and its items' GRES (gres, of req's items; NULL
+ * none) on node over [start, end) (end PLAN_NEVER: for ever); start ==
+ * now takes them from the present state (p->base). */
+void plan_hold(struct plan *p, int node, time_t start, time_t end, int cpus, uint64_t mem,
+	       const struct sched_req *req, const uint32_t *gres);
 
 /* The earliest start in [earliest, latest] (now, then the plan's release
  * times rounded up to the resolution) at which sched_select picks nodes
  * free over the whole time limit; -1 if none (*never: not even on empty
  * nodes).  node/cpus/n get the pick. */
 time_t plan_earliest(struct plan *p, const struct plan_try *t, int *node, int *cpus, int *n,
-		     bool *never);
+		     uint32_t *gres, bool *never);
 /* The largest limit in [time_min, t->time_limit) with which the job fits
  * from now; 0 if none.  node/cpus/n get the pick. */
 int64_t plan_shrink(struct plan *p, const struct plan_try *t, int64_t time_min, int *node,
-		    int *cpus, int *n);
+		    int *cpus, int *n, uint32_t *gres);
 
 #endif

@@ -48,6 +48,8 @@ static void apply(struct sched_node *nodes, int nnodes, const struct sched_preem
 		nd->alloc_cpus += sign * v->cpus[i];
 		if (v->mem)
 			nd->alloc_mem += sign * (int64_t)v->mem[i];
+		for (int g = 0; v->gres && g < SCHED_GRES_KINDS; g++)
+			nd->alloc_gres[g] += sign * v->gres[i * SCHED_GRES_KINDS + g];
 		nd->njobs += sign;
 	}
 }
@@ -56,7 +58,7 @@ static bool fits(const struct sched_node *nodes, const struct sched_preempt_job 
 		 int *cpus)
 {
 	int n;
-	return sched_select(nodes, job->cand, job->ncand, job->req, node, cpus, &n) == SCHED_PICKED;
+	return sched_select(nodes, job->cand, job->ncand, job->req, node, cpus, &n, NULL) == SCHED_PICKED;
 }
 
 int sched_preempt_select(const struct sched_node *nodes, int nnodes,

@@ -16,6 +16,7 @@ struct sched_preempt_cand {
 	const int *cpus;             /* CPUs on each */
 	const uint64_t *mem;         /* MB on each that it gives back; NULL: none (a
 				      * suspended job keeps its memory) */
+	const uint16_t *gres;        /* n * SCHED_GRES_KINDS: its GRES of each kind on each; NULL none */
 	int n;
 	time_t start;
 	int tier;                    /* PriorityTier of its partition */

@@ -6,6 +6,7 @@
  * sbatch --batch gets at least one node with those features. */
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 #include "sched/select.h"
 
 static int free_cpus(const struct sched_node *n, bool empty)
@@ -31,6 +32,143 @@ static uint64_t free_mem(const struct sched_node *n, bool empty)
 	return empty ? n->memory : n->memory - n->alloc_mem;
 }
 
+/* ---- GRES ---- */
+
+/* Free units of the kinds on the node. */
+static int64_t gres_free(const struct sched_node *n, uint32_t kinds, bool empty)
+{
+	int64_t f = 0;
+	for (int k = 0; k < SCHED_GRES_KINDS; k++)
+		if (kinds & (1u << k))
+			f += n->gres[k] - (empty ? 0 : n->alloc_gres[k]);
+	return f;
+}
+
+int64_t sched_gres_tasks(const struct sched_node *n, const struct sched_req *req, bool empty,
+			  bool whole)
+{
+	int64_t tasks = INT32_MAX;
+	for (int g = 0; g < req->ngres; g++) {
+		const struct sched_gres *it = &req->gres[g];
+		int64_t f = gres_free(n, it->kinds, empty) - it->per_node - (whole ? it->per_job : 0);
+		if (f < 0)
+			return -1;
+		if (it->per_task && f / it->per_task < tasks)
+			tasks = f / it->per_task;
+	}
+	return tasks;
+}
+
+/* Units the node could add to the per_job items still wanted (left). */
+static bool gres_adds(const struct sched_node *n, const struct sched_req *req, bool empty,
+		      const int64_t *left)
+{
+	for (int g = 0; g < req->ngres; g++)
+		if (left[g] > 0 && gres_free(n, req->gres[g].kinds, empty) > req->gres[g].per_node)
+			return true;
+	return false;
+}
+
+static int64_t room_cpus(const struct sched_node *n, const struct sched_req *req, bool empty);
+static uint64_t free_mem(const struct sched_node *n, bool empty);
+
+bool sched_gres_split(const struct sched_node *nodes, const struct sched_req *req, bool empty,
+		      const int *node, int *cpus, int n, uint32_t *out)
+{
+	int64_t cpt = req->cpus_per_task > 0 ? req->cpus_per_task : 1;
+	int64_t ntasks = req->ntasks > 0 ? req->ntasks : n;
+	int64_t based = ntasks < n ? ntasks : n, rem = ntasks - based;   /* srun's block layout */
+	int64_t jleft[SCHED_GRES_ITEMS] = { 0 };
+
+	if (!req->ngres)
+		return true;
+	for (int g = 0; g < req->ngres && g < SCHED_GRES_ITEMS; g++)
+		jleft[g] = req->gres[g].per_job;
+	for (int k = 0; k < n; k++) {
+		const struct sched_node *nd = &nodes[node[k]];
+		int64_t fk[SCHED_GRES_KINDS], gpus = 0;
+		int64_t cap = cpus[k] / cpt, tasks = k < based, more = cap - tasks;
+		if (more > rem)
+			more = rem;
+		if (more > 0) {
+			tasks += more;
+			rem -= more;
+		}
+		for (int kd = 0; kd < SCHED_GRES_KINDS; kd++)
+			fk[kd] = nd->gres[kd] - (empty ? 0 : nd->alloc_gres[kd]);
+		for (int g = 0; g < req->ngres && g < SCHED_GRES_ITEMS; g++) {
+			const struct sched_gres *it = &req->gres[g];
+			int64_t want = it->per_node + sched_mul(tasks, it->per_task), have = 0;
+			for (int kd = 0; kd < SCHED_GRES_KINDS; kd++)
+				if (it->kinds & (1u << kd))
+					have += fk[kd];
+			if (have < want)
+				return false;
+			int64_t extra = have - want < jleft[g] ? have - want : jleft[g];
+			jleft[g] -= extra;
+			int64_t take = want + extra;
+			out[k * req->ngres + g] = (uint32_t)take;
+			if (it->gpu)
+				gpus += take;
+			for (int kd = 0; kd < SCHED_GRES_KINDS && take > 0; kd++)
+				if ((it->kinds & (1u << kd)) && fk[kd] > 0) {
+					int64_t t = fk[kd] < take ? fk[kd] : take;
+					fk[kd] -= t;
+					take -= t;
+				}
+		}
+		int64_t want_cpus = sched_mul(gpus, req->cpus_per_gpu);
+		if (want_cpus > cpus[k]) {   /* --cpus-per-gpu of --gpus */
+			if (want_cpus > room_cpus(nd, req, empty))
+				return false;
+			cpus[k] = (int)want_cpus;
+		}
+		if (req->mem_per_gpu && sched_umul(req->mem_per_gpu, (uint64_t)gpus) > free_mem(nd, empty))
+			return false;
+	}
+	for (int g = 0; g < req->ngres && g < SCHED_GRES_ITEMS; g++)
+		if (jleft[g] > 0)
+			return false;
+	return true;
+}
+
+uint64_t sched_mem_on(const struct sched_req *req, int cpus, const uint32_t *gres)
+{
+	if (req->mem_per_gpu && gres) {
+		uint64_t gpus = 0;
+		for (int g = 0; g < req->ngres; g++)
+			if (req->gres[g].gpu)
+				gpus += gres[g];
+		return sched_umul(req->mem_per_gpu, gpus);
+	}
+	return req->mem_per_cpu ? sched_umul(req->mem_per_cpu, (uint64_t)(cpus > 0 ? cpus : 0))
+				: req->mem_per_node;
+}
+
+void sched_gres_kinds(const struct sched_node *n, const struct sched_req *req, const uint32_t *gres,
+		      uint16_t *kinds)
+{
+	memset(kinds, 0, SCHED_GRES_KINDS * sizeof(*kinds));
+	for (int g = 0; gres && g < req->ngres; g++) {
+		int64_t c = gres[g];
+		int first = -1;
+		for (int k = 0; k < SCHED_GRES_KINDS && c > 0; k++) {
+			if (!(req->gres[g].kinds & (1u << k)))
+				continue;
+			if (first < 0)
+				first = k;
+			int64_t f = (int64_t)n->gres[k] - n->alloc_gres[k] - kinds[k];
+			int64_t t = f < c ? f : c;
+			if (t > 0) {
+				kinds[k] += (uint16_t)t;
+				c -= t;
+			}
+		}
+		if (c > 0 && first >= 0)   /* more than is free: counted all the same */
+			kinds[first] += (uint16_t)(c > UINT16_MAX ? UINT16_MAX : c);
+	}
+}
+
 bool sched_node_kind_ok(const struct sched_node *n, const struct sched_req *req)
 {
 	return n->tmp_disk >= req->tmp_mb && n->cpus >= req->mincpus &&
@@ -45,6 +183,8 @@ static bool node_ok(const struct sched_node *n, const struct sched_req *req, boo
 	if (!empty && !n->usable)
 		return false;
 	if (req->exclusive && !empty && n->njobs > 0)
+		return false;
+	if (req->ngres && sched_gres_tasks(n, req, empty, false) < 0)
 		return false;
 	/* ExclusiveUser: one user's jobs at a time on a node of such a job */
 	if (!empty && n->njobs > 0 && (n->user_owned || req->exclusive_user) &&
@@ -67,6 +207,11 @@ static int task_room(const struct sched_node *n, const struct sched_req *req, in
 		uint64_t by_mem = free_mem(n, empty) / sched_umul(req->mem_per_cpu, (uint64_t)cpt);
 		if (by_mem < (uint64_t)tasks)
 			tasks = (int)by_mem;
+	}
+	if (req->ngres) {
+		int64_t by_gres = sched_gres_tasks(n, req, empty, false);
+		if (by_gres < tasks)
+			tasks = (int)(by_gres < 0 ? 0 : by_gres);
 	}
 	return tasks;
 }
@@ -182,7 +327,8 @@ static bool try_pick(const struct sched_node *nodes, const int *cand, int ncand,
 		/* a node count: the same share on each (at least --mincpus);
 		 * -N min-max: as many nodes as take the share of min, up to
 		 * max, the tasks then spread over them all */
-		int64_t per_node = sched_mul((ntasks + nodes_wanted - 1) / nodes_wanted, cpt);
+		int64_t share_tasks = (ntasks + nodes_wanted - 1) / nodes_wanted;
+		int64_t per_node = sched_mul(share_tasks, cpt);
 		int most = req->max_nodes > nodes_wanted && !req->use_min_nodes ? req->max_nodes
 										 : nodes_wanted;
 		if (per_node < req->mincpus)
@@ -191,7 +337,8 @@ static bool try_pick(const struct sched_node *nodes, const int *cand, int ncand,
 			const struct sched_node *nd = &nodes[cand[i]];
 			int64_t take = req->exclusive ? nd->cpus : per_node;
 			if (!node_ok(nd, req, empty) || room_cpus(nd, req, empty) < per_node ||
-			    !mem_fits(nd, req, take, empty)) {
+			    !mem_fits(nd, req, take, empty) ||
+			    (req->ngres && sched_gres_tasks(nd, req, empty, false) < share_tasks)) {
 				if (i < nreq)
 					return false;   /* a required node must be had */
 				continue;
@@ -224,20 +371,38 @@ static bool try_pick(const struct sched_node *nodes, const int *cand, int ncand,
 			continue;   /* --batch: alone, only one with those features */
 		int64_t take = req->exclusive ? nd->cpus : need > req->mincpus ? need : req->mincpus;
 		if (node_ok(nd, req, empty) && room_cpus(nd, req, empty) >= need &&
-		    mem_fits(nd, req, take, empty)) {
+		    mem_fits(nd, req, take, empty) &&
+		    (!req->ngres || sched_gres_tasks(nd, req, empty, true) >= ntasks)) {
 			out_node[0] = cand[i];
 			out_cpus[0] = (int)take;
 			*out_n = 1;
 			return true;
 		}
 	}
-	for (int i = 0; i < ncand && (need > 0 || i < nreq); i++) {   /* whole tasks, node after node */
+	/* --gpus: the units still wanted beyond what the nodes' tasks take */
+	int64_t gleft[SCHED_GRES_ITEMS] = { 0 };
+	bool gwant = false;
+	for (int g = 0; g < req->ngres && g < SCHED_GRES_ITEMS; g++)
+		gwant |= (gleft[g] = req->gres[g].per_job) > 0;
+	for (int i = 0; i < ncand && (need > 0 || gwant || i < nreq); i++) {   /* whole tasks, node after node */
 		const struct sched_node *nd = &nodes[cand[i]];
 		int64_t tasks = node_ok(nd, req, empty) ? task_room(nd, req, (int)cpt, empty) : 0;
-		if (tasks <= 0) {
+		if (tasks <= 0 || (need <= 0 && i >= nreq && !gres_adds(nd, req, empty, gleft))) {
 			if (i < nreq)
 				return false;
 			continue;
+		}
+		if (gwant) {   /* what this node's GRES add to the whole job's */
+			int64_t t = tasks * cpt < need ? tasks : (need + cpt - 1) / cpt;
+			gwant = false;
+			for (int g = 0; g < req->ngres && g < SCHED_GRES_ITEMS; g++) {
+				const struct sched_gres *it = &req->gres[g];
+				int64_t f = gres_free(nd, it->kinds, empty) - it->per_node -
+					    sched_mul(t, it->per_task);
+				if (f > 0)
+					gleft[g] -= f < gleft[g] ? f : gleft[g];
+				gwant |= gleft[g] > 0;
+			}
 		}
 		/* leave one task for each required node still to come */
 		int64_t reserve = i < nreq ? sched_mul(nreq - i - 1, cpt) : 0;
@@ -256,10 +421,24 @@ static bool try_pick(const struct sched_node *nodes, const int *cand, int ncand,
 		out_cpus[n++] = (int)held;
 		need -= take;
 	}
-	if (need > 0)
+	if (need > 0 || gwant)
 		return false;
 	*out_n = n;
 	return true;
+}
+
+/* The GRES of the pick's nodes as the caller will count them, into
+ * out_gres (NULL: only checked). */
+static bool gres_check(const struct sched_node *nodes, const struct sched_req *req, bool empty,
+		       const int *out_node, int *out_cpus, int n, uint32_t *out_gres)
+{
+	if (!req->ngres)
+		return true;
+	uint32_t *split = out_gres ? out_gres : malloc(((size_t)n * req->ngres + 1) * sizeof(*split));
+	bool ok = split && sched_gres_split(nodes, req, empty, out_node, out_cpus, n, split);
+	if (!out_gres)
+		free(split);
+	return ok;
 }
 
 /* --batch: the nodes that will do tried first after the required ones (a
@@ -291,12 +470,13 @@ static int by_node(const void *a, const void *b)
  * in node order as any other pick (the nodes that will do came first:
  * batch_first), so that task 0 and the node list start at the same node. */
 static bool pick(const struct sched_node *nodes, const int *order, int n,
-		 const struct sched_req *req, bool empty, int *out_node, int *out_cpus, int *out_n)
+		 const struct sched_req *req, bool empty, int *out_node, int *out_cpus, int *out_n,
+		 uint32_t *out_gres)
 {
 	if (!try_pick(nodes, order, n, req, empty, out_node, out_cpus, out_n))
 		return false;
 	if (!req->batch)
-		return true;
+		return gres_check(nodes, req, empty, out_node, out_cpus, *out_n, out_gres);
 	bool found = false;
 	for (int k = 0; k < *out_n && !found; k++)
 		found = batch_node_ok(req, out_node[k]);
@@ -311,11 +491,12 @@ static bool pick(const struct sched_node *nodes, const int *order, int n,
 		out_cpus[k] = nc[k].cpus;
 	}
 	free(nc);
-	return true;
+	return gres_check(nodes, req, empty, out_node, out_cpus, *out_n, out_gres);
 }
 
 enum sched_fit sched_select(const struct sched_node *nodes, const int *cand, int ncand,
-			    const struct sched_req *req, int *out_node, int *out_cpus, int *out_n)
+			    const struct sched_req *req, int *out_node, int *out_cpus, int *out_n,
+			    uint32_t *out_gres)
 {
 	/* Without -w/-x/--batch the order is the candidates' own: no copy (a
 	 * fit found early on 10,000 nodes costs the nodes looked at, not all). */
@@ -330,17 +511,24 @@ enum sched_fit sched_select(const struct sched_node *nodes, const int *cand, int
 	n = plain ? ncand : node_order(cand, ncand, req, order);
 	if (n >= 0 && req->batch)
 		batch_first(req, order, n, order + room);
-	if (n >= 0 && pick(nodes, order, n, req, false, out_node, out_cpus, out_n))
+	if (n >= 0 && pick(nodes, order, n, req, false, out_node, out_cpus, out_n, out_gres))
 		fit = SCHED_PICKED;
-	else if (n >= 0 && pick(nodes, order, n, req, true, out_node, out_cpus, out_n))
+	else if (n >= 0 && pick(nodes, order, n, req, true, out_node, out_cpus, out_n, NULL))
 		fit = SCHED_BUSY;
 	if (!plain)
 		free(order);
 	return fit;
 }
 
-void sched_node_take(struct sched_node *n, const struct sched_req *req, int cpus, uint64_t mem)
+void sched_node_take(struct sched_node *n, const struct sched_req *req, int cpus, uint64_t mem,
+		     const uint32_t *gres)
 {
+	if (gres && req->ngres) {
+		uint16_t kinds[SCHED_GRES_KINDS];
+		sched_gres_kinds(n, req, gres, kinds);
+		for (int k = 0; k < SCHED_GRES_KINDS; k++)
+			n->alloc_gres[k] += kinds[k];
+	}
 	if (n->njobs == 0) {
 		n->user = req->user;
 		n->user_owned = req->exclusive_user;

@@ -6,6 +6,21 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* Generic resources (doc/gres.md section 2).  A pass knows at most this
+ * many kinds (a name and type: gpu:h100, gpu:a100, shard) and counts each
+ * node's of each kind; a request item names the kinds that satisfy it (a
+ * bit each: "gpu" without a type, every gpu kind). */
+#define SCHED_GRES_KINDS 8
+#define SCHED_GRES_ITEMS 4        /* items of one request (gpu, shard, ...) */
+
+struct sched_gres {
+	uint32_t kinds;               /* bit k: kind k satisfies it */
+	uint32_t per_node;            /* on every node (--gres, --gpus-per-node, x sockets) */
+	uint32_t per_task;            /* for each task on a node (--gpus-per-task) */
+	uint32_t per_job;             /* over the whole allocation (--gpus) */
+	bool gpu;                     /* a GPU (--cpus-per-gpu, --mem-per-gpu count these) */
+};
+
 struct sched_node {
 	int cpus, alloc_cpus;
 	uint64_t memory, alloc_mem;   /* MB */
@@ -21,6 +36,8 @@ struct sched_node {
 	 * a job that asks nothing). */
 	uint64_t tmp_disk;            /* TmpDisk, MB */
 	int sockets, cores, threads;  /* per node, per socket, per core */
+	/* GRES: how many of each kind it has, and how many are held */
+	uint16_t gres[SCHED_GRES_KINDS], alloc_gres[SCHED_GRES_KINDS];
 };
 
 /* In an order that leaves few holes: a whole-queue pass has one per job
@@ -62,6 +79,14 @@ struct sched_req {
 	 * asked. */
 	const int *batch;
 	int nbatch;
+	/* GRES items (NULL, 0: none); --cpus-per-gpu (CPUs a node must give
+	 * for each GPU it gives; the per-node and per-task items' are in
+	 * mincpus and cpus_per_task already), --mem-per-gpu (MB on a node for
+	 * each GPU there, 0 = not asked) */
+	const struct sched_gres *gres;
+	int ngres;
+	uint32_t cpus_per_gpu;
+	uint64_t mem_per_gpu;
 };
 
 /* Is the node what the request asks for, whatever runs there (--tmp, -B,
@@ -94,13 +119,39 @@ enum sched_fit { SCHED_NEVER = -1, SCHED_BUSY = 0, SCHED_PICKED = 1 };
 /* Choose among the candidate nodes cand[0..ncand) (a required node that is
  * not a candidate, or is excluded, makes the request SCHED_NEVER).  On SCHED_PICKED, out_node
  * and out_cpus (room for ncand entries) get the chosen nodes and the CPUs on
- * each, and *out_n their count; exclusive jobs get every CPU of their nodes.
- * SCHED_NEVER: not even on empty, usable nodes. */
+ * each, and *out_n their count; exclusive jobs get every CPU of their nodes;
+ * out_gres (room for ncand * req->ngres; NULL: not wanted) the GRES of each
+ * item on each (sched_gres_split).  SCHED_NEVER: not even on empty, usable
+ * nodes. */
 enum sched_fit sched_select(const struct sched_node *nodes, const int *cand, int ncand,
-			    const struct sched_req *req, int *out_node, int *out_cpus, int *out_n);
+			    const struct sched_req *req, int *out_node, int *out_cpus, int *out_n,
+			    uint32_t *out_gres);
 
-/* A job given cpus and mem (MB) of node n by a pass: counted in n (the
- * CPUs, memory, jobs and, for ExclusiveUser, whose jobs they are). */
-void sched_node_take(struct sched_node *n, const struct sched_req *req, int cpus, uint64_t mem);
+/* How many tasks node n's GRES allow after every item's per_node units
+ * (and, with whole, all its per_job units): INT32_MAX when no item is per
+ * task; -1 when even those do not fit (empty: as if nothing were held). */
+int64_t sched_gres_tasks(const struct sched_node *n, const struct sched_req *req, bool empty,
+			 bool whole);
+/* The GRES of each item a pick gives on each of its n nodes (node, cpus:
+ * sched_select's out_node, out_cpus): out[k * req->ngres + g].  Tasks are
+ * laid out as srun's block distribution (one on each node, then each node
+ * filled in order); per_job items are packed on the first nodes.  cpus[k]
+ * is raised where --cpus-per-gpu asks more of a node's GPUs.  false when
+ * they do not fit (sched_select never picks such nodes). */
+bool sched_gres_split(const struct sched_node *nodes, const struct sched_req *req, bool empty,
+		      const int *node, int *cpus, int n, uint32_t *out);
+/* MB of memory the job holds on a node where it has cpus CPUs and the
+ * items' counts gres (NULL: none) there. */
+uint64_t sched_mem_on(const struct sched_req *req, int cpus, const uint32_t *gres);
+/* The items' counts gres (req->ngres of them) on node n as counts per
+ * kind (SCHED_GRES_KINDS), taken from the kinds n has free, in order. */
+void sched_gres_kinds(const struct sched_node *n, const struct sched_req *req, const uint32_t *gres,
+		      uint16_t *kinds);
+
+/* A job given cpus, mem (MB) and the items' counts gres (NULL: none) of
+ * node n by a pass: counted in n (the CPUs, memory, GRES, jobs and, for
+ * ExclusiveUser, whose jobs they are). */
+void sched_node_take(struct sched_node *n, const struct sched_req *req, int cpus, uint64_t mem,
+		     const uint32_t *gres);
 
 #endif

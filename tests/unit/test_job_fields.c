@@ -147,12 +147,14 @@ static void test_scontrol_keys(void **state)
 {
 	json_t *job = json_pack(
 		"{s:i, s:s, s:i, s:i, s:s, s:i, s:s, s:s, s:s, s:s, s:s, s:i, s:s, s:s, s:s,"
-		" s:[[s,i,i]], s:s, s:s}",
+		" s:[[s,i,i,s]], s:s, s:s, s:s, s:s, s:s, s:s}",
 		"job_id", 9, "state", "RUNNING", "array_job_id", 9, "array_task_id", 2,
 		"batch_host", "n1", "mem_per_cpu", 0, "reservation", "r1", "sched_nodes", "n2",
 		"mail_type", "END", "mail_user", "a@b", "comment", "c", "array_throttle", 0,
 		"partition", "debug", "submit_host", "login", "command", "/x.sh",
-		"node_alloc", "n1", 1, 100, "container", "/b", "wckey", "*k");
+		"node_alloc", "n1", 1, 100, "gpu:1(IDX:0)", "container", "/b", "wckey", "*k",
+		"tres_per_job", "gres:gpu:1", "tres_per_node", "gres:gpu:1", "tres_per_socket",
+		"gres:gpu:1", "tres_per_task", "gres:gpu:1");
 	struct record r = { 0 };
 	record_job(job, NOW, 1, &r);
 	char *text = xstrdup("");

@@ -682,7 +682,7 @@ static bool ref_fits(const struct sched_job *jb, const int *cand, int ncand, tim
 {
 	struct sched_node view[MAXN];
 	ref_view(view, from, to, jb->resv);
-	return sched_select(view, cand, ncand, &jb->req, node, cpus, n) == SCHED_PICKED;
+	return sched_select(view, cand, ncand, &jb->req, node, cpus, n, NULL) == SCHED_PICKED;
 }
 
 static int time_sort(const void *a, const void *b)
@@ -744,7 +744,7 @@ static void ref_backfill(struct sched_decision *out)
 					if ((pass2 == 0 && in) || (pass2 == 1 && !in && r && (r->flags & SCHED_RESV_FLEX)))
 						cand[ncand++] = al->cand[k];
 				}
-			never[a] = sched_select(w.nodes, cand, ncand, &jb->req, node, cpus, &n) == SCHED_NEVER;
+			never[a] = sched_select(w.nodes, cand, ncand, &jb->req, node, cpus, &n, NULL) == SCHED_NEVER;
 			for (int k = 0; !never[a] && k < nt; k++) {
 				time_t at = times[k];
 				if (at < earliest || at > latest || (best >= 0 && at >= best))
@@ -960,7 +960,7 @@ static void ref_main(struct sched_decision *out)
 						cand[ncand++] = al->cand[k];
 				}
 			ref_view(view, now, ref_to(now, jb->time_limit), jb->resv);
-			enum sched_fit fit = sched_select(view, cand, ncand, &jb->req, node, cpus, &n);
+			enum sched_fit fit = sched_select(view, cand, ncand, &jb->req, node, cpus, &n, NULL);
 			if (fit == SCHED_NEVER) {
 				why = SCHED_WHY_NEVER;
 			} else if (blocked[al->part]) {
@@ -983,7 +983,7 @@ static void ref_main(struct sched_decision *out)
 			} else {
 				busy[a] = true;
 				ref_view(view, now, now + 1, -2);   /* would it fit but for reservations? */
-				why = sched_select(view, cand, ncand, &jb->req, node, cpus, &n) == SCHED_PICKED
+				why = sched_select(view, cand, ncand, &jb->req, node, cpus, &n, NULL) == SCHED_PICKED
 					      ? SCHED_WHY_RESERVED : SCHED_WHY_RESOURCES;
 			}
 			int rank[] = { [SCHED_WHY_NEVER] = 1, [SCHED_WHY_PRIORITY] = 2, [SCHED_WHY_RESERVED] = 3,

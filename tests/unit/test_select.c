@@ -79,7 +79,7 @@ static void table(void **state)
 			nodes[i].alloc_cpus = tc->busy_cpus[i];
 			nodes[i].njobs = tc->busy_cpus[i] > 0;
 		}
-		enum sched_fit fit = sched_select(nodes, cand, N, &tc->req, out, cpus, &n);
+		enum sched_fit fit = sched_select(nodes, cand, N, &tc->req, out, cpus, &n, NULL);
 		print_message("%s\n", tc->what);
 		assert_int_equal(fit, tc->want);
 		if (fit != SCHED_PICKED)
@@ -105,22 +105,22 @@ static void node_kind(void **state)
 		nodes[i].threads = 1;
 	}
 	struct sched_req tmp = { .ntasks = 1, .tmp_mb = 1500 };
-	assert_int_equal(sched_select(nodes, cand, N, &tmp, out, cpus, &n), SCHED_PICKED);
+	assert_int_equal(sched_select(nodes, cand, N, &tmp, out, cpus, &n, NULL), SCHED_PICKED);
 	assert_int_equal(out[0], 2);
 	struct sched_req sockets = { .nodes = 2, .sockets = 2 };
-	assert_int_equal(sched_select(nodes, cand, N, &sockets, out, cpus, &n), SCHED_PICKED);
+	assert_int_equal(sched_select(nodes, cand, N, &sockets, out, cpus, &n, NULL), SCHED_PICKED);
 	assert_int_equal(n, 2);
 	assert_int_equal(out[0], 2);
 	assert_int_equal(out[1], 3);
 	struct sched_req cores = { .nodes = 3, .cores = 4 };   /* two nodes have 4 cores a socket */
-	assert_int_equal(sched_select(nodes, cand, N, &cores, out, cpus, &n), SCHED_NEVER);
+	assert_int_equal(sched_select(nodes, cand, N, &cores, out, cpus, &n, NULL), SCHED_NEVER);
 	nodes[2].alloc_cpus = 4;
 	nodes[2].njobs = 1;
-	assert_int_equal(sched_select(nodes, cand, N, &tmp, out, cpus, &n), SCHED_PICKED);
+	assert_int_equal(sched_select(nodes, cand, N, &tmp, out, cpus, &n, NULL), SCHED_PICKED);
 	assert_int_equal(out[0], 3);
 	nodes[3].alloc_cpus = 4;
 	nodes[3].njobs = 1;
-	assert_int_equal(sched_select(nodes, cand, N, &tmp, out, cpus, &n), SCHED_BUSY);
+	assert_int_equal(sched_select(nodes, cand, N, &tmp, out, cpus, &n, NULL), SCHED_BUSY);
 }
 
 static void unusable_nodes_are_skipped(void **state)
@@ -129,9 +129,9 @@ static void unusable_nodes_are_skipped(void **state)
 	int cand[2] = { 0, 1 }, out[2], cpus[2], n;
 	struct sched_req req = { .nodes = 2 };
 	nodes[1].usable = false;
-	assert_int_equal(sched_select(nodes, cand, 2, &req, out, cpus, &n), SCHED_BUSY);
+	assert_int_equal(sched_select(nodes, cand, 2, &req, out, cpus, &n, NULL), SCHED_BUSY);
 	req.nodes = 1;
-	assert_int_equal(sched_select(nodes, cand, 2, &req, out, cpus, &n), SCHED_PICKED);
+	assert_int_equal(sched_select(nodes, cand, 2, &req, out, cpus, &n, NULL), SCHED_PICKED);
 	assert_int_equal(out[0], 0);
 }
 
@@ -143,24 +143,24 @@ static void required_and_excluded(void **state)
 	int req3[] = { 3 }, req13[] = { 1, 3 }, exc01[] = { 0, 1 };
 	struct sched_req req = { .ntasks = 1, .required = req3, .nrequired = 1 };
 
-	assert_int_equal(sched_select(nodes, cand, N, &req, out, cpus, &n), SCHED_PICKED);
+	assert_int_equal(sched_select(nodes, cand, N, &req, out, cpus, &n, NULL), SCHED_PICKED);
 	assert_int_equal(n, 1);
 	assert_int_equal(out[0], 3);
 	/* two named nodes: both, even for one task */
 	req = (struct sched_req){ .ntasks = 1, .required = req13, .nrequired = 2 };
-	assert_int_equal(sched_select(nodes, cand, N, &req, out, cpus, &n), SCHED_PICKED);
+	assert_int_equal(sched_select(nodes, cand, N, &req, out, cpus, &n, NULL), SCHED_PICKED);
 	assert_int_equal(n, 2);
 	assert_int_equal(out[0], 1);
 	assert_int_equal(out[1], 3);
 	/* -N3 with one named node: it and two more */
 	req = (struct sched_req){ .nodes = 3, .required = req3, .nrequired = 1 };
-	assert_int_equal(sched_select(nodes, cand, N, &req, out, cpus, &n), SCHED_PICKED);
+	assert_int_equal(sched_select(nodes, cand, N, &req, out, cpus, &n, NULL), SCHED_PICKED);
 	assert_int_equal(n, 3);
 	assert_int_equal(out[0], 3);
 	assert_int_equal(out[1], 0);
 	/* -n6 with one named node of 4 CPUs: it is filled, then another */
 	req = (struct sched_req){ .ntasks = 6, .required = req3, .nrequired = 1 };
-	assert_int_equal(sched_select(nodes, cand, N, &req, out, cpus, &n), SCHED_PICKED);
+	assert_int_equal(sched_select(nodes, cand, N, &req, out, cpus, &n, NULL), SCHED_PICKED);
 	assert_int_equal(n, 2);
 	assert_int_equal(out[0], 3);
 	assert_int_equal(cpus[0], 4);
@@ -169,21 +169,21 @@ static void required_and_excluded(void **state)
 	nodes[3].alloc_cpus = 4;
 	nodes[3].njobs = 1;
 	req = (struct sched_req){ .ntasks = 1, .required = req3, .nrequired = 1 };
-	assert_int_equal(sched_select(nodes, cand, N, &req, out, cpus, &n), SCHED_BUSY);
+	assert_int_equal(sched_select(nodes, cand, N, &req, out, cpus, &n, NULL), SCHED_BUSY);
 	nodes[3] = idle(4);
 	/* excluded nodes are never picked */
 	req = (struct sched_req){ .ntasks = 1, .excluded = exc01, .nexcluded = 2 };
-	assert_int_equal(sched_select(nodes, cand, N, &req, out, cpus, &n), SCHED_PICKED);
+	assert_int_equal(sched_select(nodes, cand, N, &req, out, cpus, &n, NULL), SCHED_PICKED);
 	assert_int_equal(out[0], 2);
 	req = (struct sched_req){ .nodes = 3, .excluded = exc01, .nexcluded = 2 };
-	assert_int_equal(sched_select(nodes, cand, N, &req, out, cpus, &n), SCHED_NEVER);
+	assert_int_equal(sched_select(nodes, cand, N, &req, out, cpus, &n, NULL), SCHED_NEVER);
 	/* required and excluded at once, or required outside the candidates */
 	int req0[] = { 0 };
 	req = (struct sched_req){ .ntasks = 1, .required = req0, .nrequired = 1,
 				  .excluded = exc01, .nexcluded = 2 };
-	assert_int_equal(sched_select(nodes, cand, N, &req, out, cpus, &n), SCHED_NEVER);
+	assert_int_equal(sched_select(nodes, cand, N, &req, out, cpus, &n, NULL), SCHED_NEVER);
 	req = (struct sched_req){ .ntasks = 1, .required = req3, .nrequired = 1 };
-	assert_int_equal(sched_select(nodes, cand, 3, &req, out, cpus, &n), SCHED_NEVER);
+	assert_int_equal(sched_select(nodes, cand, 3, &req, out, cpus, &n, NULL), SCHED_NEVER);
 }
 
 /* --mem-per-cpu: memory grows with the CPUs taken on each node. */
@@ -193,18 +193,18 @@ static void memory_per_cpu(void **state)
 	int cand[2] = { 0, 1 }, out[2], cpus[2], n = 0;
 	struct sched_req req = { .ntasks = 4, .mem_per_cpu = 250 };
 
-	assert_int_equal(sched_select(nodes, cand, 2, &req, out, cpus, &n), SCHED_PICKED);
+	assert_int_equal(sched_select(nodes, cand, 2, &req, out, cpus, &n, NULL), SCHED_PICKED);
 	assert_int_equal(n, 1);
 	req.mem_per_cpu = 400;   /* 2 tasks' memory per node: spread over both */
-	assert_int_equal(sched_select(nodes, cand, 2, &req, out, cpus, &n), SCHED_PICKED);
+	assert_int_equal(sched_select(nodes, cand, 2, &req, out, cpus, &n, NULL), SCHED_PICKED);
 	assert_int_equal(n, 2);
 	assert_int_equal(cpus[0], 2);
 	assert_int_equal(cpus[1], 2);
 	req.mem_per_cpu = 600;   /* one task per node: 4 never fit */
-	assert_int_equal(sched_select(nodes, cand, 2, &req, out, cpus, &n), SCHED_NEVER);
+	assert_int_equal(sched_select(nodes, cand, 2, &req, out, cpus, &n, NULL), SCHED_NEVER);
 	nodes[0].alloc_mem = 700;   /* busy memory: wait */
 	req = (struct sched_req){ .nodes = 2, .mem_per_cpu = 500 };
-	assert_int_equal(sched_select(nodes, cand, 2, &req, out, cpus, &n), SCHED_BUSY);
+	assert_int_equal(sched_select(nodes, cand, 2, &req, out, cpus, &n, NULL), SCHED_BUSY);
 }
 
 /* ExclusiveUser: a node with an ExclusiveUser job takes only that user's
@@ -218,38 +218,38 @@ static void exclusive_user(void **state)
 	struct sched_req u2 = { .ntasks = 1, .user = 1002 };
 	struct sched_req anyone = { .ntasks = 1 };
 
-	sched_node_take(&nodes[0], &u1, 1, 0);
+	sched_node_take(&nodes[0], &u1, 1, 0, NULL);
 	assert_int_equal(nodes[0].njobs, 1);
 	assert_int_equal(nodes[0].alloc_cpus, 1);
 	assert_int_equal(nodes[0].user, 1001);
 	assert_true(nodes[0].user_owned);
 	/* another user goes to the other node, the same user may join */
-	assert_int_equal(sched_select(nodes, cand, 2, &u2, out, cpus, &n), SCHED_PICKED);
+	assert_int_equal(sched_select(nodes, cand, 2, &u2, out, cpus, &n, NULL), SCHED_PICKED);
 	assert_int_equal(out[0], 1);
-	assert_int_equal(sched_select(nodes, cand, 2, &anyone, out, cpus, &n), SCHED_PICKED);
+	assert_int_equal(sched_select(nodes, cand, 2, &anyone, out, cpus, &n, NULL), SCHED_PICKED);
 	assert_int_equal(out[0], 1);
 	struct sched_req u1_plain = { .ntasks = 1, .user = 1001 };
-	assert_int_equal(sched_select(nodes, cand, 2, &u1_plain, out, cpus, &n), SCHED_PICKED);
+	assert_int_equal(sched_select(nodes, cand, 2, &u1_plain, out, cpus, &n, NULL), SCHED_PICKED);
 	assert_int_equal(out[0], 0);
 	/* both nodes taken by someone: the other user waits, but could run on empty nodes */
-	sched_node_take(&nodes[1], &u2, 1, 0);
+	sched_node_take(&nodes[1], &u2, 1, 0, NULL);
 	assert_int_equal(nodes[1].user, 1002);
 	assert_false(nodes[1].user_owned);
 	struct sched_req u3 = { .ntasks = 1, .user = 1003, .exclusive_user = true };
-	assert_int_equal(sched_select(nodes, cand, 2, &u3, out, cpus, &n), SCHED_BUSY);
+	assert_int_equal(sched_select(nodes, cand, 2, &u3, out, cpus, &n, NULL), SCHED_BUSY);
 	/* an ExclusiveUser job of u2 may join u2's node */
 	struct sched_req u2x = { .ntasks = 1, .user = 1002, .exclusive_user = true };
-	assert_int_equal(sched_select(nodes, cand, 2, &u2x, out, cpus, &n), SCHED_PICKED);
+	assert_int_equal(sched_select(nodes, cand, 2, &u2x, out, cpus, &n, NULL), SCHED_PICKED);
 	assert_int_equal(out[0], 1);
 	/* users mixed on a node: no ExclusiveUser job joins it */
-	sched_node_take(&nodes[1], &u1_plain, 1, 0);
+	sched_node_take(&nodes[1], &u1_plain, 1, 0, NULL);
 	assert_int_equal(nodes[1].user, 0);
-	assert_int_equal(sched_select(nodes, cand, 2, &u2x, out, cpus, &n), SCHED_BUSY);
+	assert_int_equal(sched_select(nodes, cand, 2, &u2x, out, cpus, &n, NULL), SCHED_BUSY);
 	/* default fields: busy nodes are shared as before */
 	struct sched_node plain[1] = { idle(4) };
 	plain[0].alloc_cpus = 1;
 	plain[0].njobs = 1;
-	assert_int_equal(sched_select(plain, cand, 1, &anyone, out, cpus, &n), SCHED_PICKED);
+	assert_int_equal(sched_select(plain, cand, 1, &anyone, out, cpus, &n, NULL), SCHED_PICKED);
 }
 
 /* The saturating products every count goes through. */
