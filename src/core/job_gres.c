@@ -188,7 +188,7 @@ static int pick_on(const struct node *n, uint32_t kinds, uint32_t count, uint32_
 		int best = -1;
 		for (int s = 0; s < n->ngres_slots; s++) {
 			const struct gres_slot *sl = &n->gres_slots[s];
-			if (sl->kind < 0 || !(kinds & (1u << sl->kind)) || used[s] >= sl->cap)
+			if (sl->kind < 0 || !(kinds & (1u << sl->kind)) || !node_gres_free(n, s, used))
 				continue;
 			if (best < 0 || slot_cmp_index(sl, &n->gres_slots[best]) < 0)
 				best = s;
@@ -196,7 +196,7 @@ static int pick_on(const struct node *n, uint32_t kinds, uint32_t count, uint32_
 		if (best < 0 || nh == room)
 			return -1;
 		const struct gres_slot *sl = &n->gres_slots[best];
-		uint32_t take = sl->cap - used[best] < count ? sl->cap - used[best] : count;
+		uint32_t room = node_gres_free(n, best, used), take = room < count ? room : count;
 		used[best] += take;
 		count -= take;
 		struct gres_hold *h = &out[nh++];

@@ -1,0 +1,90 @@
+"""Shares of a GPU (doc/gres.md sections 2 and 4, issue 16): a node of two
+GPUs whose gres.conf gives each 4 shards (Name=shard Count=4 File=<the
+GPU's file>).  Shards are numbered by their GPU; a GPU is never given
+whole and as shares at once: a whole-GPU job does not get a GPU whose
+shards are in use, and shards are not given of a GPU held whole."""
+import os
+import re
+import shutil
+
+import pytest
+
+from conftest import Cluster, make_root, stop_cluster
+
+
+@pytest.fixture(scope="module")
+def c(users):
+    root = make_root()
+    cl = Cluster(root, 1)
+    try:
+        cl.up("--cpus", "8", "--gpus", "2", "--gpu-type", "h100")
+    except Exception:
+        cl.down()
+        shutil.rmtree(root, ignore_errors=True)
+        raise
+    try:
+        with open(cl.conf) as f:
+            text = f.read()
+        text = text.replace("GresTypes=gpu", "GresTypes=gpu,shard")
+        text = re.sub(r"Gres=gpu:h100:2", "Gres=gpu:h100:2,shard:8", text)
+        text += "SchedulerParameters=bf_interval=1\n"   # the starts behind a waiting job
+        with open(cl.conf, "w") as f:
+            f.write(text)
+        d = f"{cl.dir}/dev/n1"
+        with open(os.path.join(cl.dir, "gres.conf"), "w") as f:
+            f.write(f"NodeName=n1 Name=gpu Type=h100 File={d}/nvidia[0-1]\n"
+                    f"NodeName=n1 Name=shard Count=4 File={d}/nvidia0\n"
+                    f"NodeName=n1 Name=shard Count=4 File={d}/nvidia1\n")
+        r = cl.run(["scontrol", "reconfigure"])
+        assert r.rc == 0, r
+        cl.wait_until("shards declared", lambda: "shard:8" in cl.run(
+            ["scontrol", "show", "node", "n1"]).out and "shard:0" in cl.run(
+            ["scontrol", "-d", "show", "node", "n1"]).out)
+        yield cl
+    finally:
+        stop_cluster(cl)
+
+
+def env_of(c, job, name):
+    path = os.path.join(c.workdir(), f"{job}.out")
+    c.wait_until(f"{name} in {path}", lambda: os.path.exists(path) and
+                 f"{name}=" in open(path).read())
+    m = re.search(rf"^{name}=(.*)$", open(path).read(), re.M)
+    return m.group(1)
+
+
+def submit(c, gres, secs=300):
+    return c.sbatch(f"--gres={gres}", "-o", "%j.out", "--wrap",
+                    f"env | grep -E '^(CUDA_VISIBLE_DEVICES|SLURM_SHARDS_ON_NODE|SLURM_JOB_GPUS)='; "
+                    f"sleep {secs}")
+
+
+def test_whole_and_shares_never_together(c):
+    a = submit(c, "shard:2")
+    c.wait_state(a, "RUNNING")
+    # shards of GPU 0 (the lowest): its shard count, the GPU they are on
+    assert env_of(c, a, "SLURM_SHARDS_ON_NODE") == "2"
+    assert env_of(c, a, "CUDA_VISIBLE_DEVICES") == "0"
+    assert "GRES=shard:2(IDX:0)" in c.run(["scontrol", "-d", "show", "job", str(a)]).out
+    # GPU 0 carries shares: a job asking both GPUs whole waits, one GPU gets GPU 1
+    both = submit(c, "gpu:2", 1)
+    one = submit(c, "gpu:1")
+    c.wait_state(one, "RUNNING")
+    assert env_of(c, one, "SLURM_JOB_GPUS") == "1"
+    assert c.job_state(both) == "PENDING"
+    assert c.show_job(both)["Reason"] == "Resources"
+    # GPU 1 is held whole: more shards come from GPU 0 only
+    b = submit(c, "shard:2")
+    c.wait_state(b, "RUNNING")
+    assert env_of(c, b, "CUDA_VISIBLE_DEVICES") == "0"
+    # GPU 0's four shards are all in use now: a fifth waits
+    d = submit(c, "shard:1", 1)
+    # (behind the two-GPU job: Priority, as Slurm says of a job behind one waiting)
+    c.wait_until("the fifth shard waits", lambda: c.show_job(d)["Reason"] in ("Resources", "Priority"))
+    assert c.job_state(d) == "PENDING"
+    used = c.run(["scontrol", "-d", "show", "node", "n1"]).out
+    assert re.search(r"GresUsed=gpu:h100:1\(IDX:1\),shard:4", used), used
+    for j in (a, b, one):
+        c.run(["scancel", str(j)])   # the two waiting then run (1 s each)
+    assert c.wait_done(both, 60) == "COMPLETED"
+    assert c.wait_done(d, 60) == "COMPLETED"
