@@ -464,6 +464,15 @@ void gpu_env_task(struct env *e, const struct launch *l, bool constrained, int l
 	gpu_bind_free(&b);
 }
 
+int gpu_mps_gpu(const struct launch_gres *list, size_t n)
+{
+	int gpu = -1;
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(list[i].name, "mps") && (gpu < 0 || list[i].index < gpu))
+			gpu = list[i].index;
+	return gpu;
+}
+
 /* ---- the device files (for ConstrainDevices) ---- */
 
 char **gpu_task_dev_files(const struct launch *l, bool constrained, int local,
