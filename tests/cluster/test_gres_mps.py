@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from conftest import BIN, REPO, Cluster, make_root
+from conftest import BIN, REPO, Cluster, make_root, stop_cluster
 from test_stepd_direct import (LAUNCH_STEP, STDERR, STDOUT, USER, Srun, alive, env_of,
                                herdd_call, launch_obj)
 
@@ -45,10 +45,15 @@ def cluster(users, fake_dir):
     c = Cluster(make_root(), 1)
     try:
         c.up(env={"PATH": f"{fake_dir}:{BIN}:{DEFAULT_PATH}"})
-        yield c
-    finally:
+    except Exception:
         c.down()
         shutil.rmtree(c.root, ignore_errors=True)
+        raise
+    try:
+        yield c
+    finally:
+        # no daemon of a job is left either: their environment names the spool
+        stop_cluster(c)
 
 
 def records(fake_dir):
