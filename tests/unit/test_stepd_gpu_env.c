@@ -416,6 +416,39 @@ static void test_shares(void **state)
 	expect_var(&l, false, 0, "SLURM_SHARDS_ON_NODE", "5");
 	expect_var(&l, false, 0, "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", NULL);
 	launch_free(&l);
+
+	/* Slurm's shard and mps plugins set their variables whatever the gpu
+	 * plugin does: a whole GPU and shards (the batch shell, an unbound
+	 * task, a bound one) */
+	assert_int_equal(parse("[{\"name\": \"gpu\", \"index\": 1}, {\"name\": \"gpu\", \"index\": 2},"
+			       " {\"name\": \"shard\", \"index\": 3, \"count\": 4}]",
+			       ", \"gpus_per_task\": 1", &l, &err), 0);
+	expect_var(&l, false, 1, "CUDA_VISIBLE_DEVICES", "2");
+	expect_var(&l, false, 1, "SLURM_GPUS_ON_NODE", "2");
+	expect_var(&l, false, 1, "SLURM_SHARDS_ON_NODE", "4");
+	struct env e;
+	struct env_node node = { "n1", NULL, NULL, NULL, false, NULL };
+	env_init(&e);
+	env_batch(&e, &l, &node);
+	assert_string_equal(env_get(&e, "SLURM_JOB_GPUS"), "1,2");
+	assert_string_equal(env_get(&e, "SLURM_SHARDS_ON_NODE"), "4");
+	env_free(&e);
+	launch_free(&l);
+	/* a step without the shards in a job with them: not the step's */
+	assert_int_equal(parse("[{\"name\": \"gpu\", \"index\": 1},"
+			       " {\"name\": \"shard\", \"index\": 3, \"count\": 4}]",
+			       ", \"gres\": [{\"name\": \"gpu\", \"index\": 1}]", &l, &err), 0);
+	expect_var(&l, false, 0, "CUDA_VISIBLE_DEVICES", "1");
+	expect_var(&l, false, 0, "SLURM_SHARDS_ON_NODE", NULL);
+	launch_free(&l);
+	/* mps on two GPUs: the lowest one's share (the GPU whose daemon the
+	 * process uses), whatever the order of the records */
+	assert_int_equal(parse("[{\"name\": \"mps\", \"index\": 5, \"count\": 10, \"total\": 100},"
+			       " {\"name\": \"mps\", \"index\": 2, \"count\": 50, \"total\": 200}]",
+			       "", &l, &err), 0);
+	expect_var(&l, false, 0, "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", "25");
+	expect_var(&l, false, 0, "CUDA_VISIBLE_DEVICES", "2,5");
+	launch_free(&l);
 }
 
 /* doc/gres.md section 4: the MPS directories of the job's daemon for the
@@ -459,7 +492,9 @@ static void test_mps_dirs(void **state)
 	env_init(&e);
 	env_step(&e, &l, &node, &t);
 	assert_string_equal(env_get(&e, "CUDA_MPS_PIPE_DIRECTORY"), pipe);
-	assert_string_equal(env_get(&e, "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE"), "10");
+	/* the percentage is the share of that same GPU (2's 25 of 100), not of
+	 * the first record's (5's 10) */
+	assert_string_equal(env_get(&e, "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE"), "25");
 	env_free(&e);
 	launch_free(&l);
 	/* a step with the GPU 5 share only: GPU 5's daemon, not there */
