@@ -35,6 +35,18 @@ fails=0
 pass() { echo "PASS $*"; }
 fail() { echo "FAIL $*"; fails=$((fails + 1)); }
 skip() { echo "SKIP $*"; }
+# the job's final state (or its last one after 120 s)
+wait_job() {
+	local state=""
+	for _ in $(seq 1 120); do
+		state=$(squeue -h -t all -j "$1" -o %T 2>/dev/null)
+		case "$state" in
+		COMPLETED|FAILED|CANCELLED|TIMEOUT|NODE_FAIL|OUT_OF_MEMORY) break ;;
+		esac
+		sleep 1
+	done
+	echo "$state"
+}
 
 # ---- build ------------------------------------------------------------------
 if [ ! -x build/bin/herd ] || [ ! -x build/bin/herdd ] || [ ! -x build/bin/sbatch ]; then
@@ -61,6 +73,12 @@ trap 'exit 130' INT TERM
 
 # ---- the cluster: the real NVML, no fake -----------------------------------
 unset HERD_NVML_LIBRARY HERD_NVML_DEV_DIR HERD_NVML_MIG_MINORS
+# To try this script itself where there is no GPU: GPU_REAL_TEST_NVML names
+# the tests' fake NVML (with HERD_FAKE_NVML, and a stand-in nvidia-smi and
+# ldconfig first in PATH); never set on a real run.
+if [ -n "${GPU_REAL_TEST_NVML:-}" ]; then
+	export HERD_NVML_LIBRARY=$GPU_REAL_TEST_NVML
+fi
 if ! up=$(build/bin/herd up --nodes 1 --dir "$dir" 2>"$root/up.err"); then
 	fail "herd up: $(tail -3 "$root/up.err")"
 	exit 1
@@ -118,14 +136,7 @@ if [ -z "$job" ]; then
 	fail "sbatch --gres=gpu:1: $(cat "$root/sbatch.err")"
 	exit 1
 fi
-state=""
-for _ in $(seq 1 120); do
-	state=$(squeue -h -t all -j "$job" -o %T 2>/dev/null)
-	case "$state" in
-	COMPLETED|FAILED|CANCELLED|TIMEOUT|NODE_FAIL|OUT_OF_MEMORY) break ;;
-	esac
-	sleep 1
-done
+state=$(wait_job "$job")
 if [ "$state" = COMPLETED ]; then
 	pass "job $job: COMPLETED"
 else
@@ -180,6 +191,49 @@ elif [ -n "$alloc" ]; then
 	echo "WARN sacct AllocTRES: $alloc: no gres/gpu (GPU TRES accounting: doc/gres.md section 4, not yet)"
 else
 	fail "sacct has no AllocTRES for job $job"
+fi
+
+# ---- MPS (doc/gres.md section 4) ------------------------------------------
+# herdd (started by herd up with this PATH) finds nvidia-cuda-mps-control in
+# its PATH; the node gets mps:100 per GPU through a reconfigure.  SKIP while
+# the controller refuses mps requests.
+if ! command -v nvidia-cuda-mps-control >/dev/null 2>&1; then
+	skip "MPS: no nvidia-cuda-mps-control in PATH"
+else
+	mps=$((count * 100))
+	sed -i 's/^GresTypes=gpu$/GresTypes=gpu,mps/; s/\(NodeName=n1 .*Gres=[^ ]*\)/\1,mps:'"$mps"'/' "$dir/herd.conf"
+	echo "NodeName=n1 Name=mps Count=$mps" >>"$dir/gres.conf"
+	scontrol reconfigure >/dev/null 2>&1
+	sleep 2
+	mout="$root/mps.out"
+	# shellcheck disable=SC2016  # the job's shell expands it
+	mscript='env | grep -E "^CUDA" | sort
+echo get_server_list | nvidia-cuda-mps-control; echo "control rc=$?"'
+	mjob=$(sbatch --parsable --gres=mps:50 -o "$mout" --wrap "$mscript" 2>"$root/sbatch.err")
+	if [ -z "$mjob" ] && grep -q 'Invalid generic resource' "$root/sbatch.err"; then
+		skip "MPS: sbatch --gres=mps:50 refused ($(cat "$root/sbatch.err")): the controller does not schedule mps (doc/gres.md section 2)"
+	elif [ -z "$mjob" ]; then
+		fail "MPS: sbatch --gres=mps:50: $(cat "$root/sbatch.err")"
+	else
+		mstate=$(wait_job "$mjob")
+		echo "---- job $mjob output ----"
+		sed 's/^/    /' "$mout" 2>/dev/null
+		echo "----"
+		pipe=$(sed -n 's/^CUDA_MPS_PIPE_DIRECTORY=//p' "$mout")
+		pct=$(sed -n 's/^CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=//p' "$mout")
+		if [ "$mstate" = COMPLETED ] && [ -n "$pipe" ] && grep -q '^control rc=0' "$mout"; then
+			pass "MPS: job $mjob's daemon answered in $pipe (CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=$pct)"
+		else
+			fail "MPS: job $mjob $mstate, CUDA_MPS_PIPE_DIRECTORY='$pipe', $(grep '^control rc=' "$mout")"
+		fi
+		sleep 8   # herdd stops it within a second of the job's end, kills it after 5 s
+		left=$(find "$dir/spool/n1" -maxdepth 1 -name 'mps*' | wc -l)
+		if [ "$left" = 0 ]; then
+			pass "MPS: the daemon's directory is gone after the job"
+		else
+			fail "MPS: $left MPS directories left in $dir/spool/n1"
+		fi
+	fi
 fi
 
 echo "gpu_real: $fails failed"
