@@ -264,6 +264,11 @@ static void env_mps(struct env *e, const struct launch *l, const struct launch_g
 	if (lstat(dir, &st) == 0 && S_ISDIR(st.st_mode)) {
 		env_setf(e, "CUDA_MPS_PIPE_DIRECTORY", "%s/pipe", dir);
 		env_setf(e, "CUDA_MPS_LOG_DIRECTORY", "%s/log", dir);
+		/* NVIDIA: the MPS server shows a client the daemon's visible
+		 * devices renumbered from 0 (the daemon has this GPU alone); a
+		 * client keeping the GPU's global index fails */
+		if (env_get(e, "CUDA_VISIBLE_DEVICES"))
+			env_set(e, "CUDA_VISIBLE_DEVICES", "0");
 	}
 	free(dir);
 }

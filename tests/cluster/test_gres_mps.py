@@ -115,7 +115,10 @@ def test_daemon_per_job_and_gpu(cluster, fake_dir):
         assert e.get("CUDA_MPS_PIPE_DIRECTORY") == d2 + "/pipe", (e, err)
         assert e.get("CUDA_MPS_LOG_DIRECTORY") == d2 + "/log", e
         assert e.get("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE") == "25", e
-        assert e.get("CUDA_VISIBLE_DEVICES") == "2", e
+        # the daemon's server shows its GPU as 0 (NVIDIA); the others keep
+        # the global index (no ConstrainDevices here)
+        assert e.get("CUDA_VISIBLE_DEVICES") == "0", e
+        assert e.get("ROCR_VISIBLE_DEVICES") == "2", e
         assert err == "", err
 
         # one daemon per GPU of the job's mps records, as the job's user,
@@ -204,6 +207,7 @@ def test_no_program_runs_without_mps(cluster, fake_dir):
         e = env_of(out)
         assert "CUDA_MPS_PIPE_DIRECTORY" not in e and "CUDA_MPS_LOG_DIRECTORY" not in e, e
         assert e.get("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE") == "50", e
+        assert e.get("CUDA_VISIBLE_DEVICES") == "1", e   # no server renumbers it
         assert not os.path.exists(mps_dir(c, job, 1))
         with open(os.path.join(c.dir, "log", "herdd-n1.log")) as f:
             log = f.read()

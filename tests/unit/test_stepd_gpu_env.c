@@ -469,10 +469,12 @@ static void test_mps_dirs(void **state)
 	assert_int_equal(parse(mps, "", &l, &err), 0);
 	assert_int_equal(gpu_mps_gpu(l.gres, l.ngres), 2);
 	assert_int_equal(gpu_mps_gpu(l.gres, 0), -1);
-	/* no directory: herdd started no daemon (no program): no variable */
+	/* no directory: herdd started no daemon (no program): no variable,
+	 * the global indices */
 	env_init(&e);
 	env_batch(&e, &l, &node);
 	assert_null(env_get(&e, "CUDA_MPS_PIPE_DIRECTORY"));
+	assert_string_equal(env_get(&e, "CUDA_VISIBLE_DEVICES"), "2,5");
 	env_free(&e);
 	/* a link in its place is not the directory */
 	dir = xasprintf("%s/mps00077.2", spool);
@@ -488,6 +490,9 @@ static void test_mps_dirs(void **state)
 	env_batch(&e, &l, &node);
 	assert_string_equal(env_get(&e, "CUDA_MPS_PIPE_DIRECTORY"), pipe);
 	assert_string_equal(env_get(&e, "CUDA_MPS_LOG_DIRECTORY"), log);
+	/* the daemon's server numbers its one GPU 0; the others keep theirs */
+	assert_string_equal(env_get(&e, "CUDA_VISIBLE_DEVICES"), "0");
+	assert_string_equal(env_get(&e, "ROCR_VISIBLE_DEVICES"), "2,5");
 	env_free(&e);
 	env_init(&e);
 	env_step(&e, &l, &node, &t);
