@@ -235,3 +235,34 @@ def test_program_others_may_write_is_not_run(cluster, fake_dir):
         os.chmod(prog, 0o755)
         c.run(["scancel", str(job)])
     c.wait_done(job)
+
+
+LAUNCH_JOB = 40
+
+
+def test_batch_step_holds_the_daemon(cluster, fake_dir):
+    """A batch step's LAUNCH_JOB with mps records: the batch shell gets the
+    directories, and the daemon goes when the batch step ends (a job ID
+    the controller does not know: its JOB_COMPLETE is answered and over)."""
+    c = cluster
+    job = 4321
+    out = os.path.join(c.workdir(USER), "mps-batch.out")
+    if os.path.exists(out):
+        os.unlink(out)
+    launch = launch_obj(c, None, job_id=job)
+    del launch["step"]
+    launch.update(script="#!/bin/sh\nenv\nsleep 2\n", stdout=out, env=["PATH=/usr/bin:/bin"],
+                  gres=[{"name": "mps", "index": 1, "count": 30, "total": 100}])
+    r = herdd_call(c, LAUNCH_JOB, {"job_id": job, "launch": launch})
+    assert r["rc"] == 0, r
+    d = mps_dir(c, job, 1)
+    [rec] = c.wait_until("the daemon started", lambda: starts(fake_dir, job))
+    c.wait_until("the batch output", lambda: os.path.exists(out) and
+                 "CUDA_MPS" in open(out).read())
+    e = env_of(open(out).read())
+    assert e.get("CUDA_MPS_PIPE_DIRECTORY") == d + "/pipe", e
+    assert e.get("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE") == "30", e
+    assert e.get("SLURM_JOB_GPUS") == "1" and e.get("CUDA_VISIBLE_DEVICES") == "0", e
+    c.wait_until("the daemon gone", lambda: not alive(rec["pid"]), timeout=20)
+    c.wait_until("its directory gone", lambda: not os.path.exists(d))
+    assert any(x["event"] == "quit" and x["pid"] == rec["pid"] for x in records(fake_dir))
