@@ -196,8 +196,10 @@ static const struct msg_field f_launch_spec[] = {
 	OPT("ntasks_per_core", MF_INT), OPT("hint", MF_STR), OPT("mem_bind", MF_STR),
 	OPT("propagate", MF_STR), OPT("rlimits", MF_OBJ), OPT("get_user_env", MF_STR),
 	OPT("het_job_id", MF_INT),   /* a het job's component: its leader's ID */
-	OPT("gres", MF_ARR_OBJ),     /* the job's GRES here: herdstepd checks each (doc/gres.md) */
-	OPT("overcommit", MF_BOOL), END
+	OPT("overcommit", MF_BOOL),
+	/* the job's GRES records here: herdstepd checks each (its flags may
+	 * be a number, words or an array: doc/gres.md section 3) */
+	OPT("gres", MF_ARR_OBJ), END
 };
 
 static const struct msg_field f_launch[] = {
