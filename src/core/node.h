@@ -111,7 +111,8 @@ void node_gres_counts(const struct node *n, uint16_t *total, uint16_t *alloc);
 void node_gres_hold(struct node *n, const struct gres_hold *h, int sign);
 void node_gres_used_changed(struct node *n);   /* GresUsed to make again */
 /* Units of slot s free, used[] the slots' use (NULL: as held now): none
- * of a GPU whose shares are in use, nor of shares of a GPU held whole. */
+ * of a GPU whose shares are in use, nor of shares of a GPU held whole or
+ * shared the other way (shards and MPS). */
 uint32_t node_gres_free(const struct node *n, int s, const uint32_t *used);
 /* Drained by the controller for reason (node.c): kept over a restart. */
 void node_drain_for(struct node *n, const char *reason);

@@ -178,9 +178,15 @@ uint32_t node_gres_free(const struct node *n, int s, const uint32_t *used)
 		return 0;
 	if (sl->gpu >= 0 && (used ? used[sl->gpu] : n->gres_slots[sl->gpu].used))
 		return 0;   /* its GPU is held whole */
-	for (int k = 0; k < n->ngres_slots; k++)
-		if (n->gres_slots[k].gpu == s && (used ? used[k] : n->gres_slots[k].used))
+	for (int k = 0; k < n->ngres_slots; k++) {
+		const struct gres_slot *o = &n->gres_slots[k];
+		if (!(used ? used[k] : o->used) || k == s)
+			continue;
+		if (o->gpu == s)
 			return 0;   /* a GPU whose shares are in use */
+		if (sl->gpu >= 0 && o->gpu == sl->gpu && strcmp(o->name, sl->name))
+			return 0;   /* its GPU is shared the other way (shards, MPS) */
+	}
 	return sl->cap - u;
 }
 

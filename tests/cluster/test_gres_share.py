@@ -25,8 +25,8 @@ def c(users):
     try:
         with open(cl.conf) as f:
             text = f.read()
-        text = text.replace("GresTypes=gpu", "GresTypes=gpu,shard")
-        text = re.sub(r"Gres=gpu:h100:2", "Gres=gpu:h100:2,shard:8", text)
+        text = text.replace("GresTypes=gpu", "GresTypes=gpu,shard,mps")
+        text = re.sub(r"Gres=gpu:h100:2", "Gres=gpu:h100:2,shard:8,mps:200", text)
         text += "SchedulerParameters=bf_interval=1\n"   # the starts behind a waiting job
         with open(cl.conf, "w") as f:
             f.write(text)
@@ -34,7 +34,8 @@ def c(users):
         with open(os.path.join(cl.dir, "gres.conf"), "w") as f:
             f.write(f"NodeName=n1 Name=gpu Type=h100 File={d}/nvidia[0-1]\n"
                     f"NodeName=n1 Name=shard Count=4 File={d}/nvidia0\n"
-                    f"NodeName=n1 Name=shard Count=4 File={d}/nvidia1\n")
+                    f"NodeName=n1 Name=shard Count=4 File={d}/nvidia1\n"
+                    f"NodeName=n1 Name=mps Count=200 File={d}/nvidia[0-1]\n")
         r = cl.run(["scontrol", "reconfigure"])
         assert r.rc == 0, r
         cl.wait_until("shards declared", lambda: "shard:8" in cl.run(
@@ -55,7 +56,7 @@ def env_of(c, job, name):
 
 def submit(c, gres, secs=300):
     return c.sbatch(f"--gres={gres}", "-o", "%j.out", "--wrap",
-                    f"env | grep -E '^(CUDA_VISIBLE_DEVICES|SLURM_SHARDS_ON_NODE|SLURM_JOB_GPUS)='; "
+                    f"env | grep -E '^(CUDA_VISIBLE_DEVICES|SLURM_SHARDS_ON_NODE|SLURM_JOB_GPUS|CUDA_MPS_ACTIVE_THREAD_PERCENTAGE)='; "
                     f"sleep {secs}")
 
 
@@ -88,3 +89,21 @@ def test_whole_and_shares_never_together(c):
         c.run(["scancel", str(j)])   # the two waiting then run (1 s each)
     assert c.wait_done(both, 60) == "COMPLETED"
     assert c.wait_done(d, 60) == "COMPLETED"
+
+
+def test_mps_share_of_a_gpu(c):
+    """--gres=mps:25 of a GPU with 100 (Count=200 over two files): 25% of
+    its threads (gres.html "MPS Management"); the same GPU's shards and
+    the GPU whole are not given meanwhile."""
+    a = submit(c, "mps:25")
+    c.wait_state(a, "RUNNING")
+    assert env_of(c, a, "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE") == "25"
+    assert "GRES=mps:25(IDX:0)" in c.run(["scontrol", "-d", "show", "job", str(a)]).out
+    g = submit(c, "gpu:1")
+    c.wait_state(g, "RUNNING")
+    assert env_of(c, g, "SLURM_JOB_GPUS") == "1"   # GPU 0 carries MPS shares
+    s = submit(c, "shard:1", 1)
+    c.wait_until("no shard of either GPU", lambda: c.show_job(s)["Reason"] in ("Resources", "Priority"))
+    for j in (a, g):
+        c.run(["scancel", str(j)])
+    assert c.wait_done(s, 60) == "COMPLETED"
