@@ -107,3 +107,19 @@ def test_mps_share_of_a_gpu(c):
     for j in (a, g):
         c.run(["scancel", str(j)])
     assert c.wait_done(s, 60) == "COMPLETED"
+
+
+def test_sbatch_output_variables(c):
+    """sbatch(1)'s output variables of the GPU options, in the batch
+    script's environment (srun inside reads them back)."""
+    j = c.sbatch("--gpus-per-node=h100:1", "--cpus-per-gpu=2", "--mem-per-gpu=64",
+                 "--gpu-bind=closest", "-o", "%j.out", "--wrap",
+                 "env | grep -E '^SLURM_(GPUS|GPUS_PER_NODE|CPUS_PER_GPU|MEM_PER_GPU|GPU_BIND|"
+                 "GPUS_ON_NODE)=' | sort")
+    assert c.wait_done(j) == "COMPLETED"
+    with open(os.path.join(c.workdir(), f"{j}.out")) as f:
+        assert f.read().splitlines() == [
+            "SLURM_CPUS_PER_GPU=2", "SLURM_GPUS_ON_NODE=1", "SLURM_GPUS_PER_NODE=h100:1",
+            "SLURM_GPU_BIND=closest", "SLURM_MEM_PER_GPU=64"]
+    show = c.show_job(j)
+    assert show["NumCPUs"] == "2" and show["TresPerNode"] == "gres:gpu:h100:1", show
