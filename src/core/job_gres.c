@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "common/bitmap.h"
+#include "common/conf.h"
 #include "common/gres.h"
 #include "common/log.h"
 #include "common/msg.h"
@@ -109,8 +111,10 @@ int job_gres_set(struct job *job, const json_t *spec, struct herd_error *err)
 		if (it->per_socket && !job->sockets_per_node)
 			return errprintf(err, "--gpus-per-socket option requires --sockets-per-node "
 					 "specification"), HERD_ERR_INVALID_GRES;
-		/* what no node has is refused now, as Slurm does */
-		if (!node_gres_kinds_of(it->name, it->type) ||
+		/* a name no node has is refused now, as Slurm does; a type no
+		 * node has never fits (Requested node configuration is not
+		 * available, the submission's check) */
+		if (!node_gres_kinds_of(it->name, NULL) ||
 		    (uint64_t)it->per_node + (uint64_t)it->per_socket * job->sockets_per_node > PER_NODE_MAX)
 			return errprintf(err, "%s", herd_strerror(HERD_ERR_INVALID_GRES)),
 			       HERD_ERR_INVALID_GRES;
@@ -386,6 +390,19 @@ char *job_gres_node_string(const struct job *job, int i)
 	return sb.s ? sb.s : xstrdup("");
 }
 
+/* Is name ("gres/gpu") one of the comma list's, case aside? */
+static bool tres_listed(const char *list, const char *name)
+{
+	size_t len = strlen(name);
+	for (const char *p = list; *p;) {
+		size_t w = strcspn(p, ",");
+		if (w == len && !strncasecmp(p, name, len))
+			return true;
+		p += w + (p[w] == ',');
+	}
+	return false;
+}
+
 char *job_gres_alloc_string(const struct job *job)
 {
 	struct tres_item sum[TRES_REQ_MAX];
@@ -409,12 +426,17 @@ char *job_gres_alloc_string(const struct job *job)
 					sum[n++] = t;
 			}
 		}
+	/* only what AccountingStorageTRES tracks, as Slurm's TRES= shows */
+	const char *tracked = core.conf ? conf_get(core.conf, "AccountingStorageTRES") : NULL;
 	struct strbuf sb = { 0 };
 	for (int k = 0; k < n; k++) {
-		char *item = xasprintf("%sgres/%s%s%s=%" PRIu64, k ? "," : "", sum[k].name,
-				       sum[k].type[0] ? ":" : "", sum[k].type, sum[k].count);
-		strbuf_adds(&sb, item);
-		free(item);
+		char *name = xasprintf("gres/%s%s%s", sum[k].name, sum[k].type[0] ? ":" : "", sum[k].type);
+		if (tracked && tres_listed(tracked, name)) {
+			char *item = xasprintf("%s%s=%" PRIu64, sb.len ? "," : "", name, sum[k].count);
+			strbuf_adds(&sb, item);
+			free(item);
+		}
+		free(name);
 	}
 	return sb.s;
 }
