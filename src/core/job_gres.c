@@ -181,21 +181,48 @@ static int slot_cmp_index(const struct gres_slot *a, const struct gres_slot *b)
 	return (a->index > b->index) - (a->index < b->index);
 }
 
+/* The CPU IDs of slot s's device's Cores= (NULL: any CPU). */
+static struct bitmap *slot_cores(const struct node *n, int s)
+{
+	const struct gres_slot *sl = &n->gres_slots[s];
+	if (sl->dev < 0 || !n->gres_devs[sl->dev].cores[0])
+		return NULL;
+	return bitmap_parse(n->gres_devs[sl->dev].cores, 1u << 16);
+}
+
+/* Free CPUs of node n near slot s (its Cores=; all free ones for none). */
+static int near_free(const struct node *n, int s)
+{
+	struct bitmap *near = slot_cores(n, s);
+	int free_cpus = 0;
+	for (int c = 0; c < n->cpus; c++)
+		if (!(n->cpus_used && bitmap_test(n->cpus_used, (uint32_t)c)) &&
+		    (!near || bitmap_test(near, (uint32_t)c)))
+			free_cpus++;
+	bitmap_destroy(near);
+	return free_cpus;
+}
+
 /* The holds of count units of the kinds on node n (used: the slots' use
- * so far, updated), lowest index first; the number written, -1 when they
- * are not free. */
+ * so far, updated), lowest index first (by_cpus: those with the most
+ * free CPUs near them first, --gres-flags=enforce-binding); the number
+ * written, -1 when they are not free. */
 static int pick_on(const struct node *n, uint32_t kinds, uint32_t count, uint32_t *used,
-		   struct gres_hold *out, int room)
+		   struct gres_hold *out, int room, bool by_cpus)
 {
 	int nh = 0;
 	while (count > 0) {
-		int best = -1;
+		int best = -1, best_free = -1;
 		for (int s = 0; s < n->ngres_slots; s++) {
 			const struct gres_slot *sl = &n->gres_slots[s];
 			if (sl->kind < 0 || !(kinds & (1u << sl->kind)) || !node_gres_free(n, s, used))
 				continue;
-			if (best < 0 || slot_cmp_index(sl, &n->gres_slots[best]) < 0)
+			int f = by_cpus ? near_free(n, s) : 0;
+			if (best < 0 || f > best_free ||
+			    (f == best_free && slot_cmp_index(sl, &n->gres_slots[best]) < 0)) {
 				best = s;
+				best_free = f;
+			}
 		}
 		if (best < 0 || nh == room)
 			return -1;
@@ -213,10 +240,47 @@ static int pick_on(const struct node *n, uint32_t kinds, uint32_t count, uint32_
 	return nh;
 }
 
-bool job_gres_pick(struct job *job, const int *node, int n, const uint32_t *counts, bool install)
+static bool enforce_binding(const struct job *job)
+{
+	return job->gres_flags && !strcmp(job->gres_flags, "enforce-binding");
+}
+
+/* --gres-flags=enforce-binding: the node has cpus free CPUs near the
+ * devices of holds (Cores=; devices without any leave every CPU near). */
+static bool near_enough(const struct node *n, const struct gres_hold *holds, int nholds, int cpus)
+{
+	struct bitmap *near = bitmap_create(n->cpus > 0 ? (uint32_t)n->cpus : 1);
+	bool any = false;
+	int free_cpus = 0;
+
+	for (int h = 0; h < nholds; h++)
+		for (int s = 0; s < n->ngres_slots; s++) {
+			const struct gres_slot *sl = &n->gres_slots[s];
+			if (strcmp(sl->name, holds[h].name) || sl->index != holds[h].index)
+				continue;
+			struct bitmap *c = slot_cores(n, s);
+			if (!c)
+				any = true;
+			for (uint32_t b = c ? bitmap_next(c, 0) : BITMAP_NONE; b != BITMAP_NONE;
+			     b = bitmap_next(c, b + 1))
+				if (b < near->nbits)
+					bitmap_set(near, b);
+			bitmap_destroy(c);
+		}
+	for (int c = 0; c < n->cpus; c++)
+		if (!(n->cpus_used && bitmap_test(n->cpus_used, (uint32_t)c)) &&
+		    (any || bitmap_test(near, (uint32_t)c)))
+			free_cpus++;
+	bitmap_destroy(near);
+	return free_cpus >= cpus;
+}
+
+bool job_gres_pick(struct job *job, const int *node, const int *cpus, int n, const uint32_t *counts,
+		   bool install)
 {
 	int ng;
 	const struct sched_gres *items = job_gres_sched(job, &ng);
+	bool enforce = enforce_binding(job);
 	struct gres_hold **holds = xmalloc((n + 1) * sizeof(*holds));
 	int *nholds = xmalloc((n + 1) * sizeof(int));
 	bool ok = true;
@@ -230,13 +294,15 @@ bool job_gres_pick(struct job *job, const int *node, int n, const uint32_t *coun
 		holds[k] = xmalloc(room * sizeof(**holds));
 		for (int g = 0; g < ng && ok; g++) {
 			int got = counts ? pick_on(nd, items[g].kinds, counts[k * ng + g], used,
-						   holds[k] + nholds[k], room - nholds[k])
+						   holds[k] + nholds[k], room - nholds[k], enforce)
 					 : 0;
 			if (got < 0)
 				ok = false;
 			else
 				nholds[k] += got;
 		}
+		if (ok && enforce && cpus && !near_enough(nd, holds[k], nholds[k], cpus[k]))
+			ok = false;   /* its CPUs would not all be near its GPUs */
 		free(used);
 	}
 	if (ok && install) {

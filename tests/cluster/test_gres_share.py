@@ -32,7 +32,8 @@ def c(users):
             f.write(text)
         d = f"{cl.dir}/dev/n1"
         with open(os.path.join(cl.dir, "gres.conf"), "w") as f:
-            f.write(f"NodeName=n1 Name=gpu Type=h100 File={d}/nvidia[0-1]\n"
+            f.write(f"NodeName=n1 Name=gpu Type=h100 File={d}/nvidia0 Cores=0-3\n"
+                    f"NodeName=n1 Name=gpu Type=h100 File={d}/nvidia1 Cores=4-7\n"
                     f"NodeName=n1 Name=shard Count=4 File={d}/nvidia0\n"
                     f"NodeName=n1 Name=shard Count=4 File={d}/nvidia1\n"
                     f"NodeName=n1 Name=mps Count=200 File={d}/nvidia[0-1]\n")
@@ -123,3 +124,23 @@ def test_sbatch_output_variables(c):
             "SLURM_GPU_BIND=closest", "SLURM_MEM_PER_GPU=64"]
     show = c.show_job(j)
     assert show["NumCPUs"] == "2" and show["TresPerNode"] == "gres:gpu:h100:1", show
+
+
+def test_enforce_binding_waits_for_cpus_near_the_gpu(c):
+    """--gres-flags=enforce-binding: every CPU of the job near its GPU
+    (gres.conf Cores=): with GPU 1's CPUs 4-7 partly taken the job waits,
+    though a GPU and CPUs elsewhere are free; once they are free it runs
+    on GPU 1."""
+    a = c.sbatch("-n4", "--gres=gpu:1", "-o", "/dev/null", "--wrap", "sleep 300")
+    b = c.sbatch("-n1", "-o", "/dev/null", "--wrap", "sleep 300")   # takes CPU 4
+    c.wait_state(a, "RUNNING")
+    c.wait_state(b, "RUNNING")
+    e = c.sbatch("-n4", "--gres=gpu:1", "--gres-flags=enforce-binding", "-o", "%j.out", "--wrap",
+                 "echo CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES; sleep 300")
+    c.wait_until("it waits", lambda: c.show_job(e)["Reason"] == "Resources")
+    assert c.job_state(e) == "PENDING"
+    c.run(["scancel", str(b)])
+    c.wait_state(e, "RUNNING")
+    assert env_of(c, e, "CUDA_VISIBLE_DEVICES") == "1"
+    for j in (a, e):
+        c.run(["scancel", str(j)])
