@@ -87,7 +87,10 @@ bool sched_gres_split(const struct sched_node *nodes, const struct sched_req *re
 	for (int k = 0; k < n; k++) {
 		const struct sched_node *nd = &nodes[node[k]];
 		int64_t fk[SCHED_GRES_KINDS], gpus = 0;
-		int64_t cap = cpus[k] / cpt, tasks = k < based, more = cap - tasks;
+		int64_t cap = cpus[k] / cpt, by_gres = sched_gres_tasks(nd, req, empty, false);
+		if (by_gres < cap)   /* an exclusive job's CPUs are more than its GPUs' tasks */
+			cap = by_gres < 1 ? 1 : by_gres;
+		int64_t tasks = k < based, more = cap - tasks;
 		if (more > rem)
 			more = rem;
 		if (more > 0) {
@@ -409,8 +412,12 @@ static bool try_pick(const struct sched_node *nodes, const int *cand, int ncand,
 		int64_t take = tasks * cpt < need - reserve ? tasks * cpt : need - reserve;
 		if (take < cpt)
 			take = cpt;
-		if (req->exclusive)
+		int64_t tasks_cpus = take;   /* what its tasks use of the CPUs wanted */
+		if (req->exclusive) {
 			take = nd->cpus;
+			if (!req->ngres)
+				tasks_cpus = take;   /* (as before GRES: the whole node counts) */
+		}
 		int64_t held = take < req->mincpus ? req->mincpus : take;   /* --mincpus */
 		if ((req->exclusive || held > take) && !mem_fits(nd, req, held, empty)) {
 			if (i < nreq)
@@ -419,7 +426,7 @@ static bool try_pick(const struct sched_node *nodes, const int *cand, int ncand,
 		}
 		out_node[n] = cand[i];
 		out_cpus[n++] = (int)held;
-		need -= take;
+		need -= tasks_cpus;
 	}
 	if (need > 0 || gwant)
 		return false;
