@@ -269,6 +269,8 @@ static const struct sched_gres gpu_node1[] = { { .kinds = 1, .per_node = 1, .gpu
 static const struct sched_gres gpu_node2[] = { { .kinds = 1, .per_node = 2, .gpu = true } };
 static const struct sched_gres gpu_node3[] = { { .kinds = 1, .per_node = 3, .gpu = true } };
 static const struct sched_gres gpu_job3[] = { { .kinds = 1, .per_job = 3, .gpu = true } };
+static const struct sched_gres gpu_total2_node1[] = { { .kinds = 1, .per_node = 1, .per_job = 2, .gpu = true } };
+static const struct sched_gres gpu_total2[] = { { .kinds = 1, .per_job = 2, .gpu = true } };
 static const struct sched_gres gpu_task1[] = { { .kinds = 1, .per_task = 1, .gpu = true } };
 static const struct sched_gres shard4[] = { { .kinds = 2, .per_node = 4 } };
 static const struct sched_gres gpu_any[] = { { .kinds = 3, .per_node = 2 } };
@@ -305,6 +307,12 @@ static const struct gres_case gres_cases[] = {
 	{ "--exclusive --gpus-per-task=1 -n4: two tasks a node, as the GPUs allow",
 	  { .ntasks = 4, .exclusive = true, .gres = gpu_task1, .ngres = 1 }, { 0 }, SCHED_PICKED, 2,
 	  { 0, 1 }, { 4, 4 }, { 2, 2 } },
+	{ "--gpus=2 --gpus-per-node=1 -N2: the total, not one more each",
+	  { .nodes = 2, .gres = gpu_total2_node1, .ngres = 1 }, { 0 }, SCHED_PICKED, 2,
+	  { 0, 1 }, { 1, 1 }, { 1, 1 } },
+	{ "--gpus=2 --cpus-per-gpu=3: one GPU and 3 CPUs a node",
+	  { .ntasks = 1, .gres = gpu_total2, .ngres = 1, .cpus_per_gpu = 3 }, { 0 }, SCHED_PICKED, 2,
+	  { 0, 1 }, { 3, 3 }, { 1, 1 } },
 	{ "--gpus-per-task=1 -N1 -n3 never fits", { .nodes = 1, .ntasks = 3, .gres = gpu_task1, .ngres = 1 },
 	  { 0 }, SCHED_NEVER, 0, { 0 }, { 0 }, { 0 } },
 	{ "--cpus-per-gpu=2 with --gpus=3", { .ntasks = 1, .gres = gpu_job3, .ngres = 1, .cpus_per_gpu = 2 },
