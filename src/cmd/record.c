@@ -170,6 +170,17 @@ static void node_alloc_lines(const json_t *job, struct record *r)
 	}
 }
 
+/* The memory the job holds on all its nodes (node_alloc's), 0 before it runs. */
+static long long node_alloc_mem(const json_t *job)
+{
+	const json_t *alloc = json_object_get(job, "node_alloc"), *e;
+	long long total = 0;
+	size_t i;
+	json_array_foreach(alloc, i, e)
+		total += json_integer_value(json_array_get(e, 2));
+	return total;
+}
+
 void record_job(const json_t *job, time_t now, int details, struct record *r)
 {
 	char a[64], b[64], c[64];
@@ -290,7 +301,11 @@ void record_job(const json_t *job, time_t now, int details, struct record *r)
 	record_add(r, "NumNodes=%s NumCPUs=%lld NumTasks=%lld CPUs/Task=%lld ReqB:S:C:T=0:0:%s:%s",
 		range, cpus, tasks, cpt > 0 ? cpt : 1, sct[1], sct[2]);
 	const char *gres = cmd_jstr(job, "gres_alloc"), *comma = *gres ? "," : "";
-	if (cmd_jint(job, "mem_per_cpu") > 0)
+	long long gpu_mem = cmd_jint(job, "mem_per_gpu") > 0 ? node_alloc_mem(job) : 0;
+	if (gpu_mem > 0)   /* --mem-per-gpu: what its nodes give it */
+		record_add(r, "TRES=cpu=%lld,mem=%s,node=%lld,billing=%lld%s%s", cpus,
+			fmt_size_mb(gpu_mem, c, sizeof(c)), nodes, cpus, comma, gres);
+	else if (cmd_jint(job, "mem_per_cpu") > 0)
 		record_add(r, "TRES=cpu=%lld,mem=%s,node=%lld,billing=%lld%s%s", cpus,
 			fmt_size_mb(cmd_jint(job, "mem_per_cpu") * cpus, c, sizeof(c)), nodes, cpus, comma, gres);
 	else if (mem > 0)
