@@ -136,9 +136,10 @@ static const char *job_gres_sum(const json_t *job, char *buf, size_t len)
 	return nsum ? buf : "(null)";
 }
 
-/* -d: one line per run of nodes where the job has the same CPUs and memory,
- * as Slurm's.  Herd does not pin a job to CPU IDs: CPU_IDs numbers its CPUs
- * on the node from 0, so that their count is right. */
+/* -d: one line per run of nodes where the job has the same CPU IDs,
+ * memory and GRES, as Slurm's.  A controller that does not send the IDs
+ * (node_alloc's fifth) numbers the CPUs from 0, so that their count is
+ * right. */
 static void node_alloc_lines(const json_t *job, struct record *r)
 {
 	const json_t *alloc = json_object_get(job, "node_alloc");
@@ -149,13 +150,15 @@ static void node_alloc_lines(const json_t *job, struct record *r)
 		long long cpus = json_integer_value(json_array_get(e, 1));
 		long long mem = json_integer_value(json_array_get(e, 2));
 		const char *gres = json_string_value(json_array_get(e, 3)) ?: "";
+		const char *given = json_string_value(json_array_get(e, 4)) ?: "";
 		const char **names = xmalloc(n * sizeof(*names));
 		size_t k = 0;
 		for (; i < n; i++, k++) {
 			e = json_array_get(alloc, i);
 			if (json_integer_value(json_array_get(e, 1)) != cpus ||
 			    json_integer_value(json_array_get(e, 2)) != mem ||
-			    strcmp(json_string_value(json_array_get(e, 3)) ?: "", gres))
+			    strcmp(json_string_value(json_array_get(e, 3)) ?: "", gres) ||
+			    strcmp(json_string_value(json_array_get(e, 4)) ?: "", given))
 				break;
 			names[k] = json_string_value(json_array_get(e, 0));
 		}
@@ -164,7 +167,8 @@ static void node_alloc_lines(const json_t *job, struct record *r)
 			snprintf(ids, sizeof(ids), "0-%lld", cpus - 1);
 		else
 			snprintf(ids, sizeof(ids), "0");
-		record_add(r, "  Nodes=%s CPU_IDs=%s Mem=%lld GRES=%s", hosts, ids, mem, gres);
+		record_add(r, "  Nodes=%s CPU_IDs=%s Mem=%lld GRES=%s", hosts, *given ? given : ids, mem,
+			gres);
 		free(hosts);
 		free(names);
 	}

@@ -258,15 +258,17 @@ int64_t job_gres_count(const struct job *job, const char *name)
 					total += job->alloc_gres[i][h].count;
 		return total;
 	}
-	/* asked: per job, or per node and per task over the least nodes */
+	/* asked: per node and per task over the least nodes; --gpus is the
+	 * job's total (sbatch(1): "the total number of GPUs required for the
+	 * job"), so at least that */
 	int64_t nodes = job->req_nodes ? job->req_nodes : 1;
 	for (int g = 0; g < job->ngres; g++) {
 		const struct job_gres *it = &job->gres[g];
 		if (strcmp(it->name, name))
 			continue;
 		int64_t per_node = it->per_node + (int64_t)it->per_socket * job->sockets_per_node;
-		int64_t n = it->per_job + per_node * nodes + (int64_t)it->per_task * (job->ntasks ? job->ntasks : nodes);
-		total += n;
+		int64_t n = per_node * nodes + (int64_t)it->per_task * (job->ntasks ? job->ntasks : nodes);
+		total += n > it->per_job ? n : it->per_job;
 	}
 	return total;
 }
