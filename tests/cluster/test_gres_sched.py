@@ -120,6 +120,10 @@ def test_gres_gpu_1_batch_env(clean):
     assert nodes == [("n1", "0", "0", "gpu:h100:1(IDX:0)")]
     assert gres_used(c, "n1") == "gpu:h100:1(IDX:0)"
     assert gres_used(c, "n2") == "gpu:h100:0(IDX:N/A)"
+    # the node's TRES name the GPUs as the job's TRES= does
+    r = c.run(["scontrol", "show", "node", "n1"])
+    assert re.search(r"CfgTRES=cpu=4,mem=\d+M,billing=4,gres/gpu=2,gres/gpu:h100=2\n", r.out), r
+    assert "AllocTRES=cpu=1,gres/gpu=1,gres/gpu:h100=1\n" in r.out, r
     c.wait_until("the batch shell's output", lambda: os.path.exists(out) and "ON_NODE" in read(out))
     env = env_of(read(out))
     assert [env[v] for v in GPU_VARS] == ["0", "0", "1"]
