@@ -85,6 +85,43 @@ static int parse_all(struct job *job, struct herd_error *err)
 	return 0;
 }
 
+#define NTASKS_MAX 100000000   /* common/jobspec.c's bound on "ntasks" */
+
+/* --ntasks-per-gpu=N (sbatch(1)): with GPUs asked and no --ntasks, N tasks
+ * per GPU; with --ntasks and no GPUs, the type-less GPUs those tasks need
+ * (written into tres_per_job, which is what is kept).  Not with
+ * --gpus-per-task, --gpus-per-socket, --ntasks-per-node nor -N min-max. */
+static int ntasks_per_gpu(struct job *job, int64_t per_gpu, int64_t tasks_per_node,
+			  struct herd_error *err)
+{
+	int64_t gpus = 0, nodes = job->req_nodes ? job->req_nodes : 1;
+
+	if (per_gpu <= 0)
+		return 0;
+	for (int i = 0; i < job->ngres; i++) {
+		const struct job_gres *it = &job->gres[i];
+		if (it->per_task || it->per_socket || tasks_per_node || job->max_nodes)
+			return errprintf(err, "--ntasks-per-gpu is not compatible with --gpus-per-task, "
+					 "--gpus-per-socket, --ntasks-per-node or a node range");
+		if (!strcmp(it->name, "gpu"))
+			gpus += it->per_job + (int64_t)it->per_node * nodes;
+	}
+	if (gpus && !job->ntasks) {
+		if (gpus > NTASKS_MAX / per_gpu)
+			return errprintf(err, "%s", herd_strerror(HERD_ERR_INVALID_GRES));
+		job->ntasks = (uint32_t)(gpus * per_gpu);
+	} else if (!gpus) {
+		int64_t tasks = job->ntasks ? job->ntasks : 1;
+		char *add = xasprintf("%s%sgres/gpu:%" PRId64, job->tres_per_job ? job->tres_per_job : "",
+				      job->tres_per_job ? "," : "", (tasks + per_gpu - 1) / per_gpu);
+		free(job->tres_per_job);
+		job->tres_per_job = add;
+		if (parse_all(job, err) < 0)
+			return errprintf(err, "%s", herd_strerror(HERD_ERR_INVALID_GRES));
+	}
+	return 0;
+}
+
 int job_gres_set(struct job *job, const json_t *spec, struct herd_error *err)
 {
 	int64_t cpg = msg_int(spec, "cpus_per_gpu"), mpg = msg_int(spec, "mem_per_gpu");
@@ -104,6 +141,9 @@ int job_gres_set(struct job *job, const json_t *spec, struct herd_error *err)
 	job->mem_per_gpu = (uint64_t)mpg;
 	if (parse_all(job, err) < 0)
 		return errprintf(err, "%s", herd_strerror(HERD_ERR_INVALID_GRES)), HERD_ERR_INVALID_GRES;
+	if (ntasks_per_gpu(job, msg_int(spec, "ntasks_per_gpu"), msg_int(spec, "ntasks_per_node"),
+			   err) < 0)
+		return HERD_ERR_INVALID_GRES;
 	for (int i = 0; i < job->ngres; i++) {
 		const struct job_gres *it = &job->gres[i];
 		if (it->per_socket && !job->sockets_per_node)

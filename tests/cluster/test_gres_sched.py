@@ -240,6 +240,29 @@ def test_cpus_and_mem_per_gpu(clean):
     assert kv["NumCPUs"] == "2" and nodes == [("n2", "0-1", "0", "gpu:h100:1(IDX:0)")]
 
 
+@pytest.mark.parametrize("opts,tasks,tres_key,tres", [
+    # GPUs asked, no --ntasks: N tasks per GPU
+    (["--ntasks-per-gpu=2", "--gpus=2"], "4", "TresPerJob", "gres:gpu:2"),
+    (["--ntasks-per-gpu=2", "--gpus-per-node=1", "-N2"], "4", "TresPerNode", "gres:gpu:1"),
+    # --ntasks, no GPUs: the type-less GPUs they need
+    (["--ntasks-per-gpu=2", "-n3"], "3", "TresPerJob", "gres:gpu:2"),
+])
+def test_ntasks_per_gpu(clean, opts, tasks, tres_key, tres):
+    c = clean
+    job = submit(c, *opts, "--wrap", HOLD)
+    c.wait_state(job, "RUNNING")
+    kv, nodes = detail(c, job)
+    assert (kv["NumTasks"], kv[tres_key]) == (tasks, tres)
+    gpus = int(tres.rsplit(":", 1)[1]) * (2 if tres_key == "TresPerNode" else 1)
+    assert kv["TRES"].endswith(f",gres/gpu={gpus},gres/gpu:h100={gpus}"), kv["TRES"]
+
+
+def test_ntasks_per_gpu_refused_with_gpus_per_task(c):
+    assert refused(c, "--ntasks-per-gpu=1", "--gpus-per-task=1", "-n1") == (
+        "sbatch: error: Batch job submission failed: --ntasks-per-gpu is not compatible with "
+        "--gpus-per-task, --gpus-per-socket, --ntasks-per-node or a node range\n")
+
+
 # Known bugs of the pass (src/sched/select.c, the lead's): strict, so that
 # the fix shows here as an XPASS failure and the mark is taken off.
 @pytest.mark.xfail(strict=True, reason="select.c: --gpus is added to --gpus-per-node/-task, "
