@@ -10,7 +10,8 @@ script submitted unchanged.
 
 One cluster: 2 nodes of 4 CPUs and 2 fake h100 GPUs each (`herd up
 --gpus 2 --gpu-type h100`), bf_interval=1, limits enforced (root and
-herdu1 have associations)."""
+herdu1 have associations), partitions low and high over both nodes for
+preemption (preempt/partition_prio, REQUEUE) besides the default debug."""
 import os
 import re
 import signal
@@ -51,17 +52,33 @@ def c(users):
                  "MaxTRESPerJob=gres/gpu=1")
         sacctmgr(c, "modify", "user", "root", "set", "qos=normal,gpu1,gpu1deny")
         set_conf_keys(c, {"SchedulerParameters": "bf_interval=1,bf_resolution=1",
-                          "AccountingStorageEnforce": "associations,limits,qos,safe"})
+                          "AccountingStorageEnforce": "associations,limits,qos,safe",
+                          "PreemptType": "preempt/partition_prio", "PreemptMode": "REQUEUE"})
+        with open(c.conf, "a") as f:   # low and high: preemption (the default is debug)
+            f.write("PartitionName=low Nodes=ALL PriorityTier=1 PreemptMode=REQUEUE\n"
+                    "PartitionName=high Nodes=ALL PriorityTier=10\n")
+        r = c.run(["scontrol", "reconfigure"])
+        assert r.rc == 0, r
         yield c
     finally:
         stop_cluster(c)
 
 
+def empty(c):
+    """No job left, both nodes idle (sinfo -N lists a node per partition)."""
+    cancel_all(c, wait_idle=False)
+
+    def idle():
+        r = c.run(["sinfo", "-h", "-N", "-p", "debug", "-o", "%N %t"])
+        return r.rc == 0 and r.out.split() == ["n1", "idle", "n2", "idle"]
+    c.wait_until("both nodes idle", idle)
+
+
 @pytest.fixture
 def clean(c):
-    cancel_all(c)
+    empty(c)
     yield c
-    cancel_all(c)
+    empty(c)
 
 
 def submit(c, *args, user=None):
@@ -327,6 +344,22 @@ def test_limits_on_gres_gpu(clean):
         sacctmgr(c, "modify", "user", "root", "set", "MaxTRES=gres/gpu=-1")
     c.wait_state(assoc_held, "RUNNING", timeout=20)
     assert c.job_state(qos_held) == "PENDING"
+
+
+def test_preempted_job_gives_its_gpus_back(clean):
+    """A high-tier GPU job requeues the low one holding every GPU, gets
+    GPU 0; the low one runs again, with all four, once it ends."""
+    c = clean
+    low = submit(c, "-p", "low", "--gpus-per-node=2", "-N2", "--wrap", HOLD)
+    c.wait_state(low, "RUNNING")
+    high = submit(c, "-p", "high", "--gres=gpu:1", "--wrap", HOLD)
+    c.wait_state(high, "RUNNING", timeout=30)
+    assert c.job_state(low) == "PENDING"
+    assert detail(c, high)[1][0][3] == "gpu:h100:1(IDX:0)"
+    assert c.run(["scancel", str(high)]).rc == 0
+    c.wait_state(low, "RUNNING", timeout=30)
+    kv, nodes = detail(c, low)
+    assert kv["Restarts"] == "1" and nodes[0][3] == "gpu:h100:2(IDX:0-1)"
 
 
 def test_restart_keeps_the_devices(clean):
