@@ -96,13 +96,17 @@ static int ntasks_per_gpu(struct job *job, int64_t per_gpu, int64_t tasks_per_no
 {
 	int64_t gpus = 0, nodes = job->req_nodes ? job->req_nodes : 1;
 
+	bool apart = tasks_per_node || job->max_nodes;
+
 	if (per_gpu <= 0)
 		return 0;
+	for (int i = 0; i < job->ngres; i++)
+		apart |= job->gres[i].per_task || job->gres[i].per_socket;
+	if (apart)
+		return errprintf(err, "--ntasks-per-gpu is not compatible with --gpus-per-task, "
+				 "--gpus-per-socket, --ntasks-per-node or a node range");
 	for (int i = 0; i < job->ngres; i++) {
 		const struct job_gres *it = &job->gres[i];
-		if (it->per_task || it->per_socket || tasks_per_node || job->max_nodes)
-			return errprintf(err, "--ntasks-per-gpu is not compatible with --gpus-per-task, "
-					 "--gpus-per-socket, --ntasks-per-node or a node range");
 		if (!strcmp(it->name, "gpu"))
 			gpus += it->per_job + (int64_t)it->per_node * nodes;
 	}

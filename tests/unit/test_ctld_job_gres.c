@@ -119,6 +119,8 @@ static void request_read_and_refused(void **state)
 		  HERD_ERR_INVALID_GRES, 0, 0, "--ntasks-per-gpu is not compatible" },
 		{ "{\"tres_per_job\": \"gres/gpu:1\", \"ntasks_per_gpu\": 1, \"ntasks_per_node\": 1}",
 		  1, 0, HERD_ERR_INVALID_GRES, 0, 0, "--ntasks-per-gpu is not compatible" },
+		{ "{\"ntasks_per_gpu\": 1, \"ntasks_per_node\": 2}", 1, 2, HERD_ERR_INVALID_GRES, 0, 0,
+		  "--ntasks-per-gpu is not compatible" },
 		/* 2^20 GPUs x 1000 tasks each: over the tasks' bound, no overflow */
 		{ "{\"tres_per_job\": \"gres/gpu:1048576\", \"ntasks_per_gpu\": 1000}", 0, 0,
 		  HERD_ERR_INVALID_GRES, 0, 0, "Invalid generic resource" },
