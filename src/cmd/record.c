@@ -306,6 +306,9 @@ void record_job(const json_t *job, time_t now, int details, struct record *r)
 		range, cpus, tasks, cpt > 0 ? cpt : 1, sct[1], sct[2]);
 	const char *gres = cmd_jstr(job, "gres_alloc"), *comma = *gres ? "," : "";
 	long long gpu_mem = cmd_jint(job, "mem_per_gpu") > 0 ? node_alloc_mem(job) : 0;
+	const char *gpus = strstr(gres, "gres/gpu=");
+	if (!gpu_mem && gpus)   /* not started: --mem-per-gpu per GPU asked */
+		gpu_mem = cmd_jint(job, "mem_per_gpu") * atoll(gpus + strlen("gres/gpu="));
 	if (gpu_mem > 0)   /* --mem-per-gpu: what its nodes give it */
 		record_add(r, "TRES=cpu=%lld,mem=%s,node=%lld,billing=%lld%s%s", cpus,
 			fmt_size_mb(gpu_mem, c, sizeof(c)), nodes, cpus, comma, gres);

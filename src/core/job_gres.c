@@ -432,29 +432,48 @@ char *job_gres_node_string(const struct job *job, int i)
 	return sb.s ? sb.s : xstrdup("");
 }
 
+/* Adds count of name[:type] to sum (n items so far), and of name alone
+ * when typed: the TRES Slurm counts. */
+static void tres_add(struct tres_item *sum, int *n, const char *name, const char *type,
+		     uint64_t count)
+{
+	for (int typed = 0; typed < 1 + (type[0] != 0); typed++) {
+		struct tres_item t = { .count = count };
+		snprintf(t.name, sizeof(t.name), "%s", name);
+		snprintf(t.type, sizeof(t.type), "%s", typed ? type : "");
+		int k = 0;
+		while (k < *n && (strcmp(sum[k].name, t.name) || strcmp(sum[k].type, t.type)))
+			k++;
+		if (k < *n)
+			sum[k].count += t.count;
+		else if (*n < TRES_REQ_MAX)
+			sum[(*n)++] = t;
+	}
+}
+
 char *job_gres_alloc_string(const struct job *job)
 {
 	struct tres_item sum[TRES_REQ_MAX];
 	int n = 0;
 
-	if (!job->alloc_gres)
-		return NULL;
-	for (int i = 0; i < job->nalloc; i++)
-		for (int h = 0; h < job->nalloc_gres[i]; h++) {
-			const struct gres_hold *gh = &job->alloc_gres[i][h];
-			for (int typed = 0; typed < 1 + (gh->type[0] != 0); typed++) {
-				struct tres_item t = { .count = gh->count };
-				snprintf(t.name, sizeof(t.name), "%s", gh->name);
-				snprintf(t.type, sizeof(t.type), "%s", typed ? gh->type : "");
-				int k = 0;
-				while (k < n && (strcmp(sum[k].name, t.name) || strcmp(sum[k].type, t.type)))
-					k++;
-				if (k < n)
-					sum[k].count += t.count;
-				else if (n < TRES_REQ_MAX)
-					sum[n++] = t;
+	if (job->alloc_gres) {
+		for (int i = 0; i < job->nalloc; i++)
+			for (int h = 0; h < job->nalloc_gres[i]; h++) {
+				const struct gres_hold *gh = &job->alloc_gres[i][h];
+				tres_add(sum, &n, gh->name, gh->type, gh->count);
 			}
+	} else if (!job->nalloc) {   /* pending: what it asks (Slurm's TRES= is then the request) */
+		int64_t nodes = job->req_nodes ? job->req_nodes : 1;
+		int64_t tasks = job->ntasks ? job->ntasks : nodes;
+		for (int g = 0; g < job->ngres; g++) {
+			const struct job_gres *it = &job->gres[g];
+			int64_t per_node = it->per_node + (int64_t)it->per_socket * job->sockets_per_node;
+			int64_t c = per_node * nodes + (int64_t)it->per_task * tasks;
+			tres_add(sum, &n, it->name, it->type, (uint64_t)(c > it->per_job ? c : it->per_job));
 		}
+	}
+	if (!n)
+		return NULL;
 	struct strbuf sb = { 0 };
 	for (int k = 0; k < n; k++) {
 		char *item = xasprintf("%sgres/%s%s%s=%" PRIu64, k ? "," : "", sum[k].name,

@@ -214,6 +214,12 @@ def test_gpu_job_waits_for_gpus_not_cpus(clean):
     c.wait_state(cpu_job, "RUNNING", timeout=20)   # the main pass or backfill (bf_interval=1)
     wait_reason(c, waiter, "Resources")
     assert c.job_state(waiter) == "PENDING"
+    # pending, TRES= is what it asks (Slurm's request), --mem-per-gpu too
+    asks = submit(c, "--gpus=3", "--mem-per-gpu=10", "--wrap", "true")
+    assert c.job_state(asks) == "PENDING"
+    assert c.show_job(asks)["TRES"] == "cpu=1,mem=30M,node=1,billing=1,gres/gpu=3"
+    assert c.show_job(waiter)["TRES"] == "cpu=1,node=1,billing=1,gres/gpu=1"
+    assert c.run(["scancel", str(asks)]).rc == 0
 
     # the start the backfill plan gives it: the hog's limit, 2 minutes on
     def start():

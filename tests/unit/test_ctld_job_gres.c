@@ -164,6 +164,23 @@ static void ntasks_per_gpu_kept(void **state)
 	done(job);
 }
 
+/* Pending, TRES= is the request: typed ones under their name too. */
+static void pending_tres(void **state)
+{
+	struct herd_error err;
+	int rc;
+	struct job *job = job_of("{\"tres_per_node\": \"gres/gpu:h100:1\", "
+				 "\"tres_per_job\": \"gres/gpu:3\"}", 2, 0, &rc, &err);
+	assert_int_equal(rc, 0);
+	char *s = job_gres_alloc_string(job);
+	assert_string_equal(s, "gres/gpu=5,gres/gpu:h100=2");
+	free(s);
+	done(job);
+	job = job_of("{}", 1, 0, &rc, &err);
+	assert_null(job_gres_alloc_string(job));
+	done(job);
+}
+
 /* Lowest free index first; what is held is not picked again; the strings
  * scontrol shows. */
 static void picked_lowest_first(void **state)
@@ -229,6 +246,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(request_read_and_refused),
 		cmocka_unit_test(ntasks_per_gpu_kept),
+		cmocka_unit_test(pending_tres),
 		cmocka_unit_test(picked_lowest_first),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
