@@ -136,9 +136,10 @@ static const char *job_gres_sum(const json_t *job, char *buf, size_t len)
 	return nsum ? buf : "(null)";
 }
 
-/* -d: one line per run of nodes where the job has the same CPUs and memory,
- * as Slurm's.  Herd does not pin a job to CPU IDs: CPU_IDs numbers its CPUs
- * on the node from 0, so that their count is right. */
+/* -d: one line per run of nodes where the job has the same CPU IDs,
+ * memory and GRES, as Slurm's.  A controller that does not send the IDs
+ * (node_alloc's fifth) numbers the CPUs from 0, so that their count is
+ * right. */
 static void node_alloc_lines(const json_t *job, struct record *r)
 {
 	const json_t *alloc = json_object_get(job, "node_alloc");
@@ -149,13 +150,15 @@ static void node_alloc_lines(const json_t *job, struct record *r)
 		long long cpus = json_integer_value(json_array_get(e, 1));
 		long long mem = json_integer_value(json_array_get(e, 2));
 		const char *gres = json_string_value(json_array_get(e, 3)) ?: "";
+		const char *given = json_string_value(json_array_get(e, 4)) ?: "";
 		const char **names = xmalloc(n * sizeof(*names));
 		size_t k = 0;
 		for (; i < n; i++, k++) {
 			e = json_array_get(alloc, i);
 			if (json_integer_value(json_array_get(e, 1)) != cpus ||
 			    json_integer_value(json_array_get(e, 2)) != mem ||
-			    strcmp(json_string_value(json_array_get(e, 3)) ?: "", gres))
+			    strcmp(json_string_value(json_array_get(e, 3)) ?: "", gres) ||
+			    strcmp(json_string_value(json_array_get(e, 4)) ?: "", given))
 				break;
 			names[k] = json_string_value(json_array_get(e, 0));
 		}
@@ -164,10 +167,22 @@ static void node_alloc_lines(const json_t *job, struct record *r)
 			snprintf(ids, sizeof(ids), "0-%lld", cpus - 1);
 		else
 			snprintf(ids, sizeof(ids), "0");
-		record_add(r, "  Nodes=%s CPU_IDs=%s Mem=%lld GRES=%s", hosts, ids, mem, gres);
+		record_add(r, "  Nodes=%s CPU_IDs=%s Mem=%lld GRES=%s", hosts, *given ? given : ids, mem,
+			gres);
 		free(hosts);
 		free(names);
 	}
+}
+
+/* The memory the job holds on all its nodes (node_alloc's), 0 before it runs. */
+static long long node_alloc_mem(const json_t *job)
+{
+	const json_t *alloc = json_object_get(job, "node_alloc"), *e;
+	long long total = 0;
+	size_t i;
+	json_array_foreach(alloc, i, e)
+		total += json_integer_value(json_array_get(e, 2));
+	return total;
 }
 
 void record_job(const json_t *job, time_t now, int details, struct record *r)
@@ -290,7 +305,14 @@ void record_job(const json_t *job, time_t now, int details, struct record *r)
 	record_add(r, "NumNodes=%s NumCPUs=%lld NumTasks=%lld CPUs/Task=%lld ReqB:S:C:T=0:0:%s:%s",
 		range, cpus, tasks, cpt > 0 ? cpt : 1, sct[1], sct[2]);
 	const char *gres = cmd_jstr(job, "gres_alloc"), *comma = *gres ? "," : "";
-	if (cmd_jint(job, "mem_per_cpu") > 0)
+	long long gpu_mem = cmd_jint(job, "mem_per_gpu") > 0 ? node_alloc_mem(job) : 0;
+	const char *gpus = strstr(gres, "gres/gpu=");
+	if (!gpu_mem && gpus)   /* not started: --mem-per-gpu per GPU asked */
+		gpu_mem = cmd_jint(job, "mem_per_gpu") * atoll(gpus + strlen("gres/gpu="));
+	if (gpu_mem > 0)   /* --mem-per-gpu: what its nodes give it */
+		record_add(r, "TRES=cpu=%lld,mem=%s,node=%lld,billing=%lld%s%s", cpus,
+			fmt_size_mb(gpu_mem, c, sizeof(c)), nodes, cpus, comma, gres);
+	else if (cmd_jint(job, "mem_per_cpu") > 0)
 		record_add(r, "TRES=cpu=%lld,mem=%s,node=%lld,billing=%lld%s%s", cpus,
 			fmt_size_mb(cmd_jint(job, "mem_per_cpu") * cpus, c, sizeof(c)), nodes, cpus, comma, gres);
 	else if (mem > 0)
@@ -372,6 +394,38 @@ void record_job(const json_t *job, time_t now, int details, struct record *r)
 	record_add(r, "%s", "");
 }
 
+/* A node's Gres= or GresUsed= text ("gpu:h100:2(S:0-1),shard:8") as the
+ * TRES its jobs' TRES= name (",gres/gpu=2,gres/gpu:h100=2,gres/shard=8"),
+ * counts of 0 left out; "" for none. */
+static const char *node_gres_tres(const char *g, char *buf, size_t len)
+{
+	size_t used = 0;
+	buf[0] = '\0';
+	while (*g && used < len) {
+		size_t item = strcspn(g, ",(");
+		const char *colon = item ? memrchr(g, ':', item) : NULL;
+		long long n = colon ? atoll(colon + 1) : 0;
+		if (n > 0) {
+			size_t name = strcspn(g, ":");
+			const char *type = g + name + 1;
+			int tlen = (int)(colon - type);
+			if (tlen >= 10 && !strncmp(colon - 10, "no_consume", 10))
+				tlen -= tlen > 10 ? 11 : 10;   /* name[:type]:no_consume:count */
+			used += snprintf(buf + used, len - used, ",gres/%.*s=%lld", (int)name, g, n);
+			if (tlen > 0 && used < len)
+				used += snprintf(buf + used, len - used, ",gres/%.*s:%.*s=%lld", (int)name, g,
+						 tlen, type, n);
+		}
+		g += item;
+		if (*g == '(')
+			g += strcspn(g, ")") + (g[strcspn(g, ")")] == ')');
+		g += *g == ',';
+	}
+	if (used >= len)   /* cut: drop the last, partial one */
+		*(strrchr(buf, ',') ?: buf) = '\0';
+	return buf;
+}
+
 static const char *node_state_text(const json_t *node, char *buf, size_t len)
 {
 	const char *held = cmd_jstr(node, "resv");   /* an active reservation's (Slurm's flags) */
@@ -428,13 +482,19 @@ void record_node(const json_t *node, long long slurmd_port, int details, struct 
 		cmd_jint(node, "slurmd_start_time") ?
 			stamp(cmd_jint(node, "slurmd_start_time"), b, sizeof(b)) : "None");
 	record_add(r, "LastBusyTime=Unknown");
-	record_add(r, "CfgTRES=cpu=%lld,mem=%s,billing=%lld", cpus, fmt_size_mb(mem, c, sizeof(c)), cpus);
+	/* the GRES as jobs' TRES= has them (gres/gpu, gres/gpu:TYPE) */
+	char cfg_gres[512], used_gres[512];
+	node_gres_tres(cmd_jstr(node, "gres"), cfg_gres, sizeof(cfg_gres));
+	node_gres_tres(cmd_jstr(node, "gres_used"), used_gres, sizeof(used_gres));
+	record_add(r, "CfgTRES=cpu=%lld,mem=%s,billing=%lld%s", cpus, fmt_size_mb(mem, c, sizeof(c)),
+		cpus, cfg_gres);
 	if (alloc && alloc_mem)
-		record_add(r, "AllocTRES=cpu=%lld,mem=%s", alloc, fmt_size_mb(alloc_mem, c, sizeof(c)));
+		record_add(r, "AllocTRES=cpu=%lld,mem=%s%s", alloc, fmt_size_mb(alloc_mem, c, sizeof(c)),
+			used_gres);
 	else if (alloc)
-		record_add(r, "AllocTRES=cpu=%lld", alloc);
+		record_add(r, "AllocTRES=cpu=%lld%s", alloc, used_gres);
 	else
-		record_add(r, "AllocTRES=");
+		record_add(r, "AllocTRES=%s", used_gres + (*used_gres == ','));
 	record_add(r, "CapWatts=n/a");
 	record_add(r, "CurrentWatts=0 AveWatts=0");
 	record_add(r, "ExtSensorsJoules=n/s ExtSensorsWatts=0 ExtSensorsTemp=n/s");

@@ -104,10 +104,10 @@ enum {
 	X(wckey, STR, JF_KEPT | JF_SPARSE, 'w', "WCKey", "WCKEY", "WCKey", "WCKey", "wckey") \
 	X(wckey_id, INT, JF_KEPT | JF_SPARSE, 0, NULL, NULL, NULL, "WCKeyID", NULL) \
 	X(licenses, STR, JF_KEPT | JF_SPARSE, 'W', "Licenses", "LICENSES", "Licenses", NULL, "licenses") \
-	X(tres_per_job, STR, JF_KEPT | JF_SPARSE, 0, "tres-per-job", "TRES_PER_JOB", "TresPerJob", NULL, "tres_per_job") \
+	X(tres_per_job, STR, JF_KEPT | JF_SPARSE, '\x05', "tres-per-job", "TRES_PER_JOB", "TresPerJob", NULL, "tres_per_job") \
 	X(tres_per_node, STR, JF_KEPT | JF_SPARSE, 'b', "tres-per-node", "TRES_PER_NODE", "TresPerNode", NULL, "tres_per_node") \
-	X(tres_per_socket, STR, JF_KEPT | JF_SPARSE, 0, "tres-per-socket", "TRES_PER_SOCKET", "TresPerSocket", NULL, "tres_per_socket") \
-	X(tres_per_task, STR, JF_KEPT | JF_SPARSE, 0, "tres-per-task", "TRES_PER_TASK", "TresPerTask", NULL, "tres_per_task") \
+	X(tres_per_socket, STR, JF_KEPT | JF_SPARSE, '\x06', "tres-per-socket", "TRES_PER_SOCKET", "TresPerSocket", NULL, "tres_per_socket") \
+	X(tres_per_task, STR, JF_KEPT | JF_SPARSE, '\x07', "tres-per-task", "TRES_PER_TASK", "TresPerTask", NULL, "tres_per_task") \
 	X(cpus_per_gpu, INT, JF_KEPT | JF_SPARSE, 0, NULL, NULL, NULL, NULL, "cpus_per_tres") \
 	X(mem_per_gpu, INT, JF_KEPT | JF_SPARSE, 0, NULL, NULL, NULL, NULL, "memory_per_tres") \
 	X(gpu_bind, STR, JF_KEPT | JF_SPARSE, 0, NULL, NULL, NULL, NULL, NULL) \

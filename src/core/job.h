@@ -433,11 +433,12 @@ json_t *job_gres_hold_json(const struct job *job, int i);
 void job_gres_hold_load(struct job *job, int i, int nodes, const json_t *a);
 /* "gpu:h100:2(IDX:0-1)": scontrol -d show job's GRES= of node i; caller frees. */
 char *job_gres_node_string(const struct job *job, int i);
-/* What it holds in all, as TRES: "gres/gpu=2,gres/gpu:h100=2", those
- * AccountingStorageTRES names (NULL none, as scontrol's TRES= shows);
- * a request as Slurm 22.05 shows it ("gres:gpu:2"), NULL for none.
- * Caller frees. */
+/* What it holds in all, as TRES: "gres/gpu=2,gres/gpu:h100=2"; while
+ * pending, what it asks; only the names AccountingStorageTRES tracks, as
+ * scontrol's TRES= shows (NULL none).  Caller frees. */
 char *job_gres_alloc_string(const struct job *job);
+/* A request as Slurm 22.05 shows it ("gres:gpu:2"), NULL for none.  Caller
+ * frees. */
 char *job_gres_shown(const char *tres);
 /* Its holds as counts per pass kind on each node (nalloc x
  * SCHED_GRES_KINDS, caller frees), NULL when none. */

@@ -87,6 +87,47 @@ static int parse_all(struct job *job, struct herd_error *err)
 	return 0;
 }
 
+#define NTASKS_MAX 100000000   /* common/jobspec.c's bound on "ntasks" */
+
+/* --ntasks-per-gpu=N (sbatch(1)): with GPUs asked and no --ntasks, N tasks
+ * per GPU; with --ntasks and no GPUs, the type-less GPUs those tasks need
+ * (written into tres_per_job, which is what is kept).  Not with
+ * --gpus-per-task, --gpus-per-socket, --ntasks-per-node nor -N min-max. */
+static int ntasks_per_gpu(struct job *job, int64_t per_gpu, int64_t tasks_per_node,
+			  struct herd_error *err)
+{
+	int64_t gpus = 0, nodes = job->req_nodes ? job->req_nodes : 1;
+
+	bool apart = tasks_per_node || job->max_nodes;
+
+	if (per_gpu <= 0)
+		return 0;
+	for (int i = 0; i < job->ngres; i++)
+		apart |= job->gres[i].per_task || job->gres[i].per_socket;
+	if (apart)
+		return errprintf(err, "--ntasks-per-gpu is not compatible with --gpus-per-task, "
+				 "--gpus-per-socket, --ntasks-per-node or a node range");
+	for (int i = 0; i < job->ngres; i++) {
+		const struct job_gres *it = &job->gres[i];
+		if (!strcmp(it->name, "gpu"))
+			gpus += it->per_job + (int64_t)it->per_node * nodes;
+	}
+	if (gpus && !job->ntasks) {
+		if (gpus > NTASKS_MAX / per_gpu)
+			return errprintf(err, "%s", herd_strerror(HERD_ERR_INVALID_GRES));
+		job->ntasks = (uint32_t)(gpus * per_gpu);
+	} else if (!gpus) {
+		int64_t tasks = job->ntasks ? job->ntasks : 1;
+		char *add = xasprintf("%s%sgres/gpu:%" PRId64, job->tres_per_job ? job->tres_per_job : "",
+				      job->tres_per_job ? "," : "", (tasks + per_gpu - 1) / per_gpu);
+		free(job->tres_per_job);
+		job->tres_per_job = add;
+		if (parse_all(job, err) < 0)
+			return errprintf(err, "%s", herd_strerror(HERD_ERR_INVALID_GRES));
+	}
+	return 0;
+}
+
 int job_gres_set(struct job *job, const json_t *spec, struct herd_error *err)
 {
 	int64_t cpg = msg_int(spec, "cpus_per_gpu"), mpg = msg_int(spec, "mem_per_gpu");
@@ -106,6 +147,9 @@ int job_gres_set(struct job *job, const json_t *spec, struct herd_error *err)
 	job->mem_per_gpu = (uint64_t)mpg;
 	if (parse_all(job, err) < 0)
 		return errprintf(err, "%s", herd_strerror(HERD_ERR_INVALID_GRES)), HERD_ERR_INVALID_GRES;
+	if (ntasks_per_gpu(job, msg_int(spec, "ntasks_per_gpu"), msg_int(spec, "ntasks_per_node"),
+			   err) < 0)
+		return HERD_ERR_INVALID_GRES;
 	for (int i = 0; i < job->ngres; i++) {
 		const struct job_gres *it = &job->gres[i];
 		if (it->per_socket && !job->sockets_per_node)
@@ -328,15 +372,17 @@ int64_t job_gres_count(const struct job *job, const char *name)
 					total += job->alloc_gres[i][h].count;
 		return total;
 	}
-	/* asked: per job, or per node and per task over the least nodes */
+	/* asked: per node and per task over the least nodes; --gpus is the
+	 * job's total (sbatch(1): "the total number of GPUs required for the
+	 * job"), so at least that */
 	int64_t nodes = job->req_nodes ? job->req_nodes : 1;
 	for (int g = 0; g < job->ngres; g++) {
 		const struct job_gres *it = &job->gres[g];
 		if (strcmp(it->name, name))
 			continue;
 		int64_t per_node = it->per_node + (int64_t)it->per_socket * job->sockets_per_node;
-		int64_t n = it->per_job + per_node * nodes + (int64_t)it->per_task * (job->ntasks ? job->ntasks : nodes);
-		total += n;
+		int64_t n = per_node * nodes + (int64_t)it->per_task * (job->ntasks ? job->ntasks : nodes);
+		total += n > it->per_job ? n : it->per_job;
 	}
 	return total;
 }
@@ -469,29 +515,48 @@ static bool tres_listed(const char *list, const char *name)
 	return false;
 }
 
+/* Adds count of name[:type] to sum (n items so far), and of name alone
+ * when typed: the TRES Slurm counts. */
+static void tres_add(struct tres_item *sum, int *n, const char *name, const char *type,
+		     uint64_t count)
+{
+	for (int typed = 0; typed < 1 + (type[0] != 0); typed++) {
+		struct tres_item t = { .count = count };
+		snprintf(t.name, sizeof(t.name), "%s", name);
+		snprintf(t.type, sizeof(t.type), "%s", typed ? type : "");
+		int k = 0;
+		while (k < *n && (strcmp(sum[k].name, t.name) || strcmp(sum[k].type, t.type)))
+			k++;
+		if (k < *n)
+			sum[k].count += t.count;
+		else if (*n < TRES_REQ_MAX)
+			sum[(*n)++] = t;
+	}
+}
+
 char *job_gres_alloc_string(const struct job *job)
 {
 	struct tres_item sum[TRES_REQ_MAX];
 	int n = 0;
 
-	if (!job->alloc_gres)
-		return NULL;
-	for (int i = 0; i < job->nalloc; i++)
-		for (int h = 0; h < job->nalloc_gres[i]; h++) {
-			const struct gres_hold *gh = &job->alloc_gres[i][h];
-			for (int typed = 0; typed < 1 + (gh->type[0] != 0); typed++) {
-				struct tres_item t = { .count = gh->count };
-				snprintf(t.name, sizeof(t.name), "%s", gh->name);
-				snprintf(t.type, sizeof(t.type), "%s", typed ? gh->type : "");
-				int k = 0;
-				while (k < n && (strcmp(sum[k].name, t.name) || strcmp(sum[k].type, t.type)))
-					k++;
-				if (k < n)
-					sum[k].count += t.count;
-				else if (n < TRES_REQ_MAX)
-					sum[n++] = t;
+	if (job->alloc_gres) {
+		for (int i = 0; i < job->nalloc; i++)
+			for (int h = 0; h < job->nalloc_gres[i]; h++) {
+				const struct gres_hold *gh = &job->alloc_gres[i][h];
+				tres_add(sum, &n, gh->name, gh->type, gh->count);
 			}
+	} else if (!job->nalloc) {   /* pending: what it asks (Slurm's TRES= is then the request) */
+		int64_t nodes = job->req_nodes ? job->req_nodes : 1;
+		int64_t tasks = job->ntasks ? job->ntasks : nodes;
+		for (int g = 0; g < job->ngres; g++) {
+			const struct job_gres *it = &job->gres[g];
+			int64_t per_node = it->per_node + (int64_t)it->per_socket * job->sockets_per_node;
+			int64_t c = per_node * nodes + (int64_t)it->per_task * tasks;
+			tres_add(sum, &n, it->name, it->type, (uint64_t)(c > it->per_job ? c : it->per_job));
 		}
+	}
+	if (!n)
+		return NULL;
 	/* only what AccountingStorageTRES tracks, as Slurm's TRES= shows */
 	const char *tracked = core.conf ? conf_get(core.conf, "AccountingStorageTRES") : NULL;
 	struct strbuf sb = { 0 };

@@ -66,7 +66,7 @@ static int64_t shown_cpus(const struct job *job)
 	return cpus;
 }
 
-/* scontrol show job -d: each allocated node, its CPUs, memory and GRES there */
+/* scontrol show job -d: each allocated node, its CPUs, memory, GRES and CPU IDs there */
 static void w_node_alloc(struct strbuf *o, const struct job *job)
 {
 	strbuf_add(o, "[", 1);
@@ -81,6 +81,13 @@ static void w_node_alloc(struct strbuf *o, const struct job *job)
 		char *gres = job_gres_node_string(job, i);
 		put_str(o, gres);
 		free(gres);
+		/* the CPU IDs it holds there (node_alloc), "" for a job restored
+		 * from a record without them */
+		char *ids = job->alloc_cpuset && job->alloc_cpuset[i] ? bitmap_fmt_ranges(job->alloc_cpuset[i])
+								      : xstrdup("");
+		strbuf_add(o, ",", 1);
+		put_str(o, ids);
+		free(ids);
 		strbuf_add(o, "]", 1);
 	}
 	strbuf_add(o, "]", 1);
