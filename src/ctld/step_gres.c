@@ -69,8 +69,10 @@ int step_gres_request(const struct job *job, const json_t *spec, struct step_gre
 				it->per_step = c;
 			else if (k == 1)
 				it->per_node = c;
-			else if (k == 2)
-				it->per_node = c * (job->sockets_per_node ? job->sockets_per_node : 1);
+			else if (k == 2) {   /* per socket: times the job's sockets (capped: never fits) */
+				uint64_t n = (uint64_t)c * (job->sockets_per_node ? job->sockets_per_node : 1);
+				it->per_node = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+			}
 			else
 				it->per_task = c;
 		}
@@ -203,8 +205,9 @@ int step_gres_node_fits(const struct job *job, int j, int ntasks, const struct s
 		return 0;
 	int nj = job->alloc_gres ? job->nalloc_gres[j] : 0;
 	uint32_t *used = used_on(job, j, NULL, r->overlap);
-	struct gres_hold *tmp = xmalloc((nj + 1) * sizeof(*tmp));
-	int got = pick_node(job, j, ntasks, r, used, tmp, nj + 1);
+	int room = nj * r->n + 1;   /* each item picks a hold at most once */
+	struct gres_hold *tmp = xmalloc(room * sizeof(*tmp));
+	int got = pick_node(job, j, ntasks, r, used, tmp, room);
 	free(tmp);
 	free(used);
 	return got < 0 ? got : 0;
@@ -227,7 +230,7 @@ int step_gres_take(const struct job *job, struct step *s, const struct step_gres
 		int j = s->job_node[i], nj = job->alloc_gres ? job->nalloc_gres[j] : 0;
 		const struct gres_hold *holds = nj ? job->alloc_gres[j] : NULL;
 		uint32_t *used = used_on(job, j, s, r->overlap);
-		int room = nj * (r->n + 1) + 1, n;
+		int room = 2 * nj * r->n + 1, n;   /* per node and per step: each once */
 		s->gres[i] = xmalloc(room * sizeof(**s->gres));
 		n = pick_node(job, j, s->ntasks[i], r, used, s->gres[i], room);
 		/* --gpus=N for the step: as many as each node has free, in order */
