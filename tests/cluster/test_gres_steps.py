@@ -77,10 +77,14 @@ def test_gpus_per_task_binds_each_task(c):
 
 def test_gres_none_has_no_gpu(c):
     _, out = batch(c, f"srun --gres=none {SHOW.format(tag='NONE')}\n"
-                      f"srun --gpus=0 {SHOW.format(tag='ZERO')}\n",
+                      f"srun --gpus=0 {SHOW.format(tag='ZERO')}\n"
+                      f"SLURM_STEP_GRES=none srun {SHOW.format(tag='ENV')}\n"
+                      f"SLURM_STEP_GRES=gpu:1 srun {SHOW.format(tag='ENV1')}\n",
                    "-N1", "--gpus-per-node=2")
     assert lines(out, "NONE") == [("n1", "unset", "unset", "unset")], out
     assert lines(out, "ZERO") == [("n1", "unset", "unset", "unset")], out
+    assert lines(out, "ENV") == [("n1", "unset", "unset", "unset")], out
+    assert lines(out, "ENV1") == [("n1", "0", "0", "1")], out
 
 
 def test_concurrent_steps_get_different_gpus_third_waits(c):
