@@ -156,3 +156,17 @@ def test_holds_survive_controller_restart(c):
     assert re.search(r"^A 0$", text, re.M) and re.search(r"^B 1$", text, re.M), text
     c.run(["scancel", str(job)])
     c.wait_done(job)
+
+
+def test_job_options_bind_a_plain_step(c):
+    """A step asking no GRES binds as its job asked (--gpus-per-task), in a
+    batch job and in the job srun makes for itself."""
+    _, out = batch(c, f"srun -l {SHOW.format(tag='J')}\n", "-N1", "-n2", "--gpus-per-task=1")
+    assert sorted(ln for ln in out.splitlines() if " J " in ln) == \
+        ["0: J n1 0 0 2", "1: J n1 1 1 2"], out
+    r = c.run(["srun", "-N1", "-n2", "--gpus-per-task=1", "-l", "/bin/sh", "-c",
+               "echo S $SLURMD_NODENAME $CUDA_VISIBLE_DEVICES $SLURM_STEP_GPUS "
+               "$SLURM_GPUS_ON_NODE"])
+    assert r.rc == 0, r
+    assert sorted(r.out.splitlines()) == ["0: S n1 0 0 2", "1: S n1 1 1 2"] or \
+        sorted(r.out.splitlines()) == ["0: S n2 0 0 2", "1: S n2 1 1 2"], r
