@@ -7,6 +7,7 @@ sentence; a step without GPU options has all the job's; the holds survive a
 controller restart.  Checked as a user would: each task's
 CUDA_VISIBLE_DEVICES, SLURM_STEP_GPUS and SLURM_GPUS_ON_NODE.  One cluster:
 2 nodes of 4 CPUs and 2 fake H100s (herd up --gpus)."""
+import json
 import os
 import re
 import shutil
@@ -16,6 +17,9 @@ import time
 import pytest
 
 from conftest import Cluster, make_root, stop_cluster
+from test_frames import Wire, exchange
+
+STEP_INFO = 11
 
 VARS = "CUDA_VISIBLE_DEVICES SLURM_STEP_GPUS SLURM_GPUS_ON_NODE"
 # one line per task: "TAG host CUDA_VISIBLE_DEVICES SLURM_STEP_GPUS SLURM_GPUS_ON_NODE"
@@ -150,6 +154,11 @@ def test_holds_survive_controller_restart(c):
     c.wait_until("the restarted controller", c.ping_ok, timeout=30)
     r = c.run(["scontrol", "show", "step", f"{job}.0"])
     assert r.rc == 0 and "RUNNING" in r.out, r
+    # the step's record as kept (and stored for sacct): its GPU, held
+    reply = exchange(c.port, Wire(c).request(STEP_INFO, json.dumps({"job_ids": [job]}).encode()))
+    step = next(s for s in reply["steps"] if s["step_id"] == 0)
+    assert step["gres"] == [[["gpu", "h100", 0, 1]]] and step["gres_holds"], step
+    assert step["tres_gres"] == "gres/gpu=1,gres/gpu:h100=1", step
     open(marker + ".go", "w").close()
     c.wait_until("the second step", lambda: re.search(r"^B ", open(out).read(), re.M), timeout=60)
     text = open(out).read()
