@@ -256,7 +256,7 @@ int step_gres_take(const struct job *job, struct step *s, const struct step_gres
 			}
 		}
 		if (n < 0)
-			rc = n == STEP_GRES_BUSY ? HERD_ERR_NODES_BUSY : HERD_ERR_NODE_CONFIG;
+			rc = n == STEP_GRES_BUSY ? HERD_ERR_NODES_BUSY : HERD_ERR_INVALID_GRES;
 		else
 			s->ngres[i] = n;
 		free(used);
@@ -266,7 +266,7 @@ int step_gres_take(const struct job *job, struct step *s, const struct step_gres
 			uint64_t have = 0;
 			for (int i = 0; i < s->nnodes; i++)
 				have += job_units(job, s->job_node[i], r->items[k].name, r->items[k].type);
-			rc = have >= r->items[k].per_step ? HERD_ERR_NODES_BUSY : HERD_ERR_NODE_CONFIG;
+			rc = have >= r->items[k].per_step ? HERD_ERR_NODES_BUSY : HERD_ERR_INVALID_GRES;
 		}
 	free(step_left);
 	if (rc) {

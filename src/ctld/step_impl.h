@@ -127,7 +127,8 @@ int step_gres_pick(const struct gres_hold *job, int nj, uint32_t *used, const ch
  * and task now: 0, STEP_GRES_NEVER or STEP_GRES_BUSY. */
 int step_gres_node_fits(const struct job *job, int j, int ntasks, const struct step_gres_req *r);
 /* The laid out step's devices on each of its nodes into s: 0, or
- * HERD_ERR_NODES_BUSY / HERD_ERR_NODE_CONFIG with err. */
+ * HERD_ERR_NODES_BUSY / HERD_ERR_INVALID_GRES (its nodes never have
+ * enough) with err. */
 int step_gres_take(const struct job *job, struct step *s, const struct step_gres_req *r,
 		   struct herd_error *err);
 void step_gres_free(struct step *s);

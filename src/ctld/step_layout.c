@@ -138,6 +138,7 @@ int step_layout(struct job *job, const json_t *spec, struct step *s, struct herd
 	struct bitmap **sets = xmalloc(job->nalloc * sizeof(*sets));
 	int *arb = NULL, *arb_list = NULL, narb = 0;   /* -m arbitrary: tasks per job node, the list */
 	bool busy = false;
+	int gres_never = 0;   /* nodes whose GRES can never give the step its share */
 	struct dist dist;
 	int64_t job_cpus = 0;
 
@@ -266,8 +267,10 @@ int step_layout(struct job *job, const json_t *spec, struct step *s, struct herd
 			if (need > have)
 				continue;   /* never fits here */
 			int fits = step_gres_node_fits(job, j, tasks[npick], &gres);
-			if (fits == STEP_GRES_NEVER)
+			if (fits == STEP_GRES_NEVER) {
+				gres_never++;
 				continue;
+			}
 			if (fits == STEP_GRES_BUSY) {
 				busy = true;
 				if (required)
@@ -298,7 +301,10 @@ int step_layout(struct job *job, const json_t *spec, struct step *s, struct herd
 		missing |= !picked;
 	}
 	if (npick < want_nodes || missing) {
-		rc = busy ? HERD_ERR_NODES_BUSY : HERD_ERR_NODE_CONFIG;
+		/* Slurm 22.05: as many nodes as the step needs can never give
+		 * it its GRES: an invalid GRES request, not a wait */
+		rc = gres_never >= want_nodes ? HERD_ERR_INVALID_GRES
+		     : busy ? HERD_ERR_NODES_BUSY : HERD_ERR_NODE_CONFIG;
 		errprintf(err, "%s", herd_strerror(rc));
 		for (int i = 0; i < npick; i++)
 			bitmap_destroy(sets[i]);

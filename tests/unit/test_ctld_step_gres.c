@@ -217,7 +217,7 @@ static void per_step_count_spreads(void **state)
 	assert_int_equal(request(&job, "{\"tres_per_step\": \"gres/gpu:2\"}", &r), 0);
 	assert_int_equal(step_gres_take(&job, t, &r, &err), HERD_ERR_NODES_BUSY);
 	assert_int_equal(request(&job, "{\"tres_per_step\": \"gres/gpu:3\"}", &r), 0);
-	assert_int_equal(step_gres_take(&job, u, &r, &err), HERD_ERR_NODE_CONFIG);
+	assert_int_equal(step_gres_take(&job, u, &r, &err), HERD_ERR_INVALID_GRES);
 	step_done(s), step_done(t), step_done(u);
 }
 
