@@ -178,3 +178,21 @@ def test_job_options_bind_a_plain_step(c):
     assert r.rc == 0, r
     assert sorted(r.out.splitlines()) == ["0: S n1 0 0 2", "1: S n1 1 1 2"] or \
         sorted(r.out.splitlines()) == ["0: S n2 0 0 2", "1: S n2 1 1 2"], r
+
+
+def test_busy_node_passed_over_unless_named(c):
+    """A step finds free GPUs on another node of the job; one naming the
+    busy node (-w) waits for it rather than going elsewhere."""
+    show = "bash -c 'echo {tag} $SLURMD_NODENAME $SLURM_STEP_GPUS $(date +%s.%N)'"
+    script = ("srun --exact -n1 -w n1 --gres=gpu:2 bash -c 'sleep 5; echo ENDA $(date +%s.%N)' &\n"
+              "sleep 1.5\n"
+              f"srun --exact -n1 --gres=gpu:1 {show.format(tag='ELSE')}\n"
+              f"srun --exact -n1 -w n1 --gres=gpu:1 {show.format(tag='NAMED')}\n"
+              "wait\n")
+    _, out = batch(c, script, "-N2", "-n4", "--gpus-per-node=2", "-w", "n[1-2]")
+    got = {f[0]: f[1:] for f in (ln.split() for ln in out.splitlines()) if f and f[0] in
+           ("ELSE", "NAMED", "ENDA")}
+    assert got["ELSE"][:2] == ["n2", "0"], out
+    assert float(got["ELSE"][2]) < float(got["ENDA"][0]), out
+    assert got["NAMED"][:2] == ["n1", "0"], out
+    assert float(got["NAMED"][2]) >= float(got["ENDA"][0]), out
