@@ -213,6 +213,23 @@ int step_gres_node_fits(const struct job *job, int j, int ntasks, const struct s
 	return got < 0 ? got : 0;
 }
 
+/* One hold per device: a share picked twice (per node, then per step)
+ * becomes one with both counts.  The number left. */
+static int merge_holds(struct gres_hold *h, int n)
+{
+	int out = 0;
+	for (int k = 0; k < n; k++) {
+		int m = 0;
+		while (m < out && (strcmp(h[m].name, h[k].name) || h[m].index != h[k].index))
+			m++;
+		if (m < out)
+			h[m].count += h[k].count;
+		else
+			h[out++] = h[k];
+	}
+	return out;
+}
+
 int step_gres_take(const struct job *job, struct step *s, const struct step_gres_req *r,
 		   struct herd_error *err)
 {
@@ -258,7 +275,7 @@ int step_gres_take(const struct job *job, struct step *s, const struct step_gres
 		if (n < 0)
 			rc = n == STEP_GRES_BUSY ? HERD_ERR_NODES_BUSY : HERD_ERR_INVALID_GRES;
 		else
-			s->ngres[i] = n;
+			s->ngres[i] = merge_holds(s->gres[i], n);
 		free(used);
 	}
 	for (int k = 0; !rc && k < r->n; k++)

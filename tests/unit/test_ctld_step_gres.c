@@ -221,6 +221,37 @@ static void per_step_count_spreads(void **state)
 	step_done(s), step_done(t), step_done(u);
 }
 
+/* Shares picked per node and per step on one device are one record. */
+static void shares_merged(void **state)
+{
+	static struct gres_hold sh[2];
+	static struct gres_hold *salloc[1] = { sh };
+	static int nsh[1] = { 2 };
+	struct job job;
+	struct step_gres_req r;
+	struct herd_error err;
+
+	memset(&job, 0, sizeof(job));
+	sh[0] = hold("shard", "", 0, 4);
+	sh[1] = hold("shard", "", 1, 4);
+	job.nalloc = 1;
+	job.alloc_gres = salloc;
+	job.nalloc_gres = nsh;
+	assert_int_equal(request(&job, "{\"tres_per_node\": \"gres/shard:1\", "
+				       "\"tres_per_step\": \"gres/shard:5\"}", &r), 0);
+	struct step *s = step_on(1, 1);
+	assert_int_equal(step_gres_take(&job, s, &r, &err), 0);
+	assert_int_equal(s->ngres[0], 2);
+	assert_int_equal(s->gres[0][0].index, 0);
+	assert_int_equal(s->gres[0][0].count, 4);
+	assert_int_equal(s->gres[0][1].index, 1);
+	assert_int_equal(s->gres[0][1].count, 2);
+	char *tres = step_gres_tres(&job, s);
+	assert_string_equal(tres, "gres/shard=6");
+	free(tres);
+	step_done(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -228,6 +259,7 @@ int main(void)
 		cmocka_unit_test(request_read),
 		cmocka_unit_test(steps_hold_and_give_back),
 		cmocka_unit_test(per_step_count_spreads),
+		cmocka_unit_test(shares_merged),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
