@@ -137,7 +137,8 @@ json_t *srun_step_body(const struct jobopt *o, const char *name, char *const *en
 	for (size_t k = 0; step && k < sizeof(gres_keys) / sizeof(gres_keys[0]); k++)
 		if (jobopt_str(o, gres_keys[k][0]) && *jobopt_str(o, gres_keys[k][0]))
 			json_object_set_new(step, gres_keys[k][1], json_string(jobopt_str(o, gres_keys[k][0])));
-	if (step && jobopt_flag(o, "gres_none"))
+	/* this component's own (jobopt_flag would look into the next ones) */
+	if (step && json_is_true(json_object_get(o->local, "gres_none")))
 		json_object_set_new(step, "gres_none", json_true());
 	static const char *const per_gpu[] = { "cpus_per_gpu", "mem_per_gpu" };
 	for (size_t k = 0; step && k < sizeof(per_gpu) / sizeof(per_gpu[0]); k++)

@@ -52,10 +52,15 @@ def batch(c, script, *opts, timeout=90):
         f.write("#!/bin/bash\n" + script)
     out = os.path.join(wd, name + ".out")
     job = c.sbatch("-o", out, *opts, path)
-    state = c.wait_done(job, timeout=timeout)
+    final = ("COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY")
+
+    def states():   # a heterogeneous job: one line per component
+        got = c.job_state(job)
+        return got and all(s in final for s in got.split()) and got.split()
+    state = c.wait_until(f"job {job} to end", states, timeout=timeout)
     with open(out) as f:
         text = f.read()
-    assert state == "COMPLETED", f"job {job} {state}:\n{text}\n{c.logs()}"
+    assert set(state) == {"COMPLETED"}, f"job {job} {state}:\n{text}\n{c.logs()}"
     return job, text
 
 
@@ -196,3 +201,16 @@ def test_busy_node_passed_over_unless_named(c):
     assert float(got["ELSE"][2]) < float(got["ENDA"][0]), out
     assert got["NAMED"][:2] == ["n1", "0"], out
     assert float(got["NAMED"][2]) >= float(got["ENDA"][0]), out
+
+
+def test_het_step_components_ask_their_own(c):
+    """srun A : B: each component's GPU options are its own (--gres=none
+    in one does not empty the other)."""
+    script = ("#SBATCH -N1 --gpus-per-node=2\n#SBATCH hetjob\n#SBATCH -N1 --gpus-per-node=2\n"
+              f"srun --gres=gpu:1 {SHOW.format(tag='A0')} : --gres=none {SHOW.format(tag='A1')}\n"
+              f"srun --gres=none {SHOW.format(tag='B0')} : --gpus=2 {SHOW.format(tag='B1')}\n")
+    _, out = batch(c, script)
+    assert lines(out, "A0") == [("n1", "0", "0", "1")], out
+    assert lines(out, "A1") == [("n2", "unset", "unset", "unset")], out
+    assert lines(out, "B0") == [("n1", "unset", "unset", "unset")], out
+    assert lines(out, "B1") == [("n2", "0,1", "0,1", "2")], out
