@@ -97,7 +97,10 @@ static const struct msg_field f_stepspec[] = {
 	OPT("container", MF_STR),
 	OPT("ntasks_per_socket", MF_INT), OPT("ntasks_per_core", MF_INT), OPT("hint", MF_STR),
 	OPT("mem_bind", MF_STR), OPT("propagate", MF_STR), OPT("rlimits", MF_OBJ),
-	OPT("resv_ports", MF_INT), OPT("slurmd_debug", MF_INT), END
+	OPT("resv_ports", MF_INT), OPT("slurmd_debug", MF_INT),
+	OPT("tres_per_step", MF_STR), OPT("tres_per_node", MF_STR), OPT("tres_per_socket", MF_STR),
+	OPT("tres_per_task", MF_STR), OPT("gres_none", MF_BOOL), OPT("gpu_bind", MF_STR),
+	OPT("cpus_per_gpu", MF_INT), OPT("mem_per_gpu", MF_INT), END
 };
 
 static const struct msg_field f_step_het[] = {
