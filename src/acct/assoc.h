@@ -53,6 +53,11 @@ int tres_parse(const char *s, tres_vec v, char *err, size_t errlen);
 /* Back to "cpu=10,mem=4G" (set entries only, table order), caller frees. */
 char *tres_string(const tres_vec v);
 void tres_clear(tres_vec v);              /* every entry ACCT_UNSET */
+/* Does AccountingStorageTRES (storage_tres, a comma list; NULL none) name
+ * the TRES name ("gres/gpu", "gres/gpu:h100"), case aside?  gres/gpumem
+ * and gres/gpuutil are tracked with gres/gpu, as Slurm configures them by
+ * itself then (gres.html "Accounting"). */
+bool tres_tracked(const char *storage_tres, const char *name);
 
 /* Limits of an association or a QOS: ACCT_UNSET = none.  Times in minutes. */
 struct acct_limits {
@@ -271,6 +276,14 @@ double *usage_fairshares(time_t now, uint32_t *n);
  * its start (a resumed one from now), one that no longer does up to its
  * end; usage.c keeps these jobs in a list of its own. */
 void usage_job_state(struct job *job, enum job_state old);
+/* What a started job holds, as TRES counts (cpu, mem MB, node, gres/gpu,
+ * billing rounded up), and its billing: TRESBillingWeights of its
+ * partition (GRES/gpu=2 weighs its GPUs), else its CPUs. */
+double usage_job_tres(const struct job *job, int64_t tres[TRES_COUNT]);
+/* The GRES TRES its accounting record keeps (doc/gres.md section 4):
+ * "gres/gpu=2,gres/gpu:h100=2" of those AccountingStorageTRES names, held
+ * (alloc) or asked; NULL for none.  Caller frees. */
+char *usage_job_gres_tres(const struct job *job, bool alloc);
 /* Charge and store every association's usage now (at shutdown). */
 void usage_save(time_t now);
 

@@ -50,6 +50,8 @@ int usage_billing(const char *weights, const int64_t tres[TRES_COUNT], bool max_
 		}
 		*eq = '\0';
 		int t = billing_tres_index(item);
+		if (t < 0 && !strncasecmp(item, "gres/", 5))
+			continue;   /* a GRES Herd keeps no TRES of (gres/gpu:TYPE): weighs nothing */
 		if (t < 0) {
 			snprintf(err, errlen, "TRESBillingWeights: unknown TRES '%s'", item);
 			goto error;
@@ -288,7 +290,7 @@ struct usage_run {
 
 static struct {
 	double half_life;            /* seconds, 0 = no decay */
-	bool fair_tree, max_tres;
+	bool fair_tree;
 	char *reset_period;
 	bool gpu_tres;               /* AccountingStorageTRES has gres/gpu */
 	struct usage_run *run;
@@ -307,10 +309,9 @@ static void usage_settings(void)
 	usage.half_life = hl > 0 ? (double)hl : 0;
 	/* Slurm 22.05 computes fair tree unless NO_FAIR_TREE is set. */
 	usage.fair_tree = !(flags && strcasestr(flags, "NO_FAIR_TREE"));
-	usage.max_tres = flags && strcasestr(flags, "MAX_TRES");
 	free(usage.reset_period);
 	usage.reset_period = xstrdup(conf_get(conf, "PriorityUsageResetPeriod"));
-	usage.gpu_tres = storage_tres && strcasestr(storage_tres, "gres/gpu");
+	usage.gpu_tres = tres_tracked(storage_tres, "gres/gpu");
 }
 
 static struct assoc *job_assoc(const struct job *job)
@@ -333,6 +334,31 @@ static struct usage_run *run_find(uint32_t job_id, size_t *idx)
 	return NULL;
 }
 
+double usage_job_tres(const struct job *job, int64_t tres[TRES_COUNT])
+{
+	char err[160];
+	const struct conf *conf = core.conf;
+	const char *flags = conf ? conf_get(conf, "PriorityFlags") : NULL;
+	const char *weights = job->part && job->part->conf ? job->part->conf->tres_billing_weights
+							   : NULL;
+	double billing;
+
+	memset(tres, 0, TRES_COUNT * sizeof(*tres));
+	for (int i = 0; i < job->nalloc; i++) {
+		tres[TRES_CPU] += job->alloc_cpus[i];
+		tres[TRES_MEM] += (int64_t)job_node_mem(job, i);
+	}
+	tres[TRES_NODE] = job->nalloc;
+	tres[TRES_GPU] = job->nalloc ? job_gres_count(job, "gpu") : 0;
+	if (usage_billing(weights, tres, flags && strcasestr(flags, "MAX_TRES"), &billing, err,
+			  sizeof(err)) < 0) {
+		log_error("job %u: %s; billing its CPUs", job->id, err);
+		billing = (double)tres[TRES_CPU];
+	}
+	tres[TRES_BILLING] = (int64_t)ceil(billing);
+	return billing;
+}
+
 static void run_add(const struct job *job, time_t since)
 {
 	if (run_find(job->id, NULL))
@@ -347,19 +373,7 @@ static void run_add(const struct job *job, time_t since)
 	r->last = since;
 	r->start = job->start_time;
 	r->limit_end = job->time_limit > 0 ? job->start_time + job->time_limit : 0;
-	for (int i = 0; i < job->nalloc; i++) {
-		r->tres[TRES_CPU] += job->alloc_cpus[i];
-		r->tres[TRES_MEM] += (int64_t)job_node_mem(job, i);
-	}
-	r->tres[TRES_NODE] = job->nalloc;
-	char err[160];
-	const char *weights = job->part && job->part->conf ? job->part->conf->tres_billing_weights
-							   : NULL;
-	if (usage_billing(weights, r->tres, usage.max_tres, &r->billing, err, sizeof(err)) < 0) {
-		log_error("job %u: %s; billing its CPUs", job->id, err);
-		r->billing = (double)r->tres[TRES_CPU];
-	}
-	r->tres[TRES_BILLING] = (int64_t)ceil(r->billing);
+	r->billing = usage_job_tres(job, r->tres);
 	const struct acct_qos *qos = acct_qos_find(job->qos && *job->qos ? job->qos : "normal");
 	r->factor = qos ? qos->usage_factor : 1.0;
 	struct assoc *a = job_assoc(job);

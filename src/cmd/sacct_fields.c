@@ -413,15 +413,29 @@ const char *sacct_cluster_of(const struct row *r)
 	return *c ? c : r->cluster;
 }
 
-struct sacct_tres sacct_job_tres(const json_t *job, bool batch)
+struct sacct_tres sacct_job_tres(const json_t *job, bool batch, bool alloc)
 {
-	struct sacct_tres t;
+	struct sacct_tres t = { 0 };
 	t.cpus = batch ? batch_cpus(job) : cmd_jint(job, "num_cpus");
 	t.nodes = batch ? 1 : cmd_jint(job, "num_nodes");
 	t.mem_mb = cmd_jint(job, "mem_per_node") * t.nodes;
 	if (cmd_jint(job, "mem_per_cpu") > 0)   /* --mem-per-cpu: CPUs times it */
 		t.mem_mb = cmd_jint(job, "mem_per_cpu") * t.cpus;
-	t.billing = t.cpus;
+	t.billing = cmd_jint(job, "billing") > 0 ? cmd_jint(job, "billing") : t.cpus;
+	if (batch)
+		sacct_gres_on_nodes(job, NULL, &t);
+	else
+		sacct_gres_parse(cmd_jstr(job, alloc ? "tres_alloc_gres" : "tres_req_gres"), &t);
+	return t;
+}
+
+struct sacct_tres sacct_step_tres(const json_t *job, const json_t *step)
+{
+	struct sacct_tres t = { 0 };
+	t.cpus = cmd_jint(step, "num_cpus");
+	t.nodes = cmd_jint(step, "num_nodes");
+	t.mem_mb = cmd_jint(step, "mem_mb") * t.nodes;
+	sacct_gres_on_nodes(job, cmd_jstr(step, "nodes"), &t);
 	return t;
 }
 
@@ -457,10 +471,10 @@ static const char *step_value(const struct column *c, const struct row *r, char 
 		return buf;
 	case F_NODELIST: return cmd_jstr(step, "nodes");
 	case F_ALLOC_TRES: {
-		long long mb = cmd_jint(step, "mem_mb") * cmd_jint(step, "num_nodes");
-		snprintf(buf, len, "cpu=%lld,mem=%s,node=%lld", cpus, mem_text(mb, mem, sizeof(mem)),
-			 cmd_jint(step, "num_nodes"));
-		return buf;
+		struct sacct_tres t = sacct_step_tres(job, step);
+		snprintf(a, sizeof(a), "cpu=%lld,mem=%s,node=%lld", t.cpus,
+			 mem_text(t.mem_mb, mem, sizeof(mem)), t.nodes);
+		return sacct_tres_join(a, &t, buf, len);
 	}
 	case F_ELAPSED: return duration(sacct_step_elapsed(r), buf, len);
 	case F_ELAPSED_RAW:
@@ -582,14 +596,15 @@ const char *sacct_value(const struct column *c, const struct row *r, char *buf, 
 			return NULL;
 		if (!alloc && batch)
 			return NULL;
-		struct sacct_tres t = sacct_job_tres(job, batch);
+		struct sacct_tres t = sacct_job_tres(job, batch, alloc);
+		char base[256];
 		if (batch)
-			snprintf(buf, len, "cpu=%lld,mem=%s,node=1", t.cpus,
+			snprintf(base, sizeof(base), "cpu=%lld,mem=%s,node=1", t.cpus,
 				 mem_text(t.mem_mb, mem, sizeof(mem)));
 		else
-			snprintf(buf, len, "billing=%lld,cpu=%lld,mem=%s,node=%lld", t.billing, t.cpus,
-				 mem_text(t.mem_mb, mem, sizeof(mem)), t.nodes);
-		return buf;
+			snprintf(base, sizeof(base), "billing=%lld,cpu=%lld,mem=%s,node=%lld", t.billing,
+				 t.cpus, mem_text(t.mem_mb, mem, sizeof(mem)), t.nodes);
+		return sacct_tres_join(base, &t, buf, len);
 	}
 	case F_REQ_MEM: {
 		if (batch)

@@ -16,6 +16,7 @@
 #include "cmd/step.c"
 #include "cmd/sacct_fields.c"
 #include "cmd/sacct_json.c"
+#include "cmd/sacct_tres.c"
 #define SACCT_NO_MAIN
 #include "cmd/sacct.c"
 #include "common/job_fields.h"
