@@ -763,14 +763,15 @@ json_t *usage_share_info(const json_t *body, uid_t uid)
 		const struct assoc *a = order[r];
 		char *grp = tres_string(a->lim.grp_tres_mins);
 		char *runs = tres_minutes_string(run_mins[r]);
+		char *raw = tres_minutes_string(a->tres_usage);   /* GrpTRESRaw: decayed TRES-minutes */
 		json_t *o = json_pack("{s:I, s:s, s:s?, s:s?, s:i, s:f, s:f, s:f, s:f, s:f, s:s, s:s,"
-				      " s:b}",
+				      " s:s, s:b}",
 				      "id", (json_int_t)a->id, "account", a->account, "user", a->user,
 				      "partition", a->partition, "depth", depth[r],
 				      "norm_shares", rows[r].norm_shares, "raw_usage", rows[r].raw_usage,
 				      "norm_usage", rows[r].norm_usage, "eff_usage", rows[r].eff_usage,
 				      "fairshare", rows[r].fairshare, "grp_tres_mins", grp ? grp : "",
-				      "tres_run_mins", runs, "root", rows[r].parent < 0);
+				      "tres_run_mins", runs, "grp_tres_raw", raw, "root", rows[r].parent < 0);
 		if (a->shares == SHARES_PARENT)
 			json_object_set_new(o, "shares", json_string("parent"));
 		else
@@ -781,6 +782,7 @@ json_t *usage_share_info(const json_t *body, uid_t uid)
 		json_array_append_new(out, o);
 		free(grp);
 		free(runs);
+		free(raw);
 	}
 	json_t *info = json_pack("{s:o, s:b, s:s, s:I}", "shares", out, "fair_tree", usage.fair_tree,
 				 "cluster", core.cluster, "time", (json_int_t)now);
