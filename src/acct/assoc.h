@@ -53,11 +53,6 @@ int tres_parse(const char *s, tres_vec v, char *err, size_t errlen);
 /* Back to "cpu=10,mem=4G" (set entries only, table order), caller frees. */
 char *tres_string(const tres_vec v);
 void tres_clear(tres_vec v);              /* every entry ACCT_UNSET */
-/* Does AccountingStorageTRES (storage_tres, a comma list; NULL none) name
- * the TRES name ("gres/gpu", "gres/gpu:h100"), case aside?  gres/gpumem
- * and gres/gpuutil are tracked with gres/gpu, as Slurm configures them by
- * itself then (gres.html "Accounting"). */
-bool tres_tracked(const char *storage_tres, const char *name);
 
 /* Limits of an association or a QOS: ACCT_UNSET = none.  Times in minutes. */
 struct acct_limits {

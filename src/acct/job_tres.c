@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/gres.h"
 #include "common/strbuf.h"
 #include "common/xmalloc.h"
 #include "core/core.h"
@@ -71,7 +72,7 @@ char *usage_job_gres_tres(const struct job *job, bool alloc)
 	}
 	struct strbuf sb = { 0 };
 	for (int k = 0; k < n; k++) {
-		if (!sums[k].count || !tres_tracked(storage, sums[k].name))
+		if (!sums[k].count || !gres_tres_tracked(storage, sums[k].name))
 			continue;
 		char *item = xasprintf("%s%s=%" PRIu64, sb.len ? "," : "", sums[k].name, sums[k].count);
 		strbuf_adds(&sb, item);

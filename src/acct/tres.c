@@ -37,24 +37,6 @@ void tres_clear(tres_vec v)
 		v[i] = ACCT_UNSET;
 }
 
-bool tres_tracked(const char *storage_tres, const char *name)
-{
-	if (!strcasecmp(name, "gres/gpumem") || !strcasecmp(name, "gres/gpuutil"))
-		name = "gres/gpu";
-	size_t len = strlen(name);
-	for (const char *p = storage_tres; p && *p;) {
-		p += strspn(p, " \t,");
-		size_t n = strcspn(p, ",");
-		size_t w = n;
-		while (w && (p[w - 1] == ' ' || p[w - 1] == '\t'))
-			w--;
-		if (w == len && !strncasecmp(p, name, len))
-			return true;
-		p += n;
-	}
-	return false;
-}
-
 /* A TRES by name ("cpu", "gres/gpu", "gpu" alone is not Slurm's) or by
  * its numeric ID ("1=10" is accepted by Slurm's sacctmgr too). */
 static int tres_lookup(const char *name, size_t len)

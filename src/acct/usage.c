@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "common/gres.h"
 #include "common/log.h"
 #include "common/strbuf.h"
 #include "common/xmalloc.h"
@@ -311,7 +312,7 @@ static void usage_settings(void)
 	usage.fair_tree = !(flags && strcasestr(flags, "NO_FAIR_TREE"));
 	free(usage.reset_period);
 	usage.reset_period = xstrdup(conf_get(conf, "PriorityUsageResetPeriod"));
-	usage.gpu_tres = tres_tracked(storage_tres, "gres/gpu");
+	usage.gpu_tres = gres_tres_tracked(storage_tres, "gres/gpu");
 }
 
 static struct assoc *job_assoc(const struct job *job)

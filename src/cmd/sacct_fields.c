@@ -390,21 +390,35 @@ void sacct_step_usage(const json_t *step, enum sacct_usage kind, long long *cpu_
 }
 
 /* TRESUsageInTot/Max/Ave: "cpu=00:00:02,mem=13384K" (CPU time in whole
- * seconds, memory as MaxRSS prints); nothing while the step runs. */
-static const char *tres_usage_text(const json_t *step, enum sacct_usage kind,
+ * seconds, memory as MaxRSS prints), with "gres/gpumem=2G,gres/gpuutil=50"
+ * when its GPUs were sampled; nothing while the step runs.  The batch
+ * step (step NULL): its GPUs' only (its CPU and memory are not measured). */
+static const char *tres_usage_text(const json_t *job, const json_t *step, enum sacct_usage kind,
 				   const struct show *sh, char *buf, size_t len)
 {
-	long long cpu, rss;
-	char t[32], m[32];
-	if (sacct_step_running(step))
+	long long cpu, rss, gmem, gutil;
+	char t[32], m[32], g[32], base[160];
+	const json_t *gpu = sacct_gpu_usage(job, step ? cmd_jint(step, "step_id") : CMD_STEP_BATCH);
+	bool gpus = sacct_gpu_figures(gpu, kind, &gmem, &gutil);
+
+	if (step ? sacct_step_running(step) : !sacct_ended(job) || !gpus)
 		return NULL;
-	sacct_step_usage(step, kind, &cpu, &rss);
-	if (cpu < 0)
-		snprintf(buf, len, "mem=%s", kb_text(rss, sh, m, sizeof(m)));
-	else
-		snprintf(buf, len, "cpu=%s,mem=%s", duration(cpu / 1000000, t, sizeof(t)),
-			 kb_text(rss, sh, m, sizeof(m)));
-	return buf;
+	base[0] = '\0';
+	if (step) {
+		sacct_step_usage(step, kind, &cpu, &rss);
+		if (cpu < 0)
+			snprintf(base, sizeof(base), "mem=%s", kb_text(rss, sh, m, sizeof(m)));
+		else
+			snprintf(base, sizeof(base), "cpu=%s,mem=%s", duration(cpu / 1000000, t, sizeof(t)),
+				 kb_text(rss, sh, m, sizeof(m)));
+	}
+	if (gpus) {
+		size_t at = strlen(base);
+		snprintf(base + at, sizeof(base) - at, "%sgres/gpumem=%s,gres/gpuutil=%lld",
+			 at ? "," : "", size_text(gmem > 0 ? (uint64_t)gmem : 0, 2, sh, g, sizeof(g)),
+			 gutil);
+	}
+	return sacct_tres_join(base, NULL, buf, len);
 }
 
 const char *sacct_cluster_of(const struct row *r)
@@ -504,9 +518,9 @@ static const char *step_value(const struct column *c, const struct row *r, char 
 			return NULL;
 		return kb_text(cmd_jint(step, c->field->id == F_MAX_RSS ? "max_rss_kb" : "ave_rss_kb"),
 			       sacct_show_of(r), buf, len);
-	case F_TRES_IN_TOT: return tres_usage_text(step, USAGE_TOT, sacct_show_of(r), buf, len);
-	case F_TRES_IN_MAX: return tres_usage_text(step, USAGE_MAX, sacct_show_of(r), buf, len);
-	case F_TRES_IN_AVE: return tres_usage_text(step, USAGE_AVE, sacct_show_of(r), buf, len);
+	case F_TRES_IN_TOT: return tres_usage_text(job, step, USAGE_TOT, sacct_show_of(r), buf, len);
+	case F_TRES_IN_MAX: return tres_usage_text(job, step, USAGE_MAX, sacct_show_of(r), buf, len);
+	case F_TRES_IN_AVE: return tres_usage_text(job, step, USAGE_AVE, sacct_show_of(r), buf, len);
 	default:
 		return NULL;
 	}
@@ -525,8 +539,14 @@ const char *sacct_value(const struct column *c, const struct row *r, char *buf, 
 		return step_value(c, r, buf, len);
 	switch (c->field->id) {
 	case F_BLANK: case F_MAX_RSS: case F_AVE_RSS: case F_LAYOUT:
-	case F_TRES_IN_TOT: case F_TRES_IN_MAX: case F_TRES_IN_AVE:
 		return NULL;   /* measured per step; the batch step is not */
+	case F_TRES_IN_TOT: case F_TRES_IN_MAX: case F_TRES_IN_AVE: {
+		if (!batch)
+			return NULL;
+		enum sacct_usage kind = c->field->id == F_TRES_IN_TOT ? USAGE_TOT
+				      : c->field->id == F_TRES_IN_MAX ? USAGE_MAX : USAGE_AVE;
+		return tres_usage_text(job, NULL, kind, sacct_show_of(r), buf, len);
+	}
 	case F_CPU_TIME: case F_CPU_TIME_RAW: {
 		long long secs = (batch || ran ? sacct_elapsed(r) : 0) *
 				 (batch ? batch_cpus(job) : ran ? cmd_jint(job, "num_cpus") : 0);

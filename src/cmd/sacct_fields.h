@@ -119,6 +119,13 @@ struct sacct_tres sacct_step_tres(const json_t *job, const json_t *step);
 void sacct_gres_parse(const char *text, struct sacct_tres *t);
 void sacct_gres_on_nodes(const json_t *job, const char *nodes, struct sacct_tres *t);
 const char *sacct_tres_join(const char *base, const struct sacct_tres *t, char *buf, size_t len);
+/* The GPU samples of a step of the job's record (its "gpu_usage", the
+ * controller's GPU_USAGE), NULL none; their gres/gpumem (MB) and
+ * gres/gpuutil (percent, summed over the step's GPUs) of a kind: Max the
+ * busiest node's, Tot the nodes' added, Ave the nodes' averages' mean. */
+const json_t *sacct_gpu_usage(const json_t *job, long long step_id);
+bool sacct_gpu_figures(const json_t *usage, enum sacct_usage kind, long long *mem_mb,
+		       long long *util);
 /* The value of a column in a row, or NULL (blank); may use buf. */
 const char *sacct_value(const struct column *c, const struct row *r, char *buf, size_t len);
 /* Append one cell to *line as sacct prints it, cut as kind says. */

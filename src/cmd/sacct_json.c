@@ -61,24 +61,35 @@ static json_t *json_seconds(long long us)
 }
 
 /* A step's measured use in the dbv0.0.38 lists (under "requested", as
- * Slurm 22.05 puts it): CPU in milliseconds, memory in bytes; none while
- * it runs.  Herd measures per node, not per task: no "min" and no task or
- * node of the "max". */
-static json_t *json_step_usage(const json_t *step)
+ * Slurm 22.05 puts it): CPU in milliseconds, memory in bytes, then its
+ * GPUs' gres/gpumem (bytes) and gres/gpuutil (percent) when sampled; none
+ * while it runs.  Herd measures per node, not per task: no "min" and no
+ * task or node of the "max".  step NULL: the batch step (its GPUs only). */
+static json_t *json_step_usage(const json_t *job, const json_t *step)
 {
 	json_t *u = json_pack("{s:[], s:[], s:[], s:[]}", "max", "min", "average", "total");
 	static const struct { const char *key; enum sacct_usage kind; } lists[] = {
 		{ "max", USAGE_MAX }, { "average", USAGE_AVE }, { "total", USAGE_TOT },
 	};
-	if (step && sacct_step_running(step))
+	const json_t *gpu = sacct_gpu_usage(job, step ? cmd_jint(step, "step_id") : CMD_STEP_BATCH);
+	if (step ? sacct_step_running(step) : !sacct_ended(job))
 		return u;
-	for (size_t i = 0; step && i < sizeof(lists) / sizeof(lists[0]); i++) {
-		long long cpu, rss;
+	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
+		long long cpu, rss, gmem, gutil;
 		json_t *a = json_object_get(u, lists[i].key);
-		sacct_step_usage(step, lists[i].kind, &cpu, &rss);
-		if (cpu >= 0)
-			json_array_append_new(a, json_tres_entry("cpu", 1, cpu / 1000));
-		json_array_append_new(a, json_tres_entry("mem", 2, rss * 1024));
+		if (step) {
+			sacct_step_usage(step, lists[i].kind, &cpu, &rss);
+			if (cpu >= 0)
+				json_array_append_new(a, json_tres_entry("cpu", 1, cpu / 1000));
+			json_array_append_new(a, json_tres_entry("mem", 2, rss * 1024));
+		}
+		if (sacct_gpu_figures(gpu, lists[i].kind, &gmem, &gutil)) {
+			json_array_append_new(a, json_pack("{s:s, s:s, s:i, s:I}", "type", "gres", "name",
+							   "gpumem", "id", 0, "count",
+							   (json_int_t)gmem * 1048576));
+			json_array_append_new(a, json_pack("{s:s, s:s, s:i, s:I}", "type", "gres", "name",
+							   "gpuutil", "id", 0, "count", (json_int_t)gutil));
+		}
 	}
 	return u;
 }
@@ -137,7 +148,7 @@ static json_t *json_step(const struct row *r)
 		" s:{s:i, s:i}}, s:o, s:{s:I}, s:n, s:{s:{s:i, s:i}, s:[]}, s:s?, s:s,"
 		" s:{s:{s:i}, s:{s:i}}, s:{s:I, s:{s:n}, s:o, s:s}, s:{s:s}}",
 		"nodes", "list", list, "count", (json_int_t)json_array_size(list), "range", nodes ? nodes : "",
-		"tres", "requested", json_step_usage(step), "consumed",
+		"tres", "requested", json_step_usage(job, step), "consumed",
 		json_pack("{s:[], s:[], s:[], s:[]}", "max", "min", "average", "total"),
 		"allocated", json_tres_list(&t, false),
 		"time", "elapsed", (json_int_t)elapsed_s, "end", (json_int_t)end, "start", (json_int_t)start,

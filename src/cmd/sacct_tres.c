@@ -116,3 +116,33 @@ const char *sacct_tres_join(const char *base, const struct sacct_tres *t, char *
 	free(copy);
 	return buf;
 }
+
+const json_t *sacct_gpu_usage(const json_t *job, long long step_id)
+{
+	char key[24];
+	snprintf(key, sizeof(key), "%lld", step_id);
+	return json_object_get(json_object_get(job, "gpu_usage"), key);
+}
+
+bool sacct_gpu_figures(const json_t *usage, enum sacct_usage kind, long long *mem_mb,
+		       long long *util)
+{
+	long long nodes = (long long)json_array_size(json_object_get(usage, "nodes"));
+	if (!usage || nodes <= 0)
+		return false;
+	switch (kind) {
+	case USAGE_MAX:
+		*mem_mb = cmd_jint(usage, "mem_max");
+		*util = cmd_jint(usage, "util_max");
+		break;
+	case USAGE_TOT:
+		*mem_mb = cmd_jint(usage, "mem_tot");
+		*util = cmd_jint(usage, "util_tot");
+		break;
+	case USAGE_AVE:
+		*mem_mb = cmd_jint(usage, "mem_ave_sum") / nodes;
+		*util = cmd_jint(usage, "util_ave_sum") / nodes;
+		break;
+	}
+	return true;
+}

@@ -104,6 +104,7 @@ void jobs_remove(struct noded *nd, struct noded_job *job, bool remove_dir)
 	}
 	if (remove_dir)
 		jobs_remove_dir(job->dir);
+	gpu_usage_free(job);
 	free(job->dir);
 	free(job);
 }
@@ -174,6 +175,7 @@ void jobs_reap(struct noded *nd)
 					 (int)j->pid);
 			if (jobs_unfinished(j->dir))
 				reclaim_step(nd, j->job_id, j->step_id);
+			gpu_usage_report(nd, j);
 			jobs_remove(nd, j, true);
 		}
 	}
