@@ -32,7 +32,6 @@ struct nvml_utilization {       /* nvmlUtilization_t: percent */
 struct gpu_watch {
 	int n;
 	nvml_dev dev[GPU_WATCH_MAX];
-	unsigned index[GPU_WATCH_MAX];   /* the GRES index, for the log */
 	uint64_t mem_max_mb, mem_sum_mb, util_sum;
 	unsigned util_max;
 	uint32_t samples;
@@ -192,10 +191,9 @@ void gpu_usage_watch(struct noded *nd, struct noded_job *job, const json_t *laun
 			    json_equal(json_object_get(jr, "name"), json_object_get(rec, "name")))
 				file = json_string_value(json_object_get(jr, "file"));
 		}
-		if (!name || strcmp(name, "gpu") || !file || w->n == GPU_WATCH_MAX ||
-		    !device_of(file, &w->dev[w->n]))
-			continue;
-		w->index[w->n++] = (unsigned)json_integer_value(idx);
+		if (name && !strcmp(name, "gpu") && file && w->n < GPU_WATCH_MAX &&
+		    device_of(file, &w->dev[w->n]))
+			w->n++;
 	}
 	if (!w->n) {
 		free(w);
@@ -252,4 +250,11 @@ void gpu_usage_free(struct noded_job *job)
 {
 	free(job->gpu);
 	job->gpu = NULL;
+}
+
+void gpu_usage_close(void)
+{
+	if (nv.timer.loop)
+		uv_close((uv_handle_t *)&nv.timer, NULL);
+	nv.timer_on = false;
 }

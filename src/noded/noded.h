@@ -81,6 +81,7 @@ int nvml_detect(int threads, const char *dev_dir, struct gres_conf *out, struct 
 void gpu_usage_watch(struct noded *nd, struct noded_job *job, const json_t *launch);
 void gpu_usage_report(struct noded *nd, struct noded_job *job);
 void gpu_usage_free(struct noded_job *job);
+void gpu_usage_close(void);   /* at the end: its timer */
 
 /* jobs.c: the job table and the spool. */
 char *noded_expand_path(const char *pattern, const char *node);   /* %n, %h */
