@@ -155,6 +155,29 @@ def test_limits_on_gres_gpu(c):
         ok(c, ["sacctmgr", "-i", "modify", "user", "root", "set", "MaxTRESPerJob=gres/gpu=-1"])
 
 
+def test_gpu_minutes_limit(c):
+    """GPU-seconds are charged to the association: under GrpTRESMins=
+    gres/gpu=1 a 2-GPU job is ended (TIMEOUT, as Slurm) after some 30 s,
+    and the next GPU job waits with Slurm's reason."""
+    ok(c, ["sacctmgr", "-i", "add", "account", "gpumin"])
+    ok(c, ["sacctmgr", "-i", "add", "user", "root", "account=gpumin"])
+    ok(c, ["sacctmgr", "-i", "modify", "account", "gpumin", "set", "GrpTRESMins=gres/gpu=1"])
+    first = c.sbatch("-o", "/dev/null", "-A", "gpumin", "--gres=gpu:2", "--wrap", "sleep 120")
+    j = None
+    try:
+        assert c.wait_done(first, timeout=90) == "TIMEOUT"
+        secs = int(ok(c, ["sacct", "-X", "-n", "-P", "-j", str(first), "-o", "ElapsedRaw"]))
+        assert 28 <= secs <= 45, secs
+        j = c.sbatch("-o", "/dev/null", "-A", "gpumin", "--gres=gpu:1", "--wrap", "true")
+        wait_reason(c, j, "AssocGrpGRESMinutes")
+        out = ok(c, ["sshare", "-P", "-n", "-A", "gpumin", "-o", "Account,User,GrpTRESRaw"])
+        line = next(row for row in out.splitlines() if row.split("|")[1] == "")
+        assert re.search(r"(^|,)gres/gpu=1(,|$)", line.split("|")[2]), line
+    finally:
+        ok(c, ["scancel", str(first)] + ([str(j)] if j else []))
+        ok(c, ["sacctmgr", "-i", "modify", "account", "gpumin", "set", "GrpTRESMins=gres/gpu=-1"])
+
+
 def test_billing_weights_and_sshare(c):
     j = c.sbatch("-o", "/dev/null", "-p", "bill", "--gres=gpu:2", "-t", "10", "--wrap", "sleep 30")
     c.wait_state(j, "RUNNING")
