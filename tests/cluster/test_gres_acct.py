@@ -13,11 +13,13 @@ import json
 import os
 import re
 import shutil
+import signal
+import subprocess
 import time
 
 import pytest
 
-from conftest import Cluster, make_root, stop_cluster
+from conftest import BIN, Cluster, make_root, stop_cluster
 from cmd_helpers import wait_reason
 
 TRES = "gres/gpu,gres/gpu:h100"
@@ -268,3 +270,31 @@ def test_gpumem_gpuutil_sampled(c):
     found = {(t["name"], t["count"]) for s in rec["steps"] for t in s["tres"]["requested"]["max"]
              if t["type"] == "gres"}
     assert ("gpumem", 3048 * 1048576) in found and ("gpuutil", 150) in found, found
+
+
+def test_sampled_after_herdd_restart(c):
+    """A restarted herdd samples the steps it adopts again (launch.json)."""
+    set_gpus(c, "n1", (500, 10), (700, 20))
+    try:
+        j = c.sbatch("-o", "/dev/null", "-w", "n1", "--gres=gpu:2", "--wrap", "sleep 8")
+        c.wait_state(j, "RUNNING")
+        time.sleep(2)   # launched (herdstepd runs), before herdd stops
+        pid = c.herdd_pid("n1")
+        with open(f"/proc/{pid}/environ", "rb") as f:   # the fake NVML's variables
+            env = dict(v.decode().split("=", 1) for v in f.read().split(b"\0") if b"=" in v)
+        os.kill(pid, signal.SIGTERM)
+        c.wait_until("herdd n1 gone", lambda: not c.daemon_pids("herdd", "n1"), timeout=20)
+        with open(os.path.join(c.dir, "log", "herdd-n1-restart.out"), "ab") as out:
+            subprocess.Popen([os.path.join(BIN, "herdd"), "-N", "n1", "-f", c.conf],
+                             stdin=subprocess.DEVNULL, stdout=out, stderr=out, env=env,
+                             start_new_session=True)
+        c.wait_until("herdd n1 back", lambda: c.daemon_pids("herdd", "n1"), timeout=20)
+        assert c.wait_done(j) == "COMPLETED"
+
+        def batch():
+            v = sacct_rows(c, j, "JobID,TRESUsageInMax")[f"{j}.batch"]["TRESUsageInMax"]
+            return v or None
+        assert c.wait_until("the batch step's samples", batch, timeout=20) == \
+            "gres/gpumem=1200M,gres/gpuutil=30"
+    finally:
+        set_gpus(c, "n1", (0, 0), (0, 0))
