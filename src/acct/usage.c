@@ -703,6 +703,7 @@ json_t *usage_share_info(const json_t *body, uid_t uid)
 	const json_t *users = json_object_get(body, "users");
 	bool all = json_is_true(json_object_get(body, "all"));
 	time_t now = core_now();
+	usage_settings();   /* a reconfigure since the last tick (AccountingStorageTRES) */
 	struct share_build b = { 0 };
 	struct assoc **order;
 	int *ids;

@@ -118,7 +118,7 @@ enum {
 	 * names, asked and held ("gres/gpu=2,gres/gpu:h100=2"), and the billing TRES */ \
 	X(tres_req_gres, STR, JF_STORED | JF_SPARSE, 0, NULL, NULL, NULL, NULL, NULL) \
 	X(tres_alloc_gres, STR, JF_STORED | JF_SPARSE, 0, NULL, NULL, NULL, NULL, NULL) \
-	X(billing, INT, JF_STORED | JF_SPARSE, 0, NULL, NULL, NULL, NULL, NULL) \
+	X(billing, INT, JF_KEPT | JF_SPARSE, 0, NULL, NULL, NULL, NULL, NULL) \
 	X(req_nodelist, STR, JF_KEPT, 'n', "ReqNodes", "REQ_NODES", "ReqNodeList", NULL, "required_nodes") \
 	X(exc_nodelist, STR, JF_KEPT, 'x', "ExcNodes", "EXC_NODES", "ExcNodeList", NULL, "excluded_nodes") \
 	X(dependency, STR, JF_SHOWN, 'E', "Dependency", "DEPENDENCY", "Dependency", NULL, NULL) \

@@ -187,6 +187,8 @@ def test_billing_weights_and_sshare(c):
         # 1 CPU x 1.0 + 2 GPUs x 2.0
         out = ok(c, ["sacct", "-X", "-n", "-P", "-j", str(j), "-o", "AllocTRES"])
         assert out.startswith("billing=5,cpu=1,gres/gpu:h100=2,gres/gpu=2,"), out
+        tres = c.show_job(j)["TRES"]   # scontrol show job: the same billing
+        assert tres.startswith("cpu=1,") and ",billing=5," in tres and "gres/gpu=2" in tres, tres
         # TRESRunMins: GPU-minutes left to its time limit (2 x 10)
         out = ok(c, ["sshare", "-P", "-n", "-u", "root", "-o", "Account,User,GrpTRESRaw,TRESRunMins"])
         line = next(row for row in out.splitlines() if row.split("|")[1] == "root")
