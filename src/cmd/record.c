@@ -305,21 +305,26 @@ void record_job(const json_t *job, time_t now, int details, struct record *r)
 	record_add(r, "NumNodes=%s NumCPUs=%lld NumTasks=%lld CPUs/Task=%lld ReqB:S:C:T=0:0:%s:%s",
 		range, cpus, tasks, cpt > 0 ? cpt : 1, sct[1], sct[2]);
 	const char *gres = cmd_jstr(job, "gres_alloc"), *comma = *gres ? "," : "";
+	/* billing: TRESBillingWeights' once started (the controller's), else the CPUs */
+	long long billing = cmd_jint(job, "billing") > 0 ? cmd_jint(job, "billing") : cpus;
 	long long gpu_mem = cmd_jint(job, "mem_per_gpu") > 0 ? node_alloc_mem(job) : 0;
 	const char *gpus = strstr(gres, "gres/gpu=");
 	if (!gpu_mem && gpus)   /* not started: --mem-per-gpu per GPU asked */
 		gpu_mem = cmd_jint(job, "mem_per_gpu") * atoll(gpus + strlen("gres/gpu="));
 	if (gpu_mem > 0)   /* --mem-per-gpu: what its nodes give it */
 		record_add(r, "TRES=cpu=%lld,mem=%s,node=%lld,billing=%lld%s%s", cpus,
-			fmt_size_mb(gpu_mem, c, sizeof(c)), nodes, cpus, comma, gres);
+			fmt_size_mb(gpu_mem, c, sizeof(c)), nodes, billing, comma, gres);
 	else if (cmd_jint(job, "mem_per_cpu") > 0)
 		record_add(r, "TRES=cpu=%lld,mem=%s,node=%lld,billing=%lld%s%s", cpus,
-			fmt_size_mb(cmd_jint(job, "mem_per_cpu") * cpus, c, sizeof(c)), nodes, cpus, comma, gres);
+			fmt_size_mb(cmd_jint(job, "mem_per_cpu") * cpus, c, sizeof(c)), nodes, billing,
+			comma, gres);
 	else if (mem > 0)
 		record_add(r, "TRES=cpu=%lld,mem=%s,node=%lld,billing=%lld%s%s", cpus,
-			fmt_size_mb(mem * (nodes > 0 ? nodes : 1), c, sizeof(c)), nodes, cpus, comma, gres);
+			fmt_size_mb(mem * (nodes > 0 ? nodes : 1), c, sizeof(c)), nodes, billing, comma,
+			gres);
 	else
-		record_add(r, "TRES=cpu=%lld,node=%lld,billing=%lld%s%s", cpus, nodes, cpus, comma, gres);
+		record_add(r, "TRES=cpu=%lld,node=%lld,billing=%lld%s%s", cpus, nodes, billing, comma,
+			   gres);
 	char per_socket[24] = "*", per_core[24] = "*";
 	if (cmd_jint(job, "ntasks_per_socket") > 0)
 		snprintf(per_socket, sizeof(per_socket), "%lld", cmd_jint(job, "ntasks_per_socket"));

@@ -260,6 +260,9 @@ struct job {
 	int64_t *lim_tres;
 	/* roles.c: team acts on the job ([{uid, user, act, time, detail}]), NULL none */
 	json_t *acts;
+	/* GPU_USAGE (ctld/rpc_node.c, doc/gres.md section 4): per step ID (a
+	 * decimal key), its GPUs' samples over its nodes; NULL none */
+	json_t *gpu_usage;
 	/* sched.c, backfill.c: where the last backfill pass planned a pending
 	 * job (squeue --start: StartTime, SchedNodes); 0 and NULL = no plan. */
 	time_t start_estimate;
