@@ -449,7 +449,7 @@ struct sacct_tres sacct_step_tres(const json_t *job, const json_t *step)
 	t.cpus = cmd_jint(step, "num_cpus");
 	t.nodes = cmd_jint(step, "num_nodes");
 	t.mem_mb = cmd_jint(step, "mem_mb") * t.nodes;
-	sacct_gres_on_nodes(job, cmd_jstr(step, "nodes"), &t);
+	sacct_gres_of_step(job, step, &t);
 	return t;
 }
 

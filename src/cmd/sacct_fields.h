@@ -118,6 +118,9 @@ struct sacct_tres sacct_step_tres(const json_t *job, const json_t *step);
  * in Slurm's order, into buf. */
 void sacct_gres_parse(const char *text, struct sacct_tres *t);
 void sacct_gres_on_nodes(const json_t *job, const char *nodes, struct sacct_tres *t);
+/* A step's own GRES (its record's tres_gres: what it held), of the names
+ * the job's record tracks; else the job's on the step's nodes. */
+void sacct_gres_of_step(const json_t *job, const json_t *step, struct sacct_tres *t);
 const char *sacct_tres_join(const char *base, const struct sacct_tres *t, char *buf, size_t len);
 /* The GPU samples of a step of the job's record (its "gpu_usage", the
  * controller's GPU_USAGE), NULL none; their gres/gpumem (MB) and

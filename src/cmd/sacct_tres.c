@@ -88,6 +88,22 @@ void sacct_gres_on_nodes(const json_t *job, const char *nodes, struct sacct_tres
 	hostlist_destroy(hl);
 }
 
+void sacct_gres_of_step(const json_t *job, const json_t *step, struct sacct_tres *t)
+{
+	const char *own = json_string_value(json_object_get(step, "tres_gres"));
+	struct sacct_tres tracked = { 0 }, mine = { 0 };
+
+	if (!own) {   /* a record from before steps kept their GRES */
+		sacct_gres_on_nodes(job, cmd_jstr(step, "nodes"), t);
+		return;
+	}
+	sacct_gres_parse(cmd_jstr(job, "tres_alloc_gres"), &tracked);
+	sacct_gres_parse(own, &mine);
+	for (int k = 0; k < mine.ngres; k++)
+		if (recorded(&tracked, mine.gres[k].name))
+			gres_add(t, mine.gres[k].name, mine.gres[k].count);
+}
+
 static int by_text(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);

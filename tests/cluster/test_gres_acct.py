@@ -111,6 +111,15 @@ def test_alloc_and_req_tres(c):
     assert [t["count"] for t in rec["tres"]["requested"] if t["type"] == "gres"] == [2]
 
 
+def test_step_alloc_tres_is_its_own(c):
+    """A step that asked one of the job's two GPUs shows one; a plain step
+    (all the job's) shows both."""
+    j = run_job(c, "--gres=gpu:2", "-w", "n1", "--wrap", "srun --gres=gpu:1 true; srun true")
+    rows = sacct_rows(c, j, "JobID,AllocTRES")
+    assert "gres/gpu:h100=1,gres/gpu=1," in rows[f"{j}.0"]["AllocTRES"], rows
+    assert "gres/gpu:h100=2,gres/gpu=2," in rows[f"{j}.1"]["AllocTRES"], rows
+
+
 def test_per_node_request_on_two_nodes(c):
     j = run_job(c, "-N2", "--gpus-per-node=1", "--wrap", "srun -N2 true")
     rows = sacct_rows(c, j, "JobID,AllocTRES,ReqTRES")
