@@ -168,17 +168,17 @@ def test_limits_on_gres_gpu(c):
 
 def test_gpu_minutes_limit(c):
     """GPU-seconds are charged to the association: under GrpTRESMins=
-    gres/gpu=1 a 2-GPU job is ended (TIMEOUT, as Slurm) after some 30 s,
-    and the next GPU job waits with Slurm's reason."""
+    gres/gpu=1 a 4-GPU job (two nodes) is ended (TIMEOUT, as Slurm) after
+    some 15 s, and the next GPU job waits with Slurm's reason."""
     ok(c, ["sacctmgr", "-i", "add", "account", "gpumin"])
     ok(c, ["sacctmgr", "-i", "add", "user", "root", "account=gpumin"])
     ok(c, ["sacctmgr", "-i", "modify", "account", "gpumin", "set", "GrpTRESMins=gres/gpu=1"])
-    first = c.sbatch("-o", "/dev/null", "-A", "gpumin", "--gres=gpu:2", "--wrap", "sleep 120")
+    first = c.sbatch("-o", "/dev/null", "-A", "gpumin", "-N2", "--gres=gpu:2", "--wrap", "sleep 120")
     j = None
     try:
         assert c.wait_done(first, timeout=90) == "TIMEOUT"
         secs = int(ok(c, ["sacct", "-X", "-n", "-P", "-j", str(first), "-o", "ElapsedRaw"]))
-        assert 28 <= secs <= 45, secs
+        assert 13 <= secs <= 30, secs
         j = c.sbatch("-o", "/dev/null", "-A", "gpumin", "--gres=gpu:1", "--wrap", "true")
         wait_reason(c, j, "AssocGrpGRESMinutes")
         out = ok(c, ["sshare", "-P", "-n", "-A", "gpumin", "-o", "Account,User,GrpTRESRaw"])
