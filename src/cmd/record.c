@@ -185,6 +185,32 @@ static long long node_alloc_mem(const json_t *job)
 	return total;
 }
 
+const char *record_job_tres(const json_t *job, char *buf, size_t len)
+{
+	char c[64];
+	long long nodes = cmd_jint(job, "num_nodes"), cpus = cmd_jint(job, "num_cpus");
+	long long mem = cmd_jint(job, "mem_per_node"), mem_all = 0;
+	const char *gres = cmd_jstr(job, "gres_alloc"), *gpus = strstr(gres, "gres/gpu=");
+
+	if (nodes < 1)
+		nodes = 1;
+	if (cmd_jint(job, "mem_per_gpu") > 0) {   /* what its nodes give it, else per GPU asked */
+		mem_all = node_alloc_mem(job);
+		if (!mem_all && gpus)
+			mem_all = cmd_jint(job, "mem_per_gpu") * atoll(gpus + strlen("gres/gpu="));
+	} else if (cmd_jint(job, "mem_per_cpu") > 0)
+		mem_all = cmd_jint(job, "mem_per_cpu") * cpus;
+	else if (mem > 0)
+		mem_all = mem * nodes;
+	if (mem_all > 0)
+		snprintf(buf, len, "cpu=%lld,mem=%s,node=%lld,billing=%lld%s%s", cpus,
+			 fmt_size_mb(mem_all, c, sizeof(c)), nodes, cpus, *gres ? "," : "", gres);
+	else
+		snprintf(buf, len, "cpu=%lld,node=%lld,billing=%lld%s%s", cpus, nodes, cpus,
+			 *gres ? "," : "", gres);
+	return buf;
+}
+
 void record_job(const json_t *job, time_t now, int details, struct record *r)
 {
 	char a[64], b[64], c[64];
@@ -304,22 +330,8 @@ void record_job(const json_t *job, time_t now, int details, struct record *r)
 	}
 	record_add(r, "NumNodes=%s NumCPUs=%lld NumTasks=%lld CPUs/Task=%lld ReqB:S:C:T=0:0:%s:%s",
 		range, cpus, tasks, cpt > 0 ? cpt : 1, sct[1], sct[2]);
-	const char *gres = cmd_jstr(job, "gres_alloc"), *comma = *gres ? "," : "";
-	long long gpu_mem = cmd_jint(job, "mem_per_gpu") > 0 ? node_alloc_mem(job) : 0;
-	const char *gpus = strstr(gres, "gres/gpu=");
-	if (!gpu_mem && gpus)   /* not started: --mem-per-gpu per GPU asked */
-		gpu_mem = cmd_jint(job, "mem_per_gpu") * atoll(gpus + strlen("gres/gpu="));
-	if (gpu_mem > 0)   /* --mem-per-gpu: what its nodes give it */
-		record_add(r, "TRES=cpu=%lld,mem=%s,node=%lld,billing=%lld%s%s", cpus,
-			fmt_size_mb(gpu_mem, c, sizeof(c)), nodes, cpus, comma, gres);
-	else if (cmd_jint(job, "mem_per_cpu") > 0)
-		record_add(r, "TRES=cpu=%lld,mem=%s,node=%lld,billing=%lld%s%s", cpus,
-			fmt_size_mb(cmd_jint(job, "mem_per_cpu") * cpus, c, sizeof(c)), nodes, cpus, comma, gres);
-	else if (mem > 0)
-		record_add(r, "TRES=cpu=%lld,mem=%s,node=%lld,billing=%lld%s%s", cpus,
-			fmt_size_mb(mem * (nodes > 0 ? nodes : 1), c, sizeof(c)), nodes, cpus, comma, gres);
-	else
-		record_add(r, "TRES=cpu=%lld,node=%lld,billing=%lld%s%s", cpus, nodes, cpus, comma, gres);
+	char tres[1024];
+	record_add(r, "TRES=%s", record_job_tres(job, tres, sizeof(tres)));
 	char per_socket[24] = "*", per_core[24] = "*";
 	if (cmd_jint(job, "ntasks_per_socket") > 0)
 		snprintf(per_socket, sizeof(per_socket), "%lld", cmd_jint(job, "ntasks_per_socket"));

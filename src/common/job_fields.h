@@ -113,7 +113,7 @@ enum {
 	X(gpu_bind, STR, JF_KEPT | JF_SPARSE, 0, NULL, NULL, NULL, NULL, NULL) \
 	X(gpu_freq, STR, JF_KEPT | JF_SPARSE, 0, NULL, NULL, NULL, NULL, NULL) \
 	X(gres_flags, STR, JF_KEPT | JF_SPARSE, 0, NULL, NULL, NULL, NULL, NULL) \
-	X(gres_alloc, STR, JF_SHOWN, 0, "tres-alloc", "TRES_ALLOC", NULL, NULL, NULL) \
+	X(gres_alloc, STR, JF_SHOWN, '\x08', "tres-alloc", "TRES_ALLOC", NULL, NULL, NULL) \
 	X(req_nodelist, STR, JF_KEPT, 'n', "ReqNodes", "REQ_NODES", "ReqNodeList", NULL, "required_nodes") \
 	X(exc_nodelist, STR, JF_KEPT, 'x', "ExcNodes", "EXC_NODES", "ExcNodeList", NULL, "excluded_nodes") \
 	X(dependency, STR, JF_SHOWN, 'E', "Dependency", "DEPENDENCY", "Dependency", NULL, NULL) \

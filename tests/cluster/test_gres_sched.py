@@ -330,6 +330,9 @@ def test_squeue_shows_the_request(clean):
     assert [line.split() for line in r.out.splitlines()] == [
         [str(a), "gres:gpu:1", "N/A", "N/A"], [str(b), "N/A", "gres:gpu:1", "N/A"],
         [str(d), "N/A", "N/A", "gres:gpu:1"]]
+    # tres-alloc: scontrol's TRES=
+    r = c.run(["squeue", "-h", "-j", str(a), "-O", "tres-alloc:60"])
+    assert r.rc == 0 and r.out.split() == ["cpu=1,node=1,billing=1,gres/gpu=1,gres/gpu:h100=1"], r
 
 
 def test_limits_on_gres_gpu(clean):
