@@ -210,6 +210,44 @@ static void test_scontrol_keys(void **state)
 	json_decref(job);
 }
 
+/* The GRES a node's TRES name, and a job's TRES= (squeue -O tres-alloc). */
+static void test_gres_tres(void **state)
+{
+	static const struct { const char *gres, *want; } nodes[] = {
+		{ "", "" },
+		{ "gpu:h100:2(S:0-1),shard:8", ",gres/gpu=2,gres/gpu:h100=2,gres/shard=8" },
+		{ "gpu:h100:1(IDX:0),shard:0", ",gres/gpu=1,gres/gpu:h100=1" },
+		{ "gpu:h100:0(IDX:N/A)", "" },
+		{ "gpu:2", ",gres/gpu=2" },
+		{ "gpu:no_consume:2", ",gres/gpu=2" },
+		{ "gpu:a:no_consume:3", ",gres/gpu=3,gres/gpu:a=3" },
+	};
+	char buf[128];
+	for (size_t i = 0; i < N(nodes); i++)
+		assert_string_equal(node_gres_tres(nodes[i].gres, buf, sizeof(buf)), nodes[i].want);
+	/* cut short: whole items only */
+	assert_string_equal(node_gres_tres("gpu:h100:2", buf, 20), ",gres/gpu=2");
+
+	static const struct { const char *job, *want; } jobs[] = {
+		{ "{\"num_cpus\": 2, \"num_nodes\": 1, \"gres_alloc\": \"gres/gpu=2\"}",
+		  "cpu=2,node=1,billing=2,gres/gpu=2" },
+		/* --mem-per-gpu: held on its nodes, or per GPU asked */
+		{ "{\"num_cpus\": 1, \"mem_per_gpu\": 10, \"gres_alloc\": \"gres/gpu=3\","
+		  " \"node_alloc\": [[\"n1\", 1, 20, \"\"], [\"n2\", 1, 10, \"\"]]}",
+		  "cpu=1,mem=30M,node=1,billing=1,gres/gpu=3" },
+		{ "{\"num_cpus\": 1, \"mem_per_gpu\": 10, \"gres_alloc\": \"gres/gpu=3\"}",
+		  "cpu=1,mem=30M,node=1,billing=1,gres/gpu=3" },
+		{ "{\"num_cpus\": 2, \"num_nodes\": 2, \"mem_per_node\": 100}",
+		  "cpu=2,mem=200M,node=2,billing=2" },
+	};
+	for (size_t i = 0; i < N(jobs); i++) {
+		json_t *job = json_loads(jobs[i].job, 0, NULL);
+		assert_non_null(job);
+		assert_string_equal(record_job_tres(job, buf, sizeof(buf)), jobs[i].want);
+		json_decref(job);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -218,6 +256,7 @@ int main(void)
 		cmocka_unit_test(test_cells),
 		cmocka_unit_test(test_rows_and_keys),
 		cmocka_unit_test(test_scontrol_keys),
+		cmocka_unit_test(test_gres_tres),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
