@@ -68,6 +68,8 @@ endef
 $(foreach d,$(DAEMONS),$(eval $(call daemon_rule,$(firstword $(subst :, ,$(d))),$(lastword $(subst :, ,$(d))))))
 # herdd cleans up after a killed herdstepd (src/noded/reclaim.c): its cgroups
 $(B)/bin/herdd: $(call obj,src/stepd/cgroup.c src/stepd/cgroup_dev.c)
+# and removes the jobs' MPS directories, the users' (src/noded/mps.c)
+$(B)/bin/herdd: $(call obj,src/stepd/rmtree.c)
 # herdd opens NVML with dlopen (src/noded/nvml.c)
 $(B)/bin/herdd: LDLIBS += -ldl
 # libbpf (libbpf-dev): cgroup v2's ConstrainDevices loads an eBPF device

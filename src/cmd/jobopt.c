@@ -604,6 +604,10 @@ int jobopt_gres_check(const struct jobopt *o, const struct conf *conf, struct he
 			if (n < 0)
 				return errprintf(err, "Invalid generic resource (gres) specification");
 		}
+		/* Slurm's sbatch says so before it sends anything */
+		if (json_object_get(o->spec, "tres_per_socket") && !jobopt_given(o, "sockets_per_node"))
+			return errprintf(err, "--gpus-per-socket option requires --sockets-per-node "
+					 "specification");
 	}
 	return 0;
 }

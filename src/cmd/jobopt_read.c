@@ -775,8 +775,10 @@ int p_gres(struct jobopt *o, const struct jobopt_row *r, const char *arg,
 	   struct herd_error *err)
 {
 	struct tres_item items[TRES_REQ_MAX];
-	if (!strcasecmp(arg, "none"))
+	if (!strcasecmp(arg, "none")) {   /* a step: none of the job's (srun(1)) */
+		json_object_set_new(o->local, "gres_none", json_true());
 		return JOBOPT_OK;
+	}
 	int n = tres_req_parse(arg, items, TRES_REQ_MAX, err);
 	if (n < 0)
 		return JOBOPT_FATAL;

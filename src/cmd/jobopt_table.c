@@ -127,7 +127,9 @@ const struct jobopt_row jobopt_table[] = {
 	  "number of GPUs required per allocated socket" },
 	{ "gpus-per-task", 0, REQ, ALL, "SBATCH_GPUS_PER_TASK SALLOC_GPUS_PER_TASK SLURM_GPUS_PER_TASK",
 	  "tres_per_task", p_gpus, "=n", "number of GPUs required per spawned task" },
-	{ "gres", 0, REQ, ALL, "SBATCH_GRES SALLOC_GRES SLURM_GRES", "tres_per_node", p_gres, "=list",
+	/* SLURM_STEP_GRES: srun(1)'s "Same as --gres (only applies to job steps)";
+	 * after SLURM_GRES, so it wins ("none" too: doc/gres.md, Steps) */
+	{ "gres", 0, REQ, ALL, "SBATCH_GRES SALLOC_GRES SLURM_GRES SLURM_STEP_GRES", "tres_per_node", p_gres, "=list",
 	  "required generic resources" },
 	{ "gres-flags", 0, REQ, ALL, "SBATCH_GRES_FLAGS SALLOC_GRES_FLAGS SLURM_GRES_FLAGS", "gres_flags",
 	  p_gres_flags, "=opts", "flags related to GRES management" },

@@ -377,13 +377,18 @@ void record_job(const json_t *job, time_t now, int details, struct record *r)
 						    { "tres_per_node", "TresPerNode" },
 						    { "tres_per_socket", "TresPerSocket" },
 						    { "tres_per_task", "TresPerTask" } };
-	for (size_t k = 0; k < sizeof(tres_keys) / sizeof(*tres_keys); k++)
-		if (*cmd_jstr(job, tres_keys[k][0]))
-			record_add(r, "%s=%s", tres_keys[k][1], cmd_jstr(job, tres_keys[k][0]));
+	/* in Slurm 22.05's order */
 	if (cmd_jint(job, "cpus_per_gpu") > 0)
 		record_add(r, "CpusPerTres=gres:gpu:%lld", cmd_jint(job, "cpus_per_gpu"));
 	if (cmd_jint(job, "mem_per_gpu") > 0)
 		record_add(r, "MemPerTres=gres:gpu:%lld", cmd_jint(job, "mem_per_gpu"));
+	if (*cmd_jstr(job, "gpu_bind"))
+		record_add(r, "TresBind=gpu:%s", cmd_jstr(job, "gpu_bind"));
+	if (*cmd_jstr(job, "gpu_freq"))
+		record_add(r, "TresFreq=gpu:%s", cmd_jstr(job, "gpu_freq"));
+	for (size_t k = 0; k < sizeof(tres_keys) / sizeof(*tres_keys); k++)
+		if (*cmd_jstr(job, tres_keys[k][0]))
+			record_add(r, "%s=%s", tres_keys[k][1], cmd_jstr(job, tres_keys[k][0]));
 	/* as Slurm: only for a job that asked for mail */
 	const char *mail_type = cmd_jstr(job, "mail_type");
 	if (*mail_type && strcmp(mail_type, "NONE") && *cmd_jstr(job, "mail_user"))

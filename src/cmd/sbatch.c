@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "cmd/jobopt.h"
+#include "common/tres_req.h"
 #include "cmd/opt.h"
 #include "common/msg.h"
 #include "common/parse.h"
@@ -184,6 +185,45 @@ static int submit(const struct jobopt *o, json_t *body)
 	}
 	cmd_client_fini(&client);
 	return status;
+}
+
+static void env_replace(char ***env, size_t *n, char *entry);
+
+/* sbatch(1)'s output variables of the GPU options ("h100:2", "2"), from
+ * the request (srun inside reads them back: its steps ask what the job
+ * asked). */
+static void gpu_env(const struct jobopt *o, char ***env, size_t *n)
+{
+	static const char *const tres[][2] = {
+		{ "tres_per_job", "SLURM_GPUS" }, { "tres_per_node", "SLURM_GPUS_PER_NODE" },
+		{ "tres_per_socket", "SLURM_GPUS_PER_SOCKET" }, { "tres_per_task", "SLURM_GPUS_PER_TASK" },
+	};
+	static const char *const str[][2] = { { "gpu_bind", "SLURM_GPU_BIND" },
+					      { "gpu_freq", "SLURM_GPU_FREQ" } };
+	static const char *const num[][2] = { { "cpus_per_gpu", "SLURM_CPUS_PER_GPU" },
+					      { "mem_per_gpu", "SLURM_MEM_PER_GPU" } };
+	struct herd_error err;
+
+	for (size_t k = 0; k < sizeof(tres) / sizeof(*tres); k++) {
+		struct tres_item t[TRES_REQ_MAX];
+		int nt = tres_req_parse(json_string_value(json_object_get(o->spec, tres[k][0])) ?: "", t,
+					TRES_REQ_MAX, &err);
+		for (int i = 0; i < nt; i++)
+			if (!strcmp(t[i].name, "gpu") && t[i].count)
+				env_replace(env, n, xasprintf("%s=%s%s%llu", tres[k][1], t[i].type,
+							      t[i].type[0] ? ":" : "",
+							      (unsigned long long)t[i].count));
+	}
+	for (size_t k = 0; k < sizeof(str) / sizeof(*str); k++) {
+		const char *v = json_string_value(json_object_get(o->spec, str[k][0]));
+		if (v && *v)
+			env_replace(env, n, xasprintf("%s=%s", str[k][1], v));
+	}
+	for (size_t k = 0; k < sizeof(num) / sizeof(*num); k++) {
+		json_int_t v = json_integer_value(json_object_get(o->spec, num[k][0]));
+		if (v > 0)
+			env_replace(env, n, xasprintf("%s=%lld", num[k][1], (long long)v));
+	}
 }
 
 /* Set "KEY=value" in env (steals entry), over an entry of the same key. */
@@ -373,6 +413,7 @@ int main(int argc, char **argv)
 		free(work_dir);
 		goto out_first;
 	}
+	gpu_env(&o, &env, &nenv);
 	errno = 0;
 	int prio = getpriority(PRIO_PROCESS, 0);
 	env_replace(&env, &nenv, xasprintf("SLURM_PRIO_PROCESS=%d", errno ? 0 : prio));

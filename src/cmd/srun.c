@@ -500,6 +500,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "srun: error: the command or an option is not valid UTF-8\n");
 		goto out;
 	}
+	if (own_alloc) {   /* the job was made for this step: it has all of it */
+		static const char *const asked[] = { "tres_per_step", "tres_per_node", "tres_per_socket",
+						     "tres_per_task", "gres_none" };
+		for (size_t k = 0; k < sizeof(asked) / sizeof(asked[0]); k++)
+			json_object_del(step, asked[k]);
+	}
 	long long step_job = job_id;   /* a het step: the first part's component */
 	if (nparts > 1) {
 		het = parts_het(parts, nparts, step, env, work_dir, host, srun_io_port(io), srun_io_key(io));

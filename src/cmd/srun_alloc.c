@@ -127,6 +127,23 @@ json_t *srun_step_body(const struct jobopt *o, const char *name, char *const *en
 	const char *ports = jobopt_str(o, "resv-ports");   /* bare: -1, as many as tasks on a node */
 	if (step && ports)
 		json_object_set_new(step, "resv_ports", json_integer(*ports ? strtol(ports, NULL, 10) : -1));
+	/* GRES for the step (doc/gres.md section 2, Steps): srun's --gpus is
+	 * the step's in all; none given: the step has all its job's */
+	static const char *const gres_keys[][2] = { { "tres_per_job", "tres_per_step" },
+						    { "tres_per_node", "tres_per_node" },
+						    { "tres_per_socket", "tres_per_socket" },
+						    { "tres_per_task", "tres_per_task" },
+						    { "gpu_bind", "gpu_bind" } };
+	for (size_t k = 0; step && k < sizeof(gres_keys) / sizeof(gres_keys[0]); k++)
+		if (jobopt_str(o, gres_keys[k][0]) && *jobopt_str(o, gres_keys[k][0]))
+			json_object_set_new(step, gres_keys[k][1], json_string(jobopt_str(o, gres_keys[k][0])));
+	/* this component's own (jobopt_flag would look into the next ones) */
+	if (step && json_is_true(json_object_get(o->local, "gres_none")))
+		json_object_set_new(step, "gres_none", json_true());
+	static const char *const per_gpu[] = { "cpus_per_gpu", "mem_per_gpu" };
+	for (size_t k = 0; step && k < sizeof(per_gpu) / sizeof(per_gpu[0]); k++)
+		if (jobopt_int(o, per_gpu[k], 0) > 0)
+			json_object_set_new(step, per_gpu[k], json_integer((json_int_t)jobopt_int(o, per_gpu[k], 0)));
 	if (step && jobopt_str(o, "container") && *jobopt_str(o, "container"))   /* doc/containers.md */
 		json_object_set_new(step, "container", json_string(jobopt_str(o, "container")));
 	return step;

@@ -167,6 +167,7 @@ static int copy_step(struct cmd_client *c, long long job_id, long long nodes, co
 	jobopt_set(&b, "ntasks", json_integer(nodes));
 	jobopt_set(&b, "ntasks_per_node", json_integer(1));
 	jobopt_set(&b, "overlap", json_true());
+	jobopt_set(&b, "gres_none", json_true());   /* copying needs no GPU */
 	jobopt_set(&b, "stdin_task", json_integer(SRUN_STDIN_ALL));
 	b.argv = argv;
 	b.argc = 8;

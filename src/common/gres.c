@@ -279,7 +279,17 @@ static int line_devices(const struct line *l, const char *where, struct gres_con
 		return errprintf(err, "%s: invalid File=%s", where, l->file);
 	}
 	size_t n = hostlist_count(files);
-	if (l->count && count != n) {
+	/* shares of GPUs (shard, mps: gres.html's "Name=shard Count=8
+	 * File=/dev/nvidia0"): Count is spread evenly over the files */
+	bool shares = !strcmp(l->name, "shard") || !strcmp(l->name, "mps");
+	if (shares && l->count) {
+		if (count % n) {
+			hostlist_destroy(files);
+			return errprintf(err, "%s: Count=%s is not a multiple of the %zu device files of "
+					 "File=%s", where, l->count, n, l->file);
+		}
+		dev.count = count / n;
+	} else if (l->count && count != n) {
 		hostlist_destroy(files);
 		return errprintf(err, "%s: Count=%s does not match the %zu device files of File=%s",
 				 where, l->count, n, l->file);

@@ -97,7 +97,10 @@ static const struct msg_field f_stepspec[] = {
 	OPT("container", MF_STR),
 	OPT("ntasks_per_socket", MF_INT), OPT("ntasks_per_core", MF_INT), OPT("hint", MF_STR),
 	OPT("mem_bind", MF_STR), OPT("propagate", MF_STR), OPT("rlimits", MF_OBJ),
-	OPT("resv_ports", MF_INT), OPT("slurmd_debug", MF_INT), END
+	OPT("resv_ports", MF_INT), OPT("slurmd_debug", MF_INT),
+	OPT("tres_per_step", MF_STR), OPT("tres_per_node", MF_STR), OPT("tres_per_socket", MF_STR),
+	OPT("tres_per_task", MF_STR), OPT("gres_none", MF_BOOL), OPT("gpu_bind", MF_STR),
+	OPT("cpus_per_gpu", MF_INT), OPT("mem_per_gpu", MF_INT), END
 };
 
 static const struct msg_field f_step_het[] = {
@@ -196,8 +199,10 @@ static const struct msg_field f_launch_spec[] = {
 	OPT("ntasks_per_core", MF_INT), OPT("hint", MF_STR), OPT("mem_bind", MF_STR),
 	OPT("propagate", MF_STR), OPT("rlimits", MF_OBJ), OPT("get_user_env", MF_STR),
 	OPT("het_job_id", MF_INT),   /* a het job's component: its leader's ID */
-	OPT("gres", MF_ARR_OBJ),     /* the job's GRES here: herdstepd checks each (doc/gres.md) */
-	OPT("overcommit", MF_BOOL), END
+	OPT("overcommit", MF_BOOL),
+	/* the job's GRES records here: herdstepd checks each (its flags may
+	 * be a number, words or an array: doc/gres.md section 3) */
+	OPT("gres", MF_ARR_OBJ), END
 };
 
 static const struct msg_field f_launch[] = {

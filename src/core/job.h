@@ -417,10 +417,13 @@ void job_gres_clear_alloc(struct job *job);
 struct sched_gres;
 const struct sched_gres *job_gres_sched(const struct job *job, int *n);
 /* The devices the GRES counts (n nodes x the job's items, sched_gres_split)
- * come to on those nodes, lowest free index first; false when they are not
+ * come to on those nodes, lowest free index first (with
+ * --gres-flags=enforce-binding, those with the most free CPUs near them,
+ * and false unless each node's cpus are free near them); false when they are not
  * free (a worker's pass on an older state).  install: they become the
  * job's (alloc_gres), else only checked. */
-bool job_gres_pick(struct job *job, const int *node, int n, const uint32_t *counts, bool install);
+bool job_gres_pick(struct job *job, const int *node, const int *cpus, int n, const uint32_t *counts,
+		   bool install);
 int64_t job_gres_count(const struct job *job, const char *name);   /* held, or asked (pending) */
 uint32_t job_node_gpus(const struct job *job, int i);   /* GPUs on its i-th node */
 /* The LAUNCH "gres" records of its i-th node (NULL: none). */
@@ -431,7 +434,8 @@ void job_gres_hold_load(struct job *job, int i, int nodes, const json_t *a);
 /* "gpu:h100:2(IDX:0-1)": scontrol -d show job's GRES= of node i; caller frees. */
 char *job_gres_node_string(const struct job *job, int i);
 /* What it holds in all, as TRES: "gres/gpu=2,gres/gpu:h100=2"; while
- * pending, what it asks (NULL none).  Caller frees. */
+ * pending, what it asks; only the names AccountingStorageTRES tracks, as
+ * scontrol's TRES= shows (NULL none).  Caller frees. */
 char *job_gres_alloc_string(const struct job *job);
 /* A request as Slurm 22.05 shows it ("gres:gpu:2"), NULL for none.  Caller
  * frees. */

@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "common/bitmap.h"
+#include "common/conf.h"
 #include "common/gres.h"
 #include "common/log.h"
 #include "common/msg.h"
@@ -153,8 +155,10 @@ int job_gres_set(struct job *job, const json_t *spec, struct herd_error *err)
 		if (it->per_socket && !job->sockets_per_node)
 			return errprintf(err, "--gpus-per-socket option requires --sockets-per-node "
 					 "specification"), HERD_ERR_INVALID_GRES;
-		/* what no node has is refused now, as Slurm does */
-		if (!node_gres_kinds_of(it->name, it->type) ||
+		/* a name no node has is refused now, as Slurm does; a type no
+		 * node has never fits (Requested node configuration is not
+		 * available, the submission's check) */
+		if (!node_gres_kinds_of(it->name, NULL) ||
 		    (uint64_t)it->per_node + (uint64_t)it->per_socket * job->sockets_per_node > PER_NODE_MAX)
 			return errprintf(err, "%s", herd_strerror(HERD_ERR_INVALID_GRES)),
 			       HERD_ERR_INVALID_GRES;
@@ -221,26 +225,53 @@ static int slot_cmp_index(const struct gres_slot *a, const struct gres_slot *b)
 	return (a->index > b->index) - (a->index < b->index);
 }
 
+/* The CPU IDs of slot s's device's Cores= (NULL: any CPU). */
+static struct bitmap *slot_cores(const struct node *n, int s)
+{
+	const struct gres_slot *sl = &n->gres_slots[s];
+	if (sl->dev < 0 || !n->gres_devs[sl->dev].cores[0])
+		return NULL;
+	return bitmap_parse(n->gres_devs[sl->dev].cores, 1u << 16);
+}
+
+/* Free CPUs of node n near slot s (its Cores=; all free ones for none). */
+static int near_free(const struct node *n, int s)
+{
+	struct bitmap *near = slot_cores(n, s);
+	int free_cpus = 0;
+	for (int c = 0; c < n->cpus; c++)
+		if (!(n->cpus_used && bitmap_test(n->cpus_used, (uint32_t)c)) &&
+		    (!near || bitmap_test(near, (uint32_t)c)))
+			free_cpus++;
+	bitmap_destroy(near);
+	return free_cpus;
+}
+
 /* The holds of count units of the kinds on node n (used: the slots' use
- * so far, updated), lowest index first; the number written, -1 when they
- * are not free. */
+ * so far, updated), lowest index first (by_cpus: those with the most
+ * free CPUs near them first, --gres-flags=enforce-binding); the number
+ * written, -1 when they are not free. */
 static int pick_on(const struct node *n, uint32_t kinds, uint32_t count, uint32_t *used,
-		   struct gres_hold *out, int room)
+		   struct gres_hold *out, int room, bool by_cpus)
 {
 	int nh = 0;
 	while (count > 0) {
-		int best = -1;
+		int best = -1, best_free = -1;
 		for (int s = 0; s < n->ngres_slots; s++) {
 			const struct gres_slot *sl = &n->gres_slots[s];
-			if (sl->kind < 0 || !(kinds & (1u << sl->kind)) || used[s] >= sl->cap)
+			if (sl->kind < 0 || !(kinds & (1u << sl->kind)) || !node_gres_free(n, s, used))
 				continue;
-			if (best < 0 || slot_cmp_index(sl, &n->gres_slots[best]) < 0)
+			int f = by_cpus ? near_free(n, s) : 0;
+			if (best < 0 || f > best_free ||
+			    (f == best_free && slot_cmp_index(sl, &n->gres_slots[best]) < 0)) {
 				best = s;
+				best_free = f;
+			}
 		}
 		if (best < 0 || nh == room)
 			return -1;
 		const struct gres_slot *sl = &n->gres_slots[best];
-		uint32_t take = sl->cap - used[best] < count ? sl->cap - used[best] : count;
+		uint32_t room = node_gres_free(n, best, used), take = room < count ? room : count;
 		used[best] += take;
 		count -= take;
 		struct gres_hold *h = &out[nh++];
@@ -253,10 +284,47 @@ static int pick_on(const struct node *n, uint32_t kinds, uint32_t count, uint32_
 	return nh;
 }
 
-bool job_gres_pick(struct job *job, const int *node, int n, const uint32_t *counts, bool install)
+static bool enforce_binding(const struct job *job)
+{
+	return job->gres_flags && !strcmp(job->gres_flags, "enforce-binding");
+}
+
+/* --gres-flags=enforce-binding: the node has cpus free CPUs near the
+ * devices of holds (Cores=; devices without any leave every CPU near). */
+static bool near_enough(const struct node *n, const struct gres_hold *holds, int nholds, int cpus)
+{
+	struct bitmap *near = bitmap_create(n->cpus > 0 ? (uint32_t)n->cpus : 1);
+	bool any = false;
+	int free_cpus = 0;
+
+	for (int h = 0; h < nholds; h++)
+		for (int s = 0; s < n->ngres_slots; s++) {
+			const struct gres_slot *sl = &n->gres_slots[s];
+			if (strcmp(sl->name, holds[h].name) || sl->index != holds[h].index)
+				continue;
+			struct bitmap *c = slot_cores(n, s);
+			if (!c)
+				any = true;
+			for (uint32_t b = c ? bitmap_next(c, 0) : BITMAP_NONE; b != BITMAP_NONE;
+			     b = bitmap_next(c, b + 1))
+				if (b < near->nbits)
+					bitmap_set(near, b);
+			bitmap_destroy(c);
+		}
+	for (int c = 0; c < n->cpus; c++)
+		if (!(n->cpus_used && bitmap_test(n->cpus_used, (uint32_t)c)) &&
+		    (any || bitmap_test(near, (uint32_t)c)))
+			free_cpus++;
+	bitmap_destroy(near);
+	return free_cpus >= cpus;
+}
+
+bool job_gres_pick(struct job *job, const int *node, const int *cpus, int n, const uint32_t *counts,
+		   bool install)
 {
 	int ng;
 	const struct sched_gres *items = job_gres_sched(job, &ng);
+	bool enforce = enforce_binding(job);
 	struct gres_hold **holds = xmalloc((n + 1) * sizeof(*holds));
 	int *nholds = xmalloc((n + 1) * sizeof(int));
 	bool ok = true;
@@ -270,13 +338,15 @@ bool job_gres_pick(struct job *job, const int *node, int n, const uint32_t *coun
 		holds[k] = xmalloc(room * sizeof(**holds));
 		for (int g = 0; g < ng && ok; g++) {
 			int got = counts ? pick_on(nd, items[g].kinds, counts[k * ng + g], used,
-						   holds[k] + nholds[k], room - nholds[k])
+						   holds[k] + nholds[k], room - nholds[k], enforce)
 					 : 0;
 			if (got < 0)
 				ok = false;
 			else
 				nholds[k] += got;
 		}
+		if (ok && enforce && cpus && !near_enough(nd, holds[k], nholds[k], cpus[k]))
+			ok = false;   /* its CPUs would not all be near its GPUs */
 		free(used);
 	}
 	if (ok && install) {
@@ -432,6 +502,19 @@ char *job_gres_node_string(const struct job *job, int i)
 	return sb.s ? sb.s : xstrdup("");
 }
 
+/* Is name ("gres/gpu") one of the comma list's, case aside? */
+static bool tres_listed(const char *list, const char *name)
+{
+	size_t len = strlen(name);
+	for (const char *p = list; *p;) {
+		size_t w = strcspn(p, ",");
+		if (w == len && !strncasecmp(p, name, len))
+			return true;
+		p += w + (p[w] == ',');
+	}
+	return false;
+}
+
 /* Adds count of name[:type] to sum (n items so far), and of name alone
  * when typed: the TRES Slurm counts. */
 static void tres_add(struct tres_item *sum, int *n, const char *name, const char *type,
@@ -474,12 +557,17 @@ char *job_gres_alloc_string(const struct job *job)
 	}
 	if (!n)
 		return NULL;
+	/* only what AccountingStorageTRES tracks, as Slurm's TRES= shows */
+	const char *tracked = core.conf ? conf_get(core.conf, "AccountingStorageTRES") : NULL;
 	struct strbuf sb = { 0 };
 	for (int k = 0; k < n; k++) {
-		char *item = xasprintf("%sgres/%s%s%s=%" PRIu64, k ? "," : "", sum[k].name,
-				       sum[k].type[0] ? ":" : "", sum[k].type, sum[k].count);
-		strbuf_adds(&sb, item);
-		free(item);
+		char *name = xasprintf("gres/%s%s%s", sum[k].name, sum[k].type[0] ? ":" : "", sum[k].type);
+		if (tracked && tres_listed(tracked, name)) {
+			char *item = xasprintf("%s%s=%" PRIu64, sb.len ? "," : "", name, sum[k].count);
+			strbuf_adds(&sb, item);
+			free(item);
+		}
+		free(name);
 	}
 	return sb.s;
 }

@@ -52,11 +52,13 @@ struct node {
 };
 
 /* One unit of a node's GRES the scheduler gives out: a device (cap 1), a
- * device of shares (a shard/mps line of a GPU: cap its count), or a
- * declared count with no device (cap the count, index 0). */
+ * device of shares (a shard/mps line of a GPU: cap its count, index the
+ * GPU's), or a declared count with no device (cap the count, index 0).
+ * A GPU is never given whole and as shares at once (node_gres_free). */
 struct gres_slot {
 	int kind;                   /* node_gres_kind's (-1: beyond the pass's kinds) */
 	int dev;                    /* its record in gres_devs, -1 none */
+	int gpu;                    /* shares (shard, mps) of a GPU: that GPU's slot, else -1 */
 	char name[32], type[64];
 	uint32_t index, cap, used;
 };
@@ -108,6 +110,10 @@ void node_gres_counts(const struct node *n, uint16_t *total, uint16_t *alloc);
 /* A job's hold taken (sign 1) or given back (-1): the slot it names. */
 void node_gres_hold(struct node *n, const struct gres_hold *h, int sign);
 void node_gres_used_changed(struct node *n);   /* GresUsed to make again */
+/* Units of slot s free, used[] the slots' use (NULL: as held now): none
+ * of a GPU whose shares are in use, nor of shares of a GPU held whole or
+ * shared the other way (shards and MPS). */
+uint32_t node_gres_free(const struct node *n, int s, const uint32_t *used);
 /* Drained by the controller for reason (node.c): kept over a restart. */
 void node_drain_for(struct node *n, const char *reason);
 

@@ -130,7 +130,7 @@ static void slot_add(struct node *n, int *cap, int kind, int dev, const char *na
 		n->gres_slots = xrealloc(n->gres_slots, *cap * sizeof(*n->gres_slots));
 	}
 	struct gres_slot *sl = &n->gres_slots[n->ngres_slots++];
-	*sl = (struct gres_slot){ .kind = kind, .dev = dev, .index = index,
+	*sl = (struct gres_slot){ .kind = kind, .dev = dev, .gpu = -1, .index = index,
 				  .cap = count > UINT16_MAX ? UINT16_MAX : (uint32_t)count };
 	snprintf(sl->name, sizeof(sl->name), "%s", name);
 	snprintf(sl->type, sizeof(sl->type), "%s", type);
@@ -146,6 +146,48 @@ static void hold_again(struct job *job, void *arg)
 		if (job->alloc_node[i] == idx)
 			for (int h = 0; h < job->nalloc_gres[i]; h++)
 				node_gres_hold(n, &job->alloc_gres[i][h], 1);
+}
+
+/* Shares of a GPU (a shard or mps line naming its File): tied to it, and
+ * numbered by it, as Slurm's shards are (SLURM_SHARDS_ON_NODE's GPU). */
+static void link_shares(struct node *n)
+{
+	for (int i = 0; i < n->ngres_slots; i++) {
+		struct gres_slot *sl = &n->gres_slots[i];
+		if ((strcmp(sl->name, "shard") && strcmp(sl->name, "mps")) || sl->dev < 0 ||
+		    !n->gres_devs[sl->dev].file[0])
+			continue;
+		for (int g = 0; g < n->ngres_slots; g++) {
+			const struct gres_slot *gpu = &n->gres_slots[g];
+			if (!strcmp(gpu->name, "gpu") && gpu->dev >= 0 &&
+			    !strcmp(n->gres_devs[gpu->dev].file, n->gres_devs[sl->dev].file)) {
+				sl->gpu = g;
+				sl->index = gpu->index;
+				break;
+			}
+		}
+	}
+}
+
+uint32_t node_gres_free(const struct node *n, int s, const uint32_t *used)
+{
+	const struct gres_slot *sl = &n->gres_slots[s];
+	uint32_t u = used ? used[s] : sl->used;
+
+	if (u >= sl->cap)
+		return 0;
+	if (sl->gpu >= 0 && (used ? used[sl->gpu] : n->gres_slots[sl->gpu].used))
+		return 0;   /* its GPU is held whole */
+	for (int k = 0; k < n->ngres_slots; k++) {
+		const struct gres_slot *o = &n->gres_slots[k];
+		if (!(used ? used[k] : o->used) || k == s)
+			continue;
+		if (o->gpu == s)
+			return 0;   /* a GPU whose shares are in use */
+		if (sl->gpu >= 0 && o->gpu == sl->gpu && strcmp(o->name, sl->name))
+			return 0;   /* its GPU is shared the other way (shards, MPS) */
+	}
+	return sl->cap - u;
 }
 
 /* The slots of the declaration, from the devices reported (the first
@@ -180,6 +222,7 @@ static void slots_build(struct node *n)
 			slot_add(n, &cap, kind, -1, d->name, d->type, 0, left);
 	}
 	free(taken);
+	link_shares(n);
 	job_foreach(hold_again, n);
 }
 
@@ -192,7 +235,7 @@ void node_gres_counts(const struct node *n, uint16_t *total, uint16_t *alloc)
 		if (sl->kind < 0)
 			continue;
 		total[sl->kind] += sl->cap;
-		alloc[sl->kind] += sl->used < sl->cap ? sl->used : sl->cap;
+		alloc[sl->kind] += sl->cap - node_gres_free(n, i, NULL);
 	}
 }
 

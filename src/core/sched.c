@@ -145,7 +145,7 @@ static void job_start(struct job *job, const int *node, const int *cpus, int n,
 		      const uint32_t *gres)
 {
 	if (job->ngres)   /* checked free before (start_entry) */
-		job_gres_pick(job, node, n, gres, true);
+		job_gres_pick(job, node, cpus, n, gres, true);
 	job->nalloc = n;
 	job->alloc_node = xmalloc(n * sizeof(int));
 	job->alloc_cpus = xmalloc(n * sizeof(int));
@@ -264,7 +264,7 @@ static bool start_entry(struct sched_snap *s, int i, struct job *job, struct sch
 	}
 	/* its devices are free (a worker's pass saw an older state; a GPU
 	 * taken whole may hold shares another start of the pass took) */
-	if (job->ngres && (!d->gres || !job_gres_pick(job, d->node, d->n, d->gres, false)))
+	if (job->ngres && (!d->gres || !job_gres_pick(job, d->node, d->cpus, d->n, d->gres, false)))
 		return false;
 	uint32_t task = meta ? sched_next_task(job, s->per_task[i]) : 0;
 	if (task == BITMAP_NONE)

@@ -41,6 +41,7 @@ void count_parts(const struct job *job, struct step *s, int delta)
 
 void step_free(struct step *s)
 {
+	step_gres_free(s);
 	for (int i = 0; i < s->nnodes; i++)
 		bitmap_destroy(s->cpuset[i]);
 	free(s->cpuset);
@@ -140,6 +141,7 @@ json_t *step_to_json(const struct job *job, const struct step *s)
 		cpus += s->holds || s->cpuset[i]->nbits > 1 ? bitmap_count(s->cpuset[i])
 							    : s->ntasks[i] * s->cpus_per_task;
 	json_object_set_new(o, "num_cpus", json_integer(cpus));
+	step_gres_to_json(job, s, o);   /* tres_gres: sacct's gres/ part of the step's AllocTRES */
 	return o;
 }
 
@@ -158,6 +160,7 @@ void step_end(struct job *job, struct step *s, enum job_state state)
 	s->end_time = core_now();
 	step_layout_hold(job, s, false);
 	step_ports_give(job, s);
+	s->gres_holds = false;   /* its GRES go back to the job's other steps */
 	if (!s->parts_out) {
 		count_parts(job, s, -1);
 		s->parts_out = true;
@@ -294,6 +297,7 @@ void step_job_ended(struct job *job, enum job_state state)
 			s->with_job = true;
 			step_layout_hold(job, s, false);
 			step_ports_give(job, s);
+			s->gres_holds = false;
 			continue;
 		}
 		step_end(job, s, final_state(s));
@@ -432,6 +436,7 @@ void step_restore(const json_t *rec)
 	s->job_node = xmalloc((n + 1) * sizeof(int));
 	s->ntasks = xmalloc((n + 1) * sizeof(int));
 	s->cpuset = xmalloc((n + 1) * sizeof(*s->cpuset));
+	int *rec_node = xmalloc((n + 1) * sizeof(int));   /* each step node's place in alloc */
 	json_array_foreach(alloc, i, a) {
 		int idx = node_index(json_string_value(json_array_get(a, 0)) ?: ""), j = -1;
 		for (int k = 0; k < job->nalloc; k++)
@@ -440,6 +445,7 @@ void step_restore(const json_t *rec)
 		if (j < 0)
 			continue;
 		s->job_node[s->nnodes] = j;
+		rec_node[s->nnodes] = (int)i;
 		s->ntasks[s->nnodes] = json_integer_value(json_array_get(a, 1));
 		s->cpuset[s->nnodes] = bitmap_parse(json_string_value(json_array_get(a, 2)) ?: "", 1u << 20);
 		if (!s->cpuset[s->nnodes])
@@ -447,6 +453,8 @@ void step_restore(const json_t *rec)
 		s->nnodes++;
 	}
 	s->node_done = xmalloc((s->nnodes + 1) * sizeof(bool));
+	step_gres_restore(s, rec, rec_node);   /* its GRES, held again */
+	free(rec_node);
 	count_parts(job, s, +1);
 	step_layout_hold(job, s, true);
 	step_ports_restore(job, s, json_string_value(json_object_get(rec, "resv_ports")));

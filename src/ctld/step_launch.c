@@ -167,6 +167,11 @@ static void send_launches(struct step_group *g, struct job *job, const struct st
 			json_object_set_new(launch, "gres", gres);
 		else
 			json_object_del(launch, "gres");
+		json_t *mine = step_gres_launch(job, s, i);   /* the step's (absent: the job's) */
+		if (mine)
+			json_object_set_new(step, "gres", mine);
+		else
+			json_object_del(step, "gres");
 		json_object_set(launch, "step", step);
 		json_t *body = json_pack("{s:I, s:I, s:O}", "job_id", (json_int_t)job->id, "step_id",
 					 (json_int_t)s->step_id, "launch", launch);
@@ -185,7 +190,9 @@ static json_t *launch_step_object(const struct step *s, const json_t *spec)
 {
 	json_t *step = json_deep_copy(spec);
 	const char *drop[] = { "num_nodes", "num_tasks", "ntasks_per_node", "mem_per_cpu", "overlap",
-			       "exact", "exclusive", "req_nodelist", "exc_nodelist", "name" };
+			       "exact", "exclusive", "req_nodelist", "exc_nodelist", "name",
+			       "tres_per_step", "tres_per_node", "tres_per_socket", "tres_per_task",
+			       "gres_none", "cpus_per_gpu", "mem_per_gpu" };
 	for (size_t k = 0; k < sizeof(drop) / sizeof(drop[0]); k++)
 		json_object_del(step, drop[k]);
 	json_object_set_new(step, "step_id", json_integer(s->step_id));
@@ -296,6 +303,12 @@ static void step_inherit(const struct job *job, json_t *spec)
 			json_object_set(spec, keys[k], theirs);
 	}
 	json_decref(jspec);
+	/* GPU binding: the step's --gpu-bind, or, when it asks no GRES, its
+	 * job's (Slurm's srun reads SLURM_GPU_BIND from the batch shell) */
+	const char *bind = json_string_value(json_object_get(spec, "gpu_bind"));
+	if ((!bind || !*bind) && !step_gres_asked(spec) && job->gpu_bind)
+		json_object_set_new(spec, "gpu_bind", json_string(job->gpu_bind));
+	json_object_set_new(spec, "gpus_per_task", json_integer(step_gres_per_task(job, spec)));
 }
 
 /* The step's -m as it is kept ("" and "*": block); NULL with err when it
@@ -337,7 +350,9 @@ static int step_prepare(const struct net_req *req, struct job *job, json_t *spec
 	if (json_array_size(json_object_get(spec, "argv")) == 0 ||
 	    !step_layout_count_ok(spec, "num_tasks") || !step_layout_count_ok(spec, "num_nodes") ||
 	    !step_layout_count_ok(spec, "cpus_per_task") || !step_layout_count_ok(spec, "ntasks_per_node") ||
-	    !step_layout_count_ok(spec, "ntasks_per_socket") || !step_layout_count_ok(spec, "ntasks_per_core"))
+	    !step_layout_count_ok(spec, "ntasks_per_socket") || !step_layout_count_ok(spec, "ntasks_per_core") ||
+	    !step_layout_count_ok(spec, "cpus_per_gpu") || json_integer_value(json_object_get(spec, "mem_per_gpu")) < 0 ||
+	    json_integer_value(json_object_get(spec, "mem_per_gpu")) > ((json_int_t)1 << 40))
 		return HERD_ERR_INVALID_ARG;
 	step_inherit(job, spec);
 	const char *dist = json_string_value(json_object_get(spec, "distribution"));
@@ -390,7 +405,15 @@ static void step_insert(struct job *job, struct step *s, const json_t *spec, uin
 	s->srun_pid = json_integer_value(json_object_get(spec, "srun_pid"));
 	uint64_t mem = json_integer_value(json_object_get(spec, "mem_mb"));
 	uint64_t mem_cpu = json_integer_value(json_object_get(spec, "mem_per_cpu"));
-	s->mem_mb = mem ? mem : mem_cpu ? sched_umul(sched_umul(mem_cpu, s->ntasks[0]), s->cpus_per_task) : 0;
+	uint64_t mem_gpu = json_integer_value(json_object_get(spec, "mem_per_gpu")), gpus = 0;
+	for (int i = 0; mem_gpu && s->gres && i < s->nnodes; i++) {   /* the most on a node */
+		uint64_t here = 0;
+		for (int g = 0; g < s->ngres[i]; g++)
+			here += strcmp(s->gres[i][g].name, "gpu") ? 0 : s->gres[i][g].count;
+		gpus = here > gpus ? here : gpus;
+	}
+	s->mem_mb = mem ? mem : mem_cpu ? sched_umul(sched_umul(mem_cpu, s->ntasks[0]), s->cpus_per_task)
+		  : gpus ? sched_umul(mem_gpu, gpus) : 0;
 	s->node_done = xmalloc(s->nnodes * sizeof(bool));
 	count_parts(job, s, +1);
 	struct hostlist *hl = hostlist_create(NULL);

@@ -116,6 +116,15 @@ int step_layout(struct job *job, const json_t *spec, struct step *s, struct herd
 	int want_nodes = json_integer_value(json_object_get(spec, "num_nodes"));
 	int ntasks = json_integer_value(json_object_get(spec, "num_tasks"));
 	int cpt = json_integer_value(json_object_get(spec, "cpus_per_task"));
+	struct step_gres_req gres;
+	int rc = step_gres_request(job, spec, &gres, err);
+	if (rc)
+		return rc;
+	/* --cpus-per-gpu with --gpus-per-task: the CPUs of a task (srun(1)) */
+	json_int_t cpg = json_integer_value(json_object_get(spec, "cpus_per_gpu"));
+	int gpt = step_gres_per_task(job, spec);
+	if (cpt <= 0 && cpg > 0 && gpt > 0 && cpg * gpt <= INT_MAX)
+		cpt = (int)(cpg * gpt);
 	int per_node = json_integer_value(json_object_get(spec, "ntasks_per_node"));
 	bool overlap = json_is_true(json_object_get(spec, "overlap"));
 	bool exact = json_is_true(json_object_get(spec, "exact")) ||
@@ -124,11 +133,12 @@ int step_layout(struct job *job, const json_t *spec, struct step *s, struct herd
 	const char *exc = json_string_value(json_object_get(spec, "exc_nodelist"));
 	int nps = json_integer_value(json_object_get(spec, "ntasks_per_socket"));
 	int npc = json_integer_value(json_object_get(spec, "ntasks_per_core"));
-	int *req_idx = NULL, nreq = 0, *exc_idx = NULL, nexc = 0, rc = 0;
+	int *req_idx = NULL, nreq = 0, *exc_idx = NULL, nexc = 0;
 	int *pick = xmalloc(job->nalloc * sizeof(int)), npick = 0;
 	struct bitmap **sets = xmalloc(job->nalloc * sizeof(*sets));
 	int *arb = NULL, *arb_list = NULL, narb = 0;   /* -m arbitrary: tasks per job node, the list */
 	bool busy = false;
+	int gres_never = 0;   /* nodes whose GRES can never give the step its share */
 	struct dist dist;
 	int64_t job_cpus = 0;
 
@@ -225,6 +235,8 @@ int step_layout(struct job *job, const json_t *spec, struct step *s, struct herd
 		errprintf(err, "%s", herd_strerror(rc));
 		goto out;
 	}
+	if ((rc = step_gres_total_check(job, &gres, want_nodes, ntasks, err)))
+		goto out;
 	for (int i = 0; i < nreq; i++) {
 		bool ours = false;
 		for (int j = 0; j < job->nalloc; j++)
@@ -254,6 +266,17 @@ int step_layout(struct job *job, const json_t *spec, struct step *s, struct herd
 			int64_t need = (over ? 1 : (int64_t)tasks[npick]) * cpt, have = job->alloc_cpus[j];
 			if (need > have)
 				continue;   /* never fits here */
+			int fits = step_gres_node_fits(job, j, tasks[npick], &gres);
+			if (fits == STEP_GRES_NEVER) {
+				gres_never++;
+				continue;
+			}
+			if (fits == STEP_GRES_BUSY) {
+				busy = true;
+				if (required)
+					break;
+				continue;
+			}
 			bool known = job->alloc_cpuset && job->alloc_cpuset[j];
 			struct bitmap *avail = !known ? bitmap_create(1)
 					       : overlap ? bitmap_copy(job->alloc_cpuset[j]) : free_cpus(job, j);
@@ -270,8 +293,18 @@ int step_layout(struct job *job, const json_t *spec, struct step *s, struct herd
 			pick[npick++] = j;
 		}
 	}
-	if (npick < want_nodes) {
-		rc = busy ? HERD_ERR_NODES_BUSY : HERD_ERR_NODE_CONFIG;
+	bool missing = false;   /* -w: a named node that is busy is not replaced by another */
+	for (int i = 0; i < nreq; i++) {
+		bool picked = false;
+		for (int k = 0; k < npick; k++)
+			picked |= job->alloc_node[pick[k]] == req_idx[i];
+		missing |= !picked;
+	}
+	if (npick < want_nodes || missing) {
+		/* Slurm 22.05: as many nodes as the step needs can never give
+		 * it its GRES: an invalid GRES request, not a wait */
+		rc = gres_never >= want_nodes ? HERD_ERR_INVALID_GRES
+		     : busy ? HERD_ERR_NODES_BUSY : HERD_ERR_NODE_CONFIG;
 		errprintf(err, "%s", herd_strerror(rc));
 		for (int i = 0; i < npick; i++)
 			bitmap_destroy(sets[i]);
@@ -280,6 +313,10 @@ int step_layout(struct job *job, const json_t *spec, struct step *s, struct herd
 	s->nnodes = npick;
 	s->job_node = pick;
 	s->cpuset = sets;
+	pick = NULL;
+	sets = NULL;
+	if ((rc = step_gres_take(job, s, &gres, err)))
+		goto out;   /* step_free frees what the step has */
 	s->holds = !overlap;
 	s->num_tasks = ntasks;
 	s->cpus_per_task = cpt;
@@ -291,8 +328,6 @@ int step_layout(struct job *job, const json_t *spec, struct step *s, struct herd
 				if (job->alloc_node[s->job_node[i]] == arb_list[t])
 					s->task_node[t] = i;
 	}
-	pick = NULL;
-	sets = NULL;
 out:
 	free(arb);
 	free(arb_list);

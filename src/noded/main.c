@@ -257,6 +257,7 @@ int main(int argc, char **argv)
 		log_error("%s", err.text);
 		return 1;
 	}
+	mps_scan(&nd);
 
 	char *dest = auth_dest_node(conf_cluster_name(nd.conf), nd.node);
 	struct net_server_opts o = {
@@ -299,6 +300,7 @@ int main(int argc, char **argv)
 	uv_run(nd.loop, UV_RUN_NOWAIT);
 	while (nd.jobs)
 		jobs_remove(&nd, nd.jobs, false);
+	mps_forget(&nd);
 	free(dest);
 	free(nd.dest_ctld);
 	free(nd.spool);

@@ -22,6 +22,11 @@
 #define NODED_LAUNCH_FILE  "launch.json"
 #define NODED_PID_FILE     "herdstepd.pid"
 #define NODED_CTL_SOCKET   "ctl.sock"
+/* A job's MPS control daemon for GPU G (mps.c): SlurmdSpoolDir/mpsJJJJJ.G,
+ * with pipe/ and log/ (src/stepd/stepd.h: STEPD_MPS_DIR_FMT) */
+#define MPS_DIR_FMT        "mps%05u.%d"
+#define MPS_PROGRAM        "nvidia-cuda-mps-control"
+#define MPS_GPU_MAX        65535
 
 struct hw {
 	int cpus, boards, sockets, cores, threads;   /* cores = per socket */
@@ -58,6 +63,7 @@ struct noded {
 	struct hw hw;
 	struct net_server *srv;
 	struct noded_job *jobs;
+	struct mps_daemon *mps;   /* MPS control daemons of jobs here (mps.c) */
 
 	uv_timer_t heartbeat;
 	uv_timer_t reaper;        /* each second: step daemons that died (jobs_reap) */
@@ -103,6 +109,28 @@ void reclaim_step(struct noded *nd, uint32_t job_id, uint32_t step_id);
 /* launch.c: LAUNCH_JOB (the batch step) and LAUNCH_STEP. */
 void launch_job(struct noded *nd, struct net_req *req);
 void launch_step(struct noded *nd, struct net_req *req);
+
+/* mps.c: the jobs' MPS control daemons (doc/gres.md section 4). */
+/* A LAUNCH (job's or step's): start the daemon of each GPU its "gres" has
+ * mps shares of, unless the job has it already; a failure is logged and
+ * the job runs without MPS. */
+void mps_launch(struct noded *nd, uint32_t job_id, const json_t *launch);
+/* Each second: stop the daemons of jobs with no herdstepd left here
+ * ("quit", SIGKILL a few seconds later), remove their directories. */
+void mps_tick(struct noded *nd);
+/* At start: take back the daemons a previous herdd started. */
+void mps_scan(struct noded *nd);
+/* At exit: forget them (they keep running, as the jobs do). */
+void mps_forget(struct noded *nd);
+/* The parts, for tests: the GPU indices of a LAUNCH's mps records (each
+ * once, at most max); the program in a PATH string (NULL: the default),
+ * only an absolute directory's, a file root's (or ours) that no one else
+ * may write, or NULL; mps%05u.%d; the directory made safely (root's until
+ * filled, then the user's 0700 with pipe/ and log/), -1 with errno. */
+int mps_launch_gpus(const json_t *launch, int *gpus, size_t max);
+char *mps_program_find(const char *path);
+void mps_dir_name(char *buf, size_t len, uint32_t job_id, int gpu);
+int mps_dir_create(int spool_fd, const char *name, uid_t uid, gid_t gid);
 
 /* rpc.c: TERMINATE_JOB to a job's herdstepd; the rc for the controller. */
 int rpc_terminate(struct noded *nd, struct noded_job *job, int kill_wait, struct herd_error *err);

@@ -101,6 +101,7 @@ void register_now(struct noded *nd)
 static void reap_tick(uv_timer_t *t)
 {
 	jobs_reap(t->data);
+	mps_tick(t->data);
 }
 
 void register_start(struct noded *nd)

@@ -50,8 +50,8 @@ int64_t sched_gres_tasks(const struct sched_node *n, const struct sched_req *req
 	int64_t tasks = INT32_MAX;
 	for (int g = 0; g < req->ngres; g++) {
 		const struct sched_gres *it = &req->gres[g];
-		int64_t f = gres_free(n, it->kinds, empty) - it->per_node - (whole ? it->per_job : 0);
-		if (f < 0)
+		int64_t all = gres_free(n, it->kinds, empty), f = all - it->per_node;
+		if (f < 0 || (whole && all < it->per_job))   /* --gpus: the total, per-node ones in it */
 			return -1;
 		if (it->per_task && f / it->per_task < tasks)
 			tasks = f / it->per_task;
@@ -72,28 +72,66 @@ static bool gres_adds(const struct sched_node *n, const struct sched_req *req, b
 static int64_t room_cpus(const struct sched_node *n, const struct sched_req *req, bool empty);
 static uint64_t free_mem(const struct sched_node *n, bool empty);
 
+/* srun's block layout of the tasks over a pick, node after node: one on
+ * each node, then each filled in order (as many as its CPUs hold and its
+ * GPUs allow). */
+struct layout {
+	int64_t cpt, based, rem;
+};
+
+static void layout_init(struct layout *l, const struct sched_req *req, int n)
+{
+	int64_t ntasks = req->ntasks > 0 ? req->ntasks : n;
+	l->cpt = req->cpus_per_task > 0 ? req->cpus_per_task : 1;
+	l->based = ntasks < n ? ntasks : n;
+	l->rem = ntasks - l->based;
+}
+
+static int64_t layout_next(struct layout *l, const struct sched_node *nd, const struct sched_req *req,
+			   bool empty, int k, int cpus)
+{
+	int64_t cap = cpus / l->cpt, by_gres = sched_gres_tasks(nd, req, empty, false);
+	if (by_gres < cap)   /* an exclusive job's CPUs are more than its GPUs' tasks */
+		cap = by_gres < 1 ? 1 : by_gres;
+	int64_t tasks = k < l->based, more = cap - tasks;
+	if (more > l->rem)
+		more = l->rem;
+	if (more > 0) {
+		tasks += more;
+		l->rem -= more;
+	}
+	return tasks;
+}
+
+/* The GPUs node nd can give with their --cpus-per-gpu CPUs (no limit: INT64_MAX). */
+static int64_t gpus_by_cpus(const struct sched_node *nd, const struct sched_req *req, bool empty)
+{
+	return req->cpus_per_gpu ? room_cpus(nd, req, empty) / req->cpus_per_gpu : INT64_MAX;
+}
+
 bool sched_gres_split(const struct sched_node *nodes, const struct sched_req *req, bool empty,
 		      const int *node, int *cpus, int n, uint32_t *out)
 {
-	int64_t cpt = req->cpus_per_task > 0 ? req->cpus_per_task : 1;
-	int64_t ntasks = req->ntasks > 0 ? req->ntasks : n;
-	int64_t based = ntasks < n ? ntasks : n, rem = ntasks - based;   /* srun's block layout */
 	int64_t jleft[SCHED_GRES_ITEMS] = { 0 };
+	struct layout l;
 
 	if (!req->ngres)
 		return true;
+	/* --gpus is the job's total: what the per-node and per-task counts
+	 * give counts toward it (sbatch(1)) */
 	for (int g = 0; g < req->ngres && g < SCHED_GRES_ITEMS; g++)
 		jleft[g] = req->gres[g].per_job;
+	layout_init(&l, req, n);
+	for (int k = 0; k < n; k++) {
+		int64_t tasks = layout_next(&l, &nodes[node[k]], req, empty, k, cpus[k]);
+		for (int g = 0; g < req->ngres && g < SCHED_GRES_ITEMS; g++)
+			jleft[g] -= req->gres[g].per_node + sched_mul(tasks, req->gres[g].per_task);
+	}
+	layout_init(&l, req, n);
 	for (int k = 0; k < n; k++) {
 		const struct sched_node *nd = &nodes[node[k]];
-		int64_t fk[SCHED_GRES_KINDS], gpus = 0;
-		int64_t cap = cpus[k] / cpt, tasks = k < based, more = cap - tasks;
-		if (more > rem)
-			more = rem;
-		if (more > 0) {
-			tasks += more;
-			rem -= more;
-		}
+		int64_t fk[SCHED_GRES_KINDS], gpus = 0, gpu_room = gpus_by_cpus(nd, req, empty);
+		int64_t tasks = layout_next(&l, nd, req, empty, k, cpus[k]);
 		for (int kd = 0; kd < SCHED_GRES_KINDS; kd++)
 			fk[kd] = nd->gres[kd] - (empty ? 0 : nd->alloc_gres[kd]);
 		for (int g = 0; g < req->ngres && g < SCHED_GRES_ITEMS; g++) {
@@ -105,6 +143,10 @@ bool sched_gres_split(const struct sched_node *nodes, const struct sched_req *re
 			if (have < want)
 				return false;
 			int64_t extra = have - want < jleft[g] ? have - want : jleft[g];
+			if (it->gpu && extra > gpu_room - gpus - want)   /* as many as their CPUs allow */
+				extra = gpu_room - gpus - want;
+			if (extra < 0)
+				extra = 0;
 			jleft[g] -= extra;
 			int64_t take = want + extra;
 			out[k * req->ngres + g] = (uint32_t)take;
@@ -310,6 +352,21 @@ out:
 	return ok;
 }
 
+/* Can one node give the whole job's GPUs their --cpus-per-gpu CPUs (each
+ * item's per-node and per-task count for ntasks tasks, at least --gpus)? */
+static bool one_node_gpus(const struct sched_node *nd, const struct sched_req *req, bool empty,
+			  int64_t ntasks)
+{
+	int64_t gpus = 0;
+	for (int g = 0; g < req->ngres; g++) {
+		const struct sched_gres *it = &req->gres[g];
+		int64_t base = it->per_node + sched_mul(ntasks, it->per_task);
+		if (it->gpu)
+			gpus += base > (int64_t)it->per_job ? base : it->per_job;
+	}
+	return gpus <= gpus_by_cpus(nd, req, empty);
+}
+
 /* One attempt; empty = pretend every node is idle and usable (can it ever fit?).
  * Every count derived from the request is 64 bits (see sched_mul): a CPU
  * count reaches a node's int only once it is no more than the node's CPUs. */
@@ -372,7 +429,8 @@ static bool try_pick(const struct sched_node *nodes, const int *cand, int ncand,
 		int64_t take = req->exclusive ? nd->cpus : need > req->mincpus ? need : req->mincpus;
 		if (node_ok(nd, req, empty) && room_cpus(nd, req, empty) >= need &&
 		    mem_fits(nd, req, take, empty) &&
-		    (!req->ngres || sched_gres_tasks(nd, req, empty, true) >= ntasks)) {
+		    (!req->ngres || (sched_gres_tasks(nd, req, empty, true) >= ntasks &&
+				     one_node_gpus(nd, req, empty, ntasks)))) {
 			out_node[0] = cand[i];
 			out_cpus[0] = (int)take;
 			*out_n = 1;
@@ -393,12 +451,12 @@ static bool try_pick(const struct sched_node *nodes, const int *cand, int ncand,
 			continue;
 		}
 		if (gwant) {   /* what this node's GRES add to the whole job's */
-			int64_t t = tasks * cpt < need ? tasks : (need + cpt - 1) / cpt;
 			gwant = false;
 			for (int g = 0; g < req->ngres && g < SCHED_GRES_ITEMS; g++) {
 				const struct sched_gres *it = &req->gres[g];
-				int64_t f = gres_free(nd, it->kinds, empty) - it->per_node -
-					    sched_mul(t, it->per_task);
+				int64_t f = gres_free(nd, it->kinds, empty);
+				if (it->gpu && f > gpus_by_cpus(nd, req, empty))
+					f = gpus_by_cpus(nd, req, empty);
 				if (f > 0)
 					gleft[g] -= f < gleft[g] ? f : gleft[g];
 				gwant |= gleft[g] > 0;
@@ -409,8 +467,12 @@ static bool try_pick(const struct sched_node *nodes, const int *cand, int ncand,
 		int64_t take = tasks * cpt < need - reserve ? tasks * cpt : need - reserve;
 		if (take < cpt)
 			take = cpt;
-		if (req->exclusive)
+		int64_t tasks_cpus = take;   /* what its tasks use of the CPUs wanted */
+		if (req->exclusive) {
 			take = nd->cpus;
+			if (!req->ngres)
+				tasks_cpus = take;   /* (as before GRES: the whole node counts) */
+		}
 		int64_t held = take < req->mincpus ? req->mincpus : take;   /* --mincpus */
 		if ((req->exclusive || held > take) && !mem_fits(nd, req, held, empty)) {
 			if (i < nreq)
@@ -419,7 +481,7 @@ static bool try_pick(const struct sched_node *nodes, const int *cand, int ncand,
 		}
 		out_node[n] = cand[i];
 		out_cpus[n++] = (int)held;
-		need -= take;
+		need -= tasks_cpus;
 	}
 	if (need > 0 || gwant)
 		return false;

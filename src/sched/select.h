@@ -128,8 +128,9 @@ enum sched_fit sched_select(const struct sched_node *nodes, const int *cand, int
 			    uint32_t *out_gres);
 
 /* How many tasks node n's GRES allow after every item's per_node units
- * (and, with whole, all its per_job units): INT32_MAX when no item is per
- * task; -1 when even those do not fit (empty: as if nothing were held). */
+ * (with whole, -1 also unless all its per_job units are free there):
+ * INT32_MAX when no item is per task; -1 when even those do not fit
+ * (empty: as if nothing were held). */
 int64_t sched_gres_tasks(const struct sched_node *n, const struct sched_req *req, bool empty,
 			 bool whole);
 /* The GRES of each item a pick gives on each of its n nodes (node, cpus:

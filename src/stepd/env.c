@@ -6,12 +6,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include "common/strbuf.h"
 #include "common/taskopt.h"
 #include "common/xmalloc.h"
 #include "stepd/env.h"
 #include "stepd/gpu_env.h"
+#include "stepd/stepd.h"
 
 void env_init(struct env *e)
 {
@@ -244,6 +246,33 @@ static void env_login(struct env *e, const struct launch *l, const struct env_no
 		env_set(e, "SHELL", node->shell);
 }
 
+/* The job's MPS control daemon for the process's mps GPU, when herdd
+ * started one (its directory is there: herdd makes it before the launch
+ * and removes it when the start fails): its pipe and log directories, as
+ * NVIDIA's clients find them (doc/gres.md section 4). */
+static void env_mps(struct env *e, const struct launch *l, const struct launch_gres *list,
+		    size_t n, const struct env_node *node)
+{
+	int gpu = gpu_mps_gpu(list, n);
+	char name[64];
+	struct stat st;
+
+	if (gpu < 0 || !node->spool)
+		return;
+	snprintf(name, sizeof(name), STEPD_MPS_DIR_FMT, (unsigned)l->job_id, gpu);
+	char *dir = xasprintf("%s/%s", node->spool, name);
+	if (lstat(dir, &st) == 0 && S_ISDIR(st.st_mode)) {
+		env_setf(e, "CUDA_MPS_PIPE_DIRECTORY", "%s/pipe", dir);
+		env_setf(e, "CUDA_MPS_LOG_DIRECTORY", "%s/log", dir);
+		/* NVIDIA: the MPS server shows a client the daemon's visible
+		 * devices renumbered from 0 (the daemon has this GPU alone); a
+		 * client keeping the GPU's global index fails */
+		if (env_get(e, "CUDA_VISIBLE_DEVICES"))
+			env_set(e, "CUDA_VISIBLE_DEVICES", "0");
+	}
+	free(dir);
+}
+
 void env_batch(struct env *e, const struct launch *l, const struct env_node *node)
 {
 	for (size_t i = 0; i < l->envc; i++)
@@ -256,6 +285,7 @@ void env_batch(struct env *e, const struct launch *l, const struct env_node *nod
 	env_set(e, "ENVIRONMENT", "BATCH");
 	env_taskopts(e, &l->opts, l->opts.distribution, false);
 	gpu_env_batch(e, l, node->constrain_devices);
+	env_mps(e, l, l->gres, l->ngres, node);
 	env_login(e, l, node);
 }
 
@@ -323,5 +353,6 @@ void env_step(struct env *e, const struct launch *l, const struct env_node *node
 	}
 	gpu_env_task(e, l, node->constrain_devices, t->local, t->task_id, t->cpus, t->gpu_verbose,
 		     t->gpu_verbose ? 512 : 0, t->gpu_warning, t->gpu_warning ? 256 : 0);
+	env_mps(e, l, s->gres, s->ngres, node);
 	env_login(e, l, node);
 }

@@ -33,6 +33,7 @@ struct env_node {
 	const char *conf_path;     /* herd.conf, for SLURM_CONF */
 	const char *home, *shell;  /* from the user's passwd entry (may be NULL) */
 	bool constrain_devices;    /* cgroup.conf ConstrainDevices: GPUs counted from 0 */
+	const char *spool;         /* SlurmdSpoolDir: where herdd's MPS directories are (NULL: none) */
 };
 
 /* Build the batch environment (SLURM_TASK_PID is left to the caller, who

@@ -318,26 +318,38 @@ static void gpu_add(struct strbuf *sb, long v)
 	strbuf_adds(sb, num);
 }
 
-/* The GPUs carrying shares (shard/mps records) when there is no whole GPU:
- * one pseudo GPU per distinct index, in index order.  Sets *shards and
- * *mps_percent (-1 none). */
-static size_t gpu_shares(const struct launch_gres *list, size_t n, const struct launch_gres **out,
-			 size_t max, int64_t *shards, int *mps_percent)
+/* The shares of list: *shards, the shard records' counts added up (Slurm's
+ * SLURM_SHARDS_ON_NODE), and *mps_percent, the share of the GPU that
+ * carries the process's MPS daemon (gpu_mps_gpu: the lowest mps index) in
+ * percent of that GPU's MPS count, 1..100, -1 none or no total.  Slurm's
+ * shard and mps plugins set these whatever the gpu plugin does. */
+static void gpu_share_counts(const struct launch_gres *list, size_t n, int64_t *shards,
+			     int *mps_percent)
 {
-	size_t k = 0;
+	int mps_gpu = gpu_mps_gpu(list, n);
 	*shards = 0;
 	*mps_percent = -1;
+	for (size_t i = 0; i < n; i++) {
+		if (!strcmp(list[i].name, "shard") && *shards <= INT32_MAX)
+			*shards += list[i].count;   /* each count is at most 2^31-1 */
+		if (!strcmp(list[i].name, "mps") && list[i].index == mps_gpu && list[i].total > 0 &&
+		    *mps_percent < 0) {
+			int64_t p = list[i].count * 100 / list[i].total;
+			*mps_percent = p < 1 ? 1 : p > 100 ? 100 : (int)p;
+		}
+	}
+}
+
+/* The GPUs carrying shares (shard/mps records) when there is no whole GPU:
+ * one pseudo GPU per distinct index, in index order. */
+static size_t gpu_shares(const struct launch_gres *list, size_t n, const struct launch_gres **out,
+			 size_t max)
+{
+	size_t k = 0;
 	for (size_t i = 0; i < n; i++) {
 		bool shard = !strcmp(list[i].name, "shard"), mps = !strcmp(list[i].name, "mps");
 		if (!shard && !mps)
 			continue;
-		if (shard && *shards <= INT32_MAX)
-			*shards += list[i].count;
-		/* Slurm: the share of the GPU's MPS count, in percent */
-		if (mps && list[i].total > 0 && *mps_percent < 0) {
-			int64_t p = list[i].count * 100 / list[i].total;
-			*mps_percent = p < 1 ? 1 : p > 100 ? 100 : (int)p;
-		}
 		bool seen = false;
 		for (size_t j = 0; j < k && !seen; j++)
 			seen = out[j]->index == list[i].index;
@@ -412,7 +424,8 @@ void gpu_env_batch(struct env *e, const struct launch *l, bool constrained)
 		return;   /* no GRES here: the submitter's variables stay as they are */
 	size_t n = gpu_list(l->gres, l->ngres, gpus, LAUNCH_GRES_MAX);
 	if (n == 0)
-		n = gpu_shares(l->gres, l->ngres, gpus, LAUNCH_GRES_MAX, &shards, &mps);
+		n = gpu_shares(l->gres, l->ngres, gpus, LAUNCH_GRES_MAX);
+	gpu_share_counts(l->gres, l->ngres, &shards, &mps);
 	gpu_env_set(e, gpus, n, NULL, constrained, true, shards, mps, NULL, 0);
 }
 
@@ -435,8 +448,9 @@ void gpu_env_task(struct env *e, const struct launch *l, bool constrained, int l
 	if (!gpu_any(l->gres, l->ngres) && !gpu_any(s->gres, s->ngres))
 		return;
 	size_t n = gpu_list(s->gres, s->ngres, gpus, LAUNCH_GRES_MAX);
+	gpu_share_counts(s->gres, s->ngres, &shards, &mps);
 	if (n == 0) {
-		n = gpu_shares(s->gres, s->ngres, gpus, LAUNCH_GRES_MAX, &shards, &mps);
+		n = gpu_shares(s->gres, s->ngres, gpus, LAUNCH_GRES_MAX);
 		if (n == 0) {
 			/* a step without GPUs in a job with some: what srun's
 			 * environment says of the job's is not the step's */
@@ -450,7 +464,7 @@ void gpu_env_task(struct env *e, const struct launch *l, bool constrained, int l
 		memset(&b, 0, sizeof(b));   /* checked by launch_parse: not reached */
 	gpu_task_select(&b, s->gpus_per_task, s->step_num_tasks, constrained, gpus, n, local, cpus,
 			use, warn, warnlen);
-	gpu_env_set(e, gpus, n, use, constrained, false, 0, -1, local_list, sizeof(local_list));
+	gpu_env_set(e, gpus, n, use, constrained, false, shards, mps, local_list, sizeof(local_list));
 	if (b.verbose && verbose && verbose_len) {
 		struct strbuf all = { 0 };
 		strbuf_add(&all, "", 0);
@@ -462,6 +476,15 @@ void gpu_env_task(struct env *e, const struct launch *l, bool constrained, int l
 		free(all.s);
 	}
 	gpu_bind_free(&b);
+}
+
+int gpu_mps_gpu(const struct launch_gres *list, size_t n)
+{
+	int gpu = -1;
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(list[i].name, "mps") && (gpu < 0 || list[i].index < gpu))
+			gpu = list[i].index;
+	return gpu;
 }
 
 /* ---- the device files (for ConstrainDevices) ---- */

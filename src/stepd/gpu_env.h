@@ -68,6 +68,11 @@ void gpu_env_task(struct env *e, const struct launch *l, bool constrained, int l
 		  int task_id, const cpu_set_t *cpus, char *verbose, size_t verbose_len,
 		  char *warn, size_t warnlen);
 
+/* The GPU whose MPS control daemon the process uses: the lowest index of
+ * the mps records of list, -1 when none (gres.html "MPS Management": the
+ * shares come from one GPU). */
+int gpu_mps_gpu(const struct launch_gres *list, size_t n);
+
 /* ConstrainDevices for one task bound to fewer GPUs than its step has: the
  * device files of its GPUs (as gpu_dev_files), for its task_T cgroup.  NULL
  * (and *count 0) when it has all the step's: the step's cgroup says it. */

@@ -116,6 +116,7 @@ static void stepd_free(struct stepd *sd)
 	free(sd->conf_path);
 	free(sd->node);
 	free(sd->job_dir);
+	free(sd->spool);
 	free(sd->home);
 	free(sd->shell);
 	free(sd->groups);
@@ -147,6 +148,12 @@ int main(int argc, char **argv)
 	if (optind != argc - 1 || !sd.node)
 		usage();
 	sd.job_dir = xstrdup(argv[optind]);
+	sd.spool = xstrdup(sd.job_dir);
+	char *last = strrchr(sd.spool, '/');
+	if (last)
+		*last = '\0';
+	else
+		strcpy(sd.spool, ".");
 	if (ready_fd >= 0 && fcntl(ready_fd, F_SETFD, FD_CLOEXEC) == 0)
 		sd.ready_fd = ready_fd;
 

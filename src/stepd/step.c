@@ -713,6 +713,7 @@ static int step_prepare_task(struct stepd *sd, struct step *st, size_t i, struct
 
 	struct env_node node = {
 		.node = sd->node, .conf_path = sd->conf_path, .home = sd->home, .shell = sd->shell,
+		.spool = sd->spool,
 	};
 	node.constrain_devices = sd->cgconf.constrain_devices;
 	/* --gpu-bind=closest: the task's own CPUs, else the step's (none: any) */

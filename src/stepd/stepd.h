@@ -15,6 +15,9 @@
 #define STEPD_PID_FILE    "herdstepd.pid"
 #define STEPD_CTL_SOCKET  "ctl.sock"
 #define STEPD_SCRIPT_FILE "slurm_script"
+/* The job's MPS control daemon for GPU G, beside the job directories
+ * (herdd's src/noded/mps.c: MPS_DIR_FMT): present = running */
+#define STEPD_MPS_DIR_FMT "mps%05u.%d"
 
 struct stepd {
 	uv_loop_t *loop;
@@ -22,6 +25,7 @@ struct stepd {
 	char *conf_path;
 	char *node;
 	char *job_dir;
+	char *spool;               /* job_dir's parent, SlurmdSpoolDir (herdd's MPS directories) */
 	int job_dir_fd;               /* O_PATH, for short socket paths */
 	struct launch launch;
 

@@ -199,6 +199,7 @@ pid_t task_spawn(struct stepd *sd, struct herd_error *err)
 
 	struct env_node node = {
 		.node = sd->node, .conf_path = sd->conf_path, .home = sd->home, .shell = sd->shell,
+		.spool = sd->spool,
 	};
 	struct rlimits_plan limits;
 	rlimits_plan(&l->opts.rlimits, l->opts.propagate, sd->conf, l->job_id, &limits);

@@ -53,7 +53,9 @@ def c(users):
         sacctmgr(c, "modify", "user", "root", "set", "qos=normal,gpu1,gpu1deny")
         set_conf_keys(c, {"SchedulerParameters": "bf_interval=1,bf_resolution=1",
                           "AccountingStorageEnforce": "associations,limits,qos,safe",
-                          "PreemptType": "preempt/partition_prio", "PreemptMode": "REQUEUE"})
+                          "PreemptType": "preempt/partition_prio", "PreemptMode": "REQUEUE",
+                          # TRES= names the GPUs only when tracked, as Slurm's
+                          "AccountingStorageTRES": "gres/gpu,gres/gpu:h100"})
         with open(c.conf, "a") as f:   # low and high: preemption (the default is debug)
             f.write("PartitionName=low Nodes=ALL PriorityTier=1 PreemptMode=REQUEUE\n"
                     "PartitionName=high Nodes=ALL PriorityTier=10\n")
@@ -187,7 +189,8 @@ def test_batch_env_on_two_nodes(clean):
 
 
 @pytest.mark.parametrize("opts,err", [
-    (["--gres=gpu:a100:1"], BAD_GRES),           # no node has the type
+    (["--gres=gpu:a100:1"], NODE_CONFIG),        # no node has the type (Slurm 22.05 says so)
+    (["--gres=fpga:1"], "sbatch: error: Invalid generic resource (gres) specification\n"),
     (["--gres=gpu:3"], NODE_CONFIG),             # more than a node has
     (["--gpus=5"], NODE_CONFIG),                 # more than the cluster has
     (["--gpus-per-task=1", "-n5"], NODE_CONFIG),
@@ -288,8 +291,6 @@ def test_ntasks_per_gpu_refused_with_gpus_per_task(c):
 
 # Known bugs of the pass (src/sched/select.c, the lead's): strict, so that
 # the fix shows here as an XPASS failure and the mark is taken off.
-@pytest.mark.xfail(strict=True, reason="select.c: --gpus is added to --gpus-per-node/-task, "
-                   "not the job's total (sbatch(1): the total number of GPUs for the job)")
 @pytest.mark.parametrize("opts,want", [
     (["--gpus=2", "--gpus-per-node=1", "-N2"], [("n[1-2]", "gpu:h100:1(IDX:0)")]),
     (["--gpus=1", "--gpus-per-task=1", "-n1"], [("n1", "gpu:h100:1(IDX:0)")]),
@@ -301,9 +302,6 @@ def test_gpus_is_the_jobs_total(clean, opts, want):
     assert [(n, g) for n, _, _, g in detail(c, job)[1]] == want
 
 
-@pytest.mark.xfail(strict=True, reason="select.c: a node's share of --gpus is not capped by "
-                   "its CPUs for --cpus-per-gpu: refused, though one GPU and 3 CPUs on each "
-                   "node fits")
 def test_cpus_per_gpu_spreads_the_gpus(clean):
     c = clean
     job = submit(c, "--gpus=2", "--cpus-per-gpu=3", "--wrap", HOLD)

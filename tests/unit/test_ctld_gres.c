@@ -104,7 +104,7 @@ static void report_compared_and_shown(void **state)
 	json_decref(devs);
 	assert_true(n.drain);
 	assert_string_equal(n.reason, "gres/gpu count reported lower than configured (0 < 2)");
-	free(n.gres_decl), free(n.gres_devs), free(n.gres_shown), free(n.gres_used_shown);
+	free(n.gres_decl), free(n.gres_devs), free(n.gres_slots), free(n.gres_shown), free(n.gres_used_shown);
 	free(n.reason), free(n.reason_user);
 }
 

@@ -547,6 +547,51 @@ static void memory_limits(void **state)
 	expect(2, SCHED_D_PLANNED, SCHED_WHY_RESOURCES, 3000, NODES(0));
 }
 
+/* GRES in the backfill plan (doc/gres.md section 2): one node of 8 CPUs
+ * and 2 GPUs; a running job holds both GPUs and 1 CPU until 2000.  A
+ * 1-GPU job is planned at 2000 though CPUs are free now; a CPU-only job
+ * starts now; a second 1-GPU job is planned at 2000 beside the first (the
+ * node has two); a third at 2000 + the first's limit (the plan holds the
+ * planned jobs' GPUs over their windows). */
+static uint16_t gres_run_kinds[SCHED_GRES_KINDS] = { 2 };
+static const struct sched_gres one_gpu[] = { { .kinds = 1, .per_node = 1, .gpu = true } };
+
+static void gres_plan(void **state)
+{
+	world(1, true);
+	w.nodes[0].cpus = 8;
+	w.nodes[0].gres[0] = 2;
+	running(2000, 1, 0, NODES(0));
+	w.nodes[0].alloc_gres[0] = 2;
+	w.run[0].gres = gres_run_kinds;
+	job((struct sched_req){ .ntasks = 1, .gres = one_gpu, .ngres = 1 }, 500);
+	job(CPUS(2), 100);
+	job((struct sched_req){ .ntasks = 1, .gres = one_gpu, .ngres = 1 }, 800);
+	job((struct sched_req){ .ntasks = 1, .gres = one_gpu, .ngres = 1 }, 100);
+	pass();
+	assert_int_equal(w.started, 1);
+	expect(0, SCHED_D_PLANNED, SCHED_WHY_RESOURCES, 2000, NODES(0));
+	assert_int_equal(w.out[0].gres[0], 1);
+	expect(1, SCHED_D_START, SCHED_WHY_NONE, NOW, NODES(0));
+	expect(2, SCHED_D_PLANNED, SCHED_WHY_RESOURCES, 2000, NODES(0));
+	expect(3, SCHED_D_PLANNED, SCHED_WHY_RESOURCES, 2500, NODES(0));
+}
+
+/* The main pass counts the GPUs its starts take: two 1-GPU jobs start on
+ * a node of 2, the third waits though CPUs are free. */
+static void gres_main(void **state)
+{
+	world(1, false);
+	w.nodes[0].gres[0] = 2;
+	for (int k = 0; k < 3; k++)
+		job((struct sched_req){ .ntasks = 1, .gres = one_gpu, .ngres = 1 }, 100);
+	pass();
+	assert_int_equal(w.started, 2);
+	expect(0, SCHED_D_START, SCHED_WHY_NONE, NOW, NODES(0));
+	expect(1, SCHED_D_START, SCHED_WHY_NONE, NOW, NODES(0));
+	expect(2, SCHED_D_WAIT, SCHED_WHY_RESOURCES, 0, NO_NODES);
+}
+
 /* A running job with no end never gives its node back: node 0's job has
  * none, node 1's ends at 2000.  A whole-node job is planned at 2000 on
  * node 1; on node 0 alone it has no start at all.  An overdue job (its end
@@ -1121,6 +1166,8 @@ int main(void)
 		cmocka_unit_test(resv_flex),
 		cmocka_unit_test(alternatives),
 		cmocka_unit_test(memory_limits),
+		cmocka_unit_test(gres_plan),
+		cmocka_unit_test(gres_main),
 		cmocka_unit_test(running_without_end),
 		cmocka_unit_test(never_fits),
 		cmocka_unit_test(huge_counts_never_fit),

@@ -263,6 +263,106 @@ static void saturating_products(void **state)
 	assert_true(sched_umul(1ULL << 31, 1ULL << 31) == 1ULL << 62);
 }
 
+/* GRES (doc/gres.md section 2): four nodes of 4 CPUs and 2 GPUs of kind 0
+ * (node 3: also 8 shards, kind 1); gpus_busy of each held. */
+static const struct sched_gres gpu_node1[] = { { .kinds = 1, .per_node = 1, .gpu = true } };
+static const struct sched_gres gpu_node2[] = { { .kinds = 1, .per_node = 2, .gpu = true } };
+static const struct sched_gres gpu_node3[] = { { .kinds = 1, .per_node = 3, .gpu = true } };
+static const struct sched_gres gpu_job3[] = { { .kinds = 1, .per_job = 3, .gpu = true } };
+static const struct sched_gres gpu_total2_node1[] = { { .kinds = 1, .per_node = 1, .per_job = 2, .gpu = true } };
+static const struct sched_gres gpu_total2[] = { { .kinds = 1, .per_job = 2, .gpu = true } };
+static const struct sched_gres gpu_task1[] = { { .kinds = 1, .per_task = 1, .gpu = true } };
+static const struct sched_gres shard4[] = { { .kinds = 2, .per_node = 4 } };
+static const struct sched_gres gpu_any[] = { { .kinds = 3, .per_node = 2 } };
+
+struct gres_case {
+	const char *what;
+	struct sched_req req;
+	int gpus_busy[N];
+	enum sched_fit want;
+	int want_n;
+	int want_nodes[N], want_cpus[N];
+	uint32_t want_gres[N];   /* the item's count on each chosen node */
+};
+
+static const struct gres_case gres_cases[] = {
+	{ "--gres=gpu:1 on the first node", { .ntasks = 1, .gres = gpu_node1, .ngres = 1 }, { 0 },
+	  SCHED_PICKED, 1, { 0 }, { 1 }, { 1 } },
+	{ "--gres=gpu:1 skips a node whose GPUs are held", { .ntasks = 1, .gres = gpu_node1, .ngres = 1 },
+	  { 2, 1 }, SCHED_PICKED, 1, { 1 }, { 1 }, { 1 } },
+	{ "--gres=gpu:2 -N2", { .nodes = 2, .gres = gpu_node2, .ngres = 1 }, { 1 }, SCHED_PICKED, 2,
+	  { 1, 2 }, { 1, 1 }, { 2, 2 } },
+	{ "--gres=gpu:3 never fits two-GPU nodes", { .ntasks = 1, .gres = gpu_node3, .ngres = 1 }, { 0 },
+	  SCHED_NEVER, 0, { 0 }, { 0 }, { 0 } },
+	{ "GPUs held, CPUs free: busy", { .ntasks = 1, .gres = gpu_node1, .ngres = 1 }, { 2, 2, 2, 2 },
+	  SCHED_BUSY, 0, { 0 }, { 0 }, { 0 } },
+	{ "--gpus=3 packs two nodes", { .ntasks = 1, .gres = gpu_job3, .ngres = 1 }, { 0 }, SCHED_PICKED, 2,
+	  { 0, 1 }, { 1, 1 }, { 2, 1 } },
+	{ "--gpus=3 with node 0 half held", { .ntasks = 1, .gres = gpu_job3, .ngres = 1 }, { 1 },
+	  SCHED_PICKED, 2, { 0, 1 }, { 1, 1 }, { 1, 2 } },
+	{ "--gpus-per-task=1 -n3: tasks as GPUs allow", { .ntasks = 3, .gres = gpu_task1, .ngres = 1 },
+	  { 0 }, SCHED_PICKED, 2, { 0, 1 }, { 2, 1 }, { 2, 1 } },
+	{ "--gpus-per-task=1 -N2 -n4", { .nodes = 2, .ntasks = 4, .gres = gpu_task1, .ngres = 1 }, { 0 },
+	  SCHED_PICKED, 2, { 0, 1 }, { 2, 2 }, { 2, 2 } },
+	{ "--exclusive --gpus-per-task=1 -n4: two tasks a node, as the GPUs allow",
+	  { .ntasks = 4, .exclusive = true, .gres = gpu_task1, .ngres = 1 }, { 0 }, SCHED_PICKED, 2,
+	  { 0, 1 }, { 4, 4 }, { 2, 2 } },
+	{ "--gpus=2 --gpus-per-node=1 -N2: the total, not one more each",
+	  { .nodes = 2, .gres = gpu_total2_node1, .ngres = 1 }, { 0 }, SCHED_PICKED, 2,
+	  { 0, 1 }, { 1, 1 }, { 1, 1 } },
+	{ "--gpus=2 --cpus-per-gpu=3: one GPU and 3 CPUs a node",
+	  { .ntasks = 1, .gres = gpu_total2, .ngres = 1, .cpus_per_gpu = 3 }, { 0 }, SCHED_PICKED, 2,
+	  { 0, 1 }, { 3, 3 }, { 1, 1 } },
+	{ "--gpus-per-task=1 -N1 -n3 never fits", { .nodes = 1, .ntasks = 3, .gres = gpu_task1, .ngres = 1 },
+	  { 0 }, SCHED_NEVER, 0, { 0 }, { 0 }, { 0 } },
+	{ "--cpus-per-gpu=2 with --gpus=3", { .ntasks = 1, .gres = gpu_job3, .ngres = 1, .cpus_per_gpu = 2 },
+	  { 0 }, SCHED_PICKED, 2, { 0, 1 }, { 4, 2 }, { 2, 1 } },
+	{ "--mem-per-gpu: 2 x 600 MB never fits 1000", { .ntasks = 1, .gres = gpu_node2, .ngres = 1, .mem_per_gpu = 600 },
+	  { 0 }, SCHED_NEVER, 0, { 0 }, { 0 }, { 0 } },
+	{ "shards: only node 3 has them", { .ntasks = 1, .gres = shard4, .ngres = 1 }, { 0 }, SCHED_PICKED, 1,
+	  { 3 }, { 1 }, { 4 } },
+	{ "an item of two kinds counts both: node 3's",
+	  { .ntasks = 1, .gres = gpu_any, .ngres = 1 }, { 2, 2, 2, 2 }, SCHED_PICKED, 1, { 3 }, { 1 }, { 2 } },
+};
+
+static void gres(void **state)
+{
+	int cand[N] = { 0, 1, 2, 3 };
+	for (size_t c = 0; c < sizeof(gres_cases) / sizeof(gres_cases[0]); c++) {
+		const struct gres_case *tc = &gres_cases[c];
+		struct sched_node nodes[N];
+		int out[N], cpus[N], n = 0;
+		uint32_t split[N];
+		for (int i = 0; i < N; i++) {
+			nodes[i] = idle(4);
+			nodes[i].gres[0] = 2;
+			nodes[i].alloc_gres[0] = (uint16_t)tc->gpus_busy[i];
+			nodes[i].njobs = tc->gpus_busy[i] > 0;
+		}
+		nodes[3].gres[1] = 8;
+		print_message("%s\n", tc->what);
+		enum sched_fit fit = sched_select(nodes, cand, N, &tc->req, out, cpus, &n, split);
+		assert_int_equal(fit, tc->want);
+		if (fit != SCHED_PICKED)
+			continue;
+		assert_int_equal(n, tc->want_n);
+		for (int i = 0; i < n; i++) {
+			assert_int_equal(out[i], tc->want_nodes[i]);
+			assert_int_equal(cpus[i], tc->want_cpus[i]);
+			assert_int_equal(split[i], tc->want_gres[i]);
+		}
+		/* taken, the counts are held by kind */
+		for (int i = 0; i < n; i++)
+			sched_node_take(&nodes[out[i]], &tc->req, cpus[i], 0, &split[i]);
+		uint32_t held = 0, want = 0;
+		for (int i = 0; i < N; i++)
+			held += nodes[i].alloc_gres[0] + nodes[i].alloc_gres[1] - tc->gpus_busy[i];
+		for (int i = 0; i < n; i++)
+			want += tc->want_gres[i];
+		assert_int_equal(held, want);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -273,6 +373,7 @@ int main(void)
 		cmocka_unit_test(required_and_excluded),
 		cmocka_unit_test(memory_per_cpu),
 		cmocka_unit_test(exclusive_user),
+		cmocka_unit_test(gres),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -120,11 +120,45 @@ static void test_step_body(void **state)
 	jobopt_free(&o);
 }
 
+/* srun's GPU options in the step (doc/gres.md section 2, Steps): --gpus is
+ * the step's in all, the others as the job's keys; --gres=none says so. */
+static void test_step_body_gres(void **state)
+{
+	struct jobopt o;
+	char *argv[] = { "srun", "--gpus=3", "--gpus-per-node=h100:1", "--gpus-per-task=1",
+			 "--gpu-bind=closest", "--cpus-per-gpu=2", "--mem-per-gpu=100", "prog", NULL };
+	char *env[] = { NULL };
+	struct herd_error err;
+	parse(&o, JOBOPT_SRUN, argv);
+	json_t *step = srun_step_body(&o, "prog", env, "/", "10.0.0.1", 1, "k", NULL);
+	json_t *body = json_pack("{s:i, s:o}", "job_id", 5, "step", step);
+	if (msg_validate(MSG_STEP_CREATE, body, &err) < 0)
+		fail_msg("%s", err.text);
+	assert_string_equal(json_string_value(json_object_get(step, "tres_per_step")), "gres/gpu:3");
+	assert_string_equal(json_string_value(json_object_get(step, "tres_per_node")), "gres/gpu:h100:1");
+	assert_string_equal(json_string_value(json_object_get(step, "tres_per_task")), "gres/gpu:1");
+	assert_string_equal(json_string_value(json_object_get(step, "gpu_bind")), "closest");
+	assert_int_equal(json_integer_value(json_object_get(step, "cpus_per_gpu")), 2);
+	assert_int_equal(json_integer_value(json_object_get(step, "mem_per_gpu")), 100);
+	assert_null(json_object_get(step, "gres_none"));
+	json_decref(body);
+	jobopt_free(&o);
+
+	char *none[] = { "srun", "--gres=none", "prog", NULL };
+	parse(&o, JOBOPT_SRUN, none);
+	step = srun_step_body(&o, "prog", env, "/", "10.0.0.1", 1, "k", NULL);
+	assert_true(json_is_true(json_object_get(step, "gres_none")));
+	assert_null(json_object_get(step, "tres_per_node"));
+	json_decref(step);
+	jobopt_free(&o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_submit_body),
 		cmocka_unit_test(test_step_body),
+		cmocka_unit_test(test_step_body_gres),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -30,7 +30,7 @@ static void build(struct env *e, struct launch *l)
 	assert_non_null(obj);
 	assert_int_equal(launch_parse(obj, l, &err), 0);
 	json_decref(obj);
-	struct env_node node = { "n1", "/etc/herd/herd.conf", "/home/alice", "/bin/bash", false };
+	struct env_node node = { "n1", "/etc/herd/herd.conf", "/home/alice", "/bin/bash", false, NULL };
 	env_init(e);
 	env_batch(e, l, &node);
 }
@@ -94,7 +94,7 @@ static void test_optional_variables(void **state)
 	l.account = strdup("physics");
 	l.num_nodes = 1;
 	l.time_limit = -1;
-	struct env_node node = { "n1", NULL, NULL, NULL, false };
+	struct env_node node = { "n1", NULL, NULL, NULL, false, NULL };
 	env_init(&e);
 	env_batch(&e, &l, &node);
 	assert_string_equal(env_get(&e, "SLURM_CPUS_PER_TASK"), "3");
@@ -139,7 +139,7 @@ static void test_array_and_dependency_variables(void **state)
 					      "array_task_max", 7, "array_task_step", 2,
 					      "dependency", "afterok:12"));
 	assert_int_equal(launch_parse(obj, &l, &err), 0);
-	struct env_node node = { "n1", NULL, "/home/alice", "/bin/bash", false };
+	struct env_node node = { "n1", NULL, "/home/alice", "/bin/bash", false, NULL };
 	env_init(&e);
 	env_batch(&e, &l, &node);
 	assert_string_equal(env_get(&e, "SLURM_ARRAY_JOB_ID"), "70");
@@ -209,7 +209,7 @@ static void test_step_variables(void **state)
 	};
 	struct launch l;
 	struct env e;
-	struct env_node node = { "n2", "/etc/herd/herd.conf", "/home/alice", "/bin/bash", false };
+	struct env_node node = { "n2", "/etc/herd/herd.conf", "/home/alice", "/bin/bash", false, NULL };
 	struct env_task t = { .local = 1, .task_id = 3, .cpu_bind = "quiet,mask_cpu:0x3,0xc",
 			      .cpu_bind_type = "mask_cpu:", .cpu_bind_list = "0x3,0xc",
 			      .cpu_bind_verbose = "quiet" };

@@ -9,6 +9,8 @@
 #include <cmocka.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "stepd/env.c"
 #include "stepd/launch.c"
 #include "stepd/gpu_env.c"
@@ -51,7 +53,7 @@ static char *task_var(const struct launch *l, bool constrained, int local, const
 		      const char *key, char *warn)
 {
 	struct env e;
-	struct env_node node = { "n1", NULL, NULL, NULL, constrained };
+	struct env_node node = { "n1", NULL, NULL, NULL, constrained, NULL };
 	char verbose[512];
 	struct env_task t = { .local = local, .task_id = local, .cpus = cpus,
 			      .gpu_verbose = verbose, .gpu_warning = warn };
@@ -145,7 +147,7 @@ static void test_batch(void **state)
 	struct env e;
 	assert_int_equal(parse(four_gpus, NULL, &l, &err), 0);
 	for (int constrained = 0; constrained < 2; constrained++) {
-		struct env_node node = { "n1", NULL, NULL, NULL, constrained };
+		struct env_node node = { "n1", NULL, NULL, NULL, constrained, NULL };
 		env_init(&e);
 		env_batch(&e, &l, &node);
 		assert_string_equal(env_get(&e, "SLURM_JOB_GPUS"), "1,3,4,6");
@@ -162,7 +164,7 @@ static void test_batch(void **state)
 
 	/* no GRES at all: the submitter's variable stays */
 	assert_int_equal(parse(NULL, NULL, &l, &err), 0);
-	struct env_node node = { "n1", NULL, NULL, NULL, true };
+	struct env_node node = { "n1", NULL, NULL, NULL, true, NULL };
 	env_init(&e);
 	env_batch(&e, &l, &node);
 	assert_string_equal(env_get(&e, "CUDA_VISIBLE_DEVICES"), "7");
@@ -354,7 +356,7 @@ static void test_bind_edges(void **state)
 			    "allocation for task 2. Binding to the first device in the allocation "
 			    "instead.");
 	struct env e;
-	struct env_node node = { "n1", NULL, NULL, NULL, true };
+	struct env_node node = { "n1", NULL, NULL, NULL, true, NULL };
 	char verbose[512] = "";
 	struct env_task t = { .local = 1, .task_id = 5, .gpu_verbose = verbose };
 	env_init(&e);
@@ -414,6 +416,112 @@ static void test_shares(void **state)
 	expect_var(&l, false, 0, "SLURM_SHARDS_ON_NODE", "5");
 	expect_var(&l, false, 0, "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", NULL);
 	launch_free(&l);
+
+	/* Slurm's shard and mps plugins set their variables whatever the gpu
+	 * plugin does: a whole GPU and shards (the batch shell, an unbound
+	 * task, a bound one) */
+	assert_int_equal(parse("[{\"name\": \"gpu\", \"index\": 1}, {\"name\": \"gpu\", \"index\": 2},"
+			       " {\"name\": \"shard\", \"index\": 3, \"count\": 4}]",
+			       ", \"gpus_per_task\": 1", &l, &err), 0);
+	expect_var(&l, false, 1, "CUDA_VISIBLE_DEVICES", "2");
+	expect_var(&l, false, 1, "SLURM_GPUS_ON_NODE", "2");
+	expect_var(&l, false, 1, "SLURM_SHARDS_ON_NODE", "4");
+	struct env e;
+	struct env_node node = { "n1", NULL, NULL, NULL, false, NULL };
+	env_init(&e);
+	env_batch(&e, &l, &node);
+	assert_string_equal(env_get(&e, "SLURM_JOB_GPUS"), "1,2");
+	assert_string_equal(env_get(&e, "SLURM_SHARDS_ON_NODE"), "4");
+	env_free(&e);
+	launch_free(&l);
+	/* a step without the shards in a job with them: not the step's */
+	assert_int_equal(parse("[{\"name\": \"gpu\", \"index\": 1},"
+			       " {\"name\": \"shard\", \"index\": 3, \"count\": 4}]",
+			       ", \"gres\": [{\"name\": \"gpu\", \"index\": 1}]", &l, &err), 0);
+	expect_var(&l, false, 0, "CUDA_VISIBLE_DEVICES", "1");
+	expect_var(&l, false, 0, "SLURM_SHARDS_ON_NODE", NULL);
+	launch_free(&l);
+	/* mps on two GPUs: the lowest one's share (the GPU whose daemon the
+	 * process uses), whatever the order of the records */
+	assert_int_equal(parse("[{\"name\": \"mps\", \"index\": 5, \"count\": 10, \"total\": 100},"
+			       " {\"name\": \"mps\", \"index\": 2, \"count\": 50, \"total\": 200}]",
+			       "", &l, &err), 0);
+	expect_var(&l, false, 0, "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", "25");
+	expect_var(&l, false, 0, "CUDA_VISIBLE_DEVICES", "2,5");
+	launch_free(&l);
+}
+
+/* doc/gres.md section 4: the MPS directories of the job's daemon for the
+ * lowest mps GPU of the process, when herdd made them (SlurmdSpoolDir/
+ * mps00077.G); none without them, nor for a process without mps. */
+static void test_mps_dirs(void **state)
+{
+	char spool[] = "/tmp/herd-gpu-env-XXXXXX", *dir;
+	struct launch l;
+	struct herd_error err;
+	struct env e;
+	struct env_node node = { "n1", NULL, NULL, NULL, false, spool };
+	struct env_task t = { .local = 0, .task_id = 0 };
+	const char *mps = "[{\"name\": \"mps\", \"index\": 5, \"count\": 10, \"total\": 100},"
+			  " {\"name\": \"mps\", \"index\": 2, \"count\": 25, \"total\": 100}]";
+
+	assert_non_null(mkdtemp(spool));
+	assert_int_equal(parse(mps, "", &l, &err), 0);
+	assert_int_equal(gpu_mps_gpu(l.gres, l.ngres), 2);
+	assert_int_equal(gpu_mps_gpu(l.gres, 0), -1);
+	/* no directory: herdd started no daemon (no program): no variable,
+	 * the global indices */
+	env_init(&e);
+	env_batch(&e, &l, &node);
+	assert_null(env_get(&e, "CUDA_MPS_PIPE_DIRECTORY"));
+	assert_string_equal(env_get(&e, "CUDA_VISIBLE_DEVICES"), "2,5");
+	env_free(&e);
+	/* a link in its place is not the directory */
+	dir = xasprintf("%s/mps00077.2", spool);
+	assert_int_equal(symlink("/tmp", dir), 0);
+	env_init(&e);
+	env_batch(&e, &l, &node);
+	assert_null(env_get(&e, "CUDA_MPS_PIPE_DIRECTORY"));
+	env_free(&e);
+	assert_int_equal(unlink(dir), 0);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	char *pipe = xasprintf("%s/pipe", dir), *log = xasprintf("%s/log", dir);
+	env_init(&e);
+	env_batch(&e, &l, &node);
+	assert_string_equal(env_get(&e, "CUDA_MPS_PIPE_DIRECTORY"), pipe);
+	assert_string_equal(env_get(&e, "CUDA_MPS_LOG_DIRECTORY"), log);
+	/* the daemon's server numbers its one GPU 0; the others keep theirs */
+	assert_string_equal(env_get(&e, "CUDA_VISIBLE_DEVICES"), "0");
+	assert_string_equal(env_get(&e, "ROCR_VISIBLE_DEVICES"), "2,5");
+	env_free(&e);
+	env_init(&e);
+	env_step(&e, &l, &node, &t);
+	assert_string_equal(env_get(&e, "CUDA_MPS_PIPE_DIRECTORY"), pipe);
+	/* the percentage is the share of that same GPU (2's 25 of 100), not of
+	 * the first record's (5's 10) */
+	assert_string_equal(env_get(&e, "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE"), "25");
+	env_free(&e);
+	launch_free(&l);
+	/* a step with the GPU 5 share only: GPU 5's daemon, not there */
+	assert_int_equal(parse(mps, ", \"gres\": [{\"name\": \"mps\", \"index\": 5}]", &l, &err), 0);
+	env_init(&e);
+	env_step(&e, &l, &node, &t);
+	assert_null(env_get(&e, "CUDA_MPS_PIPE_DIRECTORY"));
+	env_free(&e);
+	launch_free(&l);
+	/* no spool known (unit callers): nothing */
+	assert_int_equal(parse(mps, NULL, &l, &err), 0);
+	node.spool = NULL;
+	env_init(&e);
+	env_batch(&e, &l, &node);
+	assert_null(env_get(&e, "CUDA_MPS_PIPE_DIRECTORY"));
+	env_free(&e);
+	launch_free(&l);
+	assert_int_equal(rmdir(dir), 0);
+	assert_int_equal(rmdir(spool), 0);
+	free(pipe);
+	free(log);
+	free(dir);
 }
 
 /* Hostile or malformed records are refused with a sentence, never a crash. */
@@ -475,6 +583,7 @@ int main(void)
 		cmocka_unit_test(test_bind_edges),
 		cmocka_unit_test(test_step_gres),
 		cmocka_unit_test(test_shares),
+		cmocka_unit_test(test_mps_dirs),
 		cmocka_unit_test(test_refusals),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
