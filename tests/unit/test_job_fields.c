@@ -210,24 +210,10 @@ static void test_scontrol_keys(void **state)
 	json_decref(job);
 }
 
-/* The GRES a node's TRES name, and a job's TRES= (squeue -O tres-alloc). */
+/* A job's TRES= (squeue -O tres-alloc). */
 static void test_gres_tres(void **state)
 {
-	static const struct { const char *gres, *want; } nodes[] = {
-		{ "", "" },
-		{ "gpu:h100:2(S:0-1),shard:8", ",gres/gpu=2,gres/gpu:h100=2,gres/shard=8" },
-		{ "gpu:h100:1(IDX:0),shard:0", ",gres/gpu=1,gres/gpu:h100=1" },
-		{ "gpu:h100:0(IDX:N/A)", "" },
-		{ "gpu:2", ",gres/gpu=2" },
-		{ "gpu:no_consume:2", ",gres/gpu=2" },
-		{ "gpu:a:no_consume:3", ",gres/gpu=3,gres/gpu:a=3" },
-	};
 	char buf[128];
-	for (size_t i = 0; i < N(nodes); i++)
-		assert_string_equal(node_gres_tres(nodes[i].gres, buf, sizeof(buf)), nodes[i].want);
-	/* cut short: whole items only */
-	assert_string_equal(node_gres_tres("gpu:h100:2", buf, 20), ",gres/gpu=2");
-
 	static const struct { const char *job, *want; } jobs[] = {
 		{ "{\"num_cpus\": 2, \"num_nodes\": 1, \"gres_alloc\": \"gres/gpu=2\"}",
 		  "cpu=2,node=1,billing=2,gres/gpu=2" },
