@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "common/gres.h"
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
@@ -167,10 +168,14 @@ void report_rpc(struct net_req *req)
 	}
 	if (!rep.loaded)
 		report_setup(now);
-	long long cpus = 0;
-	for (int k = 0; k < core.nnodes; k++)
+	long long cpus = 0, gpus = 0;
+	for (int k = 0; k < core.nnodes; k++) {
 		cpus += core.nodes[k].cpus > 0 ? core.nodes[k].cpus
 			: core.nodes[k].conf ? core.nodes[k].conf->cpus : 0;
+		for (size_t g = 0; g < core.nodes[k].ngres_decl; g++)   /* Gres=gpu:...: sreport -T gres/gpu */
+			if (!strcmp(core.nodes[k].gres_decl[g].name, "gpu"))
+				gpus += (long long)core.nodes[k].gres_decl[g].count;
+	}
 	/* PrivateData=usage: a plain user's report is of their own usage
 	 * (sreport asks ACCT_JOBS for their jobs only). */
 	bool private = accounting.private_usage && !acct_is_operator(req->uid);
@@ -184,8 +189,8 @@ void report_rpc(struct net_req *req)
 							"end", (json_int_t)e->end, "cpus", e->cpus));
 	}
 	net_respond(req, 0,
-		    json_pack("{s:s, s:I, s:i, s:I, s:o, s:b, s:s, s:I}", "cluster", core.cluster,
-			      "cpus", (json_int_t)cpus, "nodes", core.nnodes,
+		    json_pack("{s:s, s:I, s:I, s:i, s:I, s:o, s:b, s:s, s:I}", "cluster", core.cluster,
+			      "cpus", (json_int_t)cpus, "gpus", (json_int_t)gpus, "nodes", core.nnodes,
 			      "down_cpu_secs", (json_int_t)down_cpu_secs(start, end, now),
 			      "events", events, "private", private, "user", names_user(req->uid),
 			      "time", (json_int_t)now),

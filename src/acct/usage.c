@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "common/gres.h"
 #include "common/log.h"
 #include "common/strbuf.h"
 #include "common/xmalloc.h"
@@ -50,6 +51,8 @@ int usage_billing(const char *weights, const int64_t tres[TRES_COUNT], bool max_
 		}
 		*eq = '\0';
 		int t = billing_tres_index(item);
+		if (t < 0 && !strncasecmp(item, "gres/", 5))
+			continue;   /* a GRES Herd keeps no TRES of (gres/gpu:TYPE): weighs nothing */
 		if (t < 0) {
 			snprintf(err, errlen, "TRESBillingWeights: unknown TRES '%s'", item);
 			goto error;
@@ -288,7 +291,7 @@ struct usage_run {
 
 static struct {
 	double half_life;            /* seconds, 0 = no decay */
-	bool fair_tree, max_tres;
+	bool fair_tree;
 	char *reset_period;
 	bool gpu_tres;               /* AccountingStorageTRES has gres/gpu */
 	struct usage_run *run;
@@ -307,10 +310,9 @@ static void usage_settings(void)
 	usage.half_life = hl > 0 ? (double)hl : 0;
 	/* Slurm 22.05 computes fair tree unless NO_FAIR_TREE is set. */
 	usage.fair_tree = !(flags && strcasestr(flags, "NO_FAIR_TREE"));
-	usage.max_tres = flags && strcasestr(flags, "MAX_TRES");
 	free(usage.reset_period);
 	usage.reset_period = xstrdup(conf_get(conf, "PriorityUsageResetPeriod"));
-	usage.gpu_tres = storage_tres && strcasestr(storage_tres, "gres/gpu");
+	usage.gpu_tres = gres_tres_tracked(storage_tres, "gres/gpu");
 }
 
 static struct assoc *job_assoc(const struct job *job)
@@ -333,6 +335,31 @@ static struct usage_run *run_find(uint32_t job_id, size_t *idx)
 	return NULL;
 }
 
+double usage_job_tres(const struct job *job, int64_t tres[TRES_COUNT])
+{
+	char err[160];
+	const struct conf *conf = core.conf;
+	const char *flags = conf ? conf_get(conf, "PriorityFlags") : NULL;
+	const char *weights = job->part && job->part->conf ? job->part->conf->tres_billing_weights
+							   : NULL;
+	double billing;
+
+	memset(tres, 0, TRES_COUNT * sizeof(*tres));
+	for (int i = 0; i < job->nalloc; i++) {
+		tres[TRES_CPU] += job->alloc_cpus[i];
+		tres[TRES_MEM] += (int64_t)job_node_mem(job, i);
+	}
+	tres[TRES_NODE] = job->nalloc;
+	tres[TRES_GPU] = job->nalloc ? job_gres_count(job, "gpu") : 0;
+	if (usage_billing(weights, tres, flags && strcasestr(flags, "MAX_TRES"), &billing, err,
+			  sizeof(err)) < 0) {
+		log_error("job %u: %s; billing its CPUs", job->id, err);
+		billing = (double)tres[TRES_CPU];
+	}
+	tres[TRES_BILLING] = (int64_t)ceil(billing);
+	return billing;
+}
+
 static void run_add(const struct job *job, time_t since)
 {
 	if (run_find(job->id, NULL))
@@ -347,19 +374,7 @@ static void run_add(const struct job *job, time_t since)
 	r->last = since;
 	r->start = job->start_time;
 	r->limit_end = job->time_limit > 0 ? job->start_time + job->time_limit : 0;
-	for (int i = 0; i < job->nalloc; i++) {
-		r->tres[TRES_CPU] += job->alloc_cpus[i];
-		r->tres[TRES_MEM] += (int64_t)job_node_mem(job, i);
-	}
-	r->tres[TRES_NODE] = job->nalloc;
-	char err[160];
-	const char *weights = job->part && job->part->conf ? job->part->conf->tres_billing_weights
-							   : NULL;
-	if (usage_billing(weights, r->tres, usage.max_tres, &r->billing, err, sizeof(err)) < 0) {
-		log_error("job %u: %s; billing its CPUs", job->id, err);
-		r->billing = (double)r->tres[TRES_CPU];
-	}
-	r->tres[TRES_BILLING] = (int64_t)ceil(r->billing);
+	r->billing = usage_job_tres(job, r->tres);
 	const struct acct_qos *qos = acct_qos_find(job->qos && *job->qos ? job->qos : "normal");
 	r->factor = qos ? qos->usage_factor : 1.0;
 	struct assoc *a = job_assoc(job);
@@ -688,6 +703,7 @@ json_t *usage_share_info(const json_t *body, uid_t uid)
 	const json_t *users = json_object_get(body, "users");
 	bool all = json_is_true(json_object_get(body, "all"));
 	time_t now = core_now();
+	usage_settings();   /* a reconfigure since the last tick (AccountingStorageTRES) */
 	struct share_build b = { 0 };
 	struct assoc **order;
 	int *ids;
@@ -749,14 +765,15 @@ json_t *usage_share_info(const json_t *body, uid_t uid)
 		const struct assoc *a = order[r];
 		char *grp = tres_string(a->lim.grp_tres_mins);
 		char *runs = tres_minutes_string(run_mins[r]);
+		char *raw = tres_minutes_string(a->tres_usage);   /* GrpTRESRaw: decayed TRES-minutes */
 		json_t *o = json_pack("{s:I, s:s, s:s?, s:s?, s:i, s:f, s:f, s:f, s:f, s:f, s:s, s:s,"
-				      " s:b}",
+				      " s:s, s:b}",
 				      "id", (json_int_t)a->id, "account", a->account, "user", a->user,
 				      "partition", a->partition, "depth", depth[r],
 				      "norm_shares", rows[r].norm_shares, "raw_usage", rows[r].raw_usage,
 				      "norm_usage", rows[r].norm_usage, "eff_usage", rows[r].eff_usage,
 				      "fairshare", rows[r].fairshare, "grp_tres_mins", grp ? grp : "",
-				      "tres_run_mins", runs, "root", rows[r].parent < 0);
+				      "tres_run_mins", runs, "grp_tres_raw", raw, "root", rows[r].parent < 0);
 		if (a->shares == SHARES_PARENT)
 			json_object_set_new(o, "shares", json_string("parent"));
 		else
@@ -767,6 +784,7 @@ json_t *usage_share_info(const json_t *body, uid_t uid)
 		json_array_append_new(out, o);
 		free(grp);
 		free(runs);
+		free(raw);
 	}
 	json_t *info = json_pack("{s:o, s:b, s:s, s:I}", "shares", out, "fair_tree", usage.fair_tree,
 				 "cluster", core.cluster, "time", (json_int_t)now);

@@ -192,6 +192,9 @@ const char *record_job_tres(const json_t *job, char *buf, size_t len)
 	long long mem = cmd_jint(job, "mem_per_node"), mem_all = 0;
 	const char *gres = cmd_jstr(job, "gres_alloc"), *gpus = strstr(gres, "gres/gpu=");
 
+	/* billing: TRESBillingWeights' once started (the controller's), else the CPUs */
+	long long billing = cmd_jint(job, "billing") > 0 ? cmd_jint(job, "billing") : cpus;
+
 	if (nodes < 1)
 		nodes = 1;
 	if (cmd_jint(job, "mem_per_gpu") > 0) {   /* what its nodes give it, else per GPU asked */
@@ -204,9 +207,9 @@ const char *record_job_tres(const json_t *job, char *buf, size_t len)
 		mem_all = mem * nodes;
 	if (mem_all > 0)
 		snprintf(buf, len, "cpu=%lld,mem=%s,node=%lld,billing=%lld%s%s", cpus,
-			 fmt_size_mb(mem_all, c, sizeof(c)), nodes, cpus, *gres ? "," : "", gres);
+			 fmt_size_mb(mem_all, c, sizeof(c)), nodes, billing, *gres ? "," : "", gres);
 	else
-		snprintf(buf, len, "cpu=%lld,node=%lld,billing=%lld%s%s", cpus, nodes, cpus,
+		snprintf(buf, len, "cpu=%lld,node=%lld,billing=%lld%s%s", cpus, nodes, billing,
 			 *gres ? "," : "", gres);
 	return buf;
 }

@@ -390,21 +390,35 @@ void sacct_step_usage(const json_t *step, enum sacct_usage kind, long long *cpu_
 }
 
 /* TRESUsageInTot/Max/Ave: "cpu=00:00:02,mem=13384K" (CPU time in whole
- * seconds, memory as MaxRSS prints); nothing while the step runs. */
-static const char *tres_usage_text(const json_t *step, enum sacct_usage kind,
+ * seconds, memory as MaxRSS prints), with "gres/gpumem=2G,gres/gpuutil=50"
+ * when its GPUs were sampled; nothing while the step runs.  The batch
+ * step (step NULL): its GPUs' only (its CPU and memory are not measured). */
+static const char *tres_usage_text(const json_t *job, const json_t *step, enum sacct_usage kind,
 				   const struct show *sh, char *buf, size_t len)
 {
-	long long cpu, rss;
-	char t[32], m[32];
-	if (sacct_step_running(step))
+	long long cpu, rss, gmem, gutil;
+	char t[32], m[32], g[32], base[160];
+	const json_t *gpu = sacct_gpu_usage(job, step ? cmd_jint(step, "step_id") : CMD_STEP_BATCH);
+	bool gpus = sacct_gpu_figures(gpu, kind, &gmem, &gutil);
+
+	if (step ? sacct_step_running(step) : !sacct_ended(job) || !gpus)
 		return NULL;
-	sacct_step_usage(step, kind, &cpu, &rss);
-	if (cpu < 0)
-		snprintf(buf, len, "mem=%s", kb_text(rss, sh, m, sizeof(m)));
-	else
-		snprintf(buf, len, "cpu=%s,mem=%s", duration(cpu / 1000000, t, sizeof(t)),
-			 kb_text(rss, sh, m, sizeof(m)));
-	return buf;
+	base[0] = '\0';
+	if (step) {
+		sacct_step_usage(step, kind, &cpu, &rss);
+		if (cpu < 0)
+			snprintf(base, sizeof(base), "mem=%s", kb_text(rss, sh, m, sizeof(m)));
+		else
+			snprintf(base, sizeof(base), "cpu=%s,mem=%s", duration(cpu / 1000000, t, sizeof(t)),
+				 kb_text(rss, sh, m, sizeof(m)));
+	}
+	if (gpus) {
+		size_t at = strlen(base);
+		snprintf(base + at, sizeof(base) - at, "%sgres/gpumem=%s,gres/gpuutil=%lld",
+			 at ? "," : "", size_text(gmem > 0 ? (uint64_t)gmem : 0, 2, sh, g, sizeof(g)),
+			 gutil);
+	}
+	return sacct_tres_join(base, NULL, buf, len);
 }
 
 const char *sacct_cluster_of(const struct row *r)
@@ -413,15 +427,29 @@ const char *sacct_cluster_of(const struct row *r)
 	return *c ? c : r->cluster;
 }
 
-struct sacct_tres sacct_job_tres(const json_t *job, bool batch)
+struct sacct_tres sacct_job_tres(const json_t *job, bool batch, bool alloc)
 {
-	struct sacct_tres t;
+	struct sacct_tres t = { 0 };
 	t.cpus = batch ? batch_cpus(job) : cmd_jint(job, "num_cpus");
 	t.nodes = batch ? 1 : cmd_jint(job, "num_nodes");
 	t.mem_mb = cmd_jint(job, "mem_per_node") * t.nodes;
 	if (cmd_jint(job, "mem_per_cpu") > 0)   /* --mem-per-cpu: CPUs times it */
 		t.mem_mb = cmd_jint(job, "mem_per_cpu") * t.cpus;
-	t.billing = t.cpus;
+	t.billing = cmd_jint(job, "billing") > 0 ? cmd_jint(job, "billing") : t.cpus;
+	if (batch)
+		sacct_gres_on_nodes(job, NULL, &t);
+	else
+		sacct_gres_parse(cmd_jstr(job, alloc ? "tres_alloc_gres" : "tres_req_gres"), &t);
+	return t;
+}
+
+struct sacct_tres sacct_step_tres(const json_t *job, const json_t *step)
+{
+	struct sacct_tres t = { 0 };
+	t.cpus = cmd_jint(step, "num_cpus");
+	t.nodes = cmd_jint(step, "num_nodes");
+	t.mem_mb = cmd_jint(step, "mem_mb") * t.nodes;
+	sacct_gres_of_step(job, step, &t);
 	return t;
 }
 
@@ -457,10 +485,10 @@ static const char *step_value(const struct column *c, const struct row *r, char 
 		return buf;
 	case F_NODELIST: return cmd_jstr(step, "nodes");
 	case F_ALLOC_TRES: {
-		long long mb = cmd_jint(step, "mem_mb") * cmd_jint(step, "num_nodes");
-		snprintf(buf, len, "cpu=%lld,mem=%s,node=%lld", cpus, mem_text(mb, mem, sizeof(mem)),
-			 cmd_jint(step, "num_nodes"));
-		return buf;
+		struct sacct_tres t = sacct_step_tres(job, step);
+		snprintf(a, sizeof(a), "cpu=%lld,mem=%s,node=%lld", t.cpus,
+			 mem_text(t.mem_mb, mem, sizeof(mem)), t.nodes);
+		return sacct_tres_join(a, &t, buf, len);
 	}
 	case F_ELAPSED: return duration(sacct_step_elapsed(r), buf, len);
 	case F_ELAPSED_RAW:
@@ -490,9 +518,9 @@ static const char *step_value(const struct column *c, const struct row *r, char 
 			return NULL;
 		return kb_text(cmd_jint(step, c->field->id == F_MAX_RSS ? "max_rss_kb" : "ave_rss_kb"),
 			       sacct_show_of(r), buf, len);
-	case F_TRES_IN_TOT: return tres_usage_text(step, USAGE_TOT, sacct_show_of(r), buf, len);
-	case F_TRES_IN_MAX: return tres_usage_text(step, USAGE_MAX, sacct_show_of(r), buf, len);
-	case F_TRES_IN_AVE: return tres_usage_text(step, USAGE_AVE, sacct_show_of(r), buf, len);
+	case F_TRES_IN_TOT: return tres_usage_text(job, step, USAGE_TOT, sacct_show_of(r), buf, len);
+	case F_TRES_IN_MAX: return tres_usage_text(job, step, USAGE_MAX, sacct_show_of(r), buf, len);
+	case F_TRES_IN_AVE: return tres_usage_text(job, step, USAGE_AVE, sacct_show_of(r), buf, len);
 	default:
 		return NULL;
 	}
@@ -511,8 +539,14 @@ const char *sacct_value(const struct column *c, const struct row *r, char *buf, 
 		return step_value(c, r, buf, len);
 	switch (c->field->id) {
 	case F_BLANK: case F_MAX_RSS: case F_AVE_RSS: case F_LAYOUT:
-	case F_TRES_IN_TOT: case F_TRES_IN_MAX: case F_TRES_IN_AVE:
 		return NULL;   /* measured per step; the batch step is not */
+	case F_TRES_IN_TOT: case F_TRES_IN_MAX: case F_TRES_IN_AVE: {
+		if (!batch)
+			return NULL;
+		enum sacct_usage kind = c->field->id == F_TRES_IN_TOT ? USAGE_TOT
+				      : c->field->id == F_TRES_IN_MAX ? USAGE_MAX : USAGE_AVE;
+		return tres_usage_text(job, NULL, kind, sacct_show_of(r), buf, len);
+	}
 	case F_CPU_TIME: case F_CPU_TIME_RAW: {
 		long long secs = (batch || ran ? sacct_elapsed(r) : 0) *
 				 (batch ? batch_cpus(job) : ran ? cmd_jint(job, "num_cpus") : 0);
@@ -582,14 +616,15 @@ const char *sacct_value(const struct column *c, const struct row *r, char *buf, 
 			return NULL;
 		if (!alloc && batch)
 			return NULL;
-		struct sacct_tres t = sacct_job_tres(job, batch);
+		struct sacct_tres t = sacct_job_tres(job, batch, alloc);
+		char base[256];
 		if (batch)
-			snprintf(buf, len, "cpu=%lld,mem=%s,node=1", t.cpus,
+			snprintf(base, sizeof(base), "cpu=%lld,mem=%s,node=1", t.cpus,
 				 mem_text(t.mem_mb, mem, sizeof(mem)));
 		else
-			snprintf(buf, len, "billing=%lld,cpu=%lld,mem=%s,node=%lld", t.billing, t.cpus,
-				 mem_text(t.mem_mb, mem, sizeof(mem)), t.nodes);
-		return buf;
+			snprintf(base, sizeof(base), "billing=%lld,cpu=%lld,mem=%s,node=%lld", t.billing,
+				 t.cpus, mem_text(t.mem_mb, mem, sizeof(mem)), t.nodes);
+		return sacct_tres_join(base, &t, buf, len);
 	}
 	case F_REQ_MEM: {
 		if (batch)

@@ -64,10 +64,17 @@ struct out {
 };
 
 /* The job's TRES (AllocTRES, ReqTRES; the JSON's lists): CPUs, memory in
- * MB, nodes; billing is the CPUs (no TRESBillingWeights).  The batch
- * step: its node's. */
+ * MB, nodes; billing the record's (TRESBillingWeights), else the CPUs; the
+ * GRES TRES its record keeps.  The batch step: its node's. */
+#define SACCT_GRES_MAX 8
+struct sacct_gres {
+	char name[96];          /* "gres/gpu", "gres/gpu:h100" */
+	long long count;
+};
 struct sacct_tres {
 	long long cpus, mem_mb, nodes, billing;
+	struct sacct_gres gres[SACCT_GRES_MAX];   /* the GRES TRES recorded */
+	int ngres;
 };
 
 enum sacct_usage { USAGE_TOT, USAGE_MAX, USAGE_AVE };
@@ -99,8 +106,29 @@ long long sacct_steps_cpu_us(const json_t *job);
 void sacct_step_usage(const json_t *step, enum sacct_usage kind, long long *cpu_us,
 		      long long *rss_kb);
 const char *sacct_cluster_of(const struct row *r);
-/* The TRES of a job (or of its batch step). */
-struct sacct_tres sacct_job_tres(const json_t *job, bool batch);
+/* The TRES of a job (or of its batch step); alloc: what it held, else
+ * what it asked for (the GRES differ). */
+struct sacct_tres sacct_job_tres(const json_t *job, bool batch, bool alloc);
+/* A step's (its own CPUs, memory and nodes; the job's GRES on its nodes). */
+struct sacct_tres sacct_step_tres(const json_t *job, const json_t *step);
+
+/* sacct_tres.c: "gres/gpu=2,gres/gpu:h100=2" into t's GRES; the job's
+ * recorded GRES on the nodes of a hostlist (NULL: its first node, the
+ * batch step's); base ("cpu=1,mem=2G,node=1") and t's GRES as one list
+ * in Slurm's order, into buf. */
+void sacct_gres_parse(const char *text, struct sacct_tres *t);
+void sacct_gres_on_nodes(const json_t *job, const char *nodes, struct sacct_tres *t);
+/* A step's own GRES (its record's tres_gres: what it held), of the names
+ * the job's record tracks; else the job's on the step's nodes. */
+void sacct_gres_of_step(const json_t *job, const json_t *step, struct sacct_tres *t);
+const char *sacct_tres_join(const char *base, const struct sacct_tres *t, char *buf, size_t len);
+/* The GPU samples of a step of the job's record (its "gpu_usage", the
+ * controller's GPU_USAGE), NULL none; their gres/gpumem (MB) and
+ * gres/gpuutil (percent, summed over the step's GPUs) of a kind: Max the
+ * busiest node's, Tot the nodes' added, Ave the nodes' averages' mean. */
+const json_t *sacct_gpu_usage(const json_t *job, long long step_id);
+bool sacct_gpu_figures(const json_t *usage, enum sacct_usage kind, long long *mem_mb,
+		       long long *util);
 /* The value of a column in a row, or NULL (blank); may use buf. */
 const char *sacct_value(const struct column *c, const struct row *r, char *buf, size_t len);
 /* Append one cell to *line as sacct prints it, cut as kind says. */

@@ -34,7 +34,9 @@ static json_t *json_tres_entry(const char *type, int id, long long count)
 			 (json_int_t)count);
 }
 
-/* A TRES list in Slurm's ID order: cpu (1), mem (2, MB), node (4), billing (5). */
+/* A TRES list in Slurm's ID order: cpu (1), mem (2, MB), node (4), billing
+ * (5), then the GRES ({"type": "gres", "name": "gpu"}, gres/gpu's ID 1001;
+ * a typed one, which has no fixed ID in Herd, 0). */
 static json_t *json_tres_list(const struct sacct_tres *t, bool billing)
 {
 	json_t *a = json_array();
@@ -43,6 +45,12 @@ static json_t *json_tres_list(const struct sacct_tres *t, bool billing)
 	json_array_append_new(a, json_tres_entry("node", 4, t->nodes));
 	if (billing)
 		json_array_append_new(a, json_tres_entry("billing", 5, t->billing));
+	for (int k = 0; k < t->ngres; k++) {
+		const char *name = t->gres[k].name + strlen("gres/");
+		json_array_append_new(a, json_pack("{s:s, s:s, s:i, s:I}", "type", "gres", "name", name,
+						   "id", strcmp(name, "gpu") ? 0 : 1001, "count",
+						   (json_int_t)t->gres[k].count));
+	}
 	return a;
 }
 
@@ -53,24 +61,35 @@ static json_t *json_seconds(long long us)
 }
 
 /* A step's measured use in the dbv0.0.38 lists (under "requested", as
- * Slurm 22.05 puts it): CPU in milliseconds, memory in bytes; none while
- * it runs.  Herd measures per node, not per task: no "min" and no task or
- * node of the "max". */
-static json_t *json_step_usage(const json_t *step)
+ * Slurm 22.05 puts it): CPU in milliseconds, memory in bytes, then its
+ * GPUs' gres/gpumem (bytes) and gres/gpuutil (percent) when sampled; none
+ * while it runs.  Herd measures per node, not per task: no "min" and no
+ * task or node of the "max".  step NULL: the batch step (its GPUs only). */
+static json_t *json_step_usage(const json_t *job, const json_t *step)
 {
 	json_t *u = json_pack("{s:[], s:[], s:[], s:[]}", "max", "min", "average", "total");
 	static const struct { const char *key; enum sacct_usage kind; } lists[] = {
 		{ "max", USAGE_MAX }, { "average", USAGE_AVE }, { "total", USAGE_TOT },
 	};
-	if (step && sacct_step_running(step))
+	const json_t *gpu = sacct_gpu_usage(job, step ? cmd_jint(step, "step_id") : CMD_STEP_BATCH);
+	if (step ? sacct_step_running(step) : !sacct_ended(job))
 		return u;
-	for (size_t i = 0; step && i < sizeof(lists) / sizeof(lists[0]); i++) {
-		long long cpu, rss;
+	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
+		long long cpu, rss, gmem, gutil;
 		json_t *a = json_object_get(u, lists[i].key);
-		sacct_step_usage(step, lists[i].kind, &cpu, &rss);
-		if (cpu >= 0)
-			json_array_append_new(a, json_tres_entry("cpu", 1, cpu / 1000));
-		json_array_append_new(a, json_tres_entry("mem", 2, rss * 1024));
+		if (step) {
+			sacct_step_usage(step, lists[i].kind, &cpu, &rss);
+			if (cpu >= 0)
+				json_array_append_new(a, json_tres_entry("cpu", 1, cpu / 1000));
+			json_array_append_new(a, json_tres_entry("mem", 2, rss * 1024));
+		}
+		if (sacct_gpu_figures(gpu, lists[i].kind, &gmem, &gutil)) {
+			json_array_append_new(a, json_pack("{s:s, s:s, s:i, s:I}", "type", "gres", "name",
+							   "gpumem", "id", 0, "count",
+							   (json_int_t)gmem * 1048576));
+			json_array_append_new(a, json_pack("{s:s, s:s, s:i, s:I}", "type", "gres", "name",
+							   "gpuutil", "id", 0, "count", (json_int_t)gutil));
+		}
 	}
 	return u;
 }
@@ -96,9 +115,7 @@ static json_t *json_step(const struct row *r)
 		dist = cmd_step_dist(step);
 		status = (int)cmd_jint(step, "exit_code");
 		tasks = cmd_jint(step, "num_tasks");
-		t = (struct sacct_tres){ cmd_jint(step, "num_cpus"),
-				       cmd_jint(step, "mem_mb") * cmd_jint(step, "num_nodes"),
-				       cmd_jint(step, "num_nodes"), 0 };
+		t = sacct_step_tres(job, step);
 		long long sid = cmd_jint(step, "step_id");
 		char buf[24];
 		id = sid == CMD_STEP_EXTERN ? json_string(cmd_step_name(sid, buf, sizeof(buf)))
@@ -114,7 +131,7 @@ static json_t *json_step(const struct row *r)
 		dist = "Unknown";
 		status = sacct_shown_status(job, true);
 		tasks = 1;
-		t = sacct_job_tres(job, true);
+		t = sacct_job_tres(job, true, true);
 		id = json_string("batch");
 	}
 	const char *kill = NULL;
@@ -131,7 +148,7 @@ static json_t *json_step(const struct row *r)
 		" s:{s:i, s:i}}, s:o, s:{s:I}, s:n, s:{s:{s:i, s:i}, s:[]}, s:s?, s:s,"
 		" s:{s:{s:i}, s:{s:i}}, s:{s:I, s:{s:n}, s:o, s:s}, s:{s:s}}",
 		"nodes", "list", list, "count", (json_int_t)json_array_size(list), "range", nodes ? nodes : "",
-		"tres", "requested", json_step_usage(step), "consumed",
+		"tres", "requested", json_step_usage(job, step), "consumed",
 		json_pack("{s:[], s:[], s:[], s:[]}", "max", "min", "average", "total"),
 		"allocated", json_tres_list(&t, false),
 		"time", "elapsed", (json_int_t)elapsed_s, "end", (json_int_t)end, "start", (json_int_t)start,
@@ -182,7 +199,7 @@ json_t *sacct_json_job(const struct row *r)
 	struct passwd *pw = NULL;
 	if (json_object_get(job, "requid") && (pw = getpwuid((uid_t)cmd_jint(job, "requid"))))
 		kill = pw->pw_name;
-	struct sacct_tres t = sacct_job_tres(job, false);
+	struct sacct_tres t = sacct_job_tres(job, false, true), req = sacct_job_tres(job, false, false);
 	json_t *alloc = ran ? json_tres_list(&t, true) : json_array();
 	long long cpu_us = sacct_show_of(r)->allocations ? 0 : sacct_steps_cpu_us(job);
 	int64_t eligible = sacct_held(job) ? 0 : cmd_jint(job, "eligible_time");
@@ -243,7 +260,7 @@ json_t *sacct_json_job(const struct row *r)
 						  cmd_jstr(job, "reason")));
 	json_object_set_new(o, "steps", steps);
 	json_object_set_new(o, "tres", json_pack("{s:o, s:o}", "allocated", alloc, "requested",
-						 json_tres_list(&t, true)));
+						 json_tres_list(&req, true)));
 	json_object_set_new(o, "user", json_string(cmd_jstr(job, "user")));
 	/* "*name": the user's default, given because none was asked for */
 	const char *wckey = cmd_jstr(job, "wckey");

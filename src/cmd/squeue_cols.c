@@ -218,7 +218,7 @@ static const char *c_tmp_disk(const struct squeue_row *r, const char *key, char 
 static const char *c_tres_alloc(const struct squeue_row *r, const char *key, char *buf, size_t len)
 {
 	static const char *const keys[] = { "num_cpus", "num_nodes", "mem_per_node", "mem_per_cpu",
-					    "mem_per_gpu", "node_alloc", "gres_alloc" };
+					    "mem_per_gpu", "node_alloc", "gres_alloc", "billing" };
 	json_t *job = json_object();   /* the row's columns, as record.c reads a job */
 	for (size_t k = 0; k < sizeof(keys) / sizeof(*keys); k++) {
 		const json_t *v = field(r->job, keys[k]);
@@ -403,7 +403,7 @@ static const struct column {
 	[JOB_F_cores_per_socket] = { .cell = c_star },
 	[JOB_F_threads_per_core] = { .cell = c_star },
 	[JOB_F_gres_alloc] = { .keys = "num_cpus num_nodes mem_per_node mem_per_cpu mem_per_gpu "
-				       "node_alloc gres_alloc", .cell = c_tres_alloc, .unsorted = true },
+				       "node_alloc gres_alloc billing", .cell = c_tres_alloc, .unsorted = true },
 };
 
 /* The field of each letter, by letter, and the field each sorts by: built

@@ -60,7 +60,8 @@ static time_t window_end(const struct sreport_opts *o)
 static long long reported_secs(const struct data *d, const struct sreport_opts *o)
 {
 	time_t until = window_end(o);
-	return until > o->start ? cmd_jint(d->facts, "cpus") * (long long)(until - o->start) : 0;
+	const char *what = o->tres == SREPORT_TRES_GPU ? "gpus" : "cpus";
+	return until > o->start ? cmd_jint(d->facts, what) * (long long)(until - o->start) : 0;
 }
 
 static void data_free(struct data *d)
@@ -144,7 +145,7 @@ static const char *proper_name(const char *user, char *buf, size_t len)
 static bool job_usage(const struct data *d, const struct sreport_opts *o, const json_t *job,
 		      long long *secs)
 {
-	*secs = sreport_job_cpu_secs(job, o->start, window_end(o), o->now);
+	*secs = sreport_job_tres_secs(job, o->tres, o->start, window_end(o), o->now);
 	if (*secs <= 0)
 		return false;
 	if (o->users && !in_list(o->users, cmd_jstr(job, "user")))
@@ -170,11 +171,12 @@ static int report_cluster_utilization(struct sreport_opts *o)
 	time_t until = window_end(o);
 	long long cpus = cmd_jint(d.facts, "cpus");
 	long long reported = reported_secs(&d, o);
-	long long alloc = 0, down = cmd_jint(d.facts, "down_cpu_secs");
+	/* a down node's GPUs are not counted (the node events keep CPUs) */
+	long long alloc = 0, down = o->tres == SREPORT_TRES_GPU ? 0 : cmd_jint(d.facts, "down_cpu_secs");
 	size_t i;
 	json_t *job;
 	json_array_foreach(json_object_get(d.jobs, "jobs"), i, job)
-		alloc += sreport_job_cpu_secs(job, o->start, until, o->now);
+		alloc += sreport_job_tres_secs(job, o->tres, o->start, until, o->now);
 	if (alloc > reported)
 		alloc = reported;
 	if (down > reported - alloc)
@@ -429,7 +431,7 @@ static int report_sizes_by_account(struct sreport_opts *o)
 		if (!job_usage(&d, o, job, &secs))
 			continue;
 		const char *account = cmd_jstr(job, "account");
-		int b = sreport_size_bucket(o->groups, o->ngroups, (long)cmd_jint(job, "num_cpus"));
+		int b = sreport_size_bucket(o->groups, o->ngroups, (long)sreport_job_count(job, o->tres));
 		sreport_tree_charge(&t, *account ? account : "(null)", cmd_jstr(job, "user"), secs, b);
 		total += secs;
 	}
@@ -525,7 +527,7 @@ static const struct sreport_node **wckey_usage(const struct data *d, const struc
 			continue;
 		if (o->wckeys && !in_list(o->wckeys, wckey))
 			continue;
-		int b = sreport_size_bucket(o->groups, o->ngroups, (long)cmd_jint(job, "num_cpus"));
+		int b = sreport_size_bucket(o->groups, o->ngroups, (long)sreport_job_count(job, o->tres));
 		struct sreport_node *g = wckey_group(t, wckey, NULL);
 		g->secs += secs;
 		g->bucket[b] += secs;
@@ -670,10 +672,14 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'a': case 'Q': case 'v': case OPT_IGNORED: break;
 		case 'T':
-			/* the reports are of CPU time: Herd keeps no other TRES' time */
-			if (strcasecmp(optarg, "cpu")) {
-				fprintf(stderr, "sreport: error: Only the cpu TRES can be reported, not %s\n",
-					optarg);
+			/* the reports are of CPU or GPU time: Herd keeps no other TRES' time */
+			if (!strcasecmp(optarg, "cpu")) {
+				o.tres = SREPORT_TRES_CPU;
+			} else if (!strcasecmp(optarg, "gres/gpu")) {
+				o.tres = SREPORT_TRES_GPU;
+			} else {
+				fprintf(stderr, "sreport: error: Only the cpu and gres/gpu TRES can be "
+					"reported, not %s\n", optarg);
 				return 1;
 			}
 			o.tres_named = true;

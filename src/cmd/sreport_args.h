@@ -16,6 +16,7 @@ struct sreport_opts {
 	enum sreport_parsable parsable;   /* -p: '|' after each cell; -P: between */
 	bool header;                 /* not -n */
 	bool tres_named;             /* -T cpu: a "TRES Name" column, as Slurm adds */
+	enum sreport_tres tres;      /* -T gres/gpu: GPU time instead of CPU time */
 	bool start_given, end_given, tree, flat;
 	time_t start_in, end_in, start, end, now;
 	char **users, **accounts, **clusters;

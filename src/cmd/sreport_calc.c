@@ -3,6 +3,7 @@
  * widths, a job record's CPU-seconds within the window, SizesByAccount's
  * buckets.  Pure: tests/unit/test_sreport.c checks them directly. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
@@ -111,13 +112,29 @@ int sreport_usage_width(long long max_secs, enum time_fmt f)
 	return width;
 }
 
-/* The CPU-seconds a job record held within [start, end), as sacct counts
- * them (num_cpus x elapsed; a running one up to now). */
-long long sreport_job_cpu_secs(const json_t *job, time_t start, time_t end, time_t now)
+long long sreport_job_count(const json_t *job, enum sreport_tres tres)
+{
+	if (tres == SREPORT_TRES_CPU)
+		return cmd_jint(job, "num_cpus");
+	/* gres/gpu: what the record kept (AccountingStorageTRES named it) */
+	const char *p = cmd_jstr(job, "tres_alloc_gres");
+	while (*p) {
+		if (!strncmp(p, "gres/gpu=", 9))
+			return strtoll(p + 9, NULL, 10);
+		p += strcspn(p, ",");
+		p += *p == ',';
+	}
+	return 0;
+}
+
+/* The TRES-seconds a job record held within [start, end), as sacct counts
+ * them (num_cpus, or its GPUs, x elapsed; a running one up to now). */
+long long sreport_job_tres_secs(const json_t *job, enum sreport_tres tres, time_t start,
+				time_t end, time_t now)
 {
 	int state = job_state_parse(cmd_jstr(job, "state"));
 	long long js = cmd_jint(job, "start_time"), je = cmd_jint(job, "end_time");
-	long long cpus = cmd_jint(job, "num_cpus");
+	long long cpus = sreport_job_count(job, tres);
 	if (state < 0 || state == JOB_PENDING || !js || cpus <= 0 ||
 	    !json_array_size(json_object_get(job, "alloc")))
 		return 0;
@@ -128,6 +145,11 @@ long long sreport_job_cpu_secs(const json_t *job, time_t start, time_t end, time
 	if (je > end)
 		je = end;
 	return je > js ? (je - js) * cpus : 0;
+}
+
+long long sreport_job_cpu_secs(const json_t *job, time_t start, time_t end, time_t now)
+{
+	return sreport_job_tres_secs(job, SREPORT_TRES_CPU, start, end, now);
 }
 
 /* SizesByAccount's columns: grouping "50,250,500,1000" gives 0-49,

@@ -26,6 +26,13 @@ int sreport_usage_width(long long max_secs, enum time_fmt f);
 /* A job record's CPU-seconds within [start, end) (num_cpus x elapsed, a
  * running job's up to now), as sacct counts them. */
 long long sreport_job_cpu_secs(const json_t *job, time_t start, time_t end, time_t now);
+/* -T: the TRES the reports count (Herd keeps the time of these two). */
+enum sreport_tres { SREPORT_TRES_CPU, SREPORT_TRES_GPU };
+/* How many of it a job record held (num_cpus; gres/gpu of tres_alloc_gres,
+ * 0 when the record has none), and its TRES-seconds within [start, end). */
+long long sreport_job_count(const json_t *job, enum sreport_tres tres);
+long long sreport_job_tres_secs(const json_t *job, enum sreport_tres tres, time_t start,
+				time_t end, time_t now);
 /* SizesByAccount's column of a job of cpus CPUs, for grouping groups. */
 int sreport_size_bucket(const long *groups, size_t ngroups, long cpus);
 /* The banner's second line: "Usage reported in CPU Minutes" (TRES with

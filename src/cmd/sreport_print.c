@@ -190,7 +190,7 @@ void sreport_print_rows(const struct sreport_opts *o, const struct sreport_pick 
 			else if (k == FK_PROPER)
 				v = rows[r].proper;
 			else if (k == FK_TRES_NAME)
-				v = "cpu";
+				v = o->tres == SREPORT_TRES_GPU ? "gres/gpu" : "cpu";
 			else if (k == FK_CPU_COUNT)
 				snprintf(buf, sizeof(buf), "%lld", rows[r].cpus), v = buf;
 			sreport_put_cell(o, v ? v : "", cols[i].width, i + 1 == n);

@@ -18,7 +18,7 @@
 enum field_id {
 	F_ACCOUNT, F_CLUSTER, F_EFF_USAGE, F_FAIRSHARE, F_GRP_TRES_MINS, F_ID, F_LEVEL_FS,
 	F_NORM_SHARES, F_NORM_USAGE, F_PARTITION, F_RAW_SHARES, F_RAW_USAGE, F_TRES_RUN_MINS,
-	F_USER,
+	F_USER, F_GRP_TRES_RAW,
 };
 
 struct field {
@@ -30,7 +30,7 @@ struct field {
 static const struct field fields[] = {
 	{ "Account", -20, F_ACCOUNT }, { "Cluster", 10, F_CLUSTER },
 	{ "EffectvUsage", 13, F_EFF_USAGE }, { "FairShare", 10, F_FAIRSHARE },
-	{ "GrpTRESMins", -30, F_GRP_TRES_MINS }, { "ID", 6, F_ID }, { "LevelFS", 10, F_LEVEL_FS },
+	{ "GrpTRESMins", -30, F_GRP_TRES_MINS }, { "GrpTRESRaw", -30, F_GRP_TRES_RAW }, { "ID", 6, F_ID }, { "LevelFS", 10, F_LEVEL_FS },
 	{ "NormShares", 11, F_NORM_SHARES }, { "NormUsage", 11, F_NORM_USAGE },
 	{ "Partition", 12, F_PARTITION }, { "RawShares", 10, F_RAW_SHARES },
 	{ "RawUsage", 11, F_RAW_USAGE }, { "TRESRunMins", -30, F_TRES_RUN_MINS },
@@ -189,6 +189,7 @@ static const char *value(const struct column *c, const json_t *row, bool fair_tr
 		return buf;
 	case F_GRP_TRES_MINS: return cmd_jstr(row, "grp_tres_mins");
 	case F_TRES_RUN_MINS: return cmd_jstr(row, "tres_run_mins");
+	case F_GRP_TRES_RAW: return cmd_jstr(row, "grp_tres_raw");
 	}
 	return "";
 }

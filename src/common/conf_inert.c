@@ -79,7 +79,6 @@ static const struct inert_key inert_plain[] = {
 	{ "HeartbeatInterval", NULL },
 	{ "InactiveLimit", NULL },
 	{ "InteractiveStepOptions", NULL },
-	{ "JobAcctGatherFrequency", NULL },
 	{ "JobAcctGatherParams", NULL },
 	{ "JobAcctGatherType", NULL },
 	{ "JobCheckpointDir", NULL },

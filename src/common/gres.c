@@ -670,3 +670,21 @@ char *gres_used_string(const struct gres_decl *decl, size_t ndecl, const struct 
 	}
 	return sb.s ? sb.s : xstrdup("");
 }
+
+bool gres_tres_tracked(const char *storage_tres, const char *name)
+{
+	if (!strcasecmp(name, "gres/gpumem") || !strcasecmp(name, "gres/gpuutil"))
+		name = "gres/gpu";
+	size_t len = strlen(name);
+	for (const char *p = storage_tres; p && *p;) {
+		p += strspn(p, " \t,");
+		size_t n = strcspn(p, ",");
+		size_t w = n;
+		while (w && (p[w - 1] == ' ' || p[w - 1] == '\t'))
+			w--;
+		if (w == len && !strncasecmp(p, name, len))
+			return true;
+		p += n;
+	}
+	return false;
+}

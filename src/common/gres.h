@@ -78,6 +78,11 @@ struct gres_decl {
 int gres_decl_parse(const char *s, struct gres_decl **out, size_t *n, struct herd_error *err);
 /* Is name one of GresTypes' comma list? */
 bool gres_types_has(const char *types, const char *name);
+/* Does AccountingStorageTRES (storage_tres, a comma list; NULL none) name
+ * the TRES name ("gres/gpu", "gres/gpu:h100"), case aside?  gres/gpumem
+ * and gres/gpuutil are tracked with gres/gpu, as Slurm configures them by
+ * itself then (gres.html "Accounting"). */
+bool gres_tres_tracked(const char *storage_tres, const char *name);
 
 /* The records as NODE_REGISTER and NODE_INFO carry them, and back: -1
  * with err on a record of the wrong shape. */

@@ -114,6 +114,11 @@ enum {
 	X(gpu_freq, STR, JF_KEPT | JF_SPARSE, 0, NULL, NULL, NULL, NULL, NULL) \
 	X(gres_flags, STR, JF_KEPT | JF_SPARSE, 0, NULL, NULL, NULL, NULL, NULL) \
 	X(gres_alloc, STR, JF_SHOWN, '\x08', "tres-alloc", "TRES_ALLOC", NULL, NULL, NULL) \
+	/* accounting (acct/job_tres.c, usage.c): the GRES TRES AccountingStorageTRES \
+	 * names, asked and held ("gres/gpu=2,gres/gpu:h100=2"), and the billing TRES */ \
+	X(tres_req_gres, STR, JF_STORED | JF_SPARSE, 0, NULL, NULL, NULL, NULL, NULL) \
+	X(tres_alloc_gres, STR, JF_STORED | JF_SPARSE, 0, NULL, NULL, NULL, NULL, NULL) \
+	X(billing, INT, JF_KEPT | JF_SPARSE, 0, NULL, NULL, NULL, NULL, NULL) \
 	X(req_nodelist, STR, JF_KEPT, 'n', "ReqNodes", "REQ_NODES", "ReqNodeList", NULL, "required_nodes") \
 	X(exc_nodelist, STR, JF_KEPT, 'x', "ExcNodes", "EXC_NODES", "ExcNodeList", NULL, "excluded_nodes") \
 	X(dependency, STR, JF_SHOWN, 'E', "Dependency", "DEPENDENCY", "Dependency", NULL, NULL) \

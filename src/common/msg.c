@@ -178,6 +178,12 @@ static const struct msg_field f_step_complete[] = {
 	REQ("ave_rss_kb", MF_INT), REQ("oom", MF_BOOL), OPT("timed_out", MF_BOOL), END
 };
 
+static const struct msg_field f_gpu_usage[] = {
+	REQ("node", MF_STR), REQ("job_id", MF_INT), REQ("step_id", MF_INT), REQ("gpus", MF_INT),
+	REQ("samples", MF_INT), REQ("mem_max_mb", MF_INT), REQ("mem_ave_mb", MF_INT),
+	REQ("util_max", MF_INT), REQ("util_ave", MF_INT), END
+};
+
 static const struct msg_field f_launch_spec[] = {
 	REQ("job_id", MF_INT), REQ("uid", MF_INT), REQ("gid", MF_INT), REQ("umask", MF_INT),
 	REQ("user", MF_STR), REQ("name", MF_STR), REQ("partition", MF_STR),
@@ -263,6 +269,7 @@ static const struct msg_decl decls[] = {
 	{ MSG_NODE_REGISTER, f_register },
 	{ MSG_JOB_COMPLETE, f_complete },
 	{ MSG_STEP_COMPLETE, f_step_complete },
+	{ MSG_GPU_USAGE, f_gpu_usage },
 	{ MSG_LAUNCH_JOB, f_launch },
 	{ MSG_SIGNAL_JOB, f_cancel },
 	{ MSG_TERMINATE_JOB, f_terminate },

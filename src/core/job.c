@@ -217,6 +217,7 @@ void job_destroy(struct job *job)
 	free(job->prio);
 	free(job->lim_tres);
 	json_decref(job->acts);
+	json_decref(job->gpu_usage);
 	job_gres_free(job);
 	free(job);
 }
@@ -788,6 +789,8 @@ json_t *job_to_json(const struct job *job)
 	json_object_set_new(o, "alloc", alloc);
 	if (job->acts)   /* team acts (roles.c): sacct reads them from here */
 		json_object_set_new(o, "acts", json_deep_copy(job->acts));
+	if (job->gpu_usage)   /* sacct's TRESUsageIn* gres/gpumem, gres/gpuutil */
+		json_object_set_new(o, "gpu_usage", json_deep_copy(job->gpu_usage));
 	return o;
 }
 
@@ -815,6 +818,8 @@ struct job *job_from_json(const json_t *rec)
 	job->kill_invalid_dep = kill ? json_is_true(kill) : -1;
 	json_t *acts = json_object_get(rec, "acts");
 	job->acts = json_is_array(acts) ? json_deep_copy(acts) : NULL;
+	json_t *gpu_usage = json_object_get(rec, "gpu_usage");
+	job->gpu_usage = json_is_object(gpu_usage) ? json_deep_copy(gpu_usage) : NULL;
 	if (job->state == JOB_RUNNING || job->state == JOB_COMPLETING) {
 		job->launch = LAUNCH_DONE;   /* or lost: the node's registration tells */
 		job->alloc_node = xmalloc(json_array_size(alloc) * sizeof(int));

@@ -260,6 +260,9 @@ struct job {
 	int64_t *lim_tres;
 	/* roles.c: team acts on the job ([{uid, user, act, time, detail}]), NULL none */
 	json_t *acts;
+	/* GPU_USAGE (ctld/rpc_node.c, doc/gres.md section 4): per step ID (a
+	 * decimal key), its GPUs' samples over its nodes; NULL none */
+	json_t *gpu_usage;
 	/* sched.c, backfill.c: where the last backfill pass planned a pending
 	 * job (squeue --start: StartTime, SchedNodes); 0 and NULL = no plan. */
 	time_t start_estimate;
@@ -444,7 +447,7 @@ char *job_gres_alloc_string(const struct job *job);
 struct tres_item;
 void gres_tres_add(struct tres_item *sum, int *n, const char *name, const char *type,
 		   uint64_t count);
-char *gres_tres_tracked(const struct tres_item *sum, int n);
+char *gres_tres_text(const struct tres_item *sum, int n);
 /* A request as Slurm 22.05 shows it ("gres:gpu:2"), NULL for none.  Caller
  * frees. */
 char *job_gres_shown(const char *tres);

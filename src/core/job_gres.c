@@ -553,10 +553,10 @@ char *job_gres_alloc_string(const struct job *job)
 			gres_tres_add(sum, &n, it->name, it->type, (uint64_t)(c > it->per_job ? c : it->per_job));
 		}
 	}
-	return gres_tres_tracked(sum, n);
+	return gres_tres_text(sum, n);
 }
 
-char *gres_tres_tracked(const struct tres_item *sum, int n)
+char *gres_tres_text(const struct tres_item *sum, int n)
 {
 	if (!n)
 		return NULL;

@@ -238,6 +238,14 @@ STR_MEMBER(gpu_bind, gpu_bind)
 STR_MEMBER(gpu_freq, gpu_freq)
 STR_MEMBER(gres_flags, gres_flags)
 SHOWN(gres_alloc, v->owned = job_gres_alloc_string(job))
+SHOWN(tres_req_gres, v->owned = usage_job_gres_tres(job, false))
+SHOWN(tres_alloc_gres, v->owned = usage_job_gres_tres(job, true))
+static int64_t job_billing(const struct job *job)
+{
+	int64_t tres[TRES_COUNT];
+	return job->nalloc ? (usage_job_tres(job, tres), tres[TRES_BILLING]) : 0;
+}
+SHOWN(billing, v->i = job_billing(job))
 STR_MEMBER(req_nodelist, req_nodelist)
 STR_MEMBER(exc_nodelist, exc_nodelist)
 SHOWN(dependency, v->owned = depend_render(job->depend))   /* the record has "depend" */

@@ -384,7 +384,7 @@ static json_t *tres_json(const struct node *n, bool in_use)
 		if (c)
 			gres_tres_add(sum, &k, sl->name, sl->type, c);
 	}
-	char *text = gres_tres_tracked(sum, k);
+	char *text = gres_tres_text(sum, k);
 	json_t *v = json_string(text ? text : "");
 	free(text);
 	return v;

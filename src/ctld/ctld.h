@@ -65,6 +65,7 @@ void usage_rpc(struct net_req *req);
 /* rpc_node.c: NODE_REGISTER, UPDATE_NODE (drain, down, resume) */
 void node_register(struct net_req *req);
 void node_update(struct net_req *req);
+void node_gpu_usage(struct net_req *req);   /* GPU_USAGE */
 /* rpc_resv.c: RESV_CREATE, RESV_UPDATE, RESV_DELETE, RESV_INFO */
 void resv_create_rpc(struct net_req *req);
 void resv_update_rpc(struct net_req *req);

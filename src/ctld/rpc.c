@@ -764,6 +764,7 @@ static const struct rpc rpcs[] = {
 	{ MSG_STEP_INFO, step_info, ROLE_ANY },
 	{ MSG_COMPLETE_ALLOC, step_complete_alloc, ROLE_ANY },
 	{ MSG_STEP_COMPLETE, step_complete, ROLE_NODE },
+	{ MSG_GPU_USAGE, node_gpu_usage, ROLE_NODE },
 	{ MSG_SHARE_INFO, usage_rpc, ROLE_ANY },
 	{ MSG_PRIO_INFO, prio_rpc, ROLE_ANY },
 	{ MSG_ACCT_REPORT, report_rpc, ROLE_ANY },

@@ -104,6 +104,7 @@ void jobs_remove(struct noded *nd, struct noded_job *job, bool remove_dir)
 	}
 	if (remove_dir)
 		jobs_remove_dir(job->dir);
+	gpu_usage_free(job);
 	free(job->dir);
 	free(job);
 }
@@ -174,6 +175,7 @@ void jobs_reap(struct noded *nd)
 					 (int)j->pid);
 			if (jobs_unfinished(j->dir))
 				reclaim_step(nd, j->job_id, j->step_id);
+			gpu_usage_report(nd, j);
 			jobs_remove(nd, j, true);
 		}
 	}
@@ -203,7 +205,16 @@ int jobs_scan(struct noded *nd, struct herd_error *err)
 		char *dir = xasprintf("%s/%s", nd->spool, e->d_name);
 		pid_t pid = jobs_read_pid(dir);
 		if (jobs_stepd_alive(pid, dir) && !jobs_find(nd, job_id, step_id)) {
-			jobs_add(nd, job_id, step_id, dir)->pid = pid;
+			struct noded_job *j = jobs_add(nd, job_id, step_id, dir);
+			j->pid = pid;
+			/* its GPUs are sampled again from now (launch.json: herdd's own
+			 * file, in its root-owned spool) */
+			char *path = xasprintf("%s/%s", dir, NODED_LAUNCH_FILE);
+			json_t *launch = json_load_file(path, 0, NULL);
+			if (launch)
+				gpu_usage_watch(nd, j, launch);
+			json_decref(launch);
+			free(path);
 			if (step_id == NODED_BATCH_STEP)
 				log_info("job %u: herdstepd %d still runs it", job_id, (int)pid);
 			else

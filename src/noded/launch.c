@@ -258,6 +258,7 @@ static void launch_common(struct noded *nd, struct net_req *req, uint32_t job_id
 	lp->step_id = step_id;
 	job = jobs_add(nd, job_id, step_id, dir);   /* pid 0: starting */
 	mps_launch(nd, job_id, launch);   /* before the tasks look for it */
+	gpu_usage_watch(nd, job, launch);
 	if (launch_spawn(nd, lp, dir, &err) < 0) {
 		jobs_remove(nd, job, false);
 		if (lp->open_handles)

@@ -297,6 +297,7 @@ int main(int argc, char **argv)
 	uv_close((uv_handle_t *)&sighup, NULL);
 	uv_close((uv_handle_t *)&nd.heartbeat, NULL);
 	uv_close((uv_handle_t *)&nd.reaper, NULL);
+	gpu_usage_close();
 	uv_run(nd.loop, UV_RUN_NOWAIT);
 	while (nd.jobs)
 		jobs_remove(&nd, nd.jobs, false);

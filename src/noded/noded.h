@@ -45,6 +45,7 @@ struct noded_job {
 	pid_t pid;                /* herdstepd; 0 while it is starting */
 	char *dir;
 	int pending_kill_wait;    /* a TERMINATE that came while starting; -1 none */
+	struct gpu_watch *gpu;    /* its GPUs' samples (gpu_usage.c), NULL none */
 	struct noded_job *next;
 };
 
@@ -79,6 +80,14 @@ void hw_release(struct hw *hw);
 /* nvml.c: the GPUs NVML reports (device files dev_dir/nvidiaN), appended
  * to out; -1 with err when no NVML answers. */
 int nvml_detect(int threads, const char *dev_dir, struct gres_conf *out, struct herd_error *err);
+
+/* gpu_usage.c: gres/gpumem, gres/gpuutil of the GPUs a step holds (its
+ * LAUNCH's "gres", or its step's), sampled while it runs; reported to the
+ * controller (GPU_USAGE) when it has ended; the samples freed. */
+void gpu_usage_watch(struct noded *nd, struct noded_job *job, const json_t *launch);
+void gpu_usage_report(struct noded *nd, struct noded_job *job);
+void gpu_usage_free(struct noded_job *job);
+void gpu_usage_close(void);   /* at the end: its timer */
 
 /* jobs.c: the job table and the spool. */
 char *noded_expand_path(const char *pattern, const char *node);   /* %n, %h */

@@ -64,6 +64,7 @@ static int rpc_forward(struct noded *nd, struct noded_job *job, json_t *request,
 		return rc;
 	}
 	if (!jobs_stepd_alive(job->pid, job->dir)) {
+		gpu_usage_report(nd, job);
 		jobs_remove(nd, job, true);
 		errprintf(err, "%s", herd_strerror(HERD_ERR_INVALID_JOB));
 		return HERD_ERR_INVALID_JOB;

@@ -11,8 +11,13 @@
  * names, "1g.10gb,3g.40gb"), GPU instance IDs 1, 2, ... and compute
  * instance 0 each, named "<name> MIG <profile>" (their /dev/nvidia-caps
  * minors are the driver's table's: herdd reads HERD_NVML_MIG_MINORS).
+ * mem_used, mem_total: its memory in use and in all, MiB (default 0 and
+ * 81920); util: its utilisation, percent (default 0).  These three are
+ * read again from the file at each nvmlDeviceGetMemoryInfo and
+ * nvmlDeviceGetUtilizationRates, so that a test changes them while a job
+ * runs (the other fields are read at nvmlInit).
  * '#' starts a comment.  No file, or none named: no GPUs.
- * Only the NVML calls herdd makes (src/noded/nvml.c) exist. */
+ * Only the NVML calls herdd makes (src/noded/nvml.c, gpu_usage.c) exist. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +41,8 @@ struct gpu {
 	struct gpu *migs;          /* MAX_MIGS of them, or NULL */
 	int nmigs;
 	unsigned gi, ci;           /* of a MIG instance */
+	unsigned long long mem_used, mem_total;   /* MiB */
+	unsigned util;             /* percent */
 };
 
 typedef struct {
@@ -93,6 +100,41 @@ static void set_links(struct gpu *g, const char *s)
 	}
 }
 
+/* The fields of one line that change while a job runs. */
+static void set_usage(struct gpu *g, const char *w)
+{
+	if (!strncmp(w, "mem_used=", 9))
+		g->mem_used = strtoull(w + 9, NULL, 10);
+	else if (!strncmp(w, "mem_total=", 10))
+		g->mem_total = strtoull(w + 10, NULL, 10);
+	else if (!strncmp(w, "util=", 5))
+		g->util = (unsigned)strtoul(w + 5, NULL, 10);
+}
+
+/* The file again: each GPU's (its line's) memory and utilisation. */
+static void refresh_usage(void)
+{
+	const char *path = getenv("HERD_FAKE_NVML");
+	char line[512];
+	unsigned i = 0;
+	FILE *f;
+
+	if (!path || !(f = fopen(path, "r")))
+		return;
+	while (i < ngpus && fgets(line, sizeof(line), f)) {
+		char *hash = strchr(line, '#'), *save = NULL;
+		if (hash)
+			*hash = '\0';
+		line[strcspn(line, "\r\n")] = '\0';
+		if (!line[strspn(line, " \t")])
+			continue;
+		for (char *w = strtok_r(line, ";", &save); w; w = strtok_r(NULL, ";", &save))
+			set_usage(&gpus[i], w + strspn(w, " \t"));
+		i++;
+	}
+	fclose(f);
+}
+
 int nvmlInit_v2(void)
 {
 	const char *path = getenv("HERD_FAKE_NVML");
@@ -114,6 +156,7 @@ int nvmlInit_v2(void)
 		memset(g, 0, sizeof(*g));
 		strcpy(g->name, "NVIDIA Fake GPU");
 		g->minor = ngpus;
+		g->mem_total = 81920;
 		for (char *w = strtok_r(line, ";", &save); w; w = strtok_r(NULL, ";", &save)) {
 			w += strspn(w, " \t");
 			if (!strncmp(w, "name=", 5))
@@ -126,6 +169,8 @@ int nvmlInit_v2(void)
 				set_links(g, w + 7);
 			else if (!strncmp(w, "mig=", 4))
 				mig = w + 4;
+			else
+				set_usage(g, w);
 		}
 		if (mig)   /* after the rest: the instances take the GPU's name and CPUs */
 			set_migs(g, ngpus, mig);
@@ -236,4 +281,31 @@ int nvmlDeviceGetComputeInstanceId(struct gpu *dev, unsigned *id)
 {
 	*id = dev->ci;
 	return dev->gi ? NVML_SUCCESS : NVML_ERROR_INVALID_ARGUMENT;
+}
+
+/* nvmlMemory_t: bytes */
+struct memory {
+	unsigned long long total, free, used;
+};
+
+int nvmlDeviceGetMemoryInfo(struct gpu *dev, struct memory *m)
+{
+	refresh_usage();
+	m->total = dev->mem_total << 20;
+	m->used = dev->mem_used << 20;
+	m->free = m->total > m->used ? m->total - m->used : 0;
+	return NVML_SUCCESS;
+}
+
+/* nvmlUtilization_t: percent */
+struct utilization {
+	unsigned gpu, memory;
+};
+
+int nvmlDeviceGetUtilizationRates(struct gpu *dev, struct utilization *u)
+{
+	refresh_usage();
+	u->gpu = dev->util > 100 ? 100 : dev->util;
+	u->memory = 0;
+	return NVML_SUCCESS;
 }

@@ -149,7 +149,7 @@ static void views(void **state)
 		"\"mail_type\":\"END\",\"mail_user\":\"alice@example.org\",\"open_mode\":\"append\","
 		"\"signal\":10,\"signal_time\":60,\"signal_flags\":\"B\",\"qos\":\"normal\",\"features\":\"a&b\",\"batch_features\":\"\","
 		"\"reservation\":\"maint\",\"container\":\"\",\"wckey\":\"*alpha\",\"wckey_id\":3,"
-		"\"licenses\":\"\",\"tres_per_job\":\"\",\"tres_per_node\":\"\",\"tres_per_socket\":\"\",\"tres_per_task\":\"\",\"cpus_per_gpu\":0,\"mem_per_gpu\":0,\"gpu_bind\":\"\",\"gpu_freq\":\"\",\"gres_flags\":\"\",\"gres_alloc\":\"\","
+		"\"licenses\":\"\",\"tres_per_job\":\"\",\"tres_per_node\":\"\",\"tres_per_socket\":\"\",\"tres_per_task\":\"\",\"cpus_per_gpu\":0,\"mem_per_gpu\":0,\"gpu_bind\":\"\",\"gpu_freq\":\"\",\"gres_flags\":\"\",\"gres_alloc\":\"\",\"billing\":0,"
 		"\"req_nodelist\":\"\",\"exc_nodelist\":\"\",\"dependency\":\"\","
 		"\"node_alloc\":[],\"acts\":[],\"start_estimate\":0,\"sched_nodes\":\"\"}",
 		"[\"state\",\"job_id\",\"array_tasks\",\"reason\",\"num_cpus\",\"partition\"] [\"PENDING\","
@@ -168,7 +168,7 @@ static void views(void **state)
 		"\"requeue\":false,\"mail_type\":\"NONE\",\"mail_user\":\"\",\"open_mode\":\"truncate\","
 		"\"signal\":0,\"signal_time\":0,\"signal_flags\":\"\",\"qos\":\"normal\",\"features\":\"\",\"batch_features\":\"\","
 		"\"reservation\":\"\",\"container\":\"\",\"wckey\":\"\",\"wckey_id\":0,"
-		"\"licenses\":\"\",\"tres_per_job\":\"\",\"tres_per_node\":\"\",\"tres_per_socket\":\"\",\"tres_per_task\":\"\",\"cpus_per_gpu\":0,\"mem_per_gpu\":0,\"gpu_bind\":\"\",\"gpu_freq\":\"\",\"gres_flags\":\"\",\"gres_alloc\":\"\","
+		"\"licenses\":\"\",\"tres_per_job\":\"\",\"tres_per_node\":\"\",\"tres_per_socket\":\"\",\"tres_per_task\":\"\",\"cpus_per_gpu\":0,\"mem_per_gpu\":0,\"gpu_bind\":\"\",\"gpu_freq\":\"\",\"gres_flags\":\"\",\"gres_alloc\":\"\",\"billing\":0,"
 		"\"req_nodelist\":\"\",\"exc_nodelist\":\"\",\"dependency\":\"\",\"node_alloc\":[],"
 		"\"acts\":[],\"start_estimate\":0,\"sched_nodes\":\"\",\"array_job_id\":30,\"array_task_id\":4294967294,"
 		"\"array_tasks\":\"4-9\",\"array_throttle\":2,\"std_out_task\":\"/w/o-%a.out\",\"std_err_task\":\"\"}",

@@ -70,6 +70,10 @@ static void billing(void **state)
 	assert_int_equal(usage_billing("CPU=1.0,Mem=0.25G,gres/gpu=2", tres, true, &b, err,
 				       sizeof(err)), 0);
 	assert_true(fabs(b - 6) < EPS);
+	/* a typed GRES weight (Herd keeps no TRES of it) weighs nothing */
+	assert_int_equal(usage_billing("CPU=1,GRES/gpu:h100=5,GRES/gpu=2.0", tres, false, &b, err,
+				       sizeof(err)), 0);
+	assert_true(fabs(b - 10) < EPS);
 	assert_int_equal(usage_billing("Node=10", tres, false, &b, err, sizeof(err)), 0);
 	assert_true(fabs(b - 20) < EPS);
 	/* what does not parse */

@@ -129,6 +129,22 @@ static void test_decl(void **state)
 	assert_false(gres_types_has(NULL, "gpu"));
 }
 
+/* AccountingStorageTRES: whole names, case aside; gpumem and gpuutil come
+ * with gres/gpu. */
+static void test_tres_tracked(void **state)
+{
+	assert_true(gres_tres_tracked("gres/gpu", "gres/gpu"));
+	assert_true(gres_tres_tracked("license/iop1, GRES/GPU ,bb/cray", "gres/gpu"));
+	assert_true(gres_tres_tracked("gres/gpu", "gres/gpumem"));
+	assert_true(gres_tres_tracked("gres/gpu", "gres/gpuutil"));
+	assert_false(gres_tres_tracked("gres/gpu", "gres/gpu:h100"));
+	assert_true(gres_tres_tracked("gres/gpu,gres/gpu:h100", "gres/gpu:h100"));
+	assert_false(gres_tres_tracked("gres/gpu:h100", "gres/gpu"));
+	assert_false(gres_tres_tracked("gres/gpus", "gres/gpu"));
+	assert_false(gres_tres_tracked("", "gres/gpu"));
+	assert_false(gres_tres_tracked(NULL, "gres/gpu"));
+}
+
 static void test_strings(void **state)
 {
 	struct gres_decl *d;
@@ -190,6 +206,7 @@ int main(void)
 		cmocka_unit_test(test_bad_lines),
 		cmocka_unit_test(test_decl),
 		cmocka_unit_test(test_strings),
+		cmocka_unit_test(test_tres_tracked),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,6 +16,7 @@
 #include "cmd/step.c"
 #include "cmd/sacct_fields.c"
 #include "cmd/sacct_json.c"
+#include "cmd/sacct_tres.c"
 #define SACCT_NO_MAIN
 #include "cmd/sacct.c"
 #include "common/job_fields.h"
@@ -539,6 +540,85 @@ static json_t *usage_step(int nodes, bool with_node_stats)
 	return s;
 }
 
+/* GPUs (doc/gres.md section 4): AllocTRES/ReqTRES from the record's
+ * tres_alloc_gres/tres_req_gres and billing, in Slurm's order; the batch
+ * step's and a step's from the devices on their nodes (only the names the
+ * record kept); TRESUsageIn* gres/gpumem and gres/gpuutil from gpu_usage. */
+static void test_gpu_tres(void **state)
+{
+	json_t *job = usage_job(), *steps = json_array();
+	json_t *two = usage_step(2, true), *one = usage_step(1, true);
+	json_object_set_new(one, "step_id", json_integer(1));
+	json_object_set_new(one, "nodes", json_string("n2"));
+	json_array_append(steps, two);
+	json_array_append(steps, one);
+	json_object_set_new(job, "steps", steps);
+	json_object_set_new(job, "alloc", json_pack("[[s,i,s,[[s,s,i,i],[s,s,i,i],[s,s,i,i]]],"
+						    "[s,i,s,[[s,s,i,i]]]]",
+						    "n1", 2, "0-1", "gpu", "h100", 0, 1, "gpu", "h100", 1, 1,
+						    "shard", "", 0, 4, "n2", 2, "0-1", "gpu", "h100", 3, 1));
+	json_object_set_new(job, "tres_alloc_gres", json_string("gres/gpu=3,gres/gpu:h100=3"));
+	json_object_set_new(job, "tres_req_gres", json_string("gres/gpu=4"));
+	json_object_set_new(job, "billing", json_integer(10));
+	json_object_set_new(job, "gpu_usage", json_pack(
+		"{s:{s:[s,s], s:i, s:i, s:i, s:i, s:i, s:i}, s:{s:[s], s:i, s:i, s:i, s:i, s:i, s:i}}",
+		"0", "nodes", "n1", "n2", "mem_max", 3072, "mem_tot", 4096, "mem_ave_sum", 3000,
+		"util_max", 150, "util_tot", 200, "util_ave_sum", 101,
+		"4294967291", "nodes", "n1", "mem_max", 1000, "mem_tot", 1000, "mem_ave_sum", 900,
+		"util_max", 30, "util_tot", 30, "util_ave_sum", 20));
+	struct row r = { job, false, NOW, "c1", NULL, NULL };
+	char buf[512];
+	assert_string_equal(cell_of("AllocTRES", &r, buf, sizeof(buf)),
+			    "billing=10,cpu=4,gres/gpu:h100=3,gres/gpu=3,mem=2000M,node=2");
+	assert_string_equal(cell_of("ReqTRES", &r, buf, sizeof(buf)),
+			    "billing=10,cpu=4,gres/gpu=4,mem=2000M,node=2");
+	r.batch = true;   /* the first node's */
+	assert_string_equal(cell_of("AllocTRES", &r, buf, sizeof(buf)),
+			    "cpu=2,gres/gpu:h100=2,gres/gpu=2,mem=1000M,node=1");
+	assert_string_equal(cell_of("TRESUsageInMax", &r, buf, sizeof(buf)),
+			    "gres/gpumem=1000M,gres/gpuutil=30");
+	assert_string_equal(cell_of("TRESUsageInAve", &r, buf, sizeof(buf)),
+			    "gres/gpumem=900M,gres/gpuutil=20");
+	r.batch = false;
+	r.step = two;
+	assert_string_equal(cell_of("AllocTRES", &r, buf, sizeof(buf)),
+			    "cpu=4,gres/gpu:h100=3,gres/gpu=3,mem=1000M,node=2");
+	assert_string_equal(cell_of("TRESUsageInMax", &r, buf, sizeof(buf)),
+			    "cpu=00:00:02,gres/gpumem=3G,gres/gpuutil=150,mem=13384K");
+	assert_string_equal(cell_of("TRESUsageInTot", &r, buf, sizeof(buf)),
+			    "cpu=00:00:04,gres/gpumem=4G,gres/gpuutil=200,mem=20000K");
+	assert_string_equal(cell_of("TRESUsageInAve", &r, buf, sizeof(buf)),
+			    "cpu=00:00:02,gres/gpumem=1500M,gres/gpuutil=50,mem=6692K");
+	r.step = one;   /* on n2 only; no samples */
+	assert_string_equal(cell_of("AllocTRES", &r, buf, sizeof(buf)),
+			    "cpu=4,gres/gpu:h100=1,gres/gpu=1,mem=500M,node=1");
+	assert_string_equal(cell_of("TRESUsageInMax", &r, buf, sizeof(buf)), "cpu=00:00:02,mem=13384K");
+	/* a record without the keys (AccountingStorageTRES did not name
+	 * gres/gpu): no GRES anywhere */
+	json_object_del(job, "tres_alloc_gres");
+	assert_string_equal(cell_of("AllocTRES", &r, buf, sizeof(buf)), "cpu=4,mem=500M,node=1");
+	r.step = NULL;
+	assert_string_equal(cell_of("AllocTRES", &r, buf, sizeof(buf)),
+			    "billing=10,cpu=4,mem=2000M,node=2");
+	/* --json: the GRES entries after billing, gpumem in bytes */
+	json_object_set_new(job, "tres_alloc_gres", json_string("gres/gpu=3,gres/gpu:h100=3"));
+	json_t *o = sacct_json_job(&r);
+	json_t *alloc = json_object_get(json_object_get(o, "tres"), "allocated");
+	assert_int_equal(json_array_size(alloc), 6);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(alloc, 4), "name")), "gpu");
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(alloc, 4), "id")), 1001);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(alloc, 5), "count")), 3);
+	json_t *max = json_object_get(json_object_get(json_object_get(json_array_get(
+		json_object_get(o, "steps"), 1), "tres"), "requested"), "max");
+	json_t *gm = json_array_get(max, 2);
+	assert_string_equal(json_string_value(json_object_get(gm, "name")), "gpumem");
+	assert_int_equal(json_integer_value(json_object_get(gm, "count")), 3072LL * 1048576);
+	json_decref(o);
+	json_decref(two);
+	json_decref(one);
+	json_decref(job);
+}
+
 /* TRESUsageInTot/Max/Ave of a step from what its record carries. */
 static void test_tres_usage(void **state)
 {
@@ -902,6 +982,7 @@ int main(void)
 		cmocka_unit_test(test_field_list),
 		cmocka_unit_test(test_size_text),
 		cmocka_unit_test(test_tres_usage),
+		cmocka_unit_test(test_gpu_tres),
 		cmocka_unit_test(test_job_fields),
 		cmocka_unit_test(test_requeued_run),
 		cmocka_unit_test(test_record_order),

@@ -137,6 +137,20 @@ static json_t *job(const char *state, long long start, long long end, long long 
 			 "alloc", "n1", (json_int_t)cpus);
 }
 
+/* -T gres/gpu: a record's GPUs are its tres_alloc_gres' gres/gpu. */
+static void gpu_seconds(void **state)
+{
+	json_t *j = json_pack("{s:s, s:i, s:i, s:i, s:s, s:[[s,i]]}", "state", "COMPLETED",
+			      "start_time", 100, "end_time", 200, "num_cpus", 8, "tres_alloc_gres",
+			      "gres/gpu:h100=2,gres/gpu=3,gres/gpumem=9", "alloc", "n1", 8);
+	assert_int_equal(sreport_job_count(j, SREPORT_TRES_GPU), 3);
+	assert_int_equal(sreport_job_count(j, SREPORT_TRES_CPU), 8);
+	assert_int_equal(sreport_job_tres_secs(j, SREPORT_TRES_GPU, 150, 300, 300), 150);
+	json_object_del(j, "tres_alloc_gres");
+	assert_int_equal(sreport_job_tres_secs(j, SREPORT_TRES_GPU, 0, 300, 300), 0);
+	json_decref(j);
+}
+
 static void job_seconds(void **state)
 {
 	static const struct {
@@ -186,7 +200,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(time_formats), cmocka_unit_test(time_values),
-		cmocka_unit_test(windows),      cmocka_unit_test(job_seconds),
+		cmocka_unit_test(windows),      cmocka_unit_test(job_seconds), cmocka_unit_test(gpu_seconds),
 		cmocka_unit_test(buckets),      cmocka_unit_test(usage_widths),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
