@@ -185,6 +185,35 @@ static long long node_alloc_mem(const json_t *job)
 	return total;
 }
 
+const char *record_job_tres(const json_t *job, char *buf, size_t len)
+{
+	char c[64];
+	long long nodes = cmd_jint(job, "num_nodes"), cpus = cmd_jint(job, "num_cpus");
+	long long mem = cmd_jint(job, "mem_per_node"), mem_all = 0;
+	const char *gres = cmd_jstr(job, "gres_alloc"), *gpus = strstr(gres, "gres/gpu=");
+
+	/* billing: TRESBillingWeights' once started (the controller's), else the CPUs */
+	long long billing = cmd_jint(job, "billing") > 0 ? cmd_jint(job, "billing") : cpus;
+
+	if (nodes < 1)
+		nodes = 1;
+	if (cmd_jint(job, "mem_per_gpu") > 0) {   /* what its nodes give it, else per GPU asked */
+		mem_all = node_alloc_mem(job);
+		if (!mem_all && gpus)
+			mem_all = cmd_jint(job, "mem_per_gpu") * atoll(gpus + strlen("gres/gpu="));
+	} else if (cmd_jint(job, "mem_per_cpu") > 0)
+		mem_all = cmd_jint(job, "mem_per_cpu") * cpus;
+	else if (mem > 0)
+		mem_all = mem * nodes;
+	if (mem_all > 0)
+		snprintf(buf, len, "cpu=%lld,mem=%s,node=%lld,billing=%lld%s%s", cpus,
+			 fmt_size_mb(mem_all, c, sizeof(c)), nodes, billing, *gres ? "," : "", gres);
+	else
+		snprintf(buf, len, "cpu=%lld,node=%lld,billing=%lld%s%s", cpus, nodes, billing,
+			 *gres ? "," : "", gres);
+	return buf;
+}
+
 void record_job(const json_t *job, time_t now, int details, struct record *r)
 {
 	char a[64], b[64], c[64];
@@ -304,27 +333,8 @@ void record_job(const json_t *job, time_t now, int details, struct record *r)
 	}
 	record_add(r, "NumNodes=%s NumCPUs=%lld NumTasks=%lld CPUs/Task=%lld ReqB:S:C:T=0:0:%s:%s",
 		range, cpus, tasks, cpt > 0 ? cpt : 1, sct[1], sct[2]);
-	const char *gres = cmd_jstr(job, "gres_alloc"), *comma = *gres ? "," : "";
-	/* billing: TRESBillingWeights' once started (the controller's), else the CPUs */
-	long long billing = cmd_jint(job, "billing") > 0 ? cmd_jint(job, "billing") : cpus;
-	long long gpu_mem = cmd_jint(job, "mem_per_gpu") > 0 ? node_alloc_mem(job) : 0;
-	const char *gpus = strstr(gres, "gres/gpu=");
-	if (!gpu_mem && gpus)   /* not started: --mem-per-gpu per GPU asked */
-		gpu_mem = cmd_jint(job, "mem_per_gpu") * atoll(gpus + strlen("gres/gpu="));
-	if (gpu_mem > 0)   /* --mem-per-gpu: what its nodes give it */
-		record_add(r, "TRES=cpu=%lld,mem=%s,node=%lld,billing=%lld%s%s", cpus,
-			fmt_size_mb(gpu_mem, c, sizeof(c)), nodes, billing, comma, gres);
-	else if (cmd_jint(job, "mem_per_cpu") > 0)
-		record_add(r, "TRES=cpu=%lld,mem=%s,node=%lld,billing=%lld%s%s", cpus,
-			fmt_size_mb(cmd_jint(job, "mem_per_cpu") * cpus, c, sizeof(c)), nodes, billing,
-			comma, gres);
-	else if (mem > 0)
-		record_add(r, "TRES=cpu=%lld,mem=%s,node=%lld,billing=%lld%s%s", cpus,
-			fmt_size_mb(mem * (nodes > 0 ? nodes : 1), c, sizeof(c)), nodes, billing, comma,
-			gres);
-	else
-		record_add(r, "TRES=cpu=%lld,node=%lld,billing=%lld%s%s", cpus, nodes, billing, comma,
-			   gres);
+	char tres[1024];
+	record_add(r, "TRES=%s", record_job_tres(job, tres, sizeof(tres)));
 	char per_socket[24] = "*", per_core[24] = "*";
 	if (cmd_jint(job, "ntasks_per_socket") > 0)
 		snprintf(per_socket, sizeof(per_socket), "%lld", cmd_jint(job, "ntasks_per_socket"));
@@ -399,38 +409,6 @@ void record_job(const json_t *job, time_t now, int details, struct record *r)
 	record_add(r, "%s", "");
 }
 
-/* A node's Gres= or GresUsed= text ("gpu:h100:2(S:0-1),shard:8") as the
- * TRES its jobs' TRES= name (",gres/gpu=2,gres/gpu:h100=2,gres/shard=8"),
- * counts of 0 left out; "" for none. */
-static const char *node_gres_tres(const char *g, char *buf, size_t len)
-{
-	size_t used = 0;
-	buf[0] = '\0';
-	while (*g && used < len) {
-		size_t item = strcspn(g, ",(");
-		const char *colon = item ? memrchr(g, ':', item) : NULL;
-		long long n = colon ? atoll(colon + 1) : 0;
-		if (n > 0) {
-			size_t name = strcspn(g, ":");
-			const char *type = g + name + 1;
-			int tlen = (int)(colon - type);
-			if (tlen >= 10 && !strncmp(colon - 10, "no_consume", 10))
-				tlen -= tlen > 10 ? 11 : 10;   /* name[:type]:no_consume:count */
-			used += snprintf(buf + used, len - used, ",gres/%.*s=%lld", (int)name, g, n);
-			if (tlen > 0 && used < len)
-				used += snprintf(buf + used, len - used, ",gres/%.*s:%.*s=%lld", (int)name, g,
-						 tlen, type, n);
-		}
-		g += item;
-		if (*g == '(')
-			g += strcspn(g, ")") + (g[strcspn(g, ")")] == ')');
-		g += *g == ',';
-	}
-	if (used >= len)   /* cut: drop the last, partial one */
-		*(strrchr(buf, ',') ?: buf) = '\0';
-	return buf;
-}
-
 static const char *node_state_text(const json_t *node, char *buf, size_t len)
 {
 	const char *held = cmd_jstr(node, "resv");   /* an active reservation's (Slurm's flags) */
@@ -487,19 +465,17 @@ void record_node(const json_t *node, long long slurmd_port, int details, struct 
 		cmd_jint(node, "slurmd_start_time") ?
 			stamp(cmd_jint(node, "slurmd_start_time"), b, sizeof(b)) : "None");
 	record_add(r, "LastBusyTime=Unknown");
-	/* the GRES as jobs' TRES= has them (gres/gpu, gres/gpu:TYPE) */
-	char cfg_gres[512], used_gres[512];
-	node_gres_tres(cmd_jstr(node, "gres"), cfg_gres, sizeof(cfg_gres));
-	node_gres_tres(cmd_jstr(node, "gres_used"), used_gres, sizeof(used_gres));
-	record_add(r, "CfgTRES=cpu=%lld,mem=%s,billing=%lld%s", cpus, fmt_size_mb(mem, c, sizeof(c)),
-		cpus, cfg_gres);
+	/* the GRES as jobs' TRES= has them: what AccountingStorageTRES tracks */
+	const char *cfg_gres = cmd_jstr(node, "gres_tres"), *used_gres = cmd_jstr(node, "gres_tres_used");
+	record_add(r, "CfgTRES=cpu=%lld,mem=%s,billing=%lld%s%s", cpus, fmt_size_mb(mem, c, sizeof(c)),
+		cpus, *cfg_gres ? "," : "", cfg_gres);
 	if (alloc && alloc_mem)
-		record_add(r, "AllocTRES=cpu=%lld,mem=%s%s", alloc, fmt_size_mb(alloc_mem, c, sizeof(c)),
-			used_gres);
+		record_add(r, "AllocTRES=cpu=%lld,mem=%s%s%s", alloc, fmt_size_mb(alloc_mem, c, sizeof(c)),
+			*used_gres ? "," : "", used_gres);
 	else if (alloc)
-		record_add(r, "AllocTRES=cpu=%lld%s", alloc, used_gres);
+		record_add(r, "AllocTRES=cpu=%lld%s%s", alloc, *used_gres ? "," : "", used_gres);
 	else
-		record_add(r, "AllocTRES=%s", used_gres + (*used_gres == ','));
+		record_add(r, "AllocTRES=%s", used_gres);
 	record_add(r, "CapWatts=n/a");
 	record_add(r, "CurrentWatts=0 AveWatts=0");
 	record_add(r, "ExtSensorsJoules=n/s ExtSensorsWatts=0 ExtSensorsTemp=n/s");

@@ -19,6 +19,9 @@ void record_add(struct record *r, const char *fmt, ...) __attribute__((format(pr
 void record_print(struct record *r, bool oneliner);   /* and empties r */
 /* details: scontrol -d (1) or -dd (2). */
 void record_job(const json_t *job, time_t now, int details, struct record *r);
+/* Its TRES as scontrol show job's TRES= (squeue -O tres-alloc): what it
+ * holds, or while pending what it asks; into buf. */
+const char *record_job_tres(const json_t *job, char *buf, size_t len);
 void record_node(const json_t *node, long long slurmd_port, int details, struct record *r);
 /* A job step (a STEP of STEP_INFO) as scontrol show step prints it. */
 void record_step(const json_t *step, struct record *r);

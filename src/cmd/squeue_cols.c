@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cmd/opt.h"
+#include "cmd/record.h"
 #include "cmd/squeue_cols.h"
 #include "common/job_fields.h"
 #include "common/parse.h"
@@ -211,6 +212,24 @@ static const char *c_tmp_disk(const struct squeue_row *r, const char *key, char 
 	return mb <= 0 ? "0" : fmt_size_mb(mb, buf, len);
 }
 
+/* -O tres-alloc: as scontrol show job's TRES= (Slurm: "the trackable
+ * resources allocated to the job if running. If not running, then ...
+ * requested") */
+static const char *c_tres_alloc(const struct squeue_row *r, const char *key, char *buf, size_t len)
+{
+	static const char *const keys[] = { "num_cpus", "num_nodes", "mem_per_node", "mem_per_cpu",
+					    "mem_per_gpu", "node_alloc", "gres_alloc", "billing" };
+	json_t *job = json_object();   /* the row's columns, as record.c reads a job */
+	for (size_t k = 0; k < sizeof(keys) / sizeof(*keys); k++) {
+		const json_t *v = field(r->job, keys[k]);
+		if (v)
+			json_object_set(job, keys[k], (json_t *)v);
+	}
+	record_job_tres(job, buf, len);
+	json_decref(job);
+	return buf;
+}
+
 /* -B S:C:T: each as asked, "*" when not */
 static const char *c_star(const struct squeue_row *r, const char *key, char *buf, size_t len)
 {
@@ -383,6 +402,8 @@ static const struct column {
 	[JOB_F_sockets_per_node] = { .cell = c_star },
 	[JOB_F_cores_per_socket] = { .cell = c_star },
 	[JOB_F_threads_per_core] = { .cell = c_star },
+	[JOB_F_gres_alloc] = { .keys = "num_cpus num_nodes mem_per_node mem_per_cpu mem_per_gpu "
+				       "node_alloc gres_alloc billing", .cell = c_tres_alloc, .unsorted = true },
 };
 
 /* The field of each letter, by letter, and the field each sorts by: built

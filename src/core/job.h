@@ -440,6 +440,14 @@ char *job_gres_node_string(const struct job *job, int i);
  * pending, what it asks; only the names AccountingStorageTRES tracks, as
  * scontrol's TRES= shows (NULL none).  Caller frees. */
 char *job_gres_alloc_string(const struct job *job);
+/* TRES sums (a job's, a node's): count of name[:type] added to sum (n
+ * items so far), and of name alone when typed, as Slurm counts them; the
+ * sums as text ("gres/gpu=2,gres/gpu:h100=2"), only the names
+ * AccountingStorageTRES tracks, NULL for none (caller frees). */
+struct tres_item;
+void gres_tres_add(struct tres_item *sum, int *n, const char *name, const char *type,
+		   uint64_t count);
+char *gres_tres_text(const struct tres_item *sum, int n);
 /* A request as Slurm 22.05 shows it ("gres:gpu:2"), NULL for none.  Caller
  * frees. */
 char *job_gres_shown(const char *tres);

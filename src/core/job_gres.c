@@ -515,10 +515,8 @@ static bool tres_listed(const char *list, const char *name)
 	return false;
 }
 
-/* Adds count of name[:type] to sum (n items so far), and of name alone
- * when typed: the TRES Slurm counts. */
-static void tres_add(struct tres_item *sum, int *n, const char *name, const char *type,
-		     uint64_t count)
+void gres_tres_add(struct tres_item *sum, int *n, const char *name, const char *type,
+		   uint64_t count)
 {
 	for (int typed = 0; typed < 1 + (type[0] != 0); typed++) {
 		struct tres_item t = { .count = count };
@@ -543,7 +541,7 @@ char *job_gres_alloc_string(const struct job *job)
 		for (int i = 0; i < job->nalloc; i++)
 			for (int h = 0; h < job->nalloc_gres[i]; h++) {
 				const struct gres_hold *gh = &job->alloc_gres[i][h];
-				tres_add(sum, &n, gh->name, gh->type, gh->count);
+				gres_tres_add(sum, &n, gh->name, gh->type, gh->count);
 			}
 	} else if (!job->nalloc) {   /* pending: what it asks (Slurm's TRES= is then the request) */
 		int64_t nodes = job->req_nodes ? job->req_nodes : 1;
@@ -552,9 +550,14 @@ char *job_gres_alloc_string(const struct job *job)
 			const struct job_gres *it = &job->gres[g];
 			int64_t per_node = it->per_node + (int64_t)it->per_socket * job->sockets_per_node;
 			int64_t c = per_node * nodes + (int64_t)it->per_task * tasks;
-			tres_add(sum, &n, it->name, it->type, (uint64_t)(c > it->per_job ? c : it->per_job));
+			gres_tres_add(sum, &n, it->name, it->type, (uint64_t)(c > it->per_job ? c : it->per_job));
 		}
 	}
+	return gres_tres_text(sum, n);
+}
+
+char *gres_tres_text(const struct tres_item *sum, int n)
+{
 	if (!n)
 		return NULL;
 	/* only what AccountingStorageTRES tracks, as Slurm's TRES= shows */

@@ -10,6 +10,7 @@
 #include <strings.h>
 #include "common/bitmap.h"
 #include "common/gres.h"
+#include "common/tres_req.h"
 #include "common/strbuf.h"
 #include "common/log.h"
 #include "common/xmalloc.h"
@@ -371,9 +372,29 @@ static char *used_string(const struct node *n, const char *types)
 	return s;
 }
 
+/* The node's GRES as TRES (CfgTRES=, or in use: AllocTRES=), the names
+ * AccountingStorageTRES tracks; "" for none. */
+static json_t *tres_json(const struct node *n, bool in_use)
+{
+	struct tres_item sum[TRES_REQ_MAX];
+	int k = 0;
+	for (int s = 0; s < n->ngres_slots; s++) {
+		const struct gres_slot *sl = &n->gres_slots[s];
+		uint32_t c = in_use ? sl->used : sl->cap;
+		if (c)
+			gres_tres_add(sum, &k, sl->name, sl->type, c);
+	}
+	char *text = gres_tres_text(sum, k);
+	json_t *v = json_string(text ? text : "");
+	free(text);
+	return v;
+}
+
 void node_gres_json(const struct node *n, json_t *o)
 {
 	json_object_set_new(o, "gres", json_string(n->gres_shown ? n->gres_shown : ""));
 	json_object_set_new(o, "gres_used", json_string(n->gres_used_shown ? n->gres_used_shown : ""));
+	json_object_set_new(o, "gres_tres", tres_json(n, false));
+	json_object_set_new(o, "gres_tres_used", tres_json(n, true));
 	json_object_set_new(o, "gres_devs", gres_devs_to_json(n->gres_devs, n->ngres_devs));
 }

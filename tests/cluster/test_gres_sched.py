@@ -188,6 +188,25 @@ def test_batch_env_on_two_nodes(clean):
     assert tasks == [["0", "n1", "0,1", "2"], ["1", "n2", "0", "1"]]
 
 
+def test_gpu_options_reach_the_script_and_its_srun(clean):
+    """sbatch(1)'s output variables of the GPU options; srun in the script
+    reads them back, so --gpus-per-task binds each task to its own GPU."""
+    c = clean
+    out = os.path.join(c.workdir(), "pertask.out")
+    job = c.sbatch("-o", out, "-n4", "--gpus-per-task=1", "--cpus-per-gpu=1",
+                   "--mem-per-gpu=10", "--wrap",
+                   'env | grep -E "^SLURM_(GPUS_PER_TASK|CPUS_PER_GPU|MEM_PER_GPU)="; '
+                   'srun bash -c "echo task \\$SLURM_PROCID \\$SLURMD_NODENAME '
+                   '\\$CUDA_VISIBLE_DEVICES"')
+    assert c.wait_done(job) == "COMPLETED", read(out)
+    lines = read(out).splitlines()
+    env = env_of("\n".join(line for line in lines if "=" in line))
+    assert env == {"SLURM_GPUS_PER_TASK": "1", "SLURM_CPUS_PER_GPU": "1",
+                   "SLURM_MEM_PER_GPU": "10"}, lines
+    assert sorted(line.split()[1:] for line in lines if line.startswith("task ")) == [
+        ["0", "n1", "0"], ["1", "n1", "1"], ["2", "n2", "0"], ["3", "n2", "1"]], lines
+
+
 @pytest.mark.parametrize("opts,err", [
     (["--gres=gpu:a100:1"], NODE_CONFIG),        # no node has the type (Slurm 22.05 says so)
     (["--gres=fpga:1"], "sbatch: error: Invalid generic resource (gres) specification\n"),
@@ -289,8 +308,8 @@ def test_ntasks_per_gpu_refused_with_gpus_per_task(c):
         "--gpus-per-task, --gpus-per-socket, --ntasks-per-node or a node range\n")
 
 
-# Known bugs of the pass (src/sched/select.c, the lead's): strict, so that
-# the fix shows here as an XPASS failure and the mark is taken off.
+# --gpus is the job's total (sbatch(1): "the total number of GPUs required
+# for the job"), what --gpus-per-node/-task give counted in it.
 @pytest.mark.parametrize("opts,want", [
     (["--gpus=2", "--gpus-per-node=1", "-N2"], [("n[1-2]", "gpu:h100:1(IDX:0)")]),
     (["--gpus=1", "--gpus-per-task=1", "-n1"], [("n1", "gpu:h100:1(IDX:0)")]),
@@ -328,6 +347,9 @@ def test_squeue_shows_the_request(clean):
     assert [line.split() for line in r.out.splitlines()] == [
         [str(a), "gres:gpu:1", "N/A", "N/A"], [str(b), "N/A", "gres:gpu:1", "N/A"],
         [str(d), "N/A", "N/A", "gres:gpu:1"]]
+    # tres-alloc: scontrol's TRES=
+    r = c.run(["squeue", "-h", "-j", str(a), "-O", "tres-alloc:60"])
+    assert r.rc == 0 and r.out.split() == ["cpu=1,node=1,billing=1,gres/gpu=1,gres/gpu:h100=1"], r
 
 
 def test_limits_on_gres_gpu(clean):

@@ -202,6 +202,14 @@ static void picked_lowest_first(void **state)
 	char *s = job_gres_node_string(a, 1);
 	assert_string_equal(s, "gpu:h100:1(IDX:0)");
 	free(s);
+	/* the node's TRES (scontrol show node CfgTRES=, AllocTRES=) */
+	json_t *o = json_object();
+	node_gres_json(&core.nodes[0], o);
+	assert_string_equal(json_string_value(json_object_get(o, "gres_tres")),
+			    "gres/gpu=2,gres/gpu:h100=2");
+	assert_string_equal(json_string_value(json_object_get(o, "gres_tres_used")),
+			    "gres/gpu=1,gres/gpu:h100=1");
+	json_decref(o);
 	s = job_gres_alloc_string(a);
 	assert_string_equal(s, "gres/gpu=2,gres/gpu:h100=2");
 	free(s);

@@ -210,6 +210,30 @@ static void test_scontrol_keys(void **state)
 	json_decref(job);
 }
 
+/* A job's TRES= (squeue -O tres-alloc). */
+static void test_gres_tres(void **state)
+{
+	char buf[128];
+	static const struct { const char *job, *want; } jobs[] = {
+		{ "{\"num_cpus\": 2, \"num_nodes\": 1, \"gres_alloc\": \"gres/gpu=2\"}",
+		  "cpu=2,node=1,billing=2,gres/gpu=2" },
+		/* --mem-per-gpu: held on its nodes, or per GPU asked */
+		{ "{\"num_cpus\": 1, \"mem_per_gpu\": 10, \"gres_alloc\": \"gres/gpu=3\","
+		  " \"node_alloc\": [[\"n1\", 1, 20, \"\"], [\"n2\", 1, 10, \"\"]]}",
+		  "cpu=1,mem=30M,node=1,billing=1,gres/gpu=3" },
+		{ "{\"num_cpus\": 1, \"mem_per_gpu\": 10, \"gres_alloc\": \"gres/gpu=3\"}",
+		  "cpu=1,mem=30M,node=1,billing=1,gres/gpu=3" },
+		{ "{\"num_cpus\": 2, \"num_nodes\": 2, \"mem_per_node\": 100}",
+		  "cpu=2,mem=200M,node=2,billing=2" },
+	};
+	for (size_t i = 0; i < N(jobs); i++) {
+		json_t *job = json_loads(jobs[i].job, 0, NULL);
+		assert_non_null(job);
+		assert_string_equal(record_job_tres(job, buf, sizeof(buf)), jobs[i].want);
+		json_decref(job);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -218,6 +242,7 @@ int main(void)
 		cmocka_unit_test(test_cells),
 		cmocka_unit_test(test_rows_and_keys),
 		cmocka_unit_test(test_scontrol_keys),
+		cmocka_unit_test(test_gres_tres),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
