@@ -484,7 +484,7 @@ int main(int argc, char **argv)
 		.quit_on_interrupt = jobopt_flag(&o, "quit-on-interrupt"),
 		.kill_on_bad_exit = (int)jobopt_int(&o, "kill-on-bad-exit", 0),
 		.max_wait = (int)jobopt_int(&o, "wait", 0),
-		.stdin_task = (int)jobopt_int(&o, "stdin_task", 0),
+		.stdin_task = srun_stdin_task(&o),
 		.stdin_file = jobopt_given(&o, "input"),
 		.stdout_file = jobopt_given(&o, "output"), .stderr_file = jobopt_given(&o, "error"),
 		.kill_wait = (int)conf_get_int(client.conf, "KillWait", 30),

@@ -101,7 +101,7 @@ json_t *srun_step_body(const struct jobopt *o, const char *name, char *const *en
 		"cpu_bind", S("cpu-bind"),
 		"io_host", host, "io_port", io_port, "io_key", io_key,
 		"stdout", S("output"), "stderr", S("error"), "stdin", S("input"),
-		"stdin_task", (int)jobopt_int(o, "stdin_task", 0), "pty", jobopt_flag(o, "pty"),
+		"stdin_task", srun_stdin_task(o), "pty", jobopt_flag(o, "pty"),
 		"mpi", S("mpi"), "signal", (int)jobopt_int(o, "signal", 0),
 		"signal_time", (int)jobopt_int(o, "signal_time", 0),
 		"launch_addr", host, "srun_pid", (int)getpid());

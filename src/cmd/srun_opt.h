@@ -17,6 +17,14 @@
 #define SRUN_STDIN_ALL (-1)
 #define SRUN_STDIN_NONE (-2)
 
+/* The task srun's stdin goes to: --input's, else every task (srun(1): "By
+ * default, srun redirects stdin from the terminal to all tasks"; seen on
+ * Slurm 22.05), task 0 alone under --pty. */
+static inline int srun_stdin_task(const struct jobopt *o)
+{
+	return (int)jobopt_int(o, "stdin_task", jobopt_flag(o, "pty") ? 0 : SRUN_STDIN_ALL);
+}
+
 enum srun_parse { SRUN_PARSE_OK = 0, SRUN_PARSE_INFO = 1, SRUN_PARSE_ERROR = -1 };
 
 /* srun's or salloc's options (cmd: JOBOPT_SRUN or JOBOPT_SALLOC) into o

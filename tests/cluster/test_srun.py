@@ -216,10 +216,15 @@ def test_missing_command_is_reported(clean):
     assert re.search(r"srun: error: n\d: task 0: .*nonexistent/prog", r.err), r
 
 
-def test_stdin_goes_to_task_0(clean):
+def test_stdin_goes_to_every_task(clean):
+    """srun(1): "By default, srun redirects stdin from the terminal to all
+    tasks" (Slurm 22.05: `echo hello | srun -n2 cat` prints it twice);
+    -i 0 to task 0 alone."""
     r = srun(clean, "-n", "2", "-l", "cat", input="one\ntwo\n")
     assert r.rc == 0, r
-    assert r.out == "0: one\n0: two\n", r
+    assert sorted(r.out.splitlines()) == ["0: one", "0: two", "1: one", "1: two"], r
+    r = srun(clean, "-n", "2", "-l", "-i", "0", "cat", input="x\n")
+    assert r.out == "0: x\n", r
     r = srun(clean, "-n", "2", "-l", "-i", "all", "cat", input="x\n")
     assert sorted(r.out.splitlines()) == ["0: x", "1: x"], r
     r = srun(clean, "-n", "1", "-i", "none", "sh", "-c", "cat; echo end", input="ignored\n")

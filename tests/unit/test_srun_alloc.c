@@ -114,7 +114,8 @@ static void test_step_body(void **state)
 		fail_msg("%s", err.text);
 	assert_int_equal(json_integer_value(json_object_get(step, "time_limit")), 0);
 	assert_int_equal(json_integer_value(json_object_get(step, "num_tasks")), 0);
-	assert_int_equal(json_integer_value(json_object_get(step, "stdin_task")), 0);
+	/* stdin to every task, as Slurm's srun */
+	assert_int_equal(json_integer_value(json_object_get(step, "stdin_task")), SRUN_STDIN_ALL);
 	assert_null(json_object_get(step, "multi_prog"));
 	json_decref(body);
 	jobopt_free(&o);
