@@ -275,10 +275,6 @@ void usage_job_state(struct job *job, enum job_state old);
  * billing rounded up), and its billing: TRESBillingWeights of its
  * partition (GRES/gpu=2 weighs its GPUs), else its CPUs. */
 double usage_job_tres(const struct job *job, int64_t tres[TRES_COUNT]);
-/* The GRES TRES its accounting record keeps (doc/gres.md section 4):
- * "gres/gpu=2,gres/gpu:h100=2" of those AccountingStorageTRES names, held
- * (alloc) or asked; NULL for none.  Caller frees. */
-char *usage_job_gres_tres(const struct job *job, bool alloc);
 /* Charge and store every association's usage now (at shutdown). */
 void usage_save(time_t now);
 

@@ -114,7 +114,7 @@ enum {
 	X(gpu_freq, STR, JF_KEPT | JF_SPARSE, 0, NULL, NULL, NULL, NULL, NULL) \
 	X(gres_flags, STR, JF_KEPT | JF_SPARSE, 0, NULL, NULL, NULL, NULL, NULL) \
 	X(gres_alloc, STR, JF_SHOWN, '\x08', "tres-alloc", "TRES_ALLOC", NULL, NULL, NULL) \
-	/* accounting (acct/job_tres.c, usage.c): the GRES TRES AccountingStorageTRES \
+	/* accounting (core/job_gres.c job_gres_tres, usage.c): the GRES TRES AccountingStorageTRES \
 	 * names, asked and held ("gres/gpu=2,gres/gpu:h100=2"), and the billing TRES */ \
 	X(tres_req_gres, STR, JF_STORED | JF_SPARSE, 0, NULL, NULL, NULL, NULL, NULL) \
 	X(tres_alloc_gres, STR, JF_STORED | JF_SPARSE, 0, NULL, NULL, NULL, NULL, NULL) \

@@ -440,6 +440,10 @@ char *job_gres_node_string(const struct job *job, int i);
  * pending, what it asks; only the names AccountingStorageTRES tracks, as
  * scontrol's TRES= shows (NULL none).  Caller frees. */
 char *job_gres_alloc_string(const struct job *job);
+/* The same of what it holds (alloc) or asks, whatever its state: its
+ * accounting record's tres_alloc_gres and tres_req_gres (sacct's
+ * AllocTRES, ReqTRES). */
+char *job_gres_tres(const struct job *job, bool alloc);
 /* TRES sums (a job's, a node's): count of name[:type] added to sum (n
  * items so far), and of name alone when typed, as Slurm counts them; the
  * sums as text ("gres/gpu=2,gres/gpu:h100=2"), only the names

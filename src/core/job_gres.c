@@ -362,6 +362,17 @@ bool job_gres_pick(struct job *job, const int *node, const int *cpus, int n, con
 	return ok;
 }
 
+/* What a pending job asks of item it: per node and per task over the
+ * least nodes; --gpus is the job's total (sbatch(1): "the total number of
+ * GPUs required for the job"), so at least that. */
+static int64_t item_asked(const struct job *job, const struct job_gres *it)
+{
+	int64_t nodes = job->req_nodes ? job->req_nodes : 1;
+	int64_t per_node = it->per_node + (int64_t)it->per_socket * job->sockets_per_node;
+	int64_t n = per_node * nodes + (int64_t)it->per_task * (job->ntasks ? job->ntasks : nodes);
+	return n > it->per_job ? n : it->per_job;
+}
+
 int64_t job_gres_count(const struct job *job, const char *name)
 {
 	int64_t total = 0;
@@ -372,18 +383,9 @@ int64_t job_gres_count(const struct job *job, const char *name)
 					total += job->alloc_gres[i][h].count;
 		return total;
 	}
-	/* asked: per node and per task over the least nodes; --gpus is the
-	 * job's total (sbatch(1): "the total number of GPUs required for the
-	 * job"), so at least that */
-	int64_t nodes = job->req_nodes ? job->req_nodes : 1;
-	for (int g = 0; g < job->ngres; g++) {
-		const struct job_gres *it = &job->gres[g];
-		if (strcmp(it->name, name))
-			continue;
-		int64_t per_node = it->per_node + (int64_t)it->per_socket * job->sockets_per_node;
-		int64_t n = per_node * nodes + (int64_t)it->per_task * (job->ntasks ? job->ntasks : nodes);
-		total += n > it->per_job ? n : it->per_job;
-	}
+	for (int g = 0; g < job->ngres; g++)
+		if (!strcmp(job->gres[g].name, name))
+			total += item_asked(job, &job->gres[g]);
 	return total;
 }
 
@@ -502,19 +504,6 @@ char *job_gres_node_string(const struct job *job, int i)
 	return sb.s ? sb.s : xstrdup("");
 }
 
-/* Is name ("gres/gpu") one of the comma list's, case aside? */
-static bool tres_listed(const char *list, const char *name)
-{
-	size_t len = strlen(name);
-	for (const char *p = list; *p;) {
-		size_t w = strcspn(p, ",");
-		if (w == len && !strncasecmp(p, name, len))
-			return true;
-		p += w + (p[w] == ',');
-	}
-	return false;
-}
-
 void gres_tres_add(struct tres_item *sum, int *n, const char *name, const char *type,
 		   uint64_t count)
 {
@@ -532,28 +521,31 @@ void gres_tres_add(struct tres_item *sum, int *n, const char *name, const char *
 	}
 }
 
-char *job_gres_alloc_string(const struct job *job)
+char *job_gres_tres(const struct job *job, bool alloc)
 {
 	struct tres_item sum[TRES_REQ_MAX];
 	int n = 0;
 
-	if (job->alloc_gres) {
-		for (int i = 0; i < job->nalloc; i++)
+	if (alloc) {
+		for (int i = 0; job->alloc_gres && i < job->nalloc; i++)
 			for (int h = 0; h < job->nalloc_gres[i]; h++) {
 				const struct gres_hold *gh = &job->alloc_gres[i][h];
 				gres_tres_add(sum, &n, gh->name, gh->type, gh->count);
 			}
-	} else if (!job->nalloc) {   /* pending: what it asks (Slurm's TRES= is then the request) */
-		int64_t nodes = job->req_nodes ? job->req_nodes : 1;
-		int64_t tasks = job->ntasks ? job->ntasks : nodes;
-		for (int g = 0; g < job->ngres; g++) {
-			const struct job_gres *it = &job->gres[g];
-			int64_t per_node = it->per_node + (int64_t)it->per_socket * job->sockets_per_node;
-			int64_t c = per_node * nodes + (int64_t)it->per_task * tasks;
-			gres_tres_add(sum, &n, it->name, it->type, (uint64_t)(c > it->per_job ? c : it->per_job));
-		}
+	} else {
+		for (int g = 0; g < job->ngres; g++)
+			gres_tres_add(sum, &n, job->gres[g].name, job->gres[g].type,
+				      (uint64_t)item_asked(job, &job->gres[g]));
 	}
 	return gres_tres_text(sum, n);
+}
+
+char *job_gres_alloc_string(const struct job *job)
+{
+	if (job->alloc_gres)
+		return job_gres_tres(job, true);
+	/* pending: what it asks (Slurm's TRES= is then the request) */
+	return job->nalloc ? NULL : job_gres_tres(job, false);
 }
 
 char *gres_tres_text(const struct tres_item *sum, int n)
@@ -565,7 +557,7 @@ char *gres_tres_text(const struct tres_item *sum, int n)
 	struct strbuf sb = { 0 };
 	for (int k = 0; k < n; k++) {
 		char *name = xasprintf("gres/%s%s%s", sum[k].name, sum[k].type[0] ? ":" : "", sum[k].type);
-		if (tracked && tres_listed(tracked, name)) {
+		if (sum[k].count && gres_tres_tracked(tracked, name)) {
 			char *item = xasprintf("%s%s=%" PRIu64, sb.len ? "," : "", name, sum[k].count);
 			strbuf_adds(&sb, item);
 			free(item);

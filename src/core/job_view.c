@@ -238,8 +238,8 @@ STR_MEMBER(gpu_bind, gpu_bind)
 STR_MEMBER(gpu_freq, gpu_freq)
 STR_MEMBER(gres_flags, gres_flags)
 SHOWN(gres_alloc, v->owned = job_gres_alloc_string(job))
-SHOWN(tres_req_gres, v->owned = usage_job_gres_tres(job, false))
-SHOWN(tres_alloc_gres, v->owned = usage_job_gres_tres(job, true))
+SHOWN(tres_req_gres, v->owned = job_gres_tres(job, false))
+SHOWN(tres_alloc_gres, v->owned = job_gres_tres(job, true))
 static int64_t job_billing(const struct job *job)
 {
 	int64_t tres[TRES_COUNT];
