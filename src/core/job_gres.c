@@ -225,24 +225,22 @@ static int slot_cmp_index(const struct gres_slot *a, const struct gres_slot *b)
 	return (a->index > b->index) - (a->index < b->index);
 }
 
-/* The CPU IDs of slot s's device's Cores= (NULL: any CPU). */
-static struct bitmap *slot_cores(const struct node *n, int s)
+/* Free CPUs of node n in near (NULL: all its free ones). */
+static int free_in(const struct node *n, const struct bitmap *near)
 {
-	const struct gres_slot *sl = &n->gres_slots[s];
-	if (sl->dev < 0 || !n->gres_devs[sl->dev].cores[0])
-		return NULL;
-	return bitmap_parse(n->gres_devs[sl->dev].cores, 1u << 16);
-}
-
-/* Free CPUs of node n near slot s (its Cores=; all free ones for none). */
-static int near_free(const struct node *n, int s)
-{
-	struct bitmap *near = slot_cores(n, s);
 	int free_cpus = 0;
 	for (int c = 0; c < n->cpus; c++)
 		if (!(n->cpus_used && bitmap_test(n->cpus_used, (uint32_t)c)) &&
 		    (!near || bitmap_test(near, (uint32_t)c)))
 			free_cpus++;
+	return free_cpus;
+}
+
+/* Free CPUs of node n near slot s (its Cores=; all free ones for none). */
+static int near_free(const struct node *n, int s)
+{
+	struct bitmap *near = node_gres_slot_cores(n, s);
+	int free_cpus = free_in(n, near);
 	bitmap_destroy(near);
 	return free_cpus;
 }
@@ -293,28 +291,9 @@ static bool enforce_binding(const struct job *job)
  * devices of holds (Cores=; devices without any leave every CPU near). */
 static bool near_enough(const struct node *n, const struct gres_hold *holds, int nholds, int cpus)
 {
-	struct bitmap *near = bitmap_create(n->cpus > 0 ? (uint32_t)n->cpus : 1);
-	bool any = false;
-	int free_cpus = 0;
-
-	for (int h = 0; h < nholds; h++)
-		for (int s = 0; s < n->ngres_slots; s++) {
-			const struct gres_slot *sl = &n->gres_slots[s];
-			if (strcmp(sl->name, holds[h].name) || sl->index != holds[h].index)
-				continue;
-			struct bitmap *c = slot_cores(n, s);
-			if (!c)
-				any = true;
-			for (uint32_t b = c ? bitmap_next(c, 0) : BITMAP_NONE; b != BITMAP_NONE;
-			     b = bitmap_next(c, b + 1))
-				if (b < near->nbits)
-					bitmap_set(near, b);
-			bitmap_destroy(c);
-		}
-	for (int c = 0; c < n->cpus; c++)
-		if (!(n->cpus_used && bitmap_test(n->cpus_used, (uint32_t)c)) &&
-		    (any || bitmap_test(near, (uint32_t)c)))
-			free_cpus++;
+	bool any;
+	struct bitmap *near = node_gres_near(n, holds, nholds, &any);
+	int free_cpus = free_in(n, any ? NULL : near);
 	bitmap_destroy(near);
 	return free_cpus >= cpus;
 }
@@ -410,16 +389,10 @@ json_t *job_gres_launch(const struct job *job, int i)
 	a = json_array();
 	for (int h = 0; h < job->nalloc_gres[i]; h++) {
 		const struct gres_hold *gh = &job->alloc_gres[i][h];
-		const struct gres_dev *dev = NULL;
-		uint32_t total = 0;
-		for (int s = 0; s < nd->ngres_slots; s++) {
-			const struct gres_slot *sl = &nd->gres_slots[s];
-			if (!strcmp(sl->name, gh->name) && sl->index == gh->index) {
-				dev = sl->dev >= 0 ? &nd->gres_devs[sl->dev] : NULL;
-				total = sl->cap;
-				break;
-			}
-		}
+		int s = node_gres_slot(nd, gh->name, gh->index);
+		const struct gres_slot *sl = s >= 0 ? &nd->gres_slots[s] : NULL;
+		const struct gres_dev *dev = sl && sl->dev >= 0 ? &nd->gres_devs[sl->dev] : NULL;
+		uint32_t total = sl ? sl->cap : 0;
 		json_array_append_new(a, json_pack("{s:s, s:s, s:i, s:s, s:s, s:i, s:i, s:i}", "name",
 						   gh->name, "type", gh->type, "index", (int)gh->index,
 						   "file", dev ? dev->file : "", "cores",
@@ -592,15 +565,12 @@ uint16_t *job_gres_kinds(const struct job *job)
 	k = xmalloc(((size_t)job->nalloc * SCHED_GRES_KINDS + 1) * sizeof(*k));
 	for (int i = 0; i < job->nalloc; i++) {
 		const struct node *nd = &core.nodes[job->alloc_node[i]];
-		for (int h = 0; h < job->nalloc_gres[i]; h++)
-			for (int s = 0; s < nd->ngres_slots; s++) {
-				const struct gres_slot *sl = &nd->gres_slots[s];
-				if (sl->kind >= 0 && !strcmp(sl->name, job->alloc_gres[i][h].name) &&
-				    sl->index == job->alloc_gres[i][h].index) {
-					k[i * SCHED_GRES_KINDS + sl->kind] += job->alloc_gres[i][h].count;
-					break;
-				}
-			}
+		for (int h = 0; h < job->nalloc_gres[i]; h++) {
+			const struct gres_hold *gh = &job->alloc_gres[i][h];
+			int s = node_gres_slot(nd, gh->name, gh->index);
+			if (s >= 0 && nd->gres_slots[s].kind >= 0)
+				k[i * SCHED_GRES_KINDS + nd->gres_slots[s].kind] += gh->count;
+		}
 	}
 	return k;
 }

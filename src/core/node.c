@@ -136,26 +136,9 @@ static struct bitmap *node_pick_cpus(struct node *n, int count)
  * NULL when none says (or --gres-flags=disable-binding). */
 static struct bitmap *gres_near(const struct job *job, int i, const struct node *n)
 {
-	struct bitmap *near = NULL;
-
 	if (!job->alloc_gres || (job->gres_flags && !strcmp(job->gres_flags, "disable-binding")))
 		return NULL;
-	for (int h = 0; h < job->nalloc_gres[i]; h++)
-		for (int s = 0; s < n->ngres_slots; s++) {
-			const struct gres_slot *sl = &n->gres_slots[s];
-			if (sl->dev < 0 || strcmp(sl->name, job->alloc_gres[i][h].name) ||
-			    sl->index != job->alloc_gres[i][h].index || !n->gres_devs[sl->dev].cores[0])
-				continue;
-			struct bitmap *c = bitmap_parse(n->gres_devs[sl->dev].cores, 1u << 16);
-			if (!c)
-				continue;
-			if (!near)
-				near = bitmap_create(c->nbits > (uint32_t)n->cpus ? c->nbits : (uint32_t)n->cpus);
-			for (uint32_t b = bitmap_next(c, 0); b != BITMAP_NONE; b = bitmap_next(c, b + 1))
-				bitmap_set(near, b);
-			bitmap_destroy(c);
-		}
-	return near;
+	return node_gres_near(n, job->alloc_gres[i], job->nalloc_gres[i], NULL);
 }
 
 /* The job's count CPU IDs on node n: the lowest free ones near its

@@ -14,6 +14,7 @@ struct job;
 struct gres_decl;
 struct gres_dev;
 struct gres_hold;
+struct bitmap;
 struct conf;
 
 struct node {
@@ -110,6 +111,15 @@ void node_gres_counts(const struct node *n, uint16_t *total, uint16_t *alloc);
 /* A job's hold taken (sign 1) or given back (-1): the slot it names. */
 void node_gres_hold(struct node *n, const struct gres_hold *h, int sign);
 void node_gres_used_changed(struct node *n);   /* GresUsed to make again */
+/* The slot a hold names (name and index), -1 none. */
+int node_gres_slot(const struct node *n, const char *name, uint32_t index);
+/* The CPU IDs near slot s's device (gres.conf Cores=), NULL when it says
+ * none (any CPU is near). */
+struct bitmap *node_gres_slot_cores(const struct node *n, int s);
+/* The CPU IDs near the devices of holds (the union of their Cores=), NULL
+ * when none says; *any (may be NULL) set when one of them says none. */
+struct bitmap *node_gres_near(const struct node *n, const struct gres_hold *holds, int nholds,
+			      bool *any);
 /* Units of slot s free, used[] the slots' use (NULL: as held now): none
  * of a GPU whose shares are in use, nor of shares of a GPU held whole or
  * shared the other way (shards and MPS). */

@@ -240,18 +240,56 @@ void node_gres_counts(const struct node *n, uint16_t *total, uint16_t *alloc)
 	}
 }
 
+int node_gres_slot(const struct node *n, const char *name, uint32_t index)
+{
+	for (int s = 0; s < n->ngres_slots; s++)
+		if (n->gres_slots[s].index == index && !strcmp(n->gres_slots[s].name, name))
+			return s;
+	return -1;
+}
+
+struct bitmap *node_gres_slot_cores(const struct node *n, int s)
+{
+	const struct gres_slot *sl = &n->gres_slots[s];
+	if (sl->dev < 0 || !n->gres_devs[sl->dev].cores[0])
+		return NULL;
+	return bitmap_parse(n->gres_devs[sl->dev].cores, 1u << 16);
+}
+
+struct bitmap *node_gres_near(const struct node *n, const struct gres_hold *holds, int nholds,
+			      bool *any)
+{
+	struct bitmap *near = NULL;
+
+	if (any)
+		*any = false;
+	for (int h = 0; h < nholds; h++) {
+		int s = node_gres_slot(n, holds[h].name, holds[h].index);
+		struct bitmap *c = s < 0 ? NULL : node_gres_slot_cores(n, s);
+		if (!c) {
+			if (any && s >= 0)
+				*any = true;
+			continue;
+		}
+		if (!near)
+			near = bitmap_create(c->nbits > (uint32_t)n->cpus ? c->nbits : (uint32_t)n->cpus);
+		for (uint32_t b = bitmap_next(c, 0); b != BITMAP_NONE; b = bitmap_next(c, b + 1))
+			bitmap_set(near, b);
+		bitmap_destroy(c);
+	}
+	return near;
+}
+
 void node_gres_hold(struct node *n, const struct gres_hold *h, int sign)
 {
-	for (int i = 0; i < n->ngres_slots; i++) {
-		struct gres_slot *sl = &n->gres_slots[i];
-		if (strcmp(sl->name, h->name) || sl->index != h->index)
-			continue;
-		if (sign > 0)
-			sl->used += h->count;
-		else
-			sl->used = sl->used > h->count ? sl->used - h->count : 0;
+	int s = node_gres_slot(n, h->name, h->index);
+	if (s < 0)
 		return;
-	}
+	struct gres_slot *sl = &n->gres_slots[s];
+	if (sign > 0)
+		sl->used += h->count;
+	else
+		sl->used = sl->used > h->count ? sl->used - h->count : 0;
 }
 
 void node_gres_used_changed(struct node *n)
